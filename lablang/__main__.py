@@ -1,0 +1,3 @@
+from lablang.cli import main
+
+main()
