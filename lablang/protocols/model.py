@@ -290,3 +290,27 @@ def format_parameter(value: Value) -> str:
 
 def fraction_of(value: Value) -> Fraction | None:
     return value.value if isinstance(value, Amount) else None
+
+
+def answer_view(protocol: Protocol) -> dict[str, object]:
+    """The protocol as plain data for rubric checks (`lablang.rubrics.evaluate`).
+
+    >>> p = Protocol(name="p", steps=(Step(name="n", action=Note(text="hi")),))
+    >>> answer_view(p)["steps"]
+    [{'name': 'n', 'kind': 'note', 'index': 0, 'title': None, 'text': 'hi'}]
+    """
+    steps: list[dict[str, object]] = []
+    for index, step in enumerate(protocol.steps):
+        view: dict[str, object] = {"name": step.name, "kind": step.kind, "index": index,
+                                   "title": step.title}
+        view.update(step_parameters(step))
+        steps.append(view)
+    return {
+        "name": protocol.name,
+        "title": protocol.title,
+        "realizes": protocol.realizes,
+        "steps": steps,
+        "materials": [m.name for m in protocol.materials],
+        "equipment": list(protocol.equipment),
+        "containers": [c.name for c in protocol.containers],
+    }
