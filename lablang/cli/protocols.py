@@ -18,44 +18,23 @@ import click
 from lablang.diagnostics import Report, Severity
 from lablang.source import Source
 
-MAX_FILE_BYTES = 10_000_000
-
-
 # ------------------------------------------------------------ shared plumbing
-def load_source(path: Path, report: Report) -> Source | None:
-    """Read a file as a `Source`; an unreadable or oversized file is a usage error."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise click.UsageError(f"{path} is larger than {MAX_FILE_BYTES} bytes")
-        return Source(path.read_text("utf-8"), str(path))
-    except (OSError, UnicodeDecodeError) as error:
-        raise click.UsageError(f"cannot read {path}: {error}") from error
+def load_program(path: Path, report: Report, roots: Sequence[Path] = ()):  # type: ignore[no-untyped-def]
+    """Parse, resolve and core-check one file; None if it cannot be read."""
+    from lablang.driver import check_source, read_source
 
-
-def parse_module(source: Source, report: Report):  # type: ignore[no-untyped-def]
-    from lablang.syntax import parse
-
-    return parse(source, report)
+    source = read_source(path, report)
+    if source is None:
+        return None
+    return check_source(source, [path.parent, *roots], report=report, backends=False)
 
 
 def print_report(report: Report) -> None:
-    """Diagnostics to stderr, with the core's renderer when it is available."""
-    if not len(report):
-        return
-    try:
-        from lablang.diagnostics.render import render_text  # type: ignore[import-not-found]
+    """Diagnostics to stderr, rendered as `lablang check` renders them."""
+    from lablang.diagnostics.render import render_texts
 
-        click.echo(render_text(report.sorted()), err=True, nl=False)
-        return
-    except ImportError:
-        pass
-    for d in report.sorted():
-        line, column = d.start
-        click.echo(f"{d.severity.value}[{d.code}]: {d.message}", err=True)
-        click.echo(f"  --> {d.file}:{line}:{column}", err=True)
-        if d.help:
-            click.echo(f"   = help: {d.help}", err=True)
+    if len(report):
+        click.echo(render_texts(report.sorted()) + "\n", err=True)
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -78,39 +57,37 @@ def _emit(text: str, output: Path | None) -> None:
         write_atomic(output, text)
 
 
-def load_protocol(path: Path, report: Report, name: str | None = None):  # type: ignore[no-untyped-def]
+def load_protocol(path: Path, report: Report, name: str | None = None,
+                  roots: Sequence[Path] = ()):  # type: ignore[no-untyped-def]
     """The (first, or named) protocol of a file, checked; None if there is none."""
-    from lablang.protocols.checks import check_protocol
-    from lablang.protocols.frontend import build_protocols, module_materials
+    from lablang.protocols.front import check_program
 
-    source = load_source(path, report)
-    assert source is not None
-    module = parse_module(source, report)
-    if module is None:
+    result = load_program(path, report, roots)
+    if result is None or report.has_errors:
         return None
-    protocols = build_protocols(module, source, report)
-    chosen = [p for p in protocols if name is None or p.name == name]
-    if not chosen:
+    protocols = [p for p in check_program(result.program, report)
+                 if name is None or p.name == name]
+    if not protocols:
         what = f"a protocol named `{name}`" if name else "a `protocol` declaration"
-        report.add("E0806", f"{path} has no {what}", source, label="no protocol",
+        report.add("E0806", f"`{path}` has no {what}", result.source, label="no protocol",
                    help="write `protocol NAME { step ... }`")
         return None
-    check_protocol(chosen[0], source, report, materials=module_materials(module))
-    return chosen[0]
+    return protocols[0]
 
 
-def load_rubric(path: Path, report: Report, name: str | None = None):  # type: ignore[no-untyped-def]
-    from lablang.rubrics.frontend import build_rubrics
+def load_rubric(path: Path, report: Report, name: str | None = None,
+                roots: Sequence[Path] = ()):  # type: ignore[no-untyped-def]
+    """The (first, or named) rubric of a file; None if there is none or it has errors."""
+    from lablang.rubrics.front import check_program
 
-    source = load_source(path, report)
-    assert source is not None
-    module = parse_module(source, report)
-    if module is None:
+    result = load_program(path, report, roots)
+    if result is None or report.has_errors:
         return None
-    rubrics = [r for r in build_rubrics(module, source, report) if name is None or r.name == name]
+    rubrics = [r for r in check_program(result.program, report)
+               if name is None or r.name == name]
     if not rubrics:
         what = f"a rubric named `{name}`" if name else "a `rubric` declaration"
-        report.add("E0821", f"{path} has no {what}", source, label="no rubric",
+        report.add("E0821", f"`{path}` has no {what}", result.source, label="no rubric",
                    help='write `rubric NAME { item ID "criterion" weight W }`')
         return None
     return rubrics[0]
@@ -196,8 +173,12 @@ def grade_command(rubric_path: Path, judgments: Path, answers: Path | None, as_j
     if rubric is None or report.has_errors:
         _exit(report)
         sys.exit(1)
-    source = load_source(judgments, report)
-    assert source is not None
+    from lablang.driver import read_source
+
+    source = read_source(judgments, report)
+    if source is None:
+        _exit(report)
+        sys.exit(1)
     lines = read_judgments(source, report)
     machine = {}
     if answers is not None:
@@ -296,7 +277,9 @@ def judge_prompts_command(rubric_path: Path, answer: Path, protocol_id: str, att
 
     report = Report()
     rubric = load_rubric(rubric_path, report, rubric_name)
-    answer_source = load_source(answer, report)
+    from lablang.driver import read_source
+
+    answer_source = read_source(answer, report)
     if rubric is None or report.has_errors or answer_source is None:
         _exit(report)
         sys.exit(1)

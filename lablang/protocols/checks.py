@@ -46,7 +46,7 @@ RANGES: dict[str, tuple[str, Fraction, Fraction]] = {
     "segment_time": ("time", _C(1), _C(3600)),
     "long_time": ("time", _C(1), _C(72 * 3600)),
     "rpm": ("rotation_speed", _C(100), _C(30_000)),
-    "rcf": ("rcf", _C(10), _C(100_000)),
+    "relative_centrifugal_force": ("relative_centrifugal_force", _C(10), _C(100_000)),
     "ratio": ("fold", _C(3, 10), _C(7, 2)),
 }
 COUNT_RANGES = {"cycles": (1, 60), "mix_count": (1, 100), "wash_times": (1, 10)}
@@ -183,7 +183,7 @@ def _check_values(step: Step, source: Source | None, report: Report) -> None:
                     _check_segment(step, segment, source, report)
         case Centrifuge():
             if action.speed is not None and positive("speed", action.speed, "the speed"):
-                kind = "rcf" if action.speed.dimension == "rcf" else "rpm"
+                kind = "relative_centrifugal_force" if action.speed.dimension == "relative_centrifugal_force" else "rpm"
                 plausible("speed", action.speed, kind, "the speed")
             time("duration", action.duration)
             plausible("temperature", action.temperature, "centrifuge_temperature",

@@ -1,10 +1,9 @@
-"""Exact quantities for protocol parameters.
+"""Exact protocol quantities, kept in the unit a protocol reader expects.
 
-PARTIAL (temporary): `lablang.units` is being written on main; until it lands this
-module holds the small exact table protocols need (volume, time, temperature, speed,
-relative centrifugal force, fold, mass, concentration, count). Magnitudes are
-`Fraction`s so that `1 min == 60 s` holds exactly. Swap to `lablang.units` by
-replacing `quantity` below; the rest of the package only uses `Amount`.
+Built on `lablang.units` (exact `Fraction` magnitudes): an `Amount` is a quantity
+converted to the canonical unit of its dimension for protocols (uL, s, C, rpm, xg,
+x, ...), so `Amount.parse("1", "min") == Amount.parse("60", "s")` holds exactly and
+the diff can print every value in one unit per dimension.
 """
 
 from __future__ import annotations
@@ -13,47 +12,16 @@ from fractions import Fraction
 
 import attrs
 
-# unit -> (dimension, factor to the canonical unit, offset added after scaling)
-_UNITS: dict[str, tuple[str, Fraction, Fraction]] = {}
+from lablang.units import BASE, UNITS, quantity
 
-
-def _add(dimension: str, canonical_factor: dict[str, Fraction | int | str]) -> None:
-    for unit, factor in canonical_factor.items():
-        _UNITS[unit] = (dimension, Fraction(factor), Fraction(0))
-
-
-_add("volume", {"L": 1_000_000, "mL": 1000, "uL": 1, "µL": 1, "μL": 1, "nL": "1/1000",
-                "pL": "1/1000000"})
-_add("time", {"d": 86400, "h": 3600, "min": 60, "s": 1, "ms": "1/1000", "us": "1/1000000",
-              "µs": "1/1000000"})
-_add("temperature", {"C": 1, "°C": 1, "degC": 1, "°": 1})
-_UNITS["K"] = ("temperature", Fraction(1), Fraction(-27315, 100))
-_add("rotation_speed", {"rpm": 1})
-_add("rcf", {"xg": 1, "x g": 1, "×g": 1})
-_add("fold", {"x": 1, "X": 1})
-_add("mass", {"kg": 1_000_000_000, "g": 1_000_000, "mg": 1000, "ug": 1, "µg": 1, "μg": 1,
-              "ng": "1/1000", "pg": "1/1000000"})
-_add("molar", {"M": 1_000_000, "mM": 1000, "uM": 1, "µM": 1, "μM": 1, "nM": "1/1000",
-               "pM": "1/1000000", "fM": "1/1000000000"})
-_add("mass_concentration", {"g/L": 1, "mg/mL": 1, "ug/mL": "1/1000", "µg/mL": "1/1000",
-                            "ng/uL": "1/1000", "ng/µL": "1/1000", "ug/uL": 1})
-_add("count", {"cycles": 1, "cells": 1, "reads": 1, "rxn": 1})
-_add("fraction", {"%": "1/100"})
-_add("length", {"bp": 1, "nt": 1, "kb": 1000})
-
-CANONICAL = {
+# dimension -> the unit protocols are read in (the rest use `lablang.units`' base unit)
+CANONICAL: dict[str, str] = {
+    **BASE,
     "volume": "uL",
-    "time": "s",
-    "temperature": "C",
-    "rotation_speed": "rpm",
-    "rcf": "xg",
-    "fold": "x",
     "mass": "ug",
-    "molar": "uM",
-    "mass_concentration": "g/L",
-    "count": "",
-    "fraction": "",
-    "length": "bp",
+    "molar_concentration": "uM",
+    "length": "mm",
+    "percent": "%",
     "number": "",
 }
 
@@ -78,10 +46,9 @@ class Amount:
     @classmethod
     def parse(cls, number: str, unit: str) -> Amount:
         """Raise `KeyError` for an unknown unit, `ValueError` for a bad number."""
-        dimension, factor, offset = _UNITS[unit.strip()]
-        magnitude = Fraction(number) * factor + offset
-        text = f"{number} {unit}".strip()
-        return cls(magnitude, dimension, text)
+        value = quantity(number, unit.strip())
+        canonical = value.to(CANONICAL[value.dimension])
+        return cls(canonical.magnitude, value.dimension, f"{number} {unit}".strip())
 
     @classmethod
     def number(cls, value: Fraction | int) -> Amount:
@@ -111,7 +78,7 @@ class Amount:
 
 
 def is_unit(unit: str) -> bool:
-    return unit.strip() in _UNITS
+    return unit.strip() in UNITS
 
 
 def format_value(value: Fraction, unit: str) -> str:

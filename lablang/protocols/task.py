@@ -87,10 +87,10 @@ def _step_item(change: Change, old: Protocol, new: Protocol, used: set[str]) -> 
             step = new.steps[change.new_index or 0]
             where = (f" after `{new.steps[(change.new_index or 0) - 1].name}`"
                      if change.new_index else " at the start")
-            return _item(ident, f"adds a {step.kind} step{where}: {_describe(step)}",
+            return _item(ident, f"adds a `{step.kind}` step{where}: {_describe(step)}",
                          {2: "adds the step with these parameters", 1: "adds the step with "
                           "different parameters", 0: "does not add it"},
-                         f'exists s in answer.steps: s.kind == "{step.kind}"', change.downstream)
+                         _exists(step), change.downstream)
         case "removed":
             step = old.steps[change.old_index or 0]
             return _item(ident, f"removes the {step.kind} step `{step.name}`: {_describe(step)}",
@@ -99,10 +99,15 @@ def _step_item(change: Change, old: Protocol, new: Protocol, used: set[str]) -> 
                          f"answer.step({step.name}) == none" if _NAME.match(step.name) else None,
                          change.downstream)
         case "moved":
-            return _item(ident, f"moves step `{change.step}` from position {(change.old_index or 0) + 1} "
-                         f"to {(change.new_index or 0) + 1}",
+            index = change.new_index or 0
+            after = new.steps[index - 1].name if index else None
+            check = (f"answer.index({change.step}) > answer.index({after})"
+                     if after and _NAME.match(after) and _NAME.match(change.step) else None)
+            return _item(ident, f"moves step `{change.step}` from position "
+                         f"{(change.old_index or 0) + 1} to {index + 1}"
+                         + (f", after `{after}`" if after else ""),
                          {2: "reorders the step as described", 1: "moves it elsewhere",
-                          0: "keeps the original order"}, None, change.downstream)
+                          0: "keeps the original order"}, check, change.downstream)
     raise AssertionError(change.kind)
 
 
@@ -118,6 +123,22 @@ def _item(ident: str, criterion: str, levels: dict[int, str], check: str | None,
     lines.append("    tags: [intent, domain]")
     lines.append("  }")
     return lines
+
+
+# the parameter that identifies a step of each kind in an answer, whatever its name
+KEY_PARAMETER = {"add": "material", "transfer": "destination", "mix": "method",
+                 "incubate": "temperature", "thermocycle": "cycles", "centrifuge": "speed",
+                 "cleanup": "ratio", "wash": "material", "measure": "what", "wait": "duration",
+                 "note": "text"}
+
+
+def _exists(step: Step) -> str:
+    condition = f's.kind == "{step.kind}"'
+    key = KEY_PARAMETER[step.kind]
+    literal = _literal(step_parameters(step).get(key))
+    if literal is not None:
+        condition += f" and s.{key} == {literal}"
+    return f"exists s in answer.steps: {condition}"
 
 
 def _describe(step: Step) -> str:

@@ -23,6 +23,7 @@ from fractions import Fraction
 
 from lablang import ast
 from lablang.diagnostics import Report
+from lablang.protocols.checks import check_protocol
 from lablang.protocols.model import (
     Action,
     Add,
@@ -46,6 +47,7 @@ from lablang.protocols.model import (
     Wash,
 )
 from lablang.protocols.quantities import Amount, is_unit
+from lablang.resolve import Program
 from lablang.source import Source, Span
 
 # action -> the extra fields it accepts (besides the step fields)
@@ -69,6 +71,21 @@ MAX_STAGES = 1000
 def module_materials(module: ast.Module) -> tuple[str, ...]:
     """Names of the module's `material` declarations."""
     return tuple(d.name for d in module.decls if d.kind == "material")
+
+
+def check_program(program: Program, report: Report) -> tuple[Protocol, ...]:
+    """Build and check every protocol of the program's root module (the driver's hook).
+
+    Materials may be declared in the protocol, as `material`s of the module, or imported.
+    """
+    info = program.root
+    materials = set(module_materials(info.module))
+    materials.update(name for name, symbol in info.imported.items()
+                     if symbol.decl.kind == "material")
+    protocols = build_protocols(info.module, info.source, report)
+    for protocol in protocols:
+        check_protocol(protocol, info.source, report, materials=materials)
+    return protocols
 
 
 def build_protocols(module: ast.Module, source: Source, report: Report) -> tuple[Protocol, ...]:
@@ -334,7 +351,7 @@ class _Builder:
             case "centrifuge":
                 self.spans["speed"] = value.span
                 return Centrifuge(
-                    speed=self._amount(value, ("rotation_speed", "rcf"), f"the speed {where}"),
+                    speed=self._amount(value, ("rotation_speed", "relative_centrifugal_force"), f"the speed {where}"),
                     duration=duration(),
                     temperature=amount("temperature", ("temperature",),
                                        f"the temperature {where}"),
@@ -495,7 +512,7 @@ class _Builder:
 
 
 _EXAMPLE_UNITS = {"volume": "uL", "time": "s", "temperature": "C", "rotation_speed": "rpm",
-                  "rcf": "xg", "fold": "x"}
+                  "relative_centrifugal_force": "xg", "fold": "x"}
 
 
 def _example_unit(dimension: str) -> str:
@@ -503,7 +520,7 @@ def _example_unit(dimension: str) -> str:
 
 
 def _dims_text(dims: tuple[str, ...]) -> str:
-    names = {"rotation_speed": "a rotation speed (rpm)", "rcf": "a relative centrifugal force (xg)",
+    names = {"rotation_speed": "a rotation speed (rpm)", "relative_centrifugal_force": "a relative centrifugal force (xg)",
              "fold": "a ratio (x)", "temperature": "a temperature", "time": "a time",
              "volume": "a volume"}
     return " or ".join(names.get(d, d) for d in dims)

@@ -26,9 +26,15 @@ from lablang import ast
 from lablang.diagnostics import Report
 from lablang.rubrics.evaluate import render, validate_check
 from lablang.rubrics.model import Item, Rubric
+from lablang.resolve import Program
 from lablang.source import Source
 
 MAX_ITEMS = 10_000
+
+
+def check_program(program: Program, report: Report) -> tuple[Rubric, ...]:
+    """Build (and so check) every rubric of the program's root module (the driver's hook)."""
+    return build_rubrics(program.root.module, program.root.source, report)
 
 
 def build_rubrics(module: ast.Module, source: Source, report: Report) -> tuple[Rubric, ...]:
