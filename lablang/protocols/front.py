@@ -12,7 +12,8 @@ The surface syntax (documented with examples in docs/protocols.md):
     }
 
 Each step holds exactly one action field (`add`, `transfer`, `mix`, `incubate`,
-`thermocycle`, `centrifuge`, `cleanup`, `wash`, `measure`, `wait`, `note`), plus that
+`thermocycle`, `centrifuge`, `cleanup`, `wash`, `measure`, `wait`, `note`; `wait` is
+written `wait 5 min`, `thermocycle` as a block `thermocycle { ... }`), plus that
 action's own fields and the step fields `container`, `note` and `realizes`.
 """
 
@@ -227,6 +228,11 @@ class _Builder:
                     fields[member.key] = member
                 case ast.Entry(keyword="thermocycle"):
                     cycle = member
+                case ast.ExprEntry(keyword="wait"):
+                    # `wait 5 min` is keyword syntax; treat it as the field `wait: 5 min`
+                    fields["wait"] = ast.Field(key="wait", key_span=member.span,
+                                               value=member.value, clauses=member.clauses,
+                                               span=member.span)
                 case _:
                     self._unknown(member, f"in step `{name}`")
         actions = [key for key in fields if key in ACTION_FIELDS and key != "note"]
