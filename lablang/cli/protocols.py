@@ -68,7 +68,7 @@ def load_protocol(path: Path, report: Report, name: str | None = None,
     protocols = [p for p in check_program(result.program, report)
                  if name is None or p.name == name]
     if not protocols:
-        what = f"a protocol named `{name}`" if name else "a `protocol` declaration"
+        what = f"protocol named `{name}`" if name else "`protocol` declaration"
         report.add("E0806", f"`{path}` has no {what}", result.source, label="no protocol",
                    help="write `protocol NAME { step ... }`")
         return None
@@ -86,7 +86,7 @@ def load_rubric(path: Path, report: Report, name: str | None = None,
     rubrics = [r for r in check_program(result.program, report)
                if name is None or r.name == name]
     if not rubrics:
-        what = f"a rubric named `{name}`" if name else "a `rubric` declaration"
+        what = f"rubric named `{name}`" if name else "`rubric` declaration"
         report.add("E0821", f"`{path}` has no {what}", result.source, label="no rubric",
                    help='write `rubric NAME { item ID "criterion" weight W }`')
         return None
