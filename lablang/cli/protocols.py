@@ -12,14 +12,21 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from lablang.diagnostics import Report, Severity
-from lablang.source import Source
+from lablang.diagnostics import Diagnostic, Report, Severity
+
+if TYPE_CHECKING:
+    from lablang.driver import CheckResult
+    from lablang.protocols.model import Protocol
+    from lablang.rubrics.grading import Judgment
+    from lablang.rubrics.model import Rubric
+
 
 # ------------------------------------------------------------ shared plumbing
-def load_program(path: Path, report: Report, roots: Sequence[Path] = ()):  # type: ignore[no-untyped-def]
+def load_program(path: Path, report: Report, roots: Sequence[Path] = ()) -> CheckResult | None:
     """Parse, resolve and core-check one file; None if it cannot be read."""
     from lablang.driver import check_source, read_source
 
@@ -57,38 +64,48 @@ def _emit(text: str, output: Path | None) -> None:
         write_atomic(output, text)
 
 
-def load_protocol(path: Path, report: Report, name: str | None = None,
-                  roots: Sequence[Path] = ()):  # type: ignore[no-untyped-def]
+def load_protocol(
+    path: Path, report: Report, name: str | None = None, roots: Sequence[Path] = ()
+) -> Protocol | None:
     """The (first, or named) protocol of a file, checked; None if there is none."""
     from lablang.protocols.front import check_program
 
     result = load_program(path, report, roots)
     if result is None or report.has_errors:
         return None
-    protocols = [p for p in check_program(result.program, report)
-                 if name is None or p.name == name]
+    protocols = [p for p in check_program(result.program, report) if name is None or p.name == name]
     if not protocols:
         what = f"protocol named `{name}`" if name else "`protocol` declaration"
-        report.add("E0806", f"`{path}` has no {what}", result.source, label="no protocol",
-                   help="write `protocol NAME { step ... }`")
+        report.add(
+            "E0806",
+            f"`{path}` has no {what}",
+            result.source,
+            label="no protocol",
+            help="write `protocol NAME { step ... }`",
+        )
         return None
     return protocols[0]
 
 
-def load_rubric(path: Path, report: Report, name: str | None = None,
-                roots: Sequence[Path] = ()):  # type: ignore[no-untyped-def]
+def load_rubric(
+    path: Path, report: Report, name: str | None = None, roots: Sequence[Path] = ()
+) -> Rubric | None:
     """The (first, or named) rubric of a file; None if there is none or it has errors."""
     from lablang.rubrics.front import check_program
 
     result = load_program(path, report, roots)
     if result is None or report.has_errors:
         return None
-    rubrics = [r for r in check_program(result.program, report)
-               if name is None or r.name == name]
+    rubrics = [r for r in check_program(result.program, report) if name is None or r.name == name]
     if not rubrics:
         what = f"rubric named `{name}`" if name else "`rubric` declaration"
-        report.add("E0821", f"`{path}` has no {what}", result.source, label="no rubric",
-                   help='write `rubric NAME { item ID "criterion" weight W }`')
+        report.add(
+            "E0821",
+            f"`{path}` has no {what}",
+            result.source,
+            label="no rubric",
+            help='write `rubric NAME { item ID "criterion" weight W }`',
+        )
         return None
     return rubrics[0]
 
@@ -104,14 +121,26 @@ def _exit(report: Report) -> None:
 @click.argument("old", type=click.Path(path_type=Path, dir_okay=False))
 @click.argument("new", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON.")
-@click.option("--task", is_flag=True,
-              help="Print a drafted modification task (question + rubric skeleton, .lab).")
-@click.option("--protocol", "names", multiple=True,
-              help="Protocol name to take from OLD then NEW (default: the first in each).")
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
-              help="Write to this file (atomically) instead of stdout.")
-def diff_command(old: Path, new: Path, as_json: bool, task: bool, names: Sequence[str],
-                 output: Path | None) -> None:
+@click.option(
+    "--task",
+    is_flag=True,
+    help="Print a drafted modification task (question + rubric skeleton, .lab).",
+)
+@click.option(
+    "--protocol",
+    "names",
+    multiple=True,
+    help="Protocol name to take from OLD then NEW (default: the first in each).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write to this file (atomically) instead of stdout.",
+)
+def diff_command(
+    old: Path, new: Path, as_json: bool, task: bool, names: Sequence[str], output: Path | None
+) -> None:
     """Semantic diff of two protocols: steps matched by name and content, not by line.
 
     Example: lablang diff examples/protocols/pcr_published.lab examples/protocols/pcr_gc_rich.lab
@@ -140,21 +169,43 @@ def diff_command(old: Path, new: Path, as_json: bool, task: bool, names: Sequenc
 # ------------------------------------------------------------ grading
 @click.command("grade")
 @click.argument("rubric_path", metavar="RUBRIC", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--judgments", type=click.Path(path_type=Path, dir_okay=False), required=True,
-              help="Judgments, one JSON object per line.")
-@click.option("--answers", type=click.Path(path_type=Path, file_okay=False),
-              help="Answers as DIR/PROTOCOL/ATTEMPT.lab: machine-checked items are graded "
-              "from them.")
+@click.option(
+    "--judgments",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="Judgments, one JSON object per line.",
+)
+@click.option(
+    "--answers",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Answers as DIR/PROTOCOL/ATTEMPT.lab: machine-checked items are graded from them.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the graded report as JSON.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
-@click.option("--resamples", type=click.IntRange(1, 100_000), default=10_000, show_default=True,
-              help="Bootstrap resamples.")
+@click.option(
+    "--resamples",
+    type=click.IntRange(1, 100_000),
+    default=10_000,
+    show_default=True,
+    help="Bootstrap resamples.",
+)
 @click.option("--rubric", "rubric_name", help="Rubric name (default: the first in the file).")
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
-              help="Write to this file (atomically) instead of stdout.")
-def grade_command(rubric_path: Path, judgments: Path, answers: Path | None, as_json: bool,
-                  seed: int, resamples: int, rubric_name: str | None,
-                  output: Path | None) -> None:
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write to this file (atomically) instead of stdout.",
+)
+def grade_command(
+    rubric_path: Path,
+    judgments: Path,
+    answers: Path | None,
+    as_json: bool,
+    seed: int,
+    resamples: int,
+    rubric_name: str | None,
+    output: Path | None,
+) -> None:
     """Grade judgments against a rubric: mean, best-of-k, bootstrap CIs, tags.
 
     Example: lablang grade examples/protocols/gc_rich_rubric.lab
@@ -182,8 +233,7 @@ def grade_command(rubric_path: Path, judgments: Path, answers: Path | None, as_j
     lines = read_judgments(source, report)
     machine = {}
     if answers is not None:
-        machine = machine_grades(rubric, answers, {(j.protocol, j.attempt) for j in lines},
-                                 report)
+        machine = machine_grades(rubric, answers, {(j.protocol, j.attempt) for j in lines}, report)
     grades = collect_grades(rubric, lines, source, report, machine=machine)
     if report.has_errors or not grades:
         if not grades and not report.has_errors:
@@ -199,8 +249,9 @@ def grade_command(rubric_path: Path, judgments: Path, answers: Path | None, as_j
         _emit(render_grade(result), output)
 
 
-def machine_grades(rubric, answers: Path, attempts: set[tuple[str, str]],  # type: ignore[no-untyped-def]
-                   report: Report) -> dict:
+def machine_grades(
+    rubric: Rubric, answers: Path, attempts: set[tuple[str, str]], report: Report
+) -> dict[tuple[str, str, str], Judgment]:
     """Evaluate every machine-checked item on DIR/PROTOCOL/ATTEMPT.lab for each attempt."""
     from lablang.protocols.model import answer_view
     from lablang.protocols.quantities import Amount
@@ -208,7 +259,7 @@ def machine_grades(rubric, answers: Path, attempts: set[tuple[str, str]],  # typ
     from lablang.rubrics.grading import Judgment
 
     checked = [item for item in rubric.leaves() if item.check is not None]
-    grades = {}
+    grades: dict[tuple[str, str, str], Judgment] = {}
     if not checked:
         return grades
     root = answers.resolve()
@@ -226,8 +277,7 @@ def machine_grades(rubric, answers: Path, attempts: set[tuple[str, str]],  # typ
             # problems inside an answer are the answerer's, not the grader's: they are
             # reported as warnings and the checks run on what could be read
             for d in sub:
-                report.diagnostics.append(d if d.severity is not Severity.ERROR else
-                                          _as_warning(d))
+                report.diagnostics.append(d if d.severity is not Severity.ERROR else _as_warning(d))
             if loaded is None:
                 reason = f"{path.name} has no protocol"
             else:
@@ -239,18 +289,30 @@ def machine_grades(rubric, answers: Path, attempts: set[tuple[str, str]],  # typ
                 result = evaluate_check(item.check, view, Amount.parse)
                 result_grade, explanation = result.grade, result.explanation
                 if result.passed is None:
-                    report.add("W0820", f"check of item `{item.id}` on protocol `{protocol}` "
-                               f"attempt `{attempt}`: {result.explanation}", None)
+                    report.add(
+                        "W0820",
+                        f"check of item `{item.id}` on protocol `{protocol}` "
+                        f"attempt `{attempt}`: {result.explanation}",
+                        None,
+                    )
             if view is None:
-                report.add("W0820", f"check of item `{item.id}` on protocol `{protocol}` "
-                           f"attempt `{attempt}`: {explanation}", None)
+                report.add(
+                    "W0820",
+                    f"check of item `{item.id}` on protocol `{protocol}` "
+                    f"attempt `{attempt}`: {explanation}",
+                    None,
+                )
             grades[(protocol, attempt, item.id)] = Judgment(
-                protocol=protocol, attempt=attempt, item=item.id, score=result_grade,
-                explanation=explanation)
+                protocol=protocol,
+                attempt=attempt,
+                item=item.id,
+                score=result_grade,
+                explanation=explanation,
+            )
     return grades
 
 
-def _as_warning(diagnostic):  # type: ignore[no-untyped-def]
+def _as_warning(diagnostic: Diagnostic) -> Diagnostic:
     import attrs
 
     return attrs.evolve(diagnostic, severity=Severity.WARNING)
@@ -259,15 +321,29 @@ def _as_warning(diagnostic):  # type: ignore[no-untyped-def]
 # ------------------------------------------------------------ judge prompts
 @click.command("judge-prompts")
 @click.argument("rubric_path", metavar="RUBRIC", type=click.Path(path_type=Path, dir_okay=False))
-@click.option("--answer", type=click.Path(path_type=Path, dir_okay=False), required=True,
-              help="The answer to judge (any text; usually a .lab protocol).")
+@click.option(
+    "--answer",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="The answer to judge (any text; usually a .lab protocol).",
+)
 @click.option("--protocol", "protocol_id", default="", help="Source protocol id to record.")
 @click.option("--attempt", default="", help="Attempt id to record.")
 @click.option("--rubric", "rubric_name", help="Rubric name (default: the first in the file).")
-@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False),
-              help="Write to this file (atomically) instead of stdout.")
-def judge_prompts_command(rubric_path: Path, answer: Path, protocol_id: str, attempt: str,
-                          rubric_name: str | None, output: Path | None) -> None:
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write to this file (atomically) instead of stdout.",
+)
+def judge_prompts_command(
+    rubric_path: Path,
+    answer: Path,
+    protocol_id: str,
+    attempt: str,
+    rubric_name: str | None,
+    output: Path | None,
+) -> None:
     """One judge prompt per rubric item, as JSON lines (lablang calls no model).
 
     Example: lablang judge-prompts examples/protocols/gc_rich_rubric.lab

@@ -101,8 +101,13 @@ def _check_names(protocol: Protocol, source: Source | None, report: Report) -> N
     seen: set[str] = set()
     for step in protocol.steps:
         if step.name in seen:
-            report.add("E0809", f"step `{step.name}` is declared twice", source, step.span,
-                       help="give each step a distinct name; the diff matches steps by name")
+            report.add(
+                "E0809",
+                f"step `{step.name}` is declared twice",
+                source,
+                step.span,
+                help="give each step a distinct name; the diff matches steps by name",
+            )
         seen.add(step.name)
 
 
@@ -123,9 +128,13 @@ def _check_values(step: Step, source: Source | None, report: Report) -> None:
         if amount is None:
             return False
         if amount.value <= 0:
-            report.add("E0802", f"{what} of step `{step.name}` must be positive, not "
-                       f"{amount.text or amount}", source, step.span_of(parameter),
-                       label="not positive")
+            report.add(
+                "E0802",
+                f"{what} of step `{step.name}` must be positive, not {amount.text or amount}",
+                source,
+                step.span_of(parameter),
+                label="not positive",
+            )
             return False
         return True
 
@@ -135,22 +144,37 @@ def _check_values(step: Step, source: Source | None, report: Report) -> None:
         dimension, low, high = RANGES[kind]
         if amount.dimension == dimension and not low <= amount.value <= high:
             unit = CANONICAL[dimension]
-            report.add("W0801", f"{what} of step `{step.name}` is {amount.text or amount}, "
-                       f"outside the usual {format_value(low, unit)} to {format_value(high, unit)}",
-                       source, step.span_of(parameter), label="implausible value",
-                       help="check the number and its unit")
+            report.add(
+                "W0801",
+                f"{what} of step `{step.name}` is {amount.text or amount}, "
+                f"outside the usual {format_value(low, unit)} to {format_value(high, unit)}",
+                source,
+                step.span_of(parameter),
+                label="implausible value",
+                help="check the number and its unit",
+            )
 
     def count(parameter: str, value: int | None, kind: str, what: str) -> None:
         if value is None:
             return
         low, high = COUNT_RANGES[kind]
         if value < 1:
-            report.add("E0802", f"{what} of step `{step.name}` must be positive, not {value}",
-                       source, step.span_of(parameter), label="not positive")
+            report.add(
+                "E0802",
+                f"{what} of step `{step.name}` must be positive, not {value}",
+                source,
+                step.span_of(parameter),
+                label="not positive",
+            )
         elif not low <= value <= high:
-            report.add("W0801", f"{what} of step `{step.name}` is {value}, outside the usual "
-                       f"{low} to {high}", source, step.span_of(parameter),
-                       label="implausible value", help="check the number")
+            report.add(
+                "W0801",
+                f"{what} of step `{step.name}` is {value}, outside the usual {low} to {high}",
+                source,
+                step.span_of(parameter),
+                label="implausible value",
+                help="check the number",
+            )
 
     def volume(parameter: str, amount: Amount | None) -> None:
         if positive(parameter, amount, "the volume"):
@@ -183,11 +207,16 @@ def _check_values(step: Step, source: Source | None, report: Report) -> None:
                     _check_segment(step, segment, source, report)
         case Centrifuge():
             if action.speed is not None and positive("speed", action.speed, "the speed"):
-                kind = "relative_centrifugal_force" if action.speed.dimension == "relative_centrifugal_force" else "rpm"
+                kind = (
+                    "relative_centrifugal_force"
+                    if action.speed.dimension == "relative_centrifugal_force"
+                    else "rpm"
+                )
                 plausible("speed", action.speed, kind, "the speed")
             time("duration", action.duration)
-            plausible("temperature", action.temperature, "centrifuge_temperature",
-                      "the temperature")
+            plausible(
+                "temperature", action.temperature, "centrifuge_temperature", "the temperature"
+            )
         case Cleanup():
             if positive("ratio", action.ratio, "the bead ratio"):
                 plausible("ratio", action.ratio, "ratio", "the bead ratio")
@@ -200,24 +229,43 @@ def _check_values(step: Step, source: Source | None, report: Report) -> None:
             pass
 
 
-def _check_segment(step: Step, segment: Segment | Hold, source: Source | None,
-                   report: Report) -> None:
+def _check_segment(
+    step: Step, segment: Segment | Hold, source: Source | None, report: Report
+) -> None:
     span = segment.span if segment.span.end else step.span
     temperature = segment.temperature
     if not 0 <= temperature.value <= 100:
-        report.add("W0801", f"a thermocycler temperature of step `{step.name}` is "
-                   f"{temperature.text or temperature}, outside the usual 0 C to 100 C",
-                   source, span, label="implausible value", help="check the number and its unit")
+        report.add(
+            "W0801",
+            f"a thermocycler temperature of step `{step.name}` is "
+            f"{temperature.text or temperature}, outside the usual 0 C to 100 C",
+            source,
+            span,
+            label="implausible value",
+            help="check the number and its unit",
+        )
     duration = segment.duration
     if duration is None:
         return
     if duration.value <= 0:
-        report.add("E0802", f"a thermocycler segment of step `{step.name}` must last a positive "
-                   f"time, not {duration.text or duration}", source, span, label="not positive")
+        report.add(
+            "E0802",
+            f"a thermocycler segment of step `{step.name}` must last a positive "
+            f"time, not {duration.text or duration}",
+            source,
+            span,
+            label="not positive",
+        )
     elif isinstance(segment, Segment) and duration.value > 3600:
-        report.add("W0801", f"a thermocycler segment of step `{step.name}` lasts "
-                   f"{duration.text or duration}, outside the usual 1 s to 1 h", source, span,
-                   label="implausible value", help="check the number and its unit")
+        report.add(
+            "W0801",
+            f"a thermocycler segment of step `{step.name}` lasts "
+            f"{duration.text or duration}, outside the usual 1 s to 1 h",
+            source,
+            span,
+            label="implausible value",
+            help="check the number and its unit",
+        )
 
 
 # ------------------------------------------------------------ the ledger
@@ -235,9 +283,14 @@ def _ledger(protocol: Protocol, source: Source | None, report: Report) -> tuple[
             return True
         if strict:
             known = ", ".join(f"`{n}`" for n in sorted(declared))
-            report.add("E0805", f"container `{name}` is not declared", source,
-                       step.span_of(parameter), label="not in `containers`",
-                       help=f"declared containers: {known}")
+            report.add(
+                "E0805",
+                f"container `{name}` is not declared",
+                source,
+                step.span_of(parameter),
+                label="not in `containers`",
+                help=f"declared containers: {known}",
+            )
             return False
         # An undeclared container first used as a destination is a fresh, empty one;
         # first used as a source, its contents come from outside the protocol.
@@ -249,11 +302,16 @@ def _ledger(protocol: Protocol, source: Source | None, report: Report) -> tuple[
         if held is None:
             return
         if amount > held:
-            report.add("E0803", f"step `{step.name}` draws {text} from `{name}`, which holds "
-                       f"only {format_value(held, 'uL')}", source, step.span_of(parameter),
-                       label="more than the container holds",
-                       notes=(f"the ledger before this step: {_describe(volumes)}",),
-                       help="reduce the volume or add enough to the container first")
+            report.add(
+                "E0803",
+                f"step `{step.name}` draws {text} from `{name}`, which holds "
+                f"only {format_value(held, 'uL')}",
+                source,
+                step.span_of(parameter),
+                label="more than the container holds",
+                notes=(f"the ledger before this step: {_describe(volumes)}",),
+                help="reduce the volume or add enough to the container first",
+            )
             volumes[name] = None  # avoid a cascade of errors from one mistake
         else:
             volumes[name] = held - amount
@@ -301,21 +359,34 @@ def _ledger(protocol: Protocol, source: Source | None, report: Report) -> tuple[
             case Measure():
                 if here is not None and use(here, step, "container", as_source=True):
                     if action.volume is not None:
-                        draw(here, action.volume.value, step, "volume",
-                             action.volume.text or str(action.volume))
+                        draw(
+                            here,
+                            action.volume.value,
+                            step,
+                            "volume",
+                            action.volume.text or str(action.volume),
+                        )
                     current = here
             case Mix() | Incubate() | Thermocycle() | Centrifuge() | Wash() | Wait() | Note():
-                if step.container is not None and use(step.container, step, "container",
-                                                      as_source=True):
+                if step.container is not None and use(
+                    step.container, step, "container", as_source=True
+                ):
                     current = step.container
         entries.append(LedgerEntry(step.name, tuple(sorted(volumes.items()))))
     return tuple(entries)
 
 
-def _missing(step: Step, parameter: str, syntax: str, source: Source | None,
-             report: Report) -> None:
-    report.add("E0806", f"step `{step.name}` has no {parameter}", source, step.span,
-               label=f"needs a {parameter}", help=f"add {syntax} to the step")
+def _missing(
+    step: Step, parameter: str, syntax: str, source: Source | None, report: Report
+) -> None:
+    report.add(
+        "E0806",
+        f"step `{step.name}` has no {parameter}",
+        source,
+        step.span,
+        label=f"needs a {parameter}",
+        help=f"add {syntax} to the step",
+    )
 
 
 def _describe(volumes: dict[str, Fraction | None]) -> str:

@@ -27,12 +27,10 @@ from lablang.protocols.model import (
 )
 from lablang.protocols.quantities import CANONICAL, Amount
 
-frozen = attrs.frozen(slots=True, kw_only=True)
-
 KINDS = ("removed", "added", "moved", "changed")
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class ParameterChange:
     """`old` is None for a parameter the new step adds, `new` is None for one it drops."""
 
@@ -41,7 +39,7 @@ class ParameterChange:
     new: Value
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Change:
     kind: str  # one of KINDS
     step: str  # the step's name in the new protocol (the old one for `removed`)
@@ -59,7 +57,7 @@ class Change:
         return True
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class ProtocolDiff:
     old: str
     new: str
@@ -92,29 +90,54 @@ def semantic_diff(old: Protocol, new: Protocol) -> ProtocolDiff:
     def emit(position: float, change: Change) -> None:
         changes.append((position, order[change.kind], change))
 
-    for i, step in enumerate(old.steps):
+    for i, gone in enumerate(old.steps):
         if i not in matched_old:
             # place a removal just after the new position of the step that preceded it
-            before = [j for oi, j in pairs if oi < i]
-            emit((max(before) if before else -1) + 0.5,
-                 Change(kind="removed", step=step.name, old_index=i,
-                        downstream=_surviving(_downstream(old, i), old, new, pairs)))
-    for j, step in enumerate(new.steps):
+            earlier = [j for oi, j in pairs if oi < i]
+            emit(
+                (max(earlier) if earlier else -1) + 0.5,
+                Change(
+                    kind="removed",
+                    step=gone.name,
+                    old_index=i,
+                    downstream=_surviving(_downstream(old, i), old, new, pairs),
+                ),
+            )
+    for j, fresh in enumerate(new.steps):
         if j not in matched_new:
-            emit(j, Change(kind="added", step=step.name, new_index=j,
-                           downstream=_downstream(new, j)))
+            emit(
+                j,
+                Change(kind="added", step=fresh.name, new_index=j, downstream=_downstream(new, j)),
+            )
     kept = _kept_in_place([j for _, j in sorted(pairs)])
     for i, j in sorted(pairs):
         before, after = old.steps[i], new.steps[j]
         if j not in kept:
-            emit(j, Change(kind="moved", step=after.name, old_index=i, new_index=j,
-                           old_name=before.name if before.name != after.name else None,
-                           downstream=_downstream(new, j)))
+            emit(
+                j,
+                Change(
+                    kind="moved",
+                    step=after.name,
+                    old_index=i,
+                    new_index=j,
+                    old_name=before.name if before.name != after.name else None,
+                    downstream=_downstream(new, j),
+                ),
+            )
         parameters = _parameter_changes(before, after)
         if parameters:
-            emit(j, Change(kind="changed", step=after.name, old_index=i, new_index=j,
-                           old_name=before.name if before.name != after.name else None,
-                           parameters=parameters, downstream=_downstream(new, j)))
+            emit(
+                j,
+                Change(
+                    kind="changed",
+                    step=after.name,
+                    old_index=i,
+                    new_index=j,
+                    old_name=before.name if before.name != after.name else None,
+                    parameters=parameters,
+                    downstream=_downstream(new, j),
+                ),
+            )
     changes.sort(key=lambda item: (item[0], item[1]))
     return ProtocolDiff(old=old.name, new=new.name, changes=tuple(c for _, _, c in changes))
 
@@ -127,10 +150,10 @@ def _match(old: tuple[Step, ...], new: tuple[Step, ...]) -> list[tuple[int, int]
     pairs: list[tuple[int, int]] = []
     used_new: set[int] = set()
     for i, step in enumerate(old):
-        j = new_by_name.get(step.name)
-        if j is not None and j not in used_new and old[i].kind == new[j].kind:
-            pairs.append((i, j))
-            used_new.add(j)
+        found = new_by_name.get(step.name)
+        if found is not None and found not in used_new and step.kind == new[found].kind:
+            pairs.append((i, found))
+            used_new.add(found)
     used_old = {i for i, _ in pairs}
     # The rest by content: same action kind, most parameters equal (at least half).
     candidates = []
@@ -239,8 +262,9 @@ def _downstream(protocol: Protocol, index: int) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _surviving(names: tuple[str, ...], old: Protocol, new: Protocol,
-               pairs: list[tuple[int, int]]) -> tuple[str, ...]:
+def _surviving(
+    names: tuple[str, ...], old: Protocol, new: Protocol, pairs: list[tuple[int, int]]
+) -> tuple[str, ...]:
     """Old step names mapped to the new protocol (steps that were removed too are dropped)."""
     index = {s.name: i for i, s in enumerate(old.steps)}
     mapping = dict(pairs)
@@ -253,10 +277,15 @@ def value_json(value: Value) -> object:
     match value:
         case Amount():
             number = value.value
-            plain: int | float | str = (number.numerator if number.denominator == 1
-                                        else float(number))
-            return {"value": plain, "unit": CANONICAL.get(value.dimension, ""),
-                    "dimension": value.dimension, "text": value.text}
+            plain: int | float | str = (
+                number.numerator if number.denominator == 1 else float(number)
+            )
+            return {
+                "value": plain,
+                "unit": CANONICAL.get(value.dimension, ""),
+                "dimension": value.dimension,
+                "text": value.text,
+            }
         case _:
             return value
 
@@ -293,13 +322,19 @@ def render_diff(diff: ProtocolDiff, old: Protocol, new: Protocol) -> str:
         match change.kind:
             case "removed":
                 step = old.steps[change.old_index or 0]
-                lines.append(f"- removed step `{change.step}` ({step.kind}, was #{_n(change.old_index)})")
+                lines.append(
+                    f"- removed step `{change.step}` ({step.kind}, was #{_n(change.old_index)})"
+                )
             case "added":
                 step = new.steps[change.new_index or 0]
-                lines.append(f"+ added step `{change.step}` ({step.kind}) at #{_n(change.new_index)}")
+                lines.append(
+                    f"+ added step `{change.step}` ({step.kind}) at #{_n(change.new_index)}"
+                )
             case "moved":
-                lines.append(f"~ moved step `{change.step}` from #{_n(change.old_index)} to "
-                             f"#{_n(change.new_index)}")
+                lines.append(
+                    f"~ moved step `{change.step}` from #{_n(change.old_index)} to "
+                    f"#{_n(change.new_index)}"
+                )
             case "changed":
                 renamed = f" (was `{change.old_name}`)" if change.old_name else ""
                 lines.append(f"* changed step `{change.step}`{renamed}")
@@ -319,5 +354,9 @@ def _show(value: Value) -> str:
         return "(none)"
     if isinstance(value, Amount):
         canonical = str(value)
-        return canonical if not value.text or value.text == canonical else f"{canonical} ({value.text})"
+        return (
+            canonical
+            if not value.text or value.text == canonical
+            else f"{canonical} ({value.text})"
+        )
     return str(value)

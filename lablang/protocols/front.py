@@ -81,8 +81,9 @@ def check_program(program: Program, report: Report) -> tuple[Protocol, ...]:
     """
     info = program.root
     materials = set(module_materials(info.module))
-    materials.update(name for name, symbol in info.imported.items()
-                     if symbol.decl.kind == "material")
+    materials.update(
+        name for name, symbol in info.imported.items() if symbol.decl.kind == "material"
+    )
     protocols = build_protocols(info.module, info.source, report)
     for protocol in protocols:
         check_protocol(protocol, info.source, report, materials=materials)
@@ -137,8 +138,11 @@ class _Builder:
                 case ast.Field(key="realizes"):
                     realizes = _dotted(member.value)
                 case _:
-                    self._unknown(member, "in a protocol; expected `step`, `materials`, "
-                                  "`equipment`, `containers` or `realizes`")
+                    self._unknown(
+                        member,
+                        "in a protocol; expected `step`, `materials`, "
+                        "`equipment`, `containers` or `realizes`",
+                    )
         return Protocol(
             name=decl.name,
             title=decl.title,
@@ -159,9 +163,15 @@ class _Builder:
     def _unknown(self, member: ast.Member, where: str) -> None:
         what = member.key if isinstance(member, ast.Field) else getattr(member, "keyword", None)
         span = member.key_span if isinstance(member, ast.Field) else member.span
-        self.report.add("E0807", f"`{what}` is not understood {where}" if what else
-                        f"this member is not understood {where}", self.source, span,
-                        label="not understood here")
+        self.report.add(
+            "E0807",
+            f"`{what}` is not understood {where}"
+            if what
+            else f"this member is not understood {where}",
+            self.source,
+            span,
+            label="not understood here",
+        )
 
     def _names(self, expr: ast.Expr, what: str) -> list[tuple[str, Span]]:
         items = expr.items if isinstance(expr, ast.ListExpr) else (expr,)
@@ -180,22 +190,24 @@ class _Builder:
             for member in expr.members:
                 if isinstance(member, ast.Field):
                     text = member.value.value if isinstance(member.value, ast.String) else None
-                    materials.append(Material(name=member.key, description=text,
-                                              span=member.key_span))
+                    materials.append(
+                        Material(name=member.key, description=text, span=member.key_span)
+                    )
                 else:
-                    self._unknown(member, "in `materials`; expected `name: \"description\"`")
+                    self._unknown(member, 'in `materials`; expected `name: "description"`')
             return materials
         return [Material(name=n, span=s) for n, s in self._names(expr, "material")]
 
     def _containers(self, expr: ast.Expr) -> list[Container]:
         if not isinstance(expr, ast.Block):
-            return [Container(name=n, initial=Amount(Fraction(0), "volume", "0 uL"), span=s)
-                    for n, s in self._names(expr, "container")]
+            return [
+                Container(name=n, initial=Amount(Fraction(0), "volume", "0 uL"), span=s)
+                for n, s in self._names(expr, "container")
+            ]
         containers = []
         for member in expr.members:
             if not isinstance(member, ast.Field):
-                self._unknown(member, "in `containers`; expected `name: VOLUME` or "
-                              "`name: unknown`")
+                self._unknown(member, "in `containers`; expected `name: VOLUME` or `name: unknown`")
                 continue
             value = member.value
             if isinstance(value, ast.Binary) and value.op == "of":
@@ -214,25 +226,39 @@ class _Builder:
     def step(self, entry: ast.Entry) -> Step | None:
         name = entry.name or "<unnamed>"
         if entry.name is None:
-            self.report.add("E0806", "a step has no name", self.source, entry.span,
-                            label="unnamed step", help="write `step NAME { ... }`")
+            self.report.add(
+                "E0806",
+                "a step has no name",
+                self.source,
+                entry.span,
+                label="unnamed step",
+                help="write `step NAME { ... }`",
+            )
         fields: dict[str, ast.Field] = {}
         cycle: ast.Entry | None = None
         for member in entry.body.members if entry.body else ():
             match member:
                 case ast.Field():
                     if member.key in fields:
-                        self.report.add("E0807", f"field `{member.key}` appears twice in step "
-                                        f"`{name}`", self.source, member.key_span,
-                                        label="repeated field")
+                        self.report.add(
+                            "E0807",
+                            f"field `{member.key}` appears twice in step `{name}`",
+                            self.source,
+                            member.key_span,
+                            label="repeated field",
+                        )
                     fields[member.key] = member
                 case ast.Entry(keyword="thermocycle"):
                     cycle = member
                 case ast.ExprEntry(keyword="wait"):
                     # `wait 5 min` is keyword syntax; treat it as the field `wait: 5 min`
-                    fields["wait"] = ast.Field(key="wait", key_span=member.span,
-                                               value=member.value, clauses=member.clauses,
-                                               span=member.span)
+                    fields["wait"] = ast.Field(
+                        key="wait",
+                        key_span=member.span,
+                        value=member.value,
+                        clauses=member.clauses,
+                        span=member.span,
+                    )
                 case _:
                     self._unknown(member, f"in step `{name}`")
         actions = [key for key in fields if key in ACTION_FIELDS and key != "note"]
@@ -241,25 +267,38 @@ class _Builder:
         if not actions and "note" in fields:
             actions = ["note"]
         if len(actions) > 1:
-            self.report.add("E0808", f"step `{name}` has more than one action: "
-                            + ", ".join(f"`{a}`" for a in actions), self.source,
-                            entry.name_span or entry.span, label="one action per step",
-                            help="split it into one step per action")
+            self.report.add(
+                "E0808",
+                f"step `{name}` has more than one action: " + ", ".join(f"`{a}`" for a in actions),
+                self.source,
+                entry.name_span or entry.span,
+                label="one action per step",
+                help="split it into one step per action",
+            )
             return None
         if not actions:
-            self.report.add("E0806", f"step `{name}` has no action", self.source,
-                            entry.name_span or entry.span, label="no action",
-                            help="add one of: " + ", ".join(f"`{a}:`" for a in ACTION_FIELDS))
+            self.report.add(
+                "E0806",
+                f"step `{name}` has no action",
+                self.source,
+                entry.name_span or entry.span,
+                label="no action",
+                help="add one of: " + ", ".join(f"`{a}:`" for a in ACTION_FIELDS),
+            )
             return None
         kind = actions[0]
         for key, member in fields.items():
             allowed = key == kind or key in STEP_FIELDS or key in ACTION_FIELDS[kind]
             if not allowed:
                 accepted = sorted(ACTION_FIELDS[kind] | STEP_FIELDS)
-                self.report.add("E0807", f"`{key}` is not a field of a `{kind}` step",
-                                self.source, member.key_span, label="not understood here",
-                                help="a `" + kind + "` step accepts: "
-                                + ", ".join(f"`{a}`" for a in accepted))
+                self.report.add(
+                    "E0807",
+                    f"`{key}` is not a field of a `{kind}` step",
+                    self.source,
+                    member.key_span,
+                    label="not understood here",
+                    help="a `" + kind + "` step accepts: " + ", ".join(f"`{a}`" for a in accepted),
+                )
         spans = {key: member.value.span for key, member in fields.items()}
         self.spans = spans
         action = self._action(kind, name, fields, cycle)
@@ -272,11 +311,20 @@ class _Builder:
         note = None
         if kind != "note" and "note" in fields:
             note = self._text(fields["note"].value, "a note")
-        return Step(name=name, title=entry.title, action=action, container=container,
-                    realizes=realizes, note=note, span=entry.span, spans=spans)
+        return Step(
+            name=name,
+            title=entry.title,
+            action=action,
+            container=container,
+            realizes=realizes,
+            note=note,
+            span=entry.span,
+            spans=spans,
+        )
 
-    def _action(self, kind: str, name: str, fields: dict[str, ast.Field],
-                cycle: ast.Entry | None) -> Action | None:
+    def _action(
+        self, kind: str, name: str, fields: dict[str, ast.Field], cycle: ast.Entry | None
+    ) -> Action | None:
         where = f"of step `{name}`"
         if kind == "thermocycle":
             body = cycle.body if cycle is not None else fields["thermocycle"].value
@@ -302,16 +350,20 @@ class _Builder:
             found = clause_amount("for", ("time",), f"the duration {where}")
             if found is not None:
                 self.spans["duration"] = self.spans.pop("for_clause")
-            return found if found is not None else amount("time", ("time",),
-                                                          f"the duration {where}")
+            return (
+                found if found is not None else amount("time", ("time",), f"the duration {where}")
+            )
 
         match kind:
             case "add" | "wash" | "cleanup":
                 quantity, material = self._of(value)
                 dims = ("fold",) if kind == "cleanup" else ("volume",)
                 noun = "the bead ratio" if kind == "cleanup" else "the volume"
-                measured = (self._amount(quantity, dims, f"{noun} {where}")
-                            if quantity is not None else None)
+                measured = (
+                    self._amount(quantity, dims, f"{noun} {where}")
+                    if quantity is not None
+                    else None
+                )
                 parameter = "ratio" if kind == "cleanup" else "volume"
                 self.spans[parameter] = quantity.span if quantity else value.span
                 if material is not None:
@@ -323,10 +375,16 @@ class _Builder:
                         self.spans["destination"] = fields["to"].value.span
                     return Add(volume=measured, material=material_name, destination=destination)
                 if kind == "wash":
-                    return Wash(volume=measured, material=material_name,
-                                times=self._count(fields.get("times"), where))
-                return Cleanup(ratio=measured, material=material_name,
-                               elute=amount("elute", ("volume",), f"the elution volume {where}"))
+                    return Wash(
+                        volume=measured,
+                        material=material_name,
+                        times=self._count(fields.get("times"), where),
+                    )
+                return Cleanup(
+                    ratio=measured,
+                    material=material_name,
+                    elute=amount("elute", ("volume",), f"the elution volume {where}"),
+                )
             case "transfer":
                 origin = clauses.get("from")
                 source_name = None
@@ -345,28 +403,38 @@ class _Builder:
                     self.spans["destination"] = fields["to"].value.span
                 return Transfer(volume=volume, source=source_name, destination=destination)
             case "mix":
-                return Mix(method=_dotted(value), count=self._count(fields.get("count"), where),
-                           speed=amount("speed", ("rotation_speed",), f"the speed {where}"),
-                           duration=duration(),
-                           volume=amount("volume", ("volume",), f"the volume {where}"))
+                return Mix(
+                    method=_dotted(value),
+                    count=self._count(fields.get("count"), where),
+                    speed=amount("speed", ("rotation_speed",), f"the speed {where}"),
+                    duration=duration(),
+                    volume=amount("volume", ("volume",), f"the volume {where}"),
+                )
             case "incubate":
                 self.spans["temperature"] = value.span
-                return Incubate(temperature=self._amount(value, ("temperature",),
-                                                         f"the temperature {where}"),
-                                duration=duration())
+                return Incubate(
+                    temperature=self._amount(value, ("temperature",), f"the temperature {where}"),
+                    duration=duration(),
+                )
             case "centrifuge":
                 self.spans["speed"] = value.span
                 return Centrifuge(
-                    speed=self._amount(value, ("rotation_speed", "relative_centrifugal_force"), f"the speed {where}"),
+                    speed=self._amount(
+                        value,
+                        ("rotation_speed", "relative_centrifugal_force"),
+                        f"the speed {where}",
+                    ),
                     duration=duration(),
-                    temperature=amount("temperature", ("temperature",),
-                                       f"the temperature {where}"),
+                    temperature=amount("temperature", ("temperature",), f"the temperature {where}"),
                 )
             case "measure":
-                return Measure(what=self._text(value, "what is measured") or "",
-                               volume=amount("volume", ("volume",), f"the volume {where}"),
-                               instrument=_dotted(fields["instrument"].value)
-                               if "instrument" in fields else None)
+                return Measure(
+                    what=self._text(value, "what is measured") or "",
+                    volume=amount("volume", ("volume",), f"the volume {where}"),
+                    instrument=_dotted(fields["instrument"].value)
+                    if "instrument" in fields
+                    else None,
+                )
             case "wait":
                 self.spans["duration"] = value.span
                 return Wait(duration=self._amount(value, ("time",), f"the duration {where}"))
@@ -401,49 +469,75 @@ class _Builder:
                         else:
                             self._unknown(child, "inside `repeat`; expected `TEMP for TIME`")
                     if not inner:
-                        self.report.add("E0806", f"a `repeat` of step `{name}` has no segments",
-                                        self.source, member.span, label="empty repeat",
-                                        help="write `repeat N { 98 C for 10 s; 60 C for 30 s }`")
+                        self.report.add(
+                            "E0806",
+                            f"a `repeat` of step `{name}` has no segments",
+                            self.source,
+                            member.span,
+                            label="empty repeat",
+                            help="write `repeat N { 98 C for 10 s; 60 C for 30 s }`",
+                        )
                     if count is not None:
-                        stages.append(Repeat(count=count, segments=tuple(inner),
-                                             span=member.span))
+                        stages.append(Repeat(count=count, segments=tuple(inner), span=member.span))
                 case ast.ExprEntry(keyword="hold"):
-                    temperature = self._amount(member.value, ("temperature",),
-                                               f"the hold temperature of step `{name}`")
+                    temperature = self._amount(
+                        member.value, ("temperature",), f"the hold temperature of step `{name}`"
+                    )
                     hold_time = None
                     for clause in member.clauses:
-                        if clause.keyword == "for" and not isinstance(clause.value,
-                                                                      ast.Assignment):
-                            hold_time = self._amount(clause.value, ("time",),
-                                                     f"the hold time of step `{name}`")
+                        if clause.keyword == "for" and not isinstance(clause.value, ast.Assignment):
+                            hold_time = self._amount(
+                                clause.value, ("time",), f"the hold time of step `{name}`"
+                            )
                     if temperature is not None:
-                        stages.append(Hold(temperature=temperature, duration=hold_time,
-                                           span=member.span))
+                        stages.append(
+                            Hold(temperature=temperature, duration=hold_time, span=member.span)
+                        )
                 case _:
-                    self._unknown(member, "in a thermocycle; expected `TEMP for TIME`, "
-                                  "`repeat N { ... }` or `hold TEMP`")
+                    self._unknown(
+                        member,
+                        "in a thermocycle; expected `TEMP for TIME`, "
+                        "`repeat N { ... }` or `hold TEMP`",
+                    )
         if len(body.members) > MAX_STAGES:
-            self.report.add("E0807", f"a thermocycle has more than {MAX_STAGES} stages",
-                            self.source, body.span, label="too many stages")
+            self.report.add(
+                "E0807",
+                f"a thermocycle has more than {MAX_STAGES} stages",
+                self.source,
+                body.span,
+                label="too many stages",
+            )
         return tuple(stages)
 
-    def _segment(self, value: ast.Expr, clauses: tuple[ast.Clause, ...], span: Span,
-                 name: str) -> Segment | None:
-        temperature = self._amount(value, ("temperature",),
-                                   f"a thermocycler temperature of step `{name}`")
+    def _segment(
+        self, value: ast.Expr, clauses: tuple[ast.Clause, ...], span: Span, name: str
+    ) -> Segment | None:
+        temperature = self._amount(
+            value, ("temperature",), f"a thermocycler temperature of step `{name}`"
+        )
         duration = None
         for clause in clauses:
             if clause.keyword == "for" and not isinstance(clause.value, ast.Assignment):
-                duration = self._amount(clause.value, ("time",),
-                                        f"a thermocycler time of step `{name}`")
+                duration = self._amount(
+                    clause.value, ("time",), f"a thermocycler time of step `{name}`"
+                )
             else:
-                self.report.add("E0807", f"`{clause.keyword}` is not understood in a "
-                                "thermocycler segment", self.source, clause.span,
-                                label="expected `for TIME`")
+                self.report.add(
+                    "E0807",
+                    f"`{clause.keyword}` is not understood in a thermocycler segment",
+                    self.source,
+                    clause.span,
+                    label="expected `for TIME`",
+                )
         if duration is None and not any(c.keyword == "for" for c in clauses):
-            self.report.add("E0806", f"a thermocycler segment of step `{name}` has no time",
-                            self.source, span, label="no `for TIME`",
-                            help="write `TEMP for TIME`, e.g. `98 C for 15 s`")
+            self.report.add(
+                "E0806",
+                f"a thermocycler segment of step `{name}` has no time",
+                self.source,
+                span,
+                label="no `for TIME`",
+                help="write `TEMP for TIME`, e.g. `98 C for 15 s`",
+            )
         if temperature is None:
             return None
         return Segment(temperature=temperature, duration=duration, span=span)
@@ -457,8 +551,13 @@ class _Builder:
         match expr:
             case ast.Quantity():
                 if not is_unit(expr.unit):
-                    self.report.add("E0810", f"unknown unit `{expr.unit}` in {what}",
-                                    self.source, expr.span, label="unknown unit")
+                    self.report.add(
+                        "E0810",
+                        f"unknown unit `{expr.unit}` in {what}",
+                        self.source,
+                        expr.span,
+                        label="unknown unit",
+                    )
                     return None
                 amount = Amount.parse(expr.number, expr.unit)
                 if amount.dimension not in dims:
@@ -466,7 +565,9 @@ class _Builder:
                         "E0801",
                         f"{what} must be {_dims_text(dims)}, not `{expr.number} {expr.unit}` "
                         f"({amount.dimension.replace('_', ' ')})",
-                        self.source, expr.span, label=f"a {amount.dimension.replace('_', ' ')}",
+                        self.source,
+                        expr.span,
+                        label=f"a {amount.dimension.replace('_', ' ')}",
                         help=f"use a unit of {_dims_text(dims)}",
                     )
                     return None
@@ -477,10 +578,15 @@ class _Builder:
                     return Amount(-amount.value, amount.dimension, f"-{amount.text}")
                 return amount
             case ast.Number():
-                self.report.add("E0810", f"{what} needs a unit: `{expr.text}` alone is a "
-                                "plain number", self.source, expr.span, label="no unit",
-                                help=f"write a unit of {_dims_text(dims)}, e.g. "
-                                f"`{expr.text} {_example_unit(dims[0])}`")
+                self.report.add(
+                    "E0810",
+                    f"{what} needs a unit: `{expr.text}` alone is a plain number",
+                    self.source,
+                    expr.span,
+                    label="no unit",
+                    help=f"write a unit of {_dims_text(dims)}, e.g. "
+                    f"`{expr.text} {_example_unit(dims[0])}`",
+                )
                 return None
             case _:
                 self._expected(expr, f"{what} as a quantity with a unit")
@@ -502,8 +608,13 @@ class _Builder:
             value = Fraction(text)
             if value.denominator == 1:
                 return sign * value.numerator
-        self.report.add("E0801", f"a count {where} must be a whole number", self.source,
-                        expr.span, label="not a whole number")
+        self.report.add(
+            "E0801",
+            f"a count {where} must be a whole number",
+            self.source,
+            expr.span,
+            label="not a whole number",
+        )
         return None
 
     def _text(self, expr: ast.Expr, what: str) -> str | None:
@@ -513,12 +624,19 @@ class _Builder:
         return text
 
     def _expected(self, expr: ast.Expr, what: str) -> None:
-        self.report.add("E0801", f"expected {what}", self.source, expr.span,
-                        label="unexpected value")
+        self.report.add(
+            "E0801", f"expected {what}", self.source, expr.span, label="unexpected value"
+        )
 
 
-_EXAMPLE_UNITS = {"volume": "uL", "time": "s", "temperature": "C", "rotation_speed": "rpm",
-                  "relative_centrifugal_force": "xg", "fold": "x"}
+_EXAMPLE_UNITS = {
+    "volume": "uL",
+    "time": "s",
+    "temperature": "C",
+    "rotation_speed": "rpm",
+    "relative_centrifugal_force": "xg",
+    "fold": "x",
+}
 
 
 def _example_unit(dimension: str) -> str:
@@ -526,7 +644,12 @@ def _example_unit(dimension: str) -> str:
 
 
 def _dims_text(dims: tuple[str, ...]) -> str:
-    names = {"rotation_speed": "a rotation speed (rpm)", "relative_centrifugal_force": "a relative centrifugal force (xg)",
-             "fold": "a ratio (x)", "temperature": "a temperature", "time": "a time",
-             "volume": "a volume"}
+    names = {
+        "rotation_speed": "a rotation speed (rpm)",
+        "relative_centrifugal_force": "a relative centrifugal force (xg)",
+        "fold": "a ratio (x)",
+        "temperature": "a temperature",
+        "time": "a time",
+        "volume": "a volume",
+    }
     return " or ".join(names.get(d, d) for d in dims)

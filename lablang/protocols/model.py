@@ -17,11 +17,9 @@ import attrs
 from lablang.protocols.quantities import Amount
 from lablang.source import NO_SPAN, Span
 
-model = attrs.frozen(slots=True, kw_only=True)
-
 
 # ------------------------------------------------------------ actions
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Add:
     """Add `volume` of a declared material to a container."""
 
@@ -30,7 +28,7 @@ class Add:
     destination: str | None
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Transfer:
     """Move `volume` (None = all of it) from one container to another."""
 
@@ -39,7 +37,7 @@ class Transfer:
     destination: str | None
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Mix:
     method: str | None
     count: int | None = None
@@ -48,13 +46,13 @@ class Mix:
     volume: Amount | None = None
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Incubate:
     temperature: Amount | None
     duration: Amount | None
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Segment:
     """One thermocycler segment: hold `temperature` for `duration`."""
 
@@ -63,14 +61,14 @@ class Segment:
     span: Span = attrs.field(default=NO_SPAN, eq=False)
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Repeat:
     count: int
     segments: tuple[Segment, ...]
     span: Span = attrs.field(default=NO_SPAN, eq=False)
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Hold:
     temperature: Amount
     duration: Amount | None = None
@@ -80,12 +78,12 @@ class Hold:
 Stage: TypeAlias = Segment | Repeat | Hold
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Thermocycle:
     stages: tuple[Stage, ...]
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Centrifuge:
     """`speed` is a rotation speed (rpm) or a relative centrifugal force (xg)."""
 
@@ -94,7 +92,7 @@ class Centrifuge:
     temperature: Amount | None = None
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Cleanup:
     """Bead cleanup at `ratio` x the sample volume; `elute` sets the volume afterwards."""
 
@@ -103,14 +101,14 @@ class Cleanup:
     elute: Amount | None = None
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Wash:
     volume: Amount | None
     material: str | None = None
     times: int | None = None
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Measure:
     """A QC measurement that consumes `volume` of the sample (if given)."""
 
@@ -119,18 +117,28 @@ class Measure:
     instrument: str | None = None
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Wait:
     duration: Amount | None
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Note:
     text: str
 
 
 Action: TypeAlias = (
-    Add | Transfer | Mix | Incubate | Thermocycle | Centrifuge | Cleanup | Wash | Measure | Wait | Note
+    Add
+    | Transfer
+    | Mix
+    | Incubate
+    | Thermocycle
+    | Centrifuge
+    | Cleanup
+    | Wash
+    | Measure
+    | Wait
+    | Note
 )
 
 ACTION_KINDS: dict[type, str] = {
@@ -149,7 +157,7 @@ ACTION_KINDS: dict[type, str] = {
 
 
 # ------------------------------------------------------------ steps and protocols
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Step:
     """A named step holding one action.
 
@@ -174,14 +182,14 @@ class Step:
         return self.spans.get(parameter, self.span)
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Material:
     name: str
     description: str | None = None
     span: Span = attrs.field(default=NO_SPAN, eq=False)
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Container:
     """`initial` is the starting volume; None means unknown (distinct from empty)."""
 
@@ -190,7 +198,7 @@ class Container:
     span: Span = attrs.field(default=NO_SPAN, eq=False)
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Protocol:
     name: str
     steps: tuple[Step, ...]
@@ -301,8 +309,12 @@ def answer_view(protocol: Protocol) -> dict[str, object]:
     """
     steps: list[dict[str, object]] = []
     for index, step in enumerate(protocol.steps):
-        view: dict[str, object] = {"name": step.name, "kind": step.kind, "index": index,
-                                   "title": step.title}
+        view: dict[str, object] = {
+            "name": step.name,
+            "kind": step.kind,
+            "index": index,
+            "title": step.title,
+        }
         view.update(step_parameters(step))
         steps.append(view)
     return {

@@ -96,10 +96,7 @@ def format_value(value: Fraction, unit: str) -> str:
         for prime in (2, 5):
             while denominator % prime == 0:
                 denominator //= prime
-        if denominator == 1:
-            text = _exact_decimal(value)
-        else:
-            text = f"{float(value):.6g}"
+        text = _exact_decimal(value) if denominator == 1 else f"{float(value):.6g}"
     return f"{text} {unit}".strip()
 
 
@@ -107,7 +104,7 @@ def _exact_decimal(value: Fraction) -> str:
     sign = "-" if value < 0 else ""
     value = abs(value)
     whole, rest = divmod(value.numerator, value.denominator)
-    digits = []
+    digits: list[str] = []
     while rest and len(digits) < 30:
         rest *= 10
         digit, rest = divmod(rest, value.denominator)

@@ -54,10 +54,12 @@ def draft_task(diff: ProtocolDiff, old: Protocol, new: Protocol) -> str:
 
 def _question(old: Protocol, new: Protocol) -> str:
     goal = new.title or new.name
-    return (f"Here is the published protocol `{old.name}`"
-            + (f" ({old.title})" if old.title else "")
-            + f". Modify it for this goal: {goal}. Give the complete modified protocol and "
-            "say why each change is needed.")
+    return (
+        f"Here is the published protocol `{old.name}`"
+        + (f" ({old.title})" if old.title else "")
+        + f". Modify it for this goal: {goal}. Give the complete modified protocol and "
+        "say why each change is needed."
+    )
 
 
 def _parameter_item(change: Change, p: ParameterChange, used: set[str]) -> list[str]:
@@ -68,16 +70,31 @@ def _parameter_item(change: Change, p: ParameterChange, used: set[str]) -> list[
         criterion = f"renames step `{p.old}` to `{p.new}`"
         check = None
     else:
-        criterion = (f"changes the {p.parameter.replace('_', ' ')} of step `{step}` from "
-                     f"{_words(p.old)} to {_words(p.new)}")
-        check = (f"answer.step({step}).{p.parameter} == {new}" if new is not None and
-                 _NAME.match(p.parameter) else None)
-    better = ("moves it in the same direction but not to " + _words(p.new)
-              if isinstance(p.old, Amount) and isinstance(p.new, Amount)
-              else "mentions the change without the right value")
-    return _item(ident, criterion, {2: f"sets it to {_words(p.new)}", 1: better,
-                                    0: f"leaves it at {_words(p.old)}" if old else "omits it"},
-                 check, change.downstream)
+        criterion = (
+            f"changes the {p.parameter.replace('_', ' ')} of step `{step}` from "
+            f"{_words(p.old)} to {_words(p.new)}"
+        )
+        check = (
+            f"answer.step({step}).{p.parameter} == {new}"
+            if new is not None and _NAME.match(p.parameter)
+            else None
+        )
+    better = (
+        "moves it in the same direction but not to " + _words(p.new)
+        if isinstance(p.old, Amount) and isinstance(p.new, Amount)
+        else "mentions the change without the right value"
+    )
+    return _item(
+        ident,
+        criterion,
+        {
+            2: f"sets it to {_words(p.new)}",
+            1: better,
+            0: f"leaves it at {_words(p.old)}" if old else "omits it",
+        },
+        check,
+        change.downstream,
+    )
 
 
 def _step_item(change: Change, old: Protocol, new: Protocol, used: set[str]) -> list[str]:
@@ -85,39 +102,72 @@ def _step_item(change: Change, old: Protocol, new: Protocol, used: set[str]) -> 
     match change.kind:
         case "added":
             step = new.steps[change.new_index or 0]
-            where = (f" after `{new.steps[(change.new_index or 0) - 1].name}`"
-                     if change.new_index else " at the start")
-            return _item(ident, f"adds a `{step.kind}` step{where}: {_describe(step)}",
-                         {2: "adds the step with these parameters", 1: "adds the step with "
-                          "different parameters", 0: "does not add it"},
-                         _exists(step), change.downstream)
+            where = (
+                f" after `{new.steps[(change.new_index or 0) - 1].name}`"
+                if change.new_index
+                else " at the start"
+            )
+            return _item(
+                ident,
+                f"adds a `{step.kind}` step{where}: {_describe(step)}",
+                {
+                    2: "adds the step with these parameters",
+                    1: "adds the step with different parameters",
+                    0: "does not add it",
+                },
+                _exists(step),
+                change.downstream,
+            )
         case "removed":
             step = old.steps[change.old_index or 0]
-            return _item(ident, f"removes the {step.kind} step `{step.name}`: {_describe(step)}",
-                         {2: "removes the step", 1: "changes it without removing it",
-                          0: "keeps it unchanged"},
-                         f"answer.step({step.name}) == none" if _NAME.match(step.name) else None,
-                         change.downstream)
+            return _item(
+                ident,
+                f"removes the {step.kind} step `{step.name}`: {_describe(step)}",
+                {
+                    2: "removes the step",
+                    1: "changes it without removing it",
+                    0: "keeps it unchanged",
+                },
+                f"answer.step({step.name}) == none" if _NAME.match(step.name) else None,
+                change.downstream,
+            )
         case "moved":
             index = change.new_index or 0
             after = new.steps[index - 1].name if index else None
-            check = (f"answer.index({change.step}) > answer.index({after})"
-                     if after and _NAME.match(after) and _NAME.match(change.step) else None)
-            return _item(ident, f"moves step `{change.step}` from position "
-                         f"{(change.old_index or 0) + 1} to {index + 1}"
-                         + (f", after `{after}`" if after else ""),
-                         {2: "reorders the step as described", 1: "moves it elsewhere",
-                          0: "keeps the original order"}, check, change.downstream)
+            check = (
+                f"answer.index({change.step}) > answer.index({after})"
+                if after and _NAME.match(after) and _NAME.match(change.step)
+                else None
+            )
+            return _item(
+                ident,
+                f"moves step `{change.step}` from position "
+                f"{(change.old_index or 0) + 1} to {index + 1}"
+                + (f", after `{after}`" if after else ""),
+                {
+                    2: "reorders the step as described",
+                    1: "moves it elsewhere",
+                    0: "keeps the original order",
+                },
+                check,
+                change.downstream,
+            )
     raise AssertionError(change.kind)
 
 
-def _item(ident: str, criterion: str, levels: dict[int, str], check: str | None,
-          downstream: tuple[str, ...]) -> list[str]:
+def _item(
+    ident: str,
+    criterion: str,
+    levels: dict[int, str],
+    check: str | None,
+    downstream: tuple[str, ...],
+) -> list[str]:
     lines = [f"  item {ident} {_string(criterion)} weight 1 {{"]
     if downstream:
         lines.append("    # downstream steps: " + ", ".join(downstream))
-    lines.append("    levels { " + "  ".join(f"{k}: {_string(v)}" for k, v in levels.items())
-                 + " }")
+    lines.append(
+        "    levels { " + "  ".join(f"{k}: {_string(v)}" for k, v in levels.items()) + " }"
+    )
     if check:
         lines.append(f"    check: {check}")
     lines.append("    tags: [intent, domain]")
@@ -126,10 +176,19 @@ def _item(ident: str, criterion: str, levels: dict[int, str], check: str | None,
 
 
 # the parameter that identifies a step of each kind in an answer, whatever its name
-KEY_PARAMETER = {"add": "material", "transfer": "destination", "mix": "method",
-                 "incubate": "temperature", "thermocycle": "cycles", "centrifuge": "speed",
-                 "cleanup": "ratio", "wash": "material", "measure": "what", "wait": "duration",
-                 "note": "text"}
+KEY_PARAMETER = {
+    "add": "material",
+    "transfer": "destination",
+    "mix": "method",
+    "incubate": "temperature",
+    "thermocycle": "cycles",
+    "centrifuge": "speed",
+    "cleanup": "ratio",
+    "wash": "material",
+    "measure": "what",
+    "wait": "duration",
+    "note": "text",
+}
 
 
 def _exists(step: Step) -> str:

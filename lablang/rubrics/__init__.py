@@ -5,7 +5,13 @@ check against an answer), `prompts.judge_prompts` (one prompt per item) and
 `grading` (`read_judgments` -> `collect_grades` -> `grade`).
 """
 
-from lablang.rubrics.grading import best_of_k, cluster_bootstrap, collect_grades, grade, read_judgments
+from lablang.rubrics.grading import (
+    best_of_k,
+    cluster_bootstrap,
+    collect_grades,
+    grade,
+    read_judgments,
+)
 from lablang.rubrics.model import Item, Rubric, node_value
 from lablang.rubrics.prompts import judge_prompts
 

@@ -28,8 +28,9 @@ from lablang.source import Source
 
 QuantityFactory = Callable[[str, str], object]
 MAX_STEPS = 100_000
-ALLOWED_BINARY = frozenset({"and", "or", "->", "==", "!=", "<", "<=", ">", ">=", "in", "+", "-",
-                            "*", "/"})
+ALLOWED_BINARY = frozenset(
+    {"and", "or", "->", "==", "!=", "<", "<=", ">", ">=", "in", "+", "-", "*", "/"}
+)
 FUNCTIONS = frozenset({"len", "count"})
 ANSWER_METHODS = frozenset({"step", "index"})
 
@@ -62,15 +63,26 @@ def validate_check(expr: ast.Expr, source: Source | None, report: Report) -> boo
     def bad(node: ast.Expr, what: str) -> None:
         nonlocal ok
         ok = False
-        report.add("E0823", f"{what} cannot be used in a rubric check", source, node.span,
-                   label="not allowed in a check",
-                   help="a check may use `answer`, steps and their parameters, literals, "
-                   "comparisons, and/or/not, `in`, len/count and forall/exists")
+        report.add(
+            "E0823",
+            f"{what} cannot be used in a rubric check",
+            source,
+            node.span,
+            label="not allowed in a check",
+            help="a check may use `answer`, steps and their parameters, literals, "
+            "comparisons, and/or/not, `in`, len/count and forall/exists",
+        )
 
     def visit(node: ast.Expr) -> None:
         match node:
-            case (ast.Number() | ast.Quantity() | ast.String() | ast.Bool() | ast.NoneLit()
-                  | ast.Name()):
+            case (
+                ast.Number()
+                | ast.Quantity()
+                | ast.String()
+                | ast.Bool()
+                | ast.NoneLit()
+                | ast.Name()
+            ):
                 pass
             case ast.Attribute():
                 visit(node.value)
@@ -110,8 +122,9 @@ def validate_check(expr: ast.Expr, source: Source | None, report: Report) -> boo
     return ok
 
 
-def evaluate_check(expr: ast.Expr, answer: Mapping[str, object],
-                   quantity: QuantityFactory) -> CheckResult:
+def evaluate_check(
+    expr: ast.Expr, answer: Mapping[str, object], quantity: QuantityFactory
+) -> CheckResult:
     """Evaluate `expr` against `answer`.
 
     >>> from lablang.source import Span
@@ -133,8 +146,7 @@ def evaluate_check(expr: ast.Expr, answer: Mapping[str, object],
         return CheckResult(None, "could not evaluate: the check is not a true/false condition")
     if value:
         return CheckResult(True, "true")
-    reason = evaluator.missing[0] if evaluator.missing else (
-        f"`{render(expr)}` evaluated to false")
+    reason = evaluator.missing[0] if evaluator.missing else (f"`{render(expr)}` evaluated to false")
     return CheckResult(False, f"false: {reason}")
 
 
@@ -199,8 +211,9 @@ class _Evaluator:
                     return domain if node.kind == "exists" else True
                 if not isinstance(domain, list | tuple):
                     raise _Failure(f"`{node.kind}` needs a list")
-                results = (self._truth(self.eval(node.body, {**scope, node.var: item}))
-                           for item in domain)
+                results = (
+                    self._truth(self.eval(node.body, {**scope, node.var: item})) for item in domain
+                )
                 return any(results) if node.kind == "exists" else all(results)
             case ast.ListExpr() | ast.TupleExpr():
                 return [self.eval(item, scope) for item in node.items]
@@ -229,7 +242,11 @@ class _Evaluator:
     def _index(self, value: object, index: object) -> object:
         if isinstance(value, _Missing):
             return value
-        if isinstance(value, list | tuple) and isinstance(index, Fraction) and index.denominator == 1:
+        if (
+            isinstance(value, list | tuple)
+            and isinstance(index, Fraction)
+            and index.denominator == 1
+        ):
             position = int(index)
             if 0 <= position < len(value):
                 return value[position]
@@ -265,12 +282,12 @@ class _Evaluator:
     def _binary(self, node: ast.Binary, scope: dict[str, object]) -> object:
         op = node.op
         if op in ("and", "or", "->"):
-            left = self._truth(self.eval(node.left, scope))
-            if op == "and" and not left:
+            first = self._truth(self.eval(node.left, scope))
+            if op == "and" and not first:
                 return False
-            if op == "or" and left:
+            if op == "or" and first:
                 return True
-            if op == "->" and not left:
+            if op == "->" and not first:
                 return True
             return self._truth(self.eval(node.right, scope))
         left, right = self.eval(node.left, scope), self.eval(node.right, scope)
@@ -311,8 +328,9 @@ class _Evaluator:
                         raise _Failure("division by zero")
                     return left / right  # type: ignore[operator]
         except TypeError as error:
-            raise _Failure(f"cannot apply `{op}` to {_kind(left)} and {_kind(right)}: "
-                           f"{error}") from error
+            raise _Failure(
+                f"cannot apply `{op}` to {_kind(left)} and {_kind(right)}: {error}"
+            ) from error
         raise _Failure(f"the operator `{op}` cannot be used in a check")
 
 

@@ -25,12 +25,11 @@ from lablang.diagnostics import Report
 from lablang.rubrics.model import Item, Rubric, node_value
 from lablang.source import Source, Span
 
-frozen = attrs.frozen(slots=True, kw_only=True)
 MAX_JUDGMENT_LINES = 1_000_000
 MAX_RESAMPLES = 100_000
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Judgment:
     protocol: str
     attempt: str
@@ -55,8 +54,13 @@ def read_judgments(source: Source, report: Report) -> list[Judgment]:
         span = Span(offset, offset + len(line.rstrip("\r\n")))
         offset += len(line)
         if number > MAX_JUDGMENT_LINES:
-            report.add("E0830", f"line {number}: more than {MAX_JUDGMENT_LINES} judgments",
-                       source, span, label="too many lines")
+            report.add(
+                "E0830",
+                f"line {number}: more than {MAX_JUDGMENT_LINES} judgments",
+                source,
+                span,
+                label="too many lines",
+            )
             break
         if not line.strip():
             continue
@@ -66,11 +70,13 @@ def read_judgments(source: Source, report: Report) -> list[Judgment]:
     return judgments
 
 
-def _judgment(line: str, number: int, span: Span, source: Source,
-              report: Report) -> Judgment | None:
+def _judgment(
+    line: str, number: int, span: Span, source: Source, report: Report
+) -> Judgment | None:
     def bad(code: str, message: str, help: str | None = None) -> None:
-        report.add(code, f"line {number}: {message}", source, span, label="this judgment",
-                   help=help)
+        report.add(
+            code, f"line {number}: {message}", source, span, label="this judgment", help=help
+        )
 
     try:
         data = json.loads(line)
@@ -82,9 +88,12 @@ def _judgment(line: str, number: int, span: Span, source: Source,
         return None
     missing = [k for k in ("protocol", "attempt", "item", "score") if k not in data]
     if missing:
-        bad("E0830", "missing " + ", ".join(f"`{k}`" for k in missing),
+        bad(
+            "E0830",
+            "missing " + ", ".join(f"`{k}`" for k in missing),
             help='write {"protocol": ..., "attempt": ..., "item": ..., "score": 0|1|2, '
-            '"explanation": ...}')
+            '"explanation": ...}',
+        )
         return None
     fields = {}
     for key in ("protocol", "attempt", "item"):
@@ -95,15 +104,24 @@ def _judgment(line: str, number: int, span: Span, source: Source,
         fields[key] = str(value)
     score = data["score"]
     if isinstance(score, bool) or not isinstance(score, int) or score not in (0, 1, 2):
-        bad("E0831", f"score {json.dumps(score)} of item `{fields['item']}` is not 0, 1 or 2",
-            help="judges grade each item 0 (not met), 1 (partly met) or 2 (met)")
+        bad(
+            "E0831",
+            f"score {json.dumps(score)} of item `{fields['item']}` is not 0, 1 or 2",
+            help="judges grade each item 0 (not met), 1 (partly met) or 2 (met)",
+        )
         return None
     explanation = data.get("explanation", "")
     if not isinstance(explanation, str):
         bad("E0830", "`explanation` must be a string")
         return None
-    return Judgment(protocol=fields["protocol"], attempt=fields["attempt"], item=fields["item"],
-                    score=score, explanation=explanation, line=number)
+    return Judgment(
+        protocol=fields["protocol"],
+        attempt=fields["attempt"],
+        item=fields["item"],
+        score=score,
+        explanation=explanation,
+        line=number,
+    )
 
 
 # ------------------------------------------------------------ the estimators
@@ -121,13 +139,16 @@ def best_of_k(scores: Sequence[float | Fraction], k: int) -> Fraction | float:
     ordered = sorted(scores)
     total = math.comb(n, k)
     if all(isinstance(x, Fraction) for x in ordered):
-        return sum((Fraction(math.comb(i - 1, k - 1), total) * ordered[i - 1]
-                    for i in range(k, n + 1)), Fraction(0))
+        return sum(
+            (Fraction(math.comb(i - 1, k - 1), total) * ordered[i - 1] for i in range(k, n + 1)),
+            Fraction(0),
+        )
     return sum(math.comb(i - 1, k - 1) / total * float(ordered[i - 1]) for i in range(k, n + 1))
 
 
-def cluster_bootstrap(per_protocol: Sequence[Sequence[float]], *, seed: int, resamples: int,
-                      level: float = 0.95) -> list[tuple[float, float]]:
+def cluster_bootstrap(
+    per_protocol: Sequence[Sequence[float]], *, seed: int, resamples: int, level: float = 0.95
+) -> list[tuple[float, float]]:
     """Percentile CIs of column means (clipped to [0, 1]) resampling rows (protocols).
 
     `per_protocol[p][m]` is statistic m of protocol p (computed from all its attempts).
@@ -155,7 +176,7 @@ def clip(value: float | Fraction) -> float:
 
 
 # ------------------------------------------------------------ grading
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class AttemptScore:
     protocol: str
     attempt: str
@@ -163,24 +184,45 @@ class AttemptScore:
     grades: Mapping[str, int]
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
+class ProtocolScore:
+    attempts: int
+    mean: float
+    best_of_k: Mapping[int, float]
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class TagScore:
+    """`mean` and `ci` are None for a tag carried only by penalty items."""
+
+    items: tuple[str, ...]
+    mean: float | None
+    ci: tuple[float, float] | None
+
+
+@attrs.frozen(slots=True, kw_only=True)
 class Grade:
     rubric: str
     attempts: tuple[AttemptScore, ...]
-    protocols: Mapping[str, Mapping[str, object]]
+    protocols: Mapping[str, ProtocolScore]
     mean: float
     best_of_k: Mapping[int, float]
     ci: Mapping[str, tuple[float, float]]
-    tags: Mapping[str, Mapping[str, object]]
+    tags: Mapping[str, TagScore]
     items: Mapping[str, float]
     seed: int
     resamples: int
     machine_checked: tuple[str, ...] = ()
 
 
-def collect_grades(rubric: Rubric, judgments: Sequence[Judgment], source: Source | None,
-                   report: Report, *, machine: Mapping[tuple[str, str, str], Judgment]
-                   | None = None) -> dict[tuple[str, str], dict[str, int]]:
+def collect_grades(
+    rubric: Rubric,
+    judgments: Sequence[Judgment],
+    source: Source | None,
+    report: Report,
+    *,
+    machine: Mapping[tuple[str, str, str], Judgment] | None = None,
+) -> dict[tuple[str, str], dict[str, int]]:
     """Grades per (protocol, attempt); unknown, inner, duplicate and missing items are errors.
 
     `machine` holds the grades of machine-checked items (when answers were given); a
@@ -201,23 +243,45 @@ def collect_grades(rubric: Rubric, judgments: Sequence[Judgment], source: Source
         key = (j.protocol, j.attempt)
         first_line.setdefault(key, j.line)
         if j.item in inner:
-            report.add("E0835", f"line {j.line}: item `{j.item}` has sub-items; judge its "
-                       "sub-items instead", source, at(j.line), label="an inner item")
+            report.add(
+                "E0835",
+                f"line {j.line}: item `{j.item}` has sub-items; judge its sub-items instead",
+                source,
+                at(j.line),
+                label="an inner item",
+            )
             continue
         if j.item not in leaves:
-            report.add("E0834", f"line {j.line}: the rubric has no item `{j.item}`", source,
-                       at(j.line), label="unknown item", help=_did_you_mean(j.item, leaves))
+            report.add(
+                "E0834",
+                f"line {j.line}: the rubric has no item `{j.item}`",
+                source,
+                at(j.line),
+                label="unknown item",
+                help=_did_you_mean(j.item, leaves),
+            )
             continue
         if j.item in machine_items:
-            report.add("E0836", f"line {j.line}: item `{j.item}` is machine-checked against the "
-                       "answer; remove this judgment", source, at(j.line),
-                       label="lablang grades this item")
+            report.add(
+                "E0836",
+                f"line {j.line}: item `{j.item}` is machine-checked against the "
+                "answer; remove this judgment",
+                source,
+                at(j.line),
+                label="lablang grades this item",
+            )
             continue
         triple = (j.protocol, j.attempt, j.item)
         if triple in seen:
-            report.add("E0832", f"line {j.line}: a second judgment of item `{j.item}` for "
-                       f"protocol `{j.protocol}` attempt `{j.attempt}` (the first is on line "
-                       f"{seen[triple]})", source, at(j.line), label="duplicate judgment")
+            report.add(
+                "E0832",
+                f"line {j.line}: a second judgment of item `{j.item}` for "
+                f"protocol `{j.protocol}` attempt `{j.attempt}` (the first is on line "
+                f"{seen[triple]})",
+                source,
+                at(j.line),
+                label="duplicate judgment",
+            )
             continue
         seen[triple] = j.line
         grades[key][j.item] = j.score
@@ -227,15 +291,26 @@ def collect_grades(rubric: Rubric, judgments: Sequence[Judgment], source: Source
         missing = sorted(leaves - set(grades[key]))
         if missing:
             line = first_line.get(key, 0)
-            report.add("E0833", f"line {line}: protocol `{key[0]}` attempt `{key[1]}` has no "
-                       "judgment for " + ", ".join(f"`{m}`" for m in missing), source, at(line),
-                       label="this attempt's first judgment",
-                       help="judge every item of every attempt")
+            report.add(
+                "E0833",
+                f"line {line}: protocol `{key[0]}` attempt `{key[1]}` has no "
+                "judgment for " + ", ".join(f"`{m}`" for m in missing),
+                source,
+                at(line),
+                label="this attempt's first judgment",
+                help="judge every item of every attempt",
+            )
     return dict(grades)
 
 
-def grade(rubric: Rubric, grades: Mapping[tuple[str, str], Mapping[str, int]], *,
-          seed: int = 0, resamples: int = 10_000, machine_checked: Sequence[str] = ()) -> Grade:
+def grade(
+    rubric: Rubric,
+    grades: Mapping[tuple[str, str], Mapping[str, int]],
+    *,
+    seed: int = 0,
+    resamples: int = 10_000,
+    machine_checked: Sequence[str] = (),
+) -> Grade:
     """Score complete grades (from `collect_grades` without errors).
 
     >>> from lablang.rubrics.model import Item
@@ -265,7 +340,7 @@ def grade(rubric: Rubric, grades: Mapping[tuple[str, str], Mapping[str, int]], *
             if value is not None:
                 tag_scores[tag][attempt.protocol].append(value)
 
-    protocols: dict[str, dict[str, object]] = {}
+    protocols: dict[str, ProtocolScore] = {}
     table: list[list[float]] = []
     for p in names:
         scores = by_protocol[p]
@@ -276,25 +351,31 @@ def grade(rubric: Rubric, grades: Mapping[tuple[str, str], Mapping[str, int]], *
             values = tag_scores[tag].get(p)
             row.append(float(sum(values, Fraction(0)) / len(values)) if values else math.nan)
         table.append(row)
-        protocols[p] = {"attempts": len(scores), "mean": float(mean_p),
-                        "best_of_k": {k: float(b) for k, b in zip(ks, bok, strict=True)}}
+        protocols[p] = ProtocolScore(
+            attempts=len(scores),
+            mean=float(mean_p),
+            best_of_k={k: float(b) for k, b in zip(ks, bok, strict=True)},
+        )
 
     columns = ["mean", *(f"best_of_{k}" for k in ks), *(f"tag:{t}" for t in tag_names)]
-    means = [sum(row[c] for row in table) / len(table) for c in range(len(columns))] if table else []
+    means = (
+        [sum(row[c] for row in table) / len(table) for c in range(len(columns))] if table else []
+    )
     cis = cluster_bootstrap(table, seed=seed, resamples=resamples) if table else []
     ci = {name: cis[c] for c, name in enumerate(columns)} if cis else {}
 
-    tags: dict[str, dict[str, object]] = {}
+    tags: dict[str, TagScore] = {}
     for offset, tag in enumerate(tag_names, start=1 + len(ks)):
         observed = [row[offset] for row in table if not math.isnan(row[offset])]
-        tags[tag] = {
-            "items": [i.id for i in tag_roots[tag]],
-            "mean": clip(sum(observed) / len(observed)) if observed else None,
-            "ci": ci.get(f"tag:{tag}") if observed else None,
-        }
+        tags[tag] = TagScore(
+            items=tuple(i.id for i in tag_roots[tag]),
+            mean=clip(sum(observed) / len(observed)) if observed else None,
+            ci=ci.get(f"tag:{tag}") if observed else None,
+        )
     item_means = {
         leaf.id: sum(a.grades[leaf.id] for a in attempts) / (2 * len(attempts))
-        for leaf in rubric.leaves() if attempts
+        for leaf in rubric.leaves()
+        if attempts
     }
     return Grade(
         rubric=rubric.name,
@@ -302,8 +383,11 @@ def grade(rubric: Rubric, grades: Mapping[tuple[str, str], Mapping[str, int]], *
         protocols=protocols,
         mean=clip(means[0]) if means else 0.0,
         best_of_k={k: clip(means[k]) for k in ks},
-        ci={("mean" if name == "mean" else name): value for name, value in ci.items()
-            if not name.startswith("tag:")},
+        ci={
+            ("mean" if name == "mean" else name): value
+            for name, value in ci.items()
+            if not name.startswith("tag:")
+        },
         tags=tags,
         items=item_means,
         seed=seed,
@@ -354,18 +438,29 @@ def grade_json(result: Grade) -> dict[str, object]:
         "mean": result.mean,
         "best_of_k": {str(k): v for k, v in result.best_of_k.items()},
         "ci": {k: list(v) for k, v in result.ci.items()},
-        "ci_method": f"cluster bootstrap over source protocols, 95% percentile, "
-                     f"{result.resamples} resamples, seed {result.seed}",
-        "protocols": {p: {**v, "best_of_k": {str(k): b for k, b in
-                                             v["best_of_k"].items()}}  # type: ignore[attr-defined]
-                      for p, v in result.protocols.items()},
+        "ci_method": "cluster bootstrap over source protocols, 95% percentile, "
+        f"{result.resamples} resamples, seed {result.seed}",
+        "protocols": {
+            p: {
+                "attempts": v.attempts,
+                "mean": v.mean,
+                "best_of_k": {str(k): b for k, b in v.best_of_k.items()},
+            }
+            for p, v in result.protocols.items()
+        },
         "attempts": [
-            {"protocol": a.protocol, "attempt": a.attempt, "score": float(a.score),
-             "grades": dict(a.grades)}
+            {
+                "protocol": a.protocol,
+                "attempt": a.attempt,
+                "score": float(a.score),
+                "grades": dict(a.grades),
+            }
             for a in result.attempts
         ],
-        "tags": {t: {**v, "ci": list(v["ci"]) if v["ci"] else None}  # type: ignore[arg-type]
-                 for t, v in result.tags.items()},
+        "tags": {
+            t: {"items": list(v.items), "mean": v.mean, "ci": list(v.ci) if v.ci else None}
+            for t, v in result.tags.items()
+        },
         "items": result.items,
         "machine_checked": list(result.machine_checked),
     }
@@ -381,23 +476,23 @@ def render_grade(result: Grade) -> str:
         low, high = result.ci[name]
         return f"  [{pct(low)}, {pct(high)}]"
 
-    lines = [f"rubric `{result.rubric}`: {len(result.protocols)} protocols, "
-             f"{len(result.attempts)} attempts",
-             f"mean score   {pct(result.mean)}{interval('mean')}"]
+    lines = [
+        f"rubric `{result.rubric}`: {len(result.protocols)} protocols, "
+        f"{len(result.attempts)} attempts",
+        f"mean score   {pct(result.mean)}{interval('mean')}",
+    ]
     for k, value in result.best_of_k.items():
         lines.append(f"best-of-{k:<3} {pct(value)}{interval(f'best_of_{k}')}")
     lines.append("")
     lines.append("per protocol:")
     for p, data in result.protocols.items():
-        lines.append(f"  {p}: mean {pct(float(data['mean']))} over {data['attempts']} attempts")  # type: ignore[arg-type]
+        lines.append(f"  {p}: mean {pct(data.mean)} over {data.attempts} attempts")
     if result.tags:
         lines.append("")
         lines.append("per tag:")
-        for tag, data in result.tags.items():
-            mean = data["mean"]
-            shown = "n/a (penalty items only)" if mean is None else pct(float(mean))  # type: ignore[arg-type]
-            ci = data["ci"]
-            extra = f"  [{pct(ci[0])}, {pct(ci[1])}]" if ci else ""  # type: ignore[index]
+        for tag, score in result.tags.items():
+            shown = "n/a (penalty items only)" if score.mean is None else pct(score.mean)
+            extra = f"  [{pct(score.ci[0])}, {pct(score.ci[1])}]" if score.ci else ""
             lines.append(f"  {tag}: {shown}{extra}")
     lines.append("")
     lines.append("per item (mean grade / 2):")
@@ -407,6 +502,8 @@ def render_grade(result: Grade) -> str:
         lines.append("")
         lines.append("machine-checked: " + ", ".join(f"`{i}`" for i in result.machine_checked))
     lines.append("")
-    lines.append(f"CIs: 95% cluster bootstrap over source protocols, {result.resamples} "
-                 f"resamples, seed {result.seed}")
+    lines.append(
+        f"CIs: 95% cluster bootstrap over source protocols, {result.resamples} "
+        f"resamples, seed {result.seed}"
+    )
     return "\n".join(lines) + "\n"

@@ -14,19 +14,18 @@ from fractions import Fraction
 
 import attrs
 
+from lablang import ast
 from lablang.source import NO_SPAN, Span
 
-model = attrs.frozen(slots=True, kw_only=True)
 
-
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Item:
     id: str
     criterion: str
     weight: Fraction
     levels: tuple[tuple[int, str], ...] = ()
     tags: tuple[str, ...] = ()
-    check: object | None = None  # a `lablang.ast` expression, evaluated by `evaluate`
+    check: ast.Expr | None = None  # evaluated by `lablang.rubrics.evaluate`
     check_text: str | None = None
     children: tuple[Item, ...] = ()
     span: Span = attrs.field(default=NO_SPAN, eq=False)
@@ -36,7 +35,7 @@ class Item:
         return not self.children
 
 
-@model
+@attrs.frozen(slots=True, kw_only=True)
 class Rubric:
     name: str
     items: tuple[Item, ...]
@@ -74,7 +73,6 @@ def node_value(items: tuple[Item, ...], grades: dict[str, int]) -> Fraction:
         return Fraction(0)
     total = Fraction(0)
     for item in items:
-        value = (Fraction(grades[item.id], 2) if item.is_leaf
-                 else node_value(item.children, grades))
+        value = Fraction(grades[item.id], 2) if item.is_leaf else node_value(item.children, grades)
         total += item.weight * value
     return total / positive

@@ -11,8 +11,9 @@ from lablang.rubrics.model import Item, Rubric
 _LEVELS = {2: "fully met", 1: "partly met", 0: "not met"}
 
 
-def judge_prompts(rubric: Rubric, answer: str, *, protocol: str = "",
-                  attempt: str = "") -> list[dict[str, object]]:
+def judge_prompts(
+    rubric: Rubric, answer: str, *, protocol: str = "", attempt: str = ""
+) -> list[dict[str, object]]:
     """One record per leaf item: its id, weight, machine check (if any) and the prompt.
 
     >>> from fractions import Fraction
@@ -25,17 +26,19 @@ def judge_prompts(rubric: Rubric, answer: str, *, protocol: str = "",
     for item, ancestors in rubric.walk():
         if not item.is_leaf:
             continue
-        records.append({
-            "rubric": rubric.name,
-            "protocol": protocol,
-            "attempt": attempt,
-            "item": item.id,
-            "weight": _number(item.weight),
-            "tags": list(item.tags),
-            "machine_check": item.check_text,
-            "prompt": _prompt(rubric, item, ancestors, answer),
-            "response_format": {"item": item.id, "score": "0|1|2", "explanation": "string"},
-        })
+        records.append(
+            {
+                "rubric": rubric.name,
+                "protocol": protocol,
+                "attempt": attempt,
+                "item": item.id,
+                "weight": _number(item.weight),
+                "tags": list(item.tags),
+                "machine_check": item.check_text,
+                "prompt": _prompt(rubric, item, ancestors, answer),
+                "response_format": {"item": item.id, "score": "0|1|2", "explanation": "string"},
+            }
+        )
     return records
 
 
@@ -51,17 +54,30 @@ def _prompt(rubric: Rubric, item: Item, ancestors: tuple[Item, ...], answer: str
     if rubric.question:
         parts += ["The task given to the answerer:", rubric.question, ""]
     if ancestors:
-        parts += ["This criterion is part of: " + " > ".join(
-            f"{a.criterion or a.id}" for a in ancestors), ""]
+        parts += [
+            "This criterion is part of: " + " > ".join(f"{a.criterion or a.id}" for a in ancestors),
+            "",
+        ]
     parts += [
         f"Criterion `{item.id}`: {item.criterion or item.id}",
     ]
     if penalty:
-        parts.append("This criterion describes a mistake. Grade how far the answer makes the "
-                     "mistake: 2 if it clearly does, 0 if it does not.")
-    parts += ["Grades:", *level_lines, "", "The answer:", "<<<", answer.rstrip("\n"), ">>>", "",
-              'Reply with JSON only: {"item": "' + item.id + '", "score": 0 or 1 or 2, '
-              '"explanation": "one or two sentences"}']
+        parts.append(
+            "This criterion describes a mistake. Grade how far the answer makes the "
+            "mistake: 2 if it clearly does, 0 if it does not."
+        )
+    parts += [
+        "Grades:",
+        *level_lines,
+        "",
+        "The answer:",
+        "<<<",
+        answer.rstrip("\n"),
+        ">>>",
+        "",
+        'Reply with JSON only: {"item": "' + item.id + '", "score": 0 or 1 or 2, '
+        '"explanation": "one or two sentences"}',
+    ]
     return "\n".join(parts)
 
 

@@ -50,8 +50,11 @@ def test_grade_without_answers_needs_judgments_for_machine_items():
 def test_judging_a_machine_checked_item_with_answers_is_E0836(tmp_path):
     """With --answers, a judgment of a machine-checked item is an error naming its line."""
     extra = tmp_path / "j.jsonl"
-    extra.write_text((ROOT / "judgments.jsonl").read_text() + json.dumps(
-        {"protocol": "lib_pcr", "attempt": 1, "item": "dmso", "score": 2}) + "\n")
+    extra.write_text(
+        (ROOT / "judgments.jsonl").read_text()
+        + json.dumps({"protocol": "lib_pcr", "attempt": 1, "item": "dmso", "score": 2})
+        + "\n"
+    )
     result = run("grade", RUBRIC, "--judgments", str(extra), "--answers", ANSWERS)
     assert result.exit_code == 1
     assert "E0836" in result.output and "line 19" in result.output
@@ -61,8 +64,11 @@ def test_missing_answer_file_grades_zero_with_a_warning(tmp_path):
     """An attempt without an answer file gets 0 on machine items and a W0820 warning."""
     extra = tmp_path / "j.jsonl"
     extra.write_text(
-        json.dumps({"protocol": "lib_pcr", "attempt": 9, "item": "rationale", "score": 2}) + "\n"
-        + json.dumps({"protocol": "lib_pcr", "attempt": 9, "item": "qc_order", "score": 2}) + "\n")
+        json.dumps({"protocol": "lib_pcr", "attempt": 9, "item": "rationale", "score": 2})
+        + "\n"
+        + json.dumps({"protocol": "lib_pcr", "attempt": 9, "item": "qc_order", "score": 2})
+        + "\n"
+    )
     result = run("grade", RUBRIC, "--judgments", str(extra), "--answers", ANSWERS, "--json")
     assert result.exit_code == 0
     assert "W0820" in result.stderr
@@ -74,13 +80,23 @@ def test_missing_answer_file_grades_zero_with_a_warning(tmp_path):
 def test_judge_prompts_one_line_per_leaf_item():
     """judge-prompts writes one JSON line per leaf item (10 for the example rubric)."""
     answer = str(ROOT / "answers" / "lib_pcr" / "2.lab")
-    result = run("judge-prompts", RUBRIC, "--answer", answer, "--protocol", "lib_pcr",
-                 "--attempt", "2")
+    result = run(
+        "judge-prompts", RUBRIC, "--answer", answer, "--protocol", "lib_pcr", "--attempt", "2"
+    )
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in result.output.splitlines()]
     assert [r["item"] for r in records] == [
-        "dmso", "denat_initial", "denat_cycle", "anneal", "cycles", "ratio", "rationale",
-        "qc_order", "low_extension", "too_many_cycles"]
+        "dmso",
+        "denat_initial",
+        "denat_cycle",
+        "anneal",
+        "cycles",
+        "ratio",
+        "rationale",
+        "qc_order",
+        "low_extension",
+        "too_many_cycles",
+    ]
     low = records[-2]
     assert low["weight"] == -2 and "describes a mistake" in low["prompt"]
     assert "step template" in low["prompt"]  # the answer is in the prompt
@@ -90,8 +106,14 @@ def test_judge_prompts_one_line_per_leaf_item():
 def test_diff_task_and_output_file(tmp_path):
     """`diff --task -o FILE` writes the draft atomically; it is the committed draft."""
     target = tmp_path / "task.lab"
-    result = run("diff", str(ROOT / "pcr_published.lab"), str(ROOT / "pcr_gc_rich.lab"),
-                 "--task", "-o", str(target))
+    result = run(
+        "diff",
+        str(ROOT / "pcr_published.lab"),
+        str(ROOT / "pcr_gc_rich.lab"),
+        "--task",
+        "-o",
+        str(target),
+    )
     assert result.exit_code == 0, result.output
     assert target.read_text() == (ROOT / "task_draft.lab").read_text()
     assert [p.name for p in tmp_path.iterdir()] == ["task.lab"]  # no temporary left behind
@@ -100,8 +122,10 @@ def test_diff_task_and_output_file(tmp_path):
 def test_diff_of_a_file_with_errors_exits_1(tmp_path):
     """A protocol with an over-drawn container is reported and no diff is printed."""
     bad = tmp_path / "bad.lab"
-    bad.write_text("protocol p {\n  materials: [w]\n  containers: [t, u]\n"
-                   "  step a { transfer: 5 uL from t  to: u }\n}\n")
+    bad.write_text(
+        "protocol p {\n  materials: [w]\n  containers: [t, u]\n"
+        "  step a { transfer: 5 uL from t  to: u }\n}\n"
+    )
     result = run("diff", str(bad), str(ROOT / "pcr_gc_rich.lab"))
     assert result.exit_code == 1
     assert "E0803" in result.output

@@ -19,8 +19,10 @@ BASE_STEPS = {
 
 def build(steps: dict[str, str], name: str = "p"):
     body = "".join(f"  step {k} {{ {v} }}\n" for k, v in steps.items())
-    text = (f"protocol {name} {{\n  materials: [kapa_mix, primer_mix, spri, dmso]\n"
-            f"  containers: [pcr]\n{body}}}\n")
+    text = (
+        f"protocol {name} {{\n  materials: [kapa_mix, primer_mix, spri, dmso]\n"
+        f"  containers: [pcr]\n{body}}}\n"
+    )
     built, report = protocol(text)
     assert [d.code for d in report] == []
     return built
@@ -106,16 +108,22 @@ def test_example_diff_matches_the_published_text_and_json(tmp_path):
 
     root = Path(__file__).parents[2] / "examples" / "protocols"
     runner = CliRunner()
-    result = runner.invoke(diff_command, [str(root / "pcr_published.lab"),
-                                          str(root / "pcr_gc_rich.lab")])
+    result = runner.invoke(
+        diff_command, [str(root / "pcr_published.lab"), str(root / "pcr_gc_rich.lab")]
+    )
     assert result.exit_code == 0, result.output
     assert result.output == (root / "diff.txt").read_text()
-    as_json = runner.invoke(diff_command, [str(root / "pcr_published.lab"),
-                                           str(root / "pcr_gc_rich.lab"), "--json"])
+    as_json = runner.invoke(
+        diff_command, [str(root / "pcr_published.lab"), str(root / "pcr_gc_rich.lab"), "--json"]
+    )
     import json
 
     assert [c["kind"] for c in json.loads(as_json.output)["changes"]] == [
-        "added", "changed", "changed", "moved"]
+        "added",
+        "changed",
+        "changed",
+        "moved",
+    ]
 
 
 def test_render_and_json_agree_on_values():

@@ -53,8 +53,11 @@ def test_nested_items_are_weighted_means_of_their_children():
 def test_scores_are_clipped_after_averaging_not_per_attempt():
     """Attempts scoring 1 and -1/2 average to 1/4 (clipping each first would give 1/2)."""
     built, _ = rubric(FLAT)
-    result = grade(built, {("p", "1"): {"a": 2, "b": 2, "bad": 0},
-                           ("p", "2"): {"a": 0, "b": 0, "bad": 2}}, resamples=10)
+    result = grade(
+        built,
+        {("p", "1"): {"a": 2, "b": 2, "bad": 0}, ("p", "2"): {"a": 0, "b": 0, "bad": 2}},
+        resamples=10,
+    )
     assert [a.score for a in result.attempts] == [Fraction(1), Fraction(-1, 2)]
     assert result.mean == 0.25
     # best-of-2 is the max, 1; best-of-1 is the mean
@@ -64,8 +67,11 @@ def test_scores_are_clipped_after_averaging_not_per_attempt():
 def test_a_negative_mean_is_clipped_to_zero():
     """A protocol whose attempts average -1/4 is reported as 0."""
     built, _ = rubric(FLAT)
-    result = grade(built, {("p", "1"): {"a": 0, "b": 1, "bad": 2},
-                           ("p", "2"): {"a": 0, "b": 1, "bad": 1}}, resamples=10)
+    result = grade(
+        built,
+        {("p", "1"): {"a": 0, "b": 1, "bad": 2}, ("p", "2"): {"a": 0, "b": 1, "bad": 1}},
+        resamples=10,
+    )
     assert [a.score for a in result.attempts] == [Fraction(-3, 8), Fraction(-1, 8)]
     assert result.mean == 0.0
 
@@ -97,9 +103,12 @@ def test_best_of_k_weights_for_n_10_k_3():
         unit[i] = Fraction(1)
         # a one-hot vector sorted ascending puts the 1 last: use distinct increasing values
         values = [Fraction(j) for j in range(10)]
-        weights.append(best_of_k([v + (1 if j == i else 0) * Fraction(1, 10**6)
-                                  for j, v in enumerate(values)], 3)
-                       - best_of_k(values, 3))
+        weights.append(
+            best_of_k(
+                [v + (1 if j == i else 0) * Fraction(1, 10**6) for j, v in enumerate(values)], 3
+            )
+            - best_of_k(values, 3)
+        )
     assert [w * 10**6 for w in weights] == [Fraction(math.comb(i, 2), 120) for i in range(10)]
 
 
@@ -118,19 +127,23 @@ def test_bootstrap_resamples_protocols_not_attempts():
     with one protocol the CI is its value, however much its attempts vary."""
     assert cluster_bootstrap([[0.0], [1.0]], seed=1, resamples=4000) == [(0.0, 1.0)]
     built, _ = rubric(FLAT)
-    one = grade(built, {("p", "1"): {"a": 2, "b": 2, "bad": 0},
-                        ("p", "2"): {"a": 0, "b": 2, "bad": 0}}, resamples=500)
+    one = grade(
+        built,
+        {("p", "1"): {"a": 2, "b": 2, "bad": 0}, ("p", "2"): {"a": 0, "b": 2, "bad": 0}},
+        resamples=500,
+    )
     assert one.ci["mean"] == (0.625, 0.625)
 
 
 def test_tag_breakdown_by_hand():
     """domain = (3*1 - 2*1) / 3 = 1/3; intent (the cleanup subtree) = (1*1 + 3*1/2)/4 = 5/8."""
     built, _ = rubric(TREE)
-    result = grade(built, {("p", "1"): {"denat": 2, "wrong": 2, "ratio": 2, "elute": 1}},
-                   resamples=10)
-    assert result.tags["domain"]["mean"] == pytest.approx(1 / 3)
-    assert result.tags["intent"]["mean"] == 0.625
-    assert result.tags["intent"]["items"] == ["cleanup"]
+    result = grade(
+        built, {("p", "1"): {"denat": 2, "wrong": 2, "ratio": 2, "elute": 1}}, resamples=10
+    )
+    assert result.tags["domain"].mean == pytest.approx(1 / 3)
+    assert result.tags["intent"].mean == 0.625
+    assert result.tags["intent"].items == ("cleanup",)
 
 
 def _grade_text(text: str, rubric_text: str = FLAT):
@@ -148,21 +161,29 @@ def _line(protocol: str, attempt: int, item: str, score: object) -> str:
 
 def test_judgment_errors_name_their_line():
     """Bad score, bad JSON, duplicates, unknown, inner and missing items each name a line."""
-    text = "\n".join([
-        _line("p", 1, "a", 2),
-        _line("p", 1, "b", 1.5),
-        "{not json",
-        _line("p", 1, "a", 1),
-        _line("p", 1, "aa", 2),
-        _line("p", 2, "a", True),
-    ]) + "\n"
+    text = (
+        "\n".join(
+            [
+                _line("p", 1, "a", 2),
+                _line("p", 1, "b", 1.5),
+                "{not json",
+                _line("p", 1, "a", 1),
+                _line("p", 1, "aa", 2),
+                _line("p", 2, "a", True),
+            ]
+        )
+        + "\n"
+    )
     _, found = _grade_text(text)
     assert found == [
         ("E0831", "line 2: score 1.5 of item `b` is not 0, 1 or 2"),
         ("E0830", "line 3: not valid JSON (Expecting property name enclosed in double quotes)"),
         ("E0831", "line 6: score true of item `a` is not 0, 1 or 2"),
-        ("E0832", "line 4: a second judgment of item `a` for protocol `p` attempt `1` "
-                  "(the first is on line 1)"),
+        (
+            "E0832",
+            "line 4: a second judgment of item `a` for protocol `p` attempt `1` "
+            "(the first is on line 1)",
+        ),
         ("E0834", "line 5: the rubric has no item `aa`"),
         ("E0833", "line 1: protocol `p` attempt `1` has no judgment for `b`, `bad`"),
     ]

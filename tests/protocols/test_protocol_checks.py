@@ -66,9 +66,7 @@ def test_over_drawn_container_is_E0803_with_the_ledger():
         "  step a { add: 20 uL of water  to: t1 }\n"
         "  step b { transfer: 30 uL from t1  to: t2 }\n}\n"
     )
-    assert messages(report) == [
-        ("E0803", "step `b` draws 30 uL from `t1`, which holds only 20 uL")
-    ]
+    assert messages(report) == [("E0803", "step `b` draws 30 uL from `t1`, which holds only 20 uL")]
     assert report.diagnostics[0].notes == ("the ledger before this step: `t1` 20 uL, `t2` 0 uL",)
 
 
@@ -90,7 +88,7 @@ def test_ledger_tracks_exact_volumes_across_units():
 
 def test_unknown_volume_is_not_zero():
     """A container of unknown volume is never over-drawn; an empty one is."""
-    unknown, report = protocol(
+    _unknown, report = protocol(
         HEADER + "  containers: {sample: unknown, t2: 0 uL}\n"
         "  step b { transfer: 30 uL from sample  to: t2 }\n}\n"
     )
@@ -137,7 +135,10 @@ def test_cleanup_sets_the_elution_volume():
 def test_undeclared_material_is_E0804_and_module_materials_count():
     """A material missing from `materials` is E0804 unless a `material` declaration names it."""
     assert codes("protocol p {\n  step a { add: 5 uL of buffer  to: t }\n}\n") == ["E0804"]
-    assert codes('material buffer "TE"\nprotocol p {\n  step a { add: 5 uL of buffer  to: t }\n}\n') == []
+    assert (
+        codes('material buffer "TE"\nprotocol p {\n  step a { add: 5 uL of buffer  to: t }\n}\n')
+        == []
+    )
 
 
 def test_undeclared_container_is_E0805_when_containers_are_declared():

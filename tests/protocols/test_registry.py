@@ -46,8 +46,11 @@ def _grading_codes(text: str) -> list[str]:
     report = Report()
     source = Source(text.strip() + "\n", "j.jsonl")
     lines = read_judgments(source, report)
-    machine = {("pcr1", "1", "denat_check"): Judgment(protocol="pcr1", attempt="1",
-                                                      item="denat_check", score=2)}
+    machine = {
+        ("pcr1", "1", "denat_check"): Judgment(
+            protocol="pcr1", attempt="1", item="denat_check", score=2
+        )
+    }
     collect_grades(built, lines, source, report, machine=machine)
     return [d.code for d in report]
 
@@ -56,11 +59,15 @@ def _complete(text: str) -> str:
     """Add judgments for the items an example does not mention, so only its point shows."""
     import json
 
-    mentioned = {json.loads(line)["item"] for line in text.strip().splitlines()
-                 if line.startswith("{") and '"item"' in line}
+    mentioned = {
+        json.loads(line)["item"]
+        for line in text.strip().splitlines()
+        if line.startswith("{") and '"item"' in line
+    }
     rest = [i for i in ("denat", "wrong", "cleanup_ratio", "rationale") if i not in mentioned]
-    extra = "".join(json.dumps({"protocol": "pcr1", "attempt": 1, "item": i, "score": 0}) + "\n"
-                    for i in rest)
+    extra = "".join(
+        json.dumps({"protocol": "pcr1", "attempt": 1, "item": i, "score": 0}) + "\n" for i in rest
+    )
     return text.strip() + "\n" + extra
 
 

@@ -68,7 +68,9 @@ def test_check_passes_and_fails_on_answers():
     cooler, _ = protocol(ANSWER.replace("repeat 11 { 98 C", "repeat 11 { 95 C"))
     result = evaluate_check(check, answer_view(cooler), Amount.parse)
     assert result.passed is False
-    assert result.explanation == "false: `answer.step(cycle).denaturation >= 98 C` evaluated to false"
+    assert (
+        result.explanation == "false: `answer.step(cycle).denaturation >= 98 C` evaluated to false"
+    )
 
 
 def test_check_on_a_missing_step_is_false_and_says_why():
@@ -94,7 +96,7 @@ def test_quantifiers_names_and_counts():
     view = answer_view(answer)
     cases = {
         'exists s in answer.steps: s.kind == "add" and s.material == amp_mix': True,
-        "forall s in answer.steps: s.kind != \"wait\"": True,
+        'forall s in answer.steps: s.kind != "wait"': True,
         "len(answer.steps) == 2": True,
         "answer.index(cycle) > answer.index(mix)": True,
         "answer.step(mix).volume == 0.05 mL": True,
