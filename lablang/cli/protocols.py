@@ -279,13 +279,14 @@ def machine_grades(
             for d in sub:
                 report.diagnostics.append(d if d.severity is not Severity.ERROR else _as_warning(d))
             if loaded is None:
-                reason = f"{path.name} has no protocol"
+                reason = f"`{path}` could not be read as a protocol (see its diagnostics)"
             else:
                 view = answer_view(loaded)
         for item in checked:
             if view is None:
                 result_grade, explanation = 0, f"could not evaluate: {reason}"
             else:
+                assert item.check is not None  # `checked` holds machine-checked items only
                 result = evaluate_check(item.check, view, Amount.parse)
                 result_grade, explanation = result.grade, result.explanation
                 if result.passed is None:
