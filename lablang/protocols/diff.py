@@ -82,6 +82,7 @@ def semantic_diff(old: Protocol, new: Protocol) -> ProtocolDiff:
     [('changed', 'warm', [('temperature', '37 C', '42 C')])]
     """
     pairs = _match(old.steps, new.steps)
+    old_flows, new_flows = _containers(old), _containers(new)
     matched_old = {i for i, _ in pairs}
     matched_new = {j for _, j in pairs}
     changes: list[tuple[float, int, Change]] = []
@@ -100,14 +101,14 @@ def semantic_diff(old: Protocol, new: Protocol) -> ProtocolDiff:
                     kind="removed",
                     step=gone.name,
                     old_index=i,
-                    downstream=_surviving(_downstream(old, i), old, new, pairs),
+                    downstream=_surviving(_downstream(old, old_flows, i), old, new, pairs),
                 ),
             )
     for j, fresh in enumerate(new.steps):
         if j not in matched_new:
             emit(
                 j,
-                Change(kind="added", step=fresh.name, new_index=j, downstream=_downstream(new, j)),
+                Change(kind="added", step=fresh.name, new_index=j, downstream=_downstream(new, new_flows, j)),
             )
     kept = _kept_in_place([j for _, j in sorted(pairs)])
     for i, j in sorted(pairs):
@@ -121,7 +122,7 @@ def semantic_diff(old: Protocol, new: Protocol) -> ProtocolDiff:
                     old_index=i,
                     new_index=j,
                     old_name=before.name if before.name != after.name else None,
-                    downstream=_downstream(new, j),
+                    downstream=_downstream(new, new_flows, j),
                 ),
             )
         parameters = _parameter_changes(before, after)
@@ -135,7 +136,7 @@ def semantic_diff(old: Protocol, new: Protocol) -> ProtocolDiff:
                     new_index=j,
                     old_name=before.name if before.name != after.name else None,
                     parameters=parameters,
-                    downstream=_downstream(new, j),
+                    downstream=_downstream(new, new_flows, j),
                 ),
             )
     changes.sort(key=lambda item: (item[0], item[1]))
@@ -250,8 +251,9 @@ def _containers(protocol: Protocol) -> list[tuple[set[str], set[str]]]:
     return flows
 
 
-def _downstream(protocol: Protocol, index: int) -> tuple[str, ...]:
-    flows = _containers(protocol)
+def _downstream(
+    protocol: Protocol, flows: list[tuple[set[str], set[str]]], index: int
+) -> tuple[str, ...]:
     tainted = set(flows[index][1])
     found = []
     for k in range(index + 1, len(protocol.steps)):
