@@ -230,11 +230,12 @@ def grade_command(
     if source is None:
         _exit(report)
         sys.exit(1)
-    lines = read_judgments(source, report)
+    rejected: dict[tuple[str, str, str], int] = {}
+    lines = read_judgments(source, report, rejected)
     machine = {}
     if answers is not None:
         machine = machine_grades(rubric, answers, {(j.protocol, j.attempt) for j in lines}, report)
-    grades = collect_grades(rubric, lines, source, report, machine=machine)
+    grades = collect_grades(rubric, lines, source, report, machine=machine, rejected=rejected)
     if report.has_errors or not grades:
         if not grades and not report.has_errors:
             click.echo("error: no judgments to grade", err=True)

@@ -108,7 +108,12 @@ def semantic_diff(old: Protocol, new: Protocol) -> ProtocolDiff:
         if j not in matched_new:
             emit(
                 j,
-                Change(kind="added", step=fresh.name, new_index=j, downstream=_downstream(new, new_flows, j)),
+                Change(
+                    kind="added",
+                    step=fresh.name,
+                    new_index=j,
+                    downstream=_downstream(new, new_flows, j),
+                ),
             )
     kept = _kept_in_place([j for _, j in sorted(pairs)])
     for i, j in sorted(pairs):

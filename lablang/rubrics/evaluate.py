@@ -328,9 +328,7 @@ class _Evaluator:
                         raise _Failure("division by zero")
                     return left / right  # type: ignore[operator]
         except TypeError as error:
-            raise _Failure(
-                f"cannot apply `{op}` to {_kind(left)} and {_kind(right)}: {error}"
-            ) from error
+            raise _Failure(f"cannot apply `{op}` to {_kind(left)} and {_kind(right)}") from error
         raise _Failure(f"the operator `{op}` cannot be used in a check")
 
 

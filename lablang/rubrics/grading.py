@@ -40,8 +40,14 @@ class Judgment:
 
 
 # ------------------------------------------------------------ reading judgments
-def read_judgments(source: Source, report: Report) -> list[Judgment]:
+def read_judgments(
+    source: Source, report: Report, rejected: dict[tuple[str, str, str], int] | None = None
+) -> list[Judgment]:
     """Parse a JSON-lines judgments file; each bad line is a diagnostic naming that line.
+
+    Lines rejected for their score are added to `rejected` ((protocol, attempt, item) ->
+    line),
+    so that `collect_grades` does not also report those items as missing.
 
     >>> report = Report()
     >>> text = '{"protocol": "p", "attempt": 1, "item": "a", "score": 3}\\n'
@@ -64,14 +70,19 @@ def read_judgments(source: Source, report: Report) -> list[Judgment]:
             break
         if not line.strip():
             continue
-        judgment = _judgment(line, number, span, source, report)
+        judgment = _judgment(line, number, span, source, report, rejected)
         if judgment is not None:
             judgments.append(judgment)
     return judgments
 
 
 def _judgment(
-    line: str, number: int, span: Span, source: Source, report: Report
+    line: str,
+    number: int,
+    span: Span,
+    source: Source,
+    report: Report,
+    rejected: dict[tuple[str, str, str], int] | None,
 ) -> Judgment | None:
     def bad(code: str, message: str, help: str | None = None) -> None:
         report.add(
@@ -104,6 +115,8 @@ def _judgment(
         fields[key] = str(value)
     score = data["score"]
     if isinstance(score, bool) or not isinstance(score, int) or score not in (0, 1, 2):
+        if rejected is not None:
+            rejected[(fields["protocol"], fields["attempt"], fields["item"])] = number
         bad(
             "E0831",
             f"score {json.dumps(score)} of item `{fields['item']}` is not 0, 1 or 2",
@@ -222,6 +235,7 @@ def collect_grades(
     report: Report,
     *,
     machine: Mapping[tuple[str, str, str], Judgment] | None = None,
+    rejected: dict[tuple[str, str, str], int] | None = None,
 ) -> dict[tuple[str, str], dict[str, int]]:
     """Grades per (protocol, attempt); unknown, inner, duplicate and missing items are errors.
 
@@ -287,8 +301,12 @@ def collect_grades(
         grades[key][j.item] = j.score
     for (protocol, attempt, item), judgment in machine.items():
         grades[(protocol, attempt)][item] = judgment.score
+    for (protocol, attempt, _), line in sorted((rejected or {}).items(), key=lambda kv: kv[1]):
+        grades.setdefault((protocol, attempt), {})
+        first_line[(protocol, attempt)] = min(first_line.get((protocol, attempt), line), line)
     for key in sorted(grades):
-        missing = sorted(leaves - set(grades[key]))
+        judged = set(grades[key]) | {i for p, a, i in rejected or () if (p, a) == key}
+        missing = sorted(leaves - judged)
         if missing:
             line = first_line.get(key, 0)
             report.add(

@@ -150,8 +150,9 @@ def _grade_text(text: str, rubric_text: str = FLAT):
     built, _ = rubric(rubric_text)
     report = Report()
     source = Source(text, "j.jsonl")
-    lines = read_judgments(source, report)
-    grades = collect_grades(built, lines, source, report)
+    rejected: dict[tuple[str, str, str], int] = {}
+    lines = read_judgments(source, report, rejected)
+    grades = collect_grades(built, lines, source, report, rejected=rejected)
     return grades, [(d.code, d.message) for d in report]
 
 
@@ -185,7 +186,9 @@ def test_judgment_errors_name_their_line():
             "(the first is on line 1)",
         ),
         ("E0834", "line 5: the rubric has no item `aa`"),
-        ("E0833", "line 1: protocol `p` attempt `1` has no judgment for `b`, `bad`"),
+        # a rejected score counts as judged (no second error for it), the rest is missing
+        ("E0833", "line 1: protocol `p` attempt `1` has no judgment for `bad`"),
+        ("E0833", "line 6: protocol `p` attempt `2` has no judgment for `b`, `bad`"),
     ]
 
 

@@ -45,13 +45,14 @@ def _grading_codes(text: str) -> list[str]:
     built, _ = rubric(JUDGED)
     report = Report()
     source = Source(text.strip() + "\n", "j.jsonl")
-    lines = read_judgments(source, report)
+    rejected: dict[tuple[str, str, str], int] = {}
+    lines = read_judgments(source, report, rejected)
     machine = {
         ("pcr1", "1", "denat_check"): Judgment(
             protocol="pcr1", attempt="1", item="denat_check", score=2
         )
     }
-    collect_grades(built, lines, source, report, machine=machine)
+    collect_grades(built, lines, source, report, machine=machine, rejected=rejected)
     return [d.code for d in report]
 
 
