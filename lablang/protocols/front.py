@@ -329,7 +329,14 @@ class _Builder:
         if kind == "thermocycle":
             body = cycle.body if cycle is not None else fields["thermocycle"].value
             if not isinstance(body, ast.Block):
-                self._expected(fields["thermocycle"].value, "a `{ ... }` block of segments")
+                self.report.add(
+                    "E0806",
+                    f"the thermocycle of step `{name}` has no segments",
+                    self.source,
+                    cycle.span if cycle is not None else fields["thermocycle"].value.span,
+                    label="expected a `{ ... }` block of segments",
+                    help="write `thermocycle { 98 C for 30 s; repeat 30 { ... } }`",
+                )
                 return None
             return Thermocycle(stages=self._stages(body, name))
         field = fields[kind]

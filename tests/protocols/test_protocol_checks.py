@@ -177,3 +177,8 @@ def test_examples_check_clean():
     root = Path(__file__).parents[2] / "examples" / "protocols"
     for path in [*root.glob("*.lab"), *root.glob("answers/*/*.lab")]:
         assert [d.code for d in check_file(path).report] == [], path
+
+
+def test_thermocycle_without_a_block_is_E0806():
+    """`thermocycle` with no block (found by mutation fuzzing) is a diagnostic, not a crash."""
+    assert codes(HEADER + "  step c { thermocycle }\n}\n") == ["E0806"]
