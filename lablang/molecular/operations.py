@@ -221,7 +221,7 @@ def _label_at(seq: Seq, position: int) -> str:
     return "end"
 
 
-def _no_site(primer_name: str, primer: Seq, templates: Sequence[tuple[str, Seq]],
+def no_site_failure(primer_name: str, primer: Seq, templates: Sequence[tuple[str, Seq]],
              min_match: int) -> OperationFailure:
     best: tuple[int, str, ClosestMatch] | None = None
     for name, template in templates:
@@ -269,7 +269,7 @@ def extend(template: Molecule, primer: Oligo, *, min_match: int = MIN_ANNEAL,
     strand = _template_strand(template)
     sites = anneal_sites(primer.seq, strand.seq, min_match)
     if not sites:
-        raise _no_site(primer.name, primer.seq, [(strand.name or "template", strand.seq)], min_match)
+        raise no_site_failure(primer.name, primer.seq, [(strand.name or "template", strand.seq)], min_match)
     site = sites[0]
     t = site.template
     copy = reverse_complement(t.slice(0, site.start)).with_label(f"copy of {strand.name or 'template'}")
@@ -335,7 +335,7 @@ def template_switch(hybrid: Duplex, tso: Oligo) -> Duplex:
     sites = anneal_sites(tso_seq, overhang, MIN_SWITCH)
     sites = [s for s in sites if s.stop == len(overhang)] or sites
     if not sites:
-        raise _no_site(tso.name, tso_seq, [("cDNA 3' overhang", overhang)], MIN_SWITCH)
+        raise no_site_failure(tso.name, tso_seq, [("cDNA 3' overhang", overhang)], MIN_SWITCH)
     site = sites[0]
     tail = tso.seq.slice(0, len(tso.seq) - site.primer_paired)
     extension = reverse_complement(tail).with_label(f"{tso.name}'")
@@ -426,7 +426,7 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
     products = list(amplicons.values()) + list(suppressed.values())
     if not binders:
         first = primers[0]
-        raise _no_site(first.name, plain(first.seq),
+        raise no_site_failure(first.name, plain(first.seq),
                        [(n, s) for n, s in templates] + [(f"{n}'", reverse_complement(s))
                                                          for n, s in templates], min_match)
     if not amplicons:
@@ -870,7 +870,7 @@ def barcode_round(molecule: Molecule, barcode: Oligo, *, end: str = "5'", by: st
         strand = Strand(plain(barcode.seq), MolType.DNA, barcode.name)
         sites = anneal_sites(plain(top), strand.seq, min_match)
         if not sites:
-            raise _no_site(f"3' end of the molecule", plain(top), [(barcode.name, strand.seq)], min_match)
+            raise no_site_failure(f"3' end of the molecule", plain(top), [(barcode.name, strand.seq)], min_match)
         site = sites[0]
         added = reverse_complement(strand.seq.slice(0, site.start)).with_label(f"{barcode.name}'")
         return _append(molecule, added, "3'")
