@@ -233,7 +233,8 @@ def no_site_failure(primer_name: str, primer: Seq, templates: Sequence[tuple[str
         _, name, cm = best
         base_pos = Seq(best_template(templates, name).parts).slice(0, cm.position).min_length + 1
         notes.append(f"closest site: strand `{name}` at base {base_pos} (in `{cm.segment}`), "
-                     f"{cm.paired} bases pair from the primer's 3' end (needs {min_match})")
+                     f"{cm.paired} base{'s' if cm.paired != 1 else ''} pair from the primer's 3' end "
+                     f"(needs {min_match})")
         if cm.best_total > cm.paired:
             notes.append(f"the best ungapped alignment pairs {cm.best_total} bases, but not "
                          f"contiguously from the 3' end, so it cannot prime")
