@@ -767,10 +767,13 @@ class _Builder:
             return
         # `strand` names the template strand the primer anneals to (LibStructBench's
         # `template_strand`); the read then copies the other strand.
+        # A sequencing primer hybridises over its whole length (it has no tail), so
+        # every base must pair, not only the 12 a PCR primer's 3' end needs.
         template = plain(_strand_for(library, read.strand))
-        if not ops.anneal_sites(plain(primer.seq), template):
+        whole = plain(primer.seq).min_length
+        if not ops.anneal_sites(plain(primer.seq), template, whole):
             failure = ops.no_site_failure(primer.name, plain(primer.seq),
-                                          [(f"library {read.strand} strand", template)], ops.MIN_ANNEAL)
+                                          [(f"library {read.strand} strand", template)], whole)
             self.error("E0411", f"read `{read.name}` cannot be sequenced: primer `{primer.name}` does not "
                        f"anneal to the library's {read.strand} strand", member.span,
                        notes=failure.notes, help="check the primer and the strand the read is primed on")
@@ -901,7 +904,8 @@ def graph_problems(graph: Graph) -> list[tuple[str, str, str]]:
                 problems.append(("E0408", f"`{s}` is carried forward by `{t.name}` but no later step uses it "
                                  "and it is not final", s if s in known else t.name))
     initial = set(graph.initial) or {s.name for s in graph.states
-                                     if not any(s.name in t.products for t in graph.transitions)}
+                                     if not any(s.name in t.products for t in graph.transitions)
+                                     and s.name in used}
     for f in sorted(finals):
         if ("s", f) not in g:
             problems.append(("E0409", f"final state `{f}` is not declared", f))
@@ -922,7 +926,8 @@ def _declared_graph(name: str, states: list[StateDef], transitions: list[Transit
                 if isinstance(member, ast.Field) and member.key == "final":
                     finals.append((decl.name, _modality(_word(member.value) or "gene expression")))
     products = {p for t in transitions for p in t.products}
-    initial = tuple(s.name for s in states if s.name not in products)
+    substrates = {s for t in transitions for s in t.substrates}
+    initial = tuple(s.name for s in states if s.name not in products and s.name in substrates)
     if not finals:
         substrates = {s for t in transitions for s in t.substrates}
         finals = [(s.name, "gene expression") for s in states
@@ -1037,6 +1042,10 @@ def _fields(block: ast.Block | None) -> dict[str, ast.Expr]:
     for member in block.members:
         if isinstance(member, ast.Field):
             out[member.key] = member.value
+        elif isinstance(member, ast.Entry) and member.name is None and member.type is not None \
+                and member.body is None:
+            # `strand: top` reads as an entry because `strand` is an entry keyword
+            out[member.keyword] = member.type
     return out
 
 

@@ -403,12 +403,17 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
                     continue
                 reverse.append((idx, site.start))
                 binders.add(idx)
-        for fi, b in forward:
-            for ri, c in reverse:
-                if b > c:
+        for f_index, b_pos in forward:
+            for r_index, c_pos in reverse:
+                if b_pos > c_pos:
                     continue
-                top = primers[fi].seq + x.slice(b, c) + reverse_complement(primers[ri].seq)
-                key = render(top)
+                fi, ri, b, c, x_used = f_index, r_index, b_pos, c_pos, x
+                if fi > ri:
+                    # the same molecule as the (ri, fi) amplicon read from the other
+                    # strand: write it with the first listed primer on top
+                    fi, ri, b, c, x_used = ri, fi, n - c, n - b, xr
+                top = primers[fi].seq + x_used.slice(b, c) + reverse_complement(primers[ri].seq)
+                key = min(render(plain(top)), render(reverse_complement(plain(top))))
                 molecule_out = Duplex(core=top, top_name=f"{primers[fi].name} strand",
                                       bottom_name=f"{primers[ri].name} strand",
                                       top_phosphate=has_phosphate(primers[fi].seq),
@@ -430,7 +435,7 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
         raise no_site_failure(first.name, plain(first.seq),
                        [(n, s) for n, s in templates] + [(f"{n}'", reverse_complement(s))
                                                          for n, s in templates], min_match)
-    if not amplicons:
+    if not amplicons and not suppressed:
         names = ", ".join(f"`{primers[i].name}`" for i in sorted(binders))
         missing = [p.name for i, p in enumerate(primers) if i not in binders]
         reason = (f"only {names} binds: linear copies, not amplified" if missing else
