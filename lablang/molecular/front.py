@@ -248,9 +248,13 @@ class _Builder:
                 raise _Failure("E0413", f"{kind} `{decl.name}` needs a length", value.span,
                                help=f"write `{kind}(12)` or a range `{kind}(8..11)`")
             onlist = args.get("onlist")
-            sym = placeholder(role, low, high, name=None)
-            assert isinstance(sym, Symbol | Homopolymer)
-            sym = attrs.evolve(sym, label=decl.name)
+            if kind == "payload":
+                # a payload stays symbolic even when named like a run (`POLY_T` of 1..98)
+                sym: Part = Symbol(role.upper(), role.upper(), low, high, label=decl.name)
+            else:
+                made = placeholder(role, low, high, name=None)
+                assert isinstance(made, Symbol | Homopolymer)
+                sym = attrs.evolve(made, label=decl.name)
             return SegmentDef(decl.name, Seq((sym,)), kind,
                               onlist=onlist.value if isinstance(onlist, ast.String) else None)
         raise _Failure("E0413", f"segment `{decl.name}` must be a sequence or barcode(...), "
