@@ -216,7 +216,12 @@ def _label_at(seq: Seq, position: int) -> str:
         width = len(Seq((part,)))
         if pos <= position < pos + width:
             label = getattr(part, "label", None)
-            return label or render(Seq((part,)))[3:-3][:24]
+            if label:
+                return str(label)
+            if isinstance(part, Bases):
+                window = part.text[position - pos: position - pos + 12]
+                return window + ("..." if position - pos + 12 < len(part.text) else "")
+            return render(Seq((part,)))[3:-3]
         pos += width
     return "end"
 
