@@ -5,16 +5,22 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
-PATH_OPTION = click.option("--path", "roots", multiple=True, type=click.Path(file_okay=False),
-                           help="A directory to import modules from (repeatable).")
+PATH_OPTION = click.option(
+    "--path",
+    "roots",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    help="A directory to import modules from (repeatable).",
+)
 
 
-def _checked(file: str, roots: tuple[str, ...]):  # type: ignore[no-untyped-def]
-    from lablang.diagnostics.render import render_texts
+def _checked(file: str, roots: tuple[str, ...]) -> Any:
     from lablang.diagnostics import Report
+    from lablang.diagnostics.render import render_texts
     from lablang.driver import check_file
     from lablang.molecular.front import build_model
 
@@ -27,7 +33,9 @@ def _checked(file: str, roots: tuple[str, ...]):  # type: ignore[no-untyped-def]
 
 @click.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write the .lab here instead of stdout.")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False), help="Write the .lab here instead of stdout."
+)
 @click.option("--name", help="Module name (default: from the file).")
 def import_command(files: tuple[str, ...], output: str | None, name: str | None) -> None:
     """Import LibStructBench JSON (T1/T2/T3 files, merged) or one seqspec YAML as .lab.
@@ -58,11 +66,18 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
                 report.add("W0401", repair, source)
             text = imported.text
             if imported.problems:
-                text = "\n".join(["# seqspec 0.4.0 checks reject the file as published:"] +
-                                 [f"#   {p}" for p in imported.problems] +
-                                 ["# repaired on import:"] + [f"#   {r}" for r in imported.repairs]) + "\n" + text
+                text = (
+                    "\n".join(
+                        ["# seqspec 0.4.0 checks reject the file as published:"]
+                        + [f"#   {p}" for p in imported.problems]
+                        + ["# repaired on import:"]
+                        + [f"#   {r}" for r in imported.repairs]
+                    )
+                    + "\n"
+                    + text
+                )
         else:
-            merged: dict = {}  # type: ignore[type-arg]
+            merged: dict[str, Any] = {}
             for file in files:
                 data = json.loads(Path(file).read_text("utf-8"))
                 if not isinstance(data, dict):
@@ -73,9 +88,19 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
                     else:
                         merged.setdefault(key, value)
             text = import_libstruct(merged, name)
-    except (ImportProblem, SeqspecProblem, json.JSONDecodeError, yaml.YAMLError, UnicodeDecodeError) as error:
-        report.add("E0417", f"cannot import: {error}", Source("", files[0]),
-                   help="give LibStructBench JSON (T1/T2/T3) or a seqspec YAML file")
+    except (
+        ImportProblem,
+        SeqspecProblem,
+        json.JSONDecodeError,
+        yaml.YAMLError,
+        UnicodeDecodeError,
+    ) as error:
+        report.add(
+            "E0417",
+            f"cannot import: {error}",
+            Source("", files[0]),
+            help="give LibStructBench JSON (T1/T2/T3) or a seqspec YAML file",
+        )
     if report.diagnostics:
         click.echo(render_texts(report.sorted()), err=True)
     if text is None:
@@ -88,12 +113,21 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
 
 @click.command("graph")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["dot", "graphml", "mermaid", "json"]), default="dot",
-              show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["dot", "graphml", "mermaid", "json"]),
+    default="dot",
+    show_default=True,
+)
 @click.option("--workflow", help="Which workflow (default: the first; declared before derived).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here instead of stdout.")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False), help="Write here instead of stdout."
+)
 @PATH_OPTION
-def graph_command(file: str, fmt: str, workflow: str | None, output: str | None, roots: tuple[str, ...]) -> None:
+def graph_command(
+    file: str, fmt: str, workflow: str | None, output: str | None, roots: tuple[str, ...]
+) -> None:
     """Write a workflow's molecular graph (typed state/transition nodes and edges).
 
     Example: `lablang graph examples/tenx_3p_v3.lab --format mermaid`
@@ -116,8 +150,15 @@ def graph_command(file: str, fmt: str, workflow: str | None, output: str | None,
 
 @click.command("draw")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), default=".",
-              show_default=True, help="Directory for the SVG and HTML files.")
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default=".",
+    show_default=True,
+    help="Directory for the SVG and HTML files.",
+)
 @PATH_OPTION
 def draw_command(file: str, out_dir: str, roots: tuple[str, ...]) -> None:
     """Draw each library (segments on both strands, read arrows) and workflow as SVG, plus

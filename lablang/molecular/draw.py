@@ -19,8 +19,13 @@ from lablang.molecular.operations import anneal_sites
 from lablang.molecular.sequence import Seq, plain, reverse_complement
 
 COLOURS = {
-    "fixed": "#9ecae1", "barcode": "#fdae6b", "umi": "#bcbddc", "index": "#a1d99b",
-    "payload": "#e5e5e5", "poly": "#fee391", "anchor": "#fdd0a2",
+    "fixed": "#9ecae1",
+    "barcode": "#fdae6b",
+    "umi": "#bcbddc",
+    "index": "#a1d99b",
+    "payload": "#e5e5e5",
+    "poly": "#fee391",
+    "anchor": "#fdd0a2",
 }
 ROW = 34
 SCALE = 3.2  # pixels per base
@@ -68,43 +73,60 @@ def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) 
         xs.append(xs[-1] + w)
     total_width = xs[-1] + 40
     spans = _token_spans(library.seq, len(records))
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_width:.0f}" height="{220 + 26 * len(library.reads)}" '
-           'font-family="Helvetica, Arial, sans-serif" font-size="11">',
-           f'<text x="{x0}" y="22" font-size="14" font-weight="bold">{html.escape(library.title or library.name)}'
-           f' ({html.escape(library.modality)})</text>',
-           f'<text x="8" y="{y_top + 21}">5\'</text><text x="{xs[-1] + 6:.0f}" y="{y_top + 21}">3\'</text>',
-           f'<text x="8" y="{y_top + ROW + 27}">3\'</text><text x="{xs[-1] + 6:.0f}" y="{y_top + ROW + 27}">5\'</text>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_width:.0f}" height="{220 + 26 * len(library.reads)}" '
+        'font-family="Helvetica, Arial, sans-serif" font-size="11">',
+        f'<text x="{x0}" y="22" font-size="14" font-weight="bold">{html.escape(library.title or library.name)}'
+        f" ({html.escape(library.modality)})</text>",
+        f'<text x="8" y="{y_top + 21}">5\'</text><text x="{xs[-1] + 6:.0f}" y="{y_top + 21}">3\'</text>',
+        f'<text x="8" y="{y_top + ROW + 27}">3\'</text><text x="{xs[-1] + 6:.0f}" y="{y_top + ROW + 27}">5\'</text>',
+    ]
     for record, left, width in zip(records, xs, widths, strict=False):
         colour = COLOURS[_kind(record)]
         label = html.escape(str(record["role"]))
         text = str(record.get("placeholder") or record.get("sequence") or "")
         for row, y in ((0, y_top), (1, y_top + ROW + 6)):
-            out.append(f'<rect x="{left:.1f}" y="{y:.1f}" width="{width:.1f}" height="{ROW - 4}" '
-                       f'fill="{colour}" stroke="#555" stroke-width="0.6"/>')
+            out.append(
+                f'<rect x="{left:.1f}" y="{y:.1f}" width="{width:.1f}" height="{ROW - 4}" '
+                f'fill="{colour}" stroke="#555" stroke-width="0.6"/>'
+            )
             shown = text if row == 0 else _complement_text(text)
             if len(shown) * 6.2 < width:
-                out.append(f'<text x="{left + width / 2:.1f}" y="{y + 19:.1f}" text-anchor="middle" '
-                           f'font-family="monospace" font-size="9">{html.escape(shown)}</text>')
-        out.append(f'<text x="{left + width / 2:.1f}" y="{y_top - 6:.1f}" text-anchor="middle" '
-                   f'transform="rotate(-20 {left + width / 2:.1f} {y_top - 6:.1f})">{label}</text>')
+                out.append(
+                    f'<text x="{left + width / 2:.1f}" y="{y + 19:.1f}" text-anchor="middle" '
+                    f'font-family="monospace" font-size="9">{html.escape(shown)}</text>'
+                )
+        out.append(
+            f'<text x="{left + width / 2:.1f}" y="{y_top - 6:.1f}" text-anchor="middle" '
+            f'transform="rotate(-20 {left + width / 2:.1f} {y_top - 6:.1f})">{label}</text>'
+        )
     y = y_top + 2 * ROW + 40
     for read in library.reads:
         arrow = _read_arrow(library, read.primer, read.strand, oligos or {}, spans, xs)
         if arrow is None:
-            out.append(f'<text x="{x0}" y="{y}" fill="#b00">read {html.escape(read.name)}: primer '
-                       f'{html.escape(read.primer)} has no site</text>')
+            out.append(
+                f'<text x="{x0}" y="{y}" fill="#b00">read {html.escape(read.name)}: primer '
+                f"{html.escape(read.primer)} has no site</text>"
+            )
         else:
             start, direction = arrow
             length = (read.length or 50) * SCALE
             end = start + direction * length
             colour = "#3182bd" if direction > 0 else "#e6550d"
-            out.append(f'<line x1="{start:.1f}" y1="{y}" x2="{end:.1f}" y2="{y}" stroke="{colour}" '
-                       f'stroke-width="2" marker-end="url(#head)"/>')
-            out.append(f'<text x="{min(start, end):.1f}" y="{y - 4}" fill="{colour}">'
-                       f'{html.escape(read.name)} ({html.escape(read.primer)}, {read.length or "?"} nt)</text>')
+            out.append(
+                f'<line x1="{start:.1f}" y1="{y}" x2="{end:.1f}" y2="{y}" stroke="{colour}" '
+                f'stroke-width="2" marker-end="url(#head)"/>'
+            )
+            out.append(
+                f'<text x="{min(start, end):.1f}" y="{y - 4}" fill="{colour}">'
+                f"{html.escape(read.name)} ({html.escape(read.primer)}, {read.length or '?'} nt)</text>"
+            )
         y += 26
-    out.insert(1, '<defs><marker id="head" markerWidth="8" markerHeight="8" refX="6" refY="4" '
-                  'orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#333"/></marker></defs>')
+    out.insert(
+        1,
+        '<defs><marker id="head" markerWidth="8" markerHeight="8" refX="6" refY="4" '
+        'orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#333"/></marker></defs>',
+    )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -136,8 +158,14 @@ def _x_of(token: int, spans: list[tuple[int, int]], xs: list[float]) -> float:
     return xs[-1]
 
 
-def _read_arrow(library: LibraryDef, primer_name: str, strand: str, oligos: dict[str, OligoDef],
-                spans: list[tuple[int, int]], xs: list[float]) -> tuple[float, int] | None:
+def _read_arrow(
+    library: LibraryDef,
+    primer_name: str,
+    strand: str,
+    oligos: dict[str, OligoDef],
+    spans: list[tuple[int, int]],
+    xs: list[float],
+) -> tuple[float, int] | None:
     oligo = oligos.get(primer_name)
     if oligo is None:
         return None
@@ -174,31 +202,43 @@ def workflow_svg(graph: Graph) -> str:
             pos[node] = (30 + c * col_w, 40 + r * row_h)
     width = 60 + len(layers) * col_w
     height = 80 + max((len(layer) for layer in layers), default=1) * row_h
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-           'font-family="Helvetica, Arial, sans-serif" font-size="11">',
-           '<defs><marker id="arrow" markerWidth="8" markerHeight="8" refX="7" refY="4" orient="auto">'
-           '<path d="M0,0 L8,4 L0,8 z" fill="#555"/></marker></defs>',
-           f'<text x="30" y="20" font-size="14" font-weight="bold">{html.escape(graph.name)}</text>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        'font-family="Helvetica, Arial, sans-serif" font-size="11">',
+        '<defs><marker id="arrow" markerWidth="8" markerHeight="8" refX="7" refY="4" orient="auto">'
+        '<path d="M0,0 L8,4 L0,8 z" fill="#555"/></marker></defs>',
+        f'<text x="30" y="20" font-size="14" font-weight="bold">{html.escape(graph.name)}</text>',
+    ]
     for a, b, data in g.edges(data=True):
         (x1, y1), (x2, y2) = pos[a], pos[b]
         dash = ' stroke-dasharray="4 3"' if data["kind"] == "discarded_product" else ""
-        out.append(f'<line x1="{x1 + 150:.0f}" y1="{y1 + 18:.0f}" x2="{x2:.0f}" y2="{y2 + 18:.0f}" '
-                   f'stroke="#555"{dash} marker-end="url(#arrow)"/>')
+        out.append(
+            f'<line x1="{x1 + 150:.0f}" y1="{y1 + 18:.0f}" x2="{x2:.0f}" y2="{y2 + 18:.0f}" '
+            f'stroke="#555"{dash} marker-end="url(#arrow)"/>'
+        )
     for node, data in g.nodes(data=True):
         x, y = pos[node]
         if data["kind"] == "state":
             stroke = 3 if data["final"] else 1
             dash = ' stroke-dasharray="4 3"' if data["discarded"] else ""
-            out.append(f'<rect x="{x:.0f}" y="{y:.0f}" width="150" height="36" rx="10" fill="#eef5fb" '
-                       f'stroke="#3182bd" stroke-width="{stroke}"{dash}/>')
+            out.append(
+                f'<rect x="{x:.0f}" y="{y:.0f}" width="150" height="36" rx="10" fill="#eef5fb" '
+                f'stroke="#3182bd" stroke-width="{stroke}"{dash}/>'
+            )
             sub = data["architecture"]
         else:
-            out.append(f'<polygon points="{x + 12:.0f},{y:.0f} {x + 138:.0f},{y:.0f} {x + 150:.0f},{y + 18:.0f} '
-                       f'{x + 138:.0f},{y + 36:.0f} {x + 12:.0f},{y + 36:.0f} {x:.0f},{y + 18:.0f}" '
-                       'fill="#fff5eb" stroke="#e6550d"/>')
+            out.append(
+                f'<polygon points="{x + 12:.0f},{y:.0f} {x + 138:.0f},{y:.0f} {x + 150:.0f},{y + 18:.0f} '
+                f'{x + 138:.0f},{y + 36:.0f} {x + 12:.0f},{y + 36:.0f} {x:.0f},{y + 18:.0f}" '
+                'fill="#fff5eb" stroke="#e6550d"/>'
+            )
             sub = data["operation"]
-        out.append(f'<text x="{x + 75:.0f}" y="{y + 15:.0f}" text-anchor="middle">{html.escape(data["name"][:24])}</text>')
-        out.append(f'<text x="{x + 75:.0f}" y="{y + 29:.0f}" text-anchor="middle" fill="#666">{html.escape(sub)}</text>')
+        out.append(
+            f'<text x="{x + 75:.0f}" y="{y + 15:.0f}" text-anchor="middle">{html.escape(data["name"][:24])}</text>'
+        )
+        out.append(
+            f'<text x="{x + 75:.0f}" y="{y + 29:.0f}" text-anchor="middle" fill="#666">{html.escape(sub)}</text>'
+        )
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -208,18 +248,26 @@ def html_page(model: MolecularModel) -> str:
     from lablang.molecular.libstruct import library_sequence
 
     oligos = {o.name: o for o in model.oligos}
-    parts = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">',
-             f"<title>{html.escape(model.title or model.name or 'lablang')}</title>",
-             "<style>body{font-family:Helvetica,Arial,sans-serif;margin:24px}"
-             "code{word-break:break-all}</style></head><body>",
-             f"<h1>{html.escape(model.title or model.name or 'lablang')}</h1>"]
+    parts = [
+        "<!DOCTYPE html>",
+        '<html><head><meta charset="utf-8">',
+        f"<title>{html.escape(model.title or model.name or 'lablang')}</title>",
+        "<style>body{font-family:Helvetica,Arial,sans-serif;margin:24px}"
+        "code{word-break:break-all}</style></head><body>",
+        f"<h1>{html.escape(model.title or model.name or 'lablang')}</h1>",
+    ]
     for library in model.libraries:
-        parts += [f"<h2>Library {html.escape(library.name)}</h2>", library_svg(library, oligos),
-                  f"<p><code>{html.escape(library_sequence(library.seq))}</code></p>"]
+        parts += [
+            f"<h2>Library {html.escape(library.name)}</h2>",
+            library_svg(library, oligos),
+            f"<p><code>{html.escape(library_sequence(library.seq))}</code></p>",
+        ]
     for graph in model.graphs:
         kind = "derived" if graph.derived else "declared"
         parts += [f"<h2>Workflow {html.escape(graph.name)} ({kind})</h2>", workflow_svg(graph)]
-    legend = " ".join(f'<span style="background:{c};padding:2px 6px;margin-right:4px">{k}</span>'
-                      for k, c in COLOURS.items())
+    legend = " ".join(
+        f'<span style="background:{c};padding:2px 6px;margin-right:4px">{k}</span>'
+        for k, c in COLOURS.items()
+    )
     parts += [f"<p>{legend}</p>", "</body></html>"]
     return "\n".join(parts) + "\n"

@@ -55,6 +55,7 @@ from lablang.molecular.sequence import (
     Symbol,
     Thioate,
     fold_anchors,
+    kept_positions,
     placeholder,
     plain,
     render,
@@ -83,8 +84,16 @@ class MolecularProgram:
 
 
 class _Failure(Exception):
-    def __init__(self, code: str, message: str, span: Span, *, label: str = "",
-                 notes: Sequence[str] = (), help: str | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        *,
+        label: str = "",
+        notes: Sequence[str] = (),
+        help: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.code, self.message, self.span = code, message, span
         self.label, self.notes, self.help = label, tuple(notes), help
@@ -119,8 +128,14 @@ class _Builder:
         self.report.add(code, message, self.source, span, **kw)
 
     def fail(self, failure: _Failure) -> None:
-        self.error(failure.code, failure.message, failure.span, label=failure.label,
-                   notes=failure.notes, help=failure.help)
+        self.error(
+            failure.code,
+            failure.message,
+            failure.span,
+            label=failure.label,
+            notes=failure.notes,
+            help=failure.help,
+        )
 
     # -- top level
     def build(self) -> MolecularProgram:
@@ -175,8 +190,11 @@ class _Builder:
                 except _Failure as failure:
                     self.fail(failure)
         model = MolecularModel(
-            name=module.name or "", title=module.title or "",
-            segments=tuple(segs), oligos=tuple(olis), graphs=tuple(graphs),
+            name=module.name or "",
+            title=module.title or "",
+            segments=tuple(segs),
+            oligos=tuple(olis),
+            graphs=tuple(graphs),
             libraries=tuple(libraries),
         )
         return MolecularProgram(model, self.source, self.spans, derived)
@@ -191,8 +209,13 @@ class _Builder:
     def named_oligo(self, info: ModuleInfo, name: str, span: Span) -> OligoDef:
         found = self.lookup(info, name.split("."))
         if found is None or found[1].kind != "oligo":
-            raise _Failure("E0412", f"`{name}` is not an oligo", span,
-                           label="an oligo is expected here", help="declare it with `oligo`")
+            raise _Failure(
+                "E0412",
+                f"`{name}` is not an oligo",
+                span,
+                label="an oligo is expected here",
+                help="declare it with `oligo`",
+            )
         return self.oligo(*found)
 
     # -- segments and oligos
@@ -218,16 +241,25 @@ class _Builder:
             value = fields.get("seq")
             for key, field_value in fields.items():
                 if key != "seq" and isinstance(field_value, ast.Sequence):
-                    parts.append((key, self.sequence(info, field_value, label=f"{decl.name}.{key}")))
+                    parts.append(
+                        (key, self.sequence(info, field_value, label=f"{decl.name}.{key}"))
+                    )
         if value is None:
-            raise _Failure("E0413", f"segment `{decl.name}` has no sequence", decl.name_span,
-                           help="write `segment X = 5'-ACGT-3'` or `segment CB = barcode(16)`")
+            raise _Failure(
+                "E0413",
+                f"segment `{decl.name}` has no sequence",
+                decl.name_span,
+                help="write `segment X = 5'-ACGT-3'` or `segment CB = barcode(16)`",
+            )
         if isinstance(value, ast.Sequence):
             seq = self.sequence(info, value, label=decl.name)
             kind = "homopolymer" if all(isinstance(p, Homopolymer) for p in seq.parts) else "fixed"
             return SegmentDef(decl.name, seq, kind, parts=tuple(parts))
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
-                value.func.id in (*SEGMENT_KINDS, "fixed", "homopolymer"):
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in (*SEGMENT_KINDS, "fixed", "homopolymer")
+        ):
             kind = value.func.id
             args = _args(value)
             if kind in ("fixed", "homopolymer"):
@@ -236,17 +268,27 @@ class _Builder:
                     raise _Failure("E0413", f"`{kind}` takes a sequence", value.span)
                 return SegmentDef(decl.name, self.sequence(info, first, label=decl.name), kind)
             role_arg = args.get("role")
-            role = (role_arg.value if isinstance(role_arg, ast.String) else
-                    role_arg.id if isinstance(role_arg, ast.Name) else SEGMENT_KINDS[kind])
+            role = (
+                role_arg.value
+                if isinstance(role_arg, ast.String)
+                else role_arg.id
+                if isinstance(role_arg, ast.Name)
+                else SEGMENT_KINDS[kind]
+            )
             if kind == "payload" and isinstance(args.get(0), ast.String | ast.Name):
                 first_arg = args[0]
-                role = first_arg.value if isinstance(first_arg, ast.String) else first_arg.id  # type: ignore[union-attr]
+                role = _word(first_arg) or role
             low, high = self.length(args.get(0) if kind != "payload" else args.get("length"))
-            if kind == "linker" and isinstance(args.get(0), ast.Sequence):
-                return SegmentDef(decl.name, self.sequence(info, args[0], label=decl.name), kind)
+            linker_seq = args.get(0)
+            if kind == "linker" and isinstance(linker_seq, ast.Sequence):
+                return SegmentDef(decl.name, self.sequence(info, linker_seq, label=decl.name), kind)
             if kind not in ("payload",) and low is None:
-                raise _Failure("E0413", f"{kind} `{decl.name}` needs a length", value.span,
-                               help=f"write `{kind}(12)` or a range `{kind}(8..11)`")
+                raise _Failure(
+                    "E0413",
+                    f"{kind} `{decl.name}` needs a length",
+                    value.span,
+                    help=f"write `{kind}(12)` or a range `{kind}(8..11)`",
+                )
             onlist = args.get("onlist")
             if kind == "payload":
                 # a payload stays symbolic even when named like a run (`POLY_T` of 1..98)
@@ -255,10 +297,18 @@ class _Builder:
                 made = placeholder(role, low, high, name=None)
                 assert isinstance(made, Symbol | Homopolymer)
                 sym = attrs.evolve(made, label=decl.name)
-            return SegmentDef(decl.name, Seq((sym,)), kind,
-                              onlist=onlist.value if isinstance(onlist, ast.String) else None)
-        raise _Failure("E0413", f"segment `{decl.name}` must be a sequence or barcode(...), "
-                       "umi(...), index(...), payload(...), spacer(...), linker(...)", value.span)
+            return SegmentDef(
+                decl.name,
+                Seq((sym,)),
+                kind,
+                onlist=onlist.value if isinstance(onlist, ast.String) else None,
+            )
+        raise _Failure(
+            "E0413",
+            f"segment `{decl.name}` must be a sequence or barcode(...), "
+            "umi(...), index(...), payload(...), spacer(...), linker(...)",
+            value.span,
+        )
 
     def length(self, expr: ast.Expr | None) -> tuple[int | None, int | None]:
         match expr:
@@ -293,16 +343,25 @@ class _Builder:
                         strands.append(self.sequence(info, item, label=decl.name))
             if decl.body:
                 for member in decl.body.members:
-                    if isinstance(member, ast.Entry) and member.keyword == "strand" and \
-                            isinstance(member.type, ast.Sequence):
+                    if (
+                        isinstance(member, ast.Entry)
+                        and member.keyword == "strand"
+                        and isinstance(member.type, ast.Sequence)
+                    ):
                         strands.append(self.sequence(info, member.type, label=decl.name))
                 for k, v in fields.items():
                     if k not in ("seq",) and isinstance(v, ast.Sequence):
                         parts.append((k, self.sequence(info, v, label=f"{decl.name}.{k}")))
             if not strands:
-                raise _Failure("E0413", f"oligo `{decl.name}` has no sequence", decl.name_span,
-                               help="add `seq: 5'-...-3'` (or two `strand` entries for an adapter)")
-            kind = _word(fields.get("kind")) or ("double_stranded" if len(strands) > 1 else "single")
+                raise _Failure(
+                    "E0413",
+                    f"oligo `{decl.name}` has no sequence",
+                    decl.name_span,
+                    help="add `seq: 5'-...-3'` (or two `strand` entries for an adapter)",
+                )
+            kind = _word(fields.get("kind")) or (
+                "double_stranded" if len(strands) > 1 else "single"
+            )
             attached = fields.get("attached")
             attached_end = None
             if decl.body:
@@ -313,9 +372,16 @@ class _Builder:
                                 attached_end = clause.value.prime
             aliases = fields.get("aliases")
             result = OligoDef(
-                decl.name, tuple(strands), decl.title or "", kind, _word(fields.get("role")) or "",
-                attached=_word(attached), attached_end=attached_end,
-                aliases=tuple(_word(a) or "" for a in aliases.items) if isinstance(aliases, ast.ListExpr) else (),
+                decl.name,
+                tuple(strands),
+                decl.title or "",
+                kind,
+                _word(fields.get("role")) or "",
+                attached=_word(attached),
+                attached_end=attached_end,
+                aliases=tuple(_word(a) or "" for a in aliases.items)
+                if isinstance(aliases, ast.ListExpr)
+                else (),
                 parts=tuple(parts),
             )
         finally:
@@ -336,7 +402,11 @@ class _Builder:
                         out.extend(seq.parts)
                     else:
                         made = placeholder(role, low, high, rc)
-                        out.append(attrs.evolve(made, label=label) if label and isinstance(made, Homopolymer) else made)
+                        out.append(
+                            attrs.evolve(made, label=label)
+                            if label and isinstance(made, Homopolymer)
+                            else made
+                        )
                 case ast.Homopolymer(base=base, count=count):
                     out.append(Homopolymer(base.upper().replace("U", "T"), count, label))
                 case ast.SeqRef(path=path, revcomp=rc):
@@ -373,13 +443,19 @@ class _Builder:
         elif decl.kind == "oligo":
             holder = self.oligo(module, decl)
         else:
-            raise _Failure("E0414", f"`{'.'.join(path)}` is a {decl.kind}, not a segment or oligo", span)
+            raise _Failure(
+                "E0414", f"`{'.'.join(path)}` is a {decl.kind}, not a segment or oligo", span
+            )
         if sub is None:
             return holder.seq
         named = dict(holder.parts)
         if sub not in named:
-            raise _Failure("E0414", f"`{decl.name}` has no part `{sub}`", span,
-                           help="parts: " + (", ".join(f"`{n}`" for n in named) or "none"))
+            raise _Failure(
+                "E0414",
+                f"`{decl.name}` has no part `{sub}`",
+                span,
+                help="parts: " + (", ".join(f"`{n}`" for n in named) or "none"),
+            )
         return named[sub]
 
     # -- workflows (derived)
@@ -392,8 +468,11 @@ class _Builder:
         state_names: dict[str, tuple[str, ...]] = {}
         members = decl.body.members if decl.body else ()
         if len(members) > MAX_WORKFLOW_STEPS:
-            raise _Failure("E0415", f"workflow has {len(members)} steps, more than {MAX_WORKFLOW_STEPS}",
-                           decl.name_span)
+            raise _Failure(
+                "E0415",
+                f"workflow has {len(members)} steps, more than {MAX_WORKFLOW_STEPS}",
+                decl.name_span,
+            )
         for member in members:
             try:
                 match member:
@@ -411,27 +490,53 @@ class _Builder:
                             pname = name if len(pool.products) == 1 else f"{name}_{idx + 1}"
                             product_names.append(pname)
                             states.append(_named_state(pname, product, product.name))
-                        state_names[name] = tuple(n for n, p in zip(product_names, pool.products, strict=True)
-                                                  if p.disposition is Disposition.CARRIED)
-                        carried = tuple(n for n, p in zip(product_names, pool.products, strict=True)
-                                        if p.disposition is Disposition.CARRIED)
-                        discarded = tuple(n for n, p in zip(product_names, pool.products, strict=True)
-                                          if p.disposition is Disposition.DISCARDED)
-                        transitions.append(attrs.evolve(transition, products=tuple(product_names),
-                                                        carried=carried, discarded=discarded))
+                        state_names[name] = tuple(
+                            n
+                            for n, p in zip(product_names, pool.products, strict=True)
+                            if p.disposition is Disposition.CARRIED
+                        )
+                        carried = tuple(
+                            n
+                            for n, p in zip(product_names, pool.products, strict=True)
+                            if p.disposition is Disposition.CARRIED
+                        )
+                        discarded = tuple(
+                            n
+                            for n, p in zip(product_names, pool.products, strict=True)
+                            if p.disposition is Disposition.DISCARDED
+                        )
+                        transitions.append(
+                            attrs.evolve(
+                                transition,
+                                products=tuple(product_names),
+                                carried=carried,
+                                discarded=discarded,
+                            )
+                        )
                         if not carried:
-                            reasons = "; ".join(sorted({p.reason for p in pool.products if p.reason}))
-                            raise _Failure("E0404", f"step `{name}` leaves no product to carry forward",
-                                           member.span, notes=[reasons] if reasons else (),
-                                           help="check primers and adapters: every product was discarded")
+                            reasons = "; ".join(
+                                sorted({p.reason for p in pool.products if p.reason})
+                            )
+                            raise _Failure(
+                                "E0404",
+                                f"step `{name}` leaves no product to carry forward",
+                                member.span,
+                                notes=[reasons] if reasons else (),
+                                help="check primers and adapters: every product was discarded",
+                            )
                     case ast.ExprEntry(keyword="output", value=ast.Name(id=out)):
                         modality = "gene expression"
                         for clause in member.clauses:
-                            if clause.keyword == "as" and isinstance(clause.value, ast.Name | ast.String):
+                            if clause.keyword == "as" and isinstance(
+                                clause.value, ast.Name | ast.String
+                            ):
                                 modality = _modality(_word(clause.value) or "")
                         if out not in state_names:
-                            raise _Failure("E0412", f"output `{out}` is not a step of this workflow",
-                                           member.value.span)
+                            raise _Failure(
+                                "E0412",
+                                f"output `{out}` is not a step of this workflow",
+                                member.value.span,
+                            )
                         finals.extend((s, modality) for s in state_names[out])
                     case ast.ExprEntry(keyword="expect", value=value):
                         self.expect(value, env)
@@ -441,50 +546,87 @@ class _Builder:
                 self.fail(failure)
                 break
             except ops.OperationFailure as failure:
-                self.error(failure.code, failure.message, member.span, notes=failure.notes,
-                           help=failure.help)
+                self.error(
+                    failure.code,
+                    failure.message,
+                    member.span,
+                    notes=failure.notes,
+                    help=failure.help,
+                )
                 break
         if not finals and transitions:
             last = transitions[-1]
             finals = [(s, "gene expression") for s in last.carried]
-        graph = Graph(decl.name, tuple(states), tuple(transitions), tuple(initial), tuple(finals),
-                      derived=True)
+        graph = Graph(
+            decl.name,
+            tuple(states),
+            tuple(transitions),
+            tuple(initial),
+            tuple(finals),
+            derived=True,
+        )
         return graph, env
 
     def input_pool(self, entry: ast.Entry) -> Pool:
         if not isinstance(entry.type, ast.Sequence):
-            raise _Failure("E0412", f"input `{entry.name}` needs a sequence such as `RNA 5'-[CDNA] (A)30-3'`",
-                           entry.span)
+            raise _Failure(
+                "E0412",
+                f"input `{entry.name}` needs a sequence such as `RNA 5'-[CDNA] (A)30-3'`",
+                entry.span,
+            )
         seq = self.sequence(self.info, entry.type)
         moltype = MolType.RNA if entry.type.moltype == "RNA" else MolType.DNA
         name = entry.name or "input"
-        if any(c.keyword == "as" and _word(c.value) == "duplex" for c in entry.clauses):
+        if any(
+            c.keyword == "as"
+            and not isinstance(c.value, ast.Assignment)
+            and _word(c.value) == "duplex"
+            for c in entry.clauses
+        ):
             return Pool.of(Duplex(core=seq, top_name=name, bottom_name=f"{name}'"), name)
         return Pool.of(Single(Strand(seq, moltype, name)), name)
 
-    def step(self, workflow: str, name: str, value: ast.Expr, env: dict[str, Pool],
-             state_names: dict[str, tuple[str, ...]]) -> tuple[Pool, TransitionDef]:
+    def step(
+        self,
+        workflow: str,
+        name: str,
+        value: ast.Expr,
+        env: dict[str, Pool],
+        state_names: dict[str, tuple[str, ...]],
+    ) -> tuple[Pool, TransitionDef]:
         chain: list[tuple[str, ast.Call | ast.Name]] = []
         node: ast.Expr = value
         while isinstance(node, ast.Binary) and node.op == "|>":
             if not isinstance(node.right, ast.Call | ast.Name):
-                raise _Failure("E0412", "the right side of `|>` must be an operation", node.right.span)
+                raise _Failure(
+                    "E0412", "the right side of `|>` must be an operation", node.right.span
+                )
             chain.append((_func_name(node.right), node.right))
             node = node.left
         if not isinstance(node, ast.Call):
-            raise _Failure("E0412", f"step `{name}` must call an operation, such as `pcr(x, primers: [F, R])`",
-                           node.span)
+            raise _Failure(
+                "E0412",
+                f"step `{name}` must call an operation, such as `pcr(x, primers: [F, R])`",
+                node.span,
+            )
         chain.append((_func_name(node), node))
         chain.reverse()
         first_name, first_call = chain[0]
         assert isinstance(first_call, ast.Call)
         if not first_call.args or first_call.args[0].name is not None:
-            raise _Failure("E0412", f"`{first_name}` needs the molecule it acts on as its first argument",
-                           first_call.span)
+            raise _Failure(
+                "E0412",
+                f"`{first_name}` needs the molecule it acts on as its first argument",
+                first_call.span,
+            )
         subject = first_call.args[0].value
         if not isinstance(subject, ast.Name) or subject.id not in env:
-            raise _Failure("E0412", "the first argument must be an input or an earlier step of this workflow",
-                           subject.span, help="known: " + ", ".join(f"`{k}`" for k in env))
+            raise _Failure(
+                "E0412",
+                "the first argument must be an input or an earlier step of this workflow",
+                subject.span,
+                help="known: " + ", ".join(f"`{k}`" for k in env),
+            )
         pool = env[subject.id]
         oligo_names: list[str] = []
         reagents: list[tuple[str, str]] = []
@@ -494,8 +636,13 @@ class _Builder:
         operation = _LSB_OPERATION.get(first_name, "other")
         detail = " |> ".join(n for n, _ in chain)
         transition = TransitionDef(
-            name=name, operation=operation, substrates=state_names.get(subject.id, (subject.id,)),
-            oligos=tuple(dict.fromkeys(oligo_names)), reagents=tuple(reagents), detail=detail)
+            name=name,
+            operation=operation,
+            substrates=state_names.get(subject.id, (subject.id,)),
+            oligos=tuple(dict.fromkeys(oligo_names)),
+            reagents=tuple(reagents),
+            detail=detail,
+        )
         return pool, transition
 
     def call_args(self, call: ast.Call | ast.Name, oligo_names: list[str]) -> dict[str, Any]:
@@ -540,13 +687,21 @@ class _Builder:
                 return value
             case ast.Sequence():
                 return self.sequence(self.info, expr)
-        raise _Failure("E0412", "this argument is not a name, list, number, length or string", expr.span)
+        raise _Failure(
+            "E0412", "this argument is not a name, list, number, length or string", expr.span
+        )
 
-    def apply(self, op_name: str, call: ast.Call | ast.Name, pool: Pool, kwargs: dict[str, Any]) -> Pool:
+    def apply(
+        self, op_name: str, call: ast.Call | ast.Name, pool: Pool, kwargs: dict[str, Any]
+    ) -> Pool:
         spec = _OPERATIONS.get(op_name)
         if spec is None:
-            raise _Failure("E0412", f"`{op_name}` is not a molecular operation", call.span,
-                           help="operations: " + ", ".join(sorted(_OPERATIONS)))
+            raise _Failure(
+                "E0412",
+                f"`{op_name}` is not a molecular operation",
+                call.span,
+                help="operations: " + ", ".join(sorted(_OPERATIONS)),
+            )
         function, on_pool = spec
         try:
             if on_pool:
@@ -559,17 +714,27 @@ class _Builder:
                 else:
                     products.append(Product(result, name=product.name))
                 if len(products) > ops.MAX_PRODUCTS:
-                    raise _Failure("E0415", f"`{op_name}` gives more than {ops.MAX_PRODUCTS} products",
-                                   call.span)
+                    raise _Failure(
+                        "E0415",
+                        f"`{op_name}` gives more than {ops.MAX_PRODUCTS} products",
+                        call.span,
+                    )
             return Pool(tuple(products))
         except ops.OperationFailure as failure:
-            raise _Failure(failure.code, failure.message, call.span, notes=failure.notes,
-                           help=failure.help) from None
+            raise _Failure(
+                failure.code, failure.message, call.span, notes=failure.notes, help=failure.help
+            ) from None
         except TypeError as error:
-            raise _Failure("E0412", f"wrong arguments for `{op_name}`: {error}", call.span) from None
+            raise _Failure(
+                "E0412", f"wrong arguments for `{op_name}`: {error}", call.span
+            ) from None
 
     def expect(self, value: ast.Expr, env: dict[str, Pool]) -> None:
-        if not (isinstance(value, ast.Binary) and value.op == "==" and isinstance(value.right, ast.Sequence)):
+        if not (
+            isinstance(value, ast.Binary)
+            and value.op == "=="
+            and isinstance(value.right, ast.Sequence)
+        ):
             return
         left = value.left
         strand_name = "top"
@@ -577,20 +742,30 @@ class _Builder:
             strand_name = left.name
             left = left.value
         if not isinstance(left, ast.Name) or left.id not in env:
-            raise _Failure("E0412", "`expect` compares a step's strand, as in `expect lib.top == 5'-...-3'`",
-                           value.left.span)
+            raise _Failure(
+                "E0412",
+                "`expect` compares a step's strand, as in `expect lib.top == 5'-...-3'`",
+                value.left.span,
+            )
         carried = env[left.id].carried
         if not carried:
             return
         molecule = carried[0].molecule
-        got = top_strand(molecule) if strand_name == "top" or isinstance(molecule, Single) else molecule.bottom  # type: ignore[union-attr]
+        got = (
+            top_strand(molecule)
+            if strand_name == "top" or isinstance(molecule, Single)
+            else molecule.bottom
+        )
         want = self.sequence(self.info, value.right)
         diff = sequence_difference(want, got)
         if diff is not None:
-            raise _Failure("E0416", f"`{left.id}.{strand_name}` differs from the expected sequence "
-                           f"at segment `{diff}`", value.span,
-                           notes=[f"expected: {render(want)}", f"derived:  {render(got)}"],
-                           help="correct the expectation or the workflow step that makes it")
+            raise _Failure(
+                "E0416",
+                f"`{left.id}.{strand_name}` differs from the expected sequence at segment `{diff}`",
+                value.span,
+                notes=[f"expected: {render(want)}", f"derived:  {render(got)}"],
+                help="correct the expectation or the workflow step that makes it",
+            )
 
     # -- declared states and transitions
     def state(self, decl: ast.Decl) -> StateDef:
@@ -598,8 +773,12 @@ class _Builder:
         try:
             arch = Architecture(arch_word) if arch_word else Architecture.UNKNOWN
         except ValueError:
-            raise _Failure("E0410", f"`{arch_word}` is not a strand architecture", decl.type.span,  # type: ignore[union-attr]
-                           help="one of: " + ", ".join(a.value for a in Architecture)) from None
+            raise _Failure(
+                "E0410",
+                f"`{arch_word}` is not a strand architecture",
+                decl.type.span,  # type: ignore[union-attr]
+                help="one of: " + ", ".join(a.value for a in Architecture),
+            ) from None
         strands: list[StrandDef] = []
         pairs: list[tuple[str, str]] = []
         breaks: list[Discontinuity] = []
@@ -612,26 +791,39 @@ class _Builder:
                 case ast.Entry(keyword="strand", name=name, type=ast.Sequence() as seq_node):
                     derived_from = []
                     for clause in member.clauses:
-                        if clause.keyword == "from" and not isinstance(clause.value, ast.Assignment):
+                        if clause.keyword == "from" and not isinstance(
+                            clause.value, ast.Assignment
+                        ):
                             src = _dotted(clause.value)
                             derived_from.append((src, "same_orientation"))
                     moltype = MolType.RNA if seq_node.moltype == "RNA" else MolType.DNA
-                    strands.append(StrandDef(name or f"s{len(strands) + 1}",
-                                             self.sequence(self.info, seq_node), moltype,
-                                             tuple(derived_from)))
+                    strands.append(
+                        StrandDef(
+                            name or f"s{len(strands) + 1}",
+                            self.sequence(self.info, seq_node),
+                            moltype,
+                            tuple(derived_from),
+                        )
+                    )
                 case ast.ExprEntry(keyword="pair", value=ast.Binary(op="~", left=a, right=b)):
                     pairs.append((_dotted(a), _dotted(b)))
                 case ast.Entry(keyword="nick" | "gap" | "break" as kind):
                     fields = _fields(member.body) if member.body else {}
-                    breaks.append(Discontinuity(kind, _word(fields.get("strand")) or member.name or "",
-                                                _word(fields.get("after")) or "",
-                                                _word(fields.get("before")) or ""))
+                    breaks.append(
+                        Discontinuity(
+                            kind,
+                            _word(fields.get("strand")) or member.name or "",
+                            _word(fields.get("after")) or "",
+                            _word(fields.get("before")) or "",
+                        )
+                    )
                 case ast.Field(key="derived") | ast.Field(key="realizes"):
                     realizes = _dotted(member.value)
                 case _:
                     pass
-        state = StateDef(decl.name, tuple(strands), arch, decl.title or "", tuple(pairs),
-                         tuple(breaks), realizes)
+        state = StateDef(
+            decl.name, tuple(strands), arch, decl.title or "", tuple(pairs), tuple(breaks), realizes
+        )
         self.check_architecture(state, decl)
         return state
 
@@ -641,8 +833,12 @@ class _Builder:
         for a, b in state.pairs:
             for side in (a, b):
                 if side not in names:
-                    self.error("E0410", f"`pair` names `{side}`, which is not a strand of `{state.name}`",
-                               decl.name_span, help="strands: " + ", ".join(f"`{s}`" for s in names))
+                    self.error(
+                        "E0410",
+                        f"`pair` names `{side}`, which is not a strand of `{state.name}`",
+                        decl.name_span,
+                        help="strands: " + ", ".join(f"`{s}`" for s in names),
+                    )
         problem = None
         types = sorted(s.moltype.value for s in state.strands)
         match arch:
@@ -667,15 +863,22 @@ class _Builder:
             case _:
                 pass
         if problem:
-            self.error("E0410", problem, decl.type.span if decl.type else decl.name_span,
-                       help="the architecture must match the strands and their pairing")
+            self.error(
+                "E0410",
+                problem,
+                decl.type.span if decl.type else decl.name_span,
+                help="the architecture must match the strands and their pairing",
+            )
 
     def transition(self, decl: ast.Decl) -> TransitionDef:
         operation = _word(decl.type) if decl.type is not None else None
         if operation not in OPERATIONS:
-            raise _Failure("E0412", f"`{operation}` is not a LibStructBench operation",
-                           decl.type.span if decl.type else decl.name_span,
-                           help="one of: " + ", ".join(OPERATIONS))
+            raise _Failure(
+                "E0412",
+                f"`{operation}` is not a LibStructBench operation",
+                decl.type.span if decl.type else decl.name_span,
+                help="one of: " + ", ".join(OPERATIONS),
+            )
         fields = _fields(decl.body) if decl.body else {}
         reagents = []
         raw = fields.get("reagents")
@@ -683,9 +886,16 @@ class _Builder:
             for item in raw.items:
                 reagents.append((_word(item) or "", ""))
         return TransitionDef(
-            decl.name, operation, _names(fields.get("substrates")), _names(fields.get("products")),
-            _names(fields.get("carried")), _names(fields.get("discarded")), _names(fields.get("oligos")),
-            tuple(reagents), _word(fields.get("detail")) or "")
+            decl.name,
+            operation,
+            _names(fields.get("substrates")),
+            _names(fields.get("products")),
+            _names(fields.get("carried")),
+            _names(fields.get("discarded")),
+            _names(fields.get("oligos")),
+            tuple(reagents),
+            _word(fields.get("detail")) or "",
+        )
 
     # -- checks
     def check_graph(self, graph: Graph, decls: dict[str, ast.Decl]) -> None:
@@ -695,16 +905,21 @@ class _Builder:
                 span = self.spans.get(graph.name, span)
             self.error(code, message, span, help=_GRAPH_HELP[code])
 
-    def check_realizes(self, states: Iterable[StateDef], derived: dict[str, Pool],
-                       decls: dict[str, ast.Decl]) -> None:
+    def check_realizes(
+        self, states: Iterable[StateDef], derived: dict[str, Pool], decls: dict[str, ast.Decl]
+    ) -> None:
         for state in states:
             if state.realizes is None:
                 continue
             pool = derived.get(state.realizes)
             decl = decls[state.name]
             if pool is None:
-                self.error("E0405", f"`{state.realizes}` is not a derived workflow step", decl.name_span,
-                           help="name a step as `workflow.step`")
+                self.error(
+                    "E0405",
+                    f"`{state.realizes}` is not a derived workflow step",
+                    decl.name_span,
+                    help="name a step as `workflow.step`",
+                )
                 continue
             carried = pool.carried
             if not carried:
@@ -712,9 +927,14 @@ class _Builder:
             problem = compare_state(state, carried[0].molecule)
             if problem is not None:
                 message, notes = problem
-                self.error("E0405", f"declared state `{state.name}` differs from derived `{state.realizes}`: "
-                           + message, decl.name_span, notes=notes,
-                           help="correct the declared strand or the workflow")
+                self.error(
+                    "E0405",
+                    f"declared state `{state.name}` differs from derived `{state.realizes}`: "
+                    + message,
+                    decl.name_span,
+                    notes=notes,
+                    help="correct the declared strand or the workflow",
+                )
 
     # -- libraries and reads
     def library(self, decl: ast.Decl, derived: dict[str, Pool]) -> LibraryDef:
@@ -729,28 +949,45 @@ class _Builder:
             source_name = _dotted(src)
             pool = derived.get(source_name)
             if pool is None or not pool.carried:
-                raise _Failure("E0405", f"`{source_name}` is not a derived workflow output", src.span)
+                raise _Failure(
+                    "E0405", f"`{source_name}` is not a derived workflow output", src.span
+                )
             derived_seq = top_strand(pool.carried[0].molecule)
         seq_node = fields.get("seq") or fields.get("structure")
-        seq = self.sequence(self.info, seq_node, label=None) if isinstance(seq_node, ast.Sequence) else None
+        seq = (
+            self.sequence(self.info, seq_node, label=None)
+            if isinstance(seq_node, ast.Sequence)
+            else None
+        )
         if seq is not None and derived_seq is not None:
             diff = sequence_difference(seq, derived_seq)
             if diff is not None:
-                self.error("E0405", f"library `{decl.name}` differs from derived `{source_name}` at "
-                           f"segment `{diff}`", seq_node.span,  # type: ignore[union-attr]
-                           notes=[f"declared: {render(seq)}", f"derived:  {render(derived_seq)}"],
-                           help="correct the declared structure or the workflow")
+                self.error(
+                    "E0405",
+                    f"library `{decl.name}` differs from derived `{source_name}` at "
+                    f"segment `{diff}`",
+                    seq_node.span,  # type: ignore[union-attr]
+                    notes=[f"declared: {render(seq)}", f"derived:  {render(derived_seq)}"],
+                    help="correct the declared structure or the workflow",
+                )
         final = seq if seq is not None else derived_seq
         if final is None:
-            raise _Failure("E0413", f"library `{decl.name}` has neither `seq` nor `from`", decl.name_span)
-        reads = []
+            raise _Failure(
+                "E0413", f"library `{decl.name}` has neither `seq` nor `from`", decl.name_span
+            )
+        reads: list[ReadDef] = []
         for member in decl.body.members if decl.body else ():
             if isinstance(member, ast.Entry) and member.keyword == "read":
                 rf = _fields(member.body) if member.body else {}
                 primer = _dotted(rf["primer"]) if "primer" in rf else ""
                 low, high = self.length(rf.get("length")) if "length" in rf else (None, None)
-                read = ReadDef(member.name or f"R{len(reads) + 1}", primer,
-                               _word(rf.get("strand")) or "bottom", high, low)
+                read = ReadDef(
+                    member.name or f"R{len(reads) + 1}",
+                    primer,
+                    _word(rf.get("strand")) or "bottom",
+                    high,
+                    low,
+                )
                 reads.append(read)
                 self.check_read(read, final, member)
         modality = _modality(_word(fields.get("modality")) or "gene expression")
@@ -758,8 +995,12 @@ class _Builder:
 
     def check_read(self, read: ReadDef, library: Seq, member: ast.Entry) -> None:
         if not read.primer:
-            self.error("E0411", f"read `{read.name}` names no primer", member.span,
-                       help="add `primer: <oligo>`")
+            self.error(
+                "E0411",
+                f"read `{read.name}` names no primer",
+                member.span,
+                help="add `primer: <oligo>`",
+            )
             return
         try:
             primer = self.named_oligo(self.info, read.primer, member.span)
@@ -767,7 +1008,9 @@ class _Builder:
             self.fail(failure)
             return
         if read.strand not in ("top", "bottom"):
-            self.error("E0411", f"read `{read.name}`: strand must be `top` or `bottom`", member.span)
+            self.error(
+                "E0411", f"read `{read.name}`: strand must be `top` or `bottom`", member.span
+            )
             return
         # `strand` names the template strand the primer anneals to (LibStructBench's
         # `template_strand`); the read then copies the other strand.
@@ -776,11 +1019,17 @@ class _Builder:
         template = plain(_strand_for(library, read.strand))
         whole = plain(primer.seq).min_length
         if not ops.anneal_sites(plain(primer.seq), template, whole):
-            failure = ops.no_site_failure(primer.name, plain(primer.seq),
-                                          [(f"library {read.strand} strand", template)], whole)
-            self.error("E0411", f"read `{read.name}` cannot be sequenced: primer `{primer.name}` does not "
-                       f"anneal to the library's {read.strand} strand", member.span,
-                       notes=failure.notes, help="check the primer and the strand the read is primed on")
+            problem = ops.no_site_failure(
+                primer.name, plain(primer.seq), [(f"library {read.strand} strand", template)], whole
+            )
+            self.error(
+                "E0411",
+                f"read `{read.name}` cannot be sequenced: primer `{primer.name}` does not "
+                f"anneal to the library's {read.strand} strand",
+                member.span,
+                notes=problem.notes,
+                help="check the primer and the strand the read is primed on",
+            )
 
 
 def _strand_for(library: Seq, strand: str) -> Seq:
@@ -805,24 +1054,16 @@ def segment_at(seq: Seq, token: int) -> str:
 def sequence_difference(want: Seq, got: Seq) -> str | None:
     """None when equal (up to chemistry and degenerate bases folded into payloads);
     otherwise the first differing segment of `want`."""
-    a, b = fold_anchors(plain(want).tokens()), fold_anchors(plain(got).tokens())
+    full = plain(want).tokens()
+    kept = kept_positions(full)
+    a = tuple(full[i] for i in kept)
+    b = fold_anchors(plain(got).tokens())
     if a == b:
         return None
-    full = plain(want).tokens()
-    index = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
-    # map folded index back to unfolded position (count kept tokens)
-    kept = fold_anchors(full)
-    target, seen = kept[:index], 0
-    position = 0
-    for position, tok in enumerate(full):
-        if seen < len(target) and tok == target[seen]:
-            seen += 1
-        if seen == len(target):
-            break
-    if index == 0:
-        position = 0
-    elif position + 1 < len(full):
-        position += 1
+    index = next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+    position = kept[index] if index < len(kept) else len(full)
     return segment_at(plain(want), position)
 
 
@@ -837,9 +1078,13 @@ def compare_state(state: StateDef, molecule: Any) -> tuple[str, list[str]] | Non
         best = max(derived, key=lambda d: _common_prefix(strand.seq, d.seq))
         diff = sequence_difference(strand.seq, best.seq) or "?"
         rna = strand.moltype is MolType.RNA
-        return (f"strand `{strand.name}` first differs at segment `{diff}`",
-                [f"declared: {render(strand.seq, rna=rna)}",
-                 f"derived:  {render(best.seq, rna=best.moltype is MolType.RNA)}"])
+        return (
+            f"strand `{strand.name}` first differs at segment `{diff}`",
+            [
+                f"declared: {render(strand.seq, rna=rna)}",
+                f"derived:  {render(best.seq, rna=best.moltype is MolType.RNA)}",
+            ],
+        )
     return None
 
 
@@ -873,9 +1118,9 @@ def graph_problems(graph: Graph) -> list[tuple[str, str, str]]:
 
     problems: list[tuple[str, str, str]] = []
     g = nx.DiGraph()
-    for s in graph.states:
-        g.add_node(("s", s.name))
-    known = {s.name for s in graph.states}
+    for state in graph.states:
+        g.add_node(("s", state.name))
+    known = {state.name for state in graph.states}
     finals = {f for f, _ in graph.finals}
     for t in graph.transitions:
         g.add_node(("t", t.name))
@@ -885,16 +1130,31 @@ def graph_problems(graph: Graph) -> list[tuple[str, str, str]]:
             g.add_edge(("t", t.name), ("s", s))
         for s in (*t.substrates, *t.products, *t.carried, *t.discarded):
             if s not in known:
-                problems.append(("E0409", f"transition `{t.name}` names `{s}`, which is not a declared state",
-                                 t.name))
+                problems.append(
+                    (
+                        "E0409",
+                        f"transition `{t.name}` names `{s}`, which is not a declared state",
+                        t.name,
+                    )
+                )
         for s in t.products:
             if s not in t.carried and s not in t.discarded:
-                problems.append(("E0407", f"product `{s}` of `{t.name}` is neither carried nor discarded",
-                                 t.name))
+                problems.append(
+                    (
+                        "E0407",
+                        f"product `{s}` of `{t.name}` is neither carried nor discarded",
+                        t.name,
+                    )
+                )
         for s in (*t.carried, *t.discarded):
             if s not in t.products:
-                problems.append(("E0407", f"`{s}` is carried or discarded by `{t.name}` but is not its product",
-                                 t.name))
+                problems.append(
+                    (
+                        "E0407",
+                        f"`{s}` is carried or discarded by `{t.name}` but is not its product",
+                        t.name,
+                    )
+                )
     try:
         cycle = nx.find_cycle(g)
         names = " -> ".join(f"`{n[1]}`" for n, _ in cycle)
@@ -905,11 +1165,19 @@ def graph_problems(graph: Graph) -> list[tuple[str, str, str]]:
     for t in graph.transitions:
         for s in t.carried:
             if s not in used and s not in finals:
-                problems.append(("E0408", f"`{s}` is carried forward by `{t.name}` but no later step uses it "
-                                 "and it is not final", s if s in known else t.name))
-    initial = set(graph.initial) or {s.name for s in graph.states
-                                     if not any(s.name in t.products for t in graph.transitions)
-                                     and s.name in used}
+                problems.append(
+                    (
+                        "E0408",
+                        f"`{s}` is carried forward by `{t.name}` but no later step uses it "
+                        "and it is not final",
+                        s if s in known else t.name,
+                    )
+                )
+    initial = set(graph.initial) or {
+        s.name
+        for s in graph.states
+        if not any(s.name in t.products for t in graph.transitions) and s.name in used
+    }
     for f in sorted(finals):
         if ("s", f) not in g:
             problems.append(("E0409", f"final state `{f}` is not declared", f))
@@ -917,12 +1185,15 @@ def graph_problems(graph: Graph) -> list[tuple[str, str, str]]:
         if f in initial:
             continue
         if not any(("s", i) in g and nx.has_path(g, ("s", i), ("s", f)) for i in initial):
-            problems.append(("E0409", f"final state `{f}` is not reachable from an initial state", f))
+            problems.append(
+                ("E0409", f"final state `{f}` is not reachable from an initial state", f)
+            )
     return problems
 
 
-def _declared_graph(name: str, states: list[StateDef], transitions: list[TransitionDef],
-                    decls: Sequence[ast.Decl]) -> Graph:
+def _declared_graph(
+    name: str, states: list[StateDef], transitions: list[TransitionDef], decls: Sequence[ast.Decl]
+) -> Graph:
     finals: list[tuple[str, str]] = []
     for decl in decls:
         if decl.kind == "state" and decl.body:
@@ -934,9 +1205,13 @@ def _declared_graph(name: str, states: list[StateDef], transitions: list[Transit
     initial = tuple(s.name for s in states if s.name not in products and s.name in substrates)
     if not finals:
         substrates = {s for t in transitions for s in t.substrates}
-        finals = [(s.name, "gene expression") for s in states
-                  if s.name in products and s.name not in substrates
-                  and any(s.name in t.carried for t in transitions)]
+        finals = [
+            (s.name, "gene expression")
+            for s in states
+            if s.name in products
+            and s.name not in substrates
+            and any(s.name in t.carried for t in transitions)
+        ]
     return Graph(name, tuple(states), tuple(transitions), initial, tuple(finals))
 
 
@@ -948,7 +1223,9 @@ def _named_state(name: str, product: Product, title: str) -> StateDef:
 # ---------------------------------------------------------------------- operation table
 
 
-def _rt(molecule: Any, primer: ops.Oligo, switch: ops.Oligo | None = None, nontemplated: str = "CCC") -> Any:
+def _rt(
+    molecule: Any, primer: ops.Oligo, switch: ops.Oligo | None = None, nontemplated: str = "CCC"
+) -> Any:
     return ops.reverse_transcribe(molecule, primer, switch=switch, nontemplated=nontemplated)
 
 
@@ -988,7 +1265,9 @@ def _round(molecule: Any, barcode: ops.Oligo, end: str = "5'", by: str = "ligati
     return ops.barcode_round(molecule, barcode, end=end, by=by)
 
 
-def _split_pool(molecule: Any, rounds: list[ops.Oligo], end: str = "5'", by: str = "ligation") -> Any:
+def _split_pool(
+    molecule: Any, rounds: list[ops.Oligo], end: str = "5'", by: str = "ligation"
+) -> Any:
     return ops.split_pool(molecule, rounds, end=end, by=by)
 
 
@@ -996,11 +1275,11 @@ def _capture(pool: Pool, probe: ops.Oligo | str) -> Pool:
     return ops.capture(pool, probe)
 
 
-def _cleanup(pool: Pool, min: int = 100, ratio: Any = None) -> Pool:  # noqa: A002
+def _cleanup(pool: Pool, min: int = 100, ratio: Any = None) -> Pool:
     return ops.cleanup(pool, minimum=min)
 
 
-def _size_select(pool: Pool, min: int | None = None, max: int | None = None) -> Pool:  # noqa: A002
+def _size_select(pool: Pool, min: int | None = None, max: int | None = None) -> Pool:
     return ops.size_select(pool, minimum=min, maximum=max)
 
 
@@ -1046,8 +1325,12 @@ def _fields(block: ast.Block | None) -> dict[str, ast.Expr]:
     for member in block.members:
         if isinstance(member, ast.Field):
             out[member.key] = member.value
-        elif isinstance(member, ast.Entry) and member.name is None and member.type is not None \
-                and member.body is None:
+        elif (
+            isinstance(member, ast.Entry)
+            and member.name is None
+            and member.type is not None
+            and member.body is None
+        ):
             # `strand: top` reads as an entry because `strand` is an entry keyword
             out[member.keyword] = member.type
     return out

@@ -38,16 +38,28 @@ def to_networkx(graph: Graph) -> Any:
     finals = dict(graph.finals)
     discarded = {s for t in graph.transitions for s in t.discarded}
     for state in graph.states:
-        g.add_node(f"s:{state.name}", kind="state", name=state.name, title=state.title,
-                   architecture=state.architecture.value,
-                   strands=len(state.strands),
-                   reference=library_sequence(state.strands[0].seq) if state.strands else "",
-                   initial=state.name in graph.initial, final=finals.get(state.name, ""),
-                   discarded=state.name in discarded, reason=state.disposition_reason)
+        g.add_node(
+            f"s:{state.name}",
+            kind="state",
+            name=state.name,
+            title=state.title,
+            architecture=state.architecture.value,
+            strands=len(state.strands),
+            reference=library_sequence(state.strands[0].seq) if state.strands else "",
+            initial=state.name in graph.initial,
+            final=finals.get(state.name, ""),
+            discarded=state.name in discarded,
+            reason=state.disposition_reason,
+        )
     for transition in graph.transitions:
-        g.add_node(f"t:{transition.name}", kind="transition", name=transition.name,
-                   operation=transition.operation, detail=transition.detail,
-                   oligos=",".join(transition.oligos))
+        g.add_node(
+            f"t:{transition.name}",
+            kind="transition",
+            name=transition.name,
+            operation=transition.operation,
+            detail=transition.detail,
+            oligos=",".join(transition.oligos),
+        )
         for s in transition.substrates:
             g.add_edge(f"s:{s}", f"t:{transition.name}", kind="substrate")
         for s in transition.products:
@@ -59,7 +71,9 @@ def to_networkx(graph: Graph) -> Any:
 def typed_edges(graph: Graph) -> set[tuple[str, str, str]]:
     """LibStructBench's typed edges: (kind, from, to) by entity name."""
     g = to_networkx(graph)
-    return {(data["kind"], a.split(":", 1)[1], b.split(":", 1)[1]) for a, b, data in g.edges(data=True)}
+    return {
+        (data["kind"], a.split(":", 1)[1], b.split(":", 1)[1]) for a, b, data in g.edges(data=True)
+    }
 
 
 def to_dot(graph: Graph) -> str:
@@ -97,11 +111,19 @@ def to_mermaid(graph: Graph) -> str:
     finals = dict(graph.finals)
     discarded = {s for t in graph.transitions for s in t.discarded}
     for state in graph.states:
-        cls = ":::final" if state.name in finals else ":::discarded" if state.name in discarded else ""
+        cls = (
+            ":::final"
+            if state.name in finals
+            else ":::discarded"
+            if state.name in discarded
+            else ""
+        )
         lines.append(f'  {_mid("s", state.name)}(["{_mermaid_text(state.name)}"]){cls}')
     for transition in graph.transitions:
-        lines.append(f'  {_mid("t", transition.name)}{{{{"{_mermaid_text(transition.name)}: '
-                     f'{transition.operation}"}}}}')
+        lines.append(
+            f'  {_mid("t", transition.name)}{{{{"{_mermaid_text(transition.name)}: '
+            f'{transition.operation}"}}}}'
+        )
     for transition in graph.transitions:
         for s in transition.substrates:
             lines.append(f"  {_mid('s', s)} --> {_mid('t', transition.name)}")

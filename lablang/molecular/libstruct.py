@@ -63,8 +63,11 @@ def export_libstruct(program: Any, task: str) -> dict[str, Any]:
         raise ValueError(f"task must be one of {', '.join(TASKS)}, not {task!r}")
     protocol_id = model.name or "protocol"
     if task == "t1":
-        return {"schema_version": T1_SCHEMA, "protocol_id": protocol_id,
-                "libraries": [library_record(lib) for lib in _libraries(model)]}
+        return {
+            "schema_version": T1_SCHEMA,
+            "protocol_id": protocol_id,
+            "libraries": [library_record(lib) for lib in _libraries(model)],
+        }
     if task == "t2":
         return {"protocol_id": protocol_id, "oligos": [oligo_record(o) for o in model.oligos]}
     graphs = [g for g in model.graphs if not g.derived] or list(model.graphs)
@@ -99,8 +102,12 @@ def library_sequence(seq: Seq) -> str:
 
 def library_record(library: LibraryDef) -> dict[str, Any]:
     text = library_sequence(library.seq)
-    return {"library_id": library.name, "modality": library.modality,
-            "library_sequence": text, "annotated_library_sequence": text}
+    return {
+        "library_id": library.name,
+        "modality": library.modality,
+        "library_sequence": text,
+        "annotated_library_sequence": text,
+    }
 
 
 def segments_of(seq: Seq, structural_roles: Iterable[str] | None = None) -> list[dict[str, Any]]:
@@ -169,16 +176,29 @@ def _derivation(label: str | None) -> dict[str, str] | None:
 
 def oligo_record(oligo: OligoDef) -> dict[str, Any]:
     record: dict[str, Any] = {
-        "oligo_id": oligo.name, "name": oligo.title or oligo.name, "aliases": list(oligo.aliases),
-        "role": oligo.role.replace("_", " "), "kind": oligo.kind,
+        "oligo_id": oligo.name,
+        "name": oligo.title or oligo.name,
+        "aliases": list(oligo.aliases),
+        "role": oligo.role.replace("_", " "),
+        "kind": oligo.kind,
     }
     if len(oligo.strands) == 1:
         record["sequence"] = render_libstruct(unflag(oligo.seq))
     record["orientation"] = oligo.orientation
-    record["components"] = [] if len(oligo.strands) == 1 else [
-        {"name": f"strand {chr(ord('a') + i)}", "role": "", "sequence": render_libstruct(unflag(s)),
-         "orientation": "5_to_3", "modifications": _modifications(s)}
-        for i, s in enumerate(oligo.strands)]
+    record["components"] = (
+        []
+        if len(oligo.strands) == 1
+        else [
+            {
+                "name": f"strand {chr(ord('a') + i)}",
+                "role": "",
+                "sequence": render_libstruct(unflag(s)),
+                "orientation": "5_to_3",
+                "modifications": _modifications(s),
+            }
+            for i, s in enumerate(oligo.strands)
+        ]
+    )
     record["modifications"] = _modifications(oligo.seq) if len(oligo.strands) == 1 else []
     return record
 
@@ -206,41 +226,66 @@ def workflow_record(graph: Graph) -> dict[str, Any]:
 
 def state_record(state: StateDef) -> dict[str, Any]:
     types = sorted({s.moltype.value for s in state.strands})
-    strands = []
+    strands: list[dict[str, Any]] = []
     roles = _structural_roles(state)
     for index, strand in enumerate(state.strands):
         strand_id = f"{state.name}_{_ident(strand.name)}"
-        segments = segments_of(strand.seq, roles[index] if roles else
-                               ["unpaired" if len(state.strands) == 1 else "unknown"] * len(strand.seq.parts))
+        segments = segments_of(
+            strand.seq,
+            roles[index]
+            if roles
+            else ["unpaired" if len(state.strands) == 1 else "unknown"] * len(strand.seq.parts),
+        )
         for k, seg in enumerate(segments):
             seg["segment_id"] = f"{strand_id}_s{k + 1}"
-        strands.append({
-            "strand_id": strand_id, "name": strand.name, "molecule_type": strand.moltype.value,
-            "orientation": "5_to_3", "sequence_architecture": library_sequence(strand.seq),
-            "segments": segments, "support_status": state.support_status,
-        })
+        strands.append(
+            {
+                "strand_id": strand_id,
+                "name": strand.name,
+                "molecule_type": strand.moltype.value,
+                "orientation": "5_to_3",
+                "sequence_architecture": library_sequence(strand.seq),
+                "segments": segments,
+                "support_status": state.support_status,
+            }
+        )
     ids = {s.name: f"{state.name}_{_ident(s.name)}" for s in state.strands}
     segment_ids = {st["strand_id"]: [seg["segment_id"] for seg in st["segments"]] for st in strands}
     paired = []
     for n, (a, b) in enumerate(state.pairs):
         if a in ids and b in ids:
-            paired.append({
-                "paired_region_id": f"{state.name}_pr{n + 1}",
-                "side_1": {"strand_id": ids[a], "segment_ids": segment_ids[ids[a]]},
-                "side_2": {"strand_id": ids[b], "segment_ids": segment_ids[ids[b]]},
-                "relationship": "reverse_complementary", "support_status": state.support_status,
-            })
+            paired.append(
+                {
+                    "paired_region_id": f"{state.name}_pr{n + 1}",
+                    "side_1": {"strand_id": ids[a], "segment_ids": segment_ids[ids[a]]},
+                    "side_2": {"strand_id": ids[b], "segment_ids": segment_ids[ids[b]]},
+                    "relationship": "reverse_complementary",
+                    "support_status": state.support_status,
+                }
+            )
     return {
-        "state_id": state.name, "name": state.title or state.name,
-        "molecule_type": "/".join(reversed(types)) if len(types) > 1 else (types[0] if types else "unknown"),
+        "state_id": state.name,
+        "name": state.title or state.name,
+        "molecule_type": "/".join(reversed(types))
+        if len(types) > 1
+        else (types[0] if types else "unknown"),
         "strand_architecture": state.architecture.value,
         "reference_strand_id": strands[0]["strand_id"] if strands else "",
-        "physical_state": "", "strands": strands, "paired_regions": paired,
+        "physical_state": "",
+        "strands": strands,
+        "paired_regions": paired,
         "discontinuities": [
-            {"discontinuity_id": f"{state.name}_d{i + 1}", "strand_id": ids.get(d.strand, d.strand),
-             "after_segment_id": d.after, "before_segment_id": d.before, "kind": d.kind}
-            for i, d in enumerate(state.discontinuities)],
-        "properties": [], "support_status": state.support_status,
+            {
+                "discontinuity_id": f"{state.name}_d{i + 1}",
+                "strand_id": ids.get(d.strand, d.strand),
+                "after_segment_id": d.after,
+                "before_segment_id": d.before,
+                "kind": d.kind,
+            }
+            for i, d in enumerate(state.discontinuities)
+        ],
+        "properties": [],
+        "support_status": state.support_status,
     }
 
 
@@ -249,15 +294,20 @@ def _structural_roles(state: StateDef) -> list[list[str]] | None:
     if not isinstance(molecule, Duplex):
         return None
     top: list[str] = []
-    for seq, role in ((molecule.left.top, "five_prime_overhang"), (molecule.core, "paired_region"),
-                      (molecule.right.top, "three_prime_overhang")):
+    for seq, role in (
+        (molecule.left.top, "five_prime_overhang"),
+        (molecule.core, "paired_region"),
+        (molecule.right.top, "three_prime_overhang"),
+    ):
         top.extend([role] * len(segments_of(seq)))
     bottom: list[str] = []
     from lablang.molecular.sequence import reverse_complement
 
-    for seq, role in ((molecule.right.bottom, "five_prime_overhang"),
-                      (reverse_complement(molecule.core), "paired_region"),
-                      (molecule.left.bottom, "three_prime_overhang")):
+    for seq, role in (
+        (molecule.right.bottom, "five_prime_overhang"),
+        (reverse_complement(molecule.core), "paired_region"),
+        (molecule.left.bottom, "three_prime_overhang"),
+    ):
         bottom.extend([role] * len(segments_of(seq)))
     return [top, bottom]
 
@@ -269,7 +319,9 @@ def transition_record(transition: TransitionDef) -> dict[str, Any]:
         "operation": transition.operation,
         "operation_detail": transition.detail,
         "oligo_ids": list(transition.oligos),
-        "major_reagents": [{"name": n, "role": r} if r else {"name": n} for n, r in transition.reagents],
+        "major_reagents": [
+            {"name": n, "role": r} if r else {"name": n} for n, r in transition.reagents
+        ],
         "product_state_ids": list(transition.products),
         "carried_forward_product_ids": list(transition.carried),
         "discarded_product_ids": list(transition.discarded),
@@ -295,7 +347,10 @@ def import_libstruct(data: dict[str, Any], name: str | None = None) -> str:
     if not isinstance(data, dict):
         raise ImportProblem("the file is not a JSON object")
     module = _ident(name or str(data.get("protocol_id") or "imported"))
-    lines = [f"module {module} {_string(str(data.get('protocol_name') or data.get('protocol_id') or module))}", ""]
+    lines = [
+        f"module {module} {_string(str(data.get('protocol_name') or data.get('protocol_id') or module))}",
+        "",
+    ]
     if "libraries" in data:
         lines += _import_libraries(data["libraries"])
     if "oligos" in data:
@@ -318,7 +373,9 @@ def _seq_text(text: Any, where: str) -> str:
 
 
 def _normalise_placeholders(text: str) -> str:
-    return re.sub(r"\[([^\]:]+)", lambda m: "[" + re.sub(r"[^A-Za-z0-9_']", "_", m.group(1)).upper(), text)
+    return re.sub(
+        r"\[([^\]:]+)", lambda m: "[" + re.sub(r"[^A-Za-z0-9_']", "_", m.group(1)).upper(), text
+    )
 
 
 def _import_libraries(libraries: Any) -> list[str]:
@@ -326,8 +383,13 @@ def _import_libraries(libraries: Any) -> list[str]:
     for index, lib in enumerate(_list(libraries, "libraries")):
         ident = _ident(str(lib.get("library_id") or f"library_{index + 1}"))
         seq = _seq_text(lib.get("library_sequence", ""), f"library `{ident}`")
-        out += [f"library {ident} {{", f"  modality: {_string(str(lib.get('modality', 'gene expression')))}",
-                f"  seq: {seq}", "}", ""]
+        out += [
+            f"library {ident} {{",
+            f"  modality: {_string(str(lib.get('modality', 'gene expression')))}",
+            f"  seq: {seq}",
+            "}",
+            "",
+        ]
     return out
 
 
@@ -336,7 +398,11 @@ def _import_oligos(oligos: Any) -> list[str]:
     for index, oligo in enumerate(_list(oligos, "oligos")):
         ident = _ident(str(oligo.get("oligo_id") or f"oligo_{index + 1}"))
         title = oligo.get("name") or ""
-        head = f"oligo {ident}" + (f" {_string(str(title))}" if title and title != ident else "") + " {"
+        head = (
+            f"oligo {ident}"
+            + (f" {_string(str(title))}" if title and title != ident else "")
+            + " {"
+        )
         body = [f"  kind: {_ident(str(oligo.get('kind') or 'single'))}"]
         if oligo.get("role"):
             body.append(f"  role: {_string(str(oligo['role']))}")
@@ -347,7 +413,9 @@ def _import_oligos(oligos: Any) -> list[str]:
             body.append(f"  seq: {_seq_text(oligo['sequence'], f'oligo `{ident}`')}")
         for k, comp in enumerate(_list(oligo.get("components") or [], "components")):
             if comp.get("sequence"):
-                body.append(f"  strand {chr(ord('a') + k)}: {_seq_text(comp['sequence'], f'oligo `{ident}`')}")
+                body.append(
+                    f"  strand {chr(ord('a') + k)}: {_seq_text(comp['sequence'], f'oligo `{ident}`')}"
+                )
         if len(body) == 1 + bool(oligo.get("role")) + bool(aliases):
             continue  # no sequence: nothing lablang can check
         out += [head, *body, "}", ""]
@@ -357,22 +425,32 @@ def _import_oligos(oligos: Any) -> list[str]:
 def _import_workflows(workflows: Any) -> list[str]:
     out: list[str] = []
     for wf in _list(workflows, "workflows"):
-        finals = {f.get("state_id"): f.get("modality", "gene expression")
-                  for f in _list(wf.get("final_outputs") or [], "final_outputs")}
+        finals = {
+            f.get("state_id"): f.get("modality", "gene expression")
+            for f in _list(wf.get("final_outputs") or [], "final_outputs")
+        }
         for state in _list(wf.get("states") or [], "states"):
             sid = _ident(str(state.get("state_id")))
             arch = state.get("strand_architecture") or "unknown"
             title = state.get("name") or ""
-            out.append(f"state {sid}" + (f" {_string(str(title))}" if title else "") + f" : {_ident(str(arch))} {{")
+            out.append(
+                f"state {sid}"
+                + (f" {_string(str(title))}" if title else "")
+                + f" : {_ident(str(arch))} {{"
+            )
             names: dict[str, str] = {}
             for k, strand in enumerate(_list(state.get("strands") or [], "strands")):
-                strand_name = _ident(str(strand.get("name") or strand.get("strand_id") or f"s{k + 1}"))
+                strand_name = _ident(
+                    str(strand.get("name") or strand.get("strand_id") or f"s{k + 1}")
+                )
                 names[str(strand.get("strand_id"))] = strand_name
                 moltype = "RNA" if strand.get("molecule_type") == "RNA" else "DNA"
                 text = strand.get("sequence_architecture")
                 if not text:
-                    text = "".join(seg.get("sequence") or seg.get("placeholder") or ""
-                                   for seg in strand.get("segments") or [])
+                    text = "".join(
+                        seg.get("sequence") or seg.get("placeholder") or ""
+                        for seg in strand.get("segments") or []
+                    )
                 out.append(f"  strand {strand_name}: {moltype} {_seq_text(text, f'state `{sid}`')}")
             for region in state.get("paired_regions") or []:
                 a = names.get(str(region.get("side_1", {}).get("strand_id")))
@@ -390,13 +468,19 @@ def _import_workflows(workflows: Any) -> list[str]:
             body = []
             if transition.get("operation_detail"):
                 body.append(f"  detail: {_string(str(transition['operation_detail']))}")
-            for key, field in (("substrate_state_ids", "substrates"), ("oligo_ids", "oligos"),
-                               ("product_state_ids", "products"), ("carried_forward_product_ids", "carried"),
-                               ("discarded_product_ids", "discarded")):
+            for key, field in (
+                ("substrate_state_ids", "substrates"),
+                ("oligo_ids", "oligos"),
+                ("product_state_ids", "products"),
+                ("carried_forward_product_ids", "carried"),
+                ("discarded_product_ids", "discarded"),
+            ):
                 values = transition.get(key) or []
                 if values or field in ("substrates", "products"):
                     body.append(f"  {field}: [" + ", ".join(_ident(str(v)) for v in values) + "]")
-            reagents = [r.get("name") for r in transition.get("major_reagents") or [] if isinstance(r, dict)]
+            reagents = [
+                r.get("name") for r in transition.get("major_reagents") or [] if isinstance(r, dict)
+            ]
             if reagents:
                 body.append("  reagents: [" + ", ".join(_string(str(r)) for r in reagents) + "]")
             out += [f"transition {tid} : {operation} {{", *body, "}", ""]
@@ -409,13 +493,72 @@ def _list(value: Any, where: str) -> list[dict[str, Any]]:
     return value
 
 
-_KEYWORDS = {"module", "use", "segment", "oligo", "state", "transition", "workflow", "library", "protocol",
-             "scene", "task", "contract", "rubric", "skill", "material", "in", "as", "from", "at", "on",
-             "true", "false", "none", "and", "or", "not", "forall", "exists", "of", "step", "item", "var",
-             "op", "input", "strand", "evidence", "outcome", "param", "read", "nick", "gap", "break", "do",
-             "levels", "thermocycle", "event", "goal", "invariant", "expect", "output", "pair", "hold",
-             "repeat", "randomize", "wait", "terminal", "confirm", "requires", "effect", "within", "weight",
-             "vs", "for", "realizes"}
+_KEYWORDS = {
+    "module",
+    "use",
+    "segment",
+    "oligo",
+    "state",
+    "transition",
+    "workflow",
+    "library",
+    "protocol",
+    "scene",
+    "task",
+    "contract",
+    "rubric",
+    "skill",
+    "material",
+    "in",
+    "as",
+    "from",
+    "at",
+    "on",
+    "true",
+    "false",
+    "none",
+    "and",
+    "or",
+    "not",
+    "forall",
+    "exists",
+    "of",
+    "step",
+    "item",
+    "var",
+    "op",
+    "input",
+    "strand",
+    "evidence",
+    "outcome",
+    "param",
+    "read",
+    "nick",
+    "gap",
+    "break",
+    "do",
+    "levels",
+    "thermocycle",
+    "event",
+    "goal",
+    "invariant",
+    "expect",
+    "output",
+    "pair",
+    "hold",
+    "repeat",
+    "randomize",
+    "wait",
+    "terminal",
+    "confirm",
+    "requires",
+    "effect",
+    "within",
+    "weight",
+    "vs",
+    "for",
+    "realizes",
+}
 
 
 def _ident(text: str) -> str:

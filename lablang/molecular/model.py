@@ -20,8 +20,13 @@ OPERATIONS = (
     "affinity_selection", "sample_split", "pooling", "indexing", "circularization", "capture",
     "other",
 )  # fmt: skip
-MODALITIES = ("gene expression", "genomic DNA", "feature barcode", "sgRNA",
-              "chromatin accessibility")
+MODALITIES = (
+    "gene expression",
+    "genomic DNA",
+    "feature barcode",
+    "sgRNA",
+    "chromatin accessibility",
+)
 
 
 @attrs.frozen(slots=True)
@@ -156,7 +161,9 @@ def state_from_molecule(name: str, molecule: Molecule, title: str = "") -> State
 
     match molecule:
         case Single(strand=strand):
-            strands: tuple[StrandDef, ...] = (StrandDef(strand.name or "strand", strand.seq, strand.moltype),)
+            strands: tuple[StrandDef, ...] = (
+                StrandDef(strand.name or "strand", strand.seq, strand.moltype),
+            )
             pairs: tuple[tuple[str, str], ...] = ()
             nicks: tuple[Discontinuity, ...] = ()
         case Duplex():
@@ -164,9 +171,13 @@ def state_from_molecule(name: str, molecule: Molecule, title: str = "") -> State
             bottom_name = molecule.bottom_name or "bottom"
             if bottom_name == top_name:
                 bottom_name += "'"
-            strands = (StrandDef(top_name, molecule.top, molecule.top_type),
-                       StrandDef(bottom_name, molecule.bottom, molecule.bottom_type))
+            strands = (
+                StrandDef(top_name, molecule.top, molecule.top_type),
+                StrandDef(bottom_name, molecule.bottom, molecule.bottom_type),
+            )
             pairs = ((top_name, bottom_name),)
-            nicks = tuple(Discontinuity("nick", top_name if "top" in n else bottom_name, after=n)
-                          for n in molecule.nicks)
+            nicks = tuple(
+                Discontinuity("nick", top_name if "top" in n else bottom_name, after=n)
+                for n in molecule.nicks
+            )
     return StateDef(name, strands, architecture(molecule), title, pairs, nicks, molecule=molecule)

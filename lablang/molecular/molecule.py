@@ -49,8 +49,8 @@ class Strand:
 class End:
     """One end of a duplex: the unpaired sequence on each strand (empty = flush)."""
 
-    top: Seq = Seq()
-    bottom: Seq = Seq()
+    top: Seq = attrs.field(factory=Seq)
+    bottom: Seq = attrs.field(factory=Seq)
     ragged: bool = False  # left by random breakage; needs end repair before ligation
 
     @property
@@ -70,8 +70,8 @@ class Single:
 @attrs.frozen(slots=True)
 class Duplex:
     core: Seq
-    left: End = End()
-    right: End = End()
+    left: End = attrs.field(factory=End)
+    right: End = attrs.field(factory=End)
     top_type: MolType = MolType.DNA
     bottom_type: MolType = MolType.DNA
     top_name: str = "top"
@@ -115,8 +115,12 @@ def strands(molecule: Molecule) -> tuple[Strand, ...]:
         case Duplex():
             return (
                 Strand(molecule.top, molecule.top_type, molecule.top_name, molecule.top_phosphate),
-                Strand(molecule.bottom, molecule.bottom_type, molecule.bottom_name,
-                       molecule.bottom_phosphate),
+                Strand(
+                    molecule.bottom,
+                    molecule.bottom_type,
+                    molecule.bottom_name,
+                    molecule.bottom_phosphate,
+                ),
             )
         case _:
             assert_never(molecule)
@@ -132,8 +136,12 @@ def architecture(molecule: Molecule) -> Architecture:
                 return Architecture.RNA_DNA_HYBRID
             if molecule.left.forked or molecule.right.forked:
                 return Architecture.Y_SHAPED_DUPLEX
-            overhangs = [molecule.left.top, molecule.left.bottom, molecule.right.top,
-                         molecule.right.bottom]
+            overhangs = [
+                molecule.left.top,
+                molecule.left.bottom,
+                molecule.right.top,
+                molecule.right.bottom,
+            ]
             if any(len(o) > 3 for o in overhangs):
                 return Architecture.PARTIALLY_DUPLEX
             return Architecture.DOUBLE_STRANDED
@@ -157,8 +165,10 @@ def describe(molecule: Molecule) -> str:
         case Single(strand=strand):
             return f"{strand.moltype.value} {render(strand.seq, rna=strand.moltype is MolType.RNA)}"
         case Duplex():
-            return (f"{architecture(molecule).value}: top {render(molecule.top)} / "
-                    f"bottom {render(molecule.bottom)}")
+            return (
+                f"{architecture(molecule).value}: top {render(molecule.top)} / "
+                f"bottom {render(molecule.bottom)}"
+            )
         case _:
             assert_never(molecule)
 

@@ -12,6 +12,7 @@ rule is the chemistry (`../notes/molecular_operations.md` is the long form).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import attrs
@@ -26,15 +27,16 @@ from lablang.molecular.molecule import (
     Product,
     Single,
     Strand,
-    architecture,
     top_strand,
 )
 from lablang.molecular.sequence import (
-    COMPLEMENT,
     DEGENERATE,
+    LNA,
     Bases,
+    Homopolymer,
     Modification,
-    PolyToken,
+    Part,
+    Ribo,
     Seq,
     Symbol,
     SymbolToken,
@@ -58,8 +60,9 @@ PHOSPHATE_CODES = frozenset({"5Phos", "5phos", "Phos", "5PHOS"})
 class OperationFailure(Exception):
     """An operation cannot run on these inputs; `code` is a registered diagnostic."""
 
-    def __init__(self, code: str, message: str, *, notes: Sequence[str] = (),
-                 help: str | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, *, notes: Sequence[str] = (), help: str | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -92,15 +95,21 @@ def oligo(name: str, seq: Seq | str, kind: str = "single") -> Oligo:
 
 
 def _label_unlabelled(seq: Seq, label: str) -> Seq:
-    return Seq(tuple(
-        attrs.evolve(p, label=label) if hasattr(p, "label") and p.label is None else p  # type: ignore[union-attr]
-        for p in seq.parts
-    ))
+    out: list[Part] = []
+    for part in seq.parts:
+        if isinstance(part, Bases | Homopolymer | Symbol | Ribo | LNA) and part.label is None:
+            out.append(attrs.evolve(part, label=label))
+        else:
+            out.append(part)
+    return Seq(tuple(out))
 
 
 def has_phosphate(seq: Seq) -> bool:
-    return bool(seq.parts) and isinstance(seq.parts[0], Modification) and \
-        seq.parts[0].code in PHOSPHATE_CODES
+    return (
+        bool(seq.parts)
+        and isinstance(seq.parts[0], Modification)
+        and seq.parts[0].code in PHOSPHATE_CODES
+    )
 
 
 # ------------------------------------------------------------------ annealing
@@ -130,10 +139,15 @@ def _run(p: tuple[Token, ...], t: tuple[Token, ...], s: int) -> tuple[int, int, 
     """
     m = len(p)
     anchor = 0
-    while anchor < min(3, m) and isinstance(p[m - 1 - anchor], str) and p[m - 1 - anchor] in DEGENERATE:
+    while (
+        anchor < min(3, m)
+        and isinstance(p[m - 1 - anchor], str)
+        and p[m - 1 - anchor] in DEGENERATE
+    ):
         anchor += 1
     i, j, count, absorbed = m - 1, s, 0, 0
-    if anchor and isinstance(t[s], SymbolToken) and _is_payload_token(t[s]):
+    first = t[s]
+    if anchor and isinstance(first, SymbolToken) and _is_payload_token(first):
         # An anchored primer's degenerate 3' bases pair inside the payload: its last
         # bases are unknown, so any base can sit there.
         i, j, count, absorbed = m - 1 - anchor, s + 1, anchor, anchor
@@ -172,8 +186,11 @@ def anneal_sites(primer: Seq, template: Seq, min_match: int = MIN_ANNEAL) -> lis
             start = s
             if absorbed:
                 anchor_rc = reverse_complement(primer.slice(len(p) - absorbed))
-                refined = template.slice(0, s + 1) + anchor_rc.with_label("anchor site") + \
-                    template.slice(s + 1)
+                refined = (
+                    template.slice(0, s + 1)
+                    + anchor_rc.with_label("anchor site")
+                    + template.slice(s + 1)
+                )
                 start, stop = s + 1, stop + absorbed
             sites.append(Site(refined, start, stop, paired, count, bool(absorbed)))
             if len(sites) >= MAX_SITES:
@@ -203,8 +220,11 @@ def closest_match(primer: Seq, template: Seq) -> ClosestMatch:
     m = len(p)
     for s in range(-m + 1, len(t)):
         # primer token m-1-k against template token s+k
-        hits = sum(token_width(p[m - 1 - k]) for k in range(m)
-                   if 0 <= s + k < len(t) and tokens_pair(p[m - 1 - k], t[s + k]))
+        hits = sum(
+            token_width(p[m - 1 - k])
+            for k in range(m)
+            if 0 <= s + k < len(t) and tokens_pair(p[m - 1 - k], t[s + k])
+        )
         if hits > total[0]:
             total = (hits, max(s, 0))
     return ClosestMatch(best[1], best[0], total[0], total[1], _label_at(template, best[1]))
@@ -219,15 +239,16 @@ def _label_at(seq: Seq, position: int) -> str:
             if label:
                 return str(label)
             if isinstance(part, Bases):
-                window = part.text[position - pos: position - pos + 12]
+                window = part.text[position - pos : position - pos + 12]
                 return window + ("..." if position - pos + 12 < len(part.text) else "")
             return render(Seq((part,)))[3:-3]
         pos += width
     return "end"
 
 
-def no_site_failure(primer_name: str, primer: Seq, templates: Sequence[tuple[str, Seq]],
-             min_match: int) -> OperationFailure:
+def no_site_failure(
+    primer_name: str, primer: Seq, templates: Sequence[tuple[str, Seq]], min_match: int
+) -> OperationFailure:
     best: tuple[int, str, ClosestMatch] | None = None
     for name, template in templates:
         cm = closest_match(primer, template)
@@ -237,19 +258,23 @@ def no_site_failure(primer_name: str, primer: Seq, templates: Sequence[tuple[str
     if best is not None:
         _, name, cm = best
         base_pos = Seq(best_template(templates, name).parts).slice(0, cm.position).min_length + 1
-        notes.append(f"closest site: strand `{name}` at base {base_pos} (in `{cm.segment}`), "
-                     f"{cm.paired} base{'s' if cm.paired != 1 else ''} pair from the primer's 3' end "
-                     f"(needs {min_match})")
+        notes.append(
+            f"closest site: strand `{name}` at base {base_pos} (in `{cm.segment}`), "
+            f"{cm.paired} base{'s' if cm.paired != 1 else ''} pair from the primer's 3' end "
+            f"(needs {min_match})"
+        )
         if cm.best_total > cm.paired:
-            notes.append(f"the best ungapped alignment pairs {cm.best_total} bases, but not "
-                         f"contiguously from the 3' end, so it cannot prime")
+            notes.append(
+                f"the best ungapped alignment pairs {cm.best_total} bases, but not "
+                f"contiguously from the 3' end, so it cannot prime"
+            )
     return OperationFailure(
         "E0401",
         f"primer `{primer_name}` has no site: its 3' end does not pair with any strand over "
         f"{min_match} bases",
         notes=notes,
         help="check the primer's orientation (it is written 5'->3') and that the template "
-             "carries its binding site",
+        "carries its binding site",
     )
 
 
@@ -260,8 +285,14 @@ def best_template(templates: Sequence[tuple[str, Seq]], name: str) -> Seq:
 # ------------------------------------------------------------------ extension, RT, TSO
 
 
-def extend(template: Molecule, primer: Oligo, *, min_match: int = MIN_ANNEAL,
-           polymerase_type: MolType = MolType.DNA, nontemplated: Seq = Seq()) -> Duplex:
+def extend(
+    template: Molecule,
+    primer: Oligo,
+    *,
+    min_match: int = MIN_ANNEAL,
+    polymerase_type: MolType = MolType.DNA,
+    nontemplated: Seq | None = None,
+) -> Duplex:
     """Anneal `primer` to the template strand and extend it to the template's 5' end.
 
     Rule: the new strand is the whole primer (5' tail included) followed by the reverse
@@ -275,10 +306,14 @@ def extend(template: Molecule, primer: Oligo, *, min_match: int = MIN_ANNEAL,
     strand = _template_strand(template)
     sites = anneal_sites(primer.seq, strand.seq, min_match)
     if not sites:
-        raise no_site_failure(primer.name, primer.seq, [(strand.name or "template", strand.seq)], min_match)
+        raise no_site_failure(
+            primer.name, primer.seq, [(strand.name or "template", strand.seq)], min_match
+        )
     site = sites[0]
     t = site.template
-    copy = reverse_complement(t.slice(0, site.start)).with_label(f"copy of {strand.name or 'template'}")
+    copy = reverse_complement(t.slice(0, site.start)).with_label(
+        f"copy of {strand.name or 'template'}"
+    )
     p_len = len(primer.seq)
     tail = primer.seq.slice(0, p_len - site.primer_paired)
     paired = primer.seq.slice(p_len - site.primer_paired)
@@ -286,7 +321,7 @@ def extend(template: Molecule, primer: Oligo, *, min_match: int = MIN_ANNEAL,
     return Duplex(
         core=core,
         left=End(top=tail, bottom=t.slice(site.stop)),
-        right=End(top=nontemplated, bottom=Seq()),
+        right=End(top=nontemplated or Seq(), bottom=Seq()),
         top_type=polymerase_type,
         bottom_type=strand.moltype,
         top_name=primer.name,
@@ -302,13 +337,21 @@ def _template_strand(molecule: Molecule) -> Strand:
             return strand
         case Duplex():
             raise OperationFailure(
-                "E0412", "a primer cannot anneal to a duplex: its strands are paired",
-                help="denature the duplex first, or use `pcr`")
+                "E0412",
+                "a primer cannot anneal to a duplex: its strands are paired",
+                help="denature the duplex first, or use `pcr`",
+            )
     raise AssertionError(molecule)
 
 
-def reverse_transcribe(rna: Molecule, primer: Oligo, *, switch: Oligo | None = None,
-                       nontemplated: str = "CCC", min_match: int = MIN_ANNEAL) -> Duplex:
+def reverse_transcribe(
+    rna: Molecule,
+    primer: Oligo,
+    *,
+    switch: Oligo | None = None,
+    nontemplated: str = "CCC",
+    min_match: int = MIN_ANNEAL,
+) -> Duplex:
     """First-strand synthesis on an RNA template, with optional template switching.
 
     Rule: extension as in `extend`, on RNA, giving an RNA:DNA hybrid; MMLV-type reverse
@@ -318,10 +361,17 @@ def reverse_transcribe(rna: Molecule, primer: Oligo, *, switch: Oligo | None = N
     """
     strand = _template_strand(rna)
     if strand.moltype is not MolType.RNA:
-        raise OperationFailure("E0412", "reverse transcription needs an RNA template",
-                               help="use `extend` for a DNA template")
-    hybrid = extend(rna, primer, min_match=min_match,
-                    nontemplated=bases(nontemplated, "non-templated C") if nontemplated else Seq())
+        raise OperationFailure(
+            "E0412",
+            "reverse transcription needs an RNA template",
+            help="use `extend` for a DNA template",
+        )
+    hybrid = extend(
+        rna,
+        primer,
+        min_match=min_match,
+        nontemplated=bases(nontemplated, "non-templated C") if nontemplated else Seq(),
+    )
     return template_switch(hybrid, switch) if switch is not None else hybrid
 
 
@@ -335,8 +385,11 @@ def template_switch(hybrid: Duplex, tso: Oligo) -> Duplex:
     """
     overhang = hybrid.right.top
     if not overhang:
-        raise OperationFailure("E0412", "template switching needs non-templated bases at the "
-                               "cDNA's 3' end", help="reverse-transcribe with `nontemplated: \"CCC\"`")
+        raise OperationFailure(
+            "E0412",
+            "template switching needs non-templated bases at the cDNA's 3' end",
+            help='reverse-transcribe with `nontemplated: "CCC"`',
+        )
     tso_seq = plain(tso.seq)
     sites = anneal_sites(tso_seq, overhang, MIN_SWITCH)
     sites = [s for s in sites if s.stop == len(overhang)] or sites
@@ -355,8 +408,11 @@ def _dna_strands(molecule: Molecule) -> list[tuple[str, Seq]]:
     match molecule:
         case Single(strand=strand):
             if strand.moltype is MolType.RNA:
-                raise OperationFailure("E0412", "PCR needs a DNA template; this strand is RNA",
-                                       help="reverse-transcribe the RNA first")
+                raise OperationFailure(
+                    "E0412",
+                    "PCR needs a DNA template; this strand is RNA",
+                    help="reverse-transcribe the RNA first",
+                )
             return [(strand.name or "strand", plain(strand.seq))]
         case Duplex():
             out = []
@@ -391,7 +447,7 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
     amplicons: dict[str, Product] = {}
     suppressed: dict[str, Product] = {}
     binders: set[int] = set()
-    for sname, x in templates:
+    for _strand_name, x in templates:
         xr = reverse_complement(x)
         n = len(x)
         forward: list[tuple[int, int]] = []  # (primer index, b) sites pointing right
@@ -419,32 +475,54 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
                     fi, ri, b, c, x_used = ri, fi, n - c, n - b, xr
                 top = primers[fi].seq + x_used.slice(b, c) + reverse_complement(primers[ri].seq)
                 key = min(render(plain(top)), render(reverse_complement(plain(top))))
-                molecule_out = Duplex(core=top, top_name=f"{primers[fi].name} strand",
-                                      bottom_name=f"{primers[ri].name} strand",
-                                      top_phosphate=has_phosphate(primers[fi].seq),
-                                      bottom_phosphate=has_phosphate(primers[ri].seq))
+                molecule_out = Duplex(
+                    core=top,
+                    top_name=f"{primers[fi].name} strand",
+                    bottom_name=f"{primers[ri].name} strand",
+                    top_phosphate=has_phosphate(primers[fi].seq),
+                    bottom_phosphate=has_phosphate(primers[ri].seq),
+                )
                 if fi != ri:
-                    amplicons.setdefault(key, Product(
-                        molecule_out, Disposition.CARRIED,
-                        f"amplicon `{primers[fi].name}`…`{primers[ri].name}'`", name="amplicon"))
+                    amplicons.setdefault(
+                        key,
+                        Product(
+                            molecule_out,
+                            Disposition.CARRIED,
+                            f"amplicon `{primers[fi].name}`…`{primers[ri].name}'`",
+                            name="amplicon",
+                        ),
+                    )
                 else:
-                    suppressed.setdefault(key, Product(
-                        molecule_out, Disposition.DISCARDED,
-                        f"same primer `{primers[fi].name}` at both ends: suppression PCR, "
-                        "not amplified", name="suppressed"))
+                    suppressed.setdefault(
+                        key,
+                        Product(
+                            molecule_out,
+                            Disposition.DISCARDED,
+                            f"same primer `{primers[fi].name}` at both ends: suppression PCR, "
+                            "not amplified",
+                            name="suppressed",
+                        ),
+                    )
         if len(amplicons) + len(suppressed) > MAX_PRODUCTS:
             raise OperationFailure("E0415", f"PCR gives more than {MAX_PRODUCTS} products")
     products = list(amplicons.values()) + list(suppressed.values())
     if not binders:
         first = primers[0]
-        raise no_site_failure(first.name, plain(first.seq),
-                       [(n, s) for n, s in templates] + [(f"{n}'", reverse_complement(s))
-                                                         for n, s in templates], min_match)
+        raise no_site_failure(
+            first.name,
+            plain(first.seq),
+            [(n, s) for n, s in templates]
+            + [(f"{n}'", reverse_complement(s)) for n, s in templates],
+            min_match,
+        )
     if not amplicons and not suppressed:
         names = ", ".join(f"`{primers[i].name}`" for i in sorted(binders))
         missing = [p.name for i, p in enumerate(primers) if i not in binders]
-        reason = (f"only {names} binds: linear copies, not amplified" if missing else
-                  f"{names} bind but never face each other: not amplified")
+        reason = (
+            f"only {names} binds: linear copies, not amplified"
+            if missing
+            else f"{names} bind but never face each other: not amplified"
+        )
         products.append(Product(molecule, Disposition.DISCARDED, reason, name="not amplified"))
     return Pool(tuple(products))
 
@@ -453,8 +531,11 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
 
 
 def _payload_positions(seq: Seq) -> list[int]:
-    return [i for i, tok in enumerate(seq.tokens())
-            if isinstance(tok, SymbolToken) and _is_payload_token(tok)]
+    return [
+        i
+        for i, tok in enumerate(seq.tokens())
+        if isinstance(tok, SymbolToken) and _is_payload_token(tok)
+    ]
 
 
 def fragment(molecule: Molecule) -> Pool:
@@ -471,33 +552,65 @@ def fragment(molecule: Molecule) -> Pool:
             core = molecule.core
             cuts = _payload_positions(core)
             if not cuts:
-                raise OperationFailure("E0412", "nothing to fragment: the molecule has no payload "
-                                       "segment (such as `[CDNA]`)")
+                raise OperationFailure(
+                    "E0412",
+                    "nothing to fragment: the molecule has no payload segment (such as `[CDNA]`)",
+                )
             ragged = End(ragged=True)
-            products = [Product(attrs.evolve(molecule, core=core.slice(0, cuts[0] + 1), right=ragged,
-                                             bottom_phosphate=False, nicks=()),
-                                name="left end fragment")]
-            for a, b in zip(cuts, cuts[1:] + [None], strict=True):
-                if b is None:
-                    break
-                products.append(Product(Duplex(core=core.slice(a, b + 1), left=ragged, right=ragged),
-                                        name="internal fragment"))
+            products = [
+                Product(
+                    attrs.evolve(
+                        molecule,
+                        core=core.slice(0, cuts[0] + 1),
+                        right=ragged,
+                        bottom_phosphate=False,
+                        nicks=(),
+                    ),
+                    name="left end fragment",
+                )
+            ]
+            for a, b in itertools.pairwise(cuts):
+                products.append(
+                    Product(
+                        Duplex(core=core.slice(a, b + 1), left=ragged, right=ragged),
+                        name="internal fragment",
+                    )
+                )
             for c in cuts:
-                products.append(Product(Duplex(core=core.slice(c, c + 1), left=ragged, right=ragged),
-                                        name="internal payload fragment"))
-            products.append(Product(attrs.evolve(molecule, core=core.slice(cuts[-1]), left=ragged,
-                                                 top_phosphate=False, nicks=()),
-                                    name="right end fragment"))
+                products.append(
+                    Product(
+                        Duplex(core=core.slice(c, c + 1), left=ragged, right=ragged),
+                        name="internal payload fragment",
+                    )
+                )
+            products.append(
+                Product(
+                    attrs.evolve(
+                        molecule,
+                        core=core.slice(cuts[-1]),
+                        left=ragged,
+                        top_phosphate=False,
+                        nicks=(),
+                    ),
+                    name="right end fragment",
+                )
+            )
             return Pool(tuple(products))
         case Single(strand=strand):
             cuts = _payload_positions(strand.seq)
             if not cuts:
-                raise OperationFailure("E0412", "nothing to fragment: the strand has no payload segment")
+                raise OperationFailure(
+                    "E0412", "nothing to fragment: the strand has no payload segment"
+                )
             pieces = [(strand.seq.slice(0, cuts[0] + 1), "5' end fragment")]
             pieces += [(strand.seq.slice(c, c + 1), "internal fragment") for c in cuts]
             pieces.append((strand.seq.slice(cuts[-1]), "3' end fragment"))
-            return Pool(tuple(Product(Single(attrs.evolve(strand, seq=s, phosphate_5p=False)), name=n)
-                              for s, n in pieces))
+            return Pool(
+                tuple(
+                    Product(Single(attrs.evolve(strand, seq=s, phosphate_5p=False)), name=n)
+                    for s, n in pieces
+                )
+            )
     raise AssertionError(molecule)
 
 
@@ -517,8 +630,9 @@ def end_repair(molecule: Molecule) -> Duplex:
         core = core + reverse_complement(right.bottom)
     new_left = left if left.forked else End()
     new_right = right if right.forked else End()
-    return attrs.evolve(duplex, core=core, left=new_left, right=new_right,
-                        top_phosphate=True, bottom_phosphate=True)
+    return attrs.evolve(
+        duplex, core=core, left=new_left, right=new_right, top_phosphate=True, bottom_phosphate=True
+    )
 
 
 def a_tail(molecule: Molecule) -> Duplex:
@@ -529,10 +643,15 @@ def a_tail(molecule: Molecule) -> Duplex:
     """
     duplex = _duplex(molecule, "A-tailing")
     if not (duplex.left.blunt and duplex.right.blunt):
-        raise OperationFailure("E0412", "A-tailing needs blunt ends",
-                               notes=[f"ends are: left {describe_end(duplex, 'left')}, right "
-                                      f"{describe_end(duplex, 'right')}"],
-                               help="run `end_repair` before `a_tail`")
+        raise OperationFailure(
+            "E0412",
+            "A-tailing needs blunt ends",
+            notes=[
+                f"ends are: left {describe_end(duplex, 'left')}, right "
+                f"{describe_end(duplex, 'right')}"
+            ],
+            help="run `end_repair` before `a_tail`",
+        )
     a = bases("A", "A-tail")
     return attrs.evolve(duplex, left=End(bottom=a), right=End(top=a))
 
@@ -540,8 +659,11 @@ def a_tail(molecule: Molecule) -> Duplex:
 def _duplex(molecule: Molecule, what: str) -> Duplex:
     if isinstance(molecule, Duplex):
         return molecule
-    raise OperationFailure("E0412", f"{what} needs a double-stranded molecule",
-                           help="synthesise the second strand or amplify first")
+    raise OperationFailure(
+        "E0412",
+        f"{what} needs a double-stranded molecule",
+        help="synthesise the second strand or amplify first",
+    )
 
 
 def describe_end(duplex: Duplex, side: str) -> str:
@@ -554,10 +676,16 @@ def describe_end(duplex: Duplex, side: str) -> str:
     if not end.top and not end.bottom:
         return "blunt"
     if side == "left":
-        return (f"5' overhang `{_short(end.top)}` on the top strand" if end.top
-                else f"3' overhang `{_short(end.bottom)}` on the bottom strand")
-    return (f"3' overhang `{_short(end.top)}` on the top strand" if end.top
-            else f"5' overhang `{_short(end.bottom)}` on the bottom strand")
+        return (
+            f"5' overhang `{_short(end.top)}` on the top strand"
+            if end.top
+            else f"3' overhang `{_short(end.bottom)}` on the bottom strand"
+        )
+    return (
+        f"3' overhang `{_short(end.top)}` on the top strand"
+        if end.top
+        else f"5' overhang `{_short(end.bottom)}` on the bottom strand"
+    )
 
 
 def _short(seq: Seq) -> str:
@@ -575,9 +703,11 @@ def adapter_duplex(adapter: Oligo) -> Duplex:
     what lies beyond the stem on either strand is an overhang or an unpaired arm.
     """
     if len(adapter.strands) == 1:
-        raise OperationFailure("E0412", f"`{adapter.name}` has one strand; a ligation adapter "
-                               "needs two", help="declare the adapter with `kind: double_stranded` "
-                               "and both strands")
+        raise OperationFailure(
+            "E0412",
+            f"`{adapter.name}` has one strand; a ligation adapter needs two",
+            help="declare the adapter with `kind: double_stranded` and both strands",
+        )
     a, b = adapter.strands[0], adapter.strands[1]
     pa, pb = plain(a).tokens(), plain(b).tokens()
     best = (0, 0, 0, 0)  # bases, i (start in a), j (end in b, inclusive), length
@@ -591,8 +721,11 @@ def adapter_duplex(adapter: Oligo) -> Duplex:
                 best = (count, i, j, k)
     count, i, j, k = best
     if count < MIN_STEM:
-        raise OperationFailure("E0402", f"the strands of `{adapter.name}` do not pair "
-                               f"(longest stem {count} bases, needs {MIN_STEM})")
+        raise OperationFailure(
+            "E0402",
+            f"the strands of `{adapter.name}` do not pair "
+            f"(longest stem {count} bases, needs {MIN_STEM})",
+        )
     a_plain, b_plain = plain(a), plain(b)
     return Duplex(
         core=a_plain.slice(i, i + k),
@@ -632,14 +765,17 @@ def _ligate_right(insert: Duplex, adapter: Duplex, adapter_name: str) -> Duplex:
             f"ends cannot be ligated: fragment's end is {describe_end(insert, 'right')}, "
             f"`{adapter_name}`'s end is {describe_end(adapter, 'left')}",
             help="blunt ends join blunt ends, a 3' A joins a 3' T, sticky overhangs must be "
-                 "complementary; repair and A-tail fragments before TA ligation")
+            "complementary; repair and A-tail fragments before TA ligation",
+        )
     top_join = adapter.top_phosphate
     bottom_join = insert.bottom_phosphate
     if not top_join and not bottom_join:
         raise OperationFailure(
-            "E0403", f"neither strand at the junction with `{adapter_name}` has a 5' phosphate",
+            "E0403",
+            f"neither strand at the junction with `{adapter_name}` has a 5' phosphate",
             help="ligase joins a 3'-OH to a 5'-phosphate: run `end_repair` or use an adapter "
-                 "with /5Phos/")
+            "with /5Phos/",
+        )
     nicks = list(insert.nicks) + list(adapter.nicks)
     if not top_join:
         nicks.append(f"top strand before `{adapter_name}` (no 5' phosphate)")
@@ -647,10 +783,14 @@ def _ligate_right(insert: Duplex, adapter: Duplex, adapter_name: str) -> Duplex:
         nicks.append(f"bottom strand at `{adapter_name}` (fragment has no 5' phosphate)")
     return Duplex(
         core=insert.core + joined + adapter.core,
-        left=insert.left, right=adapter.right,
-        top_type=MolType.DNA, bottom_type=MolType.DNA,
-        top_name=insert.top_name, bottom_name=insert.bottom_name,
-        top_phosphate=insert.top_phosphate, bottom_phosphate=adapter.bottom_phosphate,
+        left=insert.left,
+        right=adapter.right,
+        top_type=MolType.DNA,
+        bottom_type=MolType.DNA,
+        top_name=insert.top_name,
+        bottom_name=insert.bottom_name,
+        top_phosphate=insert.top_phosphate,
+        bottom_phosphate=adapter.bottom_phosphate,
         nicks=tuple(nicks),
     )
 
@@ -680,8 +820,7 @@ def ligate(insert: Molecule, adapter: Oligo, *, ends: str = "both") -> Duplex:
             except OperationFailure as failure:
                 errors.append(failure)
         if joined is None:
-            failure = next((e for e in errors if e.code == "E0403"), errors[0])
-            raise failure
+            raise next((e for e in errors if e.code == "E0403"), errors[0])
         result = joined if side == "right" else joined.flipped()
     return result
 
@@ -699,7 +838,9 @@ def tagment(molecule: Molecule, adapters: Sequence[Oligo]) -> Pool:
     fragments can later receive P5 and P7 in index PCR.
     """
     if len(adapters) != 2:
-        raise OperationFailure("E0412", f"tagmentation takes two adapters (A and B), got {len(adapters)}")
+        raise OperationFailure(
+            "E0412", f"tagmentation takes two adapters (A and B), got {len(adapters)}"
+        )
     duplex = _duplex(molecule, "tagmentation")
     a, b = adapters
     a_seq, b_seq = plain(a.seq), plain(b.seq)
@@ -708,11 +849,19 @@ def tagment(molecule: Molecule, adapters: Sequence[Oligo]) -> Pool:
         raise OperationFailure("E0412", "nothing to tagment: the molecule has no payload segment")
     products: list[Product] = []
     insert = duplex.core.slice(cuts[0], cuts[0] + 1)
-    for (x, xs), (y, ys), share in (((a, a_seq), (a, a_seq), 0.25), ((a, a_seq), (b, b_seq), 0.5),
-                                    ((b, b_seq), (b, b_seq), 0.25)):
+    for (x, xs), (y, ys), share in (
+        ((a, a_seq), (a, a_seq), 0.25),
+        ((a, a_seq), (b, b_seq), 0.5),
+        ((b, b_seq), (b, b_seq), 0.25),
+    ):
         top = xs + insert + reverse_complement(ys)
-        products.append(Product(Duplex(core=top, top_name=f"{x.name} strand", bottom_name=f"{y.name} strand"),
-                                name=f"{x.name}-insert-{y.name}", fraction=share))
+        products.append(
+            Product(
+                Duplex(core=top, top_name=f"{x.name} strand", bottom_name=f"{y.name} strand"),
+                name=f"{x.name}-insert-{y.name}",
+                fraction=share,
+            )
+        )
     if duplex.left.top or duplex.left.bottom or len(duplex.core.slice(0, cuts[0])) > 0:
         for x, xs in ((a, a_seq), (b, b_seq)):
             top = duplex.left.top + duplex.core.slice(0, cuts[0] + 1) + reverse_complement(xs)
@@ -738,14 +887,23 @@ def denature(molecule: Molecule, keep: str | None = None) -> Pool:
             return Pool.of(molecule)
         case Duplex():
             top = Strand(molecule.top, molecule.top_type, molecule.top_name, molecule.top_phosphate)
-            bottom = Strand(molecule.bottom, molecule.bottom_type, molecule.bottom_name,
-                            molecule.bottom_phosphate)
+            bottom = Strand(
+                molecule.bottom,
+                molecule.bottom_type,
+                molecule.bottom_name,
+                molecule.bottom_phosphate,
+            )
             out = []
             for label, strand in (("top", top), ("bottom", bottom)):
                 chosen = keep is None or keep == label or keep == strand.moltype.value
-                out.append(Product(Single(strand),
-                                   Disposition.CARRIED if chosen else Disposition.DISCARDED,
-                                   "" if chosen else f"not kept (keep: {keep})", name=f"{label} strand"))
+                out.append(
+                    Product(
+                        Single(strand),
+                        Disposition.CARRIED if chosen else Disposition.DISCARDED,
+                        "" if chosen else f"not kept (keep: {keep})",
+                        name=f"{label} strand",
+                    )
+                )
             return Pool(tuple(out))
     raise AssertionError(molecule)
 
@@ -768,17 +926,30 @@ def digest(molecule: Molecule, enzyme: str) -> Pool:
     that may occur inside a payload are unknown and not cut (noted on the product).
     """
     if enzyme not in ENZYMES:
-        raise OperationFailure("E0412", f"unknown restriction enzyme `{enzyme}`",
-                               help="known enzymes: " + ", ".join(sorted(ENZYMES)))
+        raise OperationFailure(
+            "E0412",
+            f"unknown restriction enzyme `{enzyme}`",
+            help="known enzymes: " + ", ".join(sorted(ENZYMES)),
+        )
     site, tc, bc = ENZYMES[enzyme]
     duplex = _duplex(molecule, "digestion")
     toks = duplex.core.tokens()
-    starts = [i for i in range(len(toks) - len(site) + 1)
-              if all(toks[i + k] == site[k] for k in range(len(site)))]
+    starts = [
+        i
+        for i in range(len(toks) - len(site) + 1)
+        if all(toks[i + k] == site[k] for k in range(len(site)))
+    ]
     if not starts:
-        return Pool((Product(duplex, Disposition.CARRIED,
-                             f"no {enzyme} site in designed sequence; payload sites unknown",
-                             name="uncut"),))
+        return Pool(
+            (
+                Product(
+                    duplex,
+                    Disposition.CARRIED,
+                    f"no {enzyme} site in designed sequence; payload sites unknown",
+                    name="uncut",
+                ),
+            )
+        )
     pieces: list[Product] = []
     current = duplex
     offset = 0
@@ -789,16 +960,29 @@ def digest(molecule: Molecule, enzyme: str) -> Pool:
         lo, hi = min(t_cut, b_cut), max(t_cut, b_cut)
         overhang = core.slice(lo, hi)
         if t_cut < b_cut:  # 5' overhang
-            left_piece = attrs.evolve(current, core=core.slice(0, lo),
-                                      right=End(bottom=reverse_complement(overhang)), bottom_phosphate=True)
-            right_rest = attrs.evolve(current, core=core.slice(hi), left=End(top=overhang), top_phosphate=True)
+            left_piece = attrs.evolve(
+                current,
+                core=core.slice(0, lo),
+                right=End(bottom=reverse_complement(overhang)),
+                bottom_phosphate=True,
+            )
+            right_rest = attrs.evolve(
+                current, core=core.slice(hi), left=End(top=overhang), top_phosphate=True
+            )
         elif t_cut > b_cut:  # 3' overhang
-            left_piece = attrs.evolve(current, core=core.slice(0, lo), right=End(top=overhang),
-                                      bottom_phosphate=True)
-            right_rest = attrs.evolve(current, core=core.slice(hi),
-                                      left=End(bottom=reverse_complement(overhang)), top_phosphate=True)
+            left_piece = attrs.evolve(
+                current, core=core.slice(0, lo), right=End(top=overhang), bottom_phosphate=True
+            )
+            right_rest = attrs.evolve(
+                current,
+                core=core.slice(hi),
+                left=End(bottom=reverse_complement(overhang)),
+                top_phosphate=True,
+            )
         else:
-            left_piece = attrs.evolve(current, core=core.slice(0, lo), right=End(), bottom_phosphate=True)
+            left_piece = attrs.evolve(
+                current, core=core.slice(0, lo), right=End(), bottom_phosphate=True
+            )
             right_rest = attrs.evolve(current, core=core.slice(hi), left=End(), top_phosphate=True)
         pieces.append(Product(left_piece, name=f"{enzyme} piece {len(pieces) + 1}"))
         current = right_rest
@@ -816,14 +1000,20 @@ def bisulfite(molecule: Molecule, methylated: str = "none") -> Pool:
     product; payload segments become converted payloads (a new identity).
     """
     if methylated not in ("none", "cpg", "all"):
-        raise OperationFailure("E0412", f"`methylated` must be none, cpg or all, not `{methylated}`")
+        raise OperationFailure(
+            "E0412", f"`methylated` must be none, cpg or all, not `{methylated}`"
+        )
     pool = denature(molecule)
     out = []
     for idx, product in enumerate(pool.products):
         assert isinstance(product.molecule, Single)
         strand = product.molecule.strand
-        out.append(Product(Single(attrs.evolve(strand, seq=_convert(strand.seq, methylated, idx))),
-                           name=f"converted {product.name}"))
+        out.append(
+            Product(
+                Single(attrs.evolve(strand, seq=_convert(strand.seq, methylated, idx))),
+                name=f"converted {product.name}",
+            )
+        )
     return Pool(tuple(out))
 
 
@@ -832,7 +1022,7 @@ def _convert(seq: Seq, methylated: str, which: int) -> Seq:
         return seq
     flat = plain(seq)
     toks = flat.tokens()
-    parts: list = []
+    parts: list[Part] = []
     for i, part in enumerate(_explode(flat)):
         if isinstance(part, Bases) and part.text == "C":
             nxt = toks[i + 1] if i + 1 < len(toks) else None
@@ -845,12 +1035,12 @@ def _convert(seq: Seq, methylated: str, which: int) -> Seq:
     return Seq.of(parts)
 
 
-def _explode(seq: Seq) -> list:
-    out: list = []
+def _explode(seq: Seq) -> list[Part]:
+    out: list[Part] = []
     for part in seq.parts:
         if isinstance(part, Bases):
             out.extend(Bases(ch, part.label) for ch in part.text)
-        elif hasattr(part, "count") and part.count is not None:  # homopolymer
+        elif isinstance(part, Homopolymer) and part.count is not None:
             out.extend(Bases(part.base, part.label) for _ in range(part.count))
         else:
             out.append(part)
@@ -860,8 +1050,14 @@ def _explode(seq: Seq) -> list:
 # ------------------------------------------------------------------ combinatorial barcoding
 
 
-def barcode_round(molecule: Molecule, barcode: Oligo, *, end: str = "5'", by: str = "ligation",
-                  min_match: int = MIN_ANNEAL) -> Molecule:
+def barcode_round(
+    molecule: Molecule,
+    barcode: Oligo,
+    *,
+    end: str = "5'",
+    by: str = "ligation",
+    min_match: int = MIN_ANNEAL,
+) -> Molecule:
     """One split-pool round: a well-specific barcode oligo is joined to every molecule.
 
     Rule: by `ligation`, the oligo is joined end to end to the chosen end of the
@@ -881,16 +1077,25 @@ def barcode_round(molecule: Molecule, barcode: Oligo, *, end: str = "5'", by: st
         strand = Strand(plain(barcode.seq), MolType.DNA, barcode.name)
         sites = anneal_sites(plain(top), strand.seq, min_match)
         if not sites:
-            raise no_site_failure(f"3' end of the molecule", plain(top), [(barcode.name, strand.seq)], min_match)
+            raise no_site_failure(
+                "3' end of the molecule", plain(top), [(barcode.name, strand.seq)], min_match
+            )
         site = sites[0]
         added = reverse_complement(strand.seq.slice(0, site.start)).with_label(f"{barcode.name}'")
         return _append(molecule, added, "3'")
     if end == "3'" and not has_phosphate(barcode.seq):
-        raise OperationFailure("E0403", f"barcode oligo `{barcode.name}` has no 5' phosphate to "
-                               "ligate to the molecule's 3' end", help="add /5Phos/ to the oligo")
+        raise OperationFailure(
+            "E0403",
+            f"barcode oligo `{barcode.name}` has no 5' phosphate to "
+            "ligate to the molecule's 3' end",
+            help="add /5Phos/ to the oligo",
+        )
     if end == "5'" and not _five_prime_phosphate(molecule):
-        raise OperationFailure("E0403", "the molecule's 5' end has no phosphate for the barcode to "
-                               "ligate to", help="phosphorylate (PNK) or use a /5Phos/ primer")
+        raise OperationFailure(
+            "E0403",
+            "the molecule's 5' end has no phosphate for the barcode to ligate to",
+            help="phosphorylate (PNK) or use a /5Phos/ primer",
+        )
     seq = barcode.seq.without_modifications()
     result = _append(molecule, seq, end)
     if end == "5'" and isinstance(result, Single):
@@ -914,13 +1119,18 @@ def _append(molecule: Molecule, added: Seq, end: str) -> Molecule:
             return Single(attrs.evolve(strand, seq=added + seq if end == "5'" else seq + added))
         case Duplex():
             if end == "5'":
-                return attrs.evolve(molecule, left=attrs.evolve(molecule.left, top=added + molecule.left.top))
-            return attrs.evolve(molecule, right=attrs.evolve(molecule.right, top=molecule.right.top + added))
+                return attrs.evolve(
+                    molecule, left=attrs.evolve(molecule.left, top=added + molecule.left.top)
+                )
+            return attrs.evolve(
+                molecule, right=attrs.evolve(molecule.right, top=molecule.right.top + added)
+            )
     raise AssertionError(molecule)
 
 
-def split_pool(molecule: Molecule, rounds: Sequence[Oligo], *, end: str = "5'",
-               by: str = "ligation") -> Molecule:
+def split_pool(
+    molecule: Molecule, rounds: Sequence[Oligo], *, end: str = "5'", by: str = "ligation"
+) -> Molecule:
     """Several split-pool rounds in order (see `barcode_round`)."""
     if len(rounds) > 64:
         raise OperationFailure("E0415", f"{len(rounds)} split-pool rounds exceed the limit of 64")
@@ -945,14 +1155,23 @@ def capture(pool: Pool, probe: Oligo | str, *, min_match: int = MIN_ANNEAL) -> P
         if isinstance(product.molecule, Duplex):
             strands.append(product.molecule.bottom)
         if isinstance(probe, str):
-            hit = any(isinstance(p, Symbol) and (p.name == probe or p.role == probe) or
-                      getattr(p, "label", None) == probe for s in strands for p in s.parts)
+            hit = any(
+                (isinstance(p, Symbol) and (p.name == probe or p.role == probe))
+                or getattr(p, "label", None) == probe
+                for s in strands
+                for p in s.parts
+            )
             why = f"does not carry `{probe}`"
         else:
             hit = any(anneal_sites(plain(probe.seq), plain(s), min_match) for s in strands)
             why = f"no site for probe `{probe.name}`"
-        out.append(attrs.evolve(product, disposition=Disposition.CARRIED if hit else Disposition.DISCARDED,
-                                reason="captured" if hit else why))
+        out.append(
+            attrs.evolve(
+                product,
+                disposition=Disposition.CARRIED if hit else Disposition.DISCARDED,
+                reason="captured" if hit else why,
+            )
+        )
     return Pool(tuple(out) + pool.discarded)
 
 
@@ -962,8 +1181,13 @@ def length_range(molecule: Molecule) -> tuple[int, int | None]:
     return seq.min_length, seq.max_length
 
 
-def size_select(pool: Pool, *, minimum: int | None = None, maximum: int | None = None,
-                payload_length: tuple[int, int] | None = None) -> Pool:
+def size_select(
+    pool: Pool,
+    *,
+    minimum: int | None = None,
+    maximum: int | None = None,
+    payload_length: tuple[int, int] | None = None,
+) -> Pool:
     """Keep products whose length can fall in `[minimum, maximum]` bases.
 
     Rule: bead ratios and gels select by length only. A product whose payload length
@@ -973,21 +1197,33 @@ def size_select(pool: Pool, *, minimum: int | None = None, maximum: int | None =
     out = []
     for product in pool.carried:
         lo, hi = length_range(product.molecule)
-        payloads = len([p for p in top_strand(product.molecule).parts
-                        if isinstance(p, Symbol) and p.min_len is None])
+        payloads = len(
+            [
+                p
+                for p in top_strand(product.molecule).parts
+                if isinstance(p, Symbol) and p.min_len is None
+            ]
+        )
         if payload_length is not None and payloads:
             lo += payload_length[0] * payloads
             hi = None if hi is None else hi + payload_length[1] * payloads
-            if hi is None and all(isinstance(p, Symbol) and p.min_len is None or not isinstance(p, Symbol)
-                                  for p in top_strand(product.molecule).parts):
+            if hi is None and all(
+                (isinstance(p, Symbol) and p.min_len is None) or not isinstance(p, Symbol)
+                for p in top_strand(product.molecule).parts
+            ):
                 hi = lo - payload_length[0] * payloads + payload_length[1] * payloads
         reason = ""
         if maximum is not None and lo > maximum:
             reason = f"at least {lo} bases: longer than {maximum}"
         elif minimum is not None and hi is not None and hi < minimum:
             reason = f"at most {hi} bases: shorter than {minimum}"
-        out.append(attrs.evolve(product, disposition=Disposition.DISCARDED if reason else Disposition.CARRIED,
-                                reason=reason or product.reason))
+        out.append(
+            attrs.evolve(
+                product,
+                disposition=Disposition.DISCARDED if reason else Disposition.CARRIED,
+                reason=reason or product.reason,
+            )
+        )
     return Pool(tuple(out) + pool.discarded)
 
 

@@ -45,13 +45,34 @@ REGION_TYPE_REPAIRS = {
     "gz": "named", "random": "named", "cell_bc": "barcode", "probe": "named",
     "hairpin_adapter": "named", "triple_G": "named", "five_prime_fragment_tag": "named",
 }  # fmt: skip
-LIBSTRUCT_MODALITY = {"rna": "gene expression", "atac": "chromatin accessibility", "dna": "genomic DNA",
-                      "tag": "feature barcode", "crispr": "sgRNA", "protein": "feature barcode"}
-SPEC_MODALITY = {"gene expression": "rna", "chromatin accessibility": "atac", "genomic DNA": "dna",
-                 "feature barcode": "tag", "sgRNA": "crispr"}
-PAYLOAD_TYPES = {"cdna": "CDNA", "gdna": "GDNA", "rna": "RNA", "dna": "DNA", "atac": "GDNA",
-                 "crispr": "SGRNA_SPACER", "sgrna_target": "SGRNA_SPACER", "protein": "PROTEIN_TAG",
-                 "tag": "TAG", "hic": "GDNA", "methyl": "GDNA"}
+LIBSTRUCT_MODALITY = {
+    "rna": "gene expression",
+    "atac": "chromatin accessibility",
+    "dna": "genomic DNA",
+    "tag": "feature barcode",
+    "crispr": "sgRNA",
+    "protein": "feature barcode",
+}
+SPEC_MODALITY = {
+    "gene expression": "rna",
+    "chromatin accessibility": "atac",
+    "genomic DNA": "dna",
+    "feature barcode": "tag",
+    "sgRNA": "crispr",
+}
+PAYLOAD_TYPES = {
+    "cdna": "CDNA",
+    "gdna": "GDNA",
+    "rna": "RNA",
+    "dna": "DNA",
+    "atac": "GDNA",
+    "crispr": "SGRNA_SPACER",
+    "sgrna_target": "SGRNA_SPACER",
+    "protein": "PROTEIN_TAG",
+    "tag": "TAG",
+    "hic": "GDNA",
+    "methyl": "GDNA",
+}
 _DATE = re.compile(r"^\d{1,2} [A-Z][a-z]+ \d{4}$")
 _SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
 _ALPHABET = re.compile(r"^[ACGTRYMKSWHBVDNX]*$")
@@ -80,8 +101,20 @@ class SeqspecProblem(ValueError):
 def validate_seqspec(spec: dict[str, Any]) -> list[str]:
     """Problems `seqspec check` (0.4.0) would report, except file and network checks."""
     problems: list[str] = []
-    for key in ("seqspec_version", "assay_id", "name", "doi", "date", "description", "modalities",
-                "lib_struct", "library_protocol", "library_kit", "sequence_protocol", "sequence_kit"):
+    for key in (
+        "seqspec_version",
+        "assay_id",
+        "name",
+        "doi",
+        "date",
+        "description",
+        "modalities",
+        "lib_struct",
+        "library_protocol",
+        "library_kit",
+        "sequence_protocol",
+        "sequence_kit",
+    ):
         if key not in spec:
             problems.append(f"missing required field `{key}`")
     if "seqspec_version" in spec and not _SEMVER.match(str(spec["seqspec_version"])):
@@ -97,7 +130,9 @@ def validate_seqspec(spec: dict[str, Any]) -> list[str]:
     for key in ("library_protocol", "library_kit", "sequence_protocol", "sequence_kit"):
         value = spec.get(key)
         if isinstance(value, str) and value != "Custom":
-            problems.append(f"`{key}` is free text {value!r}, not a controlled term or a list of objects")
+            problems.append(
+                f"`{key}` is free text {value!r}, not a controlled term or a list of objects"
+            )
         if isinstance(value, list):
             for item in value:
                 if not isinstance(item, dict) or not ({"protocol_id", "kit_id"} & set(item)):
@@ -121,7 +156,9 @@ def validate_seqspec(spec: dict[str, Any]) -> list[str]:
     for read in reads:
         rid = read.get("read_id")
         if read.get("modality") not in modalities:
-            problems.append(f"read `{rid}` has modality {read.get('modality')!r}, not one of the modalities")
+            problems.append(
+                f"read `{rid}` has modality {read.get('modality')!r}, not one of the modalities"
+            )
         if read.get("strand") not in ("pos", "neg"):
             problems.append(f"read `{rid}` strand must be pos or neg")
         if read.get("primer_id") not in seen:
@@ -135,11 +172,13 @@ def validate_seqspec(spec: dict[str, Any]) -> list[str]:
         primer = str(read.get("primer_id"))
         if primer in ids:
             k = ids.index(primer)
-            span = leaves[k + 1:] if read.get("strand") == "pos" else leaves[:k]
+            span = leaves[k + 1 :] if read.get("strand") == "pos" else leaves[:k]
             room = sum(int(leaf.get("max_len") or 0) for leaf in span)
             if int(read.get("max_len") or 0) > room:
-                problems.append(f"read `{rid}` max_len {read.get('max_len')} exceeds the {room} bases "
-                                f"{'after' if read.get('strand') == 'pos' else 'before'} its primer")
+                problems.append(
+                    f"read `{rid}` max_len {read.get('max_len')} exceeds the {room} bases "
+                    f"{'after' if read.get('strand') == 'pos' else 'before'} its primer"
+                )
     return problems
 
 
@@ -160,9 +199,13 @@ def _check_region(region: dict[str, Any], problems: list[str], seen: set[str]) -
     if sequence is None or not _ALPHABET.match(str(sequence)):
         problems.append(f"region `{rid}` sequence {sequence!r} is not in the seqspec alphabet")
     if not (isinstance(low, int) and isinstance(high, int) and 0 <= low <= high <= 2048):
-        problems.append(f"region `{rid}` min_len/max_len {low}/{high} are not 0 <= min <= max <= 2048")
+        problems.append(
+            f"region `{rid}` min_len/max_len {low}/{high} are not 0 <= min <= max <= 2048"
+        )
     elif sequence is not None and not low <= len(str(sequence)) <= high:
-        problems.append(f"region `{rid}` sequence length {len(str(sequence))} is outside {low}..{high}")
+        problems.append(
+            f"region `{rid}` sequence length {len(str(sequence))} is outside {low}..{high}"
+        )
     if stype in ("fixed", "random", "onlist") and children:
         problems.append(f"region `{rid}` is {stype} but has child regions")
     if stype == "joined" and not children:
@@ -172,14 +215,20 @@ def _check_region(region: dict[str, Any], problems: list[str], seen: set[str]) -
     if stype == "onlist" and not region.get("onlist"):
         problems.append(f"region `{rid}` is onlist but names no onlist")
     onlist = region.get("onlist")
-    if isinstance(onlist, dict) and onlist.get("md5") is not None and not _MD5.match(str(onlist["md5"])):
+    if (
+        isinstance(onlist, dict)
+        and onlist.get("md5") is not None
+        and not _MD5.match(str(onlist["md5"]))
+    ):
         problems.append(f"region `{rid}` onlist md5 {onlist.get('md5')!r} is not 32 hex digits")
     if children:
         if isinstance(low, int) and low != sum(int(c.get("min_len") or 0) for c in children):
             problems.append(f"region `{rid}` min_len is not the sum of its children's")
         if isinstance(high, int) and high != sum(int(c.get("max_len") or 0) for c in children):
             problems.append(f"region `{rid}` max_len is not the sum of its children's")
-        if sequence is not None and sequence != "".join(str(c.get("sequence") or "") for c in children):
+        if sequence is not None and sequence != "".join(
+            str(c.get("sequence") or "") for c in children
+        ):
             problems.append(f"region `{rid}` sequence is not the concatenation of its children's")
         for child in children:
             _check_region(child, problems, seen)
@@ -205,12 +254,20 @@ def import_seqspec(spec: Any, name: str | None = None) -> SeqspecImport:
     problems = validate_seqspec(spec)
     spec = copy.deepcopy(spec)  # repairs below are made on a copy
     repairs: list[str] = []
-    if any("date" in p or "protocol" in p or "kit" in p or "md5" in p and "read" in p for p in problems):
-        repairs.append("date, protocol, kit and read file fields are not imported (a `.lab` library "
-                       "records structure and reads, not sequencing runs)")
+    if any(
+        "date" in p or "protocol" in p or "kit" in p or ("md5" in p and "read" in p)
+        for p in problems
+    ):
+        repairs.append(
+            "date, protocol, kit and read file fields are not imported (a `.lab` library "
+            "records structure and reads, not sequencing runs)"
+        )
     module = _ident(name or str(spec.get("assay_id") or "assay"))
-    lines = [f"module {module} {_string(str(spec.get('name') or module))}",
-             f"# imported from seqspec {spec.get('seqspec_version', '?')} ({spec.get('doi') or 'no doi'})", ""]
+    lines = [
+        f"module {module} {_string(str(spec.get('name') or module))}",
+        f"# imported from seqspec {spec.get('seqspec_version', '?')} ({spec.get('doi') or 'no doi'})",
+        "",
+    ]
     sequences: list[tuple[str, str]] = []
     regions_by_id: dict[str, dict[str, Any]] = {}
     library_lines: list[str] = []
@@ -223,9 +280,12 @@ def import_seqspec(spec: Any, name: str | None = None) -> SeqspecImport:
         leaves = _leaves(top) if top.get("regions") else []
         wrappers = [r for r in _joined(top) if r is not top]
         if wrappers:
-            repairs.append(f"library `{modality}`: nested regions " + ", ".join(
-                f"`{r.get('region_id')}`" for r in wrappers) + " flattened to their leaves (their types "
-                "and sequence types are not kept)")
+            repairs.append(
+                f"library `{modality}`: nested regions "
+                + ", ".join(f"`{r.get('region_id')}`" for r in wrappers)
+                + " flattened to their leaves (their types "
+                "and sequence types are not kept)"
+            )
         parts: list[str] = []
         for leaf in leaves:
             seg_name = _unique(_ident(str(leaf.get("region_id"))), used_names)
@@ -236,9 +296,11 @@ def import_seqspec(spec: Any, name: str | None = None) -> SeqspecImport:
         sequences.append((spec_modality, str(top.get("sequence") or "")))
         lib_name = _unique(_ident(spec_modality), used_names)
         lab_modality = LIBSTRUCT_MODALITY.get(spec_modality, spec_modality)
-        library_lines += [f"library {lib_name} {_string(str(top.get('name') or lib_name))} {{",
-                          f"  modality: {_string(lab_modality)}",
-                          f"  seq: 5'-{' '.join(parts)}-3'"]
+        library_lines += [
+            f"library {lib_name} {_string(str(top.get('name') or lib_name))} {{",
+            f"  modality: {_string(lab_modality)}",
+            f"  seq: 5'-{' '.join(parts)}-3'",
+        ]
         for read in spec.get("sequence_spec") or []:
             if str(read.get("modality")).lower() != spec_modality:
                 continue
@@ -247,10 +309,14 @@ def import_seqspec(spec: Any, name: str | None = None) -> SeqspecImport:
     known = {m for m, _ in sequences}
     for read in spec.get("sequence_spec") or []:
         if str(read.get("modality")).lower() not in known:
-            repairs.append(f"read `{read.get('read_id')}`: modality {read.get('modality')!r} is not a "
-                           "library of this spec; read not imported")
+            repairs.append(
+                f"read `{read.get('read_id')}`: modality {read.get('modality')!r} is not a "
+                "library of this spec; read not imported"
+            )
     if any("onlist md5" in p for p in problems):
-        repairs.append("onlist md5 values that are not 32 hex digits are ignored (onlist names kept)")
+        repairs.append(
+            "onlist md5 values that are not 32 hex digits are ignored (onlist names kept)"
+        )
     lines.append("")
     text = "\n".join(lines + library_lines).rstrip() + "\n"
     return SeqspecImport(text, tuple(problems), tuple(repairs), tuple(sequences))
@@ -303,14 +369,24 @@ def _segment_line(name: str, leaf: dict[str, Any], repairs: list[str]) -> str:
     return f"segment {name} = payload({_string(role)}, length: {low}..{high})"
 
 
-def _read_lines(read: dict[str, Any], regions: dict[str, dict[str, Any]], used: set[str],
-                lines: list[str], repairs: list[str]) -> list[str]:
+def _read_lines(
+    read: dict[str, Any],
+    regions: dict[str, dict[str, Any]],
+    used: set[str],
+    lines: list[str],
+    repairs: list[str],
+) -> list[str]:
     rid = str(read.get("read_id"))
     primer_region = regions.get(str(read.get("primer_id")))
-    if primer_region is None or primer_region.get("sequence_type") != "fixed" or \
-            set(str(primer_region.get("sequence") or "X")) <= {"X", "N"}:
-        repairs.append(f"read `{rid}`: primer `{read.get('primer_id')}` is not a fixed region of the "
-                       "library; read not imported")
+    if (
+        primer_region is None
+        or primer_region.get("sequence_type") != "fixed"
+        or set(str(primer_region.get("sequence") or "X")) <= {"X", "N"}
+    ):
+        repairs.append(
+            f"read `{rid}`: primer `{read.get('primer_id')}` is not a fixed region of the "
+            "library; read not imported"
+        )
         return []
     primer_name = _unique(_ident(f"{rid}_primer"), used)
     seg = primer_region["_lab_name"]
@@ -323,8 +399,10 @@ def _read_lines(read: dict[str, Any], regions: dict[str, dict[str, Any]], used: 
         lines.append(f"oligo {primer_name} {{ seq: 5'-{{{seg}'}}-3'  role: sequencing_primer }}")
         strand = "top"
     read_name = _unique(_ident(str(read.get("name") or rid)), used)
-    return [f"  read {read_name} {_string(rid)} {{ primer: {primer_name}  strand: {strand}  "
-            f"length: {int(read.get('max_len') or 0)} nt }}"]
+    return [
+        f"  read {read_name} {_string(rid)} {{ primer: {primer_name}  strand: {strand}  "
+        f"length: {int(read.get('max_len') or 0)} nt }}"
+    ]
 
 
 # ---------------------------------------------------------------------- export
@@ -342,7 +420,9 @@ def spec_sequence(seq: Seq, segments: dict[str, SegmentDef]) -> str:
                 out.append(base * count if count is not None else "X")
             case Symbol():
                 letter = "N" if _onlist_like(part, segments) else "X"
-                out.append(letter * max(part.min_len or 1, 1) if part.min_len is not None else letter)
+                out.append(
+                    letter * max(part.min_len or 1, 1) if part.min_len is not None else letter
+                )
             case _:
                 pass
     return "".join(out)
@@ -377,34 +457,60 @@ def export_seqspec(program: Any) -> dict[str, Any]:
         modalities.append(modality)
         children = _regions(library, modality, segments)
         if not children:  # an empty library is a fixed region of length 0
-            library_spec.append({"region_id": modality, "region_type": modality, "name": library.name,
-                                 "sequence_type": "fixed", "sequence": "", "min_len": 0, "max_len": 0,
-                                 "onlist": None, "regions": []})
+            library_spec.append(
+                {
+                    "region_id": modality,
+                    "region_type": modality,
+                    "name": library.name,
+                    "sequence_type": "fixed",
+                    "sequence": "",
+                    "min_len": 0,
+                    "max_len": 0,
+                    "onlist": None,
+                    "regions": [],
+                }
+            )
             continue
-        library_spec.append({
-            "region_id": modality, "region_type": modality if modality in REGION_TYPES else "named",
-            "name": library.title or library.name, "sequence_type": "joined",
-            "sequence": "".join(c["sequence"] for c in children),
-            "min_len": sum(c["min_len"] for c in children), "max_len": sum(c["max_len"] for c in children),
-            "onlist": None, "regions": children,
-        })
+        library_spec.append(
+            {
+                "region_id": modality,
+                "region_type": modality if modality in REGION_TYPES else "named",
+                "name": library.title or library.name,
+                "sequence_type": "joined",
+                "sequence": "".join(c["sequence"] for c in children),
+                "min_len": sum(c["min_len"] for c in children),
+                "max_len": sum(c["max_len"] for c in children),
+                "onlist": None,
+                "regions": children,
+            }
+        )
         reads.extend(_reads(library, modality, children, model))
     return {
-        "seqspec_version": "0.4.0", "assay_id": model.name or "assay", "name": model.title or model.name or "assay",
+        "seqspec_version": "0.4.0",
+        "assay_id": model.name or "assay",
+        "name": model.title or model.name or "assay",
         # lablang does not know the assay's date; the schema requires one, so a fixed
         # placeholder keeps the output deterministic (see docs/molecular.md)
-        "doi": "", "date": "1 January 1970", "description": model.title or model.name or "",
-        "modalities": modalities, "lib_struct": "",
-        "library_protocol": "Custom", "library_kit": "Custom",
-        "sequence_protocol": "Custom", "sequence_kit": "Custom",
-        "sequence_spec": reads, "library_spec": library_spec,
+        "doi": "",
+        "date": "1 January 1970",
+        "description": model.title or model.name or "",
+        "modalities": modalities,
+        "lib_struct": "",
+        "library_protocol": "Custom",
+        "library_kit": "Custom",
+        "sequence_protocol": "Custom",
+        "sequence_kit": "Custom",
+        "sequence_spec": reads,
+        "library_spec": library_spec,
     }
 
 
-def _regions(library: LibraryDef, modality: str, segments: dict[str, SegmentDef]) -> list[dict[str, Any]]:
+def _regions(
+    library: LibraryDef, modality: str, segments: dict[str, SegmentDef]
+) -> list[dict[str, Any]]:
     from lablang.molecular.libstruct import segments_of
 
-    out = []
+    out: list[dict[str, Any]] = []
     used: set[str] = set()
     for k, record in enumerate(segments_of(plain(library.seq))):
         role = str(record["role"])
@@ -413,9 +519,19 @@ def _regions(library: LibraryDef, modality: str, segments: dict[str, SegmentDef]
         if text and not set(text) <= set("ACGTRYMKSWHBVDN"):
             text = ""
         if text:
-            out.append({"region_id": rid, "region_type": _region_type(role, text), "name": role,
-                        "sequence_type": "fixed", "sequence": text, "min_len": len(text),
-                        "max_len": len(text), "onlist": None, "regions": []})
+            out.append(
+                {
+                    "region_id": rid,
+                    "region_type": _region_type(role, text),
+                    "name": role,
+                    "sequence_type": "fixed",
+                    "sequence": text,
+                    "min_len": len(text),
+                    "max_len": len(text),
+                    "onlist": None,
+                    "regions": [],
+                }
+            )
             continue
         placeholder = str(record.get("placeholder", ""))
         m = re.match(r"\[([A-Z0-9_]+)(?::(\d+)(?:-(\d+))?)?\]", placeholder)
@@ -426,26 +542,65 @@ def _regions(library: LibraryDef, modality: str, segments: dict[str, SegmentDef]
         onlist = seg.onlist if seg is not None else None
         rtype = _region_type(prole.lower(), "")
         if onlist:
-            out.append({"region_id": rid, "region_type": rtype, "name": role, "sequence_type": "onlist",
-                        "sequence": "N" * low, "min_len": low, "max_len": high,
-                        "onlist": {"file_id": onlist, "filename": f"{onlist}.txt", "filetype": "txt",
-                                   "filesize": 0, "url": f"{onlist}.txt", "urltype": "local"},
-                        "regions": []})
+            out.append(
+                {
+                    "region_id": rid,
+                    "region_type": rtype,
+                    "name": role,
+                    "sequence_type": "onlist",
+                    "sequence": "N" * low,
+                    "min_len": low,
+                    "max_len": high,
+                    "onlist": {
+                        "file_id": onlist,
+                        "filename": f"{onlist}.txt",
+                        "filetype": "txt",
+                        "filesize": 0,
+                        "url": f"{onlist}.txt",
+                        "urltype": "local",
+                    },
+                    "regions": [],
+                }
+            )
         else:
-            out.append({"region_id": rid, "region_type": rtype, "name": role, "sequence_type": "random",
-                        "sequence": "X" * low, "min_len": low, "max_len": high, "onlist": None,
-                        "regions": []})
+            out.append(
+                {
+                    "region_id": rid,
+                    "region_type": rtype,
+                    "name": role,
+                    "sequence_type": "random",
+                    "sequence": "X" * low,
+                    "min_len": low,
+                    "max_len": high,
+                    "onlist": None,
+                    "regions": [],
+                }
+            )
         del k
     return out
 
 
 def _region_type(role: str, text: str) -> str:
     lowered = role.lower()
-    table = [("illumina_p5", "illumina_p5"), ("p5", "illumina_p5"), ("p7", "illumina_p7"),
-             ("i7", "index7"), ("i5", "index5"), ("umi", "umi"), ("barcode", "barcode"),
-             ("cdna", "cdna"), ("gdna", "gdna"), ("poly", "poly_T"), ("read1_primer", "truseq_read1"),
-             ("truseq_read1", "truseq_read1"), ("sample_index", "truseq_read2"),
-             ("read2", "truseq_read2"), ("me", "ME1"), ("s5", "s5"), ("s7", "s7")]
+    table = [
+        ("illumina_p5", "illumina_p5"),
+        ("p5", "illumina_p5"),
+        ("p7", "illumina_p7"),
+        ("i7", "index7"),
+        ("i5", "index5"),
+        ("umi", "umi"),
+        ("barcode", "barcode"),
+        ("cdna", "cdna"),
+        ("gdna", "gdna"),
+        ("poly", "poly_T"),
+        ("read1_primer", "truseq_read1"),
+        ("truseq_read1", "truseq_read1"),
+        ("sample_index", "truseq_read2"),
+        ("read2", "truseq_read2"),
+        ("me", "ME1"),
+        ("s5", "s5"),
+        ("s7", "s7"),
+    ]
     for key, rtype in table:
         if key in lowered:
             if rtype == "poly_T" and text:
@@ -454,9 +609,10 @@ def _region_type(role: str, text: str) -> str:
     return "linker" if text else "named"
 
 
-def _reads(library: LibraryDef, modality: str, regions: list[dict[str, Any]],
-           model: MolecularModel) -> list[dict[str, Any]]:
-    out = []
+def _reads(
+    library: LibraryDef, modality: str, regions: list[dict[str, Any]], model: MolecularModel
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     top = "".join(r["sequence"] for r in regions)
     for read in library.reads:
         oligo = model.oligo(read.primer)
@@ -471,10 +627,18 @@ def _reads(library: LibraryDef, modality: str, regions: list[dict[str, Any]],
             if index >= 0:
                 end = index + len(target) if read.strand == "bottom" else index
                 primer_id = _region_at(regions, end - 1 if read.strand == "bottom" else end)
-        out.append({"read_id": f"{modality}-{read.name}", "name": read.name, "modality": modality,
-                    "primer_id": primer_id or regions[0]["region_id"] if regions else "",
-                    "min_len": read.min_length or read.length or 1, "max_len": read.length or 1,
-                    "strand": "pos" if read.strand == "bottom" else "neg", "files": []})
+        out.append(
+            {
+                "read_id": f"{modality}-{read.name}",
+                "name": read.name,
+                "modality": modality,
+                "primer_id": primer_id or regions[0]["region_id"] if regions else "",
+                "min_len": read.min_length or read.length or 1,
+                "max_len": read.length or 1,
+                "strand": "pos" if read.strand == "bottom" else "neg",
+                "files": [],
+            }
+        )
     return out
 
 

@@ -222,7 +222,9 @@ class Seq:
         return tuple(p.code for p in self.parts if isinstance(p, Modification))
 
     def without_modifications(self) -> Seq:
-        return Seq(_merge(tuple(p for p in self.parts if not isinstance(p, Modification | Thioate))))
+        return Seq(
+            _merge(tuple(p for p in self.parts if not isinstance(p, Modification | Thioate)))
+        )
 
     def symbols(self) -> tuple[Symbol, ...]:
         return tuple(p for p in self.parts if isinstance(p, Symbol))
@@ -440,13 +442,20 @@ def paired_bases(tokens: Iterable[Token], seq: Seq | None = None) -> int:
 # ----------------------------------------------------------------- equality and folding
 
 
-def fold_anchors(tokens: tuple[Token, ...], codes: frozenset[str] = DEGENERATE) -> tuple[Token, ...]:
+def fold_anchors(
+    tokens: tuple[Token, ...], codes: frozenset[str] = DEGENERATE
+) -> tuple[Token, ...]:
     """Drop degenerate bases that touch a payload symbol.
 
     A payload's bases are unknown, so a degenerate base beside it (the `N` of an
     anchored `(T)30VN` primer, which pairs inside the cDNA) cannot be told apart from
     the payload's own first or last base.
     """
+    return tuple(tokens[i] for i in kept_positions(tokens, codes))
+
+
+def kept_positions(tokens: tuple[Token, ...], codes: frozenset[str] = DEGENERATE) -> list[int]:
+    """The positions `fold_anchors` keeps."""
     keep = [True] * len(tokens)
     for i, tok in enumerate(tokens):
         if isinstance(tok, SymbolToken) and _payload_name(tok.name):
@@ -458,7 +467,7 @@ def fold_anchors(tokens: tuple[Token, ...], codes: frozenset[str] = DEGENERATE) 
             while j < len(tokens) and isinstance(tokens[j], str) and tokens[j] in codes:
                 keep[j] = False
                 j += 1
-    return tuple(t for t, k in zip(tokens, keep, strict=True) if k)
+    return [i for i, k in enumerate(keep) if k]
 
 
 def _payload_name(name: str) -> bool:
@@ -482,11 +491,14 @@ def first_difference(a: Seq, b: Seq) -> int | None:
 # ----------------------------------------------------------------- notation
 
 
-_PLACEHOLDER = re.compile(r"\[\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*(?::\s*(\d+)\s*(?:-\s*(\d+))?)?\s*('?)\s*\]")
+_PLACEHOLDER = re.compile(
+    r"\[\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*(?::\s*(\d+)\s*(?:-\s*(\d+))?)?\s*('?)\s*\]"
+)
 _HOMOPOLYMER = re.compile(r"\(\s*([ACGTUacgtu])\s*\)\s*(\d+)")
 _MODIFICATION = re.compile(r"/([A-Za-z0-9-]+)/")
 _REFERENCE = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*('?)\s*\}")
 _DU = re.compile(r"\(dU\)")
+
 
 def parse_notation(text: str, resolve: Callable[[str, bool], Seq] | None = None) -> Seq:
     """Read a sequence in lablang / LibStructBench notation.
@@ -514,7 +526,9 @@ def parse_notation(text: str, resolve: Callable[[str, bool], Seq] | None = None)
         if ch == "[":
             m = _PLACEHOLDER.match(body, i)
             if not m:
-                raise SequenceError(f"unreadable placeholder at column {i + 1}: `{body[i:i + 20]}`")
+                raise SequenceError(
+                    f"unreadable placeholder at column {i + 1}: `{body[i : i + 20]}`"
+                )
             parts.append(placeholder(m.group(1), m.group(2), m.group(3), bool(m.group(4))))
             i = m.end()
         elif ch == "(":
@@ -524,7 +538,9 @@ def parse_notation(text: str, resolve: Callable[[str, bool], Seq] | None = None)
                 continue
             m = _HOMOPOLYMER.match(body, i)
             if not m:
-                raise SequenceError(f"unreadable homopolymer at column {i + 1}: `{body[i:i + 10]}`")
+                raise SequenceError(
+                    f"unreadable homopolymer at column {i + 1}: `{body[i : i + 10]}`"
+                )
             run = int(m.group(2))
             if run > MAX_HOMOPOLYMER:
                 raise SequenceError(f"homopolymer of {run} exceeds the limit of {MAX_HOMOPOLYMER}")
@@ -560,8 +576,9 @@ def parse_notation(text: str, resolve: Callable[[str, bool], Seq] | None = None)
             parts.append(Bases(body[i:j].upper().replace("U", "T")))
             i = j
         else:
-            raise SequenceError(f"`{ch}` is not a base, placeholder, homopolymer or modification "
-                                f"(column {i + 1})")
+            raise SequenceError(
+                f"`{ch}` is not a base, placeholder, homopolymer or modification (column {i + 1})"
+            )
         count += 1
         if count > MAX_SEQUENCE_TOKENS:
             raise SequenceError(f"sequence has more than {MAX_SEQUENCE_TOKENS} parts")
@@ -571,8 +588,13 @@ def parse_notation(text: str, resolve: Callable[[str, bool], Seq] | None = None)
     return seq
 
 
-def placeholder(role: str, low: str | int | None, high: str | int | None, rc: bool = False,
-                name: str | None = None) -> Part:
+def placeholder(
+    role: str,
+    low: str | int | None,
+    high: str | int | None,
+    rc: bool = False,
+    name: str | None = None,
+) -> Part:
     """A placeholder part; `POLY_T`-style roles become unspecified homopolymers."""
     role = role.strip().upper().replace(" ", "_").replace("-", "_")
     lo = int(low) if low not in (None, "") else None
@@ -599,8 +621,12 @@ def render_body(seq: Seq, *, rna: bool = False) -> str:
         match part:
             case Bases(text=text):
                 chunk = text.replace("T", "U") if rna else text
-                if chunks and not chunks[-1].startswith(("[", "(", "/", "r", "+", "*")) and \
-                        chunks[-1].isalpha() and chunks[-1].isupper():
+                if (
+                    chunks
+                    and not chunks[-1].startswith(("[", "(", "/", "r", "+", "*"))
+                    and chunks[-1].isalpha()
+                    and chunks[-1].isupper()
+                ):
                     chunks[-1] += chunk
                     continue
                 chunks.append(chunk)

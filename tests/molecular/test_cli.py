@@ -73,7 +73,9 @@ def test_read_arrows_point_away_from_their_primers(tmp_path: Path) -> None:
     """Read 1 and Index 1 arrows point right (they copy the top strand), Read 2 points left."""
     CliRunner().invoke(main, ["draw", EXAMPLE, "-o", str(tmp_path)])
     root = ET.parse(tmp_path / "tenx_3p_v3.gex_library.svg").getroot()
-    directions = [float(e.get("x2", 0)) - float(e.get("x1", 0)) for e in root.iter() if e.tag.endswith("line")]
+    directions = [
+        float(e.get("x2", 0)) - float(e.get("x1", 0)) for e in root.iter() if e.tag.endswith("line")
+    ]
     assert [d > 0 for d in directions] == [True, True, False]
 
 
@@ -91,10 +93,21 @@ def test_import_of_libstruct_json_round_trips_through_check(tmp_path: Path) -> N
     """Exported T2 and T3 files import (merged) into a .lab that checks clean."""
     runner = CliRunner()
     for task in ("t2", "t3"):
-        out = runner.invoke(main, ["export", EXAMPLE, "--to", f"libstruct-{task}", "-o", str(tmp_path / f"{task}.json")])
+        out = runner.invoke(
+            main,
+            ["export", EXAMPLE, "--to", f"libstruct-{task}", "-o", str(tmp_path / f"{task}.json")],
+        )
         assert out.exit_code == 0
-    result = runner.invoke(main, ["import", str(tmp_path / "t2.json"), str(tmp_path / "t3.json"),
-                                  "-o", str(tmp_path / "answer.lab")])
+    result = runner.invoke(
+        main,
+        [
+            "import",
+            str(tmp_path / "t2.json"),
+            str(tmp_path / "t3.json"),
+            "-o",
+            str(tmp_path / "answer.lab"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert [d.code for d in check_file(tmp_path / "answer.lab").report] == []
 

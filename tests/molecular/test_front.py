@@ -61,8 +61,8 @@ workflow atac {
 }
 """
     assert codes_of(text) == []
-    from lablang.molecular.front import build_model
     from lablang.diagnostics import Report
+    from lablang.molecular.front import build_model
 
     result = check_text(text, "case.lab")
     built = build_model(result.program, Report())

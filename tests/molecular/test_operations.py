@@ -29,8 +29,11 @@ def rna(text: str, name: str = "mrna") -> Single:
     return Single(Strand(parse_notation(text), MolType.RNA, name))
 
 
-TRUSEQ_ADAPTER = ops.Oligo("truseq", (parse_notation("/5Phos/GATCGGAAGAGCACACGTCTGAACTCCAGTCA"),
-                                      parse_notation("GCTCTTCCGATCT")), "double_stranded")
+TRUSEQ_ADAPTER = ops.Oligo(
+    "truseq",
+    (parse_notation("/5Phos/GATCGGAAGAGCACACGTCTGAACTCCAGTCA"), parse_notation("GCTCTTCCGATCT")),
+    "double_stranded",
+)
 
 
 def test_anneal_finds_the_site_paired_from_the_3_end() -> None:
@@ -59,19 +62,25 @@ def test_primer_without_site_reports_the_closest_match() -> None:
         ops.extend(dna(TEMPLATE), ops.oligo("p", "GGGGGGGGGGAAAACCCC"))
     notes = " ".join(caught.value.notes)
     assert caught.value.code == "E0401"
-    assert "strand `t` at base 9" in notes and "8 bases pair from the primer's 3' end (needs 12)" in notes
+    assert (
+        "strand `t` at base 9" in notes
+        and "8 bases pair from the primer's 3' end (needs 12)" in notes
+    )
     assert "best ungapped alignment pairs 11 bases" in notes
 
 
 def test_anchored_oligo_dt_primes_at_the_start_of_the_polya_tail() -> None:
     """`(T)30 VN` pairs VN inside the payload next to the tail: the cDNA is primer + [CDNA']."""
-    hybrid = ops.reverse_transcribe(rna("[CDNA] (A)30"), ops.oligo("dT", "ACGT (T)30 VN"),
-                                    nontemplated="")
+    hybrid = ops.reverse_transcribe(
+        rna("[CDNA] (A)30"), ops.oligo("dT", "ACGT (T)30 VN"), nontemplated=""
+    )
     assert render(hybrid.top) == "5'-ACGT (T)30 VN [CDNA']-3'"
     assert architecture(hybrid) is Architecture.RNA_DNA_HYBRID
 
 
-def test_reverse_transcription_adds_nontemplated_ccc_and_template_switching_copies_the_tso() -> None:
+def test_reverse_transcription_adds_nontemplated_ccc_and_template_switching_copies_the_tso() -> (
+    None
+):
     """RT ends the cDNA with CCC; the TSO's rGrGrG pairs with it and the cDNA gains TSO'."""
     bead = ops.oligo("bead", "CTACACGACGCTCTTCCGATCT [CELL_BARCODE:16] [UMI:12] (T)30 VN")
     tso = ops.oligo("tso", "AAGCAGTGGTATCAACGCAGAGTACATrGrGrG")
@@ -110,7 +119,9 @@ def test_pcr_amplicon_carries_both_5_tails() -> None:
 def test_pcr_with_one_binding_primer_reports_linear_product() -> None:
     """When only one primer binds, the product is discarded as linear, not amplified."""
     template = dna("ACGTTGCAACGTTGCA [GDNA] GGCCTTAAGGCCTTAA")
-    pool = ops.pcr(template, [ops.oligo("F", "ACGTTGCAACGTTGCA"), ops.oligo("R", "GGGGGGGGGGGGGGGG")])
+    pool = ops.pcr(
+        template, [ops.oligo("F", "ACGTTGCAACGTTGCA"), ops.oligo("R", "GGGGGGGGGGGGGGGG")]
+    )
     assert pool.carried == ()
     assert "only `F` binds: linear copies" in pool.discarded[0].reason
 
@@ -118,7 +129,9 @@ def test_pcr_with_one_binding_primer_reports_linear_product() -> None:
 def test_pcr_same_primer_at_both_ends_is_suppressed() -> None:
     """A molecule flanked by one primer's sites on both strands is discarded as suppressed."""
     template = dna("ACGTTGCAACGTTGCA [GDNA] TGCAACGTTGCAACGT")
-    pool = ops.pcr(template, [ops.oligo("F", "ACGTTGCAACGTTGCA"), ops.oligo("R", "GGGGGGGGGGGGGGGG")])
+    pool = ops.pcr(
+        template, [ops.oligo("F", "ACGTTGCAACGTTGCA"), ops.oligo("R", "GGGGGGGGGGGGGGGG")]
+    )
     assert pool.carried == ()
     assert any("suppression PCR" in p.reason for p in pool.discarded)
 
@@ -126,8 +139,10 @@ def test_pcr_same_primer_at_both_ends_is_suppressed() -> None:
 def test_pcr_primer_binding_nowhere_fails() -> None:
     """If neither primer binds, PCR fails with the closest-match diagnostic."""
     with pytest.raises(ops.OperationFailure) as caught:
-        ops.pcr(dna("ACGTTGCAACGTTGCA [GDNA]"), [ops.oligo("F", "GGGGGGGGGGGGGG"),
-                                                  ops.oligo("R", "CCCCCCCCCCCCCC")])
+        ops.pcr(
+            dna("ACGTTGCAACGTTGCA [GDNA]"),
+            [ops.oligo("F", "GGGGGGGGGGGGGG"), ops.oligo("R", "CCCCCCCCCCCCCC")],
+        )
     assert caught.value.code == "E0401"
 
 
@@ -145,7 +160,9 @@ def test_end_repair_blunts_and_phosphorylates_and_a_tailing_adds_single_as() -> 
     """End repair fills 5' overhangs and removes 3' ones; A-tailing adds one A per 3' end."""
     duplex = Duplex(core=bases("ACGTACGT"), left=End(top=bases("GG")), right=End(top=bases("CC")))
     repaired = ops.end_repair(duplex)
-    assert render(repaired.top) == "5'-GGACGTACGT-3'" and repaired.left.blunt and repaired.right.blunt
+    assert (
+        render(repaired.top) == "5'-GGACGTACGT-3'" and repaired.left.blunt and repaired.right.blunt
+    )
     assert repaired.top_phosphate and repaired.bottom_phosphate
     tailed = ops.a_tail(repaired)
     assert render(tailed.top) == "5'-GGACGTACGTA-3'"
@@ -179,8 +196,9 @@ def test_ligation_of_blunt_fragment_to_t_overhang_adapter_fails() -> None:
 
 def test_sticky_ends_ligate_only_when_complementary() -> None:
     """EcoRI-cut ends rejoin; an EcoRI end does not join a HindIII end."""
-    eco = ops.digest(Duplex(core=bases("ACGTACGAATTCTTGGCC"), top_phosphate=True, bottom_phosphate=True),
-                     "EcoRI")
+    eco = ops.digest(
+        Duplex(core=bases("ACGTACGAATTCTTGGCC"), top_phosphate=True, bottom_phosphate=True), "EcoRI"
+    )
     left, right = (p.molecule for p in eco.products)
     assert isinstance(left, Duplex) and isinstance(right, Duplex)
     assert render(right.left.top) == "5'-AATT-3'"
@@ -195,8 +213,11 @@ def test_ligation_without_any_phosphate_fails() -> None:
     """With no 5' phosphate on either strand at the junction nothing is ligated."""
     insert = ops.a_tail(ops.end_repair(Duplex(core=parse_notation("ACGT [CDNA] ACGT"))))
     insert = Duplex(core=insert.core, left=insert.left, right=insert.right)  # phosphates dropped
-    bare = ops.Oligo("bare", (parse_notation("GATCGGAAGAGCACACGTCTGAACTCCAGTCA"),
-                              parse_notation("GCTCTTCCGATCT")), "double_stranded")
+    bare = ops.Oligo(
+        "bare",
+        (parse_notation("GATCGGAAGAGCACACGTCTGAACTCCAGTCA"), parse_notation("GCTCTTCCGATCT")),
+        "double_stranded",
+    )
     with pytest.raises(ops.OperationFailure) as caught:
         ops.ligate(insert, bare, ends="right")
     assert caught.value.code == "E0403"
@@ -208,7 +229,10 @@ def test_tagmentation_mix_and_which_products_amplify() -> None:
     b = ops.oligo("B", "GTCTCGTGGGCTCGGAGATGTGTATAAGAGACAG")
     pool = ops.tagment(Duplex(core=parse_notation("[GDNA]")), [a, b])
     assert [(p.name, p.fraction) for p in pool.products] == [
-        ("A-insert-A", 0.25), ("A-insert-B", 0.5), ("B-insert-B", 0.25)]
+        ("A-insert-A", 0.25),
+        ("A-insert-B", 0.5),
+        ("B-insert-B", 0.25),
+    ]
     i5 = ops.oligo("N5", "AATGATACGGCGACCACCGAGATCTACAC [I5_INDEX:8] TCGTCGGCAGCGTC")
     i7 = ops.oligo("N7", "CAAGCAGAAGACGGCATACGAGAT [I7_INDEX:8] GTCTCGTGGGCTCGG")
     outcomes = {p.name: ops.pcr(p.molecule, [i5, i7]) for p in pool.products}
@@ -216,8 +240,11 @@ def test_tagmentation_mix_and_which_products_amplify() -> None:
     library = outcomes["A-insert-B"].carried[0].molecule
     assert render_libstruct(unflag(library.top)) == (  # type: ignore[union-attr]
         "AATGATACGGCGACCACCGAGATCTACAC[I5_INDEX:8]TCGTCGGCAGCGTCAGATGTGTATAAGAGACAG[GDNA]"
-        "CTGTCTCTTATACACATCTCCGAGCCCACGAGAC[I7_INDEX:8]ATCTCGTATGCCGTCTTCTGCTTG")
-    assert all("suppression" in o.products[0].reason for n, o in outcomes.items() if n != "A-insert-B")
+        "CTGTCTCTTATACACATCTCCGAGCCCACGAGAC[I7_INDEX:8]ATCTCGTATGCCGTCTTCTGCTTG"
+    )
+    assert all(
+        "suppression" in o.products[0].reason for n, o in outcomes.items() if n != "A-insert-B"
+    )
 
 
 def test_denaturation_separates_strands_and_keep_selects_one() -> None:
@@ -225,7 +252,9 @@ def test_denaturation_separates_strands_and_keep_selects_one() -> None:
     hybrid = ops.reverse_transcribe(rna("[CDNA] (A)30"), ops.oligo("dT", "ACGT (T)30 VN"))
     pool = ops.denature(hybrid, keep="DNA")
     assert [(p.disposition, p.molecule.strand.moltype) for p in pool.products] == [  # type: ignore[union-attr]
-        (Disposition.CARRIED, MolType.DNA), (Disposition.DISCARDED, MolType.RNA)]
+        (Disposition.CARRIED, MolType.DNA),
+        (Disposition.DISCARDED, MolType.RNA),
+    ]
 
 
 def test_digestion_leaves_the_enzymes_overhang() -> None:
@@ -256,7 +285,8 @@ def test_split_pool_rounds_add_barcodes_in_order() -> None:
     rounds = [ops.oligo(f"bc{i}", f"/5Phos/ ACGT [ROUND{i}_BARCODE:8]") for i in (1, 2, 3)]
     out = ops.split_pool(start, rounds)
     assert render_libstruct(out.strand.seq) == (  # type: ignore[union-attr]
-        "ACGT[ROUND3_BARCODE:8]ACGT[ROUND2_BARCODE:8]ACGT[ROUND1_BARCODE:8][CDNA]")
+        "ACGT[ROUND3_BARCODE:8]ACGT[ROUND2_BARCODE:8]ACGT[ROUND1_BARCODE:8][CDNA]"
+    )
 
 
 def test_barcode_ligation_needs_a_phosphate() -> None:
@@ -291,5 +321,7 @@ def test_size_selection_discards_short_products_and_keeps_unknown_payloads() -> 
 def test_adapter_strands_that_do_not_pair_are_an_error() -> None:
     """A 'double-stranded' adapter whose strands share no 6-base stem is refused."""
     with pytest.raises(ops.OperationFailure) as caught:
-        ops.adapter_duplex(ops.Oligo("x", (bases("AAAAAAAAAA"), bases("AAAAAAAAAA")), "double_stranded"))
+        ops.adapter_duplex(
+            ops.Oligo("x", (bases("AAAAAAAAAA"), bases("AAAAAAAAAA")), "double_stranded")
+        )
     assert caught.value.code == "E0402"

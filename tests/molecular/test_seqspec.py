@@ -24,7 +24,9 @@ if not SPECS.is_dir():
     SPECS = ROOT.parent / "shared" / "data" / "seqspec"
 FILES = sorted(SPECS.glob("*.spec.yaml")) if SPECS.is_dir() else []
 
-pytestmark = pytest.mark.skipif(len(FILES) != 8, reason="the eight reference specs are not beside the repo")
+pytestmark = pytest.mark.skipif(
+    len(FILES) != 8, reason="the eight reference specs are not beside the repo"
+)
 
 
 def _imported(path: Path):  # type: ignore[no-untyped-def]
@@ -41,9 +43,12 @@ def test_imported_libraries_have_the_specs_sequence(path: Path) -> None:
     assert [d.code for d in checked.report] == []
     model = build_model(checked.program, Report()).model
     segments = {s.name: s for s in model.segments}
-    assert [spec_sequence(lib.seq, segments) for lib in model.libraries] == \
-        [seq for _, seq in result.sequences]
-    assert [seq for _, seq in result.sequences] == [str(r.get("sequence") or "") for r in spec["library_spec"]]
+    assert [spec_sequence(lib.seq, segments) for lib in model.libraries] == [
+        seq for _, seq in result.sequences
+    ]
+    assert [seq for _, seq in result.sequences] == [
+        str(r.get("sequence") or "") for r in spec["library_spec"]
+    ]
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
@@ -69,9 +74,13 @@ def test_capitalised_modality_and_unknown_region_types_are_repaired() -> None:
 
 def test_reads_become_primer_checked_reads() -> None:
     """10x v3 reads import with their primers; Read 2 (neg) is primed on the top strand."""
-    _, result, checked = _imported(SPECS / "10x_rna_v3.spec.yaml")
+    _, _, checked = _imported(SPECS / "10x_rna_v3.spec.yaml")
     (library,) = build_model(checked.program, Report()).model.libraries
-    assert [(r.strand, r.length) for r in library.reads] == [("bottom", 28), ("bottom", 8), ("top", 50)]
+    assert [(r.strand, r.length) for r in library.reads] == [
+        ("bottom", 28),
+        ("bottom", 8),
+        ("top", 50),
+    ]
 
 
 def test_tenx_example_exports_a_valid_spec_with_reads() -> None:

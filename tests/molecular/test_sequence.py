@@ -32,12 +32,19 @@ _symbols = st.builds(
     st.one_of(st.none(), st.integers(1, 20)),
     st.booleans(),
 )
-_homopolymers = st.builds(Homopolymer, base=st.sampled_from("ACGT"),
-                          count=st.one_of(st.none(), st.integers(1, 40)))
+_homopolymers = st.builds(
+    Homopolymer, base=st.sampled_from("ACGT"), count=st.one_of(st.none(), st.integers(1, 40))
+)
 plain_seqs = st.lists(st.one_of(_bases, _symbols, _homopolymers), max_size=8).map(Seq.of)
 chem_seqs = st.lists(
-    st.one_of(_bases, _symbols, _homopolymers, st.builds(Ribo, st.sampled_from("ACGT")),
-              st.builds(LNA, st.sampled_from("ACGT")), st.just(Modification("5Phos"))),
+    st.one_of(
+        _bases,
+        _symbols,
+        _homopolymers,
+        st.builds(Ribo, st.sampled_from("ACGT")),
+        st.builds(LNA, st.sampled_from("ACGT")),
+        st.just(Modification("5Phos")),
+    ),
     max_size=8,
 ).map(Seq.of)
 
@@ -80,7 +87,13 @@ def test_symbolic_segments_get_a_prime_flag() -> None:
 def test_ribo_lna_and_modifications_are_read() -> None:
     """`rG`, `+G`, `/5Phos/` and `*` are parts; ribo and LNA occupy one position each."""
     seq = parse_notation("/5Phos/AC*rG+T")
-    assert [type(p).__name__ for p in seq.parts] == ["Modification", "Bases", "Thioate", "Ribo", "LNA"]
+    assert [type(p).__name__ for p in seq.parts] == [
+        "Modification",
+        "Bases",
+        "Thioate",
+        "Ribo",
+        "LNA",
+    ]
     assert len(seq) == 4
     assert render(seq) == "5'-/5Phos/ AC * rG +T-3'"
 

@@ -10,7 +10,12 @@ import pytest
 from lablang.diagnostics import Report
 from lablang.driver import check_file, check_text
 from lablang.molecular.front import build_model
-from lablang.molecular.libstruct import export_libstruct, import_libstruct, library_sequence, segments_of
+from lablang.molecular.libstruct import (
+    export_libstruct,
+    import_libstruct,
+    library_sequence,
+    segments_of,
+)
 from lablang.molecular.molecule import top_strand
 from lablang.molecular.sequence import Homopolymer, Symbol, parse_notation, render_libstruct, unflag
 
@@ -21,7 +26,9 @@ if not DATA.is_dir():  # a clean clone of main has ../shared beside it
 EXAMPLE = ROOT / "examples" / "tenx_3p_v3.lab"
 REFERENCE = DATA / "libstructs" / "10x_chromium_3p_v3.json"
 
-pytestmark = pytest.mark.skipif(not REFERENCE.is_file(), reason="reference data not beside the repo")
+pytestmark = pytest.mark.skipif(
+    not REFERENCE.is_file(), reason="reference data not beside the repo"
+)
 
 
 @pytest.fixture(scope="module")
@@ -95,15 +102,32 @@ def test_declared_answer_exports_as_libstructbench_t3(built) -> None:  # type: i
     """The declared states and transitions export with the reference's operations and edges."""
     t3 = export_libstruct(built.model, "t3")
     (workflow,) = t3["workflows"]
-    truth = json.loads((DATA / "scoring_cases" / "10x_chromium_3p_v3" / "truth_t3.json").read_text())
+    truth = json.loads(
+        (DATA / "scoring_cases" / "10x_chromium_3p_v3" / "truth_t3.json").read_text()
+    )
     (truth_wf,) = truth["workflows"]
-    ours = [(t["operation"], t["oligo_ids"], len(t["carried_forward_product_ids"]),
-             len(t["discarded_product_ids"])) for t in workflow["transitions"]]
-    theirs = [(t["operation"], t["oligo_ids"], len(t["carried_forward_product_ids"]),
-               len(t["discarded_product_ids"])) for t in truth_wf["transitions"]]
+    ours = [
+        (
+            t["operation"],
+            t["oligo_ids"],
+            len(t["carried_forward_product_ids"]),
+            len(t["discarded_product_ids"]),
+        )
+        for t in workflow["transitions"]
+    ]
+    theirs = [
+        (
+            t["operation"],
+            t["oligo_ids"],
+            len(t["carried_forward_product_ids"]),
+            len(t["discarded_product_ids"]),
+        )
+        for t in truth_wf["transitions"]
+    ]
     assert ours == theirs
-    assert [s["strand_architecture"] for s in workflow["states"]] == \
-        [s["strand_architecture"] for s in truth_wf["states"]]
+    assert [s["strand_architecture"] for s in workflow["states"]] == [
+        s["strand_architecture"] for s in truth_wf["states"]
+    ]
     assert workflow["final_outputs"] == [{"state_id": "st_final", "modality": "gene expression"}]
 
 
@@ -139,8 +163,10 @@ def test_libstruct_export_import_round_trip(built) -> None:  # type: ignore[no-u
 
 def test_stdlib_oligos_equal_the_reference_list() -> None:
     """Every stdlib oligo named like an entry of stdlib_oligos.json has exactly its sequence."""
-    reference = {o["id"]: o["sequence_5to3"] for o in
-                 json.loads((DATA / "stdlib_oligos.json").read_text())["oligos"]}
+    reference = {
+        o["id"]: o["sequence_5to3"]
+        for o in json.loads((DATA / "stdlib_oligos.json").read_text())["oligos"]
+    }
     checked = set()
     for module in ("illumina", "tenx", "smart"):
         source = (ROOT / "stdlib" / f"{module}.lab").read_text()
@@ -149,7 +175,9 @@ def test_stdlib_oligos_equal_the_reference_list() -> None:
         for oligo in build_model(result.program, Report()).model.oligos:
             if oligo.name in reference:
                 want = parse_notation(reference[oligo.name])
-                assert render_libstruct(oligo.seq.without_modifications()) == render_libstruct(want), oligo.name
+                assert render_libstruct(oligo.seq.without_modifications()) == render_libstruct(
+                    want
+                ), oligo.name
                 checked.add(oligo.name)
     assert checked == set(reference)
 
