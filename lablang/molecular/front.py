@@ -703,6 +703,7 @@ class _Builder:
                 help="operations: " + ", ".join(sorted(_OPERATIONS)),
             )
         function, on_pool = spec
+        self.check_args(op_name, call, kwargs)
         try:
             if on_pool:
                 return function(pool, **kwargs)
@@ -728,6 +729,42 @@ class _Builder:
             raise _Failure(
                 "E0412", f"wrong arguments for `{op_name}`: {error}", call.span
             ) from None
+
+    def check_args(self, op_name: str, call: ast.Call | ast.Name, kwargs: dict[str, Any]) -> None:
+        kinds = _PARAMETERS.get(op_name, {})
+        for key, value in kwargs.items():
+            kind = kinds.get(key)
+            if kind is None:
+                known = ", ".join(f"`{k}`" for k in kinds) or "none"
+                raise _Failure(
+                    "E0412",
+                    f"`{op_name}` has no parameter `{key}`",
+                    call.span,
+                    help=f"parameters: {known}",
+                )
+            ok = {
+                "oligo": isinstance(value, ops.Oligo),
+                "oligos": isinstance(value, list) and all(isinstance(v, ops.Oligo) for v in value),
+                "probe": isinstance(value, ops.Oligo | str),
+                "text": isinstance(value, str),
+                "number": isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+                "any": True,
+            }[kind]
+            if not ok:
+                wanted = {
+                    "oligo": "an oligo",
+                    "oligos": "a list of oligos",
+                    "probe": "an oligo or a segment",
+                    "text": "a name or a string",
+                    "number": "a non-negative number",
+                    "any": "a value",
+                }[kind]
+                raise _Failure(
+                    "E0412",
+                    f"`{key}` of `{op_name}` must be {wanted}",
+                    call.span,
+                    help="declare the oligo with `oligo` and pass its name",
+                )
 
     def expect(self, value: ast.Expr, env: dict[str, Pool]) -> None:
         if not (
@@ -1305,6 +1342,25 @@ _OPERATIONS: dict[str, tuple[Callable[..., Any], bool]] = {
     "cleanup": (_cleanup, True),
     "size_select": (_size_select, True),
 }
+_PARAMETERS: dict[str, dict[str, str]] = {
+    "reverse_transcribe": {"primer": "oligo", "switch": "oligo", "nontemplated": "text"},
+    "template_switch": {"tso": "oligo"},
+    "extend": {"primer": "oligo"},
+    "second_strand": {"primer": "oligo"},
+    "pcr": {"primers": "oligos", "cycles": "number"},
+    "amplify": {"primers": "oligos", "cycles": "number"},
+    "fragment": {}, "end_repair": {}, "a_tail": {},
+    "ligate": {"adapter": "oligo", "ends": "text"},
+    "tagment": {"adapters": "oligos"},
+    "denature": {"keep": "text"},
+    "digest": {"enzyme": "text"},
+    "bisulfite": {"methylated": "text"},
+    "barcode_round": {"barcode": "oligo", "end": "text", "by": "text"},
+    "split_pool": {"rounds": "oligos", "end": "text", "by": "text"},
+    "capture": {"probe": "probe"},
+    "cleanup": {"min": "number", "ratio": "any"},
+    "size_select": {"min": "number", "max": "number"},
+}  # fmt: skip
 _LSB_OPERATION = {
     "reverse_transcribe": "reverse_transcription", "template_switch": "extension",
     "extend": "extension", "second_strand": "strand_synthesis", "pcr": "pcr",

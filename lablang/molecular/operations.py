@@ -174,8 +174,8 @@ def anneal_sites(primer: Seq, template: Seq, min_match: int = MIN_ANNEAL) -> lis
     complement. Up to three degenerate 3' bases (`VN`) may pair inside a payload.
 
     >>> t = bases("GGGGAAAACCCCTTTTGGGGAAAA")
-    >>> [s.start for s in anneal_sites(bases("TTTTCCCCAAAAGGGG"), t)]
-    [4]
+    >>> [(s.start, s.stop) for s in anneal_sites(bases("TTTTCCCCAAAAGGGG"), t)]
+    [(8, 24)]
     """
     p, t = primer.tokens(), template.tokens()
     sites: list[Site] = []
