@@ -708,8 +708,25 @@ class _Builder:
             if on_pool:
                 return function(pool, **kwargs)
             products: list[Product] = []
+            unbound: list[ops.OperationFailure] = []
             for product in pool.carried:
-                result = function(product.molecule, **kwargs)
+                try:
+                    result = function(product.molecule, **kwargs)
+                except ops.OperationFailure as failure:
+                    # In a mix, a molecule no primer binds is simply not carried on;
+                    # only when that is true of every molecule is it an error.
+                    if failure.code != "E0401" or len(pool.carried) == 1:
+                        raise
+                    unbound.append(failure)
+                    products.append(
+                        Product(
+                            product.molecule,
+                            Disposition.DISCARDED,
+                            failure.message.split(":")[0] + ": not carried",
+                            name=product.name,
+                        )
+                    )
+                    continue
                 if isinstance(result, Pool):
                     products.extend(result.products)
                 else:
@@ -720,6 +737,8 @@ class _Builder:
                         f"`{op_name}` gives more than {ops.MAX_PRODUCTS} products",
                         call.span,
                     )
+            if unbound and len(unbound) == len(pool.carried):
+                raise unbound[0]
             return Pool(tuple(products))
         except ops.OperationFailure as failure:
             raise _Failure(
@@ -1270,6 +1289,10 @@ def _pcr(molecule: Any, primers: list[ops.Oligo], cycles: int | None = None) -> 
     return ops.pcr(molecule, primers)
 
 
+def _linear(molecule: Any, primer: ops.Oligo, cycles: int | None = None) -> Pool:
+    return ops.linear_amplify(molecule, primer)
+
+
 def _ligate(molecule: Any, adapter: ops.Oligo, ends: str = "both") -> Any:
     return ops.ligate(molecule, adapter, ends=ends)
 
@@ -1328,6 +1351,7 @@ _OPERATIONS: dict[str, tuple[Callable[..., Any], bool]] = {
     "second_strand": (_extend, False),
     "pcr": (_pcr, False),
     "amplify": (_pcr, False),
+    "linear_amplify": (_linear, False),
     "fragment": (ops.fragment, False),
     "end_repair": (ops.end_repair, False),
     "a_tail": (ops.a_tail, False),
@@ -1349,6 +1373,7 @@ _PARAMETERS: dict[str, dict[str, str]] = {
     "second_strand": {"primer": "oligo"},
     "pcr": {"primers": "oligos", "cycles": "number"},
     "amplify": {"primers": "oligos", "cycles": "number"},
+    "linear_amplify": {"primer": "oligo", "cycles": "number"},
     "fragment": {}, "end_repair": {}, "a_tail": {},
     "ligate": {"adapter": "oligo", "ends": "text"},
     "tagment": {"adapters": "oligos"},
@@ -1364,7 +1389,8 @@ _PARAMETERS: dict[str, dict[str, str]] = {
 _LSB_OPERATION = {
     "reverse_transcribe": "reverse_transcription", "template_switch": "extension",
     "extend": "extension", "second_strand": "strand_synthesis", "pcr": "pcr",
-    "amplify": "amplification", "fragment": "fragmentation", "end_repair": "other",
+    "amplify": "amplification",
+    "linear_amplify": "amplification", "fragment": "fragmentation", "end_repair": "other",
     "a_tail": "other", "ligate": "ligation", "tagment": "tagmentation", "denature": "denaturation",
     "digest": "other", "bisulfite": "other", "barcode_round": "ligation", "split_pool": "ligation",
     "capture": "capture", "cleanup": "cleanup", "size_select": "size_selection",

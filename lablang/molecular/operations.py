@@ -401,6 +401,46 @@ def template_switch(hybrid: Duplex, tso: Oligo) -> Duplex:
     return attrs.evolve(hybrid, right=End(top=overhang + extension, bottom=hybrid.right.bottom))
 
 
+def linear_amplify(molecule: Molecule, primer: Oligo, *, min_match: int = MIN_ANNEAL) -> Pool:
+    """Linear amplification (primer extension after denaturation) with one primer.
+
+    Rule: the molecule is denatured and the primer anneals to every strand that has a
+    site for its 3' end; each such strand is copied from the primer (as in `extend`).
+    A molecule whose strands carry no site is not amplified (discarded). Used where a
+    bead-bound primer copies tagmented fragments before index PCR (10x scATAC).
+    """
+    match molecule:
+        case Single(strand=strand):
+            candidates = [strand]
+        case Duplex():
+            candidates = [
+                Strand(molecule.top, molecule.top_type, molecule.top_name),
+                Strand(molecule.bottom, molecule.bottom_type, molecule.bottom_name),
+            ]
+    products: dict[str, Product] = {}
+    for strand in candidates:
+        if strand.moltype is not MolType.DNA:
+            continue
+        if anneal_sites(plain(primer.seq), plain(strand.seq), min_match):
+            copy = extend(Single(strand), primer, min_match=min_match)
+            products.setdefault(
+                render(plain(copy.top)),
+                Product(copy, reason=f"copied from `{primer.name}`", name="linear copy"),
+            )
+    if not products:
+        return Pool(
+            (
+                Product(
+                    molecule,
+                    Disposition.DISCARDED,
+                    f"`{primer.name}` binds neither strand: not amplified",
+                    name="not amplified",
+                ),
+            )
+        )
+    return Pool(tuple(products.values()))
+
+
 # ------------------------------------------------------------------ PCR
 
 
@@ -438,11 +478,18 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
     primer with the complementary strand, 3' ends facing; the amplicon's top strand is
     the forward primer (whole, 5' tail included) + the template between the two sites +
     the reverse primer's reverse complement (whole). A molecule bound by one primer
-    gives linear copies only; one bound at both ends by the same primer forms a
-    pan-handle that suppresses it. Both are reported as discarded, not amplified.
+    gives linear copies only; in a two-primer reaction, one bound at both ends by the
+    same primer forms a pan-handle that suppresses it. Both are reported as discarded,
+    not amplified. With a single primer (given once, or the same sequence twice, as
+    Smart-seq2's ISPCR) the product flanked by it at both ends is the designed amplicon.
     """
-    if len(primers) != 2:
-        raise OperationFailure("E0412", f"PCR takes two primers, got {len(primers)}")
+    if len(primers) not in (1, 2):
+        raise OperationFailure("E0412", f"PCR takes one or two primers, got {len(primers)}")
+    # Single-primer PCR (one primer, or the same sequence twice, as Smart-seq2's ISPCR):
+    # the molecule carries the primer's site at both ends by design and amplifies.
+    single = len(primers) == 1 or plain(primers[0].seq) == plain(primers[1].seq)
+    if len(primers) == 1:
+        primers = [primers[0], primers[0]]
     templates = _dna_strands(molecule)
     amplicons: dict[str, Product] = {}
     suppressed: dict[str, Product] = {}
@@ -482,7 +529,9 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
                     top_phosphate=has_phosphate(primers[fi].seq),
                     bottom_phosphate=has_phosphate(primers[ri].seq),
                 )
-                if fi != ri:
+                if single and fi != ri:
+                    continue  # the same molecule as the (0, 0) or (1, 1) product
+                if fi != ri or single:
                     amplicons.setdefault(
                         key,
                         Product(
