@@ -739,7 +739,7 @@ class _Builder:
                     )
             if unbound and len(unbound) == len(pool.carried):
                 raise unbound[0]
-            return Pool(tuple(products))
+            return Pool(_distinct(products))
         except ops.OperationFailure as failure:
             raise _Failure(
                 failure.code, failure.message, call.span, notes=failure.notes, help=failure.help
@@ -1088,6 +1088,22 @@ class _Builder:
             )
 
 
+def _distinct(products: list[Product]) -> tuple[Product, ...]:
+    """Products that are the same molecule (made from different inputs of a mix) once."""
+    from lablang.molecular.molecule import strands as molecule_strands
+
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for product in products:
+        key = (product.disposition.value,) + tuple(
+            render(plain(s.seq)) for s in molecule_strands(product.molecule)
+        )
+        if key not in seen:
+            seen.add(key)
+            out.append(product)
+    return tuple(out)
+
+
 def _strand_for(library: Seq, strand: str) -> Seq:
     return library if strand == "top" else reverse_complement(library)
 
@@ -1305,6 +1321,10 @@ def _extend(molecule: Any, primer: ops.Oligo) -> Any:
     return ops.extend(molecule, primer)
 
 
+def _second(molecule: Any, primer: ops.Oligo | None = None) -> Any:
+    return ops.second_strand(molecule, primer)
+
+
 def _switch(molecule: Any, tso: ops.Oligo) -> Any:
     return ops.template_switch(molecule, tso)
 
@@ -1348,7 +1368,7 @@ _OPERATIONS: dict[str, tuple[Callable[..., Any], bool]] = {
     "reverse_transcribe": (_rt, False),
     "template_switch": (_switch, False),
     "extend": (_extend, False),
-    "second_strand": (_extend, False),
+    "second_strand": (_second, False),
     "pcr": (_pcr, False),
     "amplify": (_pcr, False),
     "linear_amplify": (_linear, False),
@@ -1370,7 +1390,7 @@ _PARAMETERS: dict[str, dict[str, str]] = {
     "reverse_transcribe": {"primer": "oligo", "switch": "oligo", "nontemplated": "text"},
     "template_switch": {"tso": "oligo"},
     "extend": {"primer": "oligo"},
-    "second_strand": {"primer": "oligo"},
+    "second_strand": {"primer": "oligo"},  # optional: RNase H / Pol I without one
     "pcr": {"primers": "oligos", "cycles": "number"},
     "amplify": {"primers": "oligos", "cycles": "number"},
     "linear_amplify": {"primer": "oligo", "cycles": "number"},

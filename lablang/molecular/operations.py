@@ -401,6 +401,33 @@ def template_switch(hybrid: Duplex, tso: Oligo) -> Duplex:
     return attrs.evolve(hybrid, right=End(top=overhang + extension, bottom=hybrid.right.bottom))
 
 
+def second_strand(molecule: Molecule, primer: Oligo | None = None) -> Molecule:
+    """Second-strand synthesis.
+
+    Rule: with a primer, the primer anneals to the single strand and is extended
+    (`extend`). Without one, on an RNA:DNA hybrid, RNase H nicks the RNA and DNA
+    polymerase I replaces it by nick translation, extending to the end of the first
+    strand: the result is a blunt DNA duplex whose top is the first strand (Gubler and
+    Hoffman 1983).
+    """
+    if primer is not None:
+        return extend(molecule, primer)
+    if not isinstance(molecule, Duplex) or MolType.RNA not in (molecule.top_type, molecule.bottom_type):
+        raise OperationFailure(
+            "E0412",
+            "second-strand synthesis without a primer needs an RNA:DNA hybrid",
+            help="give `primer:` to synthesise a second strand on a single DNA strand",
+        )
+    duplex = molecule if molecule.top_type is MolType.DNA else molecule.flipped()
+    first = duplex.top
+    return Duplex(
+        core=first,
+        top_name=duplex.top_name,
+        bottom_name="second strand",
+        top_phosphate=duplex.top_phosphate,
+    )
+
+
 def linear_amplify(molecule: Molecule, primer: Oligo, *, min_match: int = MIN_ANNEAL) -> Pool:
     """Linear amplification (primer extension after denaturation) with one primer.
 
@@ -1168,13 +1195,25 @@ def _append(molecule: Molecule, added: Seq, end: str) -> Molecule:
             return Single(attrs.evolve(strand, seq=added + seq if end == "5'" else seq + added))
         case Duplex():
             if end == "5'":
+                # the old 5' end is now internal: its phosphate went into the new bond
+                if molecule.left.top:
+                    left_top, core = _strip_leading_modifications(molecule.left.top), molecule.core
+                else:
+                    left_top, core = molecule.left.top, _strip_leading_modifications(molecule.core)
                 return attrs.evolve(
-                    molecule, left=attrs.evolve(molecule.left, top=added + molecule.left.top)
+                    molecule, core=core, left=attrs.evolve(molecule.left, top=added + left_top)
                 )
             return attrs.evolve(
                 molecule, right=attrs.evolve(molecule.right, top=molecule.right.top + added)
             )
     raise AssertionError(molecule)
+
+
+def _strip_leading_modifications(seq: Seq) -> Seq:
+    parts = list(seq.parts)
+    while parts and isinstance(parts[0], Modification):
+        parts.pop(0)
+    return Seq(tuple(parts))
 
 
 def split_pool(
