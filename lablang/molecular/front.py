@@ -1341,8 +1341,14 @@ def _bisulfite(molecule: Any, methylated: str = "none") -> Pool:
     return ops.bisulfite(molecule, methylated)
 
 
-def _round(molecule: Any, barcode: ops.Oligo, end: str = "5'", by: str = "ligation") -> Any:
-    return ops.barcode_round(molecule, barcode, end=end, by=by)
+def _round(
+    molecule: Any,
+    barcode: ops.Oligo,
+    end: str = "5'",
+    by: str = "ligation",
+    splint: ops.Oligo | None = None,
+) -> Any:
+    return ops.barcode_round(molecule, barcode, end=end, by=by, splint=splint)
 
 
 def _split_pool(
@@ -1400,7 +1406,7 @@ _PARAMETERS: dict[str, dict[str, str]] = {
     "denature": {"keep": "text"},
     "digest": {"enzyme": "text"},
     "bisulfite": {"methylated": "text"},
-    "barcode_round": {"barcode": "oligo", "end": "text", "by": "text"},
+    "barcode_round": {"barcode": "oligo", "end": "text", "by": "text", "splint": "oligo"},
     "split_pool": {"rounds": "oligos", "end": "text", "by": "text"},
     "capture": {"probe": "probe"},
     "cleanup": {"min": "number", "ratio": "any"},

@@ -412,7 +412,10 @@ def second_strand(molecule: Molecule, primer: Oligo | None = None) -> Molecule:
     """
     if primer is not None:
         return extend(molecule, primer)
-    if not isinstance(molecule, Duplex) or MolType.RNA not in (molecule.top_type, molecule.bottom_type):
+    if not isinstance(molecule, Duplex) or MolType.RNA not in (
+        molecule.top_type,
+        molecule.bottom_type,
+    ):
         raise OperationFailure(
             "E0412",
             "second-strand synthesis without a primer needs an RNA:DNA hybrid",
@@ -1132,15 +1135,18 @@ def barcode_round(
     *,
     end: str = "5'",
     by: str = "ligation",
+    splint: Oligo | None = None,
     min_match: int = MIN_ANNEAL,
 ) -> Molecule:
     """One split-pool round: a well-specific barcode oligo is joined to every molecule.
 
     Rule: by `ligation`, the oligo is joined end to end to the chosen end of the
-    molecule's top strand (a splint holds them; the 5' end being joined must carry a
-    phosphate); by `extension`, the molecule's 3' end anneals to the oligo and is
-    extended across it, copying the barcode. Pooling afterwards leaves the sequence as
-    it is: the round order is the order of barcodes along the molecule.
+    molecule's top strand; the 5' end being joined must carry a phosphate, and a
+    `splint` (linker), when given, must pair over its whole length across the junction
+    with at least 6 bases on each side, as it holds the two ends together for ligase.
+    By `extension`, the molecule's 3' end anneals to the oligo and is extended across
+    it, copying the barcode. Pooling afterwards leaves the sequence as it is: the round
+    order is the order of barcodes along the molecule.
     """
     if by not in ("ligation", "extension"):
         raise OperationFailure("E0412", f"`by` must be ligation or extension, not `{by}`")
@@ -1172,11 +1178,35 @@ def barcode_round(
             "the molecule's 5' end has no phosphate for the barcode to ligate to",
             help="phosphorylate (PNK) or use a /5Phos/ primer",
         )
-    seq = barcode.seq.without_modifications()
+    # a 5'-added oligo keeps its own 5' chemistry (a biotin stays at the new 5' end);
+    # a 3'-added oligo's 5' phosphate goes into the new bond
+    seq = barcode.seq if end == "5'" else _strip_leading_modifications(barcode.seq)
+    if splint is not None:
+        _check_splint(splint, plain(seq), plain(top), end)
     result = _append(molecule, seq, end)
     if end == "5'" and isinstance(result, Single):
         result = Single(attrs.evolve(result.strand, phosphate_5p=has_phosphate(barcode.seq)))
+    if end == "5'" and isinstance(result, Duplex):
+        result = attrs.evolve(result, top_phosphate=has_phosphate(barcode.seq))
     return result
+
+
+def _check_splint(splint: Oligo, added: Seq, top: Seq, end: str) -> None:
+    junction = added + top if end == "5'" else top + added
+    joint = len(added) if end == "5'" else len(top)
+    whole = plain(splint.seq).min_length
+    sites = anneal_sites(plain(splint.seq), junction, whole)
+    if not any(site.start <= joint - 6 and site.stop >= joint + 6 for site in sites):
+        failure = no_site_failure(
+            splint.name, plain(splint.seq), [("joined ends", junction)], whole
+        )
+        raise OperationFailure(
+            "E0402",
+            f"splint `{splint.name}` does not bridge the junction: it must pair over its whole "
+            "length with at least 6 bases on each side",
+            notes=failure.notes,
+            help="check the linker's two halves against the molecule's end and the barcode oligo",
+        )
 
 
 def _five_prime_phosphate(molecule: Molecule) -> bool:
@@ -1191,8 +1221,11 @@ def _five_prime_phosphate(molecule: Molecule) -> bool:
 def _append(molecule: Molecule, added: Seq, end: str) -> Molecule:
     match molecule:
         case Single(strand=strand):
-            seq = strand.seq.without_modifications()
-            return Single(attrs.evolve(strand, seq=added + seq if end == "5'" else seq + added))
+            if end == "5'":
+                return Single(
+                    attrs.evolve(strand, seq=added + _strip_leading_modifications(strand.seq))
+                )
+            return Single(attrs.evolve(strand, seq=strand.seq + added))
         case Duplex():
             if end == "5'":
                 # the old 5' end is now internal: its phosphate went into the new bond
@@ -1231,11 +1264,12 @@ def split_pool(
 
 
 def capture(pool: Pool, probe: Oligo | str, *, min_match: int = MIN_ANNEAL) -> Pool:
-    """Keep the products a capture probe binds (or that carry a named segment).
+    """Keep the products a capture probe binds, or that carry a named segment or
+    modification (`"5Biosg"` for streptavidin capture of a biotinylated strand).
 
-    Rule: capture (beads with a probe, streptavidin on a biotinylated strand) changes
-    which molecules go on, not their sequence: products with a site for the probe
-    (or containing the segment) are carried, the rest discarded.
+    Rule: capture (beads with a probe, streptavidin on biotin) changes which molecules
+    go on, not their sequence: products with a site for the probe (or carrying the
+    segment or modification) are carried, the rest discarded.
     """
     out = []
     for product in pool.carried:
@@ -1245,6 +1279,7 @@ def capture(pool: Pool, probe: Oligo | str, *, min_match: int = MIN_ANNEAL) -> P
         if isinstance(probe, str):
             hit = any(
                 (isinstance(p, Symbol) and (p.name == probe or p.role == probe))
+                or (isinstance(p, Modification) and p.code == probe)
                 or getattr(p, "label", None) == probe
                 for s in strands
                 for p in s.parts

@@ -280,12 +280,13 @@ def test_bisulfite_converts_unmethylated_c_only() -> None:
 
 
 def test_split_pool_rounds_add_barcodes_in_order() -> None:
-    """Three ligation rounds at the 5' end leave the last round's barcode outermost."""
+    """Three ligation rounds at the 5' end leave the last round's barcode (and its
+    phosphate) outermost; the joined phosphates become internal bonds."""
     start = Single(Strand(parse_notation("[CDNA]"), MolType.DNA, "cdna", phosphate_5p=True))
     rounds = [ops.oligo(f"bc{i}", f"/5Phos/ ACGT [ROUND{i}_BARCODE:8]") for i in (1, 2, 3)]
     out = ops.split_pool(start, rounds)
     assert render_libstruct(out.strand.seq) == (  # type: ignore[union-attr]
-        "ACGT[ROUND3_BARCODE:8]ACGT[ROUND2_BARCODE:8]ACGT[ROUND1_BARCODE:8][CDNA]"
+        "/5Phos/ACGT[ROUND3_BARCODE:8]ACGT[ROUND2_BARCODE:8]ACGT[ROUND1_BARCODE:8][CDNA]"
     )
 
 
@@ -325,3 +326,19 @@ def test_adapter_strands_that_do_not_pair_are_an_error() -> None:
             ops.Oligo("x", (bases("AAAAAAAAAA"), bases("AAAAAAAAAA")), "double_stranded")
         )
     assert caught.value.code == "E0402"
+
+
+def test_splint_must_bridge_the_ligation_junction() -> None:
+    """A splint pairing across the junction lets the barcode ligate; one that does not is E0402."""
+    start = Single(Strand(parse_notation("/5Phos/ AGGCCAGAGCATTCG [CDNA]"), MolType.DNA, "cdna"))
+    barcode = ops.oligo("bc", "/5Phos/ CATCGGCGTACGACT [BC:8] ATCCACGTGCTTGAG")
+    good = ops.oligo("linker", "CGAATGCTCTGGCCTCTCAAGCACGTGGAT")
+    out = ops.barcode_round(start, barcode, end="5'", splint=good)
+    assert render_libstruct(unflag(out.strand.seq)).endswith(  # type: ignore[union-attr]
+        "ATCCACGTGCTTGAGAGGCCAGAGCATTCG[CDNA]"
+    )
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.barcode_round(
+            start, barcode, end="5'", splint=ops.oligo("bad", "CGAATGCTCTGGCCTGGGGGGGGGGGGGGG")
+        )
+    assert caught.value.code == "E0402" and "does not bridge" in caught.value.message

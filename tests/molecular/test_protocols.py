@@ -71,9 +71,10 @@ workflow sci {
 workflow splitseq {
   input mrna: RNA 5'-[CDNA] (A)30-3'
   r1 = reverse_transcribe(mrna, primer: r1_dT)
-  r2 = barcode_round(r1, barcode: r2_bc, end: 5')
-  r3 = barcode_round(r2, barcode: r3_bc, end: 5')
-  ts = template_switch(r3, tso: tso)
+  r2 = barcode_round(r1, barcode: r2_bc, end: 5', splint: r2_linker)
+  r3 = barcode_round(r2, barcode: r3_bc, end: 5', splint: r3_linker)
+  cap = capture(r3, probe: "5Biosg")
+  ts = template_switch(cap, tso: tso)
   amp = pcr(ts, primers: [cdna_p1, cdna_p2], cycles: 12)
   tn = tagment(amp, adapters: [tn5_s5_me, tn5_s7_me])
   lib = pcr(tn, primers: [lib_pcr_p5, lib_pcr_i7], cycles: 12)
