@@ -1095,8 +1095,9 @@ def _distinct(products: list[Product]) -> tuple[Product, ...]:
     seen: set[tuple[str, ...]] = set()
     out = []
     for product in products:
-        key = (product.disposition.value,) + tuple(
-            render(plain(s.seq)) for s in molecule_strands(product.molecule)
+        key = (
+            product.disposition.value,
+            *(render(plain(s.seq)) for s in molecule_strands(product.molecule)),
         )
         if key not in seen:
             seen.add(key)
