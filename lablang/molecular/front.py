@@ -52,6 +52,7 @@ from lablang.molecular.sequence import (
     Part,
     Ribo,
     Seq,
+    SequenceError,
     Symbol,
     Thioate,
     fold_anchors,
@@ -71,6 +72,7 @@ SEGMENT_KINDS = {
     "spacer": "SPACER", "linker": "LINKER",
 }  # fmt: skip
 MAX_WORKFLOW_STEPS = 2_000
+MAX_SEGMENT_LENGTH = 100_000
 
 
 @attrs.define
@@ -150,6 +152,8 @@ class _Builder:
                     olis.append(self.oligo(self.info, decl))
             except _Failure as failure:
                 self.fail(failure)
+            except SequenceError as error:
+                self.error("E0413", f"`{decl.name}`: {error}", decl.name_span)
         graphs: list[Graph] = []
         libraries: list[LibraryDef] = []
         derived: dict[str, Pool] = {}
@@ -311,6 +315,18 @@ class _Builder:
         )
 
     def length(self, expr: ast.Expr | None) -> tuple[int | None, int | None]:
+        low, high = self._length(expr)
+        if low is not None and high is not None and (low > high or high > MAX_SEGMENT_LENGTH):
+            assert expr is not None
+            raise _Failure(
+                "E0413",
+                f"length {low}..{high} is not a range of at most {MAX_SEGMENT_LENGTH}",
+                expr.span,
+                help="write the shorter length first, e.g. `8..11`",
+            )
+        return low, high
+
+    def _length(self, expr: ast.Expr | None) -> tuple[int | None, int | None]:
         match expr:
             case None:
                 return None, None
@@ -319,7 +335,7 @@ class _Builder:
             case ast.Quantity(number=number):
                 return int(Fraction(number)), int(Fraction(number))
             case ast.Binary(op="..", left=left, right=right):
-                return self.length(left)[0], self.length(right)[0]
+                return self._length(left)[0], self._length(right)[0]
         raise _Failure("E0413", "a length is a number or a range `8..11`", expr.span)
 
     def oligo(self, info: ModuleInfo, decl: ast.Decl) -> OligoDef:
@@ -748,6 +764,8 @@ class _Builder:
             raise _Failure(
                 "E0412", f"wrong arguments for `{op_name}`: {error}", call.span
             ) from None
+        except SequenceError as error:
+            raise _Failure("E0412", f"`{op_name}`: {error}", call.span) from None
 
     def check_args(self, op_name: str, call: ast.Call | ast.Name, kwargs: dict[str, Any]) -> None:
         kinds = _PARAMETERS.get(op_name, {})

@@ -346,6 +346,16 @@ def import_libstruct(data: dict[str, Any], name: str | None = None) -> str:
     """
     if not isinstance(data, dict):
         raise ImportProblem("the file is not a JSON object")
+    try:
+        return _import(data, name)
+    except (TypeError, ValueError, AttributeError, KeyError) as error:
+        if isinstance(error, ImportProblem):
+            raise
+        # untrusted input: a wrong type anywhere in the file is a malformed file
+        raise ImportProblem(f"malformed file: {error.__class__.__name__}: {error}") from None
+
+
+def _import(data: dict[str, Any], name: str | None) -> str:
     module = _ident(name or str(data.get("protocol_id") or "imported"))
     lines = [
         f"module {module} {_string(str(data.get('protocol_name') or data.get('protocol_id') or module))}",

@@ -248,9 +248,20 @@ def _leaves(region: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def import_seqspec(spec: Any, name: str | None = None) -> SeqspecImport:
-    """`.lab` text for a seqspec assay (parsed YAML): segments, libraries and reads."""
+    """`.lab` text for a seqspec assay (parsed YAML): segments, libraries and reads.
+
+    A file whose structure is not a seqspec assay raises `SeqspecProblem`.
+    """
     if not isinstance(spec, dict) or not isinstance(spec.get("library_spec"), list):
         raise SeqspecProblem("not a seqspec assay: no `library_spec` list")
+    try:
+        return _import(spec, name)
+    except (TypeError, ValueError, AttributeError, KeyError) as error:
+        # untrusted input: a wrong type anywhere in the tree is a malformed file
+        raise SeqspecProblem(f"malformed seqspec: {error.__class__.__name__}: {error}") from None
+
+
+def _import(spec: dict[str, Any], name: str | None) -> SeqspecImport:
     problems = validate_seqspec(spec)
     spec = copy.deepcopy(spec)  # repairs below are made on a copy
     repairs: list[str] = []

@@ -54,3 +54,52 @@ def test_docstring_examples_run(module: str) -> None:
     """Every example in the public docstrings of the molecular modules runs as written."""
     result = doctest.testmod(importlib.import_module(f"lablang.molecular.{module}"))
     assert result.failed == 0
+
+
+def _mutate(value: object, rng: random.Random) -> object:
+    if isinstance(value, dict):
+        out = {k: _mutate(v, rng) for k, v in value.items() if rng.random() > 0.05}
+        return out
+    if isinstance(value, list):
+        return [_mutate(v, rng) for v in value if rng.random() > 0.05]
+    roll = rng.random()
+    if roll < 0.05:
+        return rng.choice([None, 3, "x]y", [], {}, "N" * 5, -1, "5'-"])
+    return value
+
+
+def test_mutated_interchange_files_import_or_fail_cleanly() -> None:
+    """Randomly broken seqspec and LibStructBench data either import to .lab that checks
+    without internal errors, or raise the importer's own problem type."""
+    import json
+
+    import yaml
+
+    from lablang.molecular.libstruct import ImportProblem, import_libstruct
+    from lablang.molecular.seqspec import SeqspecProblem, import_seqspec
+
+    shared = ROOT.parent.parent / "shared" / "data"
+    if not shared.is_dir():
+        shared = ROOT.parent / "shared" / "data"
+    if not shared.is_dir():
+        pytest.skip("reference data not beside the repo")
+    specs = [yaml.safe_load(p.read_text()) for p in sorted((shared / "seqspec").glob("*.yaml"))]
+    answers = [
+        json.loads(p.read_text())
+        for p in sorted((shared / "scoring_cases").glob("*/pred_*_t*.json"))
+    ]
+    rng = random.Random(7)
+    for _ in range(150):
+        spec = _mutate(rng.choice(specs), rng)
+        try:
+            text = import_seqspec(spec).text
+        except SeqspecProblem:
+            continue
+        assert "E0000" not in [d.code for d in check_text(text, "spec.lab").report]
+    for _ in range(150):
+        data = _mutate(rng.choice(answers), rng)
+        try:
+            text = import_libstruct(data)  # type: ignore[arg-type]
+        except ImportProblem:
+            continue
+        assert "E0000" not in [d.code for d in check_text(text, "answer.lab").report]
