@@ -517,7 +517,7 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
         raise OperationFailure("E0412", f"PCR takes one or two primers, got {len(primers)}")
     # Single-primer PCR (one primer, or the same sequence twice, as Smart-seq2's ISPCR):
     # the molecule carries the primer's site at both ends by design and amplifies.
-    single = len(primers) == 1 or plain(primers[0].seq) == plain(primers[1].seq)
+    single = len(primers) == 1 or plain(primers[0].seq).tokens() == plain(primers[1].seq).tokens()
     if len(primers) == 1:
         primers = [primers[0], primers[0]]
     templates = _dna_strands(molecule)

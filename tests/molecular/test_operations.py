@@ -342,3 +342,41 @@ def test_splint_must_bridge_the_ligation_junction() -> None:
             start, barcode, end="5'", splint=ops.oligo("bad", "CGAATGCTCTGGCCTGGGGGGGGGGGGGGG")
         )
     assert caught.value.code == "E0402" and "does not bridge" in caught.value.message
+
+
+def test_second_strand_without_primer_replaces_the_rna() -> None:
+    """RNase H / Pol I turns an RNA:DNA hybrid into a blunt DNA duplex with the cDNA on top."""
+    hybrid = ops.reverse_transcribe(rna("[CDNA] (A)30"), ops.oligo("dT", "ACGTACGT (T)30 VN"))
+    duplex = ops.second_strand(hybrid)
+    assert isinstance(duplex, Duplex)
+    assert architecture(duplex) is Architecture.DOUBLE_STRANDED
+    assert duplex.top == hybrid.top and duplex.left.blunt and duplex.right.blunt
+
+
+def test_second_strand_without_primer_needs_a_hybrid() -> None:
+    """Without a primer there is nothing to prime a single DNA strand: E0412."""
+    with pytest.raises(ops.OperationFailure, match="RNA:DNA hybrid"):
+        ops.second_strand(dna(TEMPLATE))
+
+
+def test_linear_amplification_copies_every_strand_the_primer_binds() -> None:
+    """A primer that binds one strand of a duplex gives one copy; one that binds none is discarded."""
+    duplex = Duplex(core=parse_notation("GATTACAGGCTTACCA [GDNA] GGCCTTAAGGCCTTAA"))
+    pool = ops.linear_amplify(duplex, ops.oligo("P", "TTTTT GATTACAGGCTTACCA"))
+    assert len(pool.carried) == 1
+    copy = pool.carried[0].molecule
+    assert isinstance(copy, Duplex)
+    assert render_libstruct(unflag(copy.top)).startswith("TTTTTGATTACAGGCTTACCA[GDNA]")
+    missed = ops.linear_amplify(duplex, ops.oligo("Q", "GGGGGGGGGGGGGGGG"))
+    assert missed.carried == () and "binds neither strand" in missed.discarded[0].reason
+
+
+def test_single_primer_pcr_amplifies_the_molecule_it_flanks() -> None:
+    """One primer (or the same sequence twice) amplifies a molecule with its site at both ends."""
+    template = dna("AAGCAGTGGTATCAACGCAGAGT [CDNA] ACTCTGCGTTGATACCACTGCTT")
+    for primers in (
+        [ops.oligo("ISPCR", "AAGCAGTGGTATCAACGCAGAGT")],
+        [ops.oligo("a", "AAGCAGTGGTATCAACGCAGAGT"), ops.oligo("b", "AAGCAGTGGTATCAACGCAGAGT")],
+    ):
+        pool = ops.pcr(template, primers)
+        assert len(pool.carried) == 1 and pool.discarded == ()
