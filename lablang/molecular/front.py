@@ -183,6 +183,7 @@ class _Builder:
             graph = _declared_graph(module.name or "workflow", states, transitions, module.decls)
             graphs.insert(0, graph)
             self.check_graph(graph, {d.name: d for d in declared_states + declared_transitions})
+            self.check_declared_pcr(graph, {d.name: d for d in declared_transitions})
             self.check_realizes(states, derived, {d.name: d for d in declared_states})
         for graph in graphs:
             if graph.derived:
@@ -978,6 +979,53 @@ class _Builder:
             if not decls and graph.derived:
                 span = self.spans.get(graph.name, span)
             self.error(code, message, span, help=_GRAPH_HELP[code])
+
+    def check_declared_pcr(self, graph: Graph, decls: dict[str, ast.Decl]) -> None:
+        """Run each declared PCR on its substrates' strands: primers that amplify none of
+        them are reported (W0402), with the interpreter's reason."""
+        for transition in graph.transitions:
+            if transition.operation != "pcr" or len(transition.oligos) not in (1, 2):
+                continue
+            primers = []
+            for name in transition.oligos:
+                found = self.lookup(self.info, name.split("."))
+                if found is None or found[1].kind != "oligo":
+                    break
+                try:
+                    primers.append(self.oligo(*found).as_oligo())
+                except (_Failure, SequenceError):
+                    break
+            if len(primers) != len(transition.oligos):
+                continue
+            for substrate in transition.substrates:
+                state = graph.state(substrate)
+                if state is None:
+                    continue
+                reasons = []
+                amplified = False
+                for strand in state.strands:
+                    if strand.moltype is not MolType.DNA:
+                        continue
+                    try:
+                        pool = ops.pcr(
+                            Single(Strand(strand.seq, MolType.DNA, strand.name)), primers
+                        )
+                    except ops.OperationFailure as failure:
+                        reasons.append(failure.message)
+                        continue
+                    amplified = amplified or bool(pool.carried)
+                    reasons.extend(p.reason for p in pool.discarded)
+                if not amplified and state.strands:
+                    names = ", ".join(f"`{o}`" for o in transition.oligos)
+                    self.error(
+                        "W0402",
+                        f"pcr `{transition.name}` with {names} does not amplify substrate "
+                        f"`{substrate}`",
+                        decls[transition.name].name_span,
+                        notes=sorted(set(reasons))[:3],
+                        help="check the substrate's strands and the primers, or the disposition "
+                        "of the product that should be amplified",
+                    )
 
     def check_realizes(
         self, states: Iterable[StateDef], derived: dict[str, Pool], decls: dict[str, ast.Decl]

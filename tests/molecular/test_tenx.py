@@ -190,3 +190,30 @@ def test_bead_oligo_in_stdlib_uses_symbolic_barcode_and_umi() -> None:
     assert bead is not None
     kinds = [type(p) for p in bead.seq.parts]
     assert kinds.count(Symbol) == 2 and Homopolymer in kinds
+
+
+@pytest.mark.parametrize(
+    ("protocol", "case", "flagged"),
+    [
+        ("10x_chromium_3p_v3", "truth", False),
+        ("10x_chromium_3p_v3", "pred_identical", False),
+        ("10x_chromium_3p_v3", "pred_swapped_disposition", True),
+        ("10x_chromium_3p_v3", "pred_revcomp_oligo", True),
+        ("drop_seq", "truth", False),
+        ("drop_seq", "pred_missing_transition", True),
+    ],
+)
+def test_imported_answers_are_checked_by_the_interpreter(
+    protocol: str, case: str, flagged: bool
+) -> None:
+    """Imported LibStructBench answers: the truth checks clean; answers whose declared PCR
+    cannot amplify its substrate (swapped disposition, reverse-complemented primer,
+    PCR before template switching) get W0402."""
+    folder = DATA / "scoring_cases" / protocol
+    data: dict = {}  # type: ignore[type-arg]
+    for task in ("t2", "t3"):
+        data.update(json.loads((folder / f"{case}_{task}.json").read_text()))
+    result = check_text(import_libstruct(data), f"{case}.lab")
+    codes = [d.code for d in result.report]
+    assert [c for c in codes if c != "W0402"] == []
+    assert ("W0402" in codes) is flagged
