@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 from typing import Any
 
 from lablang.molecular.model import (
@@ -110,7 +109,7 @@ def library_record(library: LibraryDef) -> dict[str, Any]:
     }
 
 
-def segments_of(seq: Seq, structural_roles: Iterable[str] | None = None) -> list[dict[str, Any]]:
+def segments_of(seq: Seq, token_roles: list[str] | None = None) -> list[dict[str, Any]]:
     """Split a sequence into LibStructBench segments by provenance label.
 
     Parts that came from one named segment or oligo stay together; unlabelled parts
@@ -129,13 +128,16 @@ def segments_of(seq: Seq, structural_roles: Iterable[str] | None = None) -> list
             groups[-1][1].append(part)
         else:
             groups.append((label, [part]))
-    roles = list(structural_roles) if structural_roles is not None else None
     out = []
+    position = 0
     for index, (label, parts) in enumerate(groups):
         piece = Seq.of(parts)
         record: dict[str, Any] = {"segment_id": f"seg{index + 1}", "role": _role_of(label, parts)}
-        if roles is not None:
-            record["structural_role"] = roles[index] if index < len(roles) else "unknown"
+        width = len(piece)
+        if token_roles is not None:
+            roles = set(token_roles[position : position + width]) or {"unknown"}
+            record["structural_role"] = roles.pop() if len(roles) == 1 else "mixed"
+        position += width
         if len(parts) == 1 and isinstance(parts[0], Symbol):
             record["placeholder"] = render_libstruct(unflag(piece))
         elif len(parts) == 1 and isinstance(parts[0], Homopolymer) and parts[0].count is None:
@@ -230,12 +232,7 @@ def state_record(state: StateDef) -> dict[str, Any]:
     roles = _structural_roles(state)
     for index, strand in enumerate(state.strands):
         strand_id = f"{state.name}_{_ident(strand.name)}"
-        segments = segments_of(
-            strand.seq,
-            roles[index]
-            if roles
-            else ["unpaired" if len(state.strands) == 1 else "unknown"] * len(strand.seq.parts),
-        )
+        segments = segments_of(strand.seq, roles[index])
         for k, seg in enumerate(segments):
             seg["segment_id"] = f"{strand_id}_s{k + 1}"
         strands.append(
@@ -289,27 +286,55 @@ def state_record(state: StateDef) -> dict[str, Any]:
     }
 
 
-def _structural_roles(state: StateDef) -> list[list[str]] | None:
-    molecule = state.molecule
-    if not isinstance(molecule, Duplex):
-        return None
-    top: list[str] = []
-    for seq, role in (
-        (molecule.left.top, "five_prime_overhang"),
-        (molecule.core, "paired_region"),
-        (molecule.right.top, "three_prime_overhang"),
-    ):
-        top.extend([role] * len(segments_of(seq)))
-    bottom: list[str] = []
-    from lablang.molecular.sequence import reverse_complement
+def _structural_roles(state: StateDef) -> list[list[str]]:
+    """Per strand, the structural role of each token position: paired, 5'/3' overhang.
 
-    for seq, role in (
-        (molecule.right.bottom, "five_prime_overhang"),
-        (reverse_complement(molecule.core), "paired_region"),
-        (molecule.left.bottom, "three_prime_overhang"),
-    ):
-        bottom.extend([role] * len(segments_of(seq)))
-    return [top, bottom]
+    Derived states know their pairing; for a declared two-strand state the paired
+    region is the longest stretch where one strand is the reverse complement of the
+    other (at least 6 positions), found with difflib's longest-match.
+    """
+    molecule = state.molecule
+    if isinstance(molecule, Duplex):
+        return [
+            ["five_prime_overhang"] * len(molecule.left.top)
+            + ["paired_region"] * len(molecule.core)
+            + ["three_prime_overhang"] * len(molecule.right.top),
+            ["five_prime_overhang"] * len(molecule.right.bottom)
+            + ["paired_region"] * len(molecule.core)
+            + ["three_prime_overhang"] * len(molecule.left.bottom),
+        ]
+    if len(state.strands) == 1:
+        return [["unpaired"] * len(state.strands[0].seq)]
+    roles = [["unknown"] * len(s.seq) for s in state.strands]
+    if len(state.strands) == 2 and state.pairs:
+        import difflib
+
+        from lablang.molecular.sequence import kept_positions, reverse_complement
+
+        # compare with degenerate bases beside payloads folded away (an anchor's `VN`
+        # pairs inside the payload), then map the match back to every position
+        a = plain(state.strands[0].seq).tokens()
+        rb = reverse_complement(plain(state.strands[1].seq)).tokens()
+        keep_a, keep_rb = kept_positions(a), kept_positions(rb)
+        fa, frb = [a[i] for i in keep_a], [rb[i] for i in keep_rb]
+        match = difflib.SequenceMatcher(None, fa, frb, autojunk=False).find_longest_match(
+            0, len(fa), 0, len(frb)
+        )
+        if match.size >= 6:
+            a_lo, a_hi = keep_a[match.a], keep_a[match.a + match.size - 1] + 1
+            r_lo, r_hi = keep_rb[match.b], keep_rb[match.b + match.size - 1] + 1
+            b_lo, b_hi = len(rb) - r_hi, len(rb) - r_lo
+            roles[0] = (
+                ["five_prime_overhang"] * a_lo
+                + ["paired_region"] * (a_hi - a_lo)
+                + ["three_prime_overhang"] * (len(a) - a_hi)
+            )
+            roles[1] = (
+                ["five_prime_overhang"] * b_lo
+                + ["paired_region"] * (b_hi - b_lo)
+                + ["three_prime_overhang"] * (len(rb) - b_hi)
+            )
+    return roles
 
 
 def transition_record(transition: TransitionDef) -> dict[str, Any]:

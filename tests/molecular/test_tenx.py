@@ -217,3 +217,15 @@ def test_imported_answers_are_checked_by_the_interpreter(
     codes = [d.code for d in result.report]
     assert [c for c in codes if c != "W0402"] == []
     assert ("W0402" in codes) is flagged
+
+
+def test_declared_hybrid_exports_structural_roles_like_the_reference(built) -> None:  # type: ignore[no-untyped-def]
+    """The declared RT hybrid's cDNA strand: barcode side 5' overhang, dT and cDNA paired,
+    CCC a 3' overhang, as in the reference answer."""
+    (workflow,) = export_libstruct(built.model, "t3")["workflows"]
+    hybrid = next(s for s in workflow["states"] if s["state_id"] == "st_rt_hybrid")
+    dna = next(s for s in hybrid["strands"] if s["molecule_type"] == "DNA")
+    assert [seg["structural_role"] for seg in dna["segments"]] == [
+        "five_prime_overhang", "five_prime_overhang", "five_prime_overhang",
+        "paired_region", "paired_region", "paired_region", "three_prime_overhang",
+    ]  # fmt: skip
