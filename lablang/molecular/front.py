@@ -1252,21 +1252,22 @@ def graph_problems(graph: Graph) -> list[tuple[str, str, str]]:
 
     Rules: acyclic; every product carried or discarded; every carried product that is
     not final is a later substrate; every final state reachable from an initial state.
+    Plain graph search (no networkx), so `lablang check` stays light.
     """
-    import networkx as nx
-
     problems: list[tuple[str, str, str]] = []
-    g = nx.DiGraph()
+    edges: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for state in graph.states:
-        g.add_node(("s", state.name))
+        edges.setdefault(("s", state.name), [])
     known = {state.name for state in graph.states}
     finals = {f for f, _ in graph.finals}
     for t in graph.transitions:
-        g.add_node(("t", t.name))
+        node = ("t", t.name)
+        edges.setdefault(node, [])
         for s in t.substrates:
-            g.add_edge(("s", s), ("t", t.name))
+            edges.setdefault(("s", s), []).append(node)
         for s in t.products:
-            g.add_edge(("t", t.name), ("s", s))
+            edges[node].append(("s", s))
+            edges.setdefault(("s", s), [])
         for s in (*t.substrates, *t.products, *t.carried, *t.discarded):
             if s not in known:
                 problems.append(
@@ -1294,12 +1295,10 @@ def graph_problems(graph: Graph) -> list[tuple[str, str, str]]:
                         t.name,
                     )
                 )
-    try:
-        cycle = nx.find_cycle(g)
-        names = " -> ".join(f"`{n[1]}`" for n, _ in cycle)
-        problems.append(("E0406", f"the workflow has a cycle: {names}", cycle[0][0][1]))
-    except nx.NetworkXNoCycle:
-        pass
+    cycle = _find_cycle(edges)
+    if cycle:
+        names = " -> ".join(f"`{n[1]}`" for n in cycle)
+        problems.append(("E0406", f"the workflow has a cycle: {names}", cycle[0][1]))
     used = {s for t in graph.transitions for s in t.substrates}
     for t in graph.transitions:
         for s in t.carried:
@@ -1317,17 +1316,55 @@ def graph_problems(graph: Graph) -> list[tuple[str, str, str]]:
         for s in graph.states
         if not any(s.name in t.products for t in graph.transitions) and s.name in used
     }
+    reachable = _reachable(edges, [("s", i) for i in sorted(initial)])
     for f in sorted(finals):
-        if ("s", f) not in g:
+        if ("s", f) not in edges:
             problems.append(("E0409", f"final state `{f}` is not declared", f))
-            continue
-        if f in initial:
-            continue
-        if not any(("s", i) in g and nx.has_path(g, ("s", i), ("s", f)) for i in initial):
+        elif f not in initial and ("s", f) not in reachable:
             problems.append(
                 ("E0409", f"final state `{f}` is not reachable from an initial state", f)
             )
     return problems
+
+
+def _find_cycle(edges: dict[tuple[str, str], list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """One cycle as a node list (empty when acyclic); iterative DFS with colours."""
+    colour: dict[tuple[str, str], int] = {}
+    for root in sorted(edges):
+        if colour.get(root):
+            continue
+        stack = [(root, iter(edges[root]))]
+        path = [root]
+        colour[root] = 1
+        while stack:
+            node, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                colour[node] = 2
+                stack.pop()
+                path.pop()
+                continue
+            state = colour.get(child, 0)
+            if state == 1:
+                return [*path[path.index(child) :], child]
+            if state == 0:
+                colour[child] = 1
+                stack.append((child, iter(edges.get(child, []))))
+                path.append(child)
+    return []
+
+
+def _reachable(
+    edges: dict[tuple[str, str], list[tuple[str, str]]], roots: list[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    seen = set(roots)
+    todo = list(roots)
+    while todo:
+        for child in edges.get(todo.pop(), []):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
 
 
 def _declared_graph(
