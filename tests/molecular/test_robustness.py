@@ -103,3 +103,19 @@ def test_mutated_interchange_files_import_or_fail_cleanly() -> None:
         except ImportProblem:
             continue
         assert "E0000" not in [d.code for d in check_text(text, "answer.lab").report]
+
+
+def test_check_of_a_molecular_file_imports_neither_networkx_nor_yaml() -> None:
+    """`lablang check` on the 10x example stays light: graphs and specs load only when asked for."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from lablang.driver import check_file; "
+        f"r = check_file({str(ROOT / 'examples' / 'tenx_3p_v3.lab')!r}); "
+        "print(r.ok, 'networkx' in sys.modules, 'yaml' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert out.stdout.split() == ["True", "False", "False"]
