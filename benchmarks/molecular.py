@@ -74,7 +74,7 @@ def report(title: str, sizes: list[int], make: object, states: object = None) ->
         result = check_source(Source(text, "bench.lab"), backends=False)
         assert result.ok
         program = result.program
-        molecular = timed(lambda program=program: _molecular(program))
+        molecular = timed(lambda program=program: _molecular(program), repeats=15)
         full = timed(lambda text=text: check_source(Source(text, "bench.lab")), repeats=3)
         count = states(n) if states else n  # type: ignore[operator]
         per_state = molecular / count
