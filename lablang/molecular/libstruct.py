@@ -380,7 +380,54 @@ def import_libstruct(data: dict[str, Any], name: str | None = None) -> str:
         raise ImportProblem(f"malformed file: {error.__class__.__name__}: {error}") from None
 
 
+def _import_research(data: dict[str, Any], name: str | None) -> str:
+    """The reference format of `shared/data/libstructs/` (`lablang.research.libstruct.v1`):
+    oligos, final libraries with their reads."""
+    module = _ident(name or str(data.get("protocol_id") or "imported"))
+    lines = [f"module {module} {_string(str(data.get('protocol_name') or module))}", ""]
+    oligo_names: set[str] = set()
+    for oligo in _list(data.get("oligos") or [], "oligos"):
+        ident = _ident(str(oligo.get("id")))
+        body = [f"  kind: {_ident(str(oligo.get('kind') or 'single'))}"]
+        if oligo.get("role"):
+            body.append(f"  role: {_string(str(oligo['role']))}")
+        if oligo.get("sequence_5to3"):
+            body.append(f"  seq: {_seq_text(oligo['sequence_5to3'], f'oligo `{ident}`')}")
+        for k, strand in enumerate(_list(oligo.get("strands") or [], "strands")):
+            body.append(
+                f"  strand {chr(ord('a') + k)}: {_seq_text(strand.get('sequence_5to3'), f'oligo `{ident}`')}"
+            )
+        if len(body) == 1 + bool(oligo.get("role")):
+            continue
+        title = oligo.get("page_name")
+        lines += [
+            f"oligo {ident}" + (f" {_string(str(title))}" if title else "") + " {",
+            *body,
+            "}",
+            "",
+        ]
+        oligo_names.add(ident)
+    for lib in _list(data.get("final_libraries") or [], "final_libraries"):
+        ident = _ident(str(lib.get("library_id") or "library"))
+        seq = _seq_text(lib.get("library_sequence_placeholders", ""), f"library `{ident}`")
+        body = [
+            f"  modality: {_string(str(lib.get('modality', 'gene expression')))}",
+            f"  seq: {seq}",
+        ]
+        for k, read in enumerate(_list(lib.get("reads") or [], "reads")):
+            primer = _ident(str(read.get("primer")))
+            if primer not in oligo_names:
+                continue
+            strand = "top" if read.get("template_strand") == "top" else "bottom"
+            title = _string(str(read.get("read") or f"read {k + 1}"))
+            body.append(f"  read R{k + 1} {title} {{ primer: {primer}  strand: {strand} }}")
+        lines += [f"library {ident} {{", *body, "}", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
 def _import(data: dict[str, Any], name: str | None) -> str:
+    if data.get("format") == "lablang.research.libstruct.v1":
+        return _import_research(data, name)
     module = _ident(name or str(data.get("protocol_id") or "imported"))
     lines = [
         f"module {module} {_string(str(data.get('protocol_name') or data.get('protocol_id') or module))}",

@@ -144,3 +144,30 @@ def test_tagmentation_products_that_cannot_amplify_are_discarded_with_reasons() 
     assert any("suppression PCR" in r or "same primer" in r for r in reasons)
     assert any("linear copies" in (graph.state(s).disposition_reason or "") for s in lib.discarded)  # type: ignore[union-attr]
     del library_id
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="reference data not beside the repo")
+@pytest.mark.parametrize(
+    "path", sorted(DATA.glob("*.json")) if DATA.is_dir() else [], ids=lambda p: p.stem
+)
+def test_every_reference_read_is_primed_by_its_primer(path: Path) -> None:
+    """Imported reference files check clean: each of their reads anneals to its template strand."""
+    from lablang.molecular.libstruct import import_libstruct
+
+    data = json.loads(path.read_text())
+    text = import_libstruct(data)
+    assert text.count(" read R") == sum(
+        len(lib.get("reads", [])) for lib in data["final_libraries"]
+    )
+    assert [d.code for d in check_text(text, f"{path.stem}.lab").report] == []
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="reference data not beside the repo")
+def test_a_read_on_the_wrong_strand_is_reported() -> None:
+    """Flipping Read 1 of 10x 3' v3 to the top strand makes it unsequenceable (E0411)."""
+    from lablang.molecular.libstruct import import_libstruct
+
+    data = json.loads((DATA / "10x_chromium_3p_v3.json").read_text())
+    data["final_libraries"][0]["reads"][0]["template_strand"] = "top"
+    codes = [d.code for d in check_text(import_libstruct(data), "flipped.lab").report]
+    assert codes == ["E0411"]
