@@ -418,9 +418,9 @@ def _import_research(data: dict[str, Any], name: str | None) -> str:
             primer = _ident(str(read.get("primer")))
             if primer not in oligo_names:
                 continue
-            strand = "top" if read.get("template_strand") == "top" else "bottom"
+            template = "top" if read.get("template_strand") == "top" else "bottom"
             title = _string(str(read.get("read") or f"read {k + 1}"))
-            body.append(f"  read R{k + 1} {title} {{ primer: {primer}  strand: {strand} }}")
+            body.append(f"  read R{k + 1} {title} {{ primer: {primer}  strand: {template} }}")
         lines += [f"library {ident} {{", *body, "}", ""]
     return "\n".join(lines).rstrip() + "\n"
 
