@@ -139,7 +139,8 @@ def graph_command(
     graphs = [g for g in model.graphs if workflow is None or g.name == workflow]
     if not graphs:
         names = ", ".join(f"`{g.name}`" for g in model.graphs) or "none"
-        click.echo(f"error: no workflow `{workflow}` in {file} (workflows: {names})", err=True)
+        what = f"no workflow `{workflow}`" if workflow else "no workflow or declared states"
+        click.echo(f"error: {what} in {file} (workflows: {names})", err=True)
         sys.exit(1)
     text = render_graph(graphs[0], fmt)
     if output:

@@ -482,6 +482,7 @@ class _Builder:
         transitions: list[TransitionDef] = []
         initial: list[str] = []
         finals: list[tuple[str, str]] = []
+        outputs: list[tuple[str, str]] = []
         state_names: dict[str, tuple[str, ...]] = {}
         members = decl.body.members if decl.body else ()
         if len(members) > MAX_WORKFLOW_STEPS:
@@ -555,6 +556,7 @@ class _Builder:
                                 member.value.span,
                             )
                         finals.extend((s, modality) for s in state_names[out])
+                        outputs.extend((s, out) for s in state_names[out])
                     case ast.ExprEntry(keyword="expect", value=value):
                         self.expect(value, env)
                     case _:
@@ -581,6 +583,7 @@ class _Builder:
             tuple(initial),
             tuple(finals),
             derived=True,
+            outputs=tuple(outputs),
         )
         return graph, env
 

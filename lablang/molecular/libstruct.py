@@ -87,10 +87,14 @@ def _libraries(model: MolecularModel) -> list[LibraryDef]:
         return list(model.libraries)
     out = []
     for graph in model.graphs:
+        names = dict(graph.outputs)
         for state_name, modality in graph.finals:
             state = graph.state(state_name)
             if state is not None and state.strands:
-                out.append(LibraryDef(state_name, state.strands[0].seq, modality))
+                name = names.get(state_name, state_name)
+                if sum(1 for n in names.values() if n == name) > 1:
+                    name = state_name  # one output with several carried products
+                out.append(LibraryDef(name, state.strands[0].seq, modality))
     return out
 
 

@@ -137,6 +137,7 @@ class Graph:
     initial: tuple[str, ...] = ()
     finals: tuple[tuple[str, str], ...] = ()  # (state, modality)
     derived: bool = False
+    outputs: tuple[tuple[str, str], ...] = ()  # (state, the workflow output it is)
 
     def state(self, name: str) -> StateDef | None:
         return next((s for s in self.states if s.name == name), None)
