@@ -19,7 +19,7 @@ from typing import assert_never
 
 import attrs
 
-from lablang.molecular.sequence import Seq, render, reverse_complement
+from lablang.molecular.sequence import Seq, reverse_complement
 
 
 class MolType(enum.Enum):
@@ -155,20 +155,6 @@ def top_strand(molecule: Molecule) -> Seq:
             return strand.seq
         case Duplex():
             return molecule.top
-        case _:
-            assert_never(molecule)
-
-
-def describe(molecule: Molecule) -> str:
-    """A short text for diagnostics and reports."""
-    match molecule:
-        case Single(strand=strand):
-            return f"{strand.moltype.value} {render(strand.seq, rna=strand.moltype is MolType.RNA)}"
-        case Duplex():
-            return (
-                f"{architecture(molecule).value}: top {render(molecule.top)} / "
-                f"bottom {render(molecule.bottom)}"
-            )
         case _:
             assert_never(molecule)
 

@@ -419,13 +419,6 @@ def tokens_pair(a: Token, b: Token) -> bool:
     return False
 
 
-def tokens_equal(a: Token, b: Token) -> bool:
-    """Whether two tokens can denote the same base (IUPAC overlap) or are one symbol."""
-    if isinstance(a, str) and isinstance(b, str):
-        return bool(IUPAC[a] & IUPAC[b])
-    return a == b
-
-
 def token_width(token: Token) -> int:
     """Bases a token stands for when counting paired length (unspecified runs count 12)."""
     if isinstance(token, str):
@@ -433,10 +426,6 @@ def token_width(token: Token) -> int:
     if isinstance(token, PolyToken):
         return 12
     return 1
-
-
-def paired_bases(tokens: Iterable[Token], seq: Seq | None = None) -> int:
-    return sum(token_width(t) for t in tokens)
 
 
 # ----------------------------------------------------------------- equality and folding
@@ -472,20 +461,6 @@ def kept_positions(tokens: tuple[Token, ...], codes: frozenset[str] = DEGENERATE
 
 def _payload_name(name: str) -> bool:
     return name.upper() in PAYLOAD_ROLES
-
-
-def same_sequence(a: Seq, b: Seq) -> bool:
-    """Token-for-token identity (IUPAC letters compared literally)."""
-    return a.tokens() == b.tokens()
-
-
-def first_difference(a: Seq, b: Seq) -> int | None:
-    """The first token position where `a` and `b` differ, or None when identical."""
-    ta, tb = a.tokens(), b.tokens()
-    for i, (x, y) in enumerate(zip(ta, tb, strict=False)):
-        if x != y:
-            return i
-    return None if len(ta) == len(tb) else min(len(ta), len(tb))
 
 
 # ----------------------------------------------------------------- notation
