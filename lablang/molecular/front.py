@@ -165,6 +165,11 @@ class _Builder:
                     graph, pools = self.workflow(decl)
                     graphs.append(graph)
                     derived.update({f"{decl.name}.{k}": v for k, v in pools.items()})
+                    # each product state by its own name too (`gex.frag_1`)
+                    for state in graph.states:
+                        key = f"{decl.name}.{state.name}"
+                        if key not in derived and state.molecule is not None:
+                            derived[key] = Pool.of(state.molecule, state.name)
                 except _Failure as failure:
                     self.fail(failure)
         states = []
@@ -1049,7 +1054,15 @@ class _Builder:
             carried = pool.carried
             if not carried:
                 continue
-            problem = compare_state(state, carried[0].molecule)
+            # a step with several carried products (a fragment mix): any one may match
+            problems = [compare_state(state, product.molecule) for product in carried]
+            problem = None
+            if all(p is not None for p in problems):
+                # report against the product the declaration comes closest to
+                best = max(
+                    range(len(carried)), key=lambda k: _closeness(state, carried[k].molecule)
+                )
+                problem = problems[best]
             if problem is not None:
                 message, notes = problem
                 self.error(
@@ -1228,6 +1241,16 @@ def compare_state(state: StateDef, molecule: Any) -> tuple[str, list[str]] | Non
             ],
         )
     return None
+
+
+def _closeness(state: StateDef, molecule: Any) -> int:
+    """How far the declared strands agree with the molecule's, position by position."""
+    from lablang.molecular.molecule import strands as molecule_strands
+
+    derived = molecule_strands(molecule)
+    return sum(
+        max((_common_prefix(s.seq, d.seq) for d in derived), default=0) for s in state.strands
+    )
 
 
 def _common_prefix(a: Seq, b: Seq) -> int:

@@ -229,3 +229,18 @@ def test_declared_hybrid_exports_structural_roles_like_the_reference(built) -> N
         "five_prime_overhang", "five_prime_overhang", "five_prime_overhang",
         "paired_region", "paired_region", "paired_region", "three_prime_overhang",
     ]  # fmt: skip
+
+
+def test_mismatch_against_a_fragment_mix_names_the_closest_fragment() -> None:
+    """A declared TSO-end fragment missing `ATGTA` is compared with the TSO-end product of
+    the derived fragment mix, and E0405 names the segment where it goes wrong."""
+    text = EXAMPLE.read_text().replace(
+        "strand top: DNA 5'-[CDNA'] {tso'} A-3'",
+        "strand top: DNA 5'-[CDNA'] CCC {cdna_rev_v3'} A-3'",
+        1,
+    )
+    result = check_text(text, "tenx_3p_v3.lab", roots=[ROOT / "stdlib"])
+    (diag,) = result.report
+    assert diag.code == "E0405" and "st_frag_other" in diag.message
+    assert "first differs at segment `cdna_rev_v3'`" in diag.message
+    assert diag.notes[1] == "derived:  5'-[CDNA'] CCCATGTACTCTGCGTTGATACCACTGCTTA-3'"
