@@ -1156,7 +1156,19 @@ class _Builder:
         # every base must pair, not only the 12 a PCR primer's 3' end needs.
         template = plain(_strand_for(library, read.strand))
         whole = plain(primer.seq).min_length
-        if not ops.anneal_sites(plain(primer.seq), template, whole):
+        sites = ops.anneal_sites(plain(primer.seq), template, whole)
+        if sites and read.length is not None:
+            # the read copies the template from the primer's 3' end to the template's 5' end
+            room = template.slice(0, sites[0].start).max_length
+            if room is not None and read.length > room:
+                self.error(
+                    "W0403",
+                    f"read `{read.name}` is {read.length} nt but only {room} bases follow "
+                    f"primer `{primer.name}` on the library",
+                    member.span,
+                    help="shorten the read or check the library's structure",
+                )
+        if not sites:
             problem = ops.no_site_failure(
                 primer.name, plain(primer.seq), [(f"library {read.strand} strand", template)], whole
             )
