@@ -73,6 +73,8 @@ SEGMENT_KINDS = {
 }  # fmt: skip
 MAX_WORKFLOW_STEPS = 2_000
 MAX_SEGMENT_LENGTH = 100_000
+MAX_SEQUENCE_PARTS = 20_000
+MAX_SEQUENCE_TOKENS = 200_000
 
 
 @attrs.define
@@ -442,7 +444,19 @@ class _Builder:
                     out.append(LNA(base.upper().replace("U", "T"), label))
                 case ast.Thioate():
                     out.append(Thioate())
-        return Seq.of(out)
+            if len(out) > MAX_SEQUENCE_PARTS:
+                raise _Failure(
+                    "E0415",
+                    f"sequence expands to more than {MAX_SEQUENCE_PARTS} parts",
+                    node.span,
+                    help="references nest too deeply or repeat too often",
+                )
+        seq = Seq.of(out)
+        if len(seq) > MAX_SEQUENCE_TOKENS:
+            raise _Failure(
+                "E0415", f"sequence expands to more than {MAX_SEQUENCE_TOKENS} positions", node.span
+            )
+        return seq
 
     def placeholder_segment(self, info: ModuleInfo, role: str) -> SegmentDef | None:
         found = self.lookup(info, [role])

@@ -54,6 +54,10 @@ MIN_SWITCH = 3  # the rGrGrG of a TSO pairs with the non-templated CCC
 MIN_STEM = 6  # paired bases that hold two adapter strands together
 MAX_SITES = 64  # sites per primer and template considered (bounded work on any input)
 MAX_PRODUCTS = 256
+# bounded work on untrusted input: primer x template positions one annealing search may
+# examine, and the longest strands an adapter may have (its stem search is cubic)
+ANNEAL_BUDGET = 20_000_000
+MAX_ADAPTER_STRAND = 300
 PHOSPHATE_CODES = frozenset({"5Phos", "5phos", "Phos", "5PHOS"})
 
 
@@ -178,6 +182,12 @@ def anneal_sites(primer: Seq, template: Seq, min_match: int = MIN_ANNEAL) -> lis
     [(8, 24)]
     """
     p, t = primer.tokens(), template.tokens()
+    if len(p) * len(t) > ANNEAL_BUDGET:
+        raise OperationFailure(
+            "E0415",
+            f"annealing a {len(p)}-position primer to a {len(t)}-position strand exceeds the "
+            f"search limit ({ANNEAL_BUDGET} position pairs)",
+        )
     sites: list[Site] = []
     for s in range(len(t)):
         absorbed, paired, stop, count = _run(p, t, s)
@@ -218,6 +228,8 @@ def closest_match(primer: Seq, template: Seq) -> ClosestMatch:
             best = (count, s)
     total = (0, 0)
     m = len(p)
+    if m * len(t) > ANNEAL_BUDGET // 10:  # the ungapped scan is a note, not worth the time
+        return ClosestMatch(best[1], best[0], 0, 0, _label_at(template, best[1]))
     for s in range(-m + 1, len(t)):
         # primer token m-1-k against template token s+k
         hits = sum(
@@ -789,6 +801,11 @@ def adapter_duplex(adapter: Oligo) -> Duplex:
         )
     a, b = adapter.strands[0], adapter.strands[1]
     pa, pb = plain(a).tokens(), plain(b).tokens()
+    if max(len(pa), len(pb)) > MAX_ADAPTER_STRAND:
+        raise OperationFailure(
+            "E0415",
+            f"adapter `{adapter.name}` has a strand longer than {MAX_ADAPTER_STRAND} positions",
+        )
     best = (0, 0, 0, 0)  # bases, i (start in a), j (end in b, inclusive), length
     for i in range(len(pa)):
         for j in range(len(pb)):

@@ -119,3 +119,22 @@ def test_check_of_a_molecular_file_imports_neither_networkx_nor_yaml() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     )
     assert out.stdout.split() == ["True", "False", "False"]
+
+
+def test_exponential_references_are_a_resource_diagnostic() -> None:
+    """Segments that double each other 40 times are stopped with E0415, quickly."""
+    lines = ["segment s0 = 5'-ACGT-3'"]
+    lines += [f"segment s{k} = 5'-{{s{k - 1}}} {{s{k - 1}}}-3'" for k in range(1, 41)]
+    codes = [d.code for d in check_text("\n".join(lines), "big.lab").report]
+    assert "E0415" in codes and "E0000" not in codes
+
+
+def test_huge_annealing_search_is_refused() -> None:
+    """A primer and template too long to search are E0415, not a hang."""
+    template = "ACGT" * 12_000
+    text = (
+        f"oligo p {{ seq: 5'-{'GT' * 300}-3' }}\n"
+        f"workflow w {{\n input t: DNA 5'-{template}-3'\n x = extend(t, primer: p)\n}}\n"
+    )
+    codes = [d.code for d in check_text(text, "big.lab").report]
+    assert codes == ["E0415"]
