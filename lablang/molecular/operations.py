@@ -553,6 +553,11 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
                     continue
                 reverse.append((idx, site.start))
                 binders.add(idx)
+        if len(forward) * len(reverse) > 4 * MAX_PRODUCTS:
+            raise OperationFailure(
+                "E0415",
+                f"PCR primers bind {len(forward)} x {len(reverse)} site pairs: too many products",
+            )
         for f_index, b_pos in forward:
             for r_index, c_pos in reverse:
                 if b_pos > c_pos:
@@ -1035,6 +1040,11 @@ def digest(molecule: Molecule, enzyme: str) -> Pool:
         for i in range(len(toks) - len(site) + 1)
         if all(toks[i + k] == site[k] for k in range(len(site)))
     ]
+    if len(starts) >= MAX_PRODUCTS:
+        raise OperationFailure(
+            "E0415",
+            f"{enzyme} cuts the molecule at {len(starts)} sites, more than {MAX_PRODUCTS - 1}",
+        )
     if not starts:
         return Pool(
             (
