@@ -58,6 +58,7 @@ def export_libstruct(program: Any, task: str) -> dict[str, Any]:
     `MolecularModel`).
     """
     model = _model_of(program)
+    task = task.lower().removeprefix("libstruct-")  # "t1", "T1" and "libstruct-t1" alike
     if task not in TASKS:
         raise ValueError(f"task must be one of {', '.join(TASKS)}, not {task!r}")
     protocol_id = model.name or "protocol"
