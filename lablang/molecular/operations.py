@@ -983,6 +983,8 @@ def denature(molecule: Molecule, keep: str | None = None) -> Pool:
     Rule: heat (or alkali) breaks base pairing; nothing covalent changes. `keep`
     ("top", "bottom", "DNA" or "RNA") carries one strand and discards the other.
     """
+    if keep not in (None, "top", "bottom", "DNA", "RNA"):
+        raise OperationFailure("E0412", f"`keep` must be top, bottom, DNA or RNA, not `{keep}`")
     match molecule:
         case Single():
             return Pool.of(molecule)
@@ -1344,6 +1346,8 @@ def size_select(
     is unknown is kept (its payload is assumed to fill the window) unless its designed
     part alone already exceeds the maximum; `payload_length` sets the payload's range.
     """
+    if minimum is not None and maximum is not None and minimum > maximum:
+        raise OperationFailure("E0412", f"size window {minimum}..{maximum} is empty")
     out = []
     for product in pool.carried:
         lo, hi = length_range(product.molecule)
