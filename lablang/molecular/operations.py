@@ -1327,12 +1327,6 @@ def capture(pool: Pool, probe: Oligo | str, *, min_match: int = MIN_ANNEAL) -> P
     return Pool(tuple(out) + pool.discarded)
 
 
-def length_range(molecule: Molecule) -> tuple[int, int | None]:
-    """Length in bases of the molecule's top strand: known minimum, maximum or None."""
-    seq = top_strand(molecule)
-    return seq.min_length, seq.max_length
-
-
 def size_select(
     pool: Pool,
     *,
@@ -1350,22 +1344,7 @@ def size_select(
         raise OperationFailure("E0412", f"size window {minimum}..{maximum} is empty")
     out = []
     for product in pool.carried:
-        lo, hi = length_range(product.molecule)
-        payloads = len(
-            [
-                p
-                for p in top_strand(product.molecule).parts
-                if isinstance(p, Symbol) and p.min_len is None
-            ]
-        )
-        if payload_length is not None and payloads:
-            lo += payload_length[0] * payloads
-            hi = None if hi is None else hi + payload_length[1] * payloads
-            if hi is None and all(
-                (isinstance(p, Symbol) and p.min_len is None) or not isinstance(p, Symbol)
-                for p in top_strand(product.molecule).parts
-            ):
-                hi = lo - payload_length[0] * payloads + payload_length[1] * payloads
+        lo, hi = _length_window(top_strand(product.molecule), payload_length)
         reason = ""
         if maximum is not None and lo > maximum:
             reason = f"at least {lo} bases: longer than {maximum}"
@@ -1379,6 +1358,25 @@ def size_select(
             )
         )
     return Pool(tuple(out) + pool.discarded)
+
+
+def _length_window(seq: Seq, payload_length: tuple[int, int] | None) -> tuple[int, int | None]:
+    """Shortest and longest length of a strand; a payload of unknown length takes
+    `payload_length` when given, otherwise leaves the longest unbounded."""
+    low, high = 0, 0
+    bounded = True
+    for part in seq.parts:
+        if isinstance(part, Symbol) and part.min_len is None and payload_length is not None:
+            low, high = low + payload_length[0], high + payload_length[1]
+            continue
+        piece = Seq((part,))
+        low += piece.min_length
+        top = piece.max_length
+        if top is None:
+            bounded = False
+        else:
+            high += top
+    return low, high if bounded else None
 
 
 def cleanup(pool: Pool, *, minimum: int = 100) -> Pool:

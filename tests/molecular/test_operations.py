@@ -380,3 +380,12 @@ def test_single_primer_pcr_amplifies_the_molecule_it_flanks() -> None:
     ):
         pool = ops.pcr(template, primers)
         assert len(pool.carried) == 1 and pool.discarded == ()
+
+
+def test_size_selection_uses_a_given_payload_length() -> None:
+    """With the payload's length range given, a product whose total cannot reach the window is discarded."""
+    pool = Pool((ops.Product(dna("ACGT [CDNA] ACGT")),))
+    kept = ops.size_select(pool, minimum=100, maximum=600, payload_length=(150, 400))
+    assert kept.carried
+    dropped = ops.size_select(pool, minimum=500, maximum=600, payload_length=(50, 100))
+    assert dropped.carried == () and "shorter than 500" in dropped.discarded[0].reason
