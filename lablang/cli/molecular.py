@@ -57,7 +57,7 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
     report = Report()
     text: str | None = None
     try:
-        if files[0].endswith((".yaml", ".yml")):
+        if files[0].endswith((".yaml", ".yml")) or _looks_like_seqspec(files[0]):
             if len(files) != 1:
                 raise SeqspecProblem("import one seqspec file at a time")
             source = Source(Path(files[0]).read_text("utf-8"), files[0])
@@ -188,3 +188,22 @@ def draw_command(file: str, out_dir: str, roots: tuple[str, ...]) -> None:
     written.append(page)
     for path in written:
         click.echo(f"wrote {path}")
+
+
+def _looks_like_seqspec(path: str) -> bool:
+    """A file that is not JSON but parses as a YAML mapping with a `library_spec`."""
+    import yaml
+
+    if path.endswith(".json"):
+        return False
+    try:
+        text = Path(path).read_text("utf-8")
+        json.loads(text)
+        return False
+    except (ValueError, UnicodeDecodeError):
+        pass
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return False
+    return isinstance(data, dict) and "library_spec" in data
