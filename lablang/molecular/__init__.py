@@ -15,7 +15,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["build_model", "export_libstruct", "export_seqspec", "import_libstruct", "import_seqspec"]
+__all__ = [
+    "build_model",
+    "export_libstruct",
+    "export_seqspec",
+    "import_libstruct",
+    "import_seqspec",
+]
 
 _WHERE = {
     "build_model": "lablang.molecular.front",

@@ -886,18 +886,20 @@ class _Builder:
         for member in decl.body.members if decl.body else ():
             match member:
                 case ast.Entry(keyword="strand", name=name, type=ast.Sequence() as seq_node):
+                    strand_seq = self.sequence(self.info, seq_node)
                     derived_from = []
                     for clause in member.clauses:
                         if clause.keyword == "from" and not isinstance(
                             clause.value, ast.Assignment
                         ):
                             src = _dotted(clause.value)
-                            derived_from.append((src, "same_orientation"))
+                            orientation = self.provenance(src, strand_seq, name or "", clause)
+                            derived_from.append((src, orientation))
                     moltype = MolType.RNA if seq_node.moltype == "RNA" else MolType.DNA
                     strands.append(
                         StrandDef(
                             name or f"s{len(strands) + 1}",
-                            self.sequence(self.info, seq_node),
+                            strand_seq,
                             moltype,
                             tuple(derived_from),
                         )
@@ -923,6 +925,28 @@ class _Builder:
         )
         self.check_architecture(state, decl)
         return state
+
+    def provenance(self, source: str, strand: Seq, strand_name: str, clause: ast.Clause) -> str:
+        """The orientation in which a strand carries the oligo it says it comes from;
+        W0404 when it carries it in neither."""
+        found = self.lookup(self.info, source.split("."))
+        if found is None or found[1].kind not in ("oligo", "segment"):
+            return "unknown"  # the core reports undeclared names
+        holder = self.oligo(*found) if found[1].kind == "oligo" else self.segment(*found)
+        wanted = plain(holder.seq).tokens()
+        have = plain(strand).tokens()
+        if _contains(have, wanted):
+            return "same_orientation"
+        if _contains(have, reverse_complement(plain(holder.seq)).tokens()):
+            return "reverse_complement"
+        self.error(
+            "W0404",
+            f"strand `{strand_name}` says it comes from `{source}` but carries its sequence in "
+            "neither orientation",
+            clause.span,
+            help=f"include `{{{source}}}` in the strand or correct the provenance",
+        )
+        return "unknown"
 
     def check_architecture(self, state: StateDef, decl: ast.Decl) -> None:
         arch, n = state.architecture, len(state.strands)
@@ -1211,6 +1235,13 @@ def _distinct(products: list[Product]) -> tuple[Product, ...]:
             seen.add(key)
             out.append(product)
     return tuple(out)
+
+
+def _contains(haystack: tuple[Any, ...], needle: tuple[Any, ...]) -> bool:
+    if not needle:
+        return True
+    n = len(needle)
+    return any(haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
 
 
 def _strand_for(library: Seq, strand: str) -> Seq:
