@@ -72,6 +72,7 @@ SEGMENT_KINDS = {
     "spacer": "SPACER", "linker": "LINKER",
 }  # fmt: skip
 MAX_WORKFLOW_STEPS = 2_000
+OLIGO_KINDS = ("single", "assembled", "double_stranded", "hairpin", "unknown")
 MAX_SEGMENT_LENGTH = 100_000
 MAX_SEQUENCE_PARTS = 20_000
 MAX_SEQUENCE_TOKENS = 200_000
@@ -386,6 +387,12 @@ class _Builder:
             kind = _word(fields.get("kind")) or (
                 "double_stranded" if len(strands) > 1 else "single"
             )
+            if kind not in OLIGO_KINDS:
+                raise _Failure(
+                    "E0413",
+                    f"oligo kind `{kind}` is not one of {', '.join(OLIGO_KINDS)}",
+                    fields["kind"].span,
+                )
             attached = fields.get("attached")
             attached_end = None
             if decl.body:
