@@ -1,0 +1,837 @@
+"""Task 3: the molecular-state graph, scored as the LibStructBench libgen grader does.
+
+Workflows are assigned one-to-one; inside a matched pair, states are assigned (partial
+Hungarian, minimum 0.25, a small bonus for the same boundary class), then transitions
+with the state map in hand (same minimum, a small bonus for the same event identity).
+Matched scientific scores give soft precision/recall/F1; typed edges mapped through
+both maps give an exact set F1. Truth entities that are not explicit or derivable are
+neutral: they are not required, and an exact prediction of one is not an error.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from lablang.scoring.matching import (
+    Match,
+    best_one_to_one_matching,
+    best_partial_one_to_one_matching,
+    soft_prf,
+)
+from lablang.scoring.normalize import modality_key, normalize_sequence, normalize_text
+from lablang.scoring.oligos import SCORABLE_SUPPORT, OligoScorer, oligo_is_scorable
+from lablang.scoring.similarity import (
+    count_similarity,
+    multiset_f1,
+    name_similarity,
+    reverse_complement_tokens,
+    sequence_value,
+    state_sequence_similarity,
+    text_collection_f1,
+    weighted_supported_score,
+)
+from lablang.scoring.weights import Weights
+
+Json = dict[str, Any]
+_EQUIVALENT_OPERATIONS = (frozenset({"extension", "strand_synthesis"}),)
+_FLIPPED_OVERHANG = {
+    "five_prime_overhang": "three_prime_overhang",
+    "three_prime_overhang": "five_prime_overhang",
+}
+
+
+@attrs.frozen(slots=True)
+class EntityPair:
+    """One matched state or transition and why it scored what it did."""
+
+    prediction_id: str
+    truth_id: str
+    score: float | None  # None when the truth entity is neutral (not scored)
+    assignment_score: float
+    dimensions: Mapping[str, float | None]
+
+
+@attrs.frozen(slots=True)
+class WorkflowScore:
+    prediction_id: str | None
+    truth_id: str | None
+    match_score: float
+    states: tuple[EntityPair, ...]
+    transitions: tuple[EntityPair, ...]
+    unmatched_truth_states: tuple[str, ...]
+    unmatched_prediction_states: tuple[str, ...]
+    unmatched_truth_transitions: tuple[str, ...]
+    unmatched_prediction_transitions: tuple[str, ...]
+    missing_edges: tuple[tuple[str, str, str], ...]
+    extra_edges: tuple[tuple[str, str, str], ...]
+    state_map: Mapping[str, str]
+    transition_map: Mapping[str, str]
+
+
+@attrs.frozen(slots=True)
+class GraphScore:
+    metrics: Mapping[str, float]
+    workflows: tuple[WorkflowScore, ...]
+
+
+def supported(item: Mapping[str, Any]) -> bool:
+    return item.get("support_status", "explicit") in SCORABLE_SUPPORT
+
+
+def state_is_scorable(state: Mapping[str, Any]) -> bool:
+    return (
+        supported(state)
+        or any(supported(s) for s in state.get("strands", []))
+        or any(supported(p) for p in state.get("paired_regions", []))
+        or any(supported(d) for d in state.get("discontinuities", []))
+    )
+
+
+class GraphScorer:
+    def __init__(
+        self,
+        weights: Weights,
+        oligos: OligoScorer,
+        predicted_oligos: Mapping[str, Json] | None,
+        truth_oligos: Mapping[str, Json] | None,
+    ) -> None:
+        self.weights = weights
+        self.oligos = oligos
+        # None when a side has no Task 2 document: oligos then compare by id only
+        self.predicted_oligos = predicted_oligos
+        self.truth_oligos = truth_oligos
+        self._state_weights = {
+            "reference_strand": weights.state.reference_strand,
+            "architecture": weights.state.architecture,
+            "segments": weights.state.segments,
+            "pairing": weights.state.pairing,
+        }
+        self._transition_weights = {
+            "operation": weights.transition.operation,
+            "substrates": weights.transition.substrates,
+            "products": weights.transition.products,
+            "disposition": weights.transition.disposition,
+            "oligos": weights.transition.oligos,
+        }
+        self._states: dict[tuple[int, int, bool, bool], float] = {}
+        self._strands: dict[tuple[int, int, bool], float] = {}
+        self._linked: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
+        self._keep: list[Any] = []
+
+    # ---- the whole graph ------------------------------------------------------------
+
+    def score(self, prediction: Json, truth: Json) -> GraphScore:
+        predicted_workflows = list(prediction.get("workflows", []))
+        truth_workflows = list(truth.get("workflows", []))
+        matrix = [
+            [self._workflow_assignment(p, t) for t in truth_workflows] for p in predicted_workflows
+        ]
+        matches = best_one_to_one_matching(matrix)
+        pairs: list[tuple[int | None, int | None, float]] = list(matches)
+        pairs += [(i, None, 0.0) for i in range(len(predicted_workflows)) if i not in {m[0] for m in matches}]
+        pairs += [(None, j, 0.0) for j in range(len(truth_workflows)) if j not in {m[1] for m in matches}]
+        pairs.sort(
+            key=lambda p: (
+                p[1] is None,
+                p[1] if p[1] is not None else len(truth_workflows),
+                p[0] if p[0] is not None else len(predicted_workflows),
+            )
+        )
+        totals = Counter[str]()
+        sums = defaultdict(float)
+        boundary: list[float] = []
+        reagents: list[float] = []
+        workflows = []
+        for p, t, match_score in pairs:
+            pw = predicted_workflows[p] if p is not None else None
+            tw = truth_workflows[t] if t is not None else None
+            result, counts, extra = self._score_workflow(pw, tw, match_score)
+            workflows.append(result)
+            for key, value in counts.items():
+                if key.endswith("_sum"):
+                    sums[key] += value
+                else:
+                    totals[key] += int(value)
+            boundary.extend(extra["boundary"])
+            reagents.extend(extra["reagents"])
+        state_p, state_r, state_f = soft_prf(sums["state_sum"], totals["state_pred"], totals["state_truth"])
+        tr_p, tr_r, tr_f = soft_prf(sums["transition_sum"], totals["transition_pred"], totals["transition_truth"])
+        matched, pe, te = totals["edge_matched"], totals["edge_pred"], totals["edge_truth"]
+        edge_f1 = 1.0 if pe == te == 0 else (2.0 * matched / (pe + te) if pe + te else 0.0)
+        edge_p = matched / pe if pe else (1.0 if te == 0 else 0.0)
+        edge_r = matched / te if te else (1.0 if pe == 0 else 0.0)
+        metrics = {
+            "molecular_transition_precision": tr_p,
+            "molecular_transition_recall": tr_r,
+            "molecular_transition_f1": tr_f,
+            "typed_edge_precision": edge_p,
+            "typed_edge_recall": edge_r,
+            "typed_edge_f1": edge_f1,
+            "state_precision": state_p,
+            "state_recall": state_r,
+            "state_f1": state_f,
+            "boundary_f1": sum(boundary) / len(boundary) if boundary else 0.0,
+            "major_reagent_name_f1": sum(reagents) / len(reagents) if reagents else 0.0,
+            "predicted_workflow_count": float(len(predicted_workflows)),
+            "groundtruth_workflow_count": float(len(truth_workflows)),
+            "predicted_state_count": float(totals["state_pred"]),
+            "groundtruth_state_count": float(totals["state_truth"]),
+            "predicted_transition_count": float(totals["transition_pred"]),
+            "groundtruth_transition_count": float(totals["transition_truth"]),
+            "matched_typed_edge_count": float(matched),
+            "predicted_typed_edge_count": float(pe),
+            "groundtruth_typed_edge_count": float(te),
+            "neutralized_typed_edge_count": float(totals["edge_neutral"]),
+        }
+        return GraphScore(metrics=metrics, workflows=tuple(workflows))
+
+    def _state_matrices(
+        self, pw: Json | None, tw: Json | None
+    ) -> tuple[list[Json], list[Json], list[list[float]], list[Match], dict[str, set[str]], dict[str, set[str]]]:
+        ps = list(pw.get("states", [])) if pw else []
+        ts = list(tw.get("states", [])) if tw else []
+        p_modalities = _terminal_modalities(pw)
+        t_modalities = _terminal_modalities(tw)
+        p_positions = _boundary_classes(pw)
+        t_positions = _boundary_classes(tw)
+        scientific = [
+            [
+                self.state_similarity(a, b, scorable_only=False, rc=_allows_rc(a, b, p_modalities, t_modalities))
+                for b in ts
+            ]
+            for a in ps
+        ]
+        tie = self.weights.state.boundary_tie_break
+        assignment = [
+            [
+                (
+                    scientific[i][j]
+                    + tie
+                    * float(
+                        p_positions.get(str(a.get("state_id", "")), "intermediate")
+                        == t_positions.get(str(b.get("state_id", "")), "intermediate")
+                    )
+                )
+                / (1.0 + tie)
+                for j, b in enumerate(ts)
+            ]
+            for i, a in enumerate(ps)
+        ]
+        matches = best_partial_one_to_one_matching(
+            assignment, minimum_score=self.weights.minimum_assignment_score
+        )
+        return ps, ts, scientific, matches, p_modalities, t_modalities
+
+    def _transition_matrices(
+        self, pw: Json | None, tw: Json | None, state_map: Mapping[str, str]
+    ) -> tuple[list[Json], list[Json], list[list[float]], list[Match]]:
+        pt = list(pw.get("transitions", [])) if pw else []
+        tt = list(tw.get("transitions", [])) if tw else []
+        dims = [[self.transition_dimensions(a, b, state_map) for b in tt] for a in pt]
+        scientific = [[self._weighted_transition(d) for d in row] for row in dims]
+        tie = self.weights.transition.identity_tie_break
+        assignment = []
+        for i, row in enumerate(dims):
+            assignment_row = []
+            for j, d in enumerate(row):
+                identity = [d["operation"]]
+                if self._truth_has_scorable_oligo(tt[j]):
+                    identity.append(d["oligos"])
+                assignment_row.append((scientific[i][j] + tie * max(identity)) / (1.0 + tie))
+            assignment.append(assignment_row)
+        matches = best_partial_one_to_one_matching(
+            assignment, minimum_score=self.weights.minimum_assignment_score
+        )
+        return pt, tt, scientific, matches
+
+    def _workflow_assignment(self, pw: Json, tw: Json) -> float:
+        ps, ts, scientific, matches, _, _ = self._state_matrices(pw, tw)
+        state_map = {ps[i]["state_id"]: ts[j]["state_id"] for i, j, _ in matches}
+        state_f1 = soft_prf(sum(scientific[i][j] for i, j, _ in matches), len(ps), len(ts))[2]
+        pt, tt, t_scientific, t_matches = self._transition_matrices(pw, tw, state_map)
+        transition_f1 = soft_prf(
+            sum(t_scientific[i][j] for i, j, _ in t_matches), len(pt), len(tt)
+        )[2]
+        modality_f1 = multiset_f1(
+            [modality_key(str(o.get("modality", ""))) for o in pw.get("final_outputs", [])],
+            [modality_key(str(o.get("modality", ""))) for o in tw.get("final_outputs", [])],
+        )
+        w = self.weights.workflow
+        return w.terminal_modality * modality_f1 + w.transitions * transition_f1 + w.states * state_f1
+
+    def _score_workflow(
+        self, pw: Json | None, tw: Json | None, match_score: float
+    ) -> tuple[WorkflowScore, dict[str, float], dict[str, list[float]]]:
+        ps, ts, scientific, matches, p_mod, t_mod = self._state_matrices(pw, tw)
+        state_map = {ps[i]["state_id"]: ts[j]["state_id"] for i, j, _ in matches}
+        state_counts, state_pairs, neutral_states = self._entity_counts(
+            ps,
+            ts,
+            matches,
+            scientific,
+            score=lambda a, b: self.state_similarity(
+                a, b, scorable_only=True, rc=_allows_rc(a, b, p_mod, t_mod)
+            ),
+            scorable=state_is_scorable,
+            dimensions=lambda a, b: {
+                k: (v if on else None)
+                for k, (v, on) in self.state_dimensions(
+                    a, b, scorable_only=True, rc=_allows_rc(a, b, p_mod, t_mod)
+                ).items()
+            },
+            id_key="state_id",
+        )
+        pt, tt, t_scientific, t_matches = self._transition_matrices(pw, tw, state_map)
+        transition_map = {pt[i]["transition_id"]: tt[j]["transition_id"] for i, j, _ in t_matches}
+        transition_counts, transition_pairs, neutral_transitions = self._entity_counts(
+            pt,
+            tt,
+            t_matches,
+            t_scientific,
+            score=lambda a, b: self._weighted_transition(self.transition_dimensions(a, b, state_map)),
+            scorable=supported,
+            dimensions=lambda a, b: dict(self.transition_dimensions(a, b, state_map))
+            if supported(b)
+            else {},
+            id_key="transition_id",
+        )
+        reagents = [
+            text_collection_f1(
+                [r.get("name", "") for r in pt[i].get("major_reagents", [])],
+                [r.get("name", "") for r in tt[j].get("major_reagents", [])],
+            )
+            for i, j, _ in t_matches
+            if supported(tt[j])
+        ]
+        edges = _typed_edge_analysis(pw, tw, state_map, transition_map)
+        boundary: list[float] = []
+        if pw and tw:
+            truth_by_id = {s["state_id"]: s for s in ts}
+            boundary = [
+                _masked_boundary_f1(pw["initial_state_ids"], tw["initial_state_ids"], state_map, truth_by_id),
+                _terminal_output_f1(pw["final_outputs"], tw["final_outputs"], state_map),
+            ]
+        counts = {
+            "state_sum": state_counts[0],
+            "state_pred": state_counts[1],
+            "state_truth": state_counts[2],
+            "transition_sum": transition_counts[0],
+            "transition_pred": transition_counts[1],
+            "transition_truth": transition_counts[2],
+            "edge_matched": edges["matched"],
+            "edge_pred": edges["predicted"],
+            "edge_truth": edges["groundtruth"],
+            "edge_neutral": edges["neutralized"],
+        }
+        scorable_truth_states = {j for j, s in enumerate(ts) if state_is_scorable(s)}
+        scorable_truth_transitions = {j for j, s in enumerate(tt) if supported(s)}
+        result = WorkflowScore(
+            prediction_id=pw.get("workflow_id") if pw else None,
+            truth_id=tw.get("workflow_id") if tw else None,
+            match_score=match_score,
+            states=state_pairs,
+            transitions=transition_pairs,
+            unmatched_truth_states=tuple(
+                sorted(ts[j]["state_id"] for j in scorable_truth_states - {m[1] for m in matches})
+            ),
+            unmatched_prediction_states=tuple(
+                sorted(
+                    ps[i]["state_id"]
+                    for i in set(range(len(ps))) - {m[0] for m in matches} - neutral_states
+                )
+            ),
+            unmatched_truth_transitions=tuple(
+                sorted(tt[j]["transition_id"] for j in scorable_truth_transitions - {m[1] for m in t_matches})
+            ),
+            unmatched_prediction_transitions=tuple(
+                sorted(
+                    pt[i]["transition_id"]
+                    for i in set(range(len(pt))) - {m[0] for m in t_matches} - neutral_transitions
+                )
+            ),
+            missing_edges=tuple(edges["missing"]),
+            extra_edges=tuple(edges["extra"]),
+            state_map=state_map,
+            transition_map=transition_map,
+        )
+        return result, counts, {"boundary": boundary, "reagents": reagents}
+
+    def _entity_counts(
+        self,
+        predicted: list[Json],
+        truth: list[Json],
+        matches: list[Match],
+        all_scores: list[list[float]],
+        *,
+        score: Callable[[Json, Json], float],
+        scorable: Callable[[Json], bool],
+        dimensions: Callable[[Json, Json], Mapping[str, float | None]],
+        id_key: str,
+    ) -> tuple[tuple[float, int, int], tuple[EntityPair, ...], set[int]]:
+        scorable_truth = {j for j, item in enumerate(truth) if scorable(item)}
+        neutral_truth = set(range(len(truth))) - scorable_truth
+        total = 0.0
+        neutralized: set[int] = set()
+        pairs = []
+        for i, j, alignment in matches:
+            scored = j in scorable_truth
+            value = score(predicted[i], truth[j]) if scored else None
+            if value is not None:
+                total += value
+            if not scored and all_scores[i][j] == 1.0:
+                neutralized.add(i)
+            pairs.append(
+                EntityPair(
+                    prediction_id=str(predicted[i].get(id_key)),
+                    truth_id=str(truth[j].get(id_key)),
+                    score=value,
+                    assignment_score=alignment,
+                    dimensions=dimensions(predicted[i], truth[j]) if scored else {},
+                )
+            )
+        for i in set(range(len(predicted))) - {m[0] for m in matches}:
+            if any(all_scores[i][j] == 1.0 for j in neutral_truth):
+                neutralized.add(i)
+        return (total, len(predicted) - len(neutralized), len(scorable_truth)), tuple(pairs), neutralized
+
+    # ---- states -------------------------------------------------------------------
+
+    def state_similarity(self, prediction: Json, truth: Json, *, scorable_only: bool, rc: bool) -> float:
+        key = (id(prediction), id(truth), scorable_only, rc)
+        cached = self._states.get(key)
+        if cached is None:
+            self._keep.append((prediction, truth))
+            cached = self._states[key] = weighted_supported_score(
+                self.state_dimensions(prediction, truth, scorable_only=scorable_only, rc=rc),
+                self._state_weights,
+            )
+        return cached
+
+    def state_dimensions(
+        self, prediction: Json, truth: Json, *, scorable_only: bool, rc: bool
+    ) -> dict[str, tuple[float, bool]]:
+        return {
+            "reference_strand": (
+                _reference_similarity(prediction, truth, rc),
+                not scorable_only or supported(_reference_strand(truth)),
+            ),
+            "architecture": (
+                _architecture_similarity(prediction, truth),
+                not scorable_only or supported(truth),
+            ),
+            "segments": (
+                self._strand_collection_similarity(prediction, truth, scorable_only, rc),
+                not scorable_only or any(supported(s) for s in truth.get("strands", [])),
+            ),
+            "pairing": (
+                _pairing_similarity(prediction, truth, scorable_only),
+                not scorable_only
+                or supported(truth)
+                or any(supported(p) for p in truth.get("paired_regions", []))
+                or any(supported(d) for d in truth.get("discontinuities", [])),
+            ),
+        }
+
+    def _strand_collection_similarity(
+        self, prediction: Json, truth: Json, scorable_only: bool, rc: bool
+    ) -> float:
+        predicted = list(prediction.get("strands", []))
+        expected = [s for s in truth.get("strands", []) if not scorable_only or supported(s)]
+        if scorable_only:
+            for neutral in (s for s in truth.get("strands", []) if not supported(s)):
+                for index, candidate in enumerate(predicted):
+                    if self.strand_similarity(candidate, neutral, False) == 1.0:
+                        predicted.pop(index)
+                        break
+        scores = [[self.strand_similarity(a, b, rc) for b in expected] for a in predicted]
+        matches = best_one_to_one_matching(scores)
+        return soft_prf(sum(m[2] for m in matches), len(predicted), len(expected))[2]
+
+    def strand_similarity(self, prediction: Json, truth: Json, rc: bool) -> float:
+        key = (id(prediction), id(truth), rc)
+        cached = self._strands.get(key)
+        if cached is None:
+            self._keep.append((prediction, truth))
+            direct = self._strand_in_orientation(prediction, truth, False)
+            cached = max(direct, self._strand_in_orientation(prediction, truth, True)) if rc else direct
+            self._strands[key] = cached
+        return cached
+
+    def _strand_in_orientation(self, prediction: Json, truth: Json, reverse: bool) -> float:
+        w = self.weights.strand
+        predicted_segments = prediction.get("segments", [])
+        truth_segments = list(truth.get("segments", []))
+        if reverse:
+            truth_segments.reverse()
+        positions = []
+        for left, right in zip(predicted_segments, truth_segments, strict=False):
+            predicted_tokens = sequence_value(segment_value(left))
+            truth_tokens = sequence_value(segment_value(right))
+            if reverse:
+                flipped = reverse_complement_tokens(truth_tokens)
+                sequence_score = (
+                    state_sequence_similarity(predicted_tokens, flipped) if flipped is not None else 0.0
+                )
+            else:
+                sequence_score = state_sequence_similarity(predicted_tokens, truth_tokens)
+            expected_role = str(right.get("structural_role", ""))
+            if reverse:
+                expected_role = _FLIPPED_OVERHANG.get(expected_role, expected_role)
+            positions.append(
+                w.position_sequence * sequence_score
+                + w.position_structural_role * float(left.get("structural_role") == expected_role)
+            )
+        segment_score = soft_prf(sum(positions), len(predicted_segments), len(truth_segments))[2]
+        return (
+            w.segments * segment_score
+            + w.molecule_type * float(prediction.get("molecule_type") == truth.get("molecule_type"))
+            + w.orientation * float(prediction.get("orientation") == truth.get("orientation"))
+        )
+
+    # ---- transitions --------------------------------------------------------------
+
+    def transition_dimensions(
+        self, prediction: Json, truth: Json, state_map: Mapping[str, str]
+    ) -> dict[str, float]:
+        return {
+            "operation": operation_similarity(
+                str(prediction.get("operation", "")), str(truth.get("operation", ""))
+            ),
+            "substrates": _mapped_set_f1(
+                prediction.get("substrate_state_ids", []), truth.get("substrate_state_ids", []), state_map
+            ),
+            "products": _mapped_set_f1(
+                prediction.get("product_state_ids", []), truth.get("product_state_ids", []), state_map
+            ),
+            "oligos": self._linked_oligos(prediction.get("oligo_ids", []), truth.get("oligo_ids", [])),
+            "disposition": (
+                _mapped_set_f1(
+                    prediction.get("carried_forward_product_ids", []),
+                    truth.get("carried_forward_product_ids", []),
+                    state_map,
+                )
+                + _mapped_set_f1(
+                    prediction.get("discarded_product_ids", []),
+                    truth.get("discarded_product_ids", []),
+                    state_map,
+                )
+            )
+            / 2,
+        }
+
+    def _weighted_transition(self, dimensions: Mapping[str, float]) -> float:
+        return sum(self._transition_weights[k] * v for k, v in dimensions.items())
+
+    def _truth_has_scorable_oligo(self, truth: Json) -> bool:
+        if self.truth_oligos is None:
+            return bool(truth.get("oligo_ids"))
+        return any(
+            oid in self.truth_oligos and oligo_is_scorable(self.truth_oligos[oid])
+            for oid in truth.get("oligo_ids", [])
+        )
+
+    def _linked_oligos(self, predicted_ids: Iterable[str], truth_ids: Iterable[str]) -> float:
+        key = (tuple(predicted_ids), tuple(truth_ids))
+        cached = self._linked.get(key)
+        if cached is not None:
+            return cached
+        if self.predicted_oligos is None or self.truth_oligos is None:
+            # without both oligo lists, the best available evidence is the ids themselves
+            value = soft_prf(float(len(set(key[0]) & set(key[1]))), len(set(key[0])), len(set(key[1])))[2]
+        else:
+            predicted = [self.predicted_oligos[i] for i in key[0] if i in self.predicted_oligos]
+            truth = [self.truth_oligos[i] for i in key[1] if i in self.truth_oligos]
+            value = self.oligos.transition_oligo_f1(predicted, truth)
+        self._linked[key] = value
+        return value
+
+
+def operation_similarity(prediction: str, truth: str) -> float:
+    """1.0 for the same operation or a published equivalent (extension == strand_synthesis)."""
+    if prediction == truth:
+        return 1.0
+    if any(prediction in group and truth in group for group in _EQUIVALENT_OPERATIONS):
+        return 1.0
+    return 0.0
+
+
+def segment_value(segment: Mapping[str, Any]) -> str:
+    if isinstance(segment.get("sequence"), str):
+        return segment["sequence"]
+    if isinstance(segment.get("placeholder"), str):
+        return segment["placeholder"]
+    if isinstance(segment.get("length"), int):
+        return f"[VARIABLE:{segment['length']}]"
+    return "[UNKNOWN]"
+
+
+def _reference_strand(state: Mapping[str, Any]) -> Json:
+    reference = state.get("reference_strand_id")
+    return next((s for s in state.get("strands", []) if s.get("strand_id") == reference), {})
+
+
+def _architecture_values(strand: Mapping[str, Any]) -> list[str]:
+    values = []
+    architecture = strand.get("sequence_architecture")
+    if isinstance(architecture, str) and architecture:
+        values.append(architecture)
+    segments = strand.get("segments", [])
+    if segments:
+        values.append("".join(segment_value(s) for s in segments))
+    result, seen = [], set()
+    for value in values:
+        key = sequence_value(value)
+        if key not in seen:
+            seen.add(key)
+            result.append(value)
+    return result
+
+
+def _reference_similarity(prediction: Json, truth: Json, rc: bool) -> float:
+    predicted = _reference_strand(prediction)
+    expected = _reference_strand(truth)
+    if not predicted or not expected:
+        return 0.0
+    scores = []
+    for predicted_value in _architecture_values(predicted):
+        predicted_tokens = sequence_value(predicted_value)
+        for expected_value in _architecture_values(expected):
+            expected_tokens = sequence_value(expected_value)
+            scores.append(state_sequence_similarity(predicted_tokens, expected_tokens))
+            if rc:
+                flipped = reverse_complement_tokens(expected_tokens)
+                if flipped is not None:
+                    scores.append(state_sequence_similarity(predicted_tokens, flipped))
+    return max(scores, default=0.0)
+
+
+def _architecture_similarity(prediction: Json, truth: Json) -> float:
+    # only controlled structural fields count; prose (physical_state) does not
+    scores = [
+        float(prediction.get("strand_architecture") == truth.get("strand_architecture")),
+        name_similarity(prediction.get("molecule_type", ""), truth.get("molecule_type", "")),
+        count_similarity(len(prediction.get("strands", [])), len(truth.get("strands", []))),
+        multiset_f1(
+            [s.get("molecule_type", "") for s in prediction.get("strands", [])],
+            [s.get("molecule_type", "") for s in truth.get("strands", [])],
+        ),
+    ]
+    return sum(scores) / len(scores)
+
+
+def _pairing_similarity(prediction: Json, truth: Json, scorable_only: bool) -> float:
+    support = "scorable" if scorable_only else None
+    predicted_pairs = _pairing_descriptors(prediction, None)
+    truth_pairs = _pairing_descriptors(truth, support)
+    predicted_breaks = _discontinuity_descriptors(prediction, None)
+    truth_breaks = _discontinuity_descriptors(truth, support)
+    if scorable_only:
+        predicted_pairs = _remove_exact_text(predicted_pairs, _pairing_descriptors(truth, "neutral"))
+        predicted_breaks = _remove_exact_text(
+            predicted_breaks, _discontinuity_descriptors(truth, "neutral")
+        )
+    return (
+        text_collection_f1(predicted_pairs, truth_pairs)
+        + text_collection_f1(predicted_breaks, truth_breaks)
+    ) / 2
+
+
+def _selected(items: Iterable[Json], support: str | None) -> list[Json]:
+    if support == "scorable":
+        return [i for i in items if supported(i)]
+    if support == "neutral":
+        return [i for i in items if not supported(i)]
+    return list(items)
+
+
+def _segment_descriptors(state: Json) -> dict[str, str]:
+    return {
+        segment["segment_id"]: f"{segment.get('structural_role', '')}:"
+        + normalize_sequence(segment_value(segment))
+        for strand in state.get("strands", [])
+        for segment in strand.get("segments", [])
+    }
+
+
+def _pairing_descriptors(state: Json, support: str | None) -> list[str]:
+    strands = {s["strand_id"]: s for s in state.get("strands", [])}
+    values = _segment_descriptors(state)
+    regions = _selected(state.get("paired_regions", []), support)
+    # several records covering one continuous duplex compare as one coverage claim
+    grouped: dict[tuple[str, tuple[str, ...]], list[Json]] = defaultdict(list)
+    for region in regions:
+        pair = tuple(sorted((region["side_1"]["strand_id"], region["side_2"]["strand_id"])))
+        grouped[(str(region.get("relationship", "")), pair)].append(region)
+    complete: set[tuple[str, tuple[str, ...]]] = set()
+    result = []
+    for key, members in grouped.items():
+        relationship, pair = key
+        covered: dict[str, set[str]] = {sid: set() for sid in pair}
+        for region in members:
+            for side in ("side_1", "side_2"):
+                covered.setdefault(region[side]["strand_id"], set()).update(region[side]["segment_ids"])
+        expected = {
+            sid: {
+                seg["segment_id"]
+                for seg in strands.get(sid, {}).get("segments", [])
+                if seg.get("structural_role") == "paired_region"
+            }
+            for sid in pair
+        }
+        if all(expected[sid] and covered[sid] == expected[sid] for sid in pair):
+            complete.add(key)
+            types = sorted(str(strands.get(sid, {}).get("molecule_type", "")) for sid in pair)
+            result.append(f"complete_paired_coverage:{relationship}:" + "<>".join(types))
+    for region in regions:
+        pair = tuple(sorted((region["side_1"]["strand_id"], region["side_2"]["strand_id"])))
+        if (str(region.get("relationship", "")), pair) in complete:
+            continue
+        sides = []
+        for side_key in ("side_1", "side_2"):
+            side = region[side_key]
+            molecule = strands.get(side["strand_id"], {}).get("molecule_type", "")
+            sides.append(f"{molecule}:{'|'.join(values.get(s, '') for s in side['segment_ids'])}")
+        result.append(region.get("relationship", "") + ":" + "<>".join(sorted(sides)))
+    return result
+
+
+def _discontinuity_descriptors(state: Json, support: str | None) -> list[str]:
+    values = _segment_descriptors(state)
+    return [
+        f"{item.get('kind', '')}:{values.get(item.get('after_segment_id'), '')}>"
+        f"{values.get(item.get('before_segment_id'), '')}"
+        for item in _selected(state.get("discontinuities", []), support)
+    ]
+
+
+def _remove_exact_text(predicted: list[str], neutral: list[str]) -> list[str]:
+    remaining = list(predicted)
+    for value in neutral:
+        normalized = normalize_text(value)
+        for index, candidate in enumerate(remaining):
+            if normalize_text(candidate) == normalized:
+                remaining.pop(index)
+                break
+    return remaining
+
+
+def _terminal_modalities(workflow: Mapping[str, Any] | None) -> dict[str, set[str]]:
+    result: dict[str, set[str]] = defaultdict(set)
+    for output in (workflow or {}).get("final_outputs", []):
+        state_id = str(output.get("state_id", ""))
+        if state_id:
+            result[state_id].add(modality_key(str(output.get("modality", ""))))
+    return result
+
+
+def _boundary_classes(workflow: Mapping[str, Any] | None) -> dict[str, str]:
+    if workflow is None:
+        return {}
+    initial = set(workflow.get("initial_state_ids", []))
+    terminal = {str(o.get("state_id", "")) for o in workflow.get("final_outputs", [])}
+    result = {}
+    for state in workflow.get("states", []):
+        sid = str(state.get("state_id", ""))
+        if sid in initial and sid in terminal:
+            result[sid] = "initial_terminal"
+        elif sid in initial:
+            result[sid] = "initial"
+        elif sid in terminal:
+            result[sid] = "terminal"
+        else:
+            result[sid] = "intermediate"
+    return result
+
+
+def _allows_rc(
+    prediction: Mapping[str, Any],
+    truth: Mapping[str, Any],
+    predicted: Mapping[str, set[str]],
+    expected: Mapping[str, set[str]],
+) -> bool:
+    """Reverse complement counts only for terminal states that share a modality."""
+    return bool(
+        predicted.get(str(prediction.get("state_id", "")), set())
+        & expected.get(str(truth.get("state_id", "")), set())
+    )
+
+
+def _mapped_set_f1(predicted_ids: Iterable[str], truth_ids: Iterable[str], mapping: Mapping[str, str]) -> float:
+    predicted = list(predicted_ids)
+    mapped = {mapping[i] for i in predicted if i in mapping}
+    truth = set(truth_ids)
+    return soft_prf(float(len(mapped & truth)), len(set(predicted)), len(truth))[2]
+
+
+def _masked_boundary_f1(
+    predicted_ids: Iterable[str],
+    truth_ids: Iterable[str],
+    mapping: Mapping[str, str],
+    truth_states: Mapping[str, Json],
+) -> float:
+    truth = set(truth_ids)
+    scorable = {i for i in truth if i in truth_states and state_is_scorable(truth_states[i])}
+    neutral = truth - scorable
+    effective = [m for m in (mapping.get(i) for i in predicted_ids) if m not in neutral]
+    return soft_prf(float(len(set(effective) & scorable)), len(effective), len(scorable))[2]
+
+
+def _terminal_output_f1(
+    predicted_outputs: Iterable[Mapping[str, Any]],
+    truth_outputs: Iterable[Mapping[str, Any]],
+    mapping: Mapping[str, str],
+) -> float:
+    predicted = [
+        (mapping.get(str(o.get("state_id"))), modality_key(str(o.get("modality", ""))))
+        for o in predicted_outputs
+    ]
+    truth = [(str(o.get("state_id")), modality_key(str(o.get("modality", "")))) for o in truth_outputs]
+    overlap = sum((Counter(p for p in predicted if p[0] is not None) & Counter(truth)).values())
+    return soft_prf(float(overlap), len(predicted), len(truth))[2]
+
+
+def typed_edges(workflow: Mapping[str, Any], support: str | None = None) -> set[tuple[str, str, str]]:
+    """(substrate, state, transition), (carried_product | discarded_product, transition, state)."""
+    edges: set[tuple[str, str, str]] = set()
+    for transition in _selected(workflow.get("transitions", []), support):
+        tid = transition["transition_id"]
+        edges.update(("substrate", s, tid) for s in transition.get("substrate_state_ids", []))
+        edges.update(("carried_product", tid, s) for s in transition.get("carried_forward_product_ids", []))
+        edges.update(("discarded_product", tid, s) for s in transition.get("discarded_product_ids", []))
+    return edges
+
+
+def _typed_edge_analysis(
+    pw: Json | None, tw: Json | None, state_map: Mapping[str, str], transition_map: Mapping[str, str]
+) -> dict[str, Any]:
+    predicted = typed_edges(pw or {})
+    if tw is None:
+        return {"matched": 0, "predicted": len(predicted), "groundtruth": 0, "neutralized": 0,
+                "missing": [], "extra": sorted(predicted)}  # fmt: skip
+    scorable = typed_edges(tw, "scorable")
+    neutral = typed_edges(tw, "neutral")
+    if pw is None:
+        return {"matched": 0, "predicted": 0, "groundtruth": len(scorable), "neutralized": 0,
+                "missing": sorted(scorable), "extra": []}  # fmt: skip
+    mapped: dict[tuple[str, str, str], tuple[str, str, str] | None] = {}
+    for kind, left, right in predicted:
+        if kind == "substrate":
+            a, b = state_map.get(left), transition_map.get(right)
+        else:
+            a, b = transition_map.get(left), state_map.get(right)
+        mapped[(kind, left, right)] = (kind, a, b) if a is not None and b is not None else None
+    mapped_set = {m for m in mapped.values() if m is not None}
+    matched = mapped_set & scorable
+    neutralized = len(mapped_set & neutral)
+    return {
+        "matched": len(matched),
+        "predicted": len(predicted) - neutralized,
+        "groundtruth": len(scorable),
+        "neutralized": neutralized,
+        "missing": sorted(scorable - matched),
+        "extra": sorted(e for e, m in mapped.items() if m not in scorable and m not in neutral),
+    }

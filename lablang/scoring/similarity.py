@@ -1,0 +1,207 @@
+"""Similarities shared by Tasks 2 and 3: token projections, wildcard edit similarity, set F1s."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from lablang.scoring.matching import (
+    best_one_to_one_matching,
+    edit_similarity,
+    soft_prf,
+    wildcard_distance,
+)
+from lablang.scoring.normalize import normalize_sequence, normalize_text, sequence_tokens
+
+COMPLEMENT = {
+    "A": "T", "C": "G", "G": "C", "T": "A", "U": "A", "R": "Y", "Y": "R", "S": "S", "W": "W",
+    "K": "M", "M": "K", "B": "V", "D": "H", "H": "D", "V": "B", "N": "N",
+}  # fmt: skip
+_FAMILY_TOKEN_RE = re.compile(r"^<([A-Z0-9_]+)>$")
+_NUCLEOTIDE_TOKEN_RE = re.compile(r"^(?:[ACGTUNV]|[r+][ACGTUNV])$")
+_MODIFIED_BASES = {
+    "/ideoxyu/": "U", "/ibiodt/": "T", "/ddc/": "C", "/3ddc/": "C", "/ddu/": "U", "/3invdt/": "T",
+}  # fmt: skip
+_ANCHOR_SHORTHANDS = frozenset({("V", "N"), ("N", "B")})
+
+
+@lru_cache(maxsize=65536)
+def nucleotide_projection(value: str) -> str:
+    """The molecule without its chemistry spelling: `rG`->G, `+G`->G, `(dU)`->U, tags dropped.
+
+    >>> nucleotide_projection("/5Phos/ACrGrG/3ddC/")
+    'ACGGC'
+    """
+    normalized = normalize_sequence(value)
+    out: list[str] = []
+    cursor = 0
+    n = len(normalized)
+    while cursor < n:
+        char = normalized[cursor]
+        if char == "[":
+            end = normalized.find("]", cursor + 1)
+            if end >= 0:
+                out.append(normalized[cursor : end + 1])
+                cursor = end + 1
+                continue
+        if char == "/":
+            end = normalized.find("/", cursor + 1)
+            if end >= 0:
+                base = _MODIFIED_BASES.get(normalized[cursor : end + 1].lower())
+                if base is not None:
+                    out.append(base)
+                cursor = end + 1
+                continue
+        if normalized[cursor : cursor + 4].lower() == "(du)":
+            out.append("U")
+            cursor += 4
+            continue
+        if char in "r+" and cursor + 1 < n and normalized[cursor + 1] in COMPLEMENT:
+            out.append(normalized[cursor + 1])
+            cursor += 2
+            continue
+        out.append(char)
+        cursor += 1
+    return "".join(out)
+
+
+@lru_cache(maxsize=65536)
+def sequence_value(value: str) -> tuple[str, ...]:
+    """Tokens of the nucleotide projection (placeholders expanded to `<ROLE>` tokens)."""
+    return sequence_tokens(nucleotide_projection(value), already_normalized=True)
+
+
+def _family_tokens_match(left: str, right: str) -> bool:
+    if left == right:
+        return True
+    left_family = _FAMILY_TOKEN_RE.fullmatch(left)
+    right_family = _FAMILY_TOKEN_RE.fullmatch(right)
+    if left_family and right_family:
+        return left_family.group(1) == right_family.group(1)
+    if left_family:
+        return bool(_NUCLEOTIDE_TOKEN_RE.fullmatch(right))
+    if right_family:
+        return bool(_NUCLEOTIDE_TOKEN_RE.fullmatch(left))
+    return False
+
+
+@lru_cache(maxsize=65536)
+def family_edit_similarity(left: tuple[str, ...], right: tuple[str, ...]) -> float:
+    """Edit similarity in which a `<ROLE>` token matches any nucleotide (or the same role).
+
+    >>> family_edit_similarity(("A", "<UMI>", "<UMI>"), ("A", "C", "G"))
+    1.0
+    """
+    denominator = max(len(left), len(right))
+    if denominator == 0:
+        return 1.0
+    if not any(t.startswith("<") for t in left) and not any(t.startswith("<") for t in right):
+        return edit_similarity(left, right)
+    distance = wildcard_distance(left, right, _family_tokens_match)
+    return max(0.0, 1.0 - distance / denominator)
+
+
+def _state_tokens_compatible(predicted: str, expected: str) -> bool:
+    if predicted == expected:
+        return True
+    if expected == "<VARIABLE>":
+        return predicted.startswith("<") and predicted.endswith(">")
+    if expected == "[VARIABLE]":
+        return predicted.startswith("[") and predicted.endswith("]")
+    return False
+
+
+def _anchor_cells(predicted: Sequence[str], expected: Sequence[str]) -> np.ndarray:
+    cells = np.zeros((len(predicted) + 1, len(expected) + 1), dtype=bool)
+    rows = [i for i in range(2, len(predicted) + 1) if tuple(predicted[i - 2 : i]) in _ANCHOR_SHORTHANDS]
+    cols = [
+        j
+        for j in range(2, len(expected) + 1)
+        if expected[j - 2] == "<ANCHOR>" and expected[j - 1] == "<ANCHOR>"
+    ]
+    if rows and cols:
+        cells[np.ix_(rows, cols)] = True
+    return cells
+
+
+@lru_cache(maxsize=65536)
+def state_sequence_similarity(predicted: tuple[str, ...], expected: tuple[str, ...]) -> float:
+    """Directional edit similarity of state sequences.
+
+    A truth `[VARIABLE]` matches any placeholder; a predicted `VN` or `NB` matches a truth
+    `[ANCHOR:2]` span as a whole (never one base alone).
+
+    >>> state_sequence_similarity(("A", "V", "N"), ("A", "<ANCHOR>", "<ANCHOR>"))
+    1.0
+    """
+    denominator = max(len(predicted), len(expected))
+    if denominator == 0:
+        return 1.0
+    wildcards = {"<VARIABLE>", "[VARIABLE]", "<ANCHOR>"}
+    if not wildcards.intersection(expected):
+        return edit_similarity(predicted, expected)
+    distance = wildcard_distance(predicted, expected, _state_tokens_compatible, _anchor_cells)
+    return max(0.0, 1.0 - distance / denominator)
+
+
+def reverse_complement_tokens(tokens: Sequence[str]) -> tuple[str, ...] | None:
+    """Token-aware reverse complement; None when a modification tag blocks it."""
+    out: list[str] = []
+    for token in reversed(tokens):
+        if token in COMPLEMENT:
+            out.append(COMPLEMENT[token])
+        elif (token.startswith("<") and token.endswith(">")) or (
+            token.startswith("[") and token.endswith("]")
+        ):
+            out.append(token)  # placeholder roles are orientation-free
+        elif len(token) == 2 and token[0] in "r+":
+            complement = COMPLEMENT.get(token[1])
+            if complement is None:
+                return None
+            out.append(token[0] + complement)
+        else:
+            return None
+    return tuple(out)
+
+
+def weighted_supported_score(
+    dimensions: Mapping[str, tuple[float, bool]], weights: Mapping[str, float]
+) -> float:
+    """Weighted mean over the enabled dimensions (weights renormalized)."""
+    denominator = sum(weights[k] for k, (_, enabled) in dimensions.items() if enabled)
+    if denominator == 0:
+        return 0.0
+    return sum(weights[k] * v for k, (v, enabled) in dimensions.items() if enabled) / denominator
+
+
+def set_f1(prediction: Iterable[str], truth: Iterable[str]) -> float:
+    predicted, expected = set(prediction), set(truth)
+    return soft_prf(float(len(predicted & expected)), len(predicted), len(expected))[2]
+
+
+def multiset_f1(prediction: Iterable[str], truth: Iterable[str]) -> float:
+    predicted = Counter(normalize_text(item) for item in prediction)
+    expected = Counter(normalize_text(item) for item in truth)
+    overlap = sum((predicted & expected).values())
+    return soft_prf(float(overlap), sum(predicted.values()), sum(expected.values()))[2]
+
+
+@lru_cache(maxsize=65536)
+def name_similarity(left: str, right: str) -> float:
+    return edit_similarity(normalize_text(left), normalize_text(right))
+
+
+def text_collection_f1(predicted: Sequence[str], truth: Sequence[str]) -> float:
+    scores = [[name_similarity(left, right) for right in truth] for left in predicted]
+    matches = best_one_to_one_matching(scores)
+    return soft_prf(sum(m[2] for m in matches), len(predicted), len(truth))[2]
+
+
+def count_similarity(left: int, right: int) -> float:
+    if left == right == 0:
+        return 1.0
+    return min(left, right) / max(left, right) if max(left, right) else 0.0
