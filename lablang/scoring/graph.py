@@ -120,6 +120,10 @@ class GraphScorer:
         self._states: dict[tuple[int, int, bool, bool], float] = {}
         self._strands: dict[tuple[int, int, bool], float] = {}
         self._linked: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
+        self._segments: dict[int, tuple[tuple[tuple[str, ...], Any, str], ...]] = {}
+        self._descriptors: dict[tuple[int, str | None, str], list[str]] = {}
+        self._state_cache: dict[tuple[int, int], Any] = {}
+        self._transition_cache: dict[tuple[int, int], Any] = {}
         self._keep: list[Any] = []
 
     # ---- the whole graph ------------------------------------------------------------
@@ -192,6 +196,15 @@ class GraphScorer:
     def _state_matrices(
         self, pw: Json | None, tw: Json | None
     ) -> tuple[list[Json], list[Json], list[list[float]], list[Match], dict[str, set[str]], dict[str, set[str]]]:
+        key = (id(pw), id(tw))
+        if key not in self._state_cache:
+            self._keep.append((pw, tw))
+            self._state_cache[key] = self._compute_state_matrices(pw, tw)
+        return self._state_cache[key]  # type: ignore[no-any-return]
+
+    def _compute_state_matrices(
+        self, pw: Json | None, tw: Json | None
+    ) -> tuple[list[Json], list[Json], list[list[float]], list[Match], dict[str, set[str]], dict[str, set[str]]]:
         ps = list(pw.get("states", [])) if pw else []
         ts = list(tw.get("states", [])) if tw else []
         p_modalities = _terminal_modalities(pw)
@@ -227,6 +240,16 @@ class GraphScorer:
         return ps, ts, scientific, matches, p_modalities, t_modalities
 
     def _transition_matrices(
+        self, pw: Json | None, tw: Json | None, state_map: Mapping[str, str]
+    ) -> tuple[list[Json], list[Json], list[list[float]], list[Match]]:
+        # the state map is a function of the workflow pair, so the pair is the key
+        key = (id(pw), id(tw))
+        if key not in self._transition_cache:
+            self._keep.append((pw, tw))
+            self._transition_cache[key] = self._compute_transition_matrices(pw, tw, state_map)
+        return self._transition_cache[key]  # type: ignore[no-any-return]
+
+    def _compute_transition_matrices(
         self, pw: Json | None, tw: Json | None, state_map: Mapping[str, str]
     ) -> tuple[list[Json], list[Json], list[list[float]], list[Match]]:
         pt = list(pw.get("transitions", [])) if pw else []
@@ -428,7 +451,7 @@ class GraphScorer:
                 not scorable_only or any(supported(s) for s in truth.get("strands", [])),
             ),
             "pairing": (
-                _pairing_similarity(prediction, truth, scorable_only),
+                self._pairing_similarity(prediction, truth, scorable_only),
                 not scorable_only
                 or supported(truth)
                 or any(supported(p) for p in truth.get("paired_regions", []))
@@ -463,14 +486,14 @@ class GraphScorer:
 
     def _strand_in_orientation(self, prediction: Json, truth: Json, reverse: bool) -> float:
         w = self.weights.strand
-        predicted_segments = prediction.get("segments", [])
-        truth_segments = list(truth.get("segments", []))
+        predicted_segments = self._segment_features(prediction)
+        truth_segments = list(self._segment_features(truth))
         if reverse:
             truth_segments.reverse()
         positions = []
-        for left, right in zip(predicted_segments, truth_segments, strict=False):
-            predicted_tokens = sequence_value(segment_value(left))
-            truth_tokens = sequence_value(segment_value(right))
+        for (predicted_tokens, predicted_role, _), (truth_tokens, _, truth_role) in zip(
+            predicted_segments, truth_segments, strict=False
+        ):
             if reverse:
                 flipped = reverse_complement_tokens(truth_tokens)
                 sequence_score = (
@@ -478,12 +501,12 @@ class GraphScorer:
                 )
             else:
                 sequence_score = state_sequence_similarity(predicted_tokens, truth_tokens)
-            expected_role = str(right.get("structural_role", ""))
+            expected_role = truth_role
             if reverse:
                 expected_role = _FLIPPED_OVERHANG.get(expected_role, expected_role)
             positions.append(
                 w.position_sequence * sequence_score
-                + w.position_structural_role * float(left.get("structural_role") == expected_role)
+                + w.position_structural_role * float(predicted_role == expected_role)
             )
         segment_score = soft_prf(sum(positions), len(predicted_segments), len(truth_segments))[2]
         return (
@@ -491,6 +514,43 @@ class GraphScorer:
             + w.molecule_type * float(prediction.get("molecule_type") == truth.get("molecule_type"))
             + w.orientation * float(prediction.get("orientation") == truth.get("orientation"))
         )
+
+    def _segment_features(self, strand: Json) -> tuple[tuple[tuple[str, ...], Any, str], ...]:
+        """Per segment: tokens, raw structural role (as predicted), role text (as truth)."""
+        cached = self._segments.get(id(strand))
+        if cached is None:
+            self._keep.append(strand)
+            cached = self._segments[id(strand)] = tuple(
+                (
+                    sequence_value(segment_value(seg)),
+                    seg.get("structural_role"),
+                    str(seg.get("structural_role", "")),
+                )
+                for seg in strand.get("segments", [])
+            )
+        return cached
+
+    def descriptors(self, state: Json, support: str | None, kind: str) -> list[str]:
+        key = (id(state), support, kind)
+        cached = self._descriptors.get(key)
+        if cached is None:
+            self._keep.append(state)
+            make = _pairing_descriptors if kind == "pairing" else _discontinuity_descriptors
+            cached = self._descriptors[key] = make(state, support)
+        return cached
+
+    def _pairing_similarity(self, prediction: Json, truth: Json, scorable_only: bool) -> float:
+        support = "scorable" if scorable_only else None
+        predicted_pairs = self.descriptors(prediction, None, "pairing")
+        truth_pairs = self.descriptors(truth, support, "pairing")
+        predicted_breaks = self.descriptors(prediction, None, "breaks")
+        truth_breaks = self.descriptors(truth, support, "breaks")
+        if scorable_only:
+            predicted_pairs = _remove_exact_text(predicted_pairs, self.descriptors(truth, "neutral", "pairing"))
+            predicted_breaks = _remove_exact_text(predicted_breaks, self.descriptors(truth, "neutral", "breaks"))
+        return (
+            _text_f1(predicted_pairs, truth_pairs) + _text_f1(predicted_breaks, truth_breaks)
+        ) / 2
 
     # ---- transitions --------------------------------------------------------------
 
@@ -575,6 +635,22 @@ def _reference_strand(state: Mapping[str, Any]) -> Json:
 
 
 def _architecture_values(strand: Mapping[str, Any]) -> list[str]:
+    architecture = strand.get("sequence_architecture")
+    segments = strand.get("segments", [])
+    key = (architecture if isinstance(architecture, str) else None,
+           tuple(segment_value(s) for s in segments))  # fmt: skip
+    cached = _ARCHITECTURE_CACHE.get(key)
+    if cached is None:
+        if len(_ARCHITECTURE_CACHE) > 100_000:
+            _ARCHITECTURE_CACHE.clear()
+        cached = _ARCHITECTURE_CACHE[key] = _compute_architecture_values(strand)
+    return cached
+
+
+_ARCHITECTURE_CACHE: dict[tuple[str | None, tuple[str, ...]], list[str]] = {}
+
+
+def _compute_architecture_values(strand: Mapping[str, Any]) -> list[str]:
     values = []
     architecture = strand.get("sequence_architecture")
     if isinstance(architecture, str) and architecture:
@@ -623,21 +699,11 @@ def _architecture_similarity(prediction: Json, truth: Json) -> float:
     return sum(scores) / len(scores)
 
 
-def _pairing_similarity(prediction: Json, truth: Json, scorable_only: bool) -> float:
-    support = "scorable" if scorable_only else None
-    predicted_pairs = _pairing_descriptors(prediction, None)
-    truth_pairs = _pairing_descriptors(truth, support)
-    predicted_breaks = _discontinuity_descriptors(prediction, None)
-    truth_breaks = _discontinuity_descriptors(truth, support)
-    if scorable_only:
-        predicted_pairs = _remove_exact_text(predicted_pairs, _pairing_descriptors(truth, "neutral"))
-        predicted_breaks = _remove_exact_text(
-            predicted_breaks, _discontinuity_descriptors(truth, "neutral")
-        )
-    return (
-        text_collection_f1(predicted_pairs, truth_pairs)
-        + text_collection_f1(predicted_breaks, truth_breaks)
-    ) / 2
+def _text_f1(predicted: list[str], truth: list[str]) -> float:
+    # identical descriptor lists (the common case) need no assignment
+    if predicted == truth:
+        return 1.0
+    return text_collection_f1(predicted, truth)
 
 
 def _selected(items: Iterable[Json], support: str | None) -> list[Json]:

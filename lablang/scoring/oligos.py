@@ -106,6 +106,8 @@ class OligoScorer:
         self._oligo: dict[tuple[int, int, bool], float] = {}
         self._scientific: dict[tuple[int, int, bool], float] = {}
         self._claims: dict[tuple[int, Any], frozenset[str]] = {}
+        self._signatures: dict[tuple[int, tuple[int, ...]], tuple[str, ...]] = {}
+        self._metadata: dict[int, tuple[Any, ...]] = {}
         self._keep: list[Any] = []  # keeps cached records alive so ids stay unique
 
     # ---- sequence similarity ------------------------------------------------------
@@ -171,7 +173,15 @@ class OligoScorer:
     # ---- families -----------------------------------------------------------------
 
     def collapse_families(self, predictions: list[Json], truth: list[Json]) -> list[Family]:
-        signatures = [self._family_signature(p, truth) for p in predictions]
+        truth_key = tuple(id(t) for t in truth)
+        signatures = []
+        for prediction in predictions:
+            key = (id(prediction), truth_key)
+            signature = self._signatures.get(key)
+            if signature is None:
+                self._keep.append((prediction, truth))
+                signature = self._signatures[key] = self._family_signature(prediction, truth)
+            signatures.append(signature)
         panels = _flat_panel_signatures(predictions, signatures, self)
         grouped: dict[tuple[tuple[str, ...], tuple[Any, ...]], list[int]] = {}
         for index, prediction in enumerate(predictions):
@@ -211,6 +221,13 @@ class OligoScorer:
         return ("predicted-member", *raw)
 
     def metadata_key(self, item: Json) -> tuple[Any, ...]:
+        cached = self._metadata.get(id(item))
+        if cached is None:
+            self._keep.append(item)
+            cached = self._metadata[id(item)] = self._metadata_key(item)
+        return cached
+
+    def _metadata_key(self, item: Json) -> tuple[Any, ...]:
         orientations = {
             c["orientation"]
             for c in item.get("components", [])
@@ -451,10 +468,24 @@ def oligo_is_scorable(item: Mapping[str, Any]) -> bool:
     return any(status in SCORABLE_SUPPORT for _, status in truth_sequence_claims(item))
 
 
+_FAMILY_CACHE: dict[tuple[str, bool], bool] = {}
+
+
 def truth_is_family(item: Mapping[str, Any], *, scorable_only: bool) -> bool:
+    claims = truth_sequence_claims(item)
+    key = (repr(claims), scorable_only)
+    cached = _FAMILY_CACHE.get(key)
+    if cached is None:
+        if len(_FAMILY_CACHE) > 100_000:
+            _FAMILY_CACHE.clear()
+        cached = _FAMILY_CACHE[key] = _truth_is_family(claims, scorable_only)
+    return cached
+
+
+def _truth_is_family(claims: list[tuple[str, str]], scorable_only: bool) -> bool:
     return any(
         FAMILY_PLACEHOLDER_RE.search(normalize_sequence(value))
-        for value, status in truth_sequence_claims(item)
+        for value, status in claims
         if not scorable_only or status in SCORABLE_SUPPORT
     )
 
