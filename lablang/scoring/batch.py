@@ -126,8 +126,10 @@ def _score_attempt(
     report.extend(truth_report)
     try:
         predictions = load_documents(attempt.prediction, report)
+        # an attempt folder answers every task of the truth; a single file only its own
+        tasks = tuple(truth) if attempt.prediction.is_dir() else None
         result: ScoreResult = score_documents(
-            predictions, truth, weights, report=report, prediction_name=str(attempt.prediction)
+            predictions, truth, weights, report=report, prediction_name=str(attempt.prediction), tasks=tasks
         )
         metrics = dict(result.metrics)
         valid = result.prediction_valid

@@ -218,7 +218,11 @@ def score_files(
     report = Report()
     predictions = load_documents(pred_path, report)
     truth = load_documents(truth_path, report)
-    return score_documents(predictions, truth, weights, report=report, prediction_name=str(pred_path))
+    # a folder answers every task of the truth; a single file answers its own task only
+    expected = tuple(truth) if Path(pred_path).is_dir() else None
+    return score_documents(
+        predictions, truth, weights, report=report, prediction_name=str(pred_path), tasks=expected
+    )
 
 
 def score_documents(
@@ -228,15 +232,25 @@ def score_documents(
     *,
     report: Report | None = None,
     prediction_name: str = "<prediction>",
+    tasks: tuple[str, ...] | None = None,
 ) -> ScoreResult:
     """Score loaded documents (`{"t1": doc, "t2": doc, "t3": doc}`, any subset) per task.
 
-    This is where `.lab` input joins: the molecular backend's exporter turns a program
-    into these per-task documents.
+    `tasks` names the tasks the prediction is meant to answer (default: those it has);
+    one it lacks scores 0, as the grader scores a missing prediction file. This is where
+    `.lab` input joins: the molecular backend's exporter turns a program into these
+    per-task documents.
     """
     weights = weights or Weights()
     report = report or Report()
     source = Source("", prediction_name)
+    wanted = set(tasks) if tasks is not None else set(predictions)
+    predictions = dict(predictions)
+    for task in TASKS:
+        if task in wanted and task in truth and task not in predictions:
+            report.add("E0502", f"the prediction has no readable {task.upper()} document; it scores 0",
+                       source, help=f"add the {task.upper()} answer to the prediction")  # fmt: skip
+            predictions[task] = _MISSING
     tasks = tuple(t for t in TASKS if t in predictions and t in truth)
     for task in TASKS:
         if (task in predictions) != (task in truth):
@@ -309,6 +323,9 @@ def score_documents(
     )
 
 
+_MISSING: dict[str, Any] = {"__missing__": True}
+
+
 def _protocol_id(documents: Mapping[str, Any]) -> str | None:
     for task in TASKS:
         document = documents.get(task)
@@ -332,6 +349,8 @@ def _score_t1(
         report.add("E0506", f"the T1 truth cannot be read: {error}", source, help="fix the truth document")
         return zero_library_metrics(), [], []
     expected = truth.get("protocol_id")
+    if prediction is _MISSING:
+        return zero_library_metrics(), [], []
     try:
         if isinstance(prediction, dict) and expected is not None and prediction.get("protocol_id") not in (None, expected):
             raise LibraryInputError(
@@ -364,15 +383,18 @@ def _libgen_valid(
     problems: list[tuple[str, str]] = []
     expected = _protocol_id(truth)
     oligo_ids = None
-    if "t2" in tasks:
+    for task in tasks:
+        if predictions[task] is _MISSING:
+            problems.append((task.upper(), "no readable document"))
+    if "t2" in tasks and predictions["t2"] is not _MISSING:
         problems += [("T2", p) for p in t2_problems(predictions["t2"])]
     if isinstance(predictions.get("t2"), dict) and isinstance(predictions["t2"].get("oligos"), list):
         oligo_ids = {o.get("oligo_id") for o in predictions["t2"]["oligos"] if isinstance(o, dict)}
-    if "t3" in tasks:
+    if "t3" in tasks and predictions["t3"] is not _MISSING:
         problems += [("T3", p) for p in t3_problems(predictions["t3"], oligo_ids)]
     for task in tasks:
         document = predictions[task]
-        if isinstance(document, dict) and expected is not None and document.get("protocol_id") != expected:
+        if document is not _MISSING and isinstance(document, dict) and expected is not None and document.get("protocol_id") != expected:
             problems.append((task.upper(), f"/protocol_id: {document.get('protocol_id')!r} does not match {expected!r}"))
     for task, problem in problems[:12]:
         report.add("E0504", f"the {task} prediction is invalid: {problem}", source,
