@@ -42,7 +42,9 @@ def main() -> None:
         large.append((perturb(truth, rng, 10), truth))
     per_pair, share = measure(realistic)
     print(f"realistic pairs (30 oligos, 25 states, 20 transitions): {len(realistic)}")
-    print(f"  seconds per pair: {per_pair:.4f}  (target < 0.050: {'met' if per_pair < 0.05 else 'missed'})")
+    print(
+        f"  seconds per pair: {per_pair:.4f}  (target < 0.050: {'met' if per_pair < 0.05 else 'missed'})"
+    )
     print(f"  share in assignment: {share:.1%}")
     if large:
         per_pair, share = measure(large)

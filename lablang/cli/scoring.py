@@ -11,16 +11,30 @@ import click
 
 @click.command(name="score")
 @click.argument("pred", required=False, type=click.Path(exists=True, path_type=Path))
-@click.option("--truth", required=True, type=click.Path(exists=True, path_type=Path),
-              help="Truth JSON file or folder (with --batch: a folder of protocol folders).")
+@click.option(
+    "--truth",
+    required=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Truth JSON file or folder (with --batch: a folder of protocol folders).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option("--weights", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="JSON or TOML file overriding grader weights and thresholds.")
+@click.option(
+    "--weights",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="JSON or TOML file overriding grader weights and thresholds.",
+)
 @click.option("--explain", is_flag=True, help="Explain each match and list unmatched entities.")
-@click.option("--batch", "batch_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Score every PRED_DIR/<protocol>/<attempt> against TRUTH/<protocol>.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path),
-              help="Batch report folder (JSONL, CSV, summary JSON, HTML).")
+@click.option(
+    "--batch",
+    "batch_dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Score every PRED_DIR/<protocol>/<attempt> against TRUTH/<protocol>.",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Batch report folder (JSONL, CSV, summary JSON, HTML).",
+)
 @click.option("--seed", default=0, show_default=True, help="Bootstrap seed (batch).")
 @click.option("--resamples", default=2000, show_default=True, help="Bootstrap resamples (batch).")
 def score_command(
@@ -76,7 +90,13 @@ def score_command(
 
 
 def _batch(
-    batch_dir: Path, truth: Path, out: Path, weights: object, seed: int, resamples: int, as_json: bool
+    batch_dir: Path,
+    truth: Path,
+    out: Path,
+    weights: object,
+    seed: int,
+    resamples: int,
+    as_json: bool,
 ) -> None:
     from lablang.scoring.batch import score_batch, write_outputs
     from lablang.scoring.weights import Weights
@@ -87,7 +107,9 @@ def _batch(
     if as_json:
         click.echo((out / "summary.json").read_text(encoding="utf-8"))
         return
-    click.echo(f"scored {len(result.rows)} attempts of {len({r.protocol for r in result.rows})} protocols")
+    click.echo(
+        f"scored {len(result.rows)} attempts of {len({r.protocol for r in result.rows})} protocols"
+    )
     for name in ("reward", "sequence_similarity"):
         if name in result.summary:
             s = result.summary[name]

@@ -116,7 +116,9 @@ def score_batch(
 
 
 def _score_attempt(
-    attempt: Attempt, truth_cache: dict[Path, tuple[dict[str, Any], Report]], weights: Weights | None
+    attempt: Attempt,
+    truth_cache: dict[Path, tuple[dict[str, Any], Report]],
+    weights: Weights | None,
 ) -> AttemptScore:
     report = Report()
     if attempt.truth not in truth_cache:
@@ -129,7 +131,12 @@ def _score_attempt(
         # an attempt folder answers every task of the truth; a single file only its own
         tasks = tuple(truth) if attempt.prediction.is_dir() else None
         result: ScoreResult = score_documents(
-            predictions, truth, weights, report=report, prediction_name=str(attempt.prediction), tasks=tasks
+            predictions,
+            truth,
+            weights,
+            report=report,
+            prediction_name=str(attempt.prediction),
+            tasks=tasks,
         )
         metrics = dict(result.metrics)
         valid = result.prediction_valid

@@ -136,8 +136,14 @@ class GraphScorer:
         ]
         matches = best_one_to_one_matching(matrix)
         pairs: list[tuple[int | None, int | None, float]] = list(matches)
-        pairs += [(i, None, 0.0) for i in range(len(predicted_workflows)) if i not in {m[0] for m in matches}]
-        pairs += [(None, j, 0.0) for j in range(len(truth_workflows)) if j not in {m[1] for m in matches}]
+        pairs += [
+            (i, None, 0.0)
+            for i in range(len(predicted_workflows))
+            if i not in {m[0] for m in matches}
+        ]
+        pairs += [
+            (None, j, 0.0) for j in range(len(truth_workflows)) if j not in {m[1] for m in matches}
+        ]
         pairs.sort(
             key=lambda p: (
                 p[1] is None,
@@ -146,7 +152,7 @@ class GraphScorer:
             )
         )
         totals = Counter[str]()
-        sums = defaultdict(float)
+        sums: defaultdict[str, float] = defaultdict(float)
         boundary: list[float] = []
         reagents: list[float] = []
         workflows = []
@@ -162,8 +168,12 @@ class GraphScorer:
                     totals[key] += int(value)
             boundary.extend(extra["boundary"])
             reagents.extend(extra["reagents"])
-        state_p, state_r, state_f = soft_prf(sums["state_sum"], totals["state_pred"], totals["state_truth"])
-        tr_p, tr_r, tr_f = soft_prf(sums["transition_sum"], totals["transition_pred"], totals["transition_truth"])
+        state_p, state_r, state_f = soft_prf(
+            sums["state_sum"], totals["state_pred"], totals["state_truth"]
+        )
+        tr_p, tr_r, tr_f = soft_prf(
+            sums["transition_sum"], totals["transition_pred"], totals["transition_truth"]
+        )
         matched, pe, te = totals["edge_matched"], totals["edge_pred"], totals["edge_truth"]
         edge_f1 = 1.0 if pe == te == 0 else (2.0 * matched / (pe + te) if pe + te else 0.0)
         edge_p = matched / pe if pe else (1.0 if te == 0 else 0.0)
@@ -195,16 +205,30 @@ class GraphScorer:
 
     def _state_matrices(
         self, pw: Json | None, tw: Json | None
-    ) -> tuple[list[Json], list[Json], list[list[float]], list[Match], dict[str, set[str]], dict[str, set[str]]]:
+    ) -> tuple[
+        list[Json],
+        list[Json],
+        list[list[float]],
+        list[Match],
+        dict[str, set[str]],
+        dict[str, set[str]],
+    ]:
         key = (id(pw), id(tw))
         if key not in self._state_cache:
             self._keep.append((pw, tw))
             self._state_cache[key] = self._compute_state_matrices(pw, tw)
-        return self._state_cache[key]  # type: ignore[no-any-return]
+        return self._state_cache[key]
 
     def _compute_state_matrices(
         self, pw: Json | None, tw: Json | None
-    ) -> tuple[list[Json], list[Json], list[list[float]], list[Match], dict[str, set[str]], dict[str, set[str]]]:
+    ) -> tuple[
+        list[Json],
+        list[Json],
+        list[list[float]],
+        list[Match],
+        dict[str, set[str]],
+        dict[str, set[str]],
+    ]:
         ps = list(pw.get("states", [])) if pw else []
         ts = list(tw.get("states", [])) if tw else []
         p_modalities = _terminal_modalities(pw)
@@ -213,7 +237,9 @@ class GraphScorer:
         t_positions = _boundary_classes(tw)
         scientific = [
             [
-                self.state_similarity(a, b, scorable_only=False, rc=_allows_rc(a, b, p_modalities, t_modalities))
+                self.state_similarity(
+                    a, b, scorable_only=False, rc=_allows_rc(a, b, p_modalities, t_modalities)
+                )
                 for b in ts
             ]
             for a in ps
@@ -247,7 +273,7 @@ class GraphScorer:
         if key not in self._transition_cache:
             self._keep.append((pw, tw))
             self._transition_cache[key] = self._compute_transition_matrices(pw, tw, state_map)
-        return self._transition_cache[key]  # type: ignore[no-any-return]
+        return self._transition_cache[key]
 
     def _compute_transition_matrices(
         self, pw: Json | None, tw: Json | None, state_map: Mapping[str, str]
@@ -284,7 +310,9 @@ class GraphScorer:
             [modality_key(str(o.get("modality", ""))) for o in tw.get("final_outputs", [])],
         )
         w = self.weights.workflow
-        return w.terminal_modality * modality_f1 + w.transitions * transition_f1 + w.states * state_f1
+        return (
+            w.terminal_modality * modality_f1 + w.transitions * transition_f1 + w.states * state_f1
+        )
 
     def _score_workflow(
         self, pw: Json | None, tw: Json | None, match_score: float
@@ -315,11 +343,13 @@ class GraphScorer:
             tt,
             t_matches,
             t_scientific,
-            score=lambda a, b: self._weighted_transition(self.transition_dimensions(a, b, state_map)),
+            score=lambda a, b: self._weighted_transition(
+                self.transition_dimensions(a, b, state_map)
+            ),
             scorable=supported,
-            dimensions=lambda a, b: dict(self.transition_dimensions(a, b, state_map))
-            if supported(b)
-            else {},
+            dimensions=lambda a, b: (
+                dict(self.transition_dimensions(a, b, state_map)) if supported(b) else {}
+            ),
             id_key="transition_id",
         )
         reagents = [
@@ -335,7 +365,9 @@ class GraphScorer:
         if pw and tw:
             truth_by_id = {s["state_id"]: s for s in ts}
             boundary = [
-                _masked_boundary_f1(pw["initial_state_ids"], tw["initial_state_ids"], state_map, truth_by_id),
+                _masked_boundary_f1(
+                    pw["initial_state_ids"], tw["initial_state_ids"], state_map, truth_by_id
+                ),
                 _terminal_output_f1(pw["final_outputs"], tw["final_outputs"], state_map),
             ]
         counts = {
@@ -368,7 +400,10 @@ class GraphScorer:
                 )
             ),
             unmatched_truth_transitions=tuple(
-                sorted(tt[j]["transition_id"] for j in scorable_truth_transitions - {m[1] for m in t_matches})
+                sorted(
+                    tt[j]["transition_id"]
+                    for j in scorable_truth_transitions - {m[1] for m in t_matches}
+                )
             ),
             unmatched_prediction_transitions=tuple(
                 sorted(
@@ -419,11 +454,17 @@ class GraphScorer:
         for i in set(range(len(predicted))) - {m[0] for m in matches}:
             if any(all_scores[i][j] == 1.0 for j in neutral_truth):
                 neutralized.add(i)
-        return (total, len(predicted) - len(neutralized), len(scorable_truth)), tuple(pairs), neutralized
+        return (
+            (total, len(predicted) - len(neutralized), len(scorable_truth)),
+            tuple(pairs),
+            neutralized,
+        )
 
     # ---- states -------------------------------------------------------------------
 
-    def state_similarity(self, prediction: Json, truth: Json, *, scorable_only: bool, rc: bool) -> float:
+    def state_similarity(
+        self, prediction: Json, truth: Json, *, scorable_only: bool, rc: bool
+    ) -> float:
         key = (id(prediction), id(truth), scorable_only, rc)
         cached = self._states.get(key)
         if cached is None:
@@ -480,7 +521,9 @@ class GraphScorer:
         if cached is None:
             self._keep.append((prediction, truth))
             direct = self._strand_in_orientation(prediction, truth, False)
-            cached = max(direct, self._strand_in_orientation(prediction, truth, True)) if rc else direct
+            cached = (
+                max(direct, self._strand_in_orientation(prediction, truth, True)) if rc else direct
+            )
             self._strands[key] = cached
         return cached
 
@@ -497,7 +540,9 @@ class GraphScorer:
             if reverse:
                 flipped = reverse_complement_tokens(truth_tokens)
                 sequence_score = (
-                    state_sequence_similarity(predicted_tokens, flipped) if flipped is not None else 0.0
+                    state_sequence_similarity(predicted_tokens, flipped)
+                    if flipped is not None
+                    else 0.0
                 )
             else:
                 sequence_score = state_sequence_similarity(predicted_tokens, truth_tokens)
@@ -546,8 +591,12 @@ class GraphScorer:
         predicted_breaks = self.descriptors(prediction, None, "breaks")
         truth_breaks = self.descriptors(truth, support, "breaks")
         if scorable_only:
-            predicted_pairs = _remove_exact_text(predicted_pairs, self.descriptors(truth, "neutral", "pairing"))
-            predicted_breaks = _remove_exact_text(predicted_breaks, self.descriptors(truth, "neutral", "breaks"))
+            predicted_pairs = _remove_exact_text(
+                predicted_pairs, self.descriptors(truth, "neutral", "pairing")
+            )
+            predicted_breaks = _remove_exact_text(
+                predicted_breaks, self.descriptors(truth, "neutral", "breaks")
+            )
         return (
             _text_f1(predicted_pairs, truth_pairs) + _text_f1(predicted_breaks, truth_breaks)
         ) / 2
@@ -562,12 +611,18 @@ class GraphScorer:
                 str(prediction.get("operation", "")), str(truth.get("operation", ""))
             ),
             "substrates": _mapped_set_f1(
-                prediction.get("substrate_state_ids", []), truth.get("substrate_state_ids", []), state_map
+                prediction.get("substrate_state_ids", []),
+                truth.get("substrate_state_ids", []),
+                state_map,
             ),
             "products": _mapped_set_f1(
-                prediction.get("product_state_ids", []), truth.get("product_state_ids", []), state_map
+                prediction.get("product_state_ids", []),
+                truth.get("product_state_ids", []),
+                state_map,
             ),
-            "oligos": self._linked_oligos(prediction.get("oligo_ids", []), truth.get("oligo_ids", [])),
+            "oligos": self._linked_oligos(
+                prediction.get("oligo_ids", []), truth.get("oligo_ids", [])
+            ),
             "disposition": (
                 _mapped_set_f1(
                     prediction.get("carried_forward_product_ids", []),
@@ -601,7 +656,9 @@ class GraphScorer:
             return cached
         if self.predicted_oligos is None or self.truth_oligos is None:
             # without both oligo lists, the best available evidence is the ids themselves
-            value = soft_prf(float(len(set(key[0]) & set(key[1]))), len(set(key[0])), len(set(key[1])))[2]
+            value = soft_prf(
+                float(len(set(key[0]) & set(key[1]))), len(set(key[0])), len(set(key[1]))
+            )[2]
         else:
             predicted = [self.predicted_oligos[i] for i in key[0] if i in self.predicted_oligos]
             truth = [self.truth_oligos[i] for i in key[1] if i in self.truth_oligos]
@@ -739,7 +796,9 @@ def _pairing_descriptors(state: Json, support: str | None) -> list[str]:
         covered: dict[str, set[str]] = {sid: set() for sid in pair}
         for region in members:
             for side in ("side_1", "side_2"):
-                covered.setdefault(region[side]["strand_id"], set()).update(region[side]["segment_ids"])
+                covered.setdefault(region[side]["strand_id"], set()).update(
+                    region[side]["segment_ids"]
+                )
         expected = {
             sid: {
                 seg["segment_id"]
@@ -768,8 +827,8 @@ def _pairing_descriptors(state: Json, support: str | None) -> list[str]:
 def _discontinuity_descriptors(state: Json, support: str | None) -> list[str]:
     values = _segment_descriptors(state)
     return [
-        f"{item.get('kind', '')}:{values.get(item.get('after_segment_id'), '')}>"
-        f"{values.get(item.get('before_segment_id'), '')}"
+        f"{item.get('kind', '')}:{values.get(str(item.get('after_segment_id')), '')}>"
+        f"{values.get(str(item.get('before_segment_id')), '')}"
         for item in _selected(state.get("discontinuities", []), support)
     ]
 
@@ -826,7 +885,9 @@ def _allows_rc(
     )
 
 
-def _mapped_set_f1(predicted_ids: Iterable[str], truth_ids: Iterable[str], mapping: Mapping[str, str]) -> float:
+def _mapped_set_f1(
+    predicted_ids: Iterable[str], truth_ids: Iterable[str], mapping: Mapping[str, str]
+) -> float:
     predicted = list(predicted_ids)
     mapped = {mapping[i] for i in predicted if i in mapping}
     truth = set(truth_ids)
@@ -855,24 +916,35 @@ def _terminal_output_f1(
         (mapping.get(str(o.get("state_id"))), modality_key(str(o.get("modality", ""))))
         for o in predicted_outputs
     ]
-    truth = [(str(o.get("state_id")), modality_key(str(o.get("modality", "")))) for o in truth_outputs]
+    truth = [
+        (str(o.get("state_id")), modality_key(str(o.get("modality", "")))) for o in truth_outputs
+    ]
     overlap = sum((Counter(p for p in predicted if p[0] is not None) & Counter(truth)).values())
     return soft_prf(float(overlap), len(predicted), len(truth))[2]
 
 
-def typed_edges(workflow: Mapping[str, Any], support: str | None = None) -> set[tuple[str, str, str]]:
+def typed_edges(
+    workflow: Mapping[str, Any], support: str | None = None
+) -> set[tuple[str, str, str]]:
     """(substrate, state, transition), (carried_product | discarded_product, transition, state)."""
     edges: set[tuple[str, str, str]] = set()
     for transition in _selected(workflow.get("transitions", []), support):
         tid = transition["transition_id"]
         edges.update(("substrate", s, tid) for s in transition.get("substrate_state_ids", []))
-        edges.update(("carried_product", tid, s) for s in transition.get("carried_forward_product_ids", []))
-        edges.update(("discarded_product", tid, s) for s in transition.get("discarded_product_ids", []))
+        edges.update(
+            ("carried_product", tid, s) for s in transition.get("carried_forward_product_ids", [])
+        )
+        edges.update(
+            ("discarded_product", tid, s) for s in transition.get("discarded_product_ids", [])
+        )
     return edges
 
 
 def _typed_edge_analysis(
-    pw: Json | None, tw: Json | None, state_map: Mapping[str, str], transition_map: Mapping[str, str]
+    pw: Json | None,
+    tw: Json | None,
+    state_map: Mapping[str, str],
+    transition_map: Mapping[str, str],
 ) -> dict[str, Any]:
     predicted = typed_edges(pw or {})
     if tw is None:

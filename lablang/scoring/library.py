@@ -103,7 +103,9 @@ def score_libraries(predicted: list[LibraryEntry], truth: list[LibraryEntry]) ->
     matches: list[LibraryMatch] = []
     for truth_index, expected in enumerate(truth):
         key = expected.library_id or expected.modality
-        candidates = [i for i in unused if (predicted[i].library_id or predicted[i].modality) == key]
+        candidates = [
+            i for i in unused if (predicted[i].library_id or predicted[i].modality) == key
+        ]
         if not candidates:
             candidates = [i for i in unused if predicted[i].modality == expected.modality]
         if not candidates:
@@ -120,17 +122,33 @@ def score_libraries(predicted: list[LibraryEntry], truth: list[LibraryEntry]) ->
                 best = candidate
         if best is None:
             matches.append(
-                LibraryMatch(truth_index, expected.library_id, expected.modality, None, None,
-                             truth_sequence, "", len(truth_sequence),
-                             1.0 if not truth_sequence else 0.0)  # fmt: skip
+                LibraryMatch(
+                    truth_index,
+                    expected.library_id,
+                    expected.modality,
+                    None,
+                    None,
+                    truth_sequence,
+                    "",
+                    len(truth_sequence),
+                    1.0 if not truth_sequence else 0.0,
+                )
             )
             continue
         similarity, negative_distance, index, sequence = best
         unused.discard(index)
         matches.append(
-            LibraryMatch(truth_index, expected.library_id, expected.modality, index,
-                         predicted[index].library_id, truth_sequence, sequence,
-                         -negative_distance, similarity)  # fmt: skip
+            LibraryMatch(
+                truth_index,
+                expected.library_id,
+                expected.modality,
+                index,
+                predicted[index].library_id,
+                truth_sequence,
+                sequence,
+                -negative_distance,
+                similarity,
+            )
         )
     similarities = [m.similarity for m in matches]
     matched = [m.similarity for m in matches if m.prediction_index is not None]

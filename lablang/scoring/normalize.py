@@ -112,7 +112,11 @@ _ROLE_LENGTH_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 _RANDOM_PATTERNS = tuple(
     re.compile(p, re.IGNORECASE)
-    for p in (r"random\s+(\d+)\s*-\s*mer", r"(\d+)\s*-?\s*bp\s+random(?:er)?", r"(\d+)\s*nt\s+random(?:er)?")
+    for p in (
+        r"random\s+(\d+)\s*-\s*mer",
+        r"(\d+)\s*-?\s*bp\s+random(?:er)?",
+        r"(\d+)\s*nt\s+random(?:er)?",
+    )
 )
 
 
@@ -352,7 +356,15 @@ LIBRARY_SCORE_CHARS = {
 }  # fmt: skip
 
 _QUESTION_TERMS = (
-    "phase", " pb", "spacer", "linker", "random", "degenerate", "variable", "overhang", "none/",
+    "phase",
+    " pb",
+    "spacer",
+    "linker",
+    "random",
+    "degenerate",
+    "variable",
+    "overhang",
+    "none/",
 )
 _BARCODE_TERMS = (
     "cell barcode", "10x barcode", "gem barcode", "bead barcode", "barcode", "bc#", "cb", "cls",

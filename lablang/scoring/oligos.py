@@ -47,7 +47,13 @@ _PRIMER_ROLES = frozenset(
     }
 )  # fmt: skip
 _ADAPTER_ROLES = frozenset(
-    {"adapter", "tagmentation_adapter", "ligation_adapter", "sequencing_adapter", "flowcell_adapter"}
+    {
+        "adapter",
+        "tagmentation_adapter",
+        "ligation_adapter",
+        "sequencing_adapter",
+        "flowcell_adapter",
+    }
 )
 _VARIABLE_EXCLUSIONS = frozenset(
     {
@@ -94,7 +100,9 @@ def required_oligo_ids(t3_truth: Mapping[str, Any]) -> set[str]:
         for state in workflow.get("states", []):
             for strand in state.get("strands", []):
                 for segment in strand.get("segments", []):
-                    required.update(item["oligo_id"] for item in segment.get("oligo_derivations", []))
+                    required.update(
+                        item["oligo_id"] for item in segment.get("oligo_derivations", [])
+                    )
     return required
 
 
@@ -147,7 +155,10 @@ class OligoScorer:
         truth_kind = str(truth.get("kind", "unknown"))
         truth_orientation = str(truth.get("orientation", "unknown"))
         return {
-            "sequence": (self.oligo_similarity(prediction, truth, scorable_only=scorable_only), True),
+            "sequence": (
+                self.oligo_similarity(prediction, truth, scorable_only=scorable_only),
+                True,
+            ),
             "modifications": (set_f1(predicted_mods, truth_mods) if truth_mods else 1.0, True),
             "kind": (
                 float(prediction.get("kind") == truth_kind),
@@ -157,7 +168,10 @@ class OligoScorer:
                 float(prediction.get("orientation") == truth_orientation),
                 truth_supported and truth_orientation != "unknown",
             ),
-            "role": (controlled_role_similarity(prediction, truth), truth_supported and bool(truth_roles)),
+            "role": (
+                controlled_role_similarity(prediction, truth),
+                truth_supported and bool(truth_roles),
+            ),
         }
 
     def modification_claims(
@@ -212,7 +226,10 @@ class OligoScorer:
         if family_matches:
             best = max(
                 family_matches,
-                key=lambda t: (self.family_metadata_similarity(prediction, t), t.get("oligo_id", "")),
+                key=lambda t: (
+                    self.family_metadata_similarity(prediction, t),
+                    t.get("oligo_id", ""),
+                ),
             )
             return ("groundtruth-family", *canonical_signature(best, family_template=True))
         template = canonical_signature(prediction, family_template=True)
@@ -231,7 +248,8 @@ class OligoScorer:
         orientations = {
             c["orientation"]
             for c in item.get("components", [])
-            if isinstance(c.get("orientation"), str) and c.get("orientation") != item.get("orientation")
+            if isinstance(c.get("orientation"), str)
+            and c.get("orientation") != item.get("orientation")
         }
         roles = tuple(sorted(controlled_roles(str(item.get("role", "")))))
         if not roles:
@@ -260,7 +278,10 @@ class OligoScorer:
         self, family: Family, predictions: list[Json], truth: Json, *, scorable_only: bool
     ) -> float:
         return max(
-            (self.scientific_similarity(predictions[i], truth, scorable_only=scorable_only) for i in family.members),
+            (
+                self.scientific_similarity(predictions[i], truth, scorable_only=scorable_only)
+                for i in family.members
+            ),
             default=0.0,
         )
 
@@ -268,7 +289,10 @@ class OligoScorer:
         self, family: Family, predictions: list[Json], truth: Json, *, scorable_only: bool
     ) -> float:
         return max(
-            (self.oligo_similarity(predictions[i], truth, scorable_only=scorable_only) for i in family.members),
+            (
+                self.oligo_similarity(predictions[i], truth, scorable_only=scorable_only)
+                for i in family.members
+            ),
             default=0.0,
         )
 
@@ -279,7 +303,8 @@ class OligoScorer:
         return max(
             (
                 self.oligo_similarity(predictions[i], truth, scorable_only=scorable_only)
-                + tie * self.scientific_similarity(predictions[i], truth, scorable_only=scorable_only)
+                + tie
+                * self.scientific_similarity(predictions[i], truth, scorable_only=scorable_only)
                 for i in family.members
             ),
             default=0.0,
@@ -307,7 +332,9 @@ class OligoScorer:
         scorable_indices = sorted(scorable)
 
         def sim(family: Family, index: int, only: bool) -> float:
-            return self.family_sequence_similarity(family, predicted, truth[index], scorable_only=only)
+            return self.family_sequence_similarity(
+                family, predicted, truth[index], scorable_only=only
+            )
 
         pre_neutral = {
             f
@@ -380,7 +407,9 @@ def score_oligos(
     active = [f for f in range(len(families)) if f not in pre_neutral]
     assignment = [
         [
-            scorer.family_assignment_similarity(families[f], predictions, truth[i], scorable_only=True)
+            scorer.family_assignment_similarity(
+                families[f], predictions, truth[i], scorable_only=True
+            )
             for i in required
         ]
         for f in active
@@ -404,7 +433,9 @@ def score_oligos(
                 score=score,
                 assignment_score=assignment_score,
                 dimensions={k: (v if on else None) for k, (v, on) in dims.items()},
-                level="family" if truth_is_family(truth[truth_index], scorable_only=True) else "member",
+                level="family"
+                if truth_is_family(truth[truth_index], scorable_only=True)
+                else "member",
             )
         )
     matched = {m[0] for m in matches}
@@ -435,7 +466,8 @@ def score_oligos(
         matches=tuple(details),
         unmatched_truth=tuple(sorted(truth[i]["oligo_id"] for i in scorable - matched_truth)),
         unmatched_predictions=tuple(
-            _oligo_id(predictions, families[f].representative) for f in sorted(unmatched - neutralized)
+            _oligo_id(predictions, families[f].representative)
+            for f in sorted(unmatched - neutralized)
         ),
         neutralized_predictions=tuple(
             _oligo_id(predictions, families[f].representative) for f in sorted(neutralized)
@@ -495,7 +527,9 @@ def _has_family_template(item: Mapping[str, Any]) -> bool:
     if isinstance(item.get("sequence"), str):
         values.append(item["sequence"])
     values.extend(
-        c["placeholder"] for c in item.get("components", []) if isinstance(c.get("placeholder"), str)
+        c["placeholder"]
+        for c in item.get("components", [])
+        if isinstance(c.get("placeholder"), str)
     )
     return any(FAMILY_PLACEHOLDER_RE.search(normalize_sequence(v)) for v in values)
 
@@ -561,9 +595,9 @@ def _controlled_roles(value: str) -> frozenset[str]:
         roles.add("index_sequencing_primer")
     elif sequencing:
         roles.add("sequencing_primer")
-    amplification = bool(
-        re.search(r"\b(?:pcr|amplification|amplifies|enrichment)\b", text)
-    ) and primer_or_oligo
+    amplification = (
+        bool(re.search(r"\b(?:pcr|amplification|amplifies|enrichment)\b", text)) and primer_or_oligo
+    )
     rt_target = bool(
         amplification
         and re.search(
@@ -775,7 +809,9 @@ def canonical_signature(item: Mapping[str, Any], *, family_template: bool) -> tu
     )
 
 
-def prediction_sequence_claims(item: Mapping[str, Any], *, family_template: bool = False) -> list[str]:
+def prediction_sequence_claims(
+    item: Mapping[str, Any], *, family_template: bool = False
+) -> list[str]:
     sequence = item.get("sequence")
     if isinstance(sequence, str) and sequence:
         return [family_template_sequence(item) if family_template else sequence]
@@ -797,7 +833,9 @@ def _component_value(component: Mapping[str, Any], family_template: bool) -> Any
     return component.get("sequence") or component.get("placeholder")
 
 
-def ordered_molecule_sequence(item: Mapping[str, Any], *, family_template: bool = False) -> str | None:
+def ordered_molecule_sequence(
+    item: Mapping[str, Any], *, family_template: bool = False
+) -> str | None:
     sequence = item.get("sequence")
     if isinstance(sequence, str) and sequence:
         return family_template_sequence(item) if family_template else sequence
@@ -1051,7 +1089,7 @@ def _flat_panel_signatures(
 
 
 def _variable_window(left: Iterable[str], right: Iterable[str]) -> tuple[int, int] | None:
-    differing = [i for i, (a, b) in enumerate(zip(left, right)) if a != b]
+    differing = [i for i, (a, b) in enumerate(zip(left, right, strict=False)) if a != b]
     return (min(differing), max(differing) + 1) if differing else None
 
 

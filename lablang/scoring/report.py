@@ -27,16 +27,24 @@ def render_html(result: BatchResult) -> str:
         "<h2>Per protocol (mean over attempts)</h2>",
         _protocol_table(result, metrics),
         "<h2>Per-protocol bars</h2><div class='plots'>",
-        *(f"<figure>{_bar_chart(protocol_means(result, m))}<figcaption>{html.escape(m)}</figcaption></figure>"
-          for m in metrics),  # fmt: skip
+        *(
+            f"<figure>{_bar_chart(protocol_means(result, m))}<figcaption>{html.escape(m)}</figcaption></figure>"
+            for m in metrics
+        ),
         "</div><h2>Distributions over attempts</h2><div class='plots'>",
-        *(f"<figure>{_histogram([v for vs in protocol_means(result, m).values() for v in vs])}"
-          f"<figcaption>{html.escape(m)}</figcaption></figure>" for m in metrics),  # fmt: skip
+        *(
+            f"<figure>{_histogram([v for vs in protocol_means(result, m).values() for v in vs])}"
+            f"<figcaption>{html.escape(m)}</figcaption></figure>"
+            for m in metrics
+        ),
         "</div>",
     ]
     if result.skipped:
         parts.append("<h2>Skipped</h2><ul>")
-        parts += [f"<li>{html.escape(d['code'])}: {html.escape(d['message'])}</li>" for d in result.skipped]
+        parts += [
+            f"<li>{html.escape(d['code'])}: {html.escape(d['message'])}</li>"
+            for d in result.skipped
+        ]
         parts.append("</ul>")
     invalid = [r for r in result.rows if r.diagnostics]
     if invalid:
@@ -58,12 +66,16 @@ def _summary_table(result: BatchResult, metrics: list[str]) -> str:
     rows = []
     for m in metrics:
         s = result.summary[m]
-        cells = "".join(f"<td>{s.best_of_k[k]:.4f}</td>" if k in s.best_of_k else "<td></td>" for k in ks)
+        cells = "".join(
+            f"<td>{s.best_of_k[k]:.4f}</td>" if k in s.best_of_k else "<td></td>" for k in ks
+        )
         rows.append(
             f"<tr><td>{html.escape(m)}</td><td>{s.mean:.4f}</td>"
             f"<td>[{s.ci_low:.4f}, {s.ci_high:.4f}]</td>{cells}</tr>"
         )
-    return f"<table><tr><th>metric</th><th>mean</th><th>95% CI</th>{head}</tr>{''.join(rows)}</table>"
+    return (
+        f"<table><tr><th>metric</th><th>mean</th><th>95% CI</th>{head}</tr>{''.join(rows)}</table>"
+    )
 
 
 def _protocol_table(result: BatchResult, metrics: list[str]) -> str:
@@ -87,7 +99,9 @@ def _bar_chart(values: dict[str, list[float]], width: int = 360) -> str:
     row, left = 18, 120
     height = row * len(values) + 24
     span = width - left - 10
-    items = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img'>"]
+    items = [
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img'>"
+    ]
     for i, (protocol, scores) in enumerate(sorted(values.items())):
         y = 4 + i * row
         m, lo, hi = mean(scores), min(scores), max(scores)
@@ -100,10 +114,14 @@ def _bar_chart(values: dict[str, list[float]], width: int = 360) -> str:
             f"y2='{y + row / 2:.1f}' stroke='#222'/>"
         )
     axis_y = height - 18
-    items.append(f"<line x1='{left}' x2='{left + span}' y1='{axis_y}' y2='{axis_y}' stroke='#888'/>")
+    items.append(
+        f"<line x1='{left}' x2='{left + span}' y1='{axis_y}' y2='{axis_y}' stroke='#888'/>"
+    )
     for tick in (0.0, 0.5, 1.0):
         x = left + tick * span
-        items.append(f"<text x='{x:.1f}' y='{axis_y + 12}' font-size='10' text-anchor='middle'>{tick:g}</text>")
+        items.append(
+            f"<text x='{x:.1f}' y='{axis_y + 12}' font-size='10' text-anchor='middle'>{tick:g}</text>"
+        )
     items.append("</svg>")
     return "".join(items)
 
@@ -115,7 +133,9 @@ def _histogram(values: list[float], width: int = 300, height: int = 140, bins: i
         counts[min(bins - 1, max(0, int(v * bins)))] += 1
     top = max(counts) or 1
     plot_h, bar_w = height - 24, (width - 20) / bins
-    items = [f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img'>"]
+    items = [
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img'>"
+    ]
     for i, c in enumerate(counts):
         h = plot_h * c / top
         items.append(
@@ -126,6 +146,8 @@ def _histogram(values: list[float], width: int = 300, height: int = 140, bins: i
     items.append(f"<line x1='10' x2='{width - 10}' y1='{base:.1f}' y2='{base:.1f}' stroke='#888'/>")
     for tick in (0.0, 0.5, 1.0):
         x = 10 + tick * (width - 20)
-        items.append(f"<text x='{x:.1f}' y='{base + 14:.1f}' font-size='10' text-anchor='middle'>{tick:g}</text>")
+        items.append(
+            f"<text x='{x:.1f}' y='{base + 14:.1f}' font-size='10' text-anchor='middle'>{tick:g}</text>"
+        )
     items.append("</svg>")
     return "".join(items)

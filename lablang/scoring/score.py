@@ -124,8 +124,10 @@ def detect_task(document: Any) -> str | None:
         return "t3"
     if "oligos" in document:
         return "t2"
-    if "libraries" in document or "library_sequence" in document or (
-        str(document.get("schema_version", "")).startswith("libstruct.library_structure")
+    if (
+        "libraries" in document
+        or "library_sequence" in document
+        or (str(document.get("schema_version", "")).startswith("libstruct.library_structure"))
     ):
         return "t1"
     return None
@@ -139,8 +141,10 @@ def load_documents(path: str | Path, report: Report) -> dict[str, Any]:
             "E0508",
             f"`.lab` input is not scored yet: `{path.name}`",
             Source("", str(path)),
-            notes=("partial: `.lab` answers are scored through the molecular backend's "
-                   "exporter, which has not landed",),  # fmt: skip
+            notes=(
+                "partial: `.lab` answers are scored through the molecular backend's "
+                "exporter, which has not landed",
+            ),
             help="export the answer to LibStructBench JSON and score the JSON files",
         )
         return {}
@@ -265,7 +269,9 @@ def score_documents(
     valid = True
 
     if "t1" in tasks:
-        t1_metrics, t1_matches, t1_unmatched = _score_t1(predictions["t1"], truth["t1"], report, source)
+        t1_metrics, t1_matches, t1_unmatched = _score_t1(
+            predictions["t1"], truth["t1"], report, source
+        )
         valid = valid and t1_metrics["prediction_parse_valid"] == 1.0
         task_metrics["t1"] = t1_metrics
         metrics["sequence_similarity"] = t1_metrics["sequence_similarity"]
@@ -274,7 +280,7 @@ def score_documents(
         matches += t1_matches
         unmatched += t1_unmatched
 
-    libgen = [t for t in ("t2", "t3") if t in tasks]
+    libgen: list[str] = [t for t in ("t2", "t3") if t in tasks]
     if libgen:
         libgen_valid = _libgen_valid(predictions, truth, libgen, report, source)
         valid = valid and libgen_valid
@@ -306,7 +312,9 @@ def score_documents(
         if t2 is not None:
             matches += _t2_pairs(t2)
             unmatched += [Unmatched("t2", "oligo", "truth", i) for i in t2.unmatched_truth]
-            unmatched += [Unmatched("t2", "oligo", "prediction", i) for i in t2.unmatched_predictions]
+            unmatched += [
+                Unmatched("t2", "oligo", "prediction", i) for i in t2.unmatched_predictions
+            ]
         if t3 is not None:
             pairs, missing = _t3_pairs(t3)
             matches += pairs
@@ -346,13 +354,19 @@ def _score_t1(
     try:
         truth_entries = library_entries(truth, prediction=False)
     except LibraryInputError as error:
-        report.add("E0506", f"the T1 truth cannot be read: {error}", source, help="fix the truth document")
+        report.add(
+            "E0506", f"the T1 truth cannot be read: {error}", source, help="fix the truth document"
+        )
         return zero_library_metrics(), [], []
     expected = truth.get("protocol_id")
     if prediction is _MISSING:
         return zero_library_metrics(), [], []
     try:
-        if isinstance(prediction, dict) and expected is not None and prediction.get("protocol_id") not in (None, expected):
+        if (
+            isinstance(prediction, dict)
+            and expected is not None
+            and prediction.get("protocol_id") not in (None, expected)
+        ):
             raise LibraryInputError(
                 f"document.protocol_id={prediction.get('protocol_id')!r} does not match expected {expected!r}"
             )
@@ -364,21 +378,37 @@ def _score_t1(
     score: LibraryScore = score_libraries(predicted_entries, truth_entries)
     pairs = [
         MatchedPair(
-            "t1", "library", m.truth_id, m.prediction_id or "", m.similarity, None,
-            {"sequence_similarity": m.similarity, "edit_distance": float(m.edit_distance),
-             "truth_length": float(len(m.truth_sequence)),
-             "predicted_length": float(len(m.predicted_sequence))},
-        )  # fmt: skip
+            "t1",
+            "library",
+            m.truth_id,
+            m.prediction_id or "",
+            m.similarity,
+            None,
+            {
+                "sequence_similarity": m.similarity,
+                "edit_distance": float(m.edit_distance),
+                "truth_length": float(len(m.truth_sequence)),
+                "predicted_length": float(len(m.predicted_sequence)),
+            },
+        )
         for m in score.matches
         if m.prediction_index is not None
     ]
-    missing = [Unmatched("t1", "library", "truth", m.truth_id) for m in score.matches if m.prediction_index is None]
+    missing = [
+        Unmatched("t1", "library", "truth", m.truth_id)
+        for m in score.matches
+        if m.prediction_index is None
+    ]
     missing += [Unmatched("t1", "library", "prediction", i) for i in score.unmatched_predictions]
     return dict(score.metrics), pairs, missing
 
 
 def _libgen_valid(
-    predictions: Mapping[str, Any], truth: Mapping[str, Any], tasks: list[str], report: Report, source: Source
+    predictions: Mapping[str, Any],
+    truth: Mapping[str, Any],
+    tasks: list[str],
+    report: Report,
+    source: Source,
 ) -> bool:
     problems: list[tuple[str, str]] = []
     expected = _protocol_id(truth)
@@ -388,14 +418,28 @@ def _libgen_valid(
             problems.append((task.upper(), "no readable document"))
     if "t2" in tasks and predictions["t2"] is not _MISSING:
         problems += [("T2", p) for p in t2_problems(predictions["t2"])]
-    if isinstance(predictions.get("t2"), dict) and isinstance(predictions["t2"].get("oligos"), list):
-        oligo_ids = {o.get("oligo_id") for o in predictions["t2"]["oligos"] if isinstance(o, dict)}
+    if isinstance(predictions.get("t2"), dict) and isinstance(
+        predictions["t2"].get("oligos"), list
+    ):
+        oligo_ids = {
+            str(o.get("oligo_id")) for o in predictions["t2"]["oligos"] if isinstance(o, dict)
+        }
     if "t3" in tasks and predictions["t3"] is not _MISSING:
         problems += [("T3", p) for p in t3_problems(predictions["t3"], oligo_ids)]
     for task in tasks:
         document = predictions[task]
-        if document is not _MISSING and isinstance(document, dict) and expected is not None and document.get("protocol_id") != expected:
-            problems.append((task.upper(), f"/protocol_id: {document.get('protocol_id')!r} does not match {expected!r}"))
+        if (
+            document is not _MISSING
+            and isinstance(document, dict)
+            and expected is not None
+            and document.get("protocol_id") != expected
+        ):
+            problems.append(
+                (
+                    task.upper(),
+                    f"/protocol_id: {document.get('protocol_id')!r} does not match {expected!r}",
+                )
+            )
     for task, problem in problems[:12]:
         report.add("E0504", f"the {task} prediction is invalid: {problem}", source,
                    notes=("an invalid T2/T3 prediction scores 0 on every libgen metric",),
@@ -432,7 +476,15 @@ def _libgen_metrics(
 
 def _t2_pairs(t2: OligoScore) -> list[MatchedPair]:
     return [
-        MatchedPair("t2", "oligo", m.truth_id, m.prediction_id, m.score, m.assignment_score, dict(m.dimensions))
+        MatchedPair(
+            "t2",
+            "oligo",
+            m.truth_id,
+            m.prediction_id,
+            m.score,
+            m.assignment_score,
+            dict(m.dimensions),
+        )
         for m in t2.matches
     ]
 
@@ -444,8 +496,16 @@ def _t3_pairs(t3: GraphScore) -> tuple[list[MatchedPair], list[Unmatched]]:
         name = w.truth_id or w.prediction_id
         for kind, entities in (("state", w.states), ("transition", w.transitions)):
             pairs += [
-                MatchedPair("t3", kind, e.truth_id, e.prediction_id, e.score, e.assignment_score,
-                            dict(e.dimensions), name)  # fmt: skip
+                MatchedPair(
+                    "t3",
+                    kind,
+                    e.truth_id,
+                    e.prediction_id,
+                    e.score,
+                    e.assignment_score,
+                    dict(e.dimensions),
+                    name,
+                )
                 for e in entities
             ]
         for kind, side, ids in (

@@ -117,7 +117,9 @@ def _state_tokens_compatible(predicted: str, expected: str) -> bool:
 
 def _anchor_cells(predicted: Sequence[str], expected: Sequence[str]) -> np.ndarray:
     cells = np.zeros((len(predicted) + 1, len(expected) + 1), dtype=bool)
-    rows = [i for i in range(2, len(predicted) + 1) if tuple(predicted[i - 2 : i]) in _ANCHOR_SHORTHANDS]
+    rows = [
+        i for i in range(2, len(predicted) + 1) if tuple(predicted[i - 2 : i]) in _ANCHOR_SHORTHANDS
+    ]
     cols = [
         j
         for j in range(2, len(expected) + 1)

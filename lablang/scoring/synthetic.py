@@ -32,7 +32,12 @@ def _bases(rng: random.Random, n: int) -> str:
 
 
 def make_truth(
-    rng: random.Random, *, oligos: int = 30, states: int = 25, transitions: int = 20, protocol: str = "synthetic"
+    rng: random.Random,
+    *,
+    oligos: int = 30,
+    states: int = 25,
+    transitions: int = 20,
+    protocol: str = "synthetic",
 ) -> dict[str, dict[str, Any]]:
     """A valid truth bundle `{"t1", "t2", "t3"}` with the given entity counts."""
     transitions = max(1, min(transitions, states - 1))
@@ -48,14 +53,15 @@ def make_truth(
             "kind": "single", "sequence": sequence, "orientation": "5_to_3", "components": [],
             "modifications": ["5' phosphate"] if i % 7 == 3 else [], "support_status": "explicit",
         })  # fmt: skip
-    state_records = []
+    state_records: list[dict[str, Any]] = []
     for s in range(states):
         strand_count = 1 if s % 3 == 0 else 2
-        strands = []
+        strands: list[dict[str, Any]] = []
         for k in range(strand_count):
-            segments = []
+            segments: list[dict[str, Any]] = []
             for g in range(3 + (s + k) % 4):
                 source = (s * 3 + g) % max(oligos, 1)
+                segment: dict[str, Any]
                 if g % 3 == 1:
                     segment = {"placeholder": f"[CELL_BARCODE:{10 + g}]"}
                 else:
@@ -73,7 +79,7 @@ def make_truth(
                 "sequence_architecture": "".join(seg.get("sequence") or seg["placeholder"] for seg in segments),
                 "support_status": "explicit",
             })  # fmt: skip
-        paired = []
+        paired: list[dict[str, Any]] = []
         if strand_count == 2:
             paired.append({
                 "paired_region_id": f"pr{s}",
@@ -133,7 +139,9 @@ def as_prediction(truth: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]
     return pred
 
 
-def perturb(truth: dict[str, dict[str, Any]], rng: random.Random, errors: int = 3) -> dict[str, dict[str, Any]]:
+def perturb(
+    truth: dict[str, dict[str, Any]], rng: random.Random, errors: int = 3
+) -> dict[str, dict[str, Any]]:
     """A prediction with `errors` agent-like mistakes that keep it valid."""
     pred = as_prediction(truth)
     workflow = pred["t3"]["workflows"][0]
@@ -154,7 +162,9 @@ def perturb(truth: dict[str, dict[str, Any]], rng: random.Random, errors: int = 
             for state in workflow["states"]:
                 for strand in state["strands"]:
                     for segment in strand["segments"]:
-                        segment["oligo_derivations"] = [d for d in segment["oligo_derivations"] if d["oligo_id"] != gone]
+                        segment["oligo_derivations"] = [
+                            d for d in segment["oligo_derivations"] if d["oligo_id"] != gone
+                        ]
         elif kind == 3:
             rng.choice(workflow["states"])["strand_architecture"] = rng.choice(_ARCHITECTURES)
         elif kind == 4:

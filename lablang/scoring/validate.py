@@ -48,8 +48,14 @@ def t2_problems(document: Any) -> list[str]:
         if oligo.get("kind") not in OLIGO_KINDS:
             problems.append(f"{where}/kind: must be one of {', '.join(sorted(OLIGO_KINDS))}")
         if oligo.get("orientation") not in ORIENTATIONS:
-            problems.append(f"{where}/orientation: must be one of {', '.join(sorted(ORIENTATIONS))}")
-        if "sequence" in oligo and oligo["sequence"] is not None and not isinstance(oligo["sequence"], str):
+            problems.append(
+                f"{where}/orientation: must be one of {', '.join(sorted(ORIENTATIONS))}"
+            )
+        if (
+            "sequence" in oligo
+            and oligo["sequence"] is not None
+            and not isinstance(oligo["sequence"], str)
+        ):
             problems.append(f"{where}/sequence: a string is required")
         components = oligo.get("components", [])
         if not isinstance(components, list) or not all(isinstance(c, dict) for c in components):
@@ -61,7 +67,10 @@ def t2_problems(document: Any) -> list[str]:
         sequence = oligo.get("sequence")
         if not (isinstance(sequence, str) and sequence) and not (
             isinstance(components, list)
-            and any(isinstance(c, dict) and (c.get("sequence") or c.get("placeholder")) for c in components)
+            and any(
+                isinstance(c, dict) and (c.get("sequence") or c.get("placeholder"))
+                for c in components
+            )
         ):
             problems.append(f"{where}: a sequence or a component with a sequence is required")
     return problems
@@ -132,7 +141,9 @@ def _workflow_problems(workflow: Any, where: str, oligo_ids: set[str] | None) ->
         if oligo_ids is not None:
             for oid in lists["oligo_ids"]:
                 if oid not in oligo_ids:
-                    problems.append(f"{at}/oligo_ids: oligo `{oid}` is not in the Task 2 prediction")
+                    problems.append(
+                        f"{at}/oligo_ids: oligo `{oid}` is not in the Task 2 prediction"
+                    )
         products = set(lists["product_state_ids"])
         disposed = set(lists["carried_forward_product_ids"]) | set(lists["discarded_product_ids"])
         for sid in sorted(products - disposed):
@@ -191,15 +202,21 @@ def _state_problems(state: Any, where: str, state_ids: set[str]) -> list[str]:
             if not isinstance(derivations, list) or not all(
                 isinstance(d, dict) and isinstance(d.get("oligo_id"), str) for d in derivations
             ):
-                problems.append(f"{at}/segments/{s_index}/oligo_derivations: objects with `oligo_id` are required")
+                problems.append(
+                    f"{at}/segments/{s_index}/oligo_derivations: objects with `oligo_id` are required"
+                )
     for index, region in enumerate(state.get("paired_regions", [])):
         at = f"{where}/paired_regions/{index}"
         for side in ("side_1", "side_2"):
             value = region.get(side) if isinstance(region, dict) else None
-            if not isinstance(value, Mapping) or value.get("strand_id") not in strand_ids or not isinstance(
-                value.get("segment_ids"), list
+            if (
+                not isinstance(value, Mapping)
+                or value.get("strand_id") not in strand_ids
+                or not isinstance(value.get("segment_ids"), list)
             ):
-                problems.append(f"{at}/{side}: a declared `strand_id` and `segment_ids` are required")
+                problems.append(
+                    f"{at}/{side}: a declared `strand_id` and `segment_ids` are required"
+                )
     for index, item in enumerate(state.get("discontinuities", [])):
         if not isinstance(item, dict):
             problems.append(f"{where}/discontinuities/{index}: an object is required")

@@ -55,16 +55,25 @@ def test_explain_names_pairs_components_and_unmatched(tmp_path: Path) -> None:
     for state in pred["t3"]["workflows"][0]["states"]:
         for strand in state["strands"]:
             for segment in strand["segments"]:
-                segment["oligo_derivations"] = [d for d in segment["oligo_derivations"] if d["oligo_id"] != "o3"]
+                segment["oligo_derivations"] = [
+                    d for d in segment["oligo_derivations"] if d["oligo_id"] != "o3"
+                ]
     pred["t1"] = {"schema_version": "libstruct.library_structure.v0", **pred["t1"]}
-    args = [str(_write(tmp_path / "p", pred)), "--truth", str(_write(tmp_path / "t", truth)), "--explain"]
+    args = [
+        str(_write(tmp_path / "p", pred)),
+        "--truth",
+        str(_write(tmp_path / "t", truth)),
+        "--explain",
+    ]
     result = CliRunner().invoke(score_command, args)
     assert result.exit_code == 0, result.output
     assert "oligo o0 <- o0: 1.0000" in result.output
     assert "sequence 1.000, modifications 1.000" in result.output
     assert "missed truth oligo o3" in result.output
     data = json.loads(CliRunner().invoke(score_command, [*args, "--json"]).output)
-    assert {"task": "t2", "kind": "oligo", "side": "truth", "id": "o3", "workflow": None} in data["unmatched"]
+    assert {"task": "t2", "kind": "oligo", "side": "truth", "id": "o3", "workflow": None} in data[
+        "unmatched"
+    ]
 
 
 def test_weights_file_changes_the_reward(pair: tuple[Path, Path], tmp_path: Path) -> None:
@@ -72,7 +81,9 @@ def test_weights_file_changes_the_reward(pair: tuple[Path, Path], tmp_path: Path
     pred, truth = pair
     weights = tmp_path / "w.json"
     weights.write_text(json.dumps({"reward": {"t2": 1.0, "t3": 0.0}}))
-    result = CliRunner().invoke(score_command, [str(pred), "--truth", str(truth), "--json", "--weights", str(weights)])
+    result = CliRunner().invoke(
+        score_command, [str(pred), "--truth", str(truth), "--json", "--weights", str(weights)]
+    )
     metrics = json.loads(result.output)["metrics"]
     assert metrics["reward"] == pytest.approx(metrics["t2_required_family_f1"])
 
@@ -111,7 +122,8 @@ def test_batch_writes_jsonl_csv_summary_and_html(tmp_path: Path) -> None:
     (preds / "gamma" / "a0").mkdir(parents=True)  # a protocol without truth
     out = tmp_path / "report"
     result = CliRunner().invoke(
-        score_command, ["--batch", str(preds), "--truth", str(truths), "--out", str(out), "--seed", "3"]
+        score_command,
+        ["--batch", str(preds), "--truth", str(truths), "--out", str(out), "--seed", "3"],
     )
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
@@ -126,7 +138,10 @@ def test_batch_writes_jsonl_csv_summary_and_html(tmp_path: Path) -> None:
     html = (out / "report.html").read_text()
     assert html.count("<svg") >= 2 and "alpha" in html and "<table>" in html
     again = tmp_path / "again"
-    CliRunner().invoke(score_command, ["--batch", str(preds), "--truth", str(truths), "--out", str(again), "--seed", "3"])
+    CliRunner().invoke(
+        score_command,
+        ["--batch", str(preds), "--truth", str(truths), "--out", str(again), "--seed", "3"],
+    )
     assert (again / "summary.json").read_text() == (out / "summary.json").read_text()
 
 
@@ -143,10 +158,17 @@ def test_batch_over_the_official_cases_matches_the_grader(tmp_path: Path) -> Non
             case = file.stem.removeprefix("expected_")
             (preds / protocol / case).mkdir(parents=True)
             for task in ("t1", "t2", "t3"):
-                shutil.copy(CASES / protocol / f"pred_{case}_{task}.json", preds / protocol / case / f"{task}.json")
+                shutil.copy(
+                    CASES / protocol / f"pred_{case}_{task}.json",
+                    preds / protocol / case / f"{task}.json",
+                )
             expected[(protocol, case)] = json.loads(file.read_text())["libgen"]["reward"]["reward"]
     out = tmp_path / "out"
-    CliRunner().invoke(score_command, ["--batch", str(preds), "--truth", str(truths), "--out", str(out)])
+    CliRunner().invoke(
+        score_command, ["--batch", str(preds), "--truth", str(truths), "--out", str(out)]
+    )
     for line in (out / "scores.jsonl").read_text().splitlines():
         row = json.loads(line)
-        assert row["metrics"]["reward"] == pytest.approx(expected[(row["protocol"], row["attempt"])], abs=1e-6)
+        assert row["metrics"]["reward"] == pytest.approx(
+            expected[(row["protocol"], row["attempt"])], abs=1e-6
+        )

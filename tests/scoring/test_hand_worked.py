@@ -26,7 +26,10 @@ def test_one_substitution_in_a_library() -> None:
     """One substituted base in a 10-character projected library costs exactly 1/10."""
     # truth ACGTACGT[UMI:2] -> "ACGTACGT~~" (10 chars); prediction differs in one base
     # similarity = 1 - 1/10 = 0.9
-    truth = {"protocol_id": "p", "libraries": [{"modality": "rna", "library_sequence": "ACGTACGT[UMI:2]"}]}
+    truth = {
+        "protocol_id": "p",
+        "libraries": [{"modality": "rna", "library_sequence": "ACGTACGT[UMI:2]"}],
+    }
     pred = _t1({"library_id": "rna", "modality": "rna", "library_sequence": "ACGTACGA[UMI:2]"})
     result = score_documents({"t1": pred}, {"t1": truth})
     assert result.metrics["sequence_similarity"] == pytest.approx(0.9)
@@ -36,7 +39,10 @@ def test_payload_marker_counts_literally() -> None:
     """A truth `[CDNA]` stays six literal characters, so omitting it costs 6/14."""
     # truth "ACGT[CDNA]ACGT" keeps [CDNA] (14 chars); prediction "ACGTACGT" needs 6
     # insertions: similarity = 1 - 6/14 = 0.571428...
-    truth = {"protocol_id": "p", "libraries": [{"modality": "rna", "library_sequence": "ACGT[CDNA]ACGT"}]}
+    truth = {
+        "protocol_id": "p",
+        "libraries": [{"modality": "rna", "library_sequence": "ACGT[CDNA]ACGT"}],
+    }
     pred = _t1({"library_id": "rna", "modality": "rna", "library_sequence": "ACGTACGT"})
     result = score_documents({"t1": pred}, {"t1": truth})
     assert result.metrics["sequence_similarity"] == pytest.approx(1 - 6 / 14)
@@ -51,7 +57,9 @@ def test_greedy_library_matching_lets_the_first_truth_take_the_only_prediction()
         {"modality": "gene expression", "library_sequence": "AAAA"},
         {"modality": "chromatin accessibility", "library_sequence": "CCCC"},
     ]
-    predicted = [{"library_id": "atac", "modality": "chromatin accessibility", "library_sequence": "CCCC"}]
+    predicted = [
+        {"library_id": "atac", "modality": "chromatin accessibility", "library_sequence": "CCCC"}
+    ]
     score = score_libraries(
         library_entries(_t1(*predicted), prediction=True),
         library_entries({"libraries": truth}, prediction=False),
@@ -78,7 +86,9 @@ def test_one_base_oligo_error_and_a_missing_oligo() -> None:
     assert score.matches[0].score == pytest.approx(0.935)
     assert score.metrics["required_family_precision"] == pytest.approx(0.935)
     assert score.metrics["required_family_recall"] == pytest.approx(0.4675)
-    assert score.metrics["required_family_f1"] == pytest.approx(2 * 0.935 * 0.4675 / (0.935 + 0.4675))
+    assert score.metrics["required_family_f1"] == pytest.approx(
+        2 * 0.935 * 0.4675 / (0.935 + 0.4675)
+    )
     assert score.metrics["exact_required_family_recall"] == 0.0
     assert score.unmatched_truth == ("b",)
 

@@ -42,14 +42,17 @@ def test_every_grader_metric_is_reproduced(protocol: str, case: str) -> None:
             name = "sequence_similarity"
         assert result.task_metrics["t1"][name] == pytest.approx(value, abs=1e-6), f"t1.{name}"
     assert result.prediction_valid == (
-        expected["libgen"]["prediction_valid"] and expected["t1"]["metrics"]["prediction_parse_valid"] == 1.0
+        expected["libgen"]["prediction_valid"]
+        and expected["t1"]["metrics"]["prediction_parse_valid"] == 1.0
     )
     diagnostic = expected["libgen"]["details"].get("scoring", {}).get("diagnostic_metrics", {})
     compared = 0
     for task in ("t2", "t3"):
         for name, value in diagnostic.get(task, {}).items():
             if name in result.task_metrics[task]:
-                assert result.task_metrics[task][name] == pytest.approx(value, abs=1e-6), f"{task}.{name}"
+                assert result.task_metrics[task][name] == pytest.approx(value, abs=1e-6), (
+                    f"{task}.{name}"
+                )
                 compared += 1
     assert compared >= 20 or not expected["libgen"]["prediction_valid"]
 
