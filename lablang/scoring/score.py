@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 
-from lablang.diagnostics import Diagnostic, Report, Severity
+from lablang.diagnostics import Diagnostic, Report
 from lablang.scoring.graph import GraphScore, GraphScorer
 from lablang.scoring.library import (
     LibraryInputError,
@@ -282,43 +282,51 @@ def score_documents(
 
     libgen: list[str] = [t for t in ("t2", "t3") if t in tasks]
     if libgen:
-        libgen_valid = _libgen_valid(predictions, truth, libgen, report, source)
-        valid = valid and libgen_valid
-        oligo_scorer = OligoScorer(weights)
-        t2: OligoScore | None = None
-        t3: GraphScore | None = None
-        if libgen_valid and "t2" in libgen:
-            if "t3" in truth:
-                required = required_oligo_ids(truth["t3"])
-            else:
-                required = {o["oligo_id"] for o in truth["t2"].get("oligos", [])}
-                report.add("W0502", "no T3 truth: every truth oligo counts as required",
-                           source, help="give the T3 truth to score only the oligos its graph uses")  # fmt: skip
-            t2 = score_oligos(
-                list(predictions["t2"]["oligos"]), list(truth["t2"]["oligos"]),
-                required_ids=required, scorer=oligo_scorer,
-            )  # fmt: skip
-        if libgen_valid and "t3" in libgen:
-            predicted_oligos = _oligo_index(predictions.get("t2"))
-            truth_oligos = _oligo_index(truth.get("t2"))
-            if predicted_oligos is None or truth_oligos is None:
-                report.add("W0502", "without T2 documents on both sides, linked oligos compare by id",
-                           source, help="score T2 and T3 together for the grader's oligo dimension")  # fmt: skip
-                predicted_oligos = truth_oligos = None
-            t3 = GraphScorer(weights, oligo_scorer, predicted_oligos, truth_oligos).score(
-                predictions["t3"], truth["t3"]
-            )
-        _libgen_metrics(libgen, t2, t3, weights, metrics, task_metrics)
-        if t2 is not None:
-            matches += _t2_pairs(t2)
-            unmatched += [Unmatched("t2", "oligo", "truth", i) for i in t2.unmatched_truth]
-            unmatched += [
-                Unmatched("t2", "oligo", "prediction", i) for i in t2.unmatched_predictions
-            ]
-        if t3 is not None:
-            pairs, missing = _t3_pairs(t3)
-            matches += pairs
-            unmatched += missing
+        try:
+            libgen_valid = _libgen_valid(predictions, truth, libgen, report, source)
+            valid = valid and libgen_valid
+            oligo_scorer = OligoScorer(weights)
+            t2: OligoScore | None = None
+            t3: GraphScore | None = None
+            if libgen_valid and "t2" in libgen:
+                if "t3" in truth:
+                    required = required_oligo_ids(truth["t3"])
+                else:
+                    required = {o["oligo_id"] for o in truth["t2"].get("oligos", [])}
+                    report.add("W0502", "no T3 truth: every truth oligo counts as required",
+                                   source, help="give the T3 truth to score only the oligos its graph uses")  # fmt: skip
+                t2 = score_oligos(
+                        list(predictions["t2"]["oligos"]), list(truth["t2"]["oligos"]),
+                        required_ids=required, scorer=oligo_scorer,
+                    )  # fmt: skip
+            if libgen_valid and "t3" in libgen:
+                predicted_oligos = _oligo_index(predictions.get("t2"))
+                truth_oligos = _oligo_index(truth.get("t2"))
+                if predicted_oligos is None or truth_oligos is None:
+                    report.add("W0502", "without T2 documents on both sides, linked oligos compare by id",
+                                   source, help="score T2 and T3 together for the grader's oligo dimension")  # fmt: skip
+                    predicted_oligos = truth_oligos = None
+                t3 = GraphScorer(weights, oligo_scorer, predicted_oligos, truth_oligos).score(
+                    predictions["t3"], truth["t3"]
+                )
+            _libgen_metrics(libgen, t2, t3, weights, metrics, task_metrics)
+            if t2 is not None:
+                matches += _t2_pairs(t2)
+                unmatched += [Unmatched("t2", "oligo", "truth", i) for i in t2.unmatched_truth]
+                unmatched += [
+                    Unmatched("t2", "oligo", "prediction", i) for i in t2.unmatched_predictions
+                ]
+            if t3 is not None:
+                pairs, missing = _t3_pairs(t3)
+                matches += pairs
+                unmatched += missing
+        except _SHAPE_ERRORS as error:
+            _shape_error(report, source, "/".join(t.upper() for t in libgen), error)
+            valid = False
+            _libgen_metrics(libgen, None, None, weights, metrics, task_metrics)
+            matches = [m for m in matches if m.task == "t1"]
+            unmatched = [u for u in unmatched if u.task == "t1"]
+
     return ScoreResult(
         protocol_id=protocol_id,
         metrics=metrics,
@@ -332,6 +340,18 @@ def score_documents(
 
 
 _MISSING: dict[str, Any] = {"__missing__": True}
+# a prediction whose fields have unexpected shapes (beyond what validation checks)
+_SHAPE_ERRORS = (TypeError, KeyError, AttributeError, ValueError, IndexError, RecursionError)
+
+
+def _shape_error(report: Report, source: Source, task: str, error: BaseException) -> None:
+    report.add(
+        "E0504",
+        f"the {task} prediction has a field of an unexpected shape ({type(error).__name__}: {error})",
+        source,
+        notes=("what cannot be read scores 0",),
+        help="follow the benchmark's schema for every field",
+    )
 
 
 def _protocol_id(documents: Mapping[str, Any]) -> str | None:
@@ -524,7 +544,6 @@ __all__ = [
     "LIBGEN_METRICS",
     "MatchedPair",
     "ScoreResult",
-    "Severity",
     "Unmatched",
     "detect_task",
     "load_documents",
