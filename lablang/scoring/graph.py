@@ -26,10 +26,10 @@ from lablang.scoring.normalize import modality_key, normalize_sequence, normaliz
 from lablang.scoring.oligos import SCORABLE_SUPPORT, OligoScorer, oligo_is_scorable
 from lablang.scoring.similarity import (
     count_similarity,
+    encoded_value,
     multiset_f1,
     name_similarity,
-    reverse_complement_tokens,
-    sequence_value,
+    reverse_complement_encoded,
     state_sequence_similarity,
     text_collection_f1,
     weighted_supported_score,
@@ -120,7 +120,7 @@ class GraphScorer:
         self._states: dict[tuple[int, int, bool, bool], float] = {}
         self._strands: dict[tuple[int, int, bool], float] = {}
         self._linked: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
-        self._segments: dict[int, tuple[tuple[tuple[str, ...], Any, str], ...]] = {}
+        self._segments: dict[int, tuple[tuple[str, Any, str], ...]] = {}
         self._descriptors: dict[tuple[int, str | None, str], list[str]] = {}
         self._state_cache: dict[tuple[int, int], Any] = {}
         self._transition_cache: dict[tuple[int, int], Any] = {}
@@ -538,7 +538,7 @@ class GraphScorer:
             predicted_segments, truth_segments, strict=False
         ):
             if reverse:
-                flipped = reverse_complement_tokens(truth_tokens)
+                flipped = reverse_complement_encoded(truth_tokens)
                 sequence_score = (
                     state_sequence_similarity(predicted_tokens, flipped)
                     if flipped is not None
@@ -560,14 +560,14 @@ class GraphScorer:
             + w.orientation * float(prediction.get("orientation") == truth.get("orientation"))
         )
 
-    def _segment_features(self, strand: Json) -> tuple[tuple[tuple[str, ...], Any, str], ...]:
+    def _segment_features(self, strand: Json) -> tuple[tuple[str, Any, str], ...]:
         """Per segment: tokens, raw structural role (as predicted), role text (as truth)."""
         cached = self._segments.get(id(strand))
         if cached is None:
             self._keep.append(strand)
             cached = self._segments[id(strand)] = tuple(
                 (
-                    sequence_value(segment_value(seg)),
+                    encoded_value(segment_value(seg)),
                     seg.get("structural_role"),
                     str(seg.get("structural_role", "")),
                 )
@@ -717,7 +717,7 @@ def _compute_architecture_values(strand: Mapping[str, Any]) -> list[str]:
         values.append("".join(segment_value(s) for s in segments))
     result, seen = [], set()
     for value in values:
-        key = sequence_value(value)
+        key = encoded_value(value)
         if key not in seen:
             seen.add(key)
             result.append(value)
@@ -731,12 +731,12 @@ def _reference_similarity(prediction: Json, truth: Json, rc: bool) -> float:
         return 0.0
     scores = []
     for predicted_value in _architecture_values(predicted):
-        predicted_tokens = sequence_value(predicted_value)
+        predicted_tokens = encoded_value(predicted_value)
         for expected_value in _architecture_values(expected):
-            expected_tokens = sequence_value(expected_value)
+            expected_tokens = encoded_value(expected_value)
             scores.append(state_sequence_similarity(predicted_tokens, expected_tokens))
             if rc:
-                flipped = reverse_complement_tokens(expected_tokens)
+                flipped = reverse_complement_encoded(expected_tokens)
                 if flipped is not None:
                     scores.append(state_sequence_similarity(predicted_tokens, flipped))
     return max(scores, default=0.0)

@@ -24,6 +24,7 @@ from lablang.scoring.normalize import (
     sequence_tokens,
 )
 from lablang.scoring.similarity import (
+    encoded_value,
     family_edit_similarity,
     name_similarity,
     nucleotide_projection,
@@ -996,8 +997,8 @@ def _ordered_similarity(
 
 
 def sequence_similarity(prediction: str, truth: str, *, family_truth: bool) -> float:
-    predicted_tokens = sequence_value(prediction)
-    truth_tokens = sequence_value(truth)
+    predicted_tokens = encoded_value(prediction)
+    truth_tokens = encoded_value(truth)
     if not family_truth:
         return edit_similarity(predicted_tokens, truth_tokens)
     return family_edit_similarity(predicted_tokens, truth_tokens)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
 
 from lablang.scoring.matching import (
     best_one_to_one_matching,
+    bit_parallel_distance,
     edit_similarity,
     soft_prf,
     wildcard_distance,
@@ -75,6 +76,43 @@ def sequence_value(value: str) -> tuple[str, ...]:
     return sequence_tokens(nucleotide_projection(value), already_normalized=True)
 
 
+# Token sequences are also kept as strings with one private character per distinct
+# token: rapidfuzz is fastest on str, and a str caches its hash for the lru caches.
+_CHAR_OF: dict[str, str] = {}
+_TOKEN_OF: dict[str, str] = {}
+
+
+def _char(token: str) -> str:
+    char = _CHAR_OF.get(token)
+    if char is None:
+        index = len(_CHAR_OF)
+        code = 0x100 + index
+        if code >= 0xD800:  # skip the surrogate block
+            code += 0x800
+        char = chr(code)
+        _CHAR_OF[token] = char
+        _TOKEN_OF[char] = token
+    return char
+
+
+def encode(tokens: Sequence[str]) -> str:
+    """One character per token (stable within a process)."""
+    return "".join([_char(token) for token in tokens])
+
+
+def decode(encoded: str) -> tuple[str, ...]:
+    return tuple(_TOKEN_OF[char] for char in encoded)
+
+
+@lru_cache(maxsize=65536)
+def encoded_value(value: str) -> str:
+    """`sequence_value` as an encoded string."""
+    return encode(sequence_value(value))
+
+
+_WILD_STATE = ("<VARIABLE>", "[VARIABLE]", "<ANCHOR>")
+
+
 def _family_tokens_match(left: str, right: str) -> bool:
     if left == right:
         return True
@@ -90,18 +128,39 @@ def _family_tokens_match(left: str, right: str) -> bool:
 
 
 @lru_cache(maxsize=65536)
-def family_edit_similarity(left: tuple[str, ...], right: tuple[str, ...]) -> float:
+def _has_family_token(encoded: str) -> bool:
+    return any(_TOKEN_OF[c].startswith("<") for c in set(encoded))
+
+
+def _match_masks(pattern: str, text: str, compatible: Callable[[str, str], bool]) -> dict[str, int]:
+    tokens = [_TOKEN_OF[c] for c in pattern]
+    masks = {}
+    for symbol in set(text):
+        token = _TOKEN_OF[symbol]
+        mask = 0
+        for index, pattern_token in enumerate(tokens):
+            if compatible(pattern_token, token):
+                mask |= 1 << index
+        masks[symbol] = mask
+    return masks
+
+
+@lru_cache(maxsize=65536)
+def family_edit_similarity(left: str, right: str) -> float:
     """Edit similarity in which a `<ROLE>` token matches any nucleotide (or the same role).
 
-    >>> family_edit_similarity(("A", "<UMI>", "<UMI>"), ("A", "C", "G"))
+    Both sides are `encode`d token sequences.
+
+    >>> family_edit_similarity(encode(["A", "<UMI>", "<UMI>"]), encode(["A", "C", "G"]))
     1.0
     """
     denominator = max(len(left), len(right))
     if denominator == 0:
         return 1.0
-    if not any(t.startswith("<") for t in left) and not any(t.startswith("<") for t in right):
+    if not _has_family_token(left) and not _has_family_token(right):
         return edit_similarity(left, right)
-    distance = wildcard_distance(left, right, _family_tokens_match)
+    masks = _match_masks(left, right, _family_tokens_match)
+    distance = bit_parallel_distance(len(left), masks, right)
     return max(0.0, 1.0 - distance / denominator)
 
 
@@ -131,23 +190,38 @@ def _anchor_cells(predicted: Sequence[str], expected: Sequence[str]) -> np.ndarr
 
 
 @lru_cache(maxsize=65536)
-def state_sequence_similarity(predicted: tuple[str, ...], expected: tuple[str, ...]) -> float:
-    """Directional edit similarity of state sequences.
+def state_sequence_similarity(predicted: str, expected: str) -> float:
+    """Directional edit similarity of state sequences (both `encode`d).
 
     A truth `[VARIABLE]` matches any placeholder; a predicted `VN` or `NB` matches a truth
     `[ANCHOR:2]` span as a whole (never one base alone).
 
-    >>> state_sequence_similarity(("A", "V", "N"), ("A", "<ANCHOR>", "<ANCHOR>"))
+    >>> state_sequence_similarity(encode("AVN"), encode(["A", "<ANCHOR>", "<ANCHOR>"]))
     1.0
     """
     denominator = max(len(predicted), len(expected))
     if denominator == 0:
         return 1.0
-    wildcards = {"<VARIABLE>", "[VARIABLE]", "<ANCHOR>"}
-    if not wildcards.intersection(expected):
+    wild = [_CHAR_OF[w] for w in _WILD_STATE if w in _CHAR_OF]
+    if not any(w in expected for w in wild):
         return edit_similarity(predicted, expected)
-    distance = wildcard_distance(predicted, expected, _state_tokens_compatible, _anchor_cells)
+    anchor = _CHAR_OF.get("<ANCHOR>")
+    if anchor is not None and anchor in expected:
+        # the two-token anchor rule needs the full dynamic program
+        distance = wildcard_distance(
+            decode(predicted), decode(expected), _state_tokens_compatible, _anchor_cells
+        )
+    else:
+        masks = _match_masks(expected, predicted, lambda e, p: _state_tokens_compatible(p, e))
+        distance = bit_parallel_distance(len(expected), masks, predicted)
     return max(0.0, 1.0 - distance / denominator)
+
+
+@lru_cache(maxsize=65536)
+def reverse_complement_encoded(encoded: str) -> str | None:
+    """`reverse_complement_tokens` of an encoded sequence, encoded."""
+    flipped = reverse_complement_tokens(decode(encoded))
+    return None if flipped is None else encode(flipped)
 
 
 def reverse_complement_tokens(tokens: Sequence[str]) -> tuple[str, ...] | None:
