@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 import attrs
@@ -119,6 +120,8 @@ class GraphScorer:
         }
         self._states: dict[tuple[int, int, bool, bool], float] = {}
         self._strands: dict[tuple[int, int, bool], float] = {}
+        self._strand_content: dict[tuple[Any, ...], float] = {}
+        self._strand_keys: dict[int, tuple[Any, ...]] = {}
         self._linked: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
         self._segments: dict[int, tuple[tuple[str, Any, str], ...]] = {}
         self._descriptors: dict[tuple[int, str | None, str], list[str]] = {}
@@ -520,12 +523,33 @@ class GraphScorer:
         cached = self._strands.get(key)
         if cached is None:
             self._keep.append((prediction, truth))
-            direct = self._strand_in_orientation(prediction, truth, False)
-            cached = (
-                max(direct, self._strand_in_orientation(prediction, truth, True)) if rc else direct
-            )
+            content = (self._strand_key(prediction), self._strand_key(truth), rc)
+            cached = self._strand_content.get(content)
+            if cached is None:
+                cached = self._strand_content[content] = self._strand_uncached(
+                    prediction, truth, rc
+                )
             self._strands[key] = cached
         return cached
+
+    def _strand_key(self, strand: Json) -> tuple[Any, ...]:
+        key = self._strand_keys.get(id(strand))
+        if key is None:
+            self._keep.append(strand)
+            features = self._segment_features(strand)
+            key = (
+                features,
+                _hashable(strand.get("molecule_type")),
+                _hashable(strand.get("orientation")),
+            )
+            self._strand_keys[id(strand)] = key
+        return key
+
+    def _strand_uncached(self, prediction: Json, truth: Json, rc: bool) -> float:
+        direct = self._strand_in_orientation(prediction, truth, False)
+        if not rc:
+            return direct
+        return max(direct, self._strand_in_orientation(prediction, truth, True))
 
     def _strand_in_orientation(self, prediction: Json, truth: Json, reverse: bool) -> float:
         w = self.weights.strand
@@ -568,7 +592,7 @@ class GraphScorer:
             cached = self._segments[id(strand)] = tuple(
                 (
                     encoded_value(segment_value(seg)),
-                    seg.get("structural_role"),
+                    _hashable(seg.get("structural_role")),
                     str(seg.get("structural_role", "")),
                 )
                 for seg in strand.get("segments", [])
@@ -742,16 +766,41 @@ def _reference_similarity(prediction: Json, truth: Json, rc: bool) -> float:
     return max(scores, default=0.0)
 
 
+def _hashable(value: Any) -> Any:
+    """The value itself when hashable (so equal values stay equal), else a stand-in
+    that equals no string."""
+    if value is None or isinstance(value, str | int | float):
+        return value
+    return ("<unhashable>", repr(value))
+
+
+def _architecture_key(state: Json) -> tuple[Any, ...]:
+    strands = state.get("strands", [])
+    return (
+        _hashable(state.get("strand_architecture")),
+        state.get("molecule_type", ""),
+        len(strands),
+        tuple(s.get("molecule_type", "") for s in strands),
+    )
+
+
 def _architecture_similarity(prediction: Json, truth: Json) -> float:
+    try:
+        return _architecture_from_keys(_architecture_key(prediction), _architecture_key(truth))
+    except TypeError:  # an unhashable field: compute without the cache
+        return _architecture_from_keys.__wrapped__(
+            _architecture_key(prediction), _architecture_key(truth)
+        )
+
+
+@lru_cache(maxsize=65536)
+def _architecture_from_keys(prediction: tuple[Any, ...], truth: tuple[Any, ...]) -> float:
     # only controlled structural fields count; prose (physical_state) does not
     scores = [
-        float(prediction.get("strand_architecture") == truth.get("strand_architecture")),
-        name_similarity(prediction.get("molecule_type", ""), truth.get("molecule_type", "")),
-        count_similarity(len(prediction.get("strands", [])), len(truth.get("strands", []))),
-        multiset_f1(
-            [s.get("molecule_type", "") for s in prediction.get("strands", [])],
-            [s.get("molecule_type", "") for s in truth.get("strands", [])],
-        ),
+        float(prediction[0] == truth[0]),
+        name_similarity(prediction[1], truth[1]),
+        count_similarity(prediction[2], truth[2]),
+        multiset_f1(prediction[3], truth[3]),
     ]
     return sum(scores) / len(scores)
 

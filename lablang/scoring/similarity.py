@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -82,6 +82,10 @@ _CHAR_OF: dict[str, str] = {}
 _TOKEN_OF: dict[str, str] = {}
 
 
+# per character: (family role or None, is a nucleotide token, is <..>, is [..])
+_CLASS_OF: dict[str, tuple[str | None, bool, bool, bool]] = {}
+
+
 def _char(token: str) -> str:
     char = _CHAR_OF.get(token)
     if char is None:
@@ -92,6 +96,13 @@ def _char(token: str) -> str:
         char = chr(code)
         _CHAR_OF[token] = char
         _TOKEN_OF[char] = token
+        family = _FAMILY_TOKEN_RE.fullmatch(token)
+        _CLASS_OF[char] = (
+            family.group(1) if family else None,
+            bool(_NUCLEOTIDE_TOKEN_RE.fullmatch(token)),
+            token.startswith("<") and token.endswith(">"),
+            token.startswith("[") and token.endswith("]"),
+        )
     return char
 
 
@@ -132,17 +143,27 @@ def _has_family_token(encoded: str) -> bool:
     return any(_TOKEN_OF[c].startswith("<") for c in set(encoded))
 
 
-def _match_masks(pattern: str, text: str, compatible: Callable[[str, str], bool]) -> dict[str, int]:
-    tokens = [_TOKEN_OF[c] for c in pattern]
-    masks = {}
-    for symbol in set(text):
-        token = _TOKEN_OF[symbol]
-        mask = 0
-        for index, pattern_token in enumerate(tokens):
-            if compatible(pattern_token, token):
-                mask |= 1 << index
-        masks[symbol] = mask
+def _equal_masks(pattern: str) -> dict[str, int]:
+    masks: dict[str, int] = {}
+    for index, char in enumerate(pattern):
+        masks[char] = masks.get(char, 0) | (1 << index)
     return masks
+
+
+@lru_cache(maxsize=16384)
+def _family_pattern(pattern: str) -> tuple[dict[str, int], int, int, dict[str, int]]:
+    """Bit masks of a pattern: per symbol, nucleotide positions, family positions, per role."""
+    equal = _equal_masks(pattern)
+    nucleotides = families = 0
+    roles: dict[str, int] = {}
+    for char, mask in equal.items():
+        role, is_nucleotide, _, _ = _CLASS_OF[char]
+        if role is not None:
+            families |= mask
+            roles[role] = roles.get(role, 0) | mask
+        elif is_nucleotide:
+            nucleotides |= mask
+    return equal, nucleotides, families, roles
 
 
 @lru_cache(maxsize=65536)
@@ -159,7 +180,16 @@ def family_edit_similarity(left: str, right: str) -> float:
         return 1.0
     if not _has_family_token(left) and not _has_family_token(right):
         return edit_similarity(left, right)
-    masks = _match_masks(left, right, _family_tokens_match)
+    equal, nucleotides, families, roles = _family_pattern(left)
+    masks = {}
+    for symbol in set(right):
+        role, is_nucleotide, _, _ = _CLASS_OF[symbol]
+        mask = equal.get(symbol, 0)
+        if role is not None:
+            mask |= nucleotides | roles.get(role, 0)
+        elif is_nucleotide:
+            mask |= families
+        masks[symbol] = mask
     distance = bit_parallel_distance(len(left), masks, right)
     return max(0.0, 1.0 - distance / denominator)
 
@@ -212,7 +242,15 @@ def state_sequence_similarity(predicted: str, expected: str) -> float:
             decode(predicted), decode(expected), _state_tokens_compatible, _anchor_cells
         )
     else:
-        masks = _match_masks(expected, predicted, lambda e, p: _state_tokens_compatible(p, e))
+        equal = _equal_masks(expected)
+        angle = equal.get(_CHAR_OF["<VARIABLE>"], 0) if "<VARIABLE>" in _CHAR_OF else 0
+        square = equal.get(_CHAR_OF["[VARIABLE]"], 0) if "[VARIABLE]" in _CHAR_OF else 0
+        masks = {}
+        for symbol in set(predicted):
+            _, _, is_angle, is_square = _CLASS_OF[symbol]
+            masks[symbol] = (
+                equal.get(symbol, 0) | (angle if is_angle else 0) | (square if is_square else 0)
+            )
         distance = bit_parallel_distance(len(expected), masks, predicted)
     return max(0.0, 1.0 - distance / denominator)
 
