@@ -28,6 +28,8 @@ from lablang.scoring.oligos import SCORABLE_SUPPORT, OligoScorer, oligo_is_scora
 from lablang.scoring.similarity import (
     count_similarity,
     encoded_value,
+    fill_edit_similarities,
+    has_state_wildcard,
     multiset_f1,
     name_similarity,
     reverse_complement_encoded,
@@ -121,6 +123,7 @@ class GraphScorer:
         self._states: dict[tuple[int, int, bool, bool], float] = {}
         self._strands: dict[tuple[int, int, bool], float] = {}
         self._strand_content: dict[tuple[Any, ...], float] = {}
+        self._table: dict[tuple[str, str], float] = {}
         self._strand_keys: dict[int, tuple[Any, ...]] = {}
         self._linked: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
         self._segments: dict[int, tuple[tuple[str, Any, str], ...]] = {}
@@ -234,6 +237,7 @@ class GraphScorer:
     ]:
         ps = list(pw.get("states", [])) if pw else []
         ts = list(tw.get("states", [])) if tw else []
+        self._prefill_sequence_table(ps, ts)
         p_modalities = _terminal_modalities(pw)
         t_modalities = _terminal_modalities(tw)
         p_positions = _boundary_classes(pw)
@@ -483,7 +487,7 @@ class GraphScorer:
     ) -> dict[str, tuple[float, bool]]:
         return {
             "reference_strand": (
-                _reference_similarity(prediction, truth, rc),
+                self._reference_similarity(prediction, truth, rc),
                 not scorable_only or supported(_reference_strand(truth)),
             ),
             "architecture": (
@@ -569,7 +573,12 @@ class GraphScorer:
                     else 0.0
                 )
             else:
-                sequence_score = state_sequence_similarity(predicted_tokens, truth_tokens)
+                known = self._table.get((predicted_tokens, truth_tokens))
+                sequence_score = (
+                    known
+                    if known is not None
+                    else state_sequence_similarity(predicted_tokens, truth_tokens)
+                )
             expected_role = truth_role
             if reverse:
                 expected_role = _FLIPPED_OVERHANG.get(expected_role, expected_role)
@@ -624,6 +633,50 @@ class GraphScorer:
         return (
             _text_f1(predicted_pairs, truth_pairs) + _text_f1(predicted_breaks, truth_breaks)
         ) / 2
+
+    def _reference_similarity(self, prediction: Json, truth: Json, rc: bool) -> float:
+        predicted = _reference_strand(prediction)
+        expected = _reference_strand(truth)
+        if not predicted or not expected:
+            return 0.0
+        scores = []
+        for predicted_value in _architecture_values(predicted):
+            predicted_tokens = encoded_value(predicted_value)
+            for expected_value in _architecture_values(expected):
+                expected_tokens = encoded_value(expected_value)
+                score = self._table.get((predicted_tokens, expected_tokens))
+                if score is None:
+                    score = state_sequence_similarity(predicted_tokens, expected_tokens)
+                scores.append(score)
+                if rc:
+                    flipped = reverse_complement_encoded(expected_tokens)
+                    if flipped is not None:
+                        scores.append(state_sequence_similarity(predicted_tokens, flipped))
+        return max(scores, default=0.0)
+
+    def _prefill_sequence_table(self, predicted: list[Json], truth: list[Json]) -> None:
+        """Plain edit similarities of every sequence pair a state matrix will compare, in
+        a few rapidfuzz `cdist` calls: aligned segments position by position, and the
+        reference strands. Pairs with a truth wildcard are left to the exact route."""
+        columns: dict[Any, tuple[set[str], set[str]]] = defaultdict(lambda: (set(), set()))
+        for side, states in ((0, predicted), (1, truth)):
+            for state in states:
+                if not isinstance(state, dict):
+                    continue
+                for strand in state.get("strands", []):
+                    if not isinstance(strand, dict):
+                        continue
+                    for position, (tokens, _, _) in enumerate(self._segment_features(strand)):
+                        columns[position][side].add(tokens)
+                reference = _reference_strand(state)
+                if reference:
+                    for value in _architecture_values(reference):
+                        columns["reference"][side].add(encoded_value(value))
+        for queries, choices in columns.values():
+            choices_plain = [c for c in choices if not has_state_wildcard(c)]
+            if len(queries) * len(choices_plain) < 16:
+                continue  # too few pairs to be worth a batch call
+            fill_edit_similarities(list(queries), choices_plain, self._table)
 
     # ---- transitions --------------------------------------------------------------
 
@@ -746,24 +799,6 @@ def _compute_architecture_values(strand: Mapping[str, Any]) -> list[str]:
             seen.add(key)
             result.append(value)
     return result
-
-
-def _reference_similarity(prediction: Json, truth: Json, rc: bool) -> float:
-    predicted = _reference_strand(prediction)
-    expected = _reference_strand(truth)
-    if not predicted or not expected:
-        return 0.0
-    scores = []
-    for predicted_value in _architecture_values(predicted):
-        predicted_tokens = encoded_value(predicted_value)
-        for expected_value in _architecture_values(expected):
-            expected_tokens = encoded_value(expected_value)
-            scores.append(state_sequence_similarity(predicted_tokens, expected_tokens))
-            if rc:
-                flipped = reverse_complement_encoded(expected_tokens)
-                if flipped is not None:
-                    scores.append(state_sequence_similarity(predicted_tokens, flipped))
-    return max(scores, default=0.0)
 
 
 def _hashable(value: Any) -> Any:

@@ -126,6 +126,18 @@ def best_one_to_one_matching(scores: Sequence[Sequence[float]]) -> list[Match]:
     """
     if not scores or not scores[0]:
         return []
+    n, m = len(scores), len(scores[0])
+    if n == 1 or m == 1:
+        # one row or one column: the optimum is its largest entry (first on ties)
+        start = time.perf_counter()
+        if n == 1:
+            best = max(range(m), key=lambda j: (scores[0][j], -j))
+            match = [(0, best, scores[0][best])]
+        else:
+            best = max(range(n), key=lambda i: (scores[i][0], -i))
+            match = [(best, 0, scores[best][0])]
+        AssignmentClock.seconds += time.perf_counter() - start
+        return match
     matrix = np.asarray(scores, dtype=float)
     rows, cols = _assign(matrix)
     return [(int(r), int(c), scores[int(r)][int(c)]) for r, c in zip(rows, cols, strict=True)]

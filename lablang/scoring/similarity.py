@@ -8,6 +8,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
+from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import cdist
 
 from lablang.scoring.matching import (
     best_one_to_one_matching,
@@ -253,6 +255,34 @@ def state_sequence_similarity(predicted: str, expected: str) -> float:
             )
         distance = bit_parallel_distance(len(expected), masks, predicted)
     return max(0.0, 1.0 - distance / denominator)
+
+
+def has_state_wildcard(encoded: str) -> bool:
+    """Whether a truth sequence holds a token the state distance treats as a wildcard."""
+    return any(_CHAR_OF[w] in encoded for w in _WILD_STATE if w in _CHAR_OF)
+
+
+def fill_edit_similarities(
+    queries: list[str], choices: list[str], table: dict[tuple[str, str], float]
+) -> None:
+    """`table[(q, c)] = edit_similarity(q, c)` for all pairs, in one rapidfuzz `cdist` call.
+
+    The division is the same IEEE operation as `edit_similarity`'s, so values are identical.
+    """
+    if not queries or not choices:
+        return
+    distances = cdist(queries, choices, scorer=Levenshtein.distance, dtype=np.int64)
+    lengths_q = np.array([len(q) for q in queries], dtype=np.int64)
+    lengths_c = np.array([len(c) for c in choices], dtype=np.int64)
+    denominators = np.maximum(lengths_q[:, None], lengths_c[None, :])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = np.where(
+            denominators == 0, 1.0, np.maximum(0.0, 1.0 - distances / np.maximum(denominators, 1))
+        )
+    for i, row in enumerate(values.tolist()):
+        query = queries[i]
+        for j, value in enumerate(row):
+            table[(query, choices[j])] = value
 
 
 @lru_cache(maxsize=65536)
