@@ -124,6 +124,7 @@ class GraphScorer:
         self._strands: dict[tuple[int, int, bool], float] = {}
         self._strand_content: dict[tuple[Any, ...], float] = {}
         self._table: dict[tuple[str, str], float] = {}
+        self._references: dict[int, tuple[str, ...] | None] = {}
         self._strand_keys: dict[int, tuple[Any, ...]] = {}
         self._linked: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
         self._segments: dict[int, tuple[tuple[str, Any, str], ...]] = {}
@@ -635,16 +636,15 @@ class GraphScorer:
         ) / 2
 
     def _reference_similarity(self, prediction: Json, truth: Json, rc: bool) -> float:
-        predicted = _reference_strand(prediction)
-        expected = _reference_strand(truth)
-        if not predicted or not expected:
+        predicted_values = self._reference_values(prediction)
+        expected_values = self._reference_values(truth)
+        if predicted_values is None or expected_values is None:
             return 0.0
+        table = self._table
         scores = []
-        for predicted_value in _architecture_values(predicted):
-            predicted_tokens = encoded_value(predicted_value)
-            for expected_value in _architecture_values(expected):
-                expected_tokens = encoded_value(expected_value)
-                score = self._table.get((predicted_tokens, expected_tokens))
+        for predicted_tokens in predicted_values:
+            for expected_tokens in expected_values:
+                score = table.get((predicted_tokens, expected_tokens))
                 if score is None:
                     score = state_sequence_similarity(predicted_tokens, expected_tokens)
                 scores.append(score)
@@ -653,6 +653,17 @@ class GraphScorer:
                     if flipped is not None:
                         scores.append(state_sequence_similarity(predicted_tokens, flipped))
         return max(scores, default=0.0)
+
+    def _reference_values(self, state: Json) -> tuple[str, ...] | None:
+        """Encoded sequences of the reference strand (None when there is none)."""
+        key = id(state)
+        if key not in self._references:
+            self._keep.append(state)
+            strand = _reference_strand(state)
+            self._references[key] = (
+                tuple(encoded_value(v) for v in _architecture_values(strand)) if strand else None
+            )
+        return self._references[key]
 
     def _prefill_sequence_table(self, predicted: list[Json], truth: list[Json]) -> None:
         """Plain edit similarities of every sequence pair a state matrix will compare, in
@@ -668,10 +679,7 @@ class GraphScorer:
                         continue
                     for position, (tokens, _, _) in enumerate(self._segment_features(strand)):
                         columns[position][side].add(tokens)
-                reference = _reference_strand(state)
-                if reference:
-                    for value in _architecture_values(reference):
-                        columns["reference"][side].add(encoded_value(value))
+                columns["reference"][side].update(self._reference_values(state) or ())
         for queries, choices in columns.values():
             choices_plain = [c for c in choices if not has_state_wildcard(c)]
             if len(queries) * len(choices_plain) < 16:

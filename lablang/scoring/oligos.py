@@ -117,11 +117,28 @@ class OligoScorer:
         self._claims: dict[tuple[int, Any], frozenset[str]] = {}
         self._signatures: dict[tuple[int, tuple[int, ...]], tuple[str, ...]] = {}
         self._metadata: dict[int, tuple[Any, ...]] = {}
+        self._full: dict[int, bool] = {}
+        self._weights = attrs.asdict(weights.oligo)
         self._keep: list[Any] = []  # keeps cached records alive so ids stay unique
 
     # ---- sequence similarity ------------------------------------------------------
 
+    def _fully_scorable(self, truth: Json) -> bool:
+        """Every claim of the record is explicit or derivable: then the scorable-only and
+        the full comparison are the same computation."""
+        cached = self._full.get(id(truth))
+        if cached is None:
+            self._keep.append(truth)
+            status = truth.get("support_status", "explicit")
+            cached = self._full[id(truth)] = status in SCORABLE_SUPPORT and all(
+                c.get("support_status", status) in SCORABLE_SUPPORT
+                for c in truth.get("components", [])
+            )
+        return cached
+
     def oligo_similarity(self, prediction: Json, truth: Json, *, scorable_only: bool) -> float:
+        if scorable_only and self._fully_scorable(truth):
+            scorable_only = False
         key = (id(prediction), id(truth), scorable_only)
         cached = self._oligo.get(key)
         if cached is None:
@@ -130,13 +147,14 @@ class OligoScorer:
         return cached
 
     def scientific_similarity(self, prediction: Json, truth: Json, *, scorable_only: bool) -> float:
+        if scorable_only and self._fully_scorable(truth):
+            scorable_only = False
         key = (id(prediction), id(truth), scorable_only)
         cached = self._scientific.get(key)
         if cached is None:
             self._keep.append((prediction, truth))
-            weights = attrs.asdict(self.weights.oligo)
             cached = self._scientific[key] = weighted_supported_score(
-                self.dimensions(prediction, truth, scorable_only=scorable_only), weights
+                self.dimensions(prediction, truth, scorable_only=scorable_only), self._weights
             )
         return cached
 
@@ -327,7 +345,13 @@ class OligoScorer:
 
     def transition_oligo_f1(self, predicted: list[Json], truth: list[Json]) -> float:
         """Family-collapsed sequence F1 of two transitions' oligo multisets."""
-        families = self.collapse_families(predicted, truth)
+        keys = [self.metadata_key(p) for p in predicted]
+        if len(set(keys)) == len(keys):
+            # members of one family share their metadata key, so distinct keys mean
+            # singleton families; their signatures would change nothing here
+            families = [Family(i, (i,), ()) for i in range(len(predicted))]
+        else:
+            families = self.collapse_families(predicted, truth)
         scorable = {i for i, item in enumerate(truth) if oligo_is_scorable(item)}
         neutral = set(range(len(truth))) - scorable
         scorable_indices = sorted(scorable)
