@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+# bare uppercase IUPAC bases with no ribo (`R` before a base), LNA, thioate or shorthand
+PLAIN_BASES = re.compile(r"[ACGTUNVBDHKMSWY]+")
 CANONICAL_PLACEHOLDER_RE = re.compile(r"^\[([A-Z0-9_]+):(\d+)\]$")
 FAMILY_PLACEHOLDER_RE = re.compile(r"\[([A-Z0-9_]+):([1-9][0-9]*)\]")
 _BASES = frozenset("ACGTUNV")
@@ -129,6 +131,8 @@ def normalize_sequence(sequence: str | None) -> str:
     """
     if sequence is None:
         return ""
+    if isinstance(sequence, str) and PLAIN_BASES.fullmatch(sequence):
+        return sequence  # bare uppercase bases: nothing to normalize
     text = _strip_terminal_wrappers(str(sequence))
     parts: list[str] = []
     i = 0
@@ -155,6 +159,8 @@ def normalize_sequence(sequence: str | None) -> str:
 @lru_cache(maxsize=65536)
 def _tokens(sequence: str, already_normalized: bool) -> tuple[str, ...]:
     normalized = sequence if already_normalized else normalize_sequence(sequence)
+    if PLAIN_BASES.fullmatch(normalized):
+        return tuple(normalized)
     tokens: list[str] = []
     i = 0
     n = len(normalized)

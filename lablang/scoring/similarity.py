@@ -18,7 +18,12 @@ from lablang.scoring.matching import (
     soft_prf,
     wildcard_distance,
 )
-from lablang.scoring.normalize import normalize_sequence, normalize_text, sequence_tokens
+from lablang.scoring.normalize import (
+    PLAIN_BASES,
+    normalize_sequence,
+    normalize_text,
+    sequence_tokens,
+)
 
 COMPLEMENT = {
     "A": "T", "C": "G", "G": "C", "T": "A", "U": "A", "R": "Y", "Y": "R", "S": "S", "W": "W",
@@ -40,6 +45,8 @@ def nucleotide_projection(value: str) -> str:
     'ACGGC'
     """
     normalized = normalize_sequence(value)
+    if PLAIN_BASES.fullmatch(normalized):
+        return normalized
     out: list[str] = []
     cursor = 0
     n = len(normalized)
