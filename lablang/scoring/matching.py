@@ -138,6 +138,13 @@ def best_one_to_one_matching(scores: Sequence[Sequence[float]]) -> list[Match]:
             match = [(best, 0, scores[best][0])]
         AssignmentClock.seconds += time.perf_counter() - start
         return match
+    if n == 2 and m == 2:
+        # two candidate assignments; the diagonal wins a tie
+        start = time.perf_counter()
+        (a, b), (c, d) = scores
+        match = [(0, 1, b), (1, 0, c)] if b + c > a + d else [(0, 0, a), (1, 1, d)]
+        AssignmentClock.seconds += time.perf_counter() - start
+        return match
     matrix = np.asarray(scores, dtype=float)
     rows, cols = _assign(matrix)
     return [(int(r), int(c), scores[int(r)][int(c)]) for r, c in zip(rows, cols, strict=True)]
