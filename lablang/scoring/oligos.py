@@ -84,6 +84,35 @@ _KNOWN_TAG_CLAIMS = {
 
 
 @attrs.frozen(slots=True)
+class _OligoView:
+    """What the ordered-molecule comparison needs from one record, computed once."""
+
+    kind: Any
+    raw: str | None
+    raw_normalized: str | None
+    raw_encoded: str | None
+    family_encoded: str | None
+    all_scorable: bool
+    family_any: bool
+    family_scorable: bool
+
+    @classmethod
+    def of(cls, item: Json) -> _OligoView:
+        raw = ordered_molecule_sequence(item)
+        family = ordered_molecule_sequence(item, family_template=True)
+        return cls(
+            kind=item.get("kind"),
+            raw=raw,
+            raw_normalized=normalize_sequence(raw) if raw is not None else None,
+            raw_encoded=encoded_value(raw) if raw is not None else None,
+            family_encoded=encoded_value(family) if family is not None else None,
+            all_scorable=all(s in SCORABLE_SUPPORT for _, s in truth_sequence_claims(item)),
+            family_any=truth_is_family(item, scorable_only=False),
+            family_scorable=truth_is_family(item, scorable_only=True),
+        )
+
+
+@attrs.frozen(slots=True)
 class Family:
     """Predicted oligos that count as one family (one prediction)."""
 
@@ -118,6 +147,7 @@ class OligoScorer:
         self._signatures: dict[tuple[int, tuple[int, ...]], tuple[str, ...]] = {}
         self._metadata: dict[int, tuple[Any, ...]] = {}
         self._full: dict[int, bool] = {}
+        self._views: dict[int, _OligoView] = {}
         self._weights = attrs.asdict(weights.oligo)
         self._keep: list[Any] = []  # keeps cached records alive so ids stay unique
 
@@ -143,8 +173,36 @@ class OligoScorer:
         cached = self._oligo.get(key)
         if cached is None:
             self._keep.append((prediction, truth))
-            cached = self._oligo[key] = _oligo_similarity(prediction, truth, scorable_only)
+            cached = self._oligo[key] = self._compute_oligo_similarity(
+                prediction, truth, scorable_only
+            )
         return cached
+
+    def _view(self, item: Json) -> _OligoView:
+        view = self._views.get(id(item))
+        if view is None:
+            self._keep.append(item)
+            view = self._views[id(item)] = _OligoView.of(item)
+        return view
+
+    def _compute_oligo_similarity(
+        self, prediction: Json, truth: Json, scorable_only: bool
+    ) -> float:
+        """`_oligo_similarity` with each record's ordered molecule prepared once."""
+        t = self._view(truth)
+        if t.kind not in ORDERED_KINDS or (scorable_only and not t.all_scorable):
+            return _oligo_similarity(prediction, truth, scorable_only)
+        p = self._view(prediction)
+        is_family = t.family_scorable if scorable_only else t.family_any
+        if p.raw is not None and t.raw is not None and p.raw_normalized == t.raw_normalized:
+            return 1.0
+        predicted = p.family_encoded if is_family else p.raw_encoded
+        expected = t.family_encoded if is_family else t.raw_encoded
+        if predicted is None or expected is None:
+            return _oligo_similarity(prediction, truth, scorable_only)
+        if is_family:
+            return family_edit_similarity(predicted, expected)
+        return edit_similarity(predicted, expected)
 
     def scientific_similarity(self, prediction: Json, truth: Json, *, scorable_only: bool) -> float:
         if scorable_only and self._fully_scorable(truth):
