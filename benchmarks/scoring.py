@@ -43,18 +43,19 @@ def main() -> None:
     for i in range(args.large):
         truth = make_truth(rng, oligos=60, states=300, transitions=240, protocol=f"big{i}")
         large.append((perturb(truth, rng, 10), truth))
-    per_pair, share = measure(realistic)
+    per_pair, cpu, share = measure(realistic)
     print(f"realistic pairs (30 oligos, 25 states, 20 transitions): {len(realistic)}")
+    verdict = "met" if cpu < 0.05 else "missed"
     print(
-        f"  seconds per pair: {per_pair:.4f}  (target < 0.050: {'met' if per_pair < 0.05 else 'missed'})"
+        f"  seconds per pair: wall {per_pair:.4f}, cpu {cpu:.4f}  (target < 0.050 cpu: {verdict})"
     )
     print(f"  share in assignment: {share:.1%}")
     if large:
-        per_pair, share = measure(large)
+        large_wall, large_cpu, share = measure(large)
         print(f"large pairs (300 states, 240 transitions, 60 oligos): {len(large)}")
-        print(f"  seconds per pair: {per_pair:.3f}")
+        print(f"  seconds per pair: wall {large_wall:.3f}, cpu {large_cpu:.3f}")
         print(f"  share in assignment: {share:.1%}")
-        print(f"  large / realistic time ratio: {per_pair / measure(realistic[:10])[0]:.1f}")
+        print(f"  large / realistic cpu ratio: {large_cpu / cpu:.0f}")
 
 
 if __name__ == "__main__":
