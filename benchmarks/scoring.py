@@ -1,8 +1,8 @@
 """Scoring speed: realistic pairs and large graphs, with the share spent in assignment.
 
 Run: `python benchmarks/scoring.py [--pairs 100] [--large 5]`. Prints wall and CPU
-seconds per pair and the share of time in one-to-one assignment (scipy's
-`linear_sum_assignment` and the closed forms for 1xN and 2x2), measured in one run. CPU
+seconds per pair and the share of time in scipy's `linear_sum_assignment`, measured in
+one run. CPU
 time is the figure to read on a shared machine. Target: a realistic pair (30 oligos,
 25 states, 20 transitions) in under 50 ms.
 """

@@ -128,23 +128,12 @@ def best_one_to_one_matching(scores: Sequence[Sequence[float]]) -> list[Match]:
         return []
     n, m = len(scores), len(scores[0])
     if n == 1 or m == 1:
-        # one row or one column: the optimum is its largest entry (first on ties)
-        start = time.perf_counter()
+        # a single row (or column) needs no assignment: its best entry (first on ties)
         if n == 1:
             best = max(range(m), key=lambda j: (scores[0][j], -j))
-            match = [(0, best, scores[0][best])]
-        else:
-            best = max(range(n), key=lambda i: (scores[i][0], -i))
-            match = [(best, 0, scores[best][0])]
-        AssignmentClock.seconds += time.perf_counter() - start
-        return match
-    if n == 2 and m == 2:
-        # two candidate assignments; the diagonal wins a tie
-        start = time.perf_counter()
-        (a, b), (c, d) = scores
-        match = [(0, 1, b), (1, 0, c)] if b + c > a + d else [(0, 0, a), (1, 1, d)]
-        AssignmentClock.seconds += time.perf_counter() - start
-        return match
+            return [(0, best, scores[0][best])]
+        best = max(range(n), key=lambda i: (scores[i][0], -i))
+        return [(best, 0, scores[best][0])]
     matrix = np.asarray(scores, dtype=float)
     rows, cols = _assign(matrix)
     return [(int(r), int(c), scores[int(r)][int(c)]) for r, c in zip(rows, cols, strict=True)]
