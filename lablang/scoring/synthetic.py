@@ -170,6 +170,11 @@ def perturb(
         elif kind == 4:
             state = copy.deepcopy(rng.choice(workflow["states"]))
             state["state_id"] = f"spurious{len(workflow['states'])}"
+            # a partial copy (an unextended or truncated product), not an exact duplicate:
+            # exact duplicates tie, and the grader breaks ties by order
+            strand = state["strands"][0]
+            strand["segments"] = strand["segments"][:-1] or strand["segments"]
+            strand["sequence_architecture"] = _bases(rng, 6) + strand["sequence_architecture"]
             workflow["states"].append(state)
             transition = rng.choice(workflow["transitions"])
             transition["product_state_ids"].append(state["state_id"])
