@@ -75,7 +75,12 @@ def score_command(
     from lablang.scoring import score_files
     from lablang.scoring.explain import render_explanation, render_metrics
 
-    result = score_files(pred, truth, loaded)
+    try:
+        result = score_files(pred, truth, loaded)
+    except Exception as error:  # a bug in lablang, never the input's fault: no traceback
+        click.echo(f"error[E0000]: internal error while scoring `{pred}`: "
+                   f"{type(error).__name__}: {error}", err=True)  # fmt: skip
+        sys.exit(1)
     if as_json:
         click.echo(json.dumps(result.to_json(explain=explain), indent=2))
     else:
