@@ -124,6 +124,7 @@ class GraphScorer:
         self._strands: dict[tuple[int, int, bool], float] = {}
         self._strand_content: dict[tuple[Any, ...], float] = {}
         self._table: dict[tuple[str, str], float] = {}
+        self._columns: dict[int, tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]] = {}
         self._references: dict[int, tuple[str, ...] | None] = {}
         self._strand_keys: dict[int, tuple[Any, ...]] = {}
         self._linked: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
@@ -558,41 +559,45 @@ class GraphScorer:
 
     def _strand_in_orientation(self, prediction: Json, truth: Json, reverse: bool) -> float:
         w = self.weights.strand
-        predicted_segments = self._segment_features(prediction)
-        truth_segments = list(self._segment_features(truth))
+        predicted_tokens, predicted_roles, _ = self._strand_columns(prediction)
+        truth_tokens, _, truth_roles = self._strand_columns(truth)
         if reverse:
-            truth_segments.reverse()
-        positions = []
-        for (predicted_tokens, predicted_role, _), (truth_tokens, _, truth_role) in zip(
-            predicted_segments, truth_segments, strict=False
+            truth_tokens = tuple(reverse_complement_encoded(t) for t in reversed(truth_tokens))
+            truth_roles = tuple(_FLIPPED_OVERHANG.get(r, r) for r in reversed(truth_roles))
+        weight_sequence, weight_role = w.position_sequence, w.position_structural_role
+        table = self._table
+        total = 0.0  # the same left-to-right sum as the grader's sum(position_scores)
+        for left, left_role, right, right_role in zip(
+            predicted_tokens, predicted_roles, truth_tokens, truth_roles, strict=False
         ):
-            if reverse:
-                flipped = reverse_complement_encoded(truth_tokens)
-                sequence_score = (
-                    state_sequence_similarity(predicted_tokens, flipped)
-                    if flipped is not None
-                    else 0.0
-                )
+            if right is None:  # a modification tag blocks the reverse complement
+                sequence_score = 0.0
             else:
-                known = self._table.get((predicted_tokens, truth_tokens))
+                known = table.get((left, right))
                 sequence_score = (
-                    known
-                    if known is not None
-                    else state_sequence_similarity(predicted_tokens, truth_tokens)
+                    known if known is not None else state_sequence_similarity(left, right)
                 )
-            expected_role = truth_role
-            if reverse:
-                expected_role = _FLIPPED_OVERHANG.get(expected_role, expected_role)
-            positions.append(
-                w.position_sequence * sequence_score
-                + w.position_structural_role * float(predicted_role == expected_role)
-            )
-        segment_score = soft_prf(sum(positions), len(predicted_segments), len(truth_segments))[2]
+            total += weight_sequence * sequence_score + weight_role * float(left_role == right_role)
+        segment_score = soft_prf(total, len(predicted_tokens), len(truth_tokens))[2]
         return (
             w.segments * segment_score
             + w.molecule_type * float(prediction.get("molecule_type") == truth.get("molecule_type"))
             + w.orientation * float(prediction.get("orientation") == truth.get("orientation"))
         )
+
+    def _strand_columns(
+        self, strand: Json
+    ) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]:
+        """Segment tokens, raw structural roles and role texts, as three parallel tuples."""
+        columns = self._columns.get(id(strand))
+        if columns is None:
+            features = self._segment_features(strand)
+            columns = self._columns[id(strand)] = (
+                tuple(f[0] for f in features),
+                tuple(f[1] for f in features),
+                tuple(f[2] for f in features),
+            )
+        return columns
 
     def _segment_features(self, strand: Json) -> tuple[tuple[str, Any, str], ...]:
         """Per segment: tokens, raw structural role (as predicted), role text (as truth)."""
