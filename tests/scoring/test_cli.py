@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from lablang.cli.scoring import score_command
 from lablang.scoring.synthetic import make_truth, perturb
 
-CASES = Path("/work/shared/data/scoring_cases")
+# a copy of /work/shared/data/scoring_cases (inputs and the official grader's outputs)
+CASES = Path(__file__).parent / "data" / "official_cases"
 
 
 def _write(folder: Path, documents: dict[str, object]) -> Path:

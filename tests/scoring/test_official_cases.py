@@ -9,7 +9,8 @@ import pytest
 
 from lablang.scoring import score_documents, score_files
 
-CASES = Path("/work/shared/data/scoring_cases")
+# a copy of /work/shared/data/scoring_cases (inputs and the official grader's outputs)
+CASES = Path(__file__).parent / "data" / "official_cases"
 TASKS = ("t1", "t2", "t3")
 
 
