@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 import attrs
+import numpy as np
 
 from lablang.scoring.matching import (
     Match,
@@ -240,6 +241,7 @@ class GraphScorer:
         ps = list(pw.get("states", [])) if pw else []
         ts = list(tw.get("states", [])) if tw else []
         self._prefill_sequence_table(ps, ts)
+        self._prefill_strand_matrix(ps, ts)
         p_modalities = _terminal_modalities(pw)
         t_modalities = _terminal_modalities(tw)
         p_positions = _boundary_classes(pw)
@@ -552,10 +554,84 @@ class GraphScorer:
         return key
 
     def _strand_uncached(self, prediction: Json, truth: Json, rc: bool) -> float:
-        direct = self._strand_in_orientation(prediction, truth, False)
         if not rc:
-            return direct
+            return self._strand_in_orientation(prediction, truth, False)
+        direct = self.strand_similarity(prediction, truth, False)
         return max(direct, self._strand_in_orientation(prediction, truth, True))
+
+    def _prefill_strand_matrix(self, predicted: list[Json], truth: list[Json]) -> None:
+        """Direct-orientation similarity of every predicted strand with every truth strand,
+        computed with whole-matrix numpy operations in the grader's exact order of
+        floating-point operations (`_strand_in_orientation` is the scalar reference)."""
+        left = _distinct_strands(predicted)
+        right = _distinct_strands(truth)
+        if len(left) * len(right) < 16:
+            return
+        w = self.weights.strand
+        left_columns = [self._strand_columns(s) for s in left]
+        right_columns = [self._strand_columns(s) for s in right]
+        left_lengths = np.array([len(c[0]) for c in left_columns], dtype=float)
+        right_lengths = np.array([len(c[0]) for c in right_columns], dtype=float)
+        total = np.zeros((len(left), len(right)))
+        codes: dict[Any, int] = {}
+        for k in range(int(max(left_lengths.max(), right_lengths.max(), 0))):
+            rows = [i for i, c in enumerate(left_columns) if len(c[0]) > k]
+            cols = [j for j, c in enumerate(right_columns) if len(c[0]) > k]
+            if not rows or not cols:
+                continue
+            queries = [left_columns[i][0][k] for i in rows]
+            choices = [right_columns[j][0][k] for j in cols]
+            plain = [c for c in dict.fromkeys(choices) if not has_state_wildcard(c)]
+            fill_edit_similarities(list(dict.fromkeys(queries)), plain, self._table)
+            sequence = np.array(
+                [
+                    [
+                        value
+                        if (value := self._table.get((q, c))) is not None
+                        else state_sequence_similarity(q, c)
+                        for c in choices
+                    ]
+                    for q in queries
+                ]
+            )
+            left_roles = np.array(
+                [codes.setdefault(left_columns[i][1][k], len(codes)) for i in rows]
+            )
+            right_roles = np.array(
+                [codes.setdefault(right_columns[j][2][k], len(codes)) for j in cols]
+            )
+            same_role = (left_roles[:, None] == right_roles[None, :]).astype(float)
+            block = np.ix_(rows, cols)
+            total[block] = total[block] + (
+                w.position_sequence * sequence + w.position_structural_role * same_role
+            )
+        p_count, t_count = left_lengths[:, None], right_lengths[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            precision = np.where(p_count > 0, total / np.maximum(p_count, 1), 0.0)
+            recall = np.where(t_count > 0, total / np.maximum(t_count, 1), 0.0)
+            both_empty = (p_count == 0) & (t_count == 0)
+            precision = np.where(both_empty, 1.0, precision)
+            recall = np.where(both_empty, 1.0, recall)
+            denominator = precision + recall
+            f1 = np.where(
+                denominator != 0,
+                2 * precision * recall / np.where(denominator != 0, denominator, 1),
+                0.0,
+            )
+        molecule = np.array(
+            [[float(a.get("molecule_type") == b.get("molecule_type")) for b in right] for a in left]
+        )
+        orientation = np.array(
+            [[float(a.get("orientation") == b.get("orientation")) for b in right] for a in left]
+        )
+        values = (
+            w.segments * f1 + w.molecule_type * molecule + w.orientation * orientation
+        ).tolist()
+        for i, a in enumerate(left):
+            self._keep.append(a)
+            for j, b in enumerate(right):
+                self._strands[(id(a), id(b), False)] = values[i][j]
+        self._keep.extend(right)
 
     def _strand_in_orientation(self, prediction: Json, truth: Json, reverse: bool) -> float:
         w = self.weights.strand
@@ -812,6 +888,16 @@ def _compute_architecture_values(strand: Mapping[str, Any]) -> list[str]:
             seen.add(key)
             result.append(value)
     return result
+
+
+def _distinct_strands(states: list[Json]) -> list[Json]:
+    strands: dict[int, Json] = {}
+    for state in states:
+        if isinstance(state, dict):
+            for strand in state.get("strands", []):
+                if isinstance(strand, dict):
+                    strands.setdefault(id(strand), strand)
+    return list(strands.values())
 
 
 def _hashable(value: Any) -> Any:
