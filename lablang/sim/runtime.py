@@ -1,0 +1,383 @@
+"""The simulation runtime: control ticks, grasp assistance, contents, scales, health.
+
+One `Runtime` owns one MjModel/MjData pair. A control tick writes the gripper's
+servo targets, advances physics by `substeps` steps of 2 ms, updates the scale
+displays and buttons, and checks the simulator's health. Instability is raised
+as `SimFault`, which the episode reports as a simulator fault, never as a
+failure of the task.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+import attrs
+import mujoco
+import numpy as np
+
+from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
+from lablang.sim.build import Built
+from lablang.sim.model import InSlot, OnSurface
+
+GRAVITY = 9.81
+LIQUID_DENSITY = 1000.0  # kg/m^3; contents are water-like unless stated
+SCALE_TAU = 0.25  # s, first-order display filter (Labference)
+SCALE_QUANTUM_TENTHS = 1  # display quantum, in tenths of a gram (0.1 g)
+SCALE_STABLE_WINDOW = 3.0  # s of constant display before a reading counts
+PENETRATION_LIMIT = 0.005  # m
+VELOCITY_LIMIT = 50.0  # m/s or rad/s in any coordinate
+POSITION_LIMIT = 5.0  # m from the origin
+SETTLE_TIME = 0.3  # s of physics before the program starts
+
+_BAD_WARNINGS = (
+    mujoco.mjtWarning.mjWARN_BADQPOS,
+    mujoco.mjtWarning.mjWARN_BADQVEL,
+    mujoco.mjtWarning.mjWARN_BADQACC,
+    mujoco.mjtWarning.mjWARN_BADCTRL,
+    mujoco.mjtWarning.mjWARN_CONTACTFULL,
+    mujoco.mjtWarning.mjWARN_CNSTRFULL,
+)
+
+
+class SimFault(Exception):  # noqa: N818 - a fault, not an error of the user's task
+    """The simulator became unstable; the episode's outcome is not a task result."""
+
+    def __init__(self, kind: str, detail: str, time: float) -> None:
+        super().__init__(f"{kind} at t={time:.3f} s: {detail}")
+        self.kind = kind
+        self.detail = detail
+        self.time = time
+
+
+@attrs.define
+class ScaleState:
+    sensor_adr: int
+    zero: float  # newtons subtracted before conversion (the tare point)
+    filtered: float = 0.0  # grams
+    display: int = 0  # tenths of a gram
+    stable_since: float = 0.0
+
+    def reading(self) -> float:
+        return self.display / 10
+
+
+@attrs.define
+class Ledger:
+    """Amounts of substances carried by containers, and what was spilled."""
+
+    amounts: dict[str, dict[str, float]] = attrs.field(factory=dict)  # container -> substance -> amount
+    kinds: dict[str, str] = attrs.field(factory=dict)  # substance -> "liquid" | "powder"
+    spilled: dict[str, float] = attrs.field(factory=dict)  # source container -> amount
+
+    def total(self, container: str) -> float:
+        return sum(self.amounts.get(container, {}).values())
+
+    def mass(self, container: str) -> float:
+        total = 0.0
+        for substance, amount in self.amounts.get(container, {}).items():
+            liquid = self.kinds.get(substance, "liquid") == "liquid"
+            total += amount * LIQUID_DENSITY if liquid else amount
+        return total
+
+
+class Runtime:
+    """A running episode: model, data, gripper command, ledger, scales, trace hash."""
+
+    def __init__(self, built: Built, *, substeps: int = 10, weld_assist: bool = True,
+                 timestep: float | None = None) -> None:
+        self.built = built
+        self.model = built.model
+        if timestep is not None:
+            ratio = round(self.model.opt.timestep / timestep)
+            self.model.opt.timestep = timestep
+            substeps *= ratio
+        self.data = mujoco.MjData(self.model)
+        self.infos: dict[str, AssetInfo] = built.infos
+        self.substeps = substeps
+        self.dt = self.model.opt.timestep * substeps
+        self.weld_assist = weld_assist
+        self.ticks = 0
+        self.physics_steps = 0
+        self.cmd = np.zeros(7)  # x, y, z, yaw, tilt, finger, finger (actuator order)
+        self.held: str | None = None
+        self.lid_held: str | None = None
+        self.ledger = Ledger()
+        self.events: list[tuple[float, str, str]] = []
+        self.running: set[str] = set()
+        self._hash = hashlib.sha256()
+        m = self.model
+        # geom -> owning entity index; the gripper is its own owner
+        self.owner_names = [*self.infos, "gripper"]
+        self.gripper_index = len(self.owner_names) - 1
+        root_of = {info.body: i for i, info in enumerate(self.infos.values())}
+        for name in ("gantry_x",):
+            root_of[name] = self.gripper_index
+        body_owner = np.full(m.nbody, -1, dtype=np.int64)
+        for b in range(m.nbody):
+            walk = b
+            while walk != 0 and m.body(walk).name not in root_of:
+                walk = int(m.body_parentid[walk])
+            if walk != 0:
+                body_owner[b] = root_of[m.body(walk).name]
+        self.geom_owner = body_owner[m.geom_bodyid]
+        self.pads = (m.geom("pad_l").id, m.geom("pad_r").id)
+        self.tcp_site = m.site("tcp").id
+        self.hand_body = m.body("hand").id
+        self.body_ids = {name: m.body(info.body).id for name, info in self.infos.items()}
+        self.entity_index = {name: i for i, name in enumerate(self.infos)}
+        self.weld_ids = {name: m.equality(f"grasp_{name}").id for name, i in self.infos.items() if i.free}
+        self.lid_eq = {name: m.equality(f"grasp_{name}_lid").id for name, i in self.infos.items()
+                       if i.lid_handle}
+        self.scales: dict[str, ScaleState] = {}
+        for name, info in self.infos.items():
+            if info.force_sensor:
+                pan = m.body(f"{name}_pan").id
+                zero = float(m.body_subtreemass[pan]) * GRAVITY
+                self.scales[name] = ScaleState(int(m.sensor(info.force_sensor).adr[0]), zero)
+        self.buttons: dict[tuple[str, str], tuple[int, bool]] = {}
+        for name, info in self.infos.items():
+            for button, joint in info.buttons.items():
+                self.buttons[(name, button)] = (int(m.joint(joint).qposadr[0]), False)
+        self._base_inertia = m.body_inertia.copy()
+        self._base_mass = m.body_mass.copy()
+        self._baseline_warnings = np.zeros(len(_BAD_WARNINGS), dtype=np.int64)
+
+    # ------------------------------------------------------------ reset
+
+    def reset(self, contents: dict[str, list[tuple[str, float, str]]]) -> None:
+        """Put every object where its placement says, fill the ledger, and let it settle."""
+        m, d = self.model, self.data
+        mujoco.mj_resetData(m, d)
+        for name, angle in self.built.rotor_angles.items():
+            d.qpos[m.joint(self.infos[name].rotor_joint).qposadr[0]] = angle
+        self.cmd[:] = [0.3, -0.25, 0.3 + TCP_DROP - GANTRY_Z, 0.0, 0.0, 0.02, 0.02]
+        for i, jname in enumerate(("gx", "gy", "gz", "gyaw", "gtilt", "fl", "fr")):
+            d.qpos[m.joint(jname).qposadr[0]] = self.cmd[i]
+        mujoco.mj_forward(m, d)
+        for name, info in self.infos.items():
+            if not info.free:
+                continue
+            placement = self.built.placements.get(name)
+            pos, quat = self._placement_pose(info, placement)
+            adr = m.joint(f"{name}_free").qposadr[0]
+            d.qpos[adr : adr + 3] = pos
+            d.qpos[adr + 3 : adr + 7] = quat
+        for container, items in sorted(contents.items()):
+            for substance, amount, kind in items:
+                self.ledger.kinds[substance] = kind
+                self.add_contents(container, substance, amount)
+        mujoco.mj_forward(m, d)
+        self._baseline_warnings = np.array([d.warning[w].number for w in _BAD_WARNINGS])
+        for _ in range(round(SETTLE_TIME / self.dt)):
+            self.tick()
+
+    def _placement_pose(self, info: AssetInfo, placement: InSlot | OnSurface | None
+                        ) -> tuple[np.ndarray, np.ndarray]:
+        d = self.data
+        lift = info.half_height + 0.0008
+        match placement:
+            case InSlot(container=container, slot=slot):
+                site = self.infos[container].slots[slot].site
+                R = d.site(site).xmat.reshape(3, 3)
+                pos = d.site(site).xpos + R[:, 2] * lift
+                quat = np.zeros(4)
+                mujoco.mju_mat2Quat(quat, d.site(site).xmat)
+                return pos, quat
+            case OnSurface(surface=surface, x=x, y=y, yaw=yaw):
+                quat = np.array([math.cos(yaw / 2), 0, 0, math.sin(yaw / 2)])
+                top = self.infos[surface].top_site if surface in self.infos else ""
+                if surface == "table" or not top:
+                    return np.array([x, y, lift]), quat
+                base = d.site(top).xpos
+                return np.array([base[0] + x, base[1] + y, base[2] + lift]), quat
+            case None:
+                return np.array([0.0, 0.0, lift]), np.array([1.0, 0, 0, 0])
+
+    # ------------------------------------------------------------ the tick
+
+    def tick(self) -> None:
+        m, d = self.model, self.data
+        d.ctrl[:] = self.cmd
+        mujoco.mj_step(m, d, nstep=self.substeps)
+        self.ticks += 1
+        self.physics_steps += self.substeps
+        self._hash.update(d.qpos.tobytes())
+        for state in self.scales.values():
+            self._update_scale(state)
+        for key, (adr, down) in self.buttons.items():
+            pressed = d.qpos[adr] < -0.003
+            if pressed != down:
+                self.buttons[key] = (adr, pressed)
+                if pressed:
+                    self._on_press(*key)
+        self._check_health()
+
+    @property
+    def time(self) -> float:
+        return self.ticks * self.dt
+
+    def trace_digest(self) -> str:
+        """SHA-256 over qpos after every tick: equal digests mean bit-identical trajectories."""
+        return self._hash.hexdigest()
+
+    def _check_health(self) -> None:
+        d = self.data
+        numbers = d.warning.number
+        for i, w in enumerate(_BAD_WARNINGS):
+            if numbers[w] > self._baseline_warnings[i]:
+                raise SimFault("warning", mujoco.mjtWarning(w).name, self.time)
+        if not (np.isfinite(d.qpos).all() and np.isfinite(d.qvel).all()):
+            raise SimFault("non-finite state", "qpos or qvel is NaN or infinite", self.time)
+        if d.ncon:
+            dists = d.contact.dist
+            deepest = -float(dists.min())
+            if deepest > PENETRATION_LIMIT:
+                g1, g2 = d.contact.geom[int(np.argmin(dists))]
+                names = [self.owner_names[o] if o >= 0 else "world" for o in self.geom_owner[[g1, g2]]]
+                raise SimFault("penetration", f"`{names[0]}` and `{names[1]}` overlap by "
+                               f"{deepest * 1000:.1f} mm", self.time)
+        fastest = float(np.abs(d.qvel).max())
+        if fastest > VELOCITY_LIMIT:
+            raise SimFault("runaway velocity", f"a joint moves at {fastest:.0f} m/s or rad/s", self.time)
+        if float(np.abs(d.qpos).max()) > POSITION_LIMIT + 2 * math.pi * 10:
+            raise SimFault("left workspace", "a coordinate is far outside the scene", self.time)
+
+    # ------------------------------------------------------------ scales and buttons
+
+    def _update_scale(self, state: ScaleState) -> None:
+        force = float(self.data.sensordata[state.sensor_adr + 2])
+        grams = (abs(force) - state.zero) / GRAVITY * 1000.0
+        state.filtered += (1.0 - math.exp(-self.dt / SCALE_TAU)) * (grams - state.filtered)
+        display = math.floor(state.filtered * 10 / SCALE_QUANTUM_TENTHS + 0.5) * SCALE_QUANTUM_TENTHS
+        if display != state.display:
+            state.display = display
+            state.stable_since = self.time
+
+    def scale_stable(self, name: str) -> bool:
+        state = self.scales[name]
+        return self.time - state.stable_since >= SCALE_STABLE_WINDOW - 1e-9
+
+    def _on_press(self, entity: str, button: str) -> None:
+        self.events.append((self.time, f"{entity}.{button}", "pressed"))
+        if button == "tare" and entity in self.scales:
+            state = self.scales[entity]
+            state.zero += state.filtered / 1000.0 * GRAVITY
+            state.filtered = 0.0
+        elif button == "start":
+            self.running.add(entity)
+
+    # ------------------------------------------------------------ gripper
+
+    def tcp(self) -> np.ndarray:
+        return self.data.site_xpos[self.tcp_site]
+
+    def set_tcp(self, xyz: np.ndarray | list[float]) -> None:
+        self.cmd[0] = xyz[0]
+        self.cmd[1] = xyz[1]
+        self.cmd[2] = xyz[2] + TCP_DROP - GANTRY_Z
+
+    def cmd_tcp(self) -> np.ndarray:
+        return np.array([self.cmd[0], self.cmd[1], self.cmd[2] - TCP_DROP + GANTRY_Z])
+
+    def set_grip(self, half_width: float) -> None:
+        q = min(max(half_width, 0.0), FINGER_MAX)
+        self.cmd[5] = q
+        self.cmd[6] = q
+
+    def pad_contacts(self, owner: int, geom: int = -1) -> tuple[bool, bool]:
+        """Whether the left and right pads touch an entity (or one geom of it)."""
+        d = self.data
+        if not d.ncon:
+            return False, False
+        pairs = d.contact.geom
+        owners = self.geom_owner[pairs]
+        left = right = False
+        pl, pr = self.pads
+        for k in range(d.ncon):
+            a, b = pairs[k]
+            other = -1
+            if a in (pl, pr):
+                other, pad = b, a
+            elif b in (pl, pr):
+                other, pad = a, b
+            else:
+                continue
+            matches = other == geom if geom >= 0 else owners[k][0 if other == a else 1] == owner
+            if matches:
+                if pad == pl:
+                    left = True
+                else:
+                    right = True
+        return left, right
+
+    def touching(self, entity: str) -> set[int]:
+        """Owner indices of everything in contact with an entity's geoms."""
+        d = self.data
+        out: set[int] = set()
+        if not d.ncon:
+            return out
+        idx = self.entity_index[entity]
+        owners = self.geom_owner[d.contact.geom]
+        for a, b in owners:
+            if a == idx and b != idx:
+                out.add(int(b))
+            elif b == idx and a != idx:
+                out.add(int(a))
+        return out
+
+    def activate_weld(self, name: str) -> None:
+        m, d = self.model, self.data
+        eq = self.weld_ids[name]
+        body = self.body_ids[name]
+        ipos, iquat, rpos, rquat = np.zeros(3), np.zeros(4), np.zeros(3), np.zeros(4)
+        mujoco.mju_negPose(ipos, iquat, d.xpos[self.hand_body], d.xquat[self.hand_body])
+        mujoco.mju_mulPose(rpos, rquat, ipos, iquat, d.xpos[body], d.xquat[body])
+        m.eq_data[eq, 0:3] = 0.0
+        m.eq_data[eq, 3:6] = rpos
+        m.eq_data[eq, 6:10] = rquat
+        m.eq_data[eq, 10] = 1.0
+        d.eq_active[eq] = 1
+
+    def release_weld(self, name: str) -> None:
+        self.data.eq_active[self.weld_ids[name]] = 0
+
+    def weld_active(self, name: str) -> bool:
+        return name in self.weld_ids and bool(self.data.eq_active[self.weld_ids[name]])
+
+    def connect_lid(self, name: str) -> None:
+        m, d = self.model, self.data
+        eq = self.lid_eq[name]
+        handle = m.body(self.infos[name].lid_handle).id
+        tcp = self.tcp()
+        # anchors: the TCP in the hand frame, and the same world point in the handle frame
+        m.eq_data[eq, 0:3] = [0.0, 0.0, -TCP_DROP]
+        R = d.xmat[handle].reshape(3, 3)
+        m.eq_data[eq, 3:6] = R.T @ (tcp - d.xpos[handle])
+        d.eq_active[eq] = 1
+
+    def release_lid(self, name: str) -> None:
+        self.data.eq_active[self.lid_eq[name]] = 0
+
+    # ------------------------------------------------------------ contents
+
+    def add_contents(self, container: str, substance: str, amount: float) -> None:
+        bucket = self.ledger.amounts.setdefault(container, {})
+        bucket[substance] = bucket.get(substance, 0.0) + amount
+        if bucket[substance] <= 1e-15:
+            del bucket[substance]
+        self._update_mass(container)
+
+    def _update_mass(self, container: str) -> None:
+        m = self.model
+        info = self.infos[container]
+        body = self.body_ids[container]
+        new = info.base_mass + self.ledger.mass(container)
+        # the builder split the base mass over several geoms; scale the whole body
+        base_body_mass = self._base_mass[body]
+        factor = new / info.base_mass if info.base_mass > 0 else 1.0
+        m.body_mass[body] = base_body_mass * factor
+        m.body_inertia[body] = self._base_inertia[body] * factor
+
+    def object_mass(self, name: str) -> float:
+        return float(self.model.body_mass[self.body_ids[name]])
