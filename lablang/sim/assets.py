@@ -22,17 +22,6 @@ G = mujoco.mjtGeom
 STEEL_DENSITY = 7950.0  # kg/m^3, stainless steel calibration weights
 
 
-@attrs.frozen(slots=True)
-class ParamSpec:
-    """One asset parameter: its dimension ("" for a plain number), range and default."""
-
-    dimension: str
-    low: float
-    high: float
-    default: float
-    integer: bool = False
-
-
 @attrs.define
 class SlotInfo:
     site: str  # the site at the centre of the slot floor, z up
@@ -171,9 +160,10 @@ def _add_button(spec: mujoco.MjSpec, parent: mujoco.MjsBody, name: str, pos: lis
     button = parent.add_body(name=name, pos=pos)
     button.add_joint(name=f"{name}_joint", type=mujoco.mjtJoint.mjJNT_SLIDE, axis=[0, 0, 1],
                      range=[-0.005, 0.0], limited=mujoco.mjtLimited.mjLIMITED_TRUE,
-                     stiffness=60.0, damping=0.5, armature=0.001)
+                     stiffness=200.0, damping=2.0, armature=0.2)
+    # collision group 2: the button meets the finger pads but not the housing it sinks into
     button.add_geom(type=G.mjGEOM_CYLINDER, pos=[0, 0, 0.004], size=[0.008, 0.004, 0], mass=0.005,
-                    rgba=[0.8, 0.2, 0.2, 1.0])
+                    rgba=[0.8, 0.2, 0.2, 1.0], contype=2, conaffinity=2)
     return f"{name}_joint"
 
 
@@ -250,16 +240,15 @@ def build_beaker(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: flo
                      capacity=capacity, base_mass=mass, yaw_limit=math.pi / nseg)
 
 
-# name -> (builder, parameters, kind); kind is "fixture" or "object"
-ASSETS: dict[str, tuple[Builder, dict[str, ParamSpec], str]] = {
-    "table": (build_table, {}, "fixture"),
-    "tube_rack": (build_tube_rack, {"slots": ParamSpec("", 1, 24, 6, integer=True)}, "fixture"),
-    "centrifuge": (build_centrifuge, {"slots": ParamSpec("", 2, 24, 8, integer=True)}, "fixture"),
-    "scale": (build_scale, {}, "fixture"),
-    "tube_1_5ml": (build_tube, {"mass": ParamSpec("mass", 0.0005, 0.01, 0.0015)}, "object"),
-    "weight": (build_weight, {"mass": ParamSpec("mass", 0.001, 0.2, 0.02)}, "object"),
-    "beaker": (build_beaker, {"capacity": ParamSpec("volume", 10e-6, 250e-6, 50e-6),
-                              "mass": ParamSpec("mass", 0.005, 0.2, 0.03)}, "object"),
+# asset kind -> builder; the kinds and their parameters are in `catalog.ASSET_KINDS`
+BUILDERS: dict[str, Builder] = {
+    "table": build_table,
+    "tube_rack": build_tube_rack,
+    "centrifuge": build_centrifuge,
+    "scale": build_scale,
+    "tube_1_5ml": build_tube,
+    "weight": build_weight,
+    "beaker": build_beaker,
 }
 
 
@@ -309,7 +298,7 @@ def build_gripper(spec: mujoco.MjSpec) -> None:
                          damping=1.0, armature=0.01)
         finger.add_geom(name=f"pad_{side}", type=G.mjGEOM_BOX, pos=[0, 0, -0.037],
                         size=[0.003, 0.009, 0.015], mass=0.02, rgba=[0.2, 0.2, 0.2, 1.0],
-                        friction=[1.5, 0.02, 0.002], condim=4)
+                        friction=[1.5, 0.02, 0.002], condim=4, contype=3, conaffinity=3)
     servo = [("gx", 4000, 30), ("gy", 4000, 30), ("gz", 4000, 30), ("gyaw", 40, 5),
              ("gtilt", 60, 8), ("fl", 1000, 4), ("fr", 1000, 4)]
     for joint, kp, limit in servo:

@@ -8,7 +8,8 @@ import attrs
 import mujoco
 import numpy as np
 
-from lablang.sim.assets import ASSETS, AssetInfo, build_gripper, build_table
+from lablang.sim.assets import BUILDERS, AssetInfo, build_gripper, build_table
+from lablang.sim.catalog import ASSET_KINDS
 from lablang.sim.model import Entity, InSlot, OnSurface, PoseRandomization, Scene, SlotPermutation
 
 PHYSICS_DT = 0.002
@@ -70,7 +71,7 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
     if scene.entity("table") is None:
         infos["table"] = build_table(spec, Entity("table", "table"), [0, 0, 0], 0.0)
     for entity in scene.entities:
-        builder, _params, kind = ASSETS[entity.asset]
+        builder, kind = BUILDERS[entity.asset], ASSET_KINDS[entity.asset].role
         placement = placements.get(entity.name)
         if kind == "fixture" and entity.asset != "table":
             x, y, yaw = 0.3, 0.0, 0.0

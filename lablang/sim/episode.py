@@ -155,17 +155,19 @@ def _run_call(rt: Runtime, evaluator: Evaluator, call: Call) -> SkillResult:
     entry = SKILLS.get(call.func)
     if entry is None:
         raise SpecError(f"unknown skill `{call.func}`")
-    fn, _kinds, timeout, _family = entry
+    fn, timeout = entry
     args: list[Any] = [evaluator.value(a) for a in call.args]
     kwargs = {k: evaluator.value(v) for k, v in call.kwargs}
     if any(a is None for a in args):
         return SkillResult("failed", "an argument has no value in this state (e.g. `slot_of` of an "
                            "object that is in no slot)")
+    if call.func == "wait" and args:
+        timeout = float(args[0]) + 1.0
     return run_skill(rt, fn(rt, *args, **kwargs), timeout)
 
 
 def _recheck(rt: Runtime, steps: list[Step], window: float = 1.0) -> tuple[bool, ...]:
-    """Re-check passed steps at the end: does each spec still hold (stable specs get 1 s)?"""
+    """Re-check passed steps at the end: do their placement facts still hold (within 1 s)?"""
     if not steps:
         return ()
     evaluator = Evaluator(rt)
@@ -174,8 +176,9 @@ def _recheck(rt: Runtime, steps: list[Step], window: float = 1.0) -> tuple[bool,
     while True:
         for i, step in enumerate(steps):
             if not status[i] and step.success is not None:
+                persistent = _persistent_part(step.success)
                 try:
-                    status[i] = evaluator.holds(_without_durations(step.success))
+                    status[i] = persistent is None or evaluator.holds(persistent)
                 except SpecError:
                     status[i] = False
             elif step.success is None:
@@ -185,21 +188,28 @@ def _recheck(rt: Runtime, steps: list[Step], window: float = 1.0) -> tuple[bool,
         rt.tick()
 
 
-def _without_durations(expr: Any) -> Any:
-    """The persistence re-check uses short windows: stable(x, T) becomes stable(x, 0.2 s)."""
-    from lablang.sim.model import Call, Logic, Not, Num
+# Facts about where things are and what they hold must persist to the end of the
+# episode; apparatus states (a lid, a scale's reading) are expected to change later.
+PERSISTENT = ("in", "on", "upright", "balanced", "contains", "not_spilled")
+
+
+def _persistent_part(expr: Any) -> Any:
+    """The part of a spec that must still hold at the end; other atoms count as true."""
+    from lablang.sim.model import Call, Logic, Not, Ref
 
     match expr:
-        case Call(func="stable", args=args) if len(args) == 2:
-            return attrs.evolve(expr, args=(args[0], Num(0.2, "time")))
-        case Call(func="reading"):
-            return expr  # the scale's own 3 s window is part of what a reading means
-        case Logic(parts=parts):
-            return attrs.evolve(expr, parts=tuple(_without_durations(p) for p in parts))
-        case Not(operand=operand):
-            return attrs.evolve(expr, operand=_without_durations(operand))
-        case _:
+        case Call(func=func) if func in PERSISTENT:
             return expr
+        case Logic(op="and", parts=parts):
+            kept = [p for p in (_persistent_part(q) for q in parts) if p is not None]
+            return Logic("and", tuple(kept)) if kept else None
+        case Logic(op="or", parts=parts):
+            kept = [_persistent_part(q) for q in parts]
+            return None if any(k is None for k in kept) else Logic("or", tuple(kept))
+        case Not() | Ref():
+            return None
+        case _:
+            return None
 
 
 class _Keyframes:

@@ -209,13 +209,20 @@ def skill_place(rt: Runtime, obj: str, target: Any, *, need_slot: bool = False) 
     if point is None:
         return fail(f"`{_name(target)}` is not a place an object can be put")
     clearance = 0.003
+    if isinstance(target, str):
+        spot = _free_spot(rt, obj, target)
+        if spot is None:
+            return fail(f"there is no free spot on `{target}` for `{obj}`")
+        point = point + spot
     # the actual TCP-to-bottom offset of this grasp, measured now
     offset = rt.tcp() - object_bottom(rt, obj)
     above = point + offset + [0, 0, clearance + 0.03]
     yield from transit(rt, above[:2], above[2])
     for _ in range(round(3.0 / rt.dt)):  # final approach, re-reading the target each tick
-        point = target_point(rt, target)
-        assert point is not None
+        reread = target_point(rt, target)
+        assert reread is not None
+        if isinstance(target, SlotTarget):
+            point = reread
         offset = rt.tcp() - object_bottom(rt, obj)
         goal = point + offset + [0, 0, clearance]
         current = rt.cmd_tcp()
@@ -233,6 +240,26 @@ def skill_place(rt: Runtime, obj: str, target: Any, *, need_slot: bool = False) 
             break
     yield from _release(rt, obj)
     return ok()
+
+
+def _free_spot(rt: Runtime, obj: str, surface: str) -> np.ndarray | None:
+    """An offset on a surface's top where `obj` fits beside what already rests there."""
+    info = rt.infos[surface]
+    top = rt.data.site(info.top_site).xpos
+    radius = rt.infos[obj].radius
+    others = []
+    for name, other in rt.infos.items():
+        if other.free and name != obj:
+            pos = rt.data.xpos[rt.body_ids[name]]
+            if abs(pos[2] - top[2]) < 0.08 and np.hypot(*(pos[:2] - top[:2])) < info.radius + 0.02:
+                others.append((pos[:2] - top[:2], other.radius))
+    reach = max(0.0, info.radius - radius - 0.004)
+    candidates = [(0.0, 0.0)] + [(r * math.cos(a), r * math.sin(a)) for r in (reach * 0.55, reach)
+                                 for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)]
+    for cx, cy in candidates:
+        if all(np.hypot(cx - p[0], cy - p[1]) > radius + r + 0.006 for p, r in others):
+            return np.array([cx, cy, 0.0])
+    return None
 
 
 def _blocked(rt: Runtime, obj: str, target: Any, point: np.ndarray) -> str:
@@ -509,23 +536,22 @@ def _name(target: Any) -> str:
             return str(target)
 
 
-# name -> (controller, parameter kinds, timeout in simulated seconds, family)
-# parameter kinds: "object", "target", "scale", "button", "container", "duration", "volume", "?target"
+# name -> (controller, timeout in simulated seconds); signatures are in `catalog`
 SkillFn = Callable[..., Controller]
-SKILLS: dict[str, tuple[SkillFn, tuple[str, ...], float, str]] = {
-    "move_to": (skill_move_to, ("target",), 8.0, "apparatus and workspace"),
-    "home": (skill_home, (), 8.0, "apparatus and workspace"),
-    "pick": (skill_pick, ("object",), 10.0, "apparatus and workspace"),
-    "place": (skill_place, ("object", "target"), 12.0, "apparatus and workspace"),
-    "release": (skill_release, ("?object",), 4.0, "apparatus and workspace"),
-    "insert_into_slot": (skill_insert_into_slot, ("object", "target"), 12.0, "apparatus and workspace"),
-    "remove_from_slot": (skill_remove_from_slot, ("object", "?target"), 10.0, "apparatus and workspace"),
-    "open_lid": (skill_open_lid, ("entity",), 15.0, "apparatus and workspace"),
-    "close_lid": (skill_close_lid, ("entity",), 15.0, "apparatus and workspace"),
-    "press_button": (skill_press_button, ("button",), 8.0, "apparatus and workspace"),
-    "start_centrifuge": (skill_start_centrifuge, ("entity",), 8.0, "apparatus and workspace"),
-    "put_on_scale": (skill_put_on_scale, ("object", "entity"), 12.0, "solid handling and weighing"),
-    "tare": (skill_tare, ("entity",), 8.0, "solid handling and weighing"),
-    "pour": (skill_pour, ("object", "entity", "volume"), 20.0, "liquid handling and transfer"),
-    "wait": (skill_wait, ("duration",), 600.0, "thermal control and incubation"),
+SKILLS: dict[str, tuple[SkillFn, float]] = {
+    "move_to": (skill_move_to, 8.0),
+    "home": (skill_home, 8.0),
+    "pick": (skill_pick, 10.0),
+    "place": (skill_place, 12.0),
+    "release": (skill_release, 4.0),
+    "insert_into_slot": (skill_insert_into_slot, 12.0),
+    "remove_from_slot": (skill_remove_from_slot, 10.0),
+    "open_lid": (skill_open_lid, 15.0),
+    "close_lid": (skill_close_lid, 15.0),
+    "press_button": (skill_press_button, 8.0),
+    "start_centrifuge": (skill_start_centrifuge, 8.0),
+    "put_on_scale": (skill_put_on_scale, 12.0),
+    "tare": (skill_tare, 8.0),
+    "pour": (skill_pour, 20.0),
+    "wait": (skill_wait, 600.0),
 }
