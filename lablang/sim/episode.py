@@ -222,21 +222,15 @@ class _Keyframes:
         self.renderer = mujoco.Renderer(rt.model, height=360, width=480)
 
     def save(self, index: int, name: str) -> str:
-        import os
-        import tempfile
-
         import mujoco
+
+        from lablang.output import write_atomic
 
         self.renderer.update_scene(self.rt.data, camera="overview")
         self.renderer.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = False
         self.renderer.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
-        pixels = self.renderer.render()
         path = self.folder / f"{index:02d}_{name}.png"
-        fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".png")
-        os.close(fd)
-        with open(tmp, "wb") as handle:
-            handle.write(encode_png(pixels))
-        os.replace(tmp, path)
+        write_atomic(path, encode_png(self.renderer.render()))
         return str(path)
 
     def close(self) -> None:
@@ -256,3 +250,14 @@ def encode_png(pixels: np.ndarray) -> bytes:
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b"")
+
+
+def episode_json(result: EpisodeResult) -> dict[str, Any]:
+    """The episode as JSON-ready data (the trace `simulate --json` prints)."""
+    data = attrs.asdict(result, recurse=True)
+    for step in data["steps"]:
+        step["wall"] = round(step["wall"], 4)
+    data["wall_time"] = round(result.wall_time, 4)
+    data["credit"] = result.credit
+    data["succeeded"] = result.succeeded
+    return data

@@ -386,12 +386,17 @@ _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
+_DISPLAY_UNITS = {"volume": (1e6, "mL"), "mass": (1e3, "g"), "time": (1.0, "s"), "length": (1.0, "m"),
+                  "angle": (180 / math.pi, "deg")}
+
+
 def _text(expr: Expr) -> str:
     match expr:
         case Ref():
             return expr.text()
         case Num(value=value, dimension=dim):
-            return f"{value:g}{' ' + dim if dim else ''}"
+            scale, unit = _DISPLAY_UNITS.get(dim, (1.0, ""))
+            return f"{value * scale:g}{' ' + unit if unit else ''}"
         case Text(value=value):
             return f'"{value}"'
         case Call(func=func, args=args, kwargs=kwargs):

@@ -468,7 +468,7 @@ def skill_pour(rt: Runtime, source: str, target: Any, amount: float) -> Controll
     tpos, tR = object_frame(rt, target)
     rim = tpos + tR[:, 2] * tinfo.half_height
     spos = rt.data.xpos[rt.body_ids[source]]
-    lift = rim[2] + 0.02 + (rt.tcp()[2] - (spos[2] - sinfo.half_height))
+    lift = rim[2] + 0.03 + (rt.tcp()[2] - (spos[2] - sinfo.half_height))
     yield from transit(rt, [rim[0], rim[1] - 0.03], lift)
     moved = spilled = 0.0
     tilt = 0.0
@@ -486,10 +486,13 @@ def skill_pour(rt: Runtime, source: str, target: Any, amount: float) -> Controll
         lip = pos + axis * sinfo.half_height
         if norm > 1e-6:
             lip = lip + downhill / norm * sinfo.opening
-        # closed loop: keep the lip over the target's centre, 1.5 cm above its rim
-        cmd = rt.cmd_tcp()
-        err = np.array([rim[0] - lip[0], rim[1] - lip[1], rim[2] + 0.015 - lip[2]])
-        rt.set_tcp(cmd + 0.3 * err)
+        if not done:
+            # closed loop: keep the lip over the target's centre, high enough that the
+            # tilted source's body clears the target's rim; at most 5 mm per tick
+            cmd = rt.cmd_tcp()
+            err = np.array([rim[0] - lip[0], rim[1] - lip[1],
+                            max(0.0, rim[2] + sinfo.radius + 0.012 - lip[2])])
+            rt.set_tcp(cmd + np.clip(0.3 * err, -0.005, 0.005))
         yield
         if done and tilt <= 0.0:
             break
