@@ -57,6 +57,7 @@ class _Front:
         self.source = source
         self.report = report
         self.failed = False
+        self.instruction_span: Span | None = None
 
     def error(self, code: str, message: str, span: Span, **kw: object) -> None:
         self.failed = True
@@ -339,6 +340,7 @@ class _Front:
             match member:
                 case ast.Field(key="instruction", value=ast.String(value=text)):
                     instruction = text
+                    self.instruction_span = member.value.span
                 case ast.Entry(keyword="step"):
                     step = self.step(member, scene)
                     if step is not None:
@@ -374,18 +376,21 @@ class _Front:
                     call = self.skill_call(stmt, scene)
                     if call is not None:
                         program.append(call)
-                case ast.Field(key="success", value=value):
+                case ast.Field(key="success", value=value, clauses=clauses):
                     success = self.expr(value, scene, condition=True)
-                case ast.Field(key="within", value=value):
-                    seconds = self.number(value, "time")
-                    if seconds is None or not 0 < seconds <= catalog.MAX_CHECK_WINDOW:
-                        self.error("E0708", f"`within` is a time up to {catalog.MAX_CHECK_WINDOW:g} s",
-                                   value.span)
-                    else:
-                        window = seconds
+                    for clause in clauses:
+                        seconds = None
+                        if clause.keyword == "within" and not isinstance(clause.value, ast.Assignment):
+                            seconds = self.number(clause.value, "time")
+                        if seconds is None or not 0 < seconds <= catalog.MAX_CHECK_WINDOW:
+                            self.error("E0708", "a success spec may end with `within T`, the time it "
+                                       f"may take to hold, up to {catalog.MAX_CHECK_WINDOW:g} s",
+                                       clause.span)
+                        else:
+                            window = seconds
                 case _:
-                    self.error("E0708", "a step holds `do { skill calls }`, `success: condition` and "
-                               "optionally `within: 10 s`", member.span)
+                    self.error("E0708", "a step holds `do { skill calls }` and `success: condition`, "
+                               "optionally followed by `within 10 s`", member.span)
         if len(program) > catalog.MAX_CALLS_PER_STEP:
             self.error("E0708", f"a step may call at most {catalog.MAX_CALLS_PER_STEP} skills", entry.span)
         return sm.Step(name, tuple(program), success, window, span=entry.span)
@@ -461,7 +466,8 @@ class _Front:
                     missing.append(ref)
         for ref in missing:
             self.report.add("W0701", f"the instruction does not mention `{ref}`, which the success "
-                            "spec requires", self.source, decl.name_span,
+                            "spec requires", self.source, self.instruction_span or decl.name_span,
+                            label=f"`{ref}` is not mentioned here",
                             help=f"name `{ref}` in `instruction`, so an agent reading only the "
                             "instruction can do the task")
 
