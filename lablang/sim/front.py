@@ -396,6 +396,12 @@ class _Front:
         return sm.Step(name, tuple(program), success, window, span=entry.span)
 
     def skill_call(self, stmt: ast.Member, scene: sm.Scene) -> sm.Call | None:
+        if isinstance(stmt, ast.ExprEntry) and stmt.keyword == "wait" and stmt.body is None:
+            # `wait` is also a keyword of the language: `wait(2 s)` and `wait 2 s` both arrive here
+            func = ast.Name(id="wait", span=Span(stmt.span.start, stmt.span.start + 4))
+            arg = ast.Arg(name=None, value=stmt.value, span=stmt.value.span)
+            stmt = ast.ExprStmt(value=ast.Call(func=func, args=(arg,), span=stmt.span), clauses=(),
+                                span=stmt.span)
         if not (isinstance(stmt, ast.ExprStmt) and isinstance(stmt.value, ast.Call)
                 and isinstance(stmt.value.func, ast.Name)):
             self.error("E0708", "a `do` block holds skill calls such as `pick(tube_A)`", stmt.span)

@@ -40,6 +40,15 @@ _BAD_WARNINGS = (
 )
 
 
+def display_tenths(grams: float) -> int:
+    """The scale's display in tenths of a gram: 0.1 g quantum, halves rounded up.
+
+    >>> display_tenths(20.05), display_tenths(20.0499), display_tenths(-0.05)
+    (201, 200, 0)
+    """
+    return math.floor(grams * 10 / SCALE_QUANTUM_TENTHS + 0.5) * SCALE_QUANTUM_TENTHS
+
+
 class SimFault(Exception):  # noqa: N818 - a fault, not an error of the user's task
     """The simulator became unstable; the episode's outcome is not a task result."""
 
@@ -249,7 +258,7 @@ class Runtime:
         force = float(self.data.sensordata[state.sensor_adr + 2])
         grams = (abs(force) - state.zero) / GRAVITY * 1000.0
         state.filtered += (1.0 - math.exp(-self.dt / SCALE_TAU)) * (grams - state.filtered)
-        display = math.floor(state.filtered * 10 / SCALE_QUANTUM_TENTHS + 0.5) * SCALE_QUANTUM_TENTHS
+        display = display_tenths(state.filtered)
         if display != state.display:
             state.display = display
             state.stable_since = self.time

@@ -208,6 +208,11 @@ def skill_place(rt: Runtime, obj: str, target: Any, *, need_slot: bool = False) 
     point = target_point(rt, target)
     if point is None:
         return fail(f"`{_name(target)}` is not a place an object can be put")
+    if isinstance(target, SlotTarget) and rt.infos[target.container].lid_joint:
+        from lablang.sim.predicates import lid_angle
+
+        if lid_angle(rt, target.container) < 1.0:
+            return fail(f"the lid of `{target.container}` is not open")
     clearance = 0.003
     if isinstance(target, str):
         spot = _free_spot(rt, obj, target)
@@ -272,14 +277,6 @@ def _blocked(rt: Runtime, obj: str, target: Any, point: np.ndarray) -> str:
     elif isinstance(target, str) and target in rt.entity_index:
         allowed.add(rt.entity_index[target])
     hits = sorted(rt.touching(obj) - allowed)
-    if isinstance(target, SlotTarget) and not hits:
-        # the container itself may block: its lid, or a wall above the slot's floor
-        container = rt.infos[target.container]
-        if container.lid_joint:
-            from lablang.sim.predicates import lid_angle
-
-            if lid_angle(rt, target.container) < 0.5 and rt.entity_index[target.container] in rt.touching(obj):
-                return f"{target.container} lid"
     return rt.owner_names[hits[0]] if hits else ""
 
 
