@@ -9,10 +9,19 @@ from typing import Any
 
 import click
 
-PATH_OPTION = click.option("--path", "roots", multiple=True, type=click.Path(file_okay=False),
-                           help="A directory to import modules from (repeatable).")
-TASK_OPTION = click.option("--task", "task_name", default=None,
-                           help="Which task of the file (needed when it declares several).")
+PATH_OPTION = click.option(
+    "--path",
+    "roots",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    help="A directory to import modules from (repeatable).",
+)
+TASK_OPTION = click.option(
+    "--task",
+    "task_name",
+    default=None,
+    help="Which task of the file (needed when it declares several).",
+)
 
 
 def _load(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
@@ -28,8 +37,11 @@ def _load(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
         sys.exit(2)
     if task_name is None:
         if len(tasks) > 1:
-            click.echo(f"error: `{file}` declares several tasks ({', '.join(sorted(tasks))}); "
-                       "choose one with --task", err=True)
+            click.echo(
+                f"error: `{file}` declares several tasks ({', '.join(sorted(tasks))}); "
+                "choose one with --task",
+                err=True,
+            )
             sys.exit(2)
         return next(iter(tasks.values()))
     if task_name not in tasks:
@@ -41,13 +53,24 @@ def _load(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
 @click.command("simulate")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1))
-@click.option("--render", "render_dir", type=click.Path(file_okay=False), default=None,
-              help="Write a PNG keyframe per step and trace.json into this directory.")
+@click.option(
+    "--render",
+    "render_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write a PNG keyframe per step and trace.json into this directory.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the episode as JSON.")
 @TASK_OPTION
 @PATH_OPTION
-def simulate_command(file: str, seed: int, render_dir: str | None, as_json: bool,
-                     task_name: str | None, roots: tuple[str, ...]) -> None:
+def simulate_command(
+    file: str,
+    seed: int,
+    render_dir: str | None,
+    as_json: bool,
+    task_name: str | None,
+    roots: tuple[str, ...],
+) -> None:
     """Run a task's expert program in MuJoCo and print each step's result.
 
     Exit 0 when every step passes, 1 when a step fails, 3 on a simulator fault.
@@ -68,11 +91,16 @@ def simulate_command(file: str, seed: int, render_dir: str | None, as_json: bool
     else:
         click.echo(f"task {task.name}, seed {seed}: {len(task.steps)} steps")
         for step in result.steps:
-            timing = f"{step.start:7.2f} s -> {step.end:7.2f} s sim, {step.wall * 1000:6.0f} ms wall"
+            timing = (
+                f"{step.start:7.2f} s -> {step.end:7.2f} s sim, {step.wall * 1000:6.0f} ms wall"
+            )
             click.echo(f"  {step.status:7} {step.name:16} {timing}")
             for skill in step.skills:
                 mark = "ok" if skill.status == "succeeded" else skill.status
-                click.echo(f"            {mark:9} {skill.call}" + (f": {skill.reason}" if skill.reason else ""))
+                click.echo(
+                    f"            {mark:9} {skill.call}"
+                    + (f": {skill.reason}" if skill.reason else "")
+                )
             if step.status != "passed":
                 click.echo(f"            reason: {step.reason}")
                 if step.failing:
@@ -80,12 +108,16 @@ def simulate_command(file: str, seed: int, render_dir: str | None, as_json: bool
             if step.keyframe:
                 click.echo(f"            keyframe: {step.keyframe}")
         if result.fault is not None:
-            click.echo(f"simulator fault (not a task failure): {result.fault.kind}: {result.fault.detail}")
+            click.echo(
+                f"simulator fault (not a task failure): {result.fault.kind}: {result.fault.detail}"
+            )
         lost = [s.name for s, ok in zip(result.steps, result.persisted, strict=False) if not ok]
         if lost:
             click.echo(f"no longer holding at the end: {', '.join(lost)}")
-        click.echo(f"credit {result.credit:.2f}, {result.sim_time:.2f} s simulated in "
-                   f"{result.wall_time:.2f} s, trace {result.trace_digest[:16]}")
+        click.echo(
+            f"credit {result.credit:.2f}, {result.sim_time:.2f} s simulated in "
+            f"{result.wall_time:.2f} s, trace {result.trace_digest[:16]}"
+        )
     sys.exit(3 if result.fault is not None else 0 if result.succeeded else 1)
 
 
@@ -94,13 +126,26 @@ def simulate_command(file: str, seed: int, render_dir: str | None, as_json: bool
 @click.option("--instances", default=20, show_default=True, type=click.IntRange(1, 100_000))
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1))
 @click.option("--jobs", default=1, show_default=True, type=click.IntRange(1, 64))
-@click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
-              help="Write the certificate JSON here (printed otherwise).")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the certificate JSON here (printed otherwise).",
+)
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
 @TASK_OPTION
 @PATH_OPTION
-def certify_command(file: str, instances: int, seed: int, jobs: int, out: str | None,
-                    no_progress: bool, task_name: str | None, roots: tuple[str, ...]) -> None:
+def certify_command(
+    file: str,
+    instances: int,
+    seed: int,
+    jobs: int,
+    out: str | None,
+    no_progress: bool,
+    task_name: str | None,
+    roots: tuple[str, ...],
+) -> None:
     """Certify a task on randomized instances and write its certificate.
 
     Exit 0 when every instance succeeds, 1 otherwise.
@@ -117,20 +162,28 @@ def certify_command(file: str, instances: int, seed: int, jobs: int, out: str | 
     if out:
         write_atomic(Path(out), text)
         rates = ", ".join(f"{k} {v:.0%}" for k, v in certificate["step_pass_rates"].items())
-        click.echo(f"{task.name}: {certificate['success_rate']:.0%} of {instances} instances succeeded "
-                   f"({rates}); certificate in {out}")
+        click.echo(
+            f"{task.name}: {certificate['success_rate']:.0%} of {instances} instances succeeded "
+            f"({rates}); certificate in {out}"
+        )
     else:
         click.echo(text, nl=False)
     sys.exit(0 if certificate["certified"] else 1)
 
 
 def _partial(name: str, what: str) -> click.Command:
-    @click.command(name, help=f"{what} (partial: not built yet)",
-                   context_settings={"ignore_unknown_options": True})
+    @click.command(
+        name,
+        help=f"{what} (partial: not built yet)",
+        context_settings={"ignore_unknown_options": True},
+    )
     @click.argument("args", nargs=-1, type=click.UNPROCESSED)
     def command(args: tuple[str, ...]) -> None:
-        click.echo(f"error: `lablang {name}` is not built yet (partial: the simulation backend "
-                   "has simulate and certify; see docs/sim.md)", err=True)
+        click.echo(
+            f"error: `lablang {name}` is not built yet (partial: the simulation backend "
+            "has simulate and certify; see docs/sim.md)",
+            err=True,
+        )
         sys.exit(2)
 
     return command

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 __all__ = ["certify_task", "load_tasks", "simulate_task"]
 
 
-def load_tasks(path: str | Path, roots: Sequence[str | Path] = ()) -> tuple[dict[str, Task], Report]:
+def load_tasks(
+    path: str | Path, roots: Sequence[str | Path] = ()
+) -> tuple[dict[str, Task], Report]:
     """Check a `.lab` file and return its tasks (empty if it has errors) and the report."""
     from lablang.driver import check_file
     from lablang.sim.front import tasks_of
@@ -46,8 +48,9 @@ def simulate_task(task: Task, seed: int = 0, render_dir: str | Path | None = Non
     return run_episode(task, seed, render_dir=Path(render_dir) if render_dir else None)
 
 
-def certify_task(task: Task, instances: int = 20, seed: int = 0, jobs: int = 1,
-                 progress: bool = False) -> dict[str, Any]:
+def certify_task(
+    task: Task, instances: int = 20, seed: int = 0, jobs: int = 1, progress: bool = False
+) -> dict[str, Any]:
     """Certify a task over randomized instances (see `lablang.sim.certify`)."""
     from lablang.sim.certify import certify_task as certify
 

@@ -67,13 +67,20 @@ def _quat_z(yaw: float) -> list[float]:
     return [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
 
 
-def _box(body: mujoco.MjsBody, pos: list[float], half: list[float], rgba: list[float],
-         **kw: object) -> mujoco.MjsGeom:
+def _box(
+    body: mujoco.MjsBody, pos: list[float], half: list[float], rgba: list[float], **kw: object
+) -> mujoco.MjsGeom:
     return body.add_geom(type=G.mjGEOM_BOX, pos=pos, size=half, rgba=rgba, **kw)
 
 
-def _cup_walls(body: mujoco.MjsBody, bore: float, depth: float, rgba: list[float],
-               z0: float = 0.0, wall: float = 0.002) -> None:
+def _cup_walls(
+    body: mujoco.MjsBody,
+    bore: float,
+    depth: float,
+    rgba: list[float],
+    z0: float = 0.0,
+    wall: float = 0.002,
+) -> None:
     """Four walls around a square bore of half-width `bore`, floor at z0."""
     zc = z0 + depth / 2
     for sign in (-1.0, 1.0):
@@ -88,8 +95,9 @@ def build_table(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: floa
     body = spec.worldbody.add_body(name=entity.name, pos=[0.3, 0.0, 0.0])
     _box(body, [0.0, 0.0, -0.025], [0.55, 0.55, 0.025], [0.75, 0.7, 0.62, 1.0])
     body.add_site(name=f"{entity.name}_top", pos=[0.0, 0.0, 0.0], size=[0.005, 0, 0])
-    return AssetInfo(entity.name, "table", entity.name, free=False, radius=0.55,
-                     top_site=f"{entity.name}_top")
+    return AssetInfo(
+        entity.name, "table", entity.name, free=False, radius=0.55, top_site=f"{entity.name}_top"
+    )
 
 
 def build_tube_rack(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
@@ -111,7 +119,9 @@ def build_tube_rack(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: 
     return info
 
 
-def build_centrifuge(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
+def build_centrifuge(
+    spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float
+) -> AssetInfo:
     n = int(entity.param("slots", 8))
     name = entity.name
     ring = max(0.05, n * 0.024 / (2 * math.pi))
@@ -119,17 +129,32 @@ def build_centrifuge(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw:
     body = spec.worldbody.add_body(name=name, pos=pos, quat=_quat_z(yaw))
     body.add_geom(type=G.mjGEOM_CYLINDER, pos=[0, 0, 0.03], size=[housing_r, 0.03, 0], rgba=_GREY)
     rotor = body.add_body(name=f"{name}_rotor", pos=[0, 0, 0.06])
-    rotor.add_joint(name=f"{name}_rotor_hinge", type=mujoco.mjtJoint.mjJNT_HINGE, axis=[0, 0, 1],
-                    damping=0.05, frictionloss=0.02, armature=0.001)
-    rotor.add_geom(type=G.mjGEOM_CYLINDER, pos=[0, 0, 0.004], size=[ring + 0.02, 0.004, 0],
-                   mass=0.3, rgba=_DARK)
-    info = AssetInfo(name, "centrifuge", name, free=False, radius=housing_r,
-                     rotor_joint=f"{name}_rotor_hinge")
+    rotor.add_joint(
+        name=f"{name}_rotor_hinge",
+        type=mujoco.mjtJoint.mjJNT_HINGE,
+        axis=[0, 0, 1],
+        damping=0.05,
+        frictionloss=0.02,
+        armature=0.001,
+    )
+    rotor.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, 0.004],
+        size=[ring + 0.02, 0.004, 0],
+        mass=0.3,
+        rgba=_DARK,
+    )
+    info = AssetInfo(
+        name, "centrifuge", name, free=False, radius=housing_r, rotor_joint=f"{name}_rotor_hinge"
+    )
     bore, depth = 0.0065, 0.018
     for k in range(n):
         a = 2 * math.pi * k / n
-        slot = rotor.add_body(name=f"{name}_slot{k}", pos=[ring * math.cos(a), ring * math.sin(a), 0.008],
-                              quat=_quat_z(a))
+        slot = rotor.add_body(
+            name=f"{name}_slot{k}",
+            pos=[ring * math.cos(a), ring * math.sin(a), 0.008],
+            quat=_quat_z(a),
+        )
         _cup_walls(slot, bore, depth, [0.4, 0.4, 0.45, 1.0])
         slot.add_site(name=f"{name}_s{k}", size=[0.002, 0, 0])
         info.slots.append(SlotInfo(f"{name}_s{k}", bore, depth))
@@ -137,11 +162,22 @@ def build_centrifuge(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw:
     lid_z = 0.13
     _box(body, [0, housing_r + 0.008, (0.06 + lid_z) / 2], [0.02, 0.008, (lid_z - 0.06) / 2], _GREY)
     lid = body.add_body(name=f"{name}_lid", pos=[0, housing_r + 0.005, lid_z])
-    lid.add_joint(name=f"{name}_lid_hinge", type=mujoco.mjtJoint.mjJNT_HINGE, axis=[-1, 0, 0],
-                  range=[0.0, 1.9], limited=mujoco.mjtLimited.mjLIMITED_TRUE, damping=0.05,
-                  armature=0.002)
-    lid.add_geom(type=G.mjGEOM_CYLINDER, pos=[0, -(housing_r + 0.005), 0], size=[housing_r, 0.004, 0],
-                 mass=0.15, rgba=[0.55, 0.7, 0.85, 0.5])
+    lid.add_joint(
+        name=f"{name}_lid_hinge",
+        type=mujoco.mjtJoint.mjJNT_HINGE,
+        axis=[-1, 0, 0],
+        range=[0.0, 1.9],
+        limited=mujoco.mjtLimited.mjLIMITED_TRUE,
+        damping=0.05,
+        armature=0.002,
+    )
+    lid.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, -(housing_r + 0.005), 0],
+        size=[housing_r, 0.004, 0],
+        mass=0.15,
+        rgba=[0.55, 0.7, 0.85, 0.5],
+    )
     handle = lid.add_body(name=f"{name}_handle", pos=[0, -(2 * housing_r + 0.005 + 0.012), 0])
     _box(handle, [0, 0, 0], [0.006, 0.012, 0.010], _DARK, mass=0.01)
     handle.add_site(name=f"{name}_handle_site", size=[0.002, 0, 0])
@@ -158,12 +194,26 @@ def build_centrifuge(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw:
 
 def _add_button(spec: mujoco.MjSpec, parent: mujoco.MjsBody, name: str, pos: list[float]) -> str:
     button = parent.add_body(name=name, pos=pos)
-    button.add_joint(name=f"{name}_joint", type=mujoco.mjtJoint.mjJNT_SLIDE, axis=[0, 0, 1],
-                     range=[-0.005, 0.0], limited=mujoco.mjtLimited.mjLIMITED_TRUE,
-                     stiffness=200.0, damping=2.0, armature=0.2)
+    button.add_joint(
+        name=f"{name}_joint",
+        type=mujoco.mjtJoint.mjJNT_SLIDE,
+        axis=[0, 0, 1],
+        range=[-0.005, 0.0],
+        limited=mujoco.mjtLimited.mjLIMITED_TRUE,
+        stiffness=200.0,
+        damping=2.0,
+        armature=0.2,
+    )
     # collision group 2: the button meets the finger pads but not the housing it sinks into
-    button.add_geom(type=G.mjGEOM_CYLINDER, pos=[0, 0, 0.004], size=[0.008, 0.004, 0], mass=0.005,
-                    rgba=[0.8, 0.2, 0.2, 1.0], contype=2, conaffinity=2)
+    button.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, 0.004],
+        size=[0.008, 0.004, 0],
+        mass=0.005,
+        rgba=[0.8, 0.2, 0.2, 1.0],
+        contype=2,
+        conaffinity=2,
+    )
     return f"{name}_joint"
 
 
@@ -172,14 +222,30 @@ def build_scale(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: floa
     body = spec.worldbody.add_body(name=name, pos=pos, quat=_quat_z(yaw))
     _box(body, [0, 0, 0.02], [0.07, 0.085, 0.02], _GREY)
     pan = body.add_body(name=f"{name}_pan", pos=[0, 0.012, 0.04])
-    pan.add_geom(type=G.mjGEOM_CYLINDER, pos=[0, 0, 0.003], size=[0.055, 0.003, 0], mass=0.1,
-                 rgba=[0.85, 0.85, 0.88, 1.0])
+    pan.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, 0.003],
+        size=[0.055, 0.003, 0],
+        mass=0.1,
+        rgba=[0.85, 0.85, 0.88, 1.0],
+    )
     pan.add_site(name=f"{name}_pan_site", size=[0.002, 0, 0])
     pan.add_site(name=f"{name}_top", pos=[0, 0, 0.006], size=[0.002, 0, 0])
-    spec.add_sensor(name=f"{name}_force", type=mujoco.mjtSensor.mjSENS_FORCE,
-                    objtype=mujoco.mjtObj.mjOBJ_SITE, objname=f"{name}_pan_site")
-    info = AssetInfo(name, "scale", name, free=False, radius=0.055, top_site=f"{name}_top",
-                     force_sensor=f"{name}_force")
+    spec.add_sensor(
+        name=f"{name}_force",
+        type=mujoco.mjtSensor.mjSENS_FORCE,
+        objtype=mujoco.mjtObj.mjOBJ_SITE,
+        objname=f"{name}_pan_site",
+    )
+    info = AssetInfo(
+        name,
+        "scale",
+        name,
+        free=False,
+        radius=0.055,
+        top_site=f"{name}_top",
+        force_sensor=f"{name}_force",
+    )
     info.buttons["tare"] = _add_button(spec, body, f"{name}_tare", [0, -0.068, 0.04])
     return info
 
@@ -197,13 +263,35 @@ def build_tube(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float
     r, half = 0.0054, 0.0145
     mass = float(entity.param("mass", 0.0015))
     body = _free_body(spec, entity.name)
-    body.add_geom(type=G.mjGEOM_CAPSULE, size=[r, half, 0], mass=mass * 0.85, rgba=_TUBE,
-                  condim=4, friction=[1.0, 0.01, 0.001])
-    body.add_geom(type=G.mjGEOM_CYLINDER, pos=[0, 0, half + r - 0.002], size=[r + 0.0008, 0.003, 0],
-                  mass=mass * 0.15, rgba=[0.9, 0.5, 0.2, 1.0], condim=4)
-    return AssetInfo(entity.name, "tube_1_5ml", entity.name, free=True, radius=r,
-                     half_height=half + r, grasp_z=0.008, opening=0.0045, depth=0.035,
-                     capacity=1.5e-6, base_mass=mass)
+    body.add_geom(
+        type=G.mjGEOM_CAPSULE,
+        size=[r, half, 0],
+        mass=mass * 0.85,
+        rgba=_TUBE,
+        condim=4,
+        friction=[1.0, 0.01, 0.001],
+    )
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, half + r - 0.002],
+        size=[r + 0.0008, 0.003, 0],
+        mass=mass * 0.15,
+        rgba=[0.9, 0.5, 0.2, 1.0],
+        condim=4,
+    )
+    return AssetInfo(
+        entity.name,
+        "tube_1_5ml",
+        entity.name,
+        free=True,
+        radius=r,
+        half_height=half + r,
+        grasp_z=0.008,
+        opening=0.0045,
+        depth=0.035,
+        capacity=1.5e-6,
+        base_mass=mass,
+    )
 
 
 def build_weight(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
@@ -213,11 +301,25 @@ def build_weight(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: flo
     half = 3 * r
     half = max(half, mass / (STEEL_DENSITY * math.pi * r * r) / 2)
     body = _free_body(spec, entity.name)
-    body.add_geom(type=G.mjGEOM_CYLINDER, size=[r, half, 0], mass=mass, rgba=[0.7, 0.7, 0.72, 1.0],
-                  condim=4, friction=[1.0, 0.01, 0.001])
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        size=[r, half, 0],
+        mass=mass,
+        rgba=[0.7, 0.7, 0.72, 1.0],
+        condim=4,
+        friction=[1.0, 0.01, 0.001],
+    )
     grasp = max(0.0, 0.009 - half)  # keep the pads' lower edge off the support
-    return AssetInfo(entity.name, "weight", entity.name, free=True, radius=r, half_height=half,
-                     grasp_z=grasp, base_mass=mass)
+    return AssetInfo(
+        entity.name,
+        "weight",
+        entity.name,
+        free=True,
+        radius=r,
+        half_height=half,
+        grasp_z=grasp,
+        base_mass=mass,
+    )
 
 
 def build_beaker(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
@@ -227,17 +329,41 @@ def build_beaker(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: flo
     wall, nseg = 0.0015, 16
     mass = float(entity.param("mass", 0.03))
     body = _free_body(spec, entity.name)
-    body.add_geom(type=G.mjGEOM_CYLINDER, pos=[0, 0, -height / 2 + 0.001], size=[r_in + wall, 0.001, 0],
-                  mass=mass * 0.3, rgba=[0.8, 0.9, 1.0, 0.5], condim=4)
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, -height / 2 + 0.001],
+        size=[r_in + wall, 0.001, 0],
+        mass=mass * 0.3,
+        rgba=[0.8, 0.9, 1.0, 0.5],
+        condim=4,
+    )
     seg_half = (r_in + wall) * math.tan(math.pi / nseg) + 0.0005
     for k in range(nseg):
         a = 2 * math.pi * k / nseg
-        body.add_geom(type=G.mjGEOM_BOX, pos=[(r_in + wall / 2) * math.cos(a), (r_in + wall / 2) * math.sin(a), 0],
-                      quat=_quat_z(a), size=[wall / 2, seg_half, height / 2], mass=mass * 0.7 / nseg,
-                      rgba=[0.8, 0.9, 1.0, 0.5], condim=4, friction=[1.2, 0.01, 0.001])
-    return AssetInfo(entity.name, "beaker", entity.name, free=True, radius=r_in + wall,
-                     half_height=height / 2, grasp_z=0.0, opening=r_in, depth=height,
-                     capacity=capacity, base_mass=mass, yaw_limit=math.pi / nseg)
+        body.add_geom(
+            type=G.mjGEOM_BOX,
+            pos=[(r_in + wall / 2) * math.cos(a), (r_in + wall / 2) * math.sin(a), 0],
+            quat=_quat_z(a),
+            size=[wall / 2, seg_half, height / 2],
+            mass=mass * 0.7 / nseg,
+            rgba=[0.8, 0.9, 1.0, 0.5],
+            condim=4,
+            friction=[1.2, 0.01, 0.001],
+        )
+    return AssetInfo(
+        entity.name,
+        "beaker",
+        entity.name,
+        free=True,
+        radius=r_in + wall,
+        half_height=height / 2,
+        grasp_z=0.0,
+        opening=r_in,
+        depth=height,
+        capacity=capacity,
+        base_mass=mass,
+        yaw_limit=math.pi / nseg,
+    )
 
 
 # asset kind -> builder; the kinds and their parameters are in `catalog.ASSET_KINDS`
@@ -282,32 +408,68 @@ def build_gripper(spec: mujoco.MjSpec) -> None:
     gz = gy.add_body(name="gantry_z", gravcomp=1.0)
     gz.add_joint(name="gz", type=slide, axis=[0, 0, 1], range=[-0.58, 0.0], damping=5)
     gz.mass, gz.inertia, gz.explicitinertial = 1.0, [0.01, 0.01, 0.01], True
-    gz.add_geom(type=G.mjGEOM_CYLINDER, pos=[0, 0, 0.1], size=[0.008, 0.08, 0], contype=0,
-                conaffinity=0, rgba=_GREY, mass=0)
+    gz.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, 0.1],
+        size=[0.008, 0.08, 0],
+        contype=0,
+        conaffinity=0,
+        rgba=_GREY,
+        mass=0,
+    )
     wrist = gz.add_body(name="wrist", gravcomp=1.0)
     wrist.add_joint(name="gyaw", type=hinge, axis=[0, 0, 1], range=[-3.2, 3.2], damping=0.2)
     wrist.mass, wrist.inertia, wrist.explicitinertial = 0.3, [0.001, 0.001, 0.001], True
     hand = wrist.add_body(name="hand", gravcomp=1.0)
     hand.add_joint(name="gtilt", type=hinge, axis=[1, 0, 0], range=[-2.2, 2.2], damping=0.2)
-    hand.add_geom(type=G.mjGEOM_BOX, pos=[0, 0, -0.015], size=[0.05, 0.014, 0.008], mass=0.3,
-                  rgba=_DARK)
+    hand.add_geom(
+        type=G.mjGEOM_BOX, pos=[0, 0, -0.015], size=[0.05, 0.014, 0.008], mass=0.3, rgba=_DARK
+    )
     hand.add_site(name="tcp", pos=[0, 0, -TCP_DROP], size=[0.003, 0, 0])
     for side, sign in (("l", -1.0), ("r", 1.0)):
         finger = hand.add_body(name=f"finger_{side}", pos=[sign * 0.003, 0, 0], gravcomp=1.0)
-        finger.add_joint(name=f"f{side}", type=slide, axis=[sign, 0, 0], range=[0, FINGER_MAX],
-                         damping=1.0, armature=0.01)
-        finger.add_geom(name=f"pad_{side}", type=G.mjGEOM_BOX, pos=[0, 0, -0.037],
-                        size=[0.003, 0.009, 0.015], mass=0.02, rgba=[0.2, 0.2, 0.2, 1.0],
-                        friction=[1.5, 0.02, 0.002], condim=4, contype=3, conaffinity=3)
-    servo = [("gx", 4000, 30), ("gy", 4000, 30), ("gz", 4000, 30), ("gyaw", 40, 5),
-             ("gtilt", 60, 8), ("fl", 1000, 4), ("fr", 1000, 4)]
+        finger.add_joint(
+            name=f"f{side}",
+            type=slide,
+            axis=[sign, 0, 0],
+            range=[0, FINGER_MAX],
+            damping=1.0,
+            armature=0.01,
+        )
+        finger.add_geom(
+            name=f"pad_{side}",
+            type=G.mjGEOM_BOX,
+            pos=[0, 0, -0.037],
+            size=[0.003, 0.009, 0.015],
+            mass=0.02,
+            rgba=[0.2, 0.2, 0.2, 1.0],
+            friction=[1.5, 0.02, 0.002],
+            condim=4,
+            contype=3,
+            conaffinity=3,
+        )
+    servo = [
+        ("gx", 4000, 30),
+        ("gy", 4000, 30),
+        ("gz", 4000, 30),
+        ("gyaw", 40, 5),
+        ("gtilt", 60, 8),
+        ("fl", 1000, 4),
+        ("fr", 1000, 4),
+    ]
     for joint, kp, limit in servo:
-        act = spec.add_actuator(name=f"act_{joint}", target=joint, trntype=mujoco.mjtTrn.mjTRN_JOINT)
+        act = spec.add_actuator(
+            name=f"act_{joint}", target=joint, trntype=mujoco.mjtTrn.mjTRN_JOINT
+        )
         act.set_to_position(kp=kp, dampratio=1.0)
         act.forcelimited = mujoco.mjtLimited.mjLIMITED_TRUE
         act.forcerange = [-limit, limit]
-    spec.add_sensor(name="hand_pos", type=mujoco.mjtSensor.mjSENS_FRAMEPOS,
-                    objtype=mujoco.mjtObj.mjOBJ_SITE, objname="tcp")
+    spec.add_sensor(
+        name="hand_pos",
+        type=mujoco.mjtSensor.mjSENS_FRAMEPOS,
+        objtype=mujoco.mjtObj.mjOBJ_SITE,
+        objname="tcp",
+    )
 
 
 def unit(v: np.ndarray) -> np.ndarray:

@@ -37,10 +37,16 @@ def _base_spec() -> mujoco.MjSpec:
     spec.default.joint.armature = 0.001
     spec.visual.global_.offwidth = 640
     spec.visual.global_.offheight = 480
-    spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, pos=[0, 0, -0.75], size=[3, 3, 0.1],
-                            rgba=[0.35, 0.35, 0.38, 1])
+    spec.worldbody.add_geom(
+        type=mujoco.mjtGeom.mjGEOM_PLANE,
+        pos=[0, 0, -0.75],
+        size=[3, 3, 0.1],
+        rgba=[0.35, 0.35, 0.38, 1],
+    )
     spec.worldbody.add_light(pos=[0.3, -0.4, 1.6], dir=[0, 0.2, -1])
-    spec.worldbody.add_camera(name="overview", pos=[0.3, -0.85, 0.75], xyaxes=[1, 0, 0, 0, 0.6, 0.8])
+    spec.worldbody.add_camera(
+        name="overview", pos=[0.3, -0.85, 0.75], xyaxes=[1, 0, 0, 0, 0.6, 0.8]
+    )
     return spec
 
 
@@ -83,16 +89,30 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
     build_gripper(spec)
     for name, info in infos.items():
         if info.free:
-            spec.add_equality(name=f"grasp_{name}", type=mujoco.mjtEq.mjEQ_WELD,
-                              objtype=mujoco.mjtObj.mjOBJ_BODY, name1="hand", name2=info.body,
-                              active=0, solref=[0.01, 1.0])
+            spec.add_equality(
+                name=f"grasp_{name}",
+                type=mujoco.mjtEq.mjEQ_WELD,
+                objtype=mujoco.mjtObj.mjOBJ_BODY,
+                name1="hand",
+                name2=info.body,
+                active=0,
+                solref=[0.01, 1.0],
+            )
     for name, info in infos.items():
         if info.lid_handle:
-            spec.add_equality(name=f"grasp_{name}_lid", type=mujoco.mjtEq.mjEQ_CONNECT,
-                              objtype=mujoco.mjtObj.mjOBJ_BODY, name1="hand", name2=info.lid_handle,
-                              active=0, solref=[0.01, 1.0])
+            spec.add_equality(
+                name=f"grasp_{name}_lid",
+                type=mujoco.mjtEq.mjEQ_CONNECT,
+                objtype=mujoco.mjtObj.mjOBJ_BODY,
+                name1="hand",
+                name2=info.lid_handle,
+                active=0,
+                solref=[0.01, 1.0],
+            )
     model = spec.compile()
     rotor_angles = {
-        name: float(rng.uniform(0.0, 2 * math.pi)) for name, info in infos.items() if info.rotor_joint
+        name: float(rng.uniform(0.0, 2 * math.pi))
+        for name, info in infos.items()
+        if info.rotor_joint
     }
     return Built(spec, model, infos, placements, rotor_angles)

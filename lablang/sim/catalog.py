@@ -37,15 +37,26 @@ class AssetKind:
 ASSET_KINDS: dict[str, AssetKind] = {
     "table": AssetKind("fixture", {}, surface=True),
     "tube_rack": AssetKind("fixture", {"slots": ParamSpec("", 1, 24, 6, integer=True)}, slots=True),
-    "centrifuge": AssetKind("fixture", {"slots": ParamSpec("", 2, 24, 8, integer=True)},
-                            parts=("start",), slots=True, lid=True),
+    "centrifuge": AssetKind(
+        "fixture",
+        {"slots": ParamSpec("", 2, 24, 8, integer=True)},
+        parts=("start",),
+        slots=True,
+        lid=True,
+    ),
     "scale": AssetKind("fixture", {}, parts=("tare",), scale=True, surface=True),
-    "tube_1_5ml": AssetKind("object", {"mass": ParamSpec("mass", 0.0005, 0.01, 0.0015)},
-                            open_container=True),
+    "tube_1_5ml": AssetKind(
+        "object", {"mass": ParamSpec("mass", 0.0005, 0.01, 0.0015)}, open_container=True
+    ),
     "weight": AssetKind("object", {"mass": ParamSpec("mass", 0.001, 0.2, 0.02)}),
-    "beaker": AssetKind("object", {"capacity": ParamSpec("volume", 10e-6, 250e-6, 50e-6),
-                                   "mass": ParamSpec("mass", 0.005, 0.2, 0.03)},
-                        open_container=True),
+    "beaker": AssetKind(
+        "object",
+        {
+            "capacity": ParamSpec("volume", 10e-6, 250e-6, 50e-6),
+            "mass": ParamSpec("mass", 0.005, 0.2, 0.03),
+        },
+        open_container=True,
+    ),
 }
 
 # Parameter kinds of skills: object (a free entity), target (a slot or a surface),
@@ -70,8 +81,18 @@ SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
 }
 
 PREDICATE_NAMES = (
-    "in", "on", "grasped", "upright", "stable", "open", "closed", "balanced", "not_spilled",
-    "reading", "contains", "started",
+    "in",
+    "on",
+    "grasped",
+    "upright",
+    "stable",
+    "open",
+    "closed",
+    "balanced",
+    "not_spilled",
+    "reading",
+    "contains",
+    "started",
 )
 FUNCTION_NAMES = ("slot_of", "opposite", "mass")
 

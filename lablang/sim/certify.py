@@ -77,8 +77,9 @@ def task_hash(task: Task) -> str:
     return digest.hexdigest()
 
 
-def certify_task(task: Task, instances: int = 20, seed: int = 0, jobs: int = 1,
-                 progress: bool = False) -> dict[str, Any]:
+def certify_task(
+    task: Task, instances: int = 20, seed: int = 0, jobs: int = 1, progress: bool = False
+) -> dict[str, Any]:
     """The certificate (a JSON-ready dict) for `instances` randomized runs of a task."""
     import mujoco
 
@@ -89,8 +90,9 @@ def certify_task(task: Task, instances: int = 20, seed: int = 0, jobs: int = 1,
     if progress:
         from tqdm import tqdm
 
-        stream = tqdm(stream, total=instances, desc=f"certify {task.name}", unit="instance",
-                      file=sys.stderr)
+        stream = tqdm(
+            stream, total=instances, desc=f"certify {task.name}", unit="instance", file=sys.stderr
+        )
     outcomes = list(stream)
     names = [s.name for s in task.steps]
     passed = dict.fromkeys(names, 0)
@@ -109,18 +111,36 @@ def certify_task(task: Task, instances: int = 20, seed: int = 0, jobs: int = 1,
         if outcome.rerun_of_fault:
             reruns.append({"seed": outcome.seed, "fault": outcome.rerun_of_fault})
         if result.fault is not None:
-            faults.append({"seed": outcome.seed, "step": result.fault.step, "kind": result.fault.kind,
-                           "detail": result.fault.detail, "time": round(result.fault.time, 4)})
+            faults.append(
+                {
+                    "seed": outcome.seed,
+                    "step": result.fault.step,
+                    "kind": result.fault.kind,
+                    "detail": result.fault.detail,
+                    "time": round(result.fault.time, 4),
+                }
+            )
             continue
         first = next((s for s in result.steps if s.status != "passed"), None)
         if first is not None:
-            failures.append({"seed": outcome.seed, "step": first.name, "reason": first.reason,
-                             "failing": list(first.failing)})
+            failures.append(
+                {
+                    "seed": outcome.seed,
+                    "step": first.name,
+                    "reason": first.reason,
+                    "failing": list(first.failing),
+                }
+            )
         elif not all(result.persisted):
             lost = [n for n, ok in zip(names, result.persisted, strict=False) if not ok]
-            failures.append({"seed": outcome.seed, "step": lost[0],
-                             "reason": "the step's success spec no longer held at the end",
-                             "failing": []})
+            failures.append(
+                {
+                    "seed": outcome.seed,
+                    "step": lost[0],
+                    "reason": "the step's success spec no longer held at the end",
+                    "failing": [],
+                }
+            )
     return {
         "task": task.name,
         "task_hash": task_hash(task),

@@ -74,8 +74,14 @@ class EpisodeResult:
         return self.fault is None and self.credit == 1.0 and all(self.persisted)
 
 
-def run_episode(task: Task, seed: int, *, render_dir: Path | None = None,
-                weld_assist: bool = True, timestep: float | None = None) -> EpisodeResult:
+def run_episode(
+    task: Task,
+    seed: int,
+    *,
+    render_dir: Path | None = None,
+    weld_assist: bool = True,
+    timestep: float | None = None,
+) -> EpisodeResult:
     """Simulate the task's expert program once, with the randomization drawn from `seed`."""
     started = wallclock.perf_counter()
     rng = np.random.default_rng(seed)
@@ -99,8 +105,9 @@ def run_episode(task: Task, seed: int, *, render_dir: Path | None = None,
             results.append(result)
             if result.status != "passed":
                 break
-        persisted = _recheck(rt, [s for s, r in zip(task.steps, results, strict=False)
-                                  if r.status == "passed"])
+        persisted = _recheck(
+            rt, [s for s, r in zip(task.steps, results, strict=False) if r.status == "passed"]
+        )
     except SimFault as error:
         fault = Fault(error.kind, error.detail, error.time, current)
         results.append(StepResult(current, "fault", str(error)))
@@ -109,10 +116,22 @@ def run_episode(task: Task, seed: int, *, render_dir: Path | None = None,
         if renderer is not None:
             renderer.close()
     done = {r.name for r in results}
-    results += [StepResult(s.name, "skipped", "an earlier step did not pass")
-                for s in task.steps if s.name not in done]
-    return EpisodeResult(task.name, seed, tuple(results), fault, rt.trace_digest(), rt.time,
-                         wallclock.perf_counter() - started, rt.physics_steps, persisted)
+    results += [
+        StepResult(s.name, "skipped", "an earlier step did not pass")
+        for s in task.steps
+        if s.name not in done
+    ]
+    return EpisodeResult(
+        task.name,
+        seed,
+        tuple(results),
+        fault,
+        rt.trace_digest(),
+        rt.time,
+        wallclock.perf_counter() - started,
+        rt.physics_steps,
+        persisted,
+    )
 
 
 def _run_step(rt: Runtime, step: Step) -> StepResult:
@@ -125,30 +144,62 @@ def _run_step(rt: Runtime, step: Step) -> StepResult:
             result = _run_call(rt, evaluator, call)
         except SpecError as error:
             result = SkillResult("failed", str(error))
-        records.append(SkillRecord(expr_text(call), result.status, result.reason, start, rt.time,
-                                   result.detail))
+        records.append(
+            SkillRecord(
+                expr_text(call), result.status, result.reason, start, rt.time, result.detail
+            )
+        )
         if not result.ok:
-            return StepResult(step.name, "failed", f"skill `{call.func}` {result.status}: {result.reason}",
-                              tuple(records), t0, rt.time, wallclock.perf_counter() - wall0)
+            return StepResult(
+                step.name,
+                "failed",
+                f"skill `{call.func}` {result.status}: {result.reason}",
+                tuple(records),
+                t0,
+                rt.time,
+                wallclock.perf_counter() - wall0,
+            )
     if step.success is None:
-        return StepResult(step.name, "passed", "", tuple(records), t0, rt.time,
-                          wallclock.perf_counter() - wall0)
+        return StepResult(
+            step.name, "passed", "", tuple(records), t0, rt.time, wallclock.perf_counter() - wall0
+        )
     deadline = rt.time + step.check_window
     try:
         while True:
             if evaluator.holds(step.success):
-                return StepResult(step.name, "passed", "", tuple(records), t0, rt.time,
-                                  wallclock.perf_counter() - wall0)
+                return StepResult(
+                    step.name,
+                    "passed",
+                    "",
+                    tuple(records),
+                    t0,
+                    rt.time,
+                    wallclock.perf_counter() - wall0,
+                )
             if rt.time >= deadline - 1e-9:
                 break
             rt.tick()
     except SpecError as error:
-        return StepResult(step.name, "failed", f"success spec: {error}", tuple(records), t0, rt.time,
-                          wallclock.perf_counter() - wall0)
+        return StepResult(
+            step.name,
+            "failed",
+            f"success spec: {error}",
+            tuple(records),
+            t0,
+            rt.time,
+            wallclock.perf_counter() - wall0,
+        )
     failing = tuple(sorted(text for text, value in evaluator.last.items() if not value))
-    return StepResult(step.name, "failed",
-                      f"success spec did not hold within {step.check_window:g} s after the program",
-                      tuple(records), t0, rt.time, wallclock.perf_counter() - wall0, failing)
+    return StepResult(
+        step.name,
+        "failed",
+        f"success spec did not hold within {step.check_window:g} s after the program",
+        tuple(records),
+        t0,
+        rt.time,
+        wallclock.perf_counter() - wall0,
+        failing,
+    )
 
 
 def _run_call(rt: Runtime, evaluator: Evaluator, call: Call) -> SkillResult:
@@ -159,8 +210,11 @@ def _run_call(rt: Runtime, evaluator: Evaluator, call: Call) -> SkillResult:
     args: list[Any] = [evaluator.value(a) for a in call.args]
     kwargs = {k: evaluator.value(v) for k, v in call.kwargs}
     if any(a is None for a in args):
-        return SkillResult("failed", "an argument has no value in this state (e.g. `slot_of` of an "
-                           "object that is in no slot)")
+        return SkillResult(
+            "failed",
+            "an argument has no value in this state (e.g. `slot_of` of an "
+            "object that is in no slot)",
+        )
     if call.func == "wait" and args:
         timeout = float(args[0]) + 1.0
     return run_skill(rt, fn(rt, *args, **kwargs), timeout)
@@ -246,10 +300,17 @@ def encode_png(pixels: np.ndarray) -> bytes:
     raw = b"".join(b"\x00" + pixels[row].tobytes() for row in range(height))
 
     def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw, 6))
+        + chunk(b"IEND", b"")
+    )
 
 
 def episode_json(result: EpisodeResult) -> dict[str, Any]:

@@ -80,10 +80,16 @@ class _Front:
                     if rand is not None:
                         randomizations.append(rand)
                 case _:
-                    self.error("E0708", "a scene holds entities (`name: asset(...) on/in ...`) and "
-                               "`randomize` entries only", member.span)
+                    self.error(
+                        "E0708",
+                        "a scene holds entities (`name: asset(...) on/in ...`) and "
+                        "`randomize` entries only",
+                        member.span,
+                    )
         if len(entities) > catalog.MAX_ENTITIES:
-            self.error("E0708", f"a scene may hold at most {catalog.MAX_ENTITIES} entities", decl.name_span)
+            self.error(
+                "E0708", f"a scene may hold at most {catalog.MAX_ENTITIES} entities", decl.name_span
+            )
         scene = sm.Scene(decl.name, tuple(entities), tuple(randomizations))
         self.check_placements(scene)
         for rand in randomizations:
@@ -94,24 +100,32 @@ class _Front:
         return None if self.failed else scene
 
     def entity(self, field: ast.Field) -> sm.Entity | None:
-        value = field.value
+        value: ast.Expr = field.value
         slot: ast.Expr | None = None
-        if isinstance(value, ast.Binary) and value.op == "in":
-            value, slot = value.left, value.right
+        if isinstance(field.value, ast.Binary) and field.value.op == "in":
+            value, slot = field.value.left, field.value.right
         if isinstance(value, ast.Name):
             value = ast.Call(func=value, args=(), span=value.span)
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
-            self.error("E0708", f"entity `{field.key}` must be an asset such as `tube_1_5ml()`",
-                       field.value.span)
+            self.error(
+                "E0708",
+                f"entity `{field.key}` must be an asset such as `tube_1_5ml()`",
+                field.value.span,
+            )
             return None
         kind_name = value.func.id
         kind = catalog.ASSET_KINDS.get(kind_name)
         if kind is None:
             guess = did_you_mean(kind_name, catalog.ASSET_KINDS)
-            self.error("E0701", f"unknown asset `{kind_name}`", value.func.span,
-                       label="not an asset the simulator can build",
-                       help=f"did you mean `{guess}`?" if guess else
-                       "known assets: " + ", ".join(f"`{k}`" for k in catalog.ASSET_KINDS))
+            self.error(
+                "E0701",
+                f"unknown asset `{kind_name}`",
+                value.func.span,
+                label="not an asset the simulator can build",
+                help=f"did you mean `{guess}`?"
+                if guess
+                else "known assets: " + ", ".join(f"`{k}`" for k in catalog.ASSET_KINDS),
+            )
             return None
         params: list[tuple[str, float | int | str]] = []
         contents: list[sm.Content] = []
@@ -120,9 +134,14 @@ class _Front:
                 contents.extend(self.contents(arg.value))
             elif arg.name is None or arg.name not in kind.params:
                 guess = did_you_mean(arg.name or "", [*kind.params, "contents"])
-                self.error("E0705", f"`{kind_name}` has no parameter `{arg.name or '?'}`", arg.span,
-                           help=f"did you mean `{guess}`?" if guess else
-                           "parameters: " + ", ".join(f"`{p}`" for p in [*kind.params, "contents"]))
+                self.error(
+                    "E0705",
+                    f"`{kind_name}` has no parameter `{arg.name or '?'}`",
+                    arg.span,
+                    help=f"did you mean `{guess}`?"
+                    if guess
+                    else "parameters: " + ", ".join(f"`{p}`" for p in [*kind.params, "contents"]),
+                )
             else:
                 number = self.param(kind_name, arg.name, kind.params[arg.name], arg.value)
                 if number is not None:
@@ -130,31 +149,40 @@ class _Front:
         if contents and not kind.open_container:
             self.error("E0705", f"`{kind_name}` cannot hold contents", value.span)
         placement: sm.Placement | None = None
-        if slot is not None:
-            placement = self.slot_placement(slot)
-        else:
-            placement = self.surface_placement(field)
+        placement = self.slot_placement(slot) if slot is not None else self.surface_placement(field)
         if placement is None and not self.failed and kind_name != "table":
-            self.error("E0706", f"entity `{field.key}` has no placement", field.key_span,
-                       help="add `on table at (x m, y m)` or `in rack.slot[0]`")
-        return sm.Entity(field.key, kind_name, tuple(params), placement, tuple(contents),
-                         span=field.span)
+            self.error(
+                "E0706",
+                f"entity `{field.key}` has no placement",
+                field.key_span,
+                help="add `on table at (x m, y m)` or `in rack.slot[0]`",
+            )
+        return sm.Entity(
+            field.key, kind_name, tuple(params), placement, tuple(contents), span=field.span
+        )
 
-    def param(self, asset: str, name: str, spec: catalog.ParamSpec, expr: ast.Expr
-              ) -> float | int | None:
+    def param(
+        self, asset: str, name: str, spec: catalog.ParamSpec, expr: ast.Expr
+    ) -> float | int | None:
         value = self.number(expr, spec.dimension)
         if value is None:
             unit = {"mass": "g", "volume": "mL"}.get(spec.dimension, "")
-            self.error("E0705", f"`{asset}({name}: ...)` needs a "
-                       + (f"{spec.dimension} such as `20 {unit}`" if spec.dimension else "number"),
-                       expr.span)
+            self.error(
+                "E0705",
+                f"`{asset}({name}: ...)` needs a "
+                + (f"{spec.dimension} such as `20 {unit}`" if spec.dimension else "number"),
+                expr.span,
+            )
             return None
         if spec.integer and value != int(value):
             self.error("E0705", f"`{name}` of `{asset}` must be a whole number", expr.span)
             return None
         if not spec.low - 1e-12 <= value <= spec.high + 1e-12:
-            self.error("E0705", f"`{name}` of `{asset}` must lie between {spec.low:g} and "
-                       f"{spec.high:g} (SI units)", expr.span)
+            self.error(
+                "E0705",
+                f"`{name}` of `{asset}` must lie between {spec.low:g} and {spec.high:g} (SI units)",
+                expr.span,
+            )
             return None
         return int(value) if spec.integer else value
 
@@ -179,7 +207,11 @@ class _Front:
     def contents(self, expr: ast.Expr) -> Iterator[sm.Content]:
         items = expr.items if isinstance(expr, ast.ListExpr) else (expr,)
         for item in items:
-            if isinstance(item, ast.Binary) and item.op == "of" and isinstance(item.right, ast.Name):
+            if (
+                isinstance(item, ast.Binary)
+                and item.op == "of"
+                and isinstance(item.right, ast.Name)
+            ):
                 volume = self.number(item.left, "volume")
                 mass = self.number(item.left, "mass")
                 if volume is not None and volume > 0:
@@ -188,8 +220,12 @@ class _Front:
                 if mass is not None and mass > 0:
                     yield sm.Content(item.right.id, mass, "powder")
                     continue
-            self.error("E0705", "contents are written `200 uL of sample` (liquids) or "
-                       "`50 mg of salt` (powders), with a positive amount", item.span)
+            self.error(
+                "E0705",
+                "contents are written `200 uL of sample` (liquids) or "
+                "`50 mg of salt` (powders), with a positive amount",
+                item.span,
+            )
 
     def slot_placement(self, expr: ast.Expr) -> sm.InSlot | None:
         ref = self.slot_ref(expr)
@@ -199,9 +235,14 @@ class _Front:
         return ref
 
     def slot_ref(self, expr: ast.Expr) -> sm.InSlot | None:
-        if (isinstance(expr, ast.Index) and isinstance(expr.value, ast.Attribute)
-                and expr.value.name == "slot" and isinstance(expr.value.value, ast.Name)
-                and isinstance(expr.index, ast.Number) and expr.index.text.isdigit()):
+        if (
+            isinstance(expr, ast.Index)
+            and isinstance(expr.value, ast.Attribute)
+            and expr.value.name == "slot"
+            and isinstance(expr.value.value, ast.Name)
+            and isinstance(expr.index, ast.Number)
+            and expr.index.text.isdigit()
+        ):
             return sm.InSlot(expr.value.value.id, int(expr.index.text))
         return None
 
@@ -213,8 +254,12 @@ class _Front:
             elif clause.keyword == "at" and not isinstance(clause.value, ast.Assignment):
                 at = clause.value
             else:
-                self.error("E0706", f"`{clause.keyword}` is not a placement here", clause.span,
-                           help="write `on table at (x m, y m)` or `on scale`")
+                self.error(
+                    "E0706",
+                    f"`{clause.keyword}` is not a placement here",
+                    clause.span,
+                    help="write `on table at (x m, y m)` or `on scale`",
+                )
         if surface is None:
             if at is not None:
                 self.error("E0706", "`at` needs a surface: `on table at (x m, y m)`", field.span)
@@ -230,8 +275,11 @@ class _Front:
             if len(items) == 3:
                 angle = self.number(items[2], "angle")
                 if angle is None:
-                    self.error("E0706", "the third item of a position is an angle such as `30 deg`",
-                               items[2].span)
+                    self.error(
+                        "E0706",
+                        "the third item of a position is an angle such as `30 deg`",
+                        items[2].span,
+                    )
                     return None
                 yaw = angle
         return sm.OnSurface(surface, x, y, yaw)
@@ -256,25 +304,43 @@ class _Front:
                     if value is not None:
                         bounds[member.key] = abs(value)
                         continue
-                self.error("E0708", "pose bounds are `{x: ±2 cm, y: ±2 cm, yaw: ±10 deg}`", member.span)
+                self.error(
+                    "E0708", "pose bounds are `{x: ±2 cm, y: ±2 cm, yaw: ±10 deg}`", member.span
+                )
                 return None
             if bounds["x"] > 0.3 or bounds["y"] > 0.3:
                 self.error("E0708", "pose randomization is limited to ±30 cm", within.span)
                 return None
-            return sm.PoseRandomization(names[0], bounds["x"], bounds["y"], bounds["yaw"],
-                                        span=entry.span)
-        if (isinstance(within, ast.Index) and isinstance(within.value, ast.Attribute)
-                and within.value.name == "slot" and isinstance(within.value.value, ast.Name)
-                and isinstance(within.index, ast.Binary) and within.index.op == ".."
-                and isinstance(within.index.left, ast.Number) and isinstance(within.index.right, ast.Number)):
-            low, high = int(Fraction(within.index.left.text)), int(Fraction(within.index.right.text))
+            return sm.PoseRandomization(
+                names[0], bounds["x"], bounds["y"], bounds["yaw"], span=entry.span
+            )
+        if (
+            isinstance(within, ast.Index)
+            and isinstance(within.value, ast.Attribute)
+            and within.value.name == "slot"
+            and isinstance(within.value.value, ast.Name)
+            and isinstance(within.index, ast.Binary)
+            and within.index.op == ".."
+            and isinstance(within.index.left, ast.Number)
+            and isinstance(within.index.right, ast.Number)
+        ):
+            low, high = (
+                int(Fraction(within.index.left.text)),
+                int(Fraction(within.index.right.text)),
+            )
             slots = tuple(range(low, high + 1))
             if len(slots) < len(names):
-                self.error("E0708", f"{len(names)} entities need at least as many slots", within.span)
+                self.error(
+                    "E0708", f"{len(names)} entities need at least as many slots", within.span
+                )
                 return None
             return sm.SlotPermutation(tuple(names), within.value.value.id, slots, span=entry.span)
-        self.error("E0708", "write `randomize rack within {x: ±2 cm, y: ±2 cm, yaw: ±10 deg}` or "
-                   "`randomize [tube_A, tube_B] within rack.slot[0..5]`", entry.span)
+        self.error(
+            "E0708",
+            "write `randomize rack within {x: ±2 cm, y: ±2 cm, yaw: ±10 deg}` or "
+            "`randomize [tube_A, tube_B] within rack.slot[0..5]`",
+            entry.span,
+        )
         return None
 
     def check_placements(self, scene: sm.Scene) -> None:
@@ -291,14 +357,24 @@ class _Front:
                     if not catalog.ASSET_KINDS[host.asset].slots:
                         self.error("E0706", f"`{container}` has no slots", span)
                         continue
-                    count = int(host.param("slots", catalog.ASSET_KINDS[host.asset].params["slots"].default))
+                    count = int(
+                        host.param("slots", catalog.ASSET_KINDS[host.asset].params["slots"].default)
+                    )
                     if not 0 <= slot < count:
-                        self.error("E0706", f"`{container}` has slots 0 to {count - 1}, not {slot}", span)
+                        self.error(
+                            "E0706", f"`{container}` has slots 0 to {count - 1}, not {slot}", span
+                        )
                     if kind.role != "object":
-                        self.error("E0706", f"`{entity.name}` ({entity.asset}) cannot go in a slot", span)
+                        self.error(
+                            "E0706", f"`{entity.name}` ({entity.asset}) cannot go in a slot", span
+                        )
                     if (container, slot) in taken:
-                        self.error("E0706", f"`{entity.name}` and `{taken[container, slot]}` are both in "
-                                   f"`{container}.slot[{slot}]`", span)
+                        self.error(
+                            "E0706",
+                            f"`{entity.name}` and `{taken[container, slot]}` are both in "
+                            f"`{container}.slot[{slot}]`",
+                            span,
+                        )
                     taken[container, slot] = entity.name
                 case sm.OnSurface(surface=surface):
                     if surface != "table":
@@ -306,30 +382,45 @@ class _Front:
                         if host is None:
                             self.unknown_entity(surface, span, scene)
                         elif not catalog.ASSET_KINDS[host.asset].surface:
-                            self.error("E0706", f"nothing can be put on `{surface}` ({host.asset})", span)
+                            self.error(
+                                "E0706", f"nothing can be put on `{surface}` ({host.asset})", span
+                            )
                         elif kind.role == "fixture":
                             self.error("E0706", "fixtures stand on the table", span)
 
     def unknown_entity(self, name: str, span: Span, scene: sm.Scene) -> None:
         names = [e.name for e in scene.entities] + ["table"]
         guess = did_you_mean(name, names)
-        self.error("E0704", f"scene `{scene.name}` has no entity `{name}`", span,
-                   help=f"did you mean `{guess}`?" if guess else None)
+        self.error(
+            "E0704",
+            f"scene `{scene.name}` has no entity `{name}`",
+            span,
+            help=f"did you mean `{guess}`?" if guess else None,
+        )
 
     # ------------------------------------------------------------ tasks
 
-    def task(self, decl: ast.Decl, program: Program, scenes: dict[str, sm.Scene | None]
-             ) -> sm.Task | None:
+    def task(
+        self, decl: ast.Decl, program: Program, scenes: dict[str, sm.Scene | None]
+    ) -> sm.Task | None:
         if not decl.scope:
-            self.error("E0707", f"task `{decl.name}` names no scene", decl.name_span,
-                       help=f"write `task {decl.name} in SCENE {{ ... }}`")
+            self.error(
+                "E0707",
+                f"task `{decl.name}` names no scene",
+                decl.name_span,
+                help=f"write `task {decl.name} in SCENE {{ ... }}`",
+            )
             return None
         scene_name = ".".join(decl.scope)
         if scene_name not in scenes:
             guess = did_you_mean(scene_name, scenes)
-            self.error("E0707", f"task `{decl.name}` runs in `{scene_name}`, which is not a scene "
-                       "declared in this module", decl.name_span,
-                       help=f"did you mean `{guess}`?" if guess else None)
+            self.error(
+                "E0707",
+                f"task `{decl.name}` runs in `{scene_name}`, which is not a scene "
+                "declared in this module",
+                decl.name_span,
+                help=f"did you mean `{guess}`?" if guess else None,
+            )
             return None
         scene = scenes[scene_name]
         if scene is None:
@@ -346,16 +437,27 @@ class _Front:
                     if step is not None:
                         steps.append(step)
                 case _:
-                    self.error("E0708", "a task holds `instruction: \"...\"` and `step name { do { ... } "
-                               "success: ... }` entries", member.span)
+                    self.error(
+                        "E0708",
+                        'a task holds `instruction: "..."` and `step name { do { ... } '
+                        "success: ... }` entries",
+                        member.span,
+                    )
         if len(steps) > catalog.MAX_STEPS:
-            self.error("E0708", f"a task may have at most {catalog.MAX_STEPS} steps", decl.name_span)
+            self.error(
+                "E0708", f"a task may have at most {catalog.MAX_STEPS} steps", decl.name_span
+            )
         if not steps and not self.failed:
             self.error("E0708", f"task `{decl.name}` has no steps", decl.name_span)
         if self.failed:
             return None
-        task = sm.Task(decl.name, scene, tuple(steps), instruction,
-                       source_text=self.source.text[decl.span.start:decl.span.end])
+        task = sm.Task(
+            decl.name,
+            scene,
+            tuple(steps),
+            instruction,
+            source_text=self.source.text[decl.span.start : decl.span.end],
+        )
         self.check_instruction(decl, task)
         return task
 
@@ -380,19 +482,30 @@ class _Front:
                     success = self.expr(value, scene, condition=True)
                     for clause in clauses:
                         seconds = None
-                        if clause.keyword == "within" and not isinstance(clause.value, ast.Assignment):
+                        if clause.keyword == "within" and not isinstance(
+                            clause.value, ast.Assignment
+                        ):
                             seconds = self.number(clause.value, "time")
                         if seconds is None or not 0 < seconds <= catalog.MAX_CHECK_WINDOW:
-                            self.error("E0708", "a success spec may end with `within T`, the time it "
-                                       f"may take to hold, up to {catalog.MAX_CHECK_WINDOW:g} s",
-                                       clause.span)
+                            self.error(
+                                "E0708",
+                                "a success spec may end with `within T`, the time it "
+                                f"may take to hold, up to {catalog.MAX_CHECK_WINDOW:g} s",
+                                clause.span,
+                            )
                         else:
                             window = seconds
                 case _:
-                    self.error("E0708", "a step holds `do { skill calls }` and `success: condition`, "
-                               "optionally followed by `within 10 s`", member.span)
+                    self.error(
+                        "E0708",
+                        "a step holds `do { skill calls }` and `success: condition`, "
+                        "optionally followed by `within 10 s`",
+                        member.span,
+                    )
         if len(program) > catalog.MAX_CALLS_PER_STEP:
-            self.error("E0708", f"a step may call at most {catalog.MAX_CALLS_PER_STEP} skills", entry.span)
+            self.error(
+                "E0708", f"a step may call at most {catalog.MAX_CALLS_PER_STEP} skills", entry.span
+            )
         return sm.Step(name, tuple(program), success, window, span=entry.span)
 
     def skill_call(self, stmt: ast.Member, scene: sm.Scene) -> sm.Call | None:
@@ -400,10 +513,14 @@ class _Front:
             # `wait` is also a keyword of the language: `wait(2 s)` and `wait 2 s` both arrive here
             func = ast.Name(id="wait", span=Span(stmt.span.start, stmt.span.start + 4))
             arg = ast.Arg(name=None, value=stmt.value, span=stmt.value.span)
-            stmt = ast.ExprStmt(value=ast.Call(func=func, args=(arg,), span=stmt.span), clauses=(),
-                                span=stmt.span)
-        if not (isinstance(stmt, ast.ExprStmt) and isinstance(stmt.value, ast.Call)
-                and isinstance(stmt.value.func, ast.Name)):
+            stmt = ast.ExprStmt(
+                value=ast.Call(func=func, args=(arg,), span=stmt.span), clauses=(), span=stmt.span
+            )
+        if not (
+            isinstance(stmt, ast.ExprStmt)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Name)
+        ):
             self.error("E0708", "a `do` block holds skill calls such as `pick(tube_A)`", stmt.span)
             return None
         call = stmt.value
@@ -411,9 +528,13 @@ class _Front:
         signature = catalog.SKILL_SIGNATURES.get(name)
         if signature is None:
             guess = did_you_mean(name, catalog.SKILL_SIGNATURES)
-            self.error("E0702", f"unknown skill `{name}`", call.func.span,
-                       label="not a skill of the simulator",
-                       help=f"did you mean `{guess}`?" if guess else "see `docs/sim.md` for the skills")
+            self.error(
+                "E0702",
+                f"unknown skill `{name}`",
+                call.func.span,
+                label="not a skill of the simulator",
+                help=f"did you mean `{guess}`?" if guess else "see `docs/sim.md` for the skills",
+            )
             return None
         kinds, _family = signature
         converted = self.call(call, scene, condition=False)
@@ -421,16 +542,20 @@ class _Front:
             return None
         required = [k for k in kinds if not k.startswith("?")]
         if not len(required) <= len(converted.args) <= len(kinds):
-            self.error("E0709", f"`{name}` takes {len(required)}"
-                       + (f" to {len(kinds)}" if len(kinds) != len(required) else "")
-                       + f" arguments ({', '.join(k.lstrip('?') for k in kinds) or 'none'}), "
-                       f"got {len(converted.args)}", call.span)
+            self.error(
+                "E0709",
+                f"`{name}` takes {len(required)}"
+                + (f" to {len(kinds)}" if len(kinds) != len(required) else "")
+                + f" arguments ({', '.join(k.lstrip('?') for k in kinds) or 'none'}), "
+                f"got {len(converted.args)}",
+                call.span,
+            )
             return None
-        for kind, arg in zip(kinds, converted.args, strict=False):
-            self.check_argument(name, kind.lstrip("?"), arg, scene)
+        for kind, converted_arg in zip(kinds, converted.args, strict=False):
+            self.check_argument(name, kind.lstrip("?"), converted_arg, scene)
         if name == "wait" and converted.args:
-            arg = converted.args[0]
-            if isinstance(arg, sm.Num) and not 0 <= arg.value <= catalog.MAX_WAIT:
+            first = converted.args[0]
+            if isinstance(first, sm.Num) and not 0 <= first.value <= catalog.MAX_WAIT:
                 self.error("E0709", f"`wait` is limited to {catalog.MAX_WAIT:g} s", call.span)
         return converted
 
@@ -451,11 +576,18 @@ class _Front:
             return  # reported by `expr`
         role = catalog.ASSET_KINDS[entity.asset]
         if kind == "object" and (arg.path or role.role != "object"):
-            self.error("E0709", f"`{skill}` needs an object that can be picked up; `{arg.text()}` "
-                       f"is a {entity.asset}", span)
+            self.error(
+                "E0709",
+                f"`{skill}` needs an object that can be picked up; `{arg.text()}` "
+                f"is a {entity.asset}",
+                span,
+            )
         elif kind == "button" and len(arg.path) != 1:
-            self.error("E0709", f"`{skill}` needs a button such as `{arg.name}.{(role.parts or ('start',))[0]}`",
-                       span)
+            self.error(
+                "E0709",
+                f"`{skill}` needs a button such as `{arg.name}.{(role.parts or ('start',))[0]}`",
+                span,
+            )
 
     def check_instruction(self, decl: ast.Decl, task: sm.Task) -> None:
         """W0701: the instruction should name every object the success specs require."""
@@ -471,11 +603,15 @@ class _Front:
                 if f" {spoken} " not in f" {text} ":
                     missing.append(ref)
         for ref in missing:
-            self.report.add("W0701", f"the instruction does not mention `{ref}`, which the success "
-                            "spec requires", self.source, self.instruction_span or decl.name_span,
-                            label=f"`{ref}` is not mentioned here",
-                            help=f"name `{ref}` in `instruction`, so an agent reading only the "
-                            "instruction can do the task")
+            self.report.add(
+                "W0701",
+                f"the instruction does not mention `{ref}`, which the success spec requires",
+                self.source,
+                self.instruction_span or decl.name_span,
+                label=f"`{ref}` is not mentioned here",
+                help=f"name `{ref}` in `instruction`, so an agent reading only the "
+                "instruction can do the task",
+            )
 
     # ------------------------------------------------------------ expressions
 
@@ -524,9 +660,13 @@ class _Front:
                 return sm.Text(value, span=node.span)
             case _:
                 pass
-        self.error("E0708", "this expression is not supported in a task (partial: predicates, "
-                   "`and`/`or`/`not`, comparisons, entities, slots and quantities of length, mass, "
-                   "volume, time and angle are)", node.span)
+        self.error(
+            "E0708",
+            "this expression is not supported in a task (partial: predicates, "
+            "`and`/`or`/`not`, comparisons, entities, slots and quantities of length, mass, "
+            "volume, time and angle are)",
+            node.span,
+        )
         return None
 
     def call(self, node: ast.Call, scene: sm.Scene, condition: bool) -> sm.Expr | None:
@@ -538,18 +678,27 @@ class _Front:
         if name not in known:
             pool = catalog.PREDICATE_NAMES + catalog.FUNCTION_NAMES
             guess = did_you_mean(name, pool)
-            self.error("E0703", f"unknown predicate `{name}`", node.func.span,
-                       help=f"did you mean `{guess}`?" if guess else
-                       "predicates: " + ", ".join(f"`{p}`" for p in catalog.PREDICATE_NAMES))
+            self.error(
+                "E0703",
+                f"unknown predicate `{name}`",
+                node.func.span,
+                help=f"did you mean `{guess}`?"
+                if guess
+                else "predicates: " + ", ".join(f"`{p}`" for p in catalog.PREDICATE_NAMES),
+            )
             return None
         args: list[sm.Expr] = []
         kwargs: list[tuple[str, sm.Expr]] = []
         ok = True
         for index, arg in enumerate(node.args):
-            if name == "contains" and index == 1 and isinstance(arg.value, ast.Name):
-                if scene.entity(arg.value.id) is None:  # a substance, not an entity
-                    args.append(sm.Ref(arg.value.id, span=arg.value.span))
-                    continue
+            if (
+                name == "contains"
+                and index == 1
+                and isinstance(arg.value, ast.Name)
+                and scene.entity(arg.value.id) is None
+            ):  # a substance, not an entity
+                args.append(sm.Ref(arg.value.id, span=arg.value.span))
+                continue
             value = self.expr(arg.value, scene, False)
             if value is None:
                 ok = False
@@ -575,7 +724,9 @@ class _Front:
                 case ast.Name(id=name):
                     break
                 case _:
-                    self.error("E0708", "write a part as `rotor.slot[3]` or `scale.tare`", node.span)
+                    self.error(
+                        "E0708", "write a part as `rotor.slot[3]` or `scale.tare`", node.span
+                    )
                     return None
         name = walk.id
         entity = scene.entity(name)
@@ -597,9 +748,12 @@ class _Front:
                 pass
             case _:
                 parts = [*kind.parts, *(["slot[k]"] if kind.slots else [])]
-                self.error("E0704", f"`{name}` ({entity.asset}) has no part `{'.'.join(map(str, path))}`",
-                           node.span, help=("its parts: " + ", ".join(f"`{p}`" for p in parts))
-                           if parts else None)
+                self.error(
+                    "E0704",
+                    f"`{name}` ({entity.asset}) has no part `{'.'.join(map(str, path))}`",
+                    node.span,
+                    help=("its parts: " + ", ".join(f"`{p}`" for p in parts)) if parts else None,
+                )
                 return None
         return sm.Ref(name, tuple(p for p in path if p != "pose"), span=node.span)
 

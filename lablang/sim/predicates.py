@@ -118,12 +118,18 @@ def at_rest(rt: Runtime, name: str) -> bool:
         other = rt.owner_names[owner]
         if other in rt.body_ids and not rt.infos[other].free:
             slot = slot_of(rt, name)
-            body = (m.site(rt.infos[other].slots[slot.index].site).bodyid[0]
-                    if slot is not None and slot.container == other else rt.body_ids[other])
+            body = (
+                m.site(rt.infos[other].slots[slot.index].site).bodyid[0]
+                if slot is not None and slot.container == other
+                else rt.body_ids[other]
+            )
             mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, int(body), support, 0)
             break
     rel = v - support
-    return float(np.linalg.norm(rel[3:])) < STABLE_SPEED and float(np.linalg.norm(rel[:3])) < STABLE_SPIN
+    return (
+        float(np.linalg.norm(rel[3:])) < STABLE_SPEED
+        and float(np.linalg.norm(rel[:3])) < STABLE_SPIN
+    )
 
 
 def balanced(rt: Runtime, name: str) -> bool:
@@ -242,7 +248,9 @@ def resolve_ref(rt: Runtime, ref: Ref) -> Any:
             return ref.name
         case ("slot", int(k)):
             if not 0 <= k < len(rt.infos[ref.name].slots):
-                raise SpecError(f"`{ref.text()}`: `{ref.name}` has {len(rt.infos[ref.name].slots)} slots")
+                raise SpecError(
+                    f"`{ref.text()}`: `{ref.name}` has {len(rt.infos[ref.name].slots)} slots"
+                )
             return SlotTarget(ref.name, k)
         case (str(button),) if button in rt.infos[ref.name].buttons:
             return ButtonTarget(ref.name, button)
@@ -372,7 +380,11 @@ PREDICATES: dict[str, PredicateFn] = {
     "contains": _p_contains,
     "started": _p_started,
 }
-FUNCTIONS: dict[str, PredicateFn] = {"slot_of": _f_slot_of, "opposite": _f_opposite, "mass": _f_mass}
+FUNCTIONS: dict[str, PredicateFn] = {
+    "slot_of": _f_slot_of,
+    "opposite": _f_opposite,
+    "mass": _f_mass,
+}
 TEMPORAL = ("stable",)
 ALL_PREDICATES = (*PREDICATES, *TEMPORAL)
 
@@ -386,8 +398,13 @@ _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
-_DISPLAY_UNITS = {"volume": (1e6, "mL"), "mass": (1e3, "g"), "time": (1.0, "s"), "length": (1.0, "m"),
-                  "angle": (180 / math.pi, "deg")}
+_DISPLAY_UNITS = {
+    "volume": (1e6, "mL"),
+    "mass": (1e3, "g"),
+    "time": (1.0, "s"),
+    "length": (1.0, "m"),
+    "angle": (180 / math.pi, "deg"),
+}
 
 
 def _text(expr: Expr) -> str:

@@ -49,7 +49,7 @@ def display_tenths(grams: float) -> int:
     return math.floor(grams * 10 / SCALE_QUANTUM_TENTHS + 0.5) * SCALE_QUANTUM_TENTHS
 
 
-class SimFault(Exception):  # noqa: N818 - a fault, not an error of the user's task
+class SimFault(Exception):
     """The simulator became unstable; the episode's outcome is not a task result."""
 
     def __init__(self, kind: str, detail: str, time: float) -> None:
@@ -75,7 +75,9 @@ class ScaleState:
 class Ledger:
     """Amounts of substances carried by containers, and what was spilled."""
 
-    amounts: dict[str, dict[str, float]] = attrs.field(factory=dict)  # container -> substance -> amount
+    amounts: dict[str, dict[str, float]] = attrs.field(
+        factory=dict
+    )  # container -> substance -> amount
     kinds: dict[str, str] = attrs.field(factory=dict)  # substance -> "liquid" | "powder"
     spilled: dict[str, float] = attrs.field(factory=dict)  # source container -> amount
 
@@ -93,8 +95,14 @@ class Ledger:
 class Runtime:
     """A running episode: model, data, gripper command, ledger, scales, trace hash."""
 
-    def __init__(self, built: Built, *, substeps: int = 10, weld_assist: bool = True,
-                 timestep: float | None = None) -> None:
+    def __init__(
+        self,
+        built: Built,
+        *,
+        substeps: int = 10,
+        weld_assist: bool = True,
+        timestep: float | None = None,
+    ) -> None:
         self.built = built
         self.model = built.model
         if timestep is not None:
@@ -135,9 +143,14 @@ class Runtime:
         self.hand_body = m.body("hand").id
         self.body_ids = {name: m.body(info.body).id for name, info in self.infos.items()}
         self.entity_index = {name: i for i, name in enumerate(self.infos)}
-        self.weld_ids = {name: m.equality(f"grasp_{name}").id for name, i in self.infos.items() if i.free}
-        self.lid_eq = {name: m.equality(f"grasp_{name}_lid").id for name, i in self.infos.items()
-                       if i.lid_handle}
+        self.weld_ids = {
+            name: m.equality(f"grasp_{name}").id for name, i in self.infos.items() if i.free
+        }
+        self.lid_eq = {
+            name: m.equality(f"grasp_{name}_lid").id
+            for name, i in self.infos.items()
+            if i.lid_handle
+        }
         self.scales: dict[str, ScaleState] = {}
         for name, info in self.infos.items():
             if info.force_sensor:
@@ -181,8 +194,9 @@ class Runtime:
         for _ in range(round(SETTLE_TIME / self.dt)):
             self.tick()
 
-    def _placement_pose(self, info: AssetInfo, placement: InSlot | OnSurface | None
-                        ) -> tuple[np.ndarray, np.ndarray]:
+    def _placement_pose(
+        self, info: AssetInfo, placement: InSlot | OnSurface | None
+    ) -> tuple[np.ndarray, np.ndarray]:
         d = self.data
         lift = info.half_height + 0.0008
         match placement:
@@ -243,12 +257,19 @@ class Runtime:
             deepest = -float(dists.min())
             if deepest > PENETRATION_LIMIT:
                 g1, g2 = d.contact.geom[int(np.argmin(dists))]
-                names = [self.owner_names[o] if o >= 0 else "world" for o in self.geom_owner[[g1, g2]]]
-                raise SimFault("penetration", f"`{names[0]}` and `{names[1]}` overlap by "
-                               f"{deepest * 1000:.1f} mm", self.time)
+                names = [
+                    self.owner_names[o] if o >= 0 else "world" for o in self.geom_owner[[g1, g2]]
+                ]
+                raise SimFault(
+                    "penetration",
+                    f"`{names[0]}` and `{names[1]}` overlap by {deepest * 1000:.1f} mm",
+                    self.time,
+                )
         fastest = float(np.abs(d.qvel).max())
         if fastest > VELOCITY_LIMIT:
-            raise SimFault("runaway velocity", f"a joint moves at {fastest:.0f} m/s or rad/s", self.time)
+            raise SimFault(
+                "runaway velocity", f"a joint moves at {fastest:.0f} m/s or rad/s", self.time
+            )
         if float(np.abs(d.qpos).max()) > POSITION_LIMIT + 2 * math.pi * 10:
             raise SimFault("left workspace", "a coordinate is far outside the scene", self.time)
 

@@ -79,8 +79,9 @@ def run_skill(rt: Runtime, controller: Controller, timeout: float) -> SkillResul
 # ---------------------------------------------------------------- motion primitives
 
 
-def move_tcp(rt: Runtime, goal: np.ndarray | list[float], speed: float = SPEED,
-             settle: float = 1.0) -> Motion:
+def move_tcp(
+    rt: Runtime, goal: np.ndarray | list[float], speed: float = SPEED, settle: float = 1.0
+) -> Motion:
     """Ramp the commanded TCP toward `goal`, then wait until the real TCP is within 2 mm."""
     goal = np.asarray(goal, dtype=float)
     step = speed * rt.dt
@@ -170,7 +171,9 @@ def skill_pick(rt: Runtime, obj: str) -> Controller:
         return fail(f"the gripper already holds `{rt.held}`")
     pos, R = object_frame(rt, obj)
     if R[2, 2] < math.cos(math.radians(30)):
-        return fail(f"`{obj}` is not upright (tilted {math.degrees(math.acos(min(1, R[2, 2]))):.0f} deg)")
+        return fail(
+            f"`{obj}` is not upright (tilted {math.degrees(math.acos(min(1, R[2, 2]))):.0f} deg)"
+        )
     rt.set_grip(min(FINGER_MAX, info.radius + 0.005))
     grasp = pos + R[:, 2] * info.grasp_z
     yield from transit(rt, grasp[:2], grasp[2] + 0.04)
@@ -259,8 +262,11 @@ def _free_spot(rt: Runtime, obj: str, surface: str) -> np.ndarray | None:
             if abs(pos[2] - top[2]) < 0.08 and np.hypot(*(pos[:2] - top[:2])) < info.radius + 0.02:
                 others.append((pos[:2] - top[:2], other.radius))
     reach = max(0.0, info.radius - radius - 0.004)
-    candidates = [(0.0, 0.0)] + [(r * math.cos(a), r * math.sin(a)) for r in (reach * 0.55, reach)
-                                 for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)]
+    candidates = [(0.0, 0.0)] + [
+        (r * math.cos(a), r * math.sin(a))
+        for r in (reach * 0.55, reach)
+        for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)
+    ]
     for cx, cy in candidates:
         if all(np.hypot(cx - p[0], cy - p[1]) > radius + r + 0.006 for p, r in others):
             return np.array([cx, cy, 0.0])
@@ -340,7 +346,9 @@ def skill_press_button(rt: Runtime, target: Any) -> Controller:
     pad_below = 0.007  # the closed pads reach this far below the TCP
     yield from transit(rt, top[:2], top[2] + pad_below + 0.02)
     before = len(rt.events)
-    yield from move_tcp(rt, [top[0], top[1], top[2] + pad_below - 0.0045], speed=SLOW / 2, settle=0.4)
+    yield from move_tcp(
+        rt, [top[0], top[1], top[2] + pad_below - 0.0045], speed=SLOW / 2, settle=0.4
+    )
     yield from wait_ticks(rt, 0.1)
     pressed = any(e[1] == f"{target.entity}.{target.button}" for e in rt.events[before:])
     yield from move_tcp(rt, [top[0], top[1], SAFE_Z], settle=0.0)
@@ -358,7 +366,11 @@ def skill_tare(rt: Runtime, scale: Any) -> Controller:
 def skill_start_centrifuge(rt: Runtime, centrifuge: Any) -> Controller:
     from lablang.sim.predicates import balanced, lid_angle
 
-    if not (isinstance(centrifuge, str) and rt.infos.get(centrifuge) and rt.infos[centrifuge].rotor_joint):
+    if not (
+        isinstance(centrifuge, str)
+        and rt.infos.get(centrifuge)
+        and rt.infos[centrifuge].rotor_joint
+    ):
         return fail(f"`{_name(centrifuge)}` is not a centrifuge")
     if lid_angle(rt, centrifuge) > 0.05:
         return fail(f"the lid of `{centrifuge}` is open")
@@ -432,8 +444,12 @@ def _swing_lid(rt: Runtime, name: str, goal_angle: float) -> Controller:
 def skill_open_lid(rt: Runtime, centrifuge: Any) -> Controller:
     from lablang.sim.predicates import lid_angle
 
-    if isinstance(centrifuge, str) and centrifuge in rt.infos and rt.infos[centrifuge].lid_joint \
-            and lid_angle(rt, centrifuge) > 1.2:
+    if (
+        isinstance(centrifuge, str)
+        and centrifuge in rt.infos
+        and rt.infos[centrifuge].lid_joint
+        and lid_angle(rt, centrifuge) > 1.2
+    ):
         return ok()
     return (yield from _swing_lid(rt, _name(centrifuge), 1.75))
 
@@ -441,8 +457,12 @@ def skill_open_lid(rt: Runtime, centrifuge: Any) -> Controller:
 def skill_close_lid(rt: Runtime, centrifuge: Any) -> Controller:
     from lablang.sim.predicates import lid_angle
 
-    if isinstance(centrifuge, str) and centrifuge in rt.infos and rt.infos[centrifuge].lid_joint \
-            and lid_angle(rt, centrifuge) < 0.05:
+    if (
+        isinstance(centrifuge, str)
+        and centrifuge in rt.infos
+        and rt.infos[centrifuge].lid_joint
+        and lid_angle(rt, centrifuge) < 0.05
+    ):
         return ok()
     return (yield from _swing_lid(rt, _name(centrifuge), 0.03))
 
@@ -487,8 +507,9 @@ def skill_pour(rt: Runtime, source: str, target: Any, amount: float) -> Controll
             # closed loop: keep the lip over the target's centre, high enough that the
             # tilted source's body clears the target's rim; at most 5 mm per tick
             cmd = rt.cmd_tcp()
-            err = np.array([rim[0] - lip[0], rim[1] - lip[1],
-                            max(0.0, rim[2] + sinfo.radius + 0.012 - lip[2])])
+            err = np.array(
+                [rim[0] - lip[0], rim[1] - lip[1], max(0.0, rim[2] + sinfo.radius + 0.012 - lip[2])]
+            )
             rt.set_tcp(cmd + np.clip(0.3 * err, -0.005, 0.005))
         yield
         if done and tilt <= 0.0:

@@ -35,7 +35,9 @@ def make_runtime():
         contents: dict[str, list[tuple[str, float, str]]] = {}
         for entity in task.scene.entities:
             for item in entity.contents:
-                contents.setdefault(entity.name, []).append((item.substance, item.amount, item.kind))
+                contents.setdefault(entity.name, []).append(
+                    (item.substance, item.amount, item.kind)
+                )
         rt.reset(contents)
         return rt
 

@@ -46,9 +46,20 @@ def test_trace_is_identical_in_a_separate_process() -> None:
     """`lablang simulate --json` in a fresh process reproduces the in-process digest."""
     tasks, _ = load_tasks("examples/tasks/centrifuge_loading.lab")
     digest = simulate_task(tasks["load_pair"], 5).trace_digest
-    out = subprocess.run([sys.executable, "-m", "lablang", "simulate",
-                          "examples/tasks/centrifuge_loading.lab", "--seed", "5", "--json"],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lablang",
+            "simulate",
+            "examples/tasks/centrifuge_loading.lab",
+            "--seed",
+            "5",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["trace_digest"] == digest
 
@@ -99,11 +110,11 @@ task t in s { step a { do { wait(0.2 s) } success: in(tube, rack.slot[1]) and up
 
 def test_pour_moves_liquid_between_ledgers_and_changes_the_carriers_masses(task_from) -> None:
     """Pouring 20 mL moves exactly 20 mL and 20 g from the source's to the target's mass."""
+    import numpy as np
+
     from lablang.sim.build import compile_scene
     from lablang.sim.runtime import Runtime
     from lablang.sim.skills import run_skill, skill_pick, skill_pour
-
-    import numpy as np
 
     task = task_from("""
 scene s {

@@ -49,7 +49,9 @@ def test_deep_penetration_is_a_fault(make_runtime) -> None:
     assert caught.value.detail.startswith("`tube` and `rack` overlap by")
 
 
-def test_injected_instability_in_an_episode_is_a_fault_not_a_failure(task_from, monkeypatch) -> None:
+def test_injected_instability_in_an_episode_is_a_fault_not_a_failure(
+    task_from, monkeypatch
+) -> None:
     """An episode whose state blows up ends as `fault`; certification lists it under faults."""
     task = task_from(TASK)
     original = Runtime.reset
@@ -81,5 +83,7 @@ def test_a_fault_that_disappears_at_1_ms_is_rerun_as_transient(task_from, monkey
     monkeypatch.setattr(Runtime, "reset", fragile_reset)
     certificate = certify_task(task, instances=1, seed=0)
     assert certificate["faults"] == []
-    assert [r["fault"].split(":")[0] for r in certificate["transient_faults_rerun"]] == ["runaway velocity"]
+    assert [r["fault"].split(":")[0] for r in certificate["transient_faults_rerun"]] == [
+        "runaway velocity"
+    ]
     assert certificate["certified"] is True

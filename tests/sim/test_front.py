@@ -75,8 +75,13 @@ scene s {
 task t in s { step a { do { pick(tube) } success: tube in rotor and not grasped(tube) } }
 """)
     success = task.steps[0].success
-    assert success == sm.Logic("and", (sm.Call("in", (sm.Ref("tube"), sm.Ref("rotor"))),
-                                       sm.Not(sm.Call("grasped", (sm.Ref("tube"),)))))
+    assert success == sm.Logic(
+        "and",
+        (
+            sm.Call("in", (sm.Ref("tube"), sm.Ref("rotor"))),
+            sm.Not(sm.Call("grasped", (sm.Ref("tube"),))),
+        ),
+    )
 
 
 def test_instruction_that_omits_a_required_object_warns() -> None:
@@ -134,8 +139,10 @@ def test_catalog_matches_the_implementations() -> None:
 
 def test_checking_a_task_file_does_not_import_mujoco() -> None:
     """`lablang check` on a task file stays light: the front end never imports mujoco."""
-    code = ("import sys; from lablang.driver import check_file; "
-            "r = check_file('examples/tasks/centrifuge_loading.lab'); "
-            "print(r.ok, 'mujoco' in sys.modules)")
+    code = (
+        "import sys; from lablang.driver import check_file; "
+        "r = check_file('examples/tasks/centrifuge_loading.lab'); "
+        "print(r.ok, 'mujoco' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "False"]

@@ -94,17 +94,24 @@ def _into_rotor(rt, name: str, slot: int) -> None:
     quat = np.zeros(4)
     mujoco.mju_mat2Quat(quat, site.xmat)
     adr = rt.model.joint(f"{name}_free").qposadr[0]
-    rt.data.qpos[adr : adr + 3] = site.xpos + site.xmat.reshape(3, 3)[:, 2] * (rt.infos[name].half_height + 0.0005)
+    rt.data.qpos[adr : adr + 3] = site.xpos + site.xmat.reshape(3, 3)[:, 2] * (
+        rt.infos[name].half_height + 0.0005
+    )
     rt.data.qpos[adr + 3 : adr + 7] = quat
     mujoco.mj_forward(rt.model, rt.data)
 
 
-@pytest.mark.parametrize(("contents", "slots", "expected"), [
-    ("200 uL", (0, 4), True),   # opposite, equal masses
-    ("200 uL", (0, 3), False),  # not opposite
-    ("20 uL", (0, 4), False),   # opposite, but 0.18 g lighter
-])
-def test_balanced_needs_opposite_slots_and_equal_masses(make_runtime, contents, slots, expected) -> None:
+@pytest.mark.parametrize(
+    ("contents", "slots", "expected"),
+    [
+        ("200 uL", (0, 4), True),  # opposite, equal masses
+        ("200 uL", (0, 3), False),  # not opposite
+        ("20 uL", (0, 4), False),  # opposite, but 0.18 g lighter
+    ],
+)
+def test_balanced_needs_opposite_slots_and_equal_masses(
+    make_runtime, contents, slots, expected
+) -> None:
     """`balanced` sums the tubes' mass moments (contents included) about the rotor axis."""
     rt = make_runtime(CENTRIFUGE.replace("CONTENTS", contents))
     rt.data.qpos[rt.model.joint("rotor_lid_hinge").qposadr[0]] = 1.7

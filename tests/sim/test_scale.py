@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from lablang.sim.predicates import Evaluator
 from lablang.sim.model import Call, Num, Ref
+from lablang.sim.predicates import Evaluator
 from lablang.sim.runtime import SCALE_STABLE_WINDOW, SCALE_TAU, display_tenths
 
 SCENE = """
@@ -44,7 +44,9 @@ def test_known_mass_reads_exactly_once_settled(make_runtime, mass: str, tenths: 
     grams = tenths / 10
     spec = Call("reading", (Ref("scale"), Num(grams / 1000, "mass")))
     assert Evaluator(rt).holds(spec)
-    assert not Evaluator(rt).holds(Call("reading", (Ref("scale"), Num(grams / 1000 + 1e-4, "mass"))))
+    assert not Evaluator(rt).holds(
+        Call("reading", (Ref("scale"), Num(grams / 1000 + 1e-4, "mass")))
+    )
 
 
 def test_filter_follows_a_first_order_step_response_with_tau_0_25_s(make_runtime) -> None:
