@@ -66,10 +66,25 @@ def in_slot(rt: Runtime, name: str, target: SlotTarget) -> bool:
 
 
 def slot_of(rt: Runtime, name: str) -> SlotTarget | None:
-    """The slot an object actually sits in: the one whose `in` predicate holds (never nearest)."""
-    for container, info in rt.infos.items():
-        for k in range(len(info.slots)):
-            target = SlotTarget(container, k)
+    """The slot an object actually sits in: the one whose `in` predicate holds (never nearest).
+
+    Only slots whose bore could contain the object's bottom are tested.
+    """
+    info = rt.infos[name]
+    d = rt.data
+    pos = d.xpos[rt.body_ids[name]]
+    axis = d.xmat[rt.body_ids[name]].reshape(3, 3)[:, 2]
+    bottom = pos - axis * (info.half_height - info.radius)
+    for container, sites in rt.slot_sites.items():
+        offsets = d.site_xpos[sites] - bottom
+        reach = rt.infos[container].slots[0].bore + 0.003
+        near = np.flatnonzero(
+            (np.abs(offsets[:, 0]) < reach * 1.5)
+            & (np.abs(offsets[:, 1]) < reach * 1.5)
+            & (np.abs(offsets[:, 2]) < 0.02)
+        )
+        for k in near:
+            target = SlotTarget(container, int(k))
             if in_slot(rt, name, target):
                 return target
     return None
@@ -114,17 +129,9 @@ def at_rest(rt: Runtime, name: str) -> bool:
     v = np.zeros(6)
     mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, rt.body_ids[name], v, 0)
     support = np.zeros(6)
-    for owner in sorted(touching):
-        other = rt.owner_names[owner]
-        if other in rt.body_ids and not rt.infos[other].free:
-            slot = slot_of(rt, name)
-            body = (
-                m.site(rt.infos[other].slots[slot.index].site).bodyid[0]
-                if slot is not None and slot.container == other
-                else rt.body_ids[other]
-            )
-            mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, int(body), support, 0)
-            break
+    body = rt.support_body(name)
+    if body is not None:
+        mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, body, support, 0)
     rel = v - support
     return (
         float(np.linalg.norm(rel[3:])) < STABLE_SPEED
