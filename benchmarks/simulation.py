@@ -23,13 +23,13 @@ from pathlib import Path
 os.environ.setdefault("MUJOCO_GL", "egl")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import mujoco  # noqa: E402
-import numpy as np  # noqa: E402
+import mujoco
+import numpy as np
 
-from lablang.sim import certify_task, load_tasks  # noqa: E402
-from lablang.sim.build import compile_scene  # noqa: E402
-from lablang.sim.episode import run_episode  # noqa: E402
-from lablang.sim.runtime import Runtime  # noqa: E402
+from lablang.sim import certify_task, load_tasks
+from lablang.sim.build import compile_scene
+from lablang.sim.episode import run_episode
+from lablang.sim.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 PICK_AND_PLACE = """
