@@ -27,8 +27,11 @@ def test_runaway_velocity_is_a_fault(make_runtime) -> None:
     assert caught.value.kind == "runaway velocity"
 
 
-def test_non_finite_state_is_a_fault_even_though_mujoco_resets_it(make_runtime) -> None:
+def test_non_finite_state_is_a_fault_even_though_mujoco_resets_it(
+    make_runtime, tmp_path, monkeypatch
+) -> None:
     """A NaN in qpos makes MuJoCo warn and auto-reset; the warning counter still reports it."""
+    monkeypatch.chdir(tmp_path)  # MuJoCo appends its warning to MUJOCO_LOG.TXT in the cwd
     rt = make_runtime(TASK)
     rt.data.qpos[rt.model.joint("tube_free").qposadr[0]] = np.nan
     with pytest.raises(SimFault) as caught:
