@@ -53,6 +53,8 @@ class AssetInfo:
     rotor_joint: str = ""
     force_sensor: str = ""
     yaw_limit: float = math.pi  # symmetric objects: any yaw is the same grasp
+    capped: bool = False  # a closed container: inverting it spills nothing, pouring is impossible
+    heater: bool = False  # a thermal block: its slots bring their contents to its temperature
 
 
 Builder = Callable[[mujoco.MjSpec, Entity, list[float], float], AssetInfo]
@@ -217,6 +219,33 @@ def _add_button(spec: mujoco.MjSpec, parent: mujoco.MjsBody, name: str, pos: lis
     return f"{name}_joint"
 
 
+def build_thermal_block(
+    spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float
+) -> AssetInfo:
+    """An aluminium block with tube wells and a `set` button (the thermal model is in the runtime)."""
+    n = int(entity.param("slots", 6))
+    cols = min(n, 6)
+    rows = math.ceil(n / cols)
+    pitch, bore, depth = 0.025, 0.0065, 0.018
+    body = spec.worldbody.add_body(name=entity.name, pos=pos, quat=_quat_z(yaw))
+    hx, hy = cols * pitch / 2 + 0.006, rows * pitch / 2 + 0.006
+    _box(body, [0.0, 0.0, 0.01], [hx, hy + 0.02, 0.01], [0.7, 0.72, 0.75, 1.0])
+    info = AssetInfo(
+        entity.name, "thermal_block", entity.name, free=False, radius=max(hx, hy), heater=True
+    )
+    for k in range(n):
+        r, c = divmod(k, cols)
+        x, y = (c - (cols - 1) / 2) * pitch, ((rows - 1) / 2 - r) * pitch + 0.01
+        slot = body.add_body(name=f"{entity.name}_slot{k}", pos=[x, y, 0.02])
+        _cup_walls(slot, bore, depth, [0.75, 0.77, 0.8, 1.0])
+        slot.add_site(name=f"{entity.name}_s{k}", size=[0.002, 0, 0])
+        info.slots.append(SlotInfo(f"{entity.name}_s{k}", bore, depth))
+    info.buttons["set"] = _add_button(
+        spec, body, f"{entity.name}_set", [hx - 0.012, -hy - 0.008, 0.02]
+    )
+    return info
+
+
 def build_scale(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
     name = entity.name
     body = spec.worldbody.add_body(name=name, pos=pos, quat=_quat_z(yaw))
@@ -255,7 +284,10 @@ def build_scale(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: floa
 
 def _free_body(spec: mujoco.MjSpec, name: str) -> mujoco.MjsBody:
     body = spec.worldbody.add_body(name=name, pos=[0, 0, 0.5])
-    body.add_freejoint(name=f"{name}_free")
+    joint = body.add_freejoint(name=f"{name}_free")
+    # a gram-scale tube has an axial inertia of ~3e-8 kg m^2: squeezed by the pads it can spin
+    # up numerically; a small armature regularizes rotation (and adds ~0.1% to translation)
+    joint.armature = 2e-6
     return body
 
 
@@ -290,6 +322,7 @@ def build_tube(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float
         opening=0.0045,
         depth=0.035,
         capacity=1.5e-6,
+        capped=True,
         base_mass=mass,
     )
 
@@ -372,6 +405,7 @@ BUILDERS: dict[str, Builder] = {
     "tube_rack": build_tube_rack,
     "centrifuge": build_centrifuge,
     "scale": build_scale,
+    "thermal_block": build_thermal_block,
     "tube_1_5ml": build_tube,
     "weight": build_weight,
     "beaker": build_beaker,

@@ -45,6 +45,9 @@ ASSET_KINDS: dict[str, AssetKind] = {
         lid=True,
     ),
     "scale": AssetKind("fixture", {}, parts=("tare",), scale=True, surface=True),
+    "thermal_block": AssetKind(
+        "fixture", {"slots": ParamSpec("", 1, 24, 6, integer=True)}, parts=("set",), slots=True
+    ),
     "tube_1_5ml": AssetKind(
         "object", {"mass": ParamSpec("mass", 0.0005, 0.01, 0.0015)}, open_container=True
     ),
@@ -78,6 +81,10 @@ SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "tare": (("entity",), "solid handling and weighing"),
     "pour": (("object", "entity", "volume"), "liquid handling and transfer"),
     "wait": (("duration",), "thermal control and incubation"),
+    "set_temperature": (("entity", "temperature"), "thermal control and incubation"),
+    "incubate": (("object", "target", "duration"), "thermal control and incubation"),
+    "shake": (("object", "duration"), "mixing and agitation"),
+    "invert": (("object", "count"), "mixing and agitation"),
 }
 
 PREDICATE_NAMES = (
@@ -93,6 +100,8 @@ PREDICATE_NAMES = (
     "reading",
     "contains",
     "started",
+    "mixed",
+    "temperature",
 )
 FUNCTION_NAMES = ("slot_of", "opposite", "mass")
 

@@ -29,7 +29,15 @@ from lablang.source import Source, Span
 from lablang.units import UNITS
 
 # unit-table base units -> SI
-_SI = {"length": 1.0, "mass": 1e-3, "volume": 1e-3, "time": 1.0, "angle": math.pi / 180}
+# (temperatures stay in degrees Celsius)
+_SI = {
+    "length": 1.0,
+    "mass": 1e-3,
+    "volume": 1e-3,
+    "time": 1.0,
+    "angle": math.pi / 180,
+    "temperature": 1.0,
+}
 _COMPARE_OPS = ("==", "!=", "<", "<=", ">", ">=")
 
 
@@ -561,10 +569,23 @@ class _Front:
 
     def check_argument(self, skill: str, kind: str, arg: sm.Expr, scene: sm.Scene) -> None:
         span = arg.span or Span(0, 0)
-        if kind in ("duration", "volume"):
-            want = "time" if kind == "duration" else "volume"
-            if not (isinstance(arg, sm.Num) and arg.dimension == want and arg.value >= 0):
+        if kind in ("duration", "volume", "temperature"):
+            want = {"duration": "time"}.get(kind, kind)
+            if not (
+                isinstance(arg, sm.Num)
+                and arg.dimension == want
+                and (arg.value >= 0 or want == "temperature")
+            ):
                 self.error("E0709", f"`{skill}` needs a {want} here", span)
+            return
+        if kind == "count":
+            if not (
+                isinstance(arg, sm.Num)
+                and arg.dimension == ""
+                and arg.value == int(arg.value)
+                and arg.value >= 1
+            ):
+                self.error("E0709", f"`{skill}` needs a whole number here", span)
             return
         if isinstance(arg, sm.Call):
             return  # computed at run time (e.g. `opposite(rotor, slot_of(tube_A))`)

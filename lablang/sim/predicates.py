@@ -352,6 +352,23 @@ def _p_started(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> 
     return _entity(rt, call, args[0]) in rt.running
 
 
+def _p_mixed(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
+    _arity(call, args, 1, 1)
+    return _entity(rt, call, args[0]) in rt.ledger.mixed
+
+
+def _p_temperature(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> Any:
+    """`temperature(x)` in deg C; `temperature(x, 37 C, within: 1 C)` (default within 0.5 C)."""
+    _arity(call, args, 1, 2)
+    name = _entity(rt, call, args[0])
+    if name not in rt.temperature:
+        raise SpecError(f"`{name}` has no temperature (objects and thermal blocks do)")
+    value = rt.temperature[name]
+    if len(args) == 1:
+        return value
+    return abs(value - float(args[1])) <= float(kw.get("within", 0.5)) + 1e-9
+
+
 def _f_slot_of(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> Any:
     _arity(call, args, 1, 1)
     return slot_of(rt, _entity(rt, call, args[0]))
@@ -386,6 +403,8 @@ PREDICATES: dict[str, PredicateFn] = {
     "reading": _p_reading,
     "contains": _p_contains,
     "started": _p_started,
+    "mixed": _p_mixed,
+    "temperature": _p_temperature,
 }
 FUNCTIONS: dict[str, PredicateFn] = {
     "slot_of": _f_slot_of,
@@ -406,6 +425,7 @@ _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
 
 
 _DISPLAY_UNITS = {
+    "temperature": (1.0, "C"),
     "volume": (1e6, "mL"),
     "mass": (1e3, "g"),
     "time": (1.0, "s"),

@@ -28,6 +28,11 @@ SCALE_STABLE_WINDOW = 3.0  # s of constant display before a reading counts
 PENETRATION_LIMIT = 0.005  # m
 VELOCITY_LIMIT = 50.0  # m/s or rad/s in any coordinate
 SETTLE_TIME = 0.3  # s of physics before the program starts
+AMBIENT = 22.0  # deg C
+BLOCK_TAU = 8.0  # s: a thermal block's approach to its setpoint (a fast, documented model)
+WELL_TAU = 4.0  # s: a tube's approach to the temperature of the well it sits in
+AIR_TAU = 120.0  # s: an object's approach to ambient in air
+THERMAL_EVERY = 5  # ticks between thermal updates
 
 _BAD_WARNINGS = (
     mujoco.mjtWarning.mjWARN_BADQPOS,
@@ -79,6 +84,7 @@ class Ledger:
     )  # container -> substance -> amount
     kinds: dict[str, str] = attrs.field(factory=dict)  # substance -> "liquid" | "powder"
     spilled: dict[str, float] = attrs.field(factory=dict)  # source container -> amount
+    mixed: set[str] = attrs.field(factory=set)  # containers mixed since their contents changed
 
     def total(self, container: str) -> float:
         return sum(self.amounts.get(container, {}).values())
@@ -121,6 +127,9 @@ class Runtime:
         self.ledger = Ledger()
         self.events: list[tuple[float, str, str]] = []
         self.running: set[str] = set()
+        self.temperature: dict[str, float] = {}  # objects and thermal blocks, deg C
+        self.setpoint: dict[str, float] = {}  # thermal blocks
+        self.pending_setpoint: dict[str, float] = {}
         self._hash = hashlib.sha256()
         m = self.model
         # geom -> owning entity index; the gripper is its own owner
@@ -165,6 +174,12 @@ class Runtime:
             for name, info in self.infos.items()
             if info.slots
         }
+        self.heaters = [name for name, info in self.infos.items() if info.heater]
+        for name, info in self.infos.items():
+            if info.free or info.heater:
+                self.temperature[name] = AMBIENT
+            if info.heater:
+                self.setpoint[name] = AMBIENT
         self._base_inertia = m.body_inertia.copy()
         self._base_mass = m.body_mass.copy()
         self._bad_warning_index = np.array([int(w) for w in _BAD_WARNINGS])
@@ -243,6 +258,8 @@ class Runtime:
                 self.buttons[key] = (adr, pressed)
                 if pressed:
                     self._on_press(*key)
+        if self.heaters and self.ticks % THERMAL_EVERY == 0:
+            self._update_thermal(self.dt * THERMAL_EVERY)
         self._check_health()
 
     @property
@@ -268,8 +285,12 @@ class Runtime:
         if not speed2 <= VELOCITY_LIMIT**2:  # also true for NaN
             fastest = float(np.abs(self._qvel).max())
             if not fastest <= VELOCITY_LIMIT:
+                dof = int(np.argmax(np.abs(self._qvel)))
+                joint = self.model.joint(int(self.model.dof_jntid[dof])).name
                 raise SimFault(
-                    "runaway velocity", f"a joint moves at {fastest:.0f} m/s or rad/s", self.time
+                    "runaway velocity",
+                    f"joint `{joint}` moves at {fastest:.0f} m/s or rad/s",
+                    self.time,
                 )
         if d.ncon:
             dists = d.contact.dist
@@ -300,6 +321,23 @@ class Runtime:
         state = self.scales[name]
         return self.time - state.stable_since >= SCALE_STABLE_WINDOW - 1e-9
 
+    def _update_thermal(self, dt: float) -> None:
+        from lablang.sim.predicates import slot_of
+
+        for block in self.heaters:
+            self.temperature[block] += (1 - math.exp(-dt / BLOCK_TAU)) * (
+                self.setpoint[block] - self.temperature[block]
+            )
+        for name, info in self.infos.items():
+            if not info.free:
+                continue
+            where = slot_of(self, name)
+            if where is not None and where.container in self.setpoint:
+                goal, tau = self.temperature[where.container], WELL_TAU
+            else:
+                goal, tau = AMBIENT, AIR_TAU
+            self.temperature[name] += (1 - math.exp(-dt / tau)) * (goal - self.temperature[name])
+
     def _on_press(self, entity: str, button: str) -> None:
         self.events.append((self.time, f"{entity}.{button}", "pressed"))
         if button == "tare" and entity in self.scales:
@@ -308,6 +346,8 @@ class Runtime:
             state.filtered = 0.0
         elif button == "start":
             self.running.add(entity)
+        elif button == "set" and entity in self.pending_setpoint:
+            self.setpoint[entity] = self.pending_setpoint.pop(entity)
 
     # ------------------------------------------------------------ gripper
 
@@ -418,6 +458,7 @@ class Runtime:
     # ------------------------------------------------------------ contents
 
     def add_contents(self, container: str, substance: str, amount: float) -> None:
+        self.ledger.mixed.discard(container)
         bucket = self.ledger.amounts.setdefault(container, {})
         bucket[substance] = bucket.get(substance, 0.0) + amount
         if bucket[substance] <= 1e-15:

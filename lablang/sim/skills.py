@@ -479,6 +479,8 @@ def skill_pour(rt: Runtime, source: str, target: Any, amount: float) -> Controll
     if tinfo is None or tinfo.opening <= 0:
         return fail(f"`{_name(target)}` is not an open container")
     sinfo = rt.infos[source]
+    if sinfo.capped:
+        return fail(f"`{source}` is capped; it cannot be poured from")
     have = rt.ledger.total(source)
     if have + 1e-15 < amount:
         return fail(f"`{source}` holds {have * 1e6:.2f} mL, less than {amount * 1e6:.2f} mL")
@@ -541,6 +543,93 @@ def skill_pour(rt: Runtime, source: str, target: Any, amount: float) -> Controll
     return ok(poured_ml=round(moved * 1e6, 6))
 
 
+def skill_set_temperature(rt: Runtime, block: Any, celsius: float) -> Controller:
+    """Dial a setpoint into a thermal block and press its `set` button."""
+    if not (isinstance(block, str) and block in rt.setpoint):
+        return fail(f"`{_name(block)}` is not a thermal block")
+    if not 4.0 <= celsius <= 99.0:
+        return fail(f"a thermal block runs between 4 C and 99 C, not {celsius:g} C")
+    rt.pending_setpoint[block] = celsius
+    result = yield from skill_press_button(rt, ButtonTarget(block, "set"))
+    return result
+
+
+def skill_incubate(rt: Runtime, obj: str, slot: Any, duration: float) -> Controller:
+    """Put a held object into a thermal block's well and leave it there for a while."""
+    if not (isinstance(slot, SlotTarget) and rt.infos[slot.container].heater):
+        return fail(f"`{_name(slot)}` is not a well of a thermal block")
+    placed = yield from skill_place(rt, obj, slot, need_slot=True)
+    if not placed.ok:
+        return placed
+    yield from wait_ticks(rt, duration)
+    return ok(temperature=round(rt.temperature[obj], 3))
+
+
+SHAKE_AMPLITUDE = 0.012  # m
+SHAKE_HZ = 3.0
+MIXING_ACCELERATION = 2.0  # m/s^2 RMS of the container's own motion that counts as mixing
+
+
+def skill_shake(rt: Runtime, obj: str, duration: float) -> Controller:
+    """Shake a held container side to side; it counts as mixed only if it really moved."""
+    if rt.held != obj:
+        return fail(f"the gripper is not holding `{obj}`")
+    centre = rt.cmd_tcp()
+    body = rt.body_ids[obj]
+    velocities = []
+    start = rt.time
+    while rt.time - start < duration:
+        phase = 2 * math.pi * SHAKE_HZ * (rt.time - start)
+        rt.set_tcp(centre + np.array([0.0, SHAKE_AMPLITUDE * math.sin(phase), 0.0]))
+        yield
+        velocities.append(rt.data.cvel[body][3:].copy())
+    yield from move_tcp(rt, centre, settle=0.5)
+    if len(velocities) < 3:
+        return fail("too short to shake")
+    accel = np.diff(np.array(velocities), axis=0) / rt.dt
+    rms = float(np.sqrt((accel**2).sum(axis=1).mean()))
+    if rms < MIXING_ACCELERATION:
+        return fail(f"`{obj}` moved too gently to mix ({rms:.2f} m/s^2 RMS)")
+    if rt.ledger.total(obj) > 0:
+        rt.ledger.mixed.add(obj)
+    return ok(rms_acceleration=round(rms, 3))
+
+
+def skill_invert(rt: Runtime, obj: str, count: float) -> Controller:
+    """Turn a held, capped tube upside down and back `count` times."""
+    from lablang.sim.predicates import tilt
+
+    if rt.held != obj:
+        return fail(f"the gripper is not holding `{obj}`")
+    times = int(count)
+    if times != count or not 1 <= times <= 50:
+        return fail("`invert` takes a whole number of inversions from 1 to 50")
+    info = rt.infos[obj]
+    if not info.capped and rt.ledger.total(obj) > 0:
+        return fail(f"`{obj}` is open; inverting it would spill its contents")
+    done = 0
+    for _ in range(times):
+        reached = 0.0
+        for goal in (2.1, 0.0):
+            while abs(rt.cmd[4] - goal) > 1e-9:
+                step = 3.0 * rt.dt
+                rt.cmd[4] = (
+                    goal
+                    if abs(goal - rt.cmd[4]) <= step
+                    else rt.cmd[4] + math.copysign(step, goal - rt.cmd[4])
+                )
+                yield
+                reached = max(reached, tilt(rt, obj))
+            yield from wait_ticks(rt, 0.2)
+        if reached > math.radians(100):
+            done += 1
+    if done < times:
+        return fail(f"only {done} of {times} inversions turned `{obj}` past 100 degrees")
+    if rt.ledger.total(obj) > 0:
+        rt.ledger.mixed.add(obj)
+    return ok(inversions=done)
+
+
 def _point_of(rt: Runtime, target: Any) -> np.ndarray | None:
     if isinstance(target, str) and target in rt.body_ids:
         return rt.data.xpos[rt.body_ids[target]].copy()
@@ -575,4 +664,8 @@ SKILLS: dict[str, tuple[SkillFn, float]] = {
     "tare": (skill_tare, 8.0),
     "pour": (skill_pour, 20.0),
     "wait": (skill_wait, 600.0),
+    "set_temperature": (skill_set_temperature, 8.0),
+    "incubate": (skill_incubate, 612.0),
+    "shake": (skill_shake, 62.0),
+    "invert": (skill_invert, 120.0),
 }
