@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from lablang.sim.episode import EpisodeResult
     from lablang.sim.model import Task
 
-__all__ = ["certify_task", "load_tasks", "simulate_task"]
+__all__ = ["certify_task", "load_tasks", "make_env", "simulate_task"]
 
 
 def load_tasks(
@@ -55,3 +55,10 @@ def certify_task(
     from lablang.sim.certify import certify_task as certify
 
     return certify(task, instances, seed, jobs, progress)
+
+
+def make_env(task: Task, **options: Any) -> Any:
+    """A Gymnasium-style environment (reset/step) for a task (see `lablang.sim.env`)."""
+    from lablang.sim.env import make_env as make
+
+    return make(task, **options)

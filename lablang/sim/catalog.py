@@ -103,7 +103,7 @@ PREDICATE_NAMES = (
     "mixed",
     "temperature",
 )
-FUNCTION_NAMES = ("slot_of", "opposite", "mass")
+FUNCTION_NAMES = ("slot_of", "opposite", "mass", "height")
 
 # Limits on what a `.lab` task may ask of the simulator (untrusted input).
 MAX_ENTITIES = 64

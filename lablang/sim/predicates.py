@@ -385,6 +385,19 @@ def _f_opposite(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) ->
     return SlotTarget(name, (index + n // 2) % n)
 
 
+def _f_height(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> float:
+    """The height of an object's lowest point above the table top, in metres."""
+    _arity(call, args, 1, 1)
+    name = _entity(rt, call, args[0])
+    info = rt.infos[name]
+    d = rt.data
+    axis = d.xmat[rt.body_ids[name]].reshape(3, 3)[:, 2]
+    reach = info.half_height * abs(float(axis[2])) + info.radius * math.sqrt(
+        max(0.0, 1 - float(axis[2]) ** 2)
+    )
+    return float(d.xpos[rt.body_ids[name]][2]) - reach
+
+
 def _f_mass(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> float:
     _arity(call, args, 1, 1)
     return rt.object_mass(_entity(rt, call, args[0]))
@@ -410,6 +423,7 @@ FUNCTIONS: dict[str, PredicateFn] = {
     "slot_of": _f_slot_of,
     "opposite": _f_opposite,
     "mass": _f_mass,
+    "height": _f_height,
 }
 TEMPORAL = ("stable",)
 ALL_PREDICATES = (*PREDICATES, *TEMPORAL)
