@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from typing import Any
 
 import attrs
 import mujoco
@@ -95,6 +96,38 @@ class Ledger:
             liquid = self.kinds.get(substance, "liquid") == "liquid"
             total += amount * LIQUID_DENSITY if liquid else amount
         return total
+
+
+@attrs.frozen
+class Checkpoint:
+    """Everything needed to continue an episode exactly: the MuJoCo integration state, the
+    model fields the runtime writes (weld poses, masses), and the runtime's own state."""
+
+    physics: np.ndarray
+    eq_data: np.ndarray
+    body_mass: np.ndarray
+    body_inertia: np.ndarray
+    runtime: bytes  # pickled plain-Python state (ledger, scales, temperatures, ...)
+    trace: Any  # the running trace hash (a hashlib object)
+    data: Any  # a copy of the MjData (in-memory continuation); `physics` is the portable part
+
+
+_RUNTIME_FIELDS = (
+    "ticks",
+    "physics_steps",
+    "cmd",
+    "held",
+    "lid_held",
+    "ledger",
+    "events",
+    "running",
+    "temperature",
+    "setpoint",
+    "pending_setpoint",
+    "scales",
+    "buttons",
+    "_warning_bytes",
+)
 
 
 class Runtime:
@@ -261,6 +294,46 @@ class Runtime:
         if self.heaters and self.ticks % THERMAL_EVERY == 0:
             self._update_thermal(self.dt * THERMAL_EVERY)
         self._check_health()
+
+    def checkpoint(self) -> Checkpoint:
+        """Save the full simulation state, including what the runtime changed in the model."""
+        import copy
+        import pickle
+
+        m, d = self.model, self.data
+        kind = mujoco.mjtState.mjSTATE_INTEGRATION
+        physics = np.empty(mujoco.mj_stateSize(m, kind))
+        mujoco.mj_getState(m, d, physics, kind)
+        state = {name: copy.deepcopy(getattr(self, name)) for name in _RUNTIME_FIELDS}
+        return Checkpoint(
+            physics,
+            m.eq_data.copy(),
+            m.body_mass.copy(),
+            m.body_inertia.copy(),
+            pickle.dumps(state),
+            self._hash.copy(),
+            copy.copy(d),
+        )
+
+    def restore(self, checkpoint: Checkpoint) -> None:
+        """Return to a checkpoint taken from this runtime; the continuation is bit-identical."""
+        import copy
+        import pickle
+
+        m, d = self.model, self.data
+        m.eq_data[:] = checkpoint.eq_data
+        m.body_mass[:] = checkpoint.body_mass
+        m.body_inertia[:] = checkpoint.body_inertia
+        # a copy of the whole MjData, not only the integration state: skills read derived
+        # quantities (body poses, contacts) left by the last substep, and a continuation is
+        # bit-identical only if they are the same too
+        self.data = copy.copy(checkpoint.data)
+        d = self.data
+        self._ctrl, self._qpos, self._qvel = d.ctrl, d.qpos, d.qvel
+        self._sensordata = d.sensordata
+        for name, value in pickle.loads(checkpoint.runtime).items():
+            setattr(self, name, value)
+        self._hash = checkpoint.trace.copy()
 
     @property
     def time(self) -> float:
