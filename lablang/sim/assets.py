@@ -55,6 +55,9 @@ class AssetInfo:
     yaw_limit: float = math.pi  # symmetric objects: any yaw is the same grasp
     capped: bool = False  # a closed container: inverting it spills nothing, pouring is impossible
     heater: bool = False  # a thermal block: its slots bring their contents to its temperature
+    hollow: bool = (
+        False  # the interior is modelled (a tip can enter); else liquid is handled at the mouth
+    )
 
 
 Builder = Callable[[mujoco.MjSpec, Entity, list[float], float], AssetInfo]
@@ -322,7 +325,7 @@ def build_tube(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float
         opening=0.0045,
         depth=0.035,
         capacity=1.5e-6,
-        capped=True,
+        capped=bool(entity.param("capped", 1)),
         base_mass=mass,
     )
 
@@ -396,6 +399,65 @@ def build_beaker(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: flo
         capacity=capacity,
         base_mass=mass,
         yaw_limit=math.pi / nseg,
+        hollow=True,
+    )
+
+
+def build_pipette_stand(
+    spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float
+) -> AssetInfo:
+    """Deep wells that hold pipettes upright on their tips."""
+    n = int(entity.param("slots", 2))
+    pitch, bore, depth, base = 0.03, 0.0085, 0.045, 0.01
+    body = spec.worldbody.add_body(name=entity.name, pos=pos, quat=_quat_z(yaw))
+    hx, hy = n * pitch / 2 + 0.004, pitch / 2 + 0.004
+    _box(body, [0.0, 0.0, base / 2], [hx, hy, base / 2], _GREY)
+    info = AssetInfo(entity.name, "pipette_stand", entity.name, free=False, radius=hx)
+    for k in range(n):
+        slot = body.add_body(
+            name=f"{entity.name}_slot{k}", pos=[(k - (n - 1) / 2) * pitch, 0, base]
+        )
+        _cup_walls(slot, bore, depth, _GREY)
+        slot.add_site(name=f"{entity.name}_s{k}", size=[0.002, 0, 0])
+        info.slots.append(SlotInfo(f"{entity.name}_s{k}", bore, depth))
+    return info
+
+
+PIPETTE_BODY = (0.007, 0.035)  # radius, half length
+PIPETTE_TIP = (0.0025, 0.015)
+
+
+def build_pipette(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
+    """A single-channel pipette with its tip: the liquid it holds is in the ledger."""
+    volume = float(entity.param("volume", 200e-9))
+    (r, half), (tr, thalf) = PIPETTE_BODY, PIPETTE_TIP
+    body = _free_body(spec, entity.name)
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        size=[r, half, 0],
+        mass=0.04,
+        rgba=[0.9, 0.9, 0.92, 1.0],
+        condim=4,
+        friction=[1.2, 0.01, 0.001],
+    )
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, -half - thalf],
+        size=[tr, thalf, 0],
+        mass=0.002,
+        rgba=[0.95, 0.9, 0.5, 0.8],
+        condim=4,
+    )
+    return AssetInfo(
+        entity.name,
+        "pipette",
+        entity.name,
+        free=True,
+        radius=r,
+        half_height=half + 2 * thalf,
+        grasp_z=0.02,
+        capacity=volume,
+        base_mass=0.042,
     )
 
 
@@ -409,6 +471,8 @@ BUILDERS: dict[str, Builder] = {
     "tube_1_5ml": build_tube,
     "weight": build_weight,
     "beaker": build_beaker,
+    "pipette": build_pipette,
+    "pipette_stand": build_pipette_stand,
 }
 
 

@@ -35,6 +35,12 @@ class AssetKind:
 
 
 ASSET_KINDS: dict[str, AssetKind] = {
+    "pipette": AssetKind(
+        "object", {"volume": ParamSpec("volume", 10e-9, 1e-6, 200e-9)}, open_container=True
+    ),
+    "pipette_stand": AssetKind(
+        "fixture", {"slots": ParamSpec("", 1, 8, 2, integer=True)}, slots=True
+    ),
     "table": AssetKind("fixture", {}, surface=True),
     "tube_rack": AssetKind("fixture", {"slots": ParamSpec("", 1, 24, 6, integer=True)}, slots=True),
     "centrifuge": AssetKind(
@@ -49,7 +55,12 @@ ASSET_KINDS: dict[str, AssetKind] = {
         "fixture", {"slots": ParamSpec("", 1, 24, 6, integer=True)}, parts=("set",), slots=True
     ),
     "tube_1_5ml": AssetKind(
-        "object", {"mass": ParamSpec("mass", 0.0005, 0.01, 0.0015)}, open_container=True
+        "object",
+        {
+            "mass": ParamSpec("mass", 0.0005, 0.01, 0.0015),
+            "capped": ParamSpec("", 0, 1, 1, integer=True),
+        },
+        open_container=True,
     ),
     "weight": AssetKind("object", {"mass": ParamSpec("mass", 0.001, 0.2, 0.02)}),
     "beaker": AssetKind(
@@ -80,6 +91,8 @@ SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "put_on_scale": (("object", "entity"), "solid handling and weighing"),
     "tare": (("entity",), "solid handling and weighing"),
     "pour": (("object", "entity", "volume"), "liquid handling and transfer"),
+    "aspirate": (("object", "entity", "volume"), "liquid handling and transfer"),
+    "dispense": (("object", "entity", "?volume"), "liquid handling and transfer"),
     "wait": (("duration",), "thermal control and incubation"),
     "set_temperature": (("entity", "temperature"), "thermal control and incubation"),
     "incubate": (("object", "target", "duration"), "thermal control and incubation"),

@@ -242,9 +242,9 @@ def _recheck(rt: Runtime, steps: list[Step], window: float = 1.0) -> tuple[bool,
         rt.tick()
 
 
-# Facts about where things are and what they hold must persist to the end of the
-# episode; apparatus states (a lid, a scale's reading) are expected to change later.
-PERSISTENT = ("in", "on", "upright", "balanced", "contains", "not_spilled")
+# Facts about where things are must persist to the end of the episode, and nothing may be
+# spilled later; apparatus states (a lid, a reading) and contents may change on purpose.
+PERSISTENT = ("in", "on", "upright", "balanced", "not_spilled")
 
 
 def _persistent_part(expr: Any) -> Any:

@@ -630,6 +630,128 @@ def skill_invert(rt: Runtime, obj: str, count: float) -> Controller:
     return ok(inversions=done)
 
 
+def _tip(rt: Runtime, pipette: str) -> np.ndarray:
+    pos, R = object_frame(rt, pipette)
+    return pos - R[:, 2] * rt.infos[pipette].half_height
+
+
+def _liquid_geometry(rt: Runtime, container: str) -> tuple[np.ndarray, float, float, float]:
+    """Centre of the opening, rim height, inner floor height and liquid surface height."""
+    info = rt.infos[container]
+    pos, R = object_frame(rt, container)
+    rim = pos + R[:, 2] * info.half_height
+    floor = float((pos - R[:, 2] * info.half_height)[2]) + 0.002
+    level = floor + rt.ledger.total(container) / (math.pi * info.opening**2)
+    return rim, float(rim[2]), floor, level
+
+
+def _tip_into(rt: Runtime, pipette: str, container: str, depth_goal: Any) -> Motion:
+    """Bring the pipette's tip over the container's opening and down to a height."""
+    rim, rim_z, floor, level = _liquid_geometry(rt, container)
+    offset = rt.tcp() - _tip(rt, pipette)
+    yield from transit(rt, (rim + offset)[:2], rim_z + 0.02 + offset[2])
+    goal_z = depth_goal(rim_z, floor, level)
+    return (
+        yield from move_tcp(
+            rt, [rim[0] + offset[0], rim[1] + offset[1], goal_z + offset[2]], speed=SLOW, settle=0.4
+        )
+    )
+
+
+def _tip_inside(rt: Runtime, pipette: str, container: str) -> tuple[bool, float]:
+    """Whether the tip is within the opening and below the rim; and its height."""
+    rim, rim_z, floor, _level = _liquid_geometry(rt, container)
+    tip = _tip(rt, pipette)
+    radial = float(np.hypot(tip[0] - rim[0], tip[1] - rim[1]))
+    info = rt.infos[container]
+    # solid containers (a tube's interior is not modelled): the tip works at the mouth
+    top = rim_z if info.hollow else rim_z + 0.004
+    inside = radial < info.opening - 0.001 and floor - 0.001 < tip[2] < top
+    return inside, float(tip[2])
+
+
+def _check_liquid_handling(rt: Runtime, pipette: str, container: Any) -> str:
+    if rt.held != pipette or rt.infos[pipette].asset != "pipette":
+        return f"the gripper is not holding the pipette `{pipette}`"
+    info = rt.infos.get(container) if isinstance(container, str) else None
+    if info is None or info.opening <= 0:
+        return f"`{_name(container)}` is not an open container"
+    if info.capped:
+        return f"`{container}` is capped"
+    return ""
+
+
+def skill_aspirate(rt: Runtime, pipette: str, source: Any, volume: float) -> Controller:
+    """Draw liquid into the pipette; it moves only if the tip is below the liquid's surface."""
+    problem = _check_liquid_handling(rt, pipette, source)
+    if problem:
+        return fail(problem)
+    room = rt.infos[pipette].capacity - rt.ledger.total(pipette)
+    if volume > room + 1e-15:
+        return fail(f"`{pipette}` holds at most {rt.infos[pipette].capacity * 1e9:.0f} uL")
+    if rt.ledger.total(source) + 1e-15 < volume:
+        return fail(f"`{source}` holds less than {volume * 1e9:.1f} uL")
+    # aim 4 mm below the surface, but never closer than 2 mm to the floor
+    yield from _tip_into(
+        rt, pipette, source, lambda rim, floor, level: max(floor + 0.002, level - 0.004)
+    )
+    inside, tip_z = _tip_inside(rt, pipette, source)
+    level = _liquid_geometry(rt, source)[3]
+    if not inside or tip_z >= level:
+        here = rt.cmd_tcp()
+        yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
+        return fail(f"the tip of `{pipette}` did not reach the liquid in `{source}`")
+    amounts = rt.ledger.amounts[source]
+    total = sum(amounts.values())
+    for substance, amount in sorted(amounts.items()):
+        share = volume * amount / total
+        rt.add_contents(source, substance, -share)
+        rt.ledger.kinds.setdefault(substance, "liquid")
+        rt.add_contents(pipette, substance, share)
+    yield from wait_ticks(rt, 0.5)
+    here = rt.cmd_tcp()
+    yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
+    return ok(aspirated_ul=round(volume * 1e9, 6))
+
+
+def skill_dispense(
+    rt: Runtime, pipette: str, target: Any, volume: float | None = None
+) -> Controller:
+    """Expel liquid from the pipette; what is not released inside the target is spilled."""
+    problem = _check_liquid_handling(rt, pipette, target)
+    if problem:
+        return fail(problem)
+    have = rt.ledger.total(pipette)
+    amount = have if volume is None else volume
+    if amount <= 0 or have + 1e-15 < amount:
+        return fail(f"`{pipette}` holds {have * 1e9:.1f} uL, not {amount * 1e9:.1f} uL")
+    # the tip goes 5 mm below the rim, or to 2 mm above the floor for shallow vessels
+    hollow = rt.infos[target].hollow
+    yield from _tip_into(
+        rt,
+        pipette,
+        target,
+        lambda rim, floor, level: max(floor + 0.002, rim - 0.005) if hollow else rim + 0.0015,
+    )
+    inside, _tip_z = _tip_inside(rt, pipette, target)
+    amounts = rt.ledger.amounts.get(pipette, {})
+    for substance, held in sorted(amounts.items()):
+        share = amount * held / have
+        rt.add_contents(pipette, substance, -share)
+        if inside:
+            rt.add_contents(target, substance, share)
+        else:
+            rt.ledger.spilled[pipette] = rt.ledger.spilled.get(pipette, 0.0) + share
+    yield from wait_ticks(rt, 0.5)
+    here = rt.cmd_tcp()
+    yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
+    if not inside:
+        return fail(
+            f"the tip of `{pipette}` was not inside `{target}`; {amount * 1e9:.1f} uL spilled"
+        )
+    return ok(dispensed_ul=round(amount * 1e9, 6))
+
+
 def _point_of(rt: Runtime, target: Any) -> np.ndarray | None:
     if isinstance(target, str) and target in rt.body_ids:
         return rt.data.xpos[rt.body_ids[target]].copy()
@@ -664,6 +786,8 @@ SKILLS: dict[str, tuple[SkillFn, float]] = {
     "tare": (skill_tare, 8.0),
     "pour": (skill_pour, 20.0),
     "wait": (skill_wait, 600.0),
+    "aspirate": (skill_aspirate, 15.0),
+    "dispense": (skill_dispense, 15.0),
     "set_temperature": (skill_set_temperature, 8.0),
     "incubate": (skill_incubate, 612.0),
     "shake": (skill_shake, 62.0),

@@ -134,3 +134,34 @@ task t in s { step a { do { pick(src) } success: grasped(src) } }
     assert rt.object_mass("dst") - dst_mass == pytest.approx(0.020, abs=1e-9)
     assert src_mass - rt.object_mass("src") == pytest.approx(0.020, abs=1e-9)
     assert rt.ledger.spilled == {}
+
+
+def test_liquid_handling_preconditions_are_checked_in_the_simulator(task_from) -> None:
+    """Aspirating from a capped tube fails; aspirating more than the pipette holds fails."""
+    task = task_from("""
+scene s {
+  stand: pipette_stand(slots: 2) on table at (0.10 m, 0.15 m)
+  p: pipette(volume: 20 uL) in stand.slot[0]
+  rack: tube_rack(slots: 6) on table at (0.45 m, -0.10 m)
+  closed_tube: tube_1_5ml(contents: 500 uL of buffer) in rack.slot[1]
+  stock: beaker(capacity: 50 mL, contents: 5 mL of buffer) on table at (0.25 m, -0.05 m)
+}
+task t in s {
+  step a { do { pick(p); aspirate(p, closed_tube, 10 uL) } success: contains(p, buffer) }
+  step b { do { aspirate(p, stock, 50 uL) } success: contains(p, buffer) }
+}
+""")
+    first = simulate_task(task, 0).steps[0]
+    assert first.reason == "skill `aspirate` failed: `closed_tube` is capped"
+    task = attrs_evolve_first_step_program(task)
+    second = simulate_task(task, 0).steps[0]
+    assert second.reason == "skill `aspirate` failed: `p` holds at most 20 uL"
+
+
+def attrs_evolve_first_step_program(task):  # type: ignore[no-untyped-def]
+    """The task with its first step doing `pick(p)` and the second step's aspirate."""
+    import attrs
+
+    first, second = task.steps
+    program = (first.program[0], *second.program)
+    return attrs.evolve(task, steps=(attrs.evolve(first, program=program),))
