@@ -150,7 +150,7 @@ def certify_command(
 
     Exit 0 when every instance succeeds, 1 otherwise.
 
-    Example: `lablang certify examples/tasks/feedback_weighing.lab --instances 8 --jobs 2`
+    Example: `lablang certify examples/tasks/feedback_weighing.lab --instances 2 --jobs 2 --out cert.json`
     """
     from lablang.output import write_atomic
     from lablang.sim import certify_task
