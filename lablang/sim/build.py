@@ -10,7 +10,15 @@ import numpy as np
 
 from lablang.sim.assets import BUILDERS, AssetInfo, build_gripper, build_table
 from lablang.sim.catalog import ASSET_KINDS
-from lablang.sim.model import Entity, InSlot, OnSurface, PoseRandomization, Scene, SlotPermutation
+from lablang.sim.model import (
+    Entity,
+    InSlot,
+    Intervention,
+    OnSurface,
+    PoseRandomization,
+    Scene,
+    SlotPermutation,
+)
 
 PHYSICS_DT = 0.002
 
@@ -24,6 +32,7 @@ class Built:
     infos: dict[str, AssetInfo]
     placements: dict[str, InSlot | OnSurface]  # after randomization
     rotor_angles: dict[str, float]
+    interventions: list[tuple[Intervention, float]] = attrs.field(factory=list)  # with start times
 
 
 def _base_spec() -> mujoco.MjSpec:
@@ -87,6 +96,32 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
         else:
             infos[entity.name] = builder(spec, entity, [0.0, 0.0, 0.0], 0.0)
     build_gripper(spec)
+    moved = sorted({event.entity for event in scene.interventions})
+    for name in moved:
+        # a fixture that someone moves gets x/y slides driven by stiff position servos (added
+        # after the gripper's actuators): as a mocap body it would have no velocity, and its
+        # contacts would drag on what it carries instead of pushing it along
+        body = spec.body(infos[name].body)
+        yaw = 2 * math.atan2(body.quat[3], body.quat[0])
+        for axis_name, world in (("x", (1.0, 0.0)), ("y", (0.0, 1.0))):
+            local = [
+                math.cos(yaw) * world[0] + math.sin(yaw) * world[1],
+                -math.sin(yaw) * world[0] + math.cos(yaw) * world[1],
+                0.0,
+            ]
+            body.add_joint(
+                name=f"{name}_move_{axis_name}",
+                type=mujoco.mjtJoint.mjJNT_SLIDE,
+                axis=local,
+                range=[-0.35, 0.35],
+                damping=5.0,
+            )
+            act = spec.add_actuator(
+                name=f"{name}_move_{axis_name}",
+                target=f"{name}_move_{axis_name}",
+                trntype=mujoco.mjtTrn.mjTRN_JOINT,
+            )
+            act.set_to_position(kp=20000, dampratio=1.0)
     for name, info in infos.items():
         if info.free:
             spec.add_equality(
@@ -115,4 +150,8 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
         for name, info in infos.items()
         if info.rotor_joint
     }
-    return Built(spec, model, infos, placements, rotor_angles)
+    interventions = [
+        (event, float(rng.uniform(event.start_low, event.start_high)))
+        for event in scene.interventions
+    ]
+    return Built(spec, model, infos, placements, rotor_angles, interventions)

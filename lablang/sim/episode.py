@@ -58,6 +58,9 @@ class EpisodeResult:
     wall_time: float
     physics_steps: int
     persisted: tuple[bool, ...]  # passed steps whose spec still holds at the end
+    # scripted interventions: name, start time, ticks of gripper contact with the moved fixture
+    # (or its load) before the start, and the time of the first contact after it
+    interventions: tuple[tuple[str, float, int, float | None], ...] = ()
 
     @property
     def credit(self) -> float:
@@ -105,9 +108,7 @@ def run_episode(
             results.append(result)
             if result.status != "passed":
                 break
-        persisted = _recheck(
-            rt, [s for s, r in zip(task.steps, results, strict=False) if r.status == "passed"]
-        )
+        persisted = _recheck(rt, task.steps, len([r for r in results if r.status == "passed"]))
     except SimFault as error:
         fault = Fault(error.kind, error.detail, error.time, current)
         results.append(StepResult(current, "fault", str(error)))
@@ -131,6 +132,10 @@ def run_episode(
         wallclock.perf_counter() - started,
         rt.physics_steps,
         persisted,
+        tuple(
+            (e.name, e.start, e.contact_ticks_before, e.first_contact_after)
+            for e in rt.interventions
+        ),
     )
 
 
@@ -220,26 +225,62 @@ def _run_call(rt: Runtime, evaluator: Evaluator, call: Call) -> SkillResult:
     return run_skill(rt, fn(rt, *args, **kwargs), timeout)
 
 
-def _recheck(rt: Runtime, steps: list[Step], window: float = 1.0) -> tuple[bool, ...]:
-    """Re-check passed steps at the end: do their placement facts still hold (within 1 s)?"""
-    if not steps:
+def _recheck(
+    rt: Runtime, steps: tuple[Step, ...], passed: int, window: float = 1.0
+) -> tuple[bool, ...]:
+    """Re-check the passed steps at the end: do their placement facts still hold (within 1 s)?
+
+    A fact about an object that a later step's program picks up or moves is not re-checked:
+    the later step may move it on purpose (retrieving a stored tube, for example).
+    """
+    if not passed:
         return ()
     evaluator = Evaluator(rt)
-    status = [False] * len(steps)
+    specs: list[Any] = []
+    for i, step in enumerate(steps[:passed]):
+        later = {name for s in steps[i + 1 :] for call in s.program for name in _moved(call)}
+        specs.append(_persistent_part(step.success, later))
+    status = [spec is None for spec in specs]
     end = rt.time + window
     while True:
-        for i, step in enumerate(steps):
-            if not status[i] and step.success is not None:
-                persistent = _persistent_part(step.success)
+        for i, spec in enumerate(specs):
+            if not status[i]:
                 try:
-                    status[i] = persistent is None or evaluator.holds(persistent)
+                    status[i] = evaluator.holds(spec)
                 except SpecError:
                     status[i] = False
-            elif step.success is None:
-                status[i] = True
         if all(status) or rt.time >= end - 1e-9:
             return tuple(status)
         rt.tick()
+
+
+def _moved(call: Call) -> set[str]:
+    """The objects a skill call picks up or moves (its arguments of kind `object`)."""
+    from lablang.sim.catalog import SKILL_SIGNATURES
+    from lablang.sim.model import Ref
+
+    kinds = SKILL_SIGNATURES.get(call.func, ((), ""))[0]
+    return {
+        arg.name
+        for kind, arg in zip(kinds, call.args, strict=False)
+        if kind.lstrip("?") == "object" and isinstance(arg, Ref)
+    }
+
+
+def _names(expr: Any) -> set[str]:
+    from lablang.sim.model import Call, Logic, Not, Ref
+
+    match expr:
+        case Ref(name=name):
+            return {name}
+        case Call(args=args, kwargs=kwargs):
+            return {n for a in (*args, *(v for _, v in kwargs)) for n in _names(a)}
+        case Logic(parts=parts):
+            return {n for p in parts for n in _names(p)}
+        case Not(operand=operand):
+            return _names(operand)
+        case _:
+            return set()
 
 
 # Facts about where things are must persist to the end of the episode, and nothing may be
@@ -247,21 +288,19 @@ def _recheck(rt: Runtime, steps: list[Step], window: float = 1.0) -> tuple[bool,
 PERSISTENT = ("in", "on", "upright", "balanced", "not_spilled")
 
 
-def _persistent_part(expr: Any) -> Any:
+def _persistent_part(expr: Any, later: set[str]) -> Any:
     """The part of a spec that must still hold at the end; other atoms count as true."""
-    from lablang.sim.model import Call, Logic, Not, Ref
+    from lablang.sim.model import Call, Logic
 
     match expr:
-        case Call(func=func) if func in PERSISTENT:
+        case Call(func=func) if func in PERSISTENT and not (_names(expr) & later):
             return expr
         case Logic(op="and", parts=parts):
-            kept = [p for p in (_persistent_part(q) for q in parts) if p is not None]
+            kept = [p for p in (_persistent_part(q, later) for q in parts) if p is not None]
             return Logic("and", tuple(kept)) if kept else None
         case Logic(op="or", parts=parts):
-            kept = [_persistent_part(q) for q in parts]
+            kept = [_persistent_part(q, later) for q in parts]
             return None if any(k is None for k in kept) else Logic("or", tuple(kept))
-        case Not() | Ref():
-            return None
         case _:
             return None
 

@@ -76,6 +76,7 @@ class _Front:
     def scene(self, decl: ast.Decl) -> sm.Scene | None:
         entities: list[sm.Entity] = []
         randomizations: list[sm.Randomization] = []
+        interventions: list[sm.Intervention] = []
         members = decl.body.members if decl.body else ()
         for member in members:
             match member:
@@ -87,6 +88,10 @@ class _Front:
                     rand = self.randomize(member)
                     if rand is not None:
                         randomizations.append(rand)
+                case ast.Entry(keyword="event"):
+                    event = self.event(member)
+                    if event is not None:
+                        interventions.append(event)
                 case _:
                     self.error(
                         "E0708",
@@ -98,8 +103,18 @@ class _Front:
             self.error(
                 "E0708", f"a scene may hold at most {catalog.MAX_ENTITIES} entities", decl.name_span
             )
-        scene = sm.Scene(decl.name, tuple(entities), tuple(randomizations))
+        scene = sm.Scene(decl.name, tuple(entities), tuple(randomizations), tuple(interventions))
         self.check_placements(scene)
+        for event in interventions:
+            host = scene.entity(event.entity)
+            if host is None:
+                self.unknown_entity(event.entity, event.span or decl.name_span, scene)
+            elif catalog.ASSET_KINDS[host.asset].role != "fixture":
+                self.error(
+                    "E0708",
+                    f"an event moves a fixture; `{event.entity}` is a {host.asset}",
+                    event.span or decl.name_span,
+                )
         for rand in randomizations:
             names = rand.entities if isinstance(rand, sm.SlotPermutation) else (rand.entity,)
             for name in names:
@@ -350,6 +365,48 @@ class _Front:
             entry.span,
         )
         return None
+
+    def event(self, entry: ast.Entry) -> sm.Intervention | None:
+        """`event NAME at 9 s .. 12 s { move(rack, by: (8 cm, 0 cm)) }`."""
+        usage = "write `event NAME at 9 s .. 12 s { move(rack, by: (8 cm, 0 cm)) }`"
+        at = next((c.value for c in entry.clauses if c.keyword == "at"), None)
+        low = high = None
+        if isinstance(at, ast.Binary) and at.op == "..":
+            low, high = self.number(at.left, "time"), self.number(at.right, "time")
+        elif at is not None and not isinstance(at, ast.Assignment):
+            low = high = self.number(at, "time")
+        calls = entry.body.members if entry.body else ()
+        if (
+            low is None
+            or high is None
+            or not 0 <= low <= high <= catalog.MAX_WAIT
+            or len(calls) != 1
+        ):
+            self.error("E0708", usage, entry.span)
+            return None
+        stmt = calls[0]
+        call = stmt.value if isinstance(stmt, ast.ExprStmt) else None
+        by = None
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id == "move"
+            and len(call.args) == 2
+            and isinstance(call.args[0].value, ast.Name)
+            and call.args[1].name == "by"
+            and isinstance(call.args[1].value, ast.TupleExpr)
+        ):
+            items = call.args[1].value.items
+            by = [self.number(i, "length") for i in items] if len(items) == 2 else None
+        if call is None or by is None or None in by:
+            self.error("E0708", usage, stmt.span)
+            return None
+        dx, dy = float(by[0] or 0.0), float(by[1] or 0.0)
+        if math.hypot(dx, dy) > 0.3:
+            self.error("E0708", "an event moves a fixture by at most 30 cm", stmt.span)
+            return None
+        entity = call.args[0].value.id  # type: ignore[union-attr]
+        return sm.Intervention(entry.name or "event", entity, low, high, dx, dy, span=entry.span)
 
     def check_placements(self, scene: sm.Scene) -> None:
         taken: dict[tuple[str, int], str] = {}

@@ -158,10 +158,26 @@ Randomization: TypeAlias = PoseRandomization | SlotPermutation
 
 
 @attrs.frozen(slots=True)
+class Intervention:
+    """A scripted external event: at a random time in [start_low, start_high] someone
+    moves a fixture by (dx, dy) over `duration` seconds (SciVLABench coordination tasks)."""
+
+    name: str
+    entity: str
+    start_low: float
+    start_high: float
+    dx: float
+    dy: float
+    duration: float = 1.0
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True)
 class Scene:
     name: str
     entities: tuple[Entity, ...]
     randomizations: tuple[Randomization, ...] = ()
+    interventions: tuple[Intervention, ...] = ()
 
     def entity(self, name: str) -> Entity | None:
         for entity in self.entities:

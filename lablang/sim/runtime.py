@@ -27,7 +27,8 @@ SCALE_TAU = 0.25  # s, first-order display filter (Labference)
 SCALE_QUANTUM_TENTHS = 1  # display quantum, in tenths of a gram (0.1 g)
 SCALE_STABLE_WINDOW = 3.0  # s of constant display before a reading counts
 PENETRATION_LIMIT = 0.005  # m
-VELOCITY_LIMIT = 50.0  # m/s or rad/s in any coordinate
+VELOCITY_LIMIT = 20.0  # m/s in a translational coordinate
+SPIN_LIMIT = 200.0  # rad/s in a rotational one (a gram-scale tube can spin fast for real)
 SETTLE_TIME = 0.3  # s of physics before the program starts
 AMBIENT = 22.0  # deg C
 BLOCK_TAU = 8.0  # s: a thermal block's approach to its setpoint (a fast, documented model)
@@ -96,6 +97,20 @@ class Ledger:
             liquid = self.kinds.get(substance, "liquid") == "liquid"
             total += amount * LIQUID_DENSITY if liquid else amount
         return total
+
+
+@attrs.define
+class InterventionState:
+    """A scripted move of a fixture, and what the gripper did before and after it began."""
+
+    name: str
+    entity: str
+    start: float
+    duration: float
+    delta: tuple[float, float]
+    actuator: int  # the x servo; the y servo follows it
+    contact_ticks_before: int = 0  # ticks in which the gripper touched the fixture or its load
+    first_contact_after: float | None = None  # simulated time of the first touch after the start
 
 
 @attrs.frozen
@@ -207,6 +222,17 @@ class Runtime:
             for name, info in self.infos.items()
             if info.slots
         }
+        self.interventions = [
+            InterventionState(
+                event.name,
+                event.entity,
+                start,
+                event.duration,
+                (event.dx, event.dy),
+                int(m.actuator(f"{event.entity}_move_x").id),
+            )
+            for event, start in built.interventions
+        ]
         self.heaters = [name for name, info in self.infos.items() if info.heater]
         for name, info in self.infos.items():
             if info.free or info.heater:
@@ -218,8 +244,15 @@ class Runtime:
         self._bad_warning_index = np.array([int(w) for w in _BAD_WARNINGS])
         self._baseline_warnings = np.zeros(len(_BAD_WARNINGS), dtype=np.int64)
         self._warning_bytes = b""
-        self._ctrl, self._qpos, self._qvel = self.data.ctrl, self.data.qpos, self.data.qvel
+        self._ctrl, self._qpos, self._qvel = self.data.ctrl[:7], self.data.qpos, self.data.qvel
         self._sensordata = self.data.sensordata
+        self._velocity_limits = np.full(m.nv, SPIN_LIMIT)
+        for j in range(m.njnt):
+            kind, dof = m.jnt_type[j], m.jnt_dofadr[j]
+            if kind == mujoco.mjtJoint.mjJNT_SLIDE:
+                self._velocity_limits[dof] = VELOCITY_LIMIT
+            elif kind == mujoco.mjtJoint.mjJNT_FREE:
+                self._velocity_limits[dof : dof + 3] = VELOCITY_LIMIT
 
     # ------------------------------------------------------------ reset
 
@@ -278,6 +311,8 @@ class Runtime:
 
     def tick(self) -> None:
         self._ctrl[:] = self.cmd
+        if self.interventions:
+            self._drive_interventions(self.time + self.dt)
         mujoco.mj_step(self.model, self.data, nstep=self.substeps)
         self.ticks += 1
         self.physics_steps += self.substeps
@@ -291,6 +326,8 @@ class Runtime:
                 self.buttons[key] = (adr, pressed)
                 if pressed:
                     self._on_press(*key)
+        if self.interventions:
+            self._watch_interventions()
         if self.heaters and self.ticks % THERMAL_EVERY == 0:
             self._update_thermal(self.dt * THERMAL_EVERY)
         self._check_health()
@@ -329,7 +366,7 @@ class Runtime:
         # bit-identical only if they are the same too
         self.data = copy.copy(checkpoint.data)
         d = self.data
-        self._ctrl, self._qpos, self._qvel = d.ctrl, d.qpos, d.qvel
+        self._ctrl, self._qpos, self._qvel = d.ctrl[:7], d.qpos, d.qvel
         self._sensordata = d.sensordata
         for name, value in pickle.loads(checkpoint.runtime).items():
             setattr(self, name, value)
@@ -356,13 +393,14 @@ class Runtime:
             self._warning_bytes = numbers.tobytes()
         speed2 = float(np.dot(self._qvel, self._qvel))
         if not speed2 <= VELOCITY_LIMIT**2:  # also true for NaN
-            fastest = float(np.abs(self._qvel).max())
-            if not fastest <= VELOCITY_LIMIT:
-                dof = int(np.argmax(np.abs(self._qvel)))
-                joint = self.model.joint(int(self.model.dof_jntid[dof])).name
+            excess = np.abs(self._qvel) / self._velocity_limits
+            worst = int(np.argmax(excess))
+            if not excess[worst] <= 1.0:
+                joint = self.model.joint(int(self.model.dof_jntid[worst])).name
+                unit = "m/s" if self._velocity_limits[worst] == VELOCITY_LIMIT else "rad/s"
                 raise SimFault(
                     "runaway velocity",
-                    f"joint `{joint}` moves at {fastest:.0f} m/s or rad/s",
+                    f"joint `{joint}` moves at {abs(float(self._qvel[worst])):.0f} {unit}",
                     self.time,
                 )
         if d.ncon:
@@ -393,6 +431,51 @@ class Runtime:
     def scale_stable(self, name: str) -> bool:
         state = self.scales[name]
         return self.time - state.stable_since >= SCALE_STABLE_WINDOW - 1e-9
+
+    def _drive_interventions(self, t: float) -> None:
+        for event in self.interventions:
+            linear = min(1.0, max(0.0, (t - event.start) / event.duration))
+            progress = (1 - math.cos(math.pi * linear)) / 2  # smooth start and stop
+            self.data.ctrl[event.actuator] = progress * event.delta[0]
+            self.data.ctrl[event.actuator + 1] = progress * event.delta[1]
+            if linear > 0.0 and not any(e[1] == event.name for e in self.events):
+                self.events.append((self.time, event.name, "intervention started"))
+
+    def _watch_interventions(self) -> None:
+        touched = self._gripper_contacts()
+        if not touched:
+            return
+        d = self.data
+        for event in self.interventions:
+            index = self.entity_index[event.entity]
+            centre = d.xpos[self.body_ids[event.entity]]
+            reach = self.infos[event.entity].radius + 0.01
+            hit = index in touched or any(
+                self.infos[self.owner_names[o]].free
+                and float(np.hypot(*(d.xpos[self.body_ids[self.owner_names[o]]][:2] - centre[:2])))
+                < reach
+                for o in touched
+                if 0 <= o < len(self.infos)
+            )
+            if not hit:
+                continue
+            if self.time < event.start:
+                event.contact_ticks_before += 1
+            elif event.first_contact_after is None:
+                event.first_contact_after = self.time
+
+    def _gripper_contacts(self) -> set[int]:
+        d = self.data
+        out: set[int] = set()
+        if not d.ncon:
+            return out
+        grip = self.gripper_index
+        for a, b in self.geom_owner[d.contact.geom]:
+            if a == grip and b != grip and b >= 0:
+                out.add(int(b))
+            elif b == grip and a != grip and a >= 0:
+                out.add(int(a))
+        return out
 
     def _update_thermal(self, dt: float) -> None:
         from lablang.sim.predicates import slot_of

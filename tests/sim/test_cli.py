@@ -20,8 +20,13 @@ def _example(command) -> list[str]:  # type: ignore[no-untyped-def]
 
 def _run(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     root = Path.cwd()
-    return subprocess.run([sys.executable, "-m", "lablang", *args], capture_output=True, text=True,
-                          cwd=cwd or root, env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    return subprocess.run(
+        [sys.executable, "-m", "lablang", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+    )
 
 
 def test_simulate_docstring_example_passes_every_step() -> None:
@@ -29,7 +34,12 @@ def test_simulate_docstring_example_passes_every_step() -> None:
     out = _run(_example(cli_sim.simulate_command))
     assert out.returncode == 0, out.stderr
     assert [line.split()[1] for line in out.stdout.splitlines() if line.startswith("  passed")] == [
-        "open", "place_A", "place_B", "close", "spin"]
+        "open",
+        "place_A",
+        "place_B",
+        "close",
+        "spin",
+    ]
 
 
 def test_simulate_render_writes_one_png_per_step_and_the_trace(tmp_path: Path) -> None:
@@ -41,7 +51,9 @@ def test_simulate_render_writes_one_png_per_step_and_the_trace(tmp_path: Path) -
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", data[16:24]) == (480, 360)
-    assert json.loads((tmp_path / "trace.json").read_text())["trace_digest"] == episode["trace_digest"]
+    assert (
+        json.loads((tmp_path / "trace.json").read_text())["trace_digest"] == episode["trace_digest"]
+    )
     assert episode["steps"][0]["keyframe"] == str(tmp_path / "00_move.png")
 
 
@@ -59,8 +71,10 @@ def test_certify_docstring_example_writes_a_certificate(tmp_path: Path) -> None:
 def test_a_file_with_errors_is_reported_not_simulated(tmp_path: Path) -> None:
     """A task file with diagnostics prints them and exits 1 without running MuJoCo."""
     bad = tmp_path / "bad.lab"
-    bad.write_text("scene s { tube: tube_15ml() on table at (0.2 m, 0 m) }\n"
-                   "task t in s { step a { do { pick(tube) } success: grasped(tube) } }\n")
+    bad.write_text(
+        "scene s { tube: tube_15ml() on table at (0.2 m, 0 m) }\n"
+        "task t in s { step a { do { pick(tube) } success: grasped(tube) } }\n"
+    )
     out = _run(["simulate", str(bad)])
     assert out.returncode == 1
     assert "error[E0701]: unknown asset `tube_15ml`" in out.stderr

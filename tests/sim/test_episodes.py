@@ -165,3 +165,31 @@ def attrs_evolve_first_step_program(task):  # type: ignore[no-untyped-def]
     first, second = task.steps
     program = (first.program[0], *second.program)
     return attrs.evolve(task, steps=(attrs.evolve(first, program=program),))
+
+
+def test_scripted_intervention_moves_the_rack_and_is_recorded_apart_from_success(task_from) -> None:
+    """An `event` slides the rack (and the tube in it) at a seeded random time; the episode
+    records gripper contact before the move and the first contact after it."""
+    import numpy as np
+
+    from lablang.sim.build import compile_scene
+    from lablang.sim.runtime import Runtime
+
+    task = task_from(Path("examples/tasks/placement_recall.lab").read_text())
+    [event] = task.scene.interventions
+    assert (event.entity, event.start_low, event.start_high) == ("rack", 9.0, 11.0)
+    rt = Runtime(compile_scene(task.scene, np.random.default_rng(5)))
+    rt.reset({})
+    [state] = rt.interventions
+    assert 9.0 <= state.start <= 11.0
+    before = rt.data.site("rack_s4").xpos.copy()
+    while rt.time < state.start + state.duration + 0.1:
+        rt.tick()
+    moved = rt.data.site("rack_s4").xpos - before
+    assert moved[:2] == pytest.approx([0.10, 0.06], abs=1e-9)
+    result = simulate_task(task, 5)
+    assert result.succeeded
+    [(name, start, contact_before, first_after)] = result.interventions
+    assert name == "slide" and start == state.start
+    assert contact_before > 0  # storing the tube touched it before the move
+    assert first_after is not None and first_after > start + 1.0  # retrieval after the move
