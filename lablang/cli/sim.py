@@ -1,4 +1,4 @@
-"""The simulation verbs: simulate, certify (evaluate and replay are not built yet)."""
+"""The simulation verbs: simulate, certify, evaluate (replay is not built yet)."""
 
 from __future__ import annotations
 
@@ -189,5 +189,47 @@ def _partial(name: str, what: str) -> click.Command:
     return command
 
 
-evaluate_command = _partial("evaluate", "Evaluate a policy on a task.")
+@click.command("evaluate")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option(
+    "--policy",
+    "policy_ref",
+    required=True,
+    help="`module:function` taking (observation, info) and returning an action.",
+)
+@click.option("--episodes", default=10, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1))
+@click.option("--max-seconds", default=120.0, show_default=True, type=click.FloatRange(0.1, 3600))
+@TASK_OPTION
+@PATH_OPTION
+def evaluate_command(
+    file: str,
+    policy_ref: str,
+    episodes: int,
+    seed: int,
+    max_seconds: float,
+    task_name: str | None,
+    roots: tuple[str, ...],
+) -> None:
+    """Evaluate a policy on randomized instances of a task and print the results as JSON.
+
+    The policy is your own Python code (it is imported, so only name code you trust).
+
+    Example: `lablang evaluate examples/tasks/move_tube.lab --policy lablang.sim.policies:hold --episodes 1 --max-seconds 1`
+    """
+    import importlib
+
+    from lablang.sim.env import evaluate_policy
+
+    task = _load(file, roots, task_name)
+    module_name, _, function_name = policy_ref.partition(":")
+    try:
+        policy = getattr(importlib.import_module(module_name), function_name)
+    except (ImportError, AttributeError, ValueError) as error:
+        click.echo(f"error: cannot load policy `{policy_ref}`: {error}", err=True)
+        sys.exit(2)
+    results = evaluate_policy(task, policy, episodes, seed, max_seconds)
+    click.echo(json.dumps(results, indent=2))
+
+
 replay_command = _partial("replay", "Re-score a recorded episode.")

@@ -80,8 +80,16 @@ def test_a_file_with_errors_is_reported_not_simulated(tmp_path: Path) -> None:
     assert "error[E0701]: unknown asset `tube_15ml`" in out.stderr
 
 
-def test_evaluate_and_replay_say_they_are_not_built() -> None:
-    """The unbuilt verbs exit 2 with a message that marks them partial."""
-    for verb in ("evaluate", "replay"):
-        out = _run([verb, "x.lab"])
-        assert out.returncode == 2 and "not built yet" in out.stderr
+def test_replay_says_it_is_not_built() -> None:
+    """The unbuilt verb exits 2 with a message that marks it partial."""
+    out = _run(["replay", "x.lab"])
+    assert out.returncode == 2 and "not built yet" in out.stderr
+
+
+def test_evaluate_docstring_example_reports_the_do_nothing_baseline() -> None:
+    """`lablang evaluate` with the hold policy runs and scores zero credit."""
+    out = _run(_example(cli_sim.evaluate_command))
+    assert out.returncode == 0, out.stderr
+    results = json.loads(out.stdout)
+    assert results["mean_credit"] == 0.0 and results["step_pass_rates"] == {"move": 0.0}
+    assert results["outcomes"][0]["time"] == 1.0
