@@ -82,7 +82,10 @@ def simulate_command(
     from lablang.sim.episode import episode_json
 
     task = _load(file, roots, task_name)
-    result = simulate_task(task, seed, render_dir)
+    try:
+        result = simulate_task(task, seed, render_dir)
+    except Exception as error:  # a bug in lablang: reported, never a traceback
+        _internal_error(file, error)
     payload = episode_json(result)
     if render_dir is not None:
         write_atomic(Path(render_dir) / "trace.json", json.dumps(payload, indent=2) + "\n")
@@ -157,7 +160,10 @@ def certify_command(
     from lablang.sim.certify import certificate_json
 
     task = _load(file, roots, task_name)
-    certificate = certify_task(task, instances, seed, jobs, progress=not no_progress)
+    try:
+        certificate = certify_task(task, instances, seed, jobs, progress=not no_progress)
+    except Exception as error:  # a bug in lablang: reported, never a traceback
+        _internal_error(file, error)
     text = certificate_json(certificate)
     if out:
         write_atomic(Path(out), text)
@@ -169,6 +175,15 @@ def certify_command(
     else:
         click.echo(text, nl=False)
     sys.exit(0 if certificate["certified"] else 1)
+
+
+def _internal_error(file: str, error: Exception) -> None:
+    click.echo(
+        f"internal error: {error.__class__.__name__}: {error} (while simulating `{file}`; "
+        "this is a bug in lablang, not in your file; please report it with the file)",
+        err=True,
+    )
+    sys.exit(4)
 
 
 def _partial(name: str, what: str) -> click.Command:
@@ -228,7 +243,14 @@ def evaluate_command(
     except (ImportError, AttributeError, ValueError) as error:
         click.echo(f"error: cannot load policy `{policy_ref}`: {error}", err=True)
         sys.exit(2)
-    results = evaluate_policy(task, policy, episodes, seed, max_seconds)
+    try:
+        results = evaluate_policy(task, policy, episodes, seed, max_seconds)
+    except Exception as error:  # in the policy or in lablang
+        click.echo(
+            f"error: evaluating `{policy_ref}` failed: {error.__class__.__name__}: {error}",
+            err=True,
+        )
+        sys.exit(4)
     click.echo(json.dumps(results, indent=2))
 
 

@@ -55,9 +55,11 @@ class AssetInfo:
     yaw_limit: float = math.pi  # symmetric objects: any yaw is the same grasp
     capped: bool = False  # a closed container: inverting it spills nothing, pouring is impossible
     heater: bool = False  # a thermal block: its slots bring their contents to its temperature
-    hollow: bool = (
-        False  # the interior is modelled (a tip can enter); else liquid is handled at the mouth
-    )
+    # the interior is modelled (a tip can enter); else liquid is handled at the mouth
+    hollow: bool = False
+    wells: list[str] = attrs.field(factory=list)  # well sites (at each well's mouth), plates only
+    well_radius: float = 0.0
+    well_depth: float = 0.0
 
 
 Builder = Callable[[mujoco.MjSpec, Entity, list[float], float], AssetInfo]
@@ -423,6 +425,97 @@ def build_pipette_stand(
     return info
 
 
+def build_well_plate(
+    spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float
+) -> AssetInfo:
+    """An SBS-footprint plate; wells are ledger containers whose mouths are sites (the
+    plate is a solid block: liquid is handled at each well's mouth)."""
+    n = int(entity.param("wells", 96))
+    rows, cols, pitch, radius = (8, 12, 0.009, 0.0034) if n == 96 else (4, 6, 0.0193, 0.008)
+    depth = 0.0108 if n == 96 else 0.0174
+    body = spec.worldbody.add_body(name=entity.name, pos=pos, quat=_quat_z(yaw))
+    _box(body, [0, 0, 0.0072], [0.0639, 0.0428, 0.0072], [0.92, 0.92, 0.95, 1.0])
+    info = AssetInfo(
+        entity.name,
+        "well_plate",
+        entity.name,
+        free=False,
+        radius=0.0639,
+        well_radius=radius,
+        well_depth=depth,
+    )
+    for k in range(n):
+        r, c = divmod(k, cols)
+        x, y = (c - (cols - 1) / 2) * pitch, ((rows - 1) / 2 - r) * pitch
+        body.add_site(
+            name=f"{entity.name}_w{k}",
+            pos=[x, y, 0.0144],
+            size=[radius, 0.0005, 0],
+            type=mujoco.mjtGeom.mjGEOM_CYLINDER,
+            rgba=[0.6, 0.6, 0.7, 1],
+        )
+        info.wells.append(f"{entity.name}_w{k}")
+    return info
+
+
+def build_waste_bin(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
+    """An open box that things are dropped into."""
+    half, height, wall = 0.06, 0.08, 0.003
+    body = spec.worldbody.add_body(name=entity.name, pos=pos, quat=_quat_z(yaw))
+    colour = [0.3, 0.5, 0.3, 1.0]
+    _box(body, [0, 0, wall / 2], [half, half, wall / 2], colour)
+    for sign in (-1.0, 1.0):
+        _box(body, [0, sign * (half - wall / 2), height / 2], [half, wall / 2, height / 2], colour)
+        _box(body, [sign * (half - wall / 2), 0, height / 2], [wall / 2, half, height / 2], colour)
+    body.add_site(name=f"{entity.name}_top", pos=[0, 0, wall], size=[0.002, 0, 0])
+    return AssetInfo(
+        entity.name,
+        "waste_bin",
+        entity.name,
+        free=False,
+        radius=half - wall,
+        top_site=f"{entity.name}_top",
+        depth=height,
+    )
+
+
+def build_vial(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
+    """A 4 mL screw-cap glass vial (capped; a solid cylinder with a cap)."""
+    r, half = 0.0074, 0.0185
+    mass = float(entity.param("mass", 0.008))
+    body = _free_body(spec, entity.name)
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        size=[r, half, 0],
+        mass=mass * 0.8,
+        rgba=[0.85, 0.9, 0.95, 0.8],
+        condim=4,
+        friction=[1.0, 0.01, 0.001],
+    )
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, half + 0.004],
+        size=[r + 0.0005, 0.004, 0],
+        mass=mass * 0.2,
+        rgba=[0.2, 0.2, 0.25, 1.0],
+        condim=4,
+    )
+    return AssetInfo(
+        entity.name,
+        "vial",
+        entity.name,
+        free=True,
+        radius=r + 0.0005,
+        half_height=half,
+        grasp_z=0.006,
+        opening=0.005,
+        depth=2 * half,
+        capacity=4e-6,
+        base_mass=mass,
+        capped=True,
+    )
+
+
 PIPETTE_BODY = (0.007, 0.035)  # radius, half length
 PIPETTE_TIP = (0.0025, 0.015)
 
@@ -472,6 +565,9 @@ BUILDERS: dict[str, Builder] = {
     "weight": build_weight,
     "beaker": build_beaker,
     "pipette": build_pipette,
+    "well_plate": build_well_plate,
+    "waste_bin": build_waste_bin,
+    "vial": build_vial,
     "pipette_stand": build_pipette_stand,
 }
 

@@ -32,9 +32,17 @@ class AssetKind:
     scale: bool = False
     open_container: bool = False  # can receive poured contents
     surface: bool = False  # objects can be put `on` it
+    wells: bool = False  # `entity.well[k]` are containers (plates)
 
 
 ASSET_KINDS: dict[str, AssetKind] = {
+    "well_plate": AssetKind(
+        "fixture", {"wells": ParamSpec("", 24, 96, 96, integer=True)}, wells=True
+    ),
+    "waste_bin": AssetKind("fixture", {}, surface=True),
+    "vial": AssetKind(
+        "object", {"mass": ParamSpec("mass", 0.002, 0.05, 0.008)}, open_container=True
+    ),
     "pipette": AssetKind(
         "object", {"volume": ParamSpec("volume", 10e-9, 1e-6, 200e-9)}, open_container=True
     ),
@@ -89,10 +97,11 @@ SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "press_button": (("button",), "apparatus and workspace"),
     "start_centrifuge": (("entity",), "apparatus and workspace"),
     "put_on_scale": (("object", "entity"), "solid handling and weighing"),
+    "discard": (("object", "entity"), "apparatus and workspace"),
     "tare": (("entity",), "solid handling and weighing"),
     "pour": (("object", "entity", "volume"), "liquid handling and transfer"),
-    "aspirate": (("object", "entity", "volume"), "liquid handling and transfer"),
-    "dispense": (("object", "entity", "?volume"), "liquid handling and transfer"),
+    "aspirate": (("object", "container", "volume"), "liquid handling and transfer"),
+    "dispense": (("object", "container", "?volume"), "liquid handling and transfer"),
     "wait": (("duration",), "thermal control and incubation"),
     "set_temperature": (("entity", "temperature"), "thermal control and incubation"),
     "incubate": (("object", "target", "duration"), "thermal control and incubation"),

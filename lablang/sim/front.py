@@ -169,6 +169,8 @@ class _Front:
                 number = self.param(kind_name, arg.name, kind.params[arg.name], arg.value)
                 if number is not None:
                     params.append((arg.name, number))
+        if kind_name == "well_plate" and dict(params).get("wells", 96) not in (24, 96):
+            self.error("E0705", "a `well_plate` has 24 or 96 wells", value.span)
         if contents and not kind.open_container:
             self.error("E0705", f"`{kind_name}` cannot hold contents", value.span)
         placement: sm.Placement | None = None
@@ -653,7 +655,16 @@ class _Front:
         if entity is None:
             return  # reported by `expr`
         role = catalog.ASSET_KINDS[entity.asset]
-        if kind == "object" and (arg.path or role.role != "object"):
+        if kind == "container" and not (
+            (not arg.path and role.open_container) or (arg.path[:1] == ("well",) and role.wells)
+        ):
+            self.error(
+                "E0709",
+                f"`{skill}` needs a container (a beaker, an open tube, a well "
+                f"such as `plate.well[0]`); `{arg.text()}` is not one",
+                span,
+            )
+        elif kind == "object" and (arg.path or role.role != "object"):
             self.error(
                 "E0709",
                 f"`{skill}` needs an object that can be picked up; `{arg.text()}` "
@@ -817,6 +828,11 @@ class _Front:
         match tuple(path):
             case () | ("pose",):
                 pass
+            case ("well", int(k)) if kind.wells:
+                count = int(entity.param("wells", kind.params["wells"].default))
+                if not 0 <= k < count:
+                    self.error("E0706", f"`{name}` has wells 0 to {count - 1}, not {k}", node.span)
+                    return None
             case ("slot", int(k)) if kind.slots:
                 count = int(entity.param("slots", kind.params["slots"].default))
                 if not 0 <= k < count:
@@ -825,7 +841,11 @@ class _Front:
             case (str(part),) if part in kind.parts:
                 pass
             case _:
-                parts = [*kind.parts, *(["slot[k]"] if kind.slots else [])]
+                parts = [
+                    *kind.parts,
+                    *(["slot[k]"] if kind.slots else []),
+                    *(["well[k]"] if kind.wells else []),
+                ]
                 self.error(
                     "E0704",
                     f"`{name}` ({entity.asset}) has no part `{'.'.join(map(str, path))}`",

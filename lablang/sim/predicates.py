@@ -16,7 +16,7 @@ import numpy as np
 
 from lablang.sim.model import Call, Compare, Expr, Logic, Not, Num, Ref, Text
 from lablang.sim.runtime import Runtime
-from lablang.sim.skills import ButtonTarget, SlotTarget
+from lablang.sim.skills import ButtonTarget, SlotTarget, WellTarget, ledger_key
 
 UPRIGHT_TILT = math.radians(15)
 STABLE_SPEED = 0.01  # m/s relative to the support
@@ -259,6 +259,12 @@ def resolve_ref(rt: Runtime, ref: Ref) -> Any:
                     f"`{ref.text()}`: `{ref.name}` has {len(rt.infos[ref.name].slots)} slots"
                 )
             return SlotTarget(ref.name, k)
+        case ("well", int(k)):
+            if not 0 <= k < len(rt.infos[ref.name].wells):
+                raise SpecError(
+                    f"`{ref.text()}`: `{ref.name}` has {len(rt.infos[ref.name].wells)} wells"
+                )
+            return WellTarget(ref.name, k)
         case (str(button),) if button in rt.infos[ref.name].buttons:
             return ButtonTarget(ref.name, button)
         case _:
@@ -336,11 +342,12 @@ def _p_reading(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> 
 
 
 def _p_contains(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
-    """`contains(beaker, water, 20 mL, within: 0.5 mL)`; without an amount, any amount."""
+    """`contains(beaker, water, 20 mL, within: 0.5 mL)`; without an amount, any amount.
+    The container may be a well: `contains(plate.well[3], buffer, 10 uL)`."""
     _arity(call, args, 2, 3)
-    name = _entity(rt, call, args[0])
+    container = args[0] if isinstance(args[0], WellTarget) else _entity(rt, call, args[0])
     substance = args[1]
-    have = rt.ledger.amounts.get(name, {}).get(str(substance), 0.0)
+    have = rt.ledger.amounts.get(ledger_key(container), {}).get(str(substance), 0.0)
     if len(args) == 2:
         return have > 0.0
     tol = float(kw.get("within", 0.0))

@@ -622,6 +622,8 @@ class Runtime:
         self._update_mass(container)
 
     def _update_mass(self, container: str) -> None:
+        if container not in self.infos:
+            return  # a well of a plate: the plate is a fixture
         m = self.model
         info = self.infos[container]
         body = self.body_ids[container]

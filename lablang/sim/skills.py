@@ -33,6 +33,17 @@ class SlotTarget:
 
 
 @attrs.frozen(slots=True)
+class WellTarget:
+    plate: str
+    index: int
+
+    @property
+    def key(self) -> str:
+        """The well's name in the contents ledger."""
+        return f"{self.plate}.well[{self.index}]"
+
+
+@attrs.frozen(slots=True)
 class ButtonTarget:
     entity: str
     button: str
@@ -293,6 +304,21 @@ def _release(rt: Runtime, obj: str) -> Generator[None, None, None]:
     yield from wait_ticks(rt, 0.2)
     here = rt.cmd_tcp()
     yield from move_tcp(rt, [here[0], here[1], SAFE_Z], speed=SLOW * 2, settle=0.0)
+
+
+def skill_discard(rt: Runtime, obj: str, bin_: Any) -> Controller:
+    """Drop a held object into a waste bin from 3 cm above its rim."""
+    if rt.held != obj:
+        return fail(f"the gripper is not holding `{obj}`")
+    info = rt.infos.get(bin_) if isinstance(bin_, str) else None
+    if info is None or info.asset != "waste_bin":
+        return fail(f"`{_name(bin_)}` is not a waste bin")
+    floor = rt.data.site(info.top_site).xpos
+    offset = rt.tcp() - object_bottom(rt, obj)
+    yield from transit(rt, floor[:2], floor[2] + info.depth + 0.03 + offset[2])
+    yield from _release(rt, obj)
+    yield from wait_ticks(rt, 0.5)
+    return ok()
 
 
 def skill_insert_into_slot(rt: Runtime, obj: str, slot: Any) -> Controller:
@@ -635,44 +661,63 @@ def _tip(rt: Runtime, pipette: str) -> np.ndarray:
     return pos - R[:, 2] * rt.infos[pipette].half_height
 
 
-def _liquid_geometry(rt: Runtime, container: str) -> tuple[np.ndarray, float, float, float]:
-    """Centre of the opening, rim height, inner floor height and liquid surface height."""
+def ledger_key(container: Any) -> str:
+    return container.key if isinstance(container, WellTarget) else str(container)
+
+
+@attrs.frozen(slots=True)
+class _Vessel:
+    centre: np.ndarray  # of the mouth
+    rim: float
+    floor: float
+    level: float
+    opening: float
+    hollow: bool
+
+
+def _vessel(rt: Runtime, container: Any) -> _Vessel:
+    """Where a container's mouth, floor and liquid surface are, now."""
+    if isinstance(container, WellTarget):
+        plate = rt.infos[container.plate]
+        mouth = rt.data.site(plate.wells[container.index]).xpos.copy()
+        floor = float(mouth[2]) - plate.well_depth
+        area = math.pi * plate.well_radius**2
+        level = floor + rt.ledger.total(container.key) / area
+        return _Vessel(mouth, float(mouth[2]), floor, level, plate.well_radius, False)
     info = rt.infos[container]
     pos, R = object_frame(rt, container)
     rim = pos + R[:, 2] * info.half_height
     floor = float((pos - R[:, 2] * info.half_height)[2]) + 0.002
     level = floor + rt.ledger.total(container) / (math.pi * info.opening**2)
-    return rim, float(rim[2]), floor, level
+    return _Vessel(rim, float(rim[2]), floor, level, info.opening, info.hollow)
 
 
-def _tip_into(rt: Runtime, pipette: str, container: str, depth_goal: Any) -> Motion:
-    """Bring the pipette's tip over the container's opening and down to a height."""
-    rim, rim_z, floor, level = _liquid_geometry(rt, container)
+def _tip_into(rt: Runtime, pipette: str, container: Any, depth_goal: Any) -> Motion:
+    """Bring the pipette's tip over the container's mouth and down to a height."""
+    vessel = _vessel(rt, container)
     offset = rt.tcp() - _tip(rt, pipette)
-    yield from transit(rt, (rim + offset)[:2], rim_z + 0.02 + offset[2])
-    goal_z = depth_goal(rim_z, floor, level)
-    return (
-        yield from move_tcp(
-            rt, [rim[0] + offset[0], rim[1] + offset[1], goal_z + offset[2]], speed=SLOW, settle=0.4
-        )
-    )
+    yield from transit(rt, (vessel.centre + offset)[:2], vessel.rim + 0.02 + offset[2])
+    goal_z = depth_goal(vessel)
+    goal = [vessel.centre[0] + offset[0], vessel.centre[1] + offset[1], goal_z + offset[2]]
+    return (yield from move_tcp(rt, goal, speed=SLOW, settle=0.4))
 
 
-def _tip_inside(rt: Runtime, pipette: str, container: str) -> tuple[bool, float]:
-    """Whether the tip is within the opening and below the rim; and its height."""
-    rim, rim_z, floor, _level = _liquid_geometry(rt, container)
+def _tip_inside(rt: Runtime, pipette: str, container: Any) -> tuple[bool, float]:
+    """Whether the tip is within the mouth and below the rim (at the mouth of solid
+    containers, whose interior is not modelled); and its height."""
+    vessel = _vessel(rt, container)
     tip = _tip(rt, pipette)
-    radial = float(np.hypot(tip[0] - rim[0], tip[1] - rim[1]))
-    info = rt.infos[container]
-    # solid containers (a tube's interior is not modelled): the tip works at the mouth
-    top = rim_z if info.hollow else rim_z + 0.004
-    inside = radial < info.opening - 0.001 and floor - 0.001 < tip[2] < top
+    radial = float(np.hypot(tip[0] - vessel.centre[0], tip[1] - vessel.centre[1]))
+    top = vessel.rim if vessel.hollow else vessel.rim + 0.004
+    inside = radial < vessel.opening - 0.001 and vessel.floor - 0.001 < tip[2] < top
     return inside, float(tip[2])
 
 
 def _check_liquid_handling(rt: Runtime, pipette: str, container: Any) -> str:
     if rt.held != pipette or rt.infos[pipette].asset != "pipette":
         return f"the gripper is not holding the pipette `{pipette}`"
+    if isinstance(container, WellTarget):
+        return ""
     info = rt.infos.get(container) if isinstance(container, str) else None
     if info is None or info.opening <= 0:
         return f"`{_name(container)}` is not an open container"
@@ -689,23 +734,22 @@ def skill_aspirate(rt: Runtime, pipette: str, source: Any, volume: float) -> Con
     room = rt.infos[pipette].capacity - rt.ledger.total(pipette)
     if volume > room + 1e-15:
         return fail(f"`{pipette}` holds at most {rt.infos[pipette].capacity * 1e9:.0f} uL")
-    if rt.ledger.total(source) + 1e-15 < volume:
-        return fail(f"`{source}` holds less than {volume * 1e9:.1f} uL")
+    key = ledger_key(source)
+    if rt.ledger.total(key) + 1e-15 < volume:
+        return fail(f"`{_name(source)}` holds less than {volume * 1e9:.1f} uL")
     # aim 4 mm below the surface, but never closer than 2 mm to the floor
-    yield from _tip_into(
-        rt, pipette, source, lambda rim, floor, level: max(floor + 0.002, level - 0.004)
-    )
+    yield from _tip_into(rt, pipette, source, lambda v: max(v.floor + 0.002, v.level - 0.004))
     inside, tip_z = _tip_inside(rt, pipette, source)
-    level = _liquid_geometry(rt, source)[3]
+    level = _vessel(rt, source).level
     if not inside or tip_z >= level:
         here = rt.cmd_tcp()
         yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
-        return fail(f"the tip of `{pipette}` did not reach the liquid in `{source}`")
-    amounts = rt.ledger.amounts[source]
+        return fail(f"the tip of `{pipette}` did not reach the liquid in `{_name(source)}`")
+    amounts = rt.ledger.amounts[key]
     total = sum(amounts.values())
     for substance, amount in sorted(amounts.items()):
         share = volume * amount / total
-        rt.add_contents(source, substance, -share)
+        rt.add_contents(key, substance, -share)
         rt.ledger.kinds.setdefault(substance, "liquid")
         rt.add_contents(pipette, substance, share)
     yield from wait_ticks(rt, 0.5)
@@ -726,12 +770,11 @@ def skill_dispense(
     if amount <= 0 or have + 1e-15 < amount:
         return fail(f"`{pipette}` holds {have * 1e9:.1f} uL, not {amount * 1e9:.1f} uL")
     # the tip goes 5 mm below the rim, or to 2 mm above the floor for shallow vessels
-    hollow = rt.infos[target].hollow
     yield from _tip_into(
         rt,
         pipette,
         target,
-        lambda rim, floor, level: max(floor + 0.002, rim - 0.005) if hollow else rim + 0.0015,
+        lambda v: max(v.floor + 0.002, v.rim - 0.005) if v.hollow else v.rim + 0.0015,
     )
     inside, _tip_z = _tip_inside(rt, pipette, target)
     amounts = rt.ledger.amounts.get(pipette, {})
@@ -739,7 +782,7 @@ def skill_dispense(
         share = amount * held / have
         rt.add_contents(pipette, substance, -share)
         if inside:
-            rt.add_contents(target, substance, share)
+            rt.add_contents(ledger_key(target), substance, share)
         else:
             rt.ledger.spilled[pipette] = rt.ledger.spilled.get(pipette, 0.0) + share
     yield from wait_ticks(rt, 0.5)
@@ -747,7 +790,8 @@ def skill_dispense(
     yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
     if not inside:
         return fail(
-            f"the tip of `{pipette}` was not inside `{target}`; {amount * 1e9:.1f} uL spilled"
+            f"the tip of `{pipette}` was not inside `{_name(target)}`; "
+            f"{amount * 1e9:.1f} uL spilled"
         )
     return ok(dispensed_ul=round(amount * 1e9, 6))
 
@@ -764,6 +808,8 @@ def _name(target: Any) -> str:
             return f"{c}.slot[{i}]"
         case ButtonTarget(entity=e, button=b):
             return f"{e}.{b}"
+        case WellTarget():
+            return target.key
         case _:
             return str(target)
 
@@ -783,6 +829,7 @@ SKILLS: dict[str, tuple[SkillFn, float]] = {
     "press_button": (skill_press_button, 8.0),
     "start_centrifuge": (skill_start_centrifuge, 8.0),
     "put_on_scale": (skill_put_on_scale, 12.0),
+    "discard": (skill_discard, 10.0),
     "tare": (skill_tare, 8.0),
     "pour": (skill_pour, 20.0),
     "wait": (skill_wait, 600.0),

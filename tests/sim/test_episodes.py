@@ -193,3 +193,44 @@ def test_scripted_intervention_moves_the_rack_and_is_recorded_apart_from_success
     assert name == "slide" and start == state.start
     assert contact_before > 0  # storing the tube touched it before the move
     assert first_after is not None and first_after > start + 1.0  # retrieval after the move
+
+
+def test_dispensing_outside_any_container_counts_as_spilled(task_from) -> None:
+    """With the tip aimed 2 cm off a well, `dispense` fails and the ledger records a spill."""
+    import numpy as np
+
+    from lablang.sim import skills
+    from lablang.sim.build import compile_scene
+    from lablang.sim.runtime import Runtime
+
+    task = task_from("""
+scene s {
+  stand: pipette_stand(slots: 2) on table at (0.10 m, 0.15 m)
+  p: pipette(volume: 200 uL) in stand.slot[0]
+  stock: beaker(capacity: 50 mL, contents: 5 mL of buffer) on table at (0.25 m, -0.05 m)
+  plate: well_plate(wells: 96) on table at (0.45 m, 0.05 m)
+}
+task t in s { step a { do { pick(p) } success: grasped(p) } }
+""")
+    rt = Runtime(compile_scene(task.scene, np.random.default_rng(0)))
+    rt.reset({"stock": [("buffer", 5e-6, "liquid")]})
+    assert skills.run_skill(rt, skills.skill_pick(rt, "p"), 10).ok
+    assert skills.run_skill(rt, skills.skill_aspirate(rt, "p", "stock", 40e-9), 15).ok
+    well = skills.WellTarget("plate", 0)
+
+    def beside(rt_, pipette, container, depth_goal):  # aim 2 cm off the well's centre
+        vessel = skills._vessel(rt_, container)
+        offset = rt_.tcp() - skills._tip(rt_, pipette)
+        goal = vessel.centre + offset + np.array([0.02, 0.0, 0.0])
+        goal[2] = depth_goal(vessel) + offset[2]
+        return (yield from skills.move_tcp(rt_, goal))
+
+    original = skills._tip_into
+    skills._tip_into = beside
+    try:
+        result = skills.run_skill(rt, skills.skill_dispense(rt, "p", well), 15)
+    finally:
+        skills._tip_into = original
+    assert result.status == "failed" and "spilled" in result.reason
+    assert rt.ledger.spilled["p"] == pytest.approx(40e-9)
+    assert rt.ledger.total(well.key) == 0.0
