@@ -45,10 +45,12 @@ def in_slot(rt: Runtime, name: str, target: SlotTarget) -> bool:
     info = rt.infos[name]
     slot = rt.infos[target.container].slots[target.index]
     d = rt.data
-    site_pos = d.site(slot.site).xpos
-    site_R = d.site(slot.site).xmat.reshape(3, 3)
-    pos = d.xpos[rt.body_ids[name]]
-    axis = d.xmat[rt.body_ids[name]].reshape(3, 3)[:, 2]
+    site = rt.slot_site_index[target]  # index access: named access builds a view object
+    site_pos = d.site_xpos[site]
+    site_R = d.site_xmat[site].reshape(3, 3)
+    body = rt.body_ids[name]
+    pos = d.xpos[body]
+    axis = d.xmat[body, 2::3]
     # centre of the bottom hemisphere / bottom face, in the slot frame
     bottom = site_R.T @ (pos - axis * (info.half_height - info.radius) - site_pos)
     play = slot.bore - info.radius + 0.001
@@ -70,23 +72,19 @@ def slot_of(rt: Runtime, name: str) -> SlotTarget | None:
 
     Only slots whose bore could contain the object's bottom are tested.
     """
+    if not rt.slot_list:
+        return None
     info = rt.infos[name]
     d = rt.data
-    pos = d.xpos[rt.body_ids[name]]
-    axis = d.xmat[rt.body_ids[name]].reshape(3, 3)[:, 2]
-    bottom = pos - axis * (info.half_height - info.radius)
-    for container, sites in rt.slot_sites.items():
-        offsets = d.site_xpos[sites] - bottom
-        reach = rt.infos[container].slots[0].bore + 0.003
-        near = np.flatnonzero(
-            (np.abs(offsets[:, 0]) < reach * 1.5)
-            & (np.abs(offsets[:, 1]) < reach * 1.5)
-            & (np.abs(offsets[:, 2]) < 0.02)
-        )
-        for k in near:
-            target = SlotTarget(container, int(k))
-            if in_slot(rt, name, target):
-                return target
+    body = rt.body_ids[name]
+    bottom = d.xpos[body] - d.xmat[body, 2::3] * (info.half_height - info.radius)
+    # one vectorized pass over every slot of every container, then the predicate proper
+    offsets = np.abs(d.site_xpos[rt.slot_site_ids] - bottom)
+    near = np.flatnonzero((offsets <= rt.slot_reach).all(axis=1))
+    for k in near.tolist():
+        target = rt.slot_list[k]
+        if in_slot(rt, name, target):
+            return target
     return None
 
 
@@ -98,7 +96,7 @@ def on(rt: Runtime, name: str, surface: str) -> bool:
     info = rt.infos[surface]
     pos = rt.data.xpos[rt.body_ids[name]]
     if info.top_site:
-        top = rt.data.site(info.top_site).xpos
+        top = rt.data.site_xpos[rt.site_ids[info.top_site]]
         if pos[2] < top[2]:
             return False
         return float(np.hypot(pos[0] - top[0], pos[1] - top[1])) <= info.radius
@@ -141,7 +139,7 @@ def at_rest(rt: Runtime, name: str) -> bool:
 
 def balanced(rt: Runtime, name: str) -> bool:
     """The loaded tubes' mass moments about the rotor axis cancel within 0.1 g."""
-    info = rt.infos[name]
+    rt.infos[name]
     d = rt.data
     rotor_axis = d.xpos[rt.body_ids[name]]
     moment = np.zeros(2)
@@ -151,7 +149,7 @@ def balanced(rt: Runtime, name: str) -> bool:
         where = slot_of(rt, other)
         if where is None or where.container != name:
             continue
-        p = d.site(info.slots[where.index].site).xpos - rotor_axis
+        p = d.site_xpos[rt.slot_site_index[where]] - rotor_axis
         direction = p[:2] / max(float(np.linalg.norm(p[:2])), 1e-9)
         moment += rt.object_mass(other) * direction
     return float(np.linalg.norm(moment)) <= BALANCE_TOL + 1e-12

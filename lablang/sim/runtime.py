@@ -194,6 +194,7 @@ class Runtime:
             if walk != 0:
                 body_owner[b] = root_of[m.body(walk).name]
         self.geom_owner = body_owner[m.geom_bodyid]
+        self._owner_list: list[int] = self.geom_owner.tolist()
         self.pads = (m.geom("pad_l").id, m.geom("pad_r").id)
         self.tcp_site = m.site("tcp").id
         self.hand_body = m.body("hand").id
@@ -222,6 +223,24 @@ class Runtime:
             for name, info in self.infos.items()
             if info.slots
         }
+        from lablang.sim.skills import SlotTarget
+
+        self.slot_list = [
+            SlotTarget(name, k) for name, info in self.infos.items() for k in range(len(info.slots))
+        ]
+        self.slot_site_ids = np.array(
+            [m.site(self.infos[t.container].slots[t.index].site).id for t in self.slot_list],
+            dtype=np.int64,
+        )
+        self.site_ids = {m.site(i).name: i for i in range(m.nsite)}
+        self.slot_site_index = dict(zip(self.slot_list, self.slot_site_ids.tolist(), strict=True))
+        # how far an object's bottom may be from a slot's floor centre to be worth testing
+        self.slot_reach = np.array(
+            [
+                [1.5 * (self.infos[t.container].slots[t.index].bore + 0.003)] * 2 + [0.02]
+                for t in self.slot_list
+            ]
+        ).reshape(-1, 3)
         self.interventions = [
             InterventionState(
                 event.name,
@@ -465,17 +484,7 @@ class Runtime:
                 event.first_contact_after = self.time
 
     def _gripper_contacts(self) -> set[int]:
-        d = self.data
-        out: set[int] = set()
-        if not d.ncon:
-            return out
-        grip = self.gripper_index
-        for a, b in self.geom_owner[d.contact.geom]:
-            if a == grip and b != grip and b >= 0:
-                out.add(int(b))
-            elif b == grip and a != grip and a >= 0:
-                out.add(int(a))
-        return out
+        return {o for o in self._touching_index(self.gripper_index) if o >= 0}
 
     def _update_thermal(self, dt: float) -> None:
         from lablang.sim.predicates import slot_of
@@ -510,7 +519,7 @@ class Runtime:
     def tcp(self) -> np.ndarray:
         return self.data.site_xpos[self.tcp_site]
 
-    def set_tcp(self, xyz: np.ndarray | list[float]) -> None:
+    def set_tcp(self, xyz: np.ndarray | list[float] | tuple[float, float, float]) -> None:
         self.cmd[0] = xyz[0]
         self.cmd[1] = xyz[1]
         self.cmd[2] = xyz[2] + TCP_DROP - GANTRY_Z
@@ -523,26 +532,25 @@ class Runtime:
         self.cmd[5] = q
         self.cmd[6] = q
 
+    # Contact scans use plain lists: with ~20 contacts, numpy's per-call overhead costs more
+    # than the loop (these run every tick while a spec or a grasp is being checked).
+
     def pad_contacts(self, owner: int, geom: int = -1) -> tuple[bool, bool]:
         """Whether the left and right pads touch an entity (or one geom of it)."""
         d = self.data
         if not d.ncon:
             return False, False
-        pairs = d.contact.geom
-        owners = self.geom_owner[pairs]
-        left = right = False
+        owners = self._owner_list
         pl, pr = self.pads
-        for k in range(d.ncon):
-            a, b = pairs[k]
-            other = -1
+        left = right = False
+        for a, b in d.contact.geom.tolist():
             if a in (pl, pr):
-                other, pad = b, a
+                pad, other = a, b
             elif b in (pl, pr):
-                other, pad = a, b
+                pad, other = b, a
             else:
                 continue
-            matches = other == geom if geom >= 0 else owners[k][0 if other == a else 1] == owner
-            if matches:
+            if (other == geom) if geom >= 0 else (owners[other] == owner):
                 if pad == pl:
                     left = True
                 else:
@@ -551,17 +559,20 @@ class Runtime:
 
     def touching(self, entity: str) -> set[int]:
         """Owner indices of everything in contact with an entity's geoms."""
+        return self._touching_index(self.entity_index[entity])
+
+    def _touching_index(self, idx: int) -> set[int]:
         d = self.data
         out: set[int] = set()
         if not d.ncon:
             return out
-        idx = self.entity_index[entity]
-        owners = self.geom_owner[d.contact.geom]
-        for a, b in owners:
-            if a == idx and b != idx:
-                out.add(int(b))
-            elif b == idx and a != idx:
-                out.add(int(a))
+        owners = self._owner_list
+        for a, b in d.contact.geom.tolist():
+            oa, ob = owners[a], owners[b]
+            if oa == idx and ob != idx:
+                out.add(ob)
+            elif ob == idx and oa != idx:
+                out.add(oa)
         return out
 
     def support_body(self, entity: str) -> int | None:
@@ -569,13 +580,11 @@ class Runtime:
         gripper's (its velocity is the reference for "at rest")."""
         d = self.data
         idx = self.entity_index[entity]
-        for k in range(d.ncon):
-            for mine, other in ((0, 1), (1, 0)):
-                pair = d.contact.geom[k]
-                if self.geom_owner[pair[mine]] == idx:
-                    owner = self.geom_owner[pair[other]]
-                    if owner != idx and owner != self.gripper_index:
-                        return int(self.model.geom_bodyid[pair[other]])
+        owners = self._owner_list
+        for a, b in d.contact.geom.tolist() if d.ncon else ():
+            for mine, other in ((a, b), (b, a)):
+                if owners[mine] == idx and owners[other] not in (idx, self.gripper_index):
+                    return int(self.model.geom_bodyid[other])
         return None
 
     def activate_weld(self, name: str) -> None:

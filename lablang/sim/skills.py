@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from lablang.sim.assets import FINGER_MAX, TCP_DROP
+from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP
 from lablang.sim.runtime import Runtime
 
 SAFE_Z = 0.22  # m, TCP height for transit
@@ -94,19 +94,24 @@ def move_tcp(
     rt: Runtime, goal: np.ndarray | list[float], speed: float = SPEED, settle: float = 1.0
 ) -> Motion:
     """Ramp the commanded TCP toward `goal`, then wait until the real TCP is within 2 mm."""
-    goal = np.asarray(goal, dtype=float)
+    gx, gy, gz = (float(v) for v in goal)
     step = speed * rt.dt
+    cmd = rt.cmd
     while True:
-        current = rt.cmd_tcp()
-        delta = goal - current
-        dist = float(np.linalg.norm(delta))
+        # plain floats: this runs every tick, and numpy's per-call overhead would dominate
+        cx, cy, cz = cmd[0], cmd[1], cmd[2] - TCP_DROP + GANTRY_Z
+        dx, dy, dz = gx - cx, gy - cy, gz - cz
+        dist = math.sqrt(dx * dx + dy * dy + dz * dz)
         if dist <= step:
-            rt.set_tcp(goal)
+            rt.set_tcp((gx, gy, gz))
             break
-        rt.set_tcp(current + delta * (step / dist))
+        f = step / dist
+        rt.set_tcp((cx + dx * f, cy + dy * f, cz + dz * f))
         yield
+    tcp = rt.data.site_xpos[rt.tcp_site]
     for _ in range(math.ceil(settle / rt.dt)):
-        if float(np.linalg.norm(rt.tcp() - goal)) < SETTLE_TOL:
+        ex, ey, ez = tcp[0] - gx, tcp[1] - gy, tcp[2] - gz
+        if ex * ex + ey * ey + ez * ez < SETTLE_TOL * SETTLE_TOL:
             return True
         yield
     return False
