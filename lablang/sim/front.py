@@ -480,11 +480,17 @@ class _Front:
             return None
         scene_name = ".".join(decl.scope)
         if scene_name not in scenes:
+            symbol = program.root.lookup(decl.scope)
+            if symbol is not None and symbol.decl.kind == "scene":
+                # a scene imported with `use` (e.g. from the standard library's sim.benches);
+                # its own diagnostics are located in its own file
+                scenes[scene_name] = _Front(symbol.module.source, self.report).scene(symbol.decl)
+        if scene_name not in scenes:
             guess = did_you_mean(scene_name, scenes)
             self.error(
                 "E0707",
                 f"task `{decl.name}` runs in `{scene_name}`, which is not a scene "
-                "declared in this module",
+                "declared in this module or imported",
                 decl.name_span,
                 help=f"did you mean `{guess}`?" if guess else None,
             )

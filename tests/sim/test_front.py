@@ -146,3 +146,22 @@ def test_checking_a_task_file_does_not_import_mujoco() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "False"]
+
+
+def test_standard_benches_check_clean_and_a_task_can_run_in_an_imported_scene(tmp_path) -> None:
+    """`stdlib/sim/benches.lab` checks without diagnostics, and `use` brings its scenes to tasks."""
+    from lablang.driver import check_file
+
+    assert [d.message for d in check_file("stdlib/sim/benches.lab").report] == []
+    task_file = tmp_path / "weigh.lab"
+    task_file.write_text(
+        "use sim.benches.{weighing_bench}\n"
+        "task weigh in weighing_bench {\n"
+        '  instruction: "Put w20 on the scale."\n'
+        "  step put { do { pick(w20); put_on_scale(w20, scale) } success: on(w20, scale) }\n"
+        "}\n"
+    )
+    result = check_file(task_file)
+    assert result.ok, [d.message for d in result.report]
+    task = tasks_of(result.program, result.report)["weigh"]
+    assert task.scene.name == "weighing_bench" and len(task.scene.entities) == 5
