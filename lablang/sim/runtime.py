@@ -35,6 +35,7 @@ BLOCK_TAU = 8.0  # s: a thermal block's approach to its setpoint (a fast, docume
 WELL_TAU = 4.0  # s: a tube's approach to the temperature of the well it sits in
 AIR_TAU = 120.0  # s: an object's approach to ambient in air
 THERMAL_EVERY = 5  # ticks between thermal updates
+WARNING_EVERY = 5  # ticks between reads of MuJoCo's warning counters
 
 _BAD_WARNINGS = (
     mujoco.mjtWarning.mjWARN_BADQPOS,
@@ -403,8 +404,10 @@ class Runtime:
         # MuJoCo's own checks (bad qpos/qvel/qacc, full contact or constraint buffers) only
         # leave a trace in the warning counters, because it auto-resets the state
         d = self.data
-        numbers = d.warning.number
-        if numbers.tobytes() != self._warning_bytes:  # a cheap test first: any counter moved?
+        # the counters are cumulative, so reading them every few ticks loses nothing but
+        # up to 0.1 s of latency; reading them costs more than the rest of this check
+        numbers = d.warning.number if self.ticks % WARNING_EVERY == 0 else None
+        if numbers is not None and numbers.tobytes() != self._warning_bytes:
             grown = numbers[self._bad_warning_index] > self._baseline_warnings
             if grown.any():
                 which = _BAD_WARNINGS[int(np.argmax(grown))]
@@ -422,7 +425,9 @@ class Runtime:
                     f"joint `{joint}` moves at {abs(float(self._qvel[worst])):.0f} {unit}",
                     self.time,
                 )
-        if d.ncon:
+        # fast path: a contact's constraint row holds its distance, so no row below the
+        # limit means no contact is; only then are the contacts themselves inspected
+        if d.ncon and d.nefc and float(d.efc_pos.min()) < -PENETRATION_LIMIT:
             dists = d.contact.dist
             deepest = -float(dists.min())
             if deepest > PENETRATION_LIMIT:
