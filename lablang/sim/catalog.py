@@ -133,3 +133,4 @@ MAX_STEPS = 64
 MAX_CALLS_PER_STEP = 32
 MAX_CHECK_WINDOW = 60.0  # s
 MAX_WAIT = 600.0  # s
+MAX_EPISODE_TIME = 1800.0  # s of simulated time per episode (all steps, all windows)

@@ -10,6 +10,7 @@ import attrs
 import numpy as np
 
 from lablang.sim.build import compile_scene
+from lablang.sim.catalog import MAX_EPISODE_TIME
 from lablang.sim.model import Call, Step, Task
 from lablang.sim.predicates import Evaluator, SpecError, expr_text
 from lablang.sim.runtime import Runtime, SimFault
@@ -168,7 +169,7 @@ def _run_step(rt: Runtime, step: Step) -> StepResult:
         return StepResult(
             step.name, "passed", "", tuple(records), t0, rt.time, wallclock.perf_counter() - wall0
         )
-    deadline = rt.time + step.check_window
+    deadline = min(rt.time + step.check_window, MAX_EPISODE_TIME)
     try:
         while True:
             if evaluator.holds(step.success):
@@ -220,9 +221,15 @@ def _run_call(rt: Runtime, evaluator: Evaluator, call: Call) -> SkillResult:
             "an argument has no value in this state (e.g. `slot_of` of an "
             "object that is in no slot)",
         )
-    if call.func == "wait" and args:
-        timeout = float(args[0]) + 1.0
-    return run_skill(rt, fn(rt, *args, **kwargs), timeout)
+    if call.func in ("wait", "incubate") and args:
+        timeout = float(args[-1]) + (1.0 if call.func == "wait" else 12.0)
+    remaining = MAX_EPISODE_TIME - rt.time
+    if remaining <= 0:
+        return SkillResult(
+            "timed out",
+            f"the episode's budget of {MAX_EPISODE_TIME:g} s of simulated time is spent",
+        )
+    return run_skill(rt, fn(rt, *args, **kwargs), min(timeout, remaining))
 
 
 def _recheck(

@@ -234,3 +234,22 @@ task t in s { step a { do { pick(p) } success: grasped(p) } }
     assert result.status == "failed" and "spilled" in result.reason
     assert rt.ledger.spilled["p"] == pytest.approx(40e-9)
     assert rt.ledger.total(well.key) == 0.0
+
+
+def test_simulated_time_per_episode_is_bounded(task_from, monkeypatch) -> None:
+    """Once the episode's simulated-time budget is spent, further skills time out at once."""
+    import lablang.sim.episode as episode
+
+    monkeypatch.setattr(episode, "MAX_EPISODE_TIME", 2.0)
+    task = task_from("""
+scene s { tube: tube_1_5ml() on table at (0.2 m, 0 m) }
+task t in s {
+  step a { do { wait(1.5 s) } success: upright(tube) }
+  step b { do { wait(10 s); wait(10 s) } success: upright(tube) }
+}
+""")
+    result = simulate_task(task, 0)
+    first, second = result.steps
+    assert first.status == "passed"
+    assert second.status == "failed" and "timed out" in second.reason
+    assert result.sim_time <= 2.0 + 1e-9
