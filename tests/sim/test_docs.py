@@ -27,7 +27,7 @@ def test_doc_console_session_prints_what_the_doc_shows() -> None:
         [sys.executable, "-m", "lablang", *command.split()[1:]], capture_output=True, text=True
     )
     assert out.returncode == 0, out.stderr
-    strip = lambda s: re.sub(r"[\d.]+ ms wall|in [\d.]+ s", "", s)  # noqa: E731
+    strip = lambda s: re.sub(r"\s*[\d.]+ ms wall|in [\d.]+ s", "", s)  # noqa: E731
     assert strip(out.stdout) == strip(shown)
 
 
