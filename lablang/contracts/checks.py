@@ -1,0 +1,651 @@
+"""The verification checks, each a search for a witness by incremental BMC.
+
+Every check asserts `Init ∧ T^k` one step at a time (push/pop per query), so the first
+witness is the shortest. A check's result is `holds` (no witness up to the depth),
+`proved` (for every depth: 1-induction), `violated` (with a trace) or `unknown`
+(the solver stopped: reason and rlimit budget). `unknown` never counts as a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import z3
+
+from lablang.contracts.encode import Unrolling, Z3, as_bool, fresh, read, same
+from lablang.contracts.model import (
+    Binary,
+    Contract,
+    Item,
+    Pair,
+    Pin,
+    Span,
+    show_value,
+)
+from lablang.contracts.semantics import Evaluator, as_env_value, first_failing, in_domain
+
+DEFAULT_DEPTH = 8
+MAX_DEPTH = 64
+DEFAULT_RLIMIT = 20_000_000
+"""Z3 resource units allowed for one `check()` call (deterministic, unlike time)."""
+
+HOLDS, PROVED, VIOLATED, UNKNOWN = "holds", "proved", "violated", "unknown"
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Step:
+    op: str
+    outcomes: dict[str, object]
+    changes: dict[str, object]
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Trace:
+    """A run of the contract, shown as people read it (enum names, `none`, lists)."""
+
+    evidence: dict[str, object]
+    initial: dict[str, object]
+    steps: tuple[Step, ...]
+    states: tuple[dict[str, object], ...]
+    raw_states: tuple[dict[str, object], ...] = attrs.field(eq=False, repr=False)
+    raw_evidence: dict[str, object] = attrs.field(eq=False, repr=False)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Result:
+    check: str  # goal | deadlock | invariant | vacuity | pair | noninterference
+    item: str
+    status: str
+    message: str
+    span: Span | None = None
+    traces: tuple[Trace, ...] = ()
+    details: tuple[str, ...] = ()
+    depth: int = 0
+    rlimit: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return self.status in (HOLDS, PROVED)
+
+
+class _Session:
+    """One solver with a deterministic budget and rlimit accounting."""
+
+    def __init__(self, budget: int) -> None:
+        z3.set_param("smt.random_seed", 0)
+        z3.set_param("sat.random_seed", 0)
+        self.solver = z3.Solver()
+        self.solver.set("random_seed", 0)
+        self.solver.set("rlimit", budget)
+        self.budget = budget
+        self._base = _rlimit_count()
+        self.reason = ""
+
+    def add(self, cons: Sequence[Any]) -> None:
+        for c in cons:
+            self.solver.add(as_bool(c))
+
+    def check(self, *extra: Any) -> Any:
+        self.solver.push()
+        for c in extra:
+            self.solver.add(as_bool(c))
+        answer = self.solver.check()
+        if answer == z3.sat:
+            model = self.solver.model()
+        elif answer == z3.unknown:
+            self.reason = self.solver.reason_unknown()
+            model = None
+        else:
+            model = None
+        self.solver.pop()
+        return answer, model
+
+    @property
+    def used(self) -> int:
+        return _rlimit_count() - self._base
+
+
+def _rlimit_count() -> int:
+    stats = z3.Solver().statistics()  # the count is global to the context
+    return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
+
+
+def _unknown(check: str, item: str, session: _Session, depth: int, span: Span | None = None,
+             rlimit: int | None = None) -> Result:
+    return Result(
+        check=check,
+        item=item,
+        status=UNKNOWN,
+        message=f"solver stopped ({session.reason or 'unknown'}) at depth {depth} "
+        f"with a budget of {session.budget} rlimit units per query",
+        span=span,
+        depth=depth,
+        rlimit=session.used if rlimit is None else rlimit,
+    )
+
+
+def make_trace(contract: Contract, u: Unrolling, model: Any, length: int) -> Trace:
+    evidence, states, steps = u.read_trace(model, length)
+    show = {v.name: v.type for v in contract.variables}
+    shown_states = tuple({n: show_value(show[n], s[n]) for n in s} for s in states)
+    rows = []
+    for t, (act, outs) in enumerate(steps):
+        if act < len(u.ops):
+            g = u.ops[act]
+            op = g.name
+            used = _outcomes_used(g.op.effects)
+            outcomes = {
+                o.name: show_value(o.type, outs[o.name])
+                for o in contract.outcomes
+                if o.name in used
+            }
+        else:
+            op, outcomes = ("(stutter)" if act == u.stutter else "(idle)"), {}
+        changes = {
+            n: shown_states[t + 1][n] for n in shown_states[t] if shown_states[t + 1][n] != shown_states[t][n]
+        }
+        rows.append(Step(op=op, outcomes=outcomes, changes=changes))
+    ev_types = {e.name: e.type for e in contract.evidence}
+    return Trace(
+        evidence={n: show_value(ev_types[n], v) for n, v in evidence.items()},
+        initial=shown_states[0],
+        steps=tuple(rows),
+        states=shown_states,
+        raw_states=tuple(states),
+        raw_evidence=evidence,
+    )
+
+
+def _outcomes_used(effects: Sequence[Any]) -> set[str]:
+    names: set[str] = set()
+
+    def walk(x: Any) -> None:
+        if attrs.has(type(x)):
+            if type(x).__name__ == "Ref" and x.kind == "outcome":
+                names.add(x.name)
+            for f in attrs.fields(type(x)):
+                walk(getattr(x, f.name))
+        elif isinstance(x, tuple):
+            for y in x:
+                walk(y)
+
+    for e in effects:
+        walk(e.value)
+    return names
+
+
+# ------------------------------------------------------------------ one unrolling, many queries
+def bmc(contract: Contract, depth: int, budget: int, want: frozenset[str] = frozenset(
+        {"goal", "deadlock", "range", "invariant", "vacuity"})) -> list[Result]:
+    """Goals, deadlock, ranges, invariants (bounded part) and vacuity on one unrolling.
+
+    Term building dominates small instances, so every query of depth k shares the
+    k-step unrolling; each query runs in its own push/pop.
+    """
+    s = _Session(budget)
+    u = Unrolling(contract, "b")
+    s.add(u.start())
+    n = len(u.ops)
+    results: dict[str, Result] = {}
+    cost: dict[str, int] = {}
+
+    def query(key: str, *extra: Any) -> tuple[Any, Any]:
+        before = s.used
+        answer, model = s.check(*extra)
+        cost[key] = cost.get(key, 0) + s.used - before
+        return answer, model
+
+    goals = list(enumerate(contract.goals)) if "goal" in want else []
+    invariants = list(enumerate(contract.invariants)) if "invariant" in want else []
+    deadlock, ranges, vacuity = "deadlock" in want, "range" in want, "vacuity" in want
+    enabled_at: dict[int, int] = {}
+    premises = [
+        (j, inv.expr.left) for j, inv in enumerate(contract.invariants)
+        if vacuity and isinstance(inv.expr, Binary) and inv.expr.op == "implies"
+    ]
+    premise_at: dict[int, int] = {}
+    vacuity_stopped = False
+    dead_prefix = None
+    for k in range(depth + 1):
+        if k:
+            s.add(u.extend())
+            if goals:
+                answer, _ = query("prefix")
+                if answer == z3.unsat:
+                    dead_prefix = k
+                    break
+        for j, goal in list(goals):
+            key = f"goal{j}"
+            answer, model = query(key, u.holds(k, goal.expr))
+            if answer == z3.sat:
+                goals.remove((j, goal))
+                results[key] = Result(check="goal", item=goal.text, status=HOLDS, span=goal.span,
+                                      message=f"reachable in {k} steps (shortest plan)",
+                                      traces=(make_trace(contract, u, model, k),), depth=k,
+                                      rlimit=cost[key])
+            elif answer == z3.unknown:
+                goals.remove((j, goal))
+                results[key] = _unknown("goal", goal.text, s, k, goal.span, cost[key])
+        if deadlock:
+            stuck = Z3.and_([Z3.not_(u.terminal(k)), *(Z3.not_(u.pre(k, i)) for i in range(n))])
+            answer, model = query("deadlock", stuck)
+            if answer == z3.sat:
+                deadlock = False
+                trace = make_trace(contract, u, model, k)
+                results["deadlock"] = Result(
+                    check="deadlock", item="deadlock freedom", status=VIOLATED, span=contract.span,
+                    message=f"no operation is legal after {k} steps and the state is not terminal",
+                    traces=(trace,), details=tuple(_why_stuck(contract, trace)), depth=k,
+                    rlimit=cost["deadlock"])
+            elif answer == z3.unknown:
+                deadlock = False
+                results["deadlock"] = _unknown("deadlock", "deadlock freedom", s, k, contract.span,
+                                               cost["deadlock"])
+        if ranges:
+            answer, model = query("range", Z3.not_(u.in_range(k)))
+            if answer != z3.unsat:
+                ranges = False
+                results["range"] = (_range_violation(contract, u, model, k, cost["range"])
+                                    if answer == z3.sat else
+                                    _unknown("range", _RANGE, s, k, contract.span, cost["range"]))
+        # one query for all open invariants; only a hit is split up
+        while invariants:
+            answer, model = query("invariants", Z3.or_([Z3.not_(u.holds(k, inv.expr)) for _, inv in invariants]))
+            if answer == z3.unsat:
+                break
+            for j, inv in list(invariants):
+                key = f"invariant{j}"
+                if answer == z3.unknown:
+                    results[key] = _unknown("invariant", inv.text, s, k, inv.span, cost["invariants"])
+                elif not _true(model, u.holds(k, inv.expr)):
+                    results[key] = Result(check="invariant", item=inv.text, status=VIOLATED, span=inv.span,
+                                          message=f"false after {k} steps",
+                                          traces=(make_trace(contract, u, model, k),), depth=k,
+                                          rlimit=cost["invariants"])
+                else:
+                    continue
+                invariants.remove((j, inv))
+        while vacuity and not vacuity_stopped:
+            open_ops = [i for i in range(n) if i not in enabled_at]
+            open_prem = [(j, p) for j, p in premises if j not in premise_at]
+            if not open_ops and not open_prem:
+                break
+            found = Z3.or_([u.legal(k, i) for i in open_ops] + [u.holds(k, p) for _, p in open_prem])
+            answer, model = query("vacuity", found)
+            if answer == z3.unknown:
+                vacuity_stopped = True
+            if answer != z3.sat:
+                break
+            for i in open_ops:
+                if _true(model, u.legal(k, i)):
+                    enabled_at[i] = k
+            for j, p in open_prem:
+                if _true(model, u.holds(k, p)):
+                    premise_at[j] = k
+    reached = dead_prefix if dead_prefix is not None else depth
+    for j, goal in goals:
+        key = f"goal{j}"
+        if dead_prefix is not None:
+            results[key] = Result(check="goal", item=goal.text, status=VIOLATED, span=goal.span,
+                                  message=f"unreachable: every execution stops (deadlock) before step {dead_prefix}",
+                                  depth=dead_prefix, rlimit=cost.get(key, 0))
+        else:
+            results[key] = Result(check="goal", item=goal.text, status=UNKNOWN, span=goal.span,
+                                  message=f"not reached within depth {depth} (bound; try a larger --depth)",
+                                  depth=depth, rlimit=cost.get(key, 0))
+    if deadlock:
+        results["deadlock"] = Result(
+            check="deadlock", item="deadlock freedom", status=HOLDS, span=contract.span,
+            message=f"some operation is legal in every non-terminal state within depth {reached}",
+            depth=reached, rlimit=cost.get("deadlock", 0))
+    if ranges:
+        results["range"] = Result(check="range", item=_RANGE, status=HOLDS, span=contract.span,
+                                  message=f"every effect stays inside its variable's type within depth {reached}",
+                                  depth=reached, rlimit=cost.get("range", 0))
+    for j, inv in invariants:
+        key = f"invariant{j}"
+        proved, note = _one_induction(contract, inv, budget)
+        if proved:
+            results[key] = Result(check="invariant", item=inv.text, status=PROVED, span=inv.span,
+                                  message="proved for every depth by 1-induction (with the other invariants)",
+                                  depth=reached, rlimit=cost.get("invariants", 0))
+        else:
+            results[key] = Result(check="invariant", item=inv.text, status=HOLDS, span=inv.span,
+                                  message=f"holds within depth {reached}; {note}", depth=reached,
+                                  rlimit=cost.get("invariants", 0))
+    ordered = [results[f"goal{j}"] for j in range(len(contract.goals)) if f"goal{j}" in results]
+    ordered += [results[k] for k in ("deadlock", "range") if k in results]
+    ordered += [results[f"invariant{j}"] for j in range(len(contract.invariants)) if f"invariant{j}" in results]
+    if vacuity:
+        ordered += _vacuity_results(contract, u, enabled_at, premises, premise_at, vacuity_stopped,
+                                    reached, budget, cost.get("vacuity", 0), s)
+    return ordered
+
+
+_RANGE = "variables stay in their types"
+
+
+def _true(model: Any, v: Any) -> bool:
+    return bool(z3.is_true(model.eval(as_bool(v), model_completion=True)))
+
+
+def _range_violation(contract: Contract, u: Unrolling, model: Any, k: int, cost: int) -> Result:
+    trace = make_trace(contract, u, model, k)
+    bad = [
+        f"`{v.name}` = {trace.states[-1][v.name]} is not a {v.type.describe()}"
+        for v in contract.variables
+        if not in_domain(v.type, trace.raw_states[-1][v.name])
+    ]
+    return Result(check="range", item=_RANGE, status=VIOLATED, span=contract.span,
+                  message=("an initial value" if k == 0 else f"the effect of step {k}")
+                  + " leaves a variable's type", traces=(trace,), details=tuple(bad), depth=k,
+                  rlimit=cost)
+
+
+def _vacuity_results(contract: Contract, u: Unrolling, enabled_at: dict[int, int],
+                     premises: list[tuple[int, Any]], premise_at: dict[int, int], stopped: bool,
+                     depth: int, budget: int, cost: int, s: _Session) -> list[Result]:
+    results = []
+    for op in contract.operations:
+        idx = [i for i, g in enumerate(u.ops) if g.op is op]
+        name = f"operation `{op.name}`"
+        if any(i in enabled_at for i in idx):
+            first = min(enabled_at[i] for i in idx if i in enabled_at)
+            dead = [u.ops[i].name for i in idx if i not in enabled_at]
+            details = (f"never enabled within depth {depth}: {', '.join(dead)}",) if dead else ()
+            results.append(Result(check="vacuity", item=name, status=HOLDS, span=op.span,
+                                  message=f"first enabled after {first} steps", details=details,
+                                  depth=depth, rlimit=cost))
+        elif stopped:
+            results.append(_unknown("vacuity", name, s, depth, op.span, cost))
+        elif not _satisfiable_requirements(contract, op, budget):
+            results.append(Result(check="vacuity", item=name, status=VIOLATED, span=op.span,
+                                  message="its requirements contradict each other: it can never be enabled",
+                                  depth=depth, rlimit=cost))
+        else:
+            results.append(Result(check="vacuity", item=name, status=VIOLATED, span=op.span,
+                                  message=f"never enabled in any execution of at most {depth} steps",
+                                  depth=depth, rlimit=cost))
+    for j, _ in premises:
+        if j in premise_at:
+            continue
+        inv = contract.invariants[j]
+        name = f"premise of `{inv.text}`"
+        if stopped:
+            results.append(_unknown("vacuity", name, s, depth, inv.span, cost))
+        else:
+            results.append(Result(check="vacuity", item=name, status=VIOLATED, span=inv.span,
+                                  message=f"the premise never holds within depth {depth}: the invariant is vacuous",
+                                  depth=depth, rlimit=cost))
+    return results
+
+
+def check_goal(contract: Contract, goal: Item, depth: int, budget: int) -> Result:
+    sub = attrs.evolve(contract, goals=(goal,))
+    return bmc(sub, depth, budget, frozenset({"goal"}))[0]
+
+
+def check_deadlock(contract: Contract, depth: int, budget: int) -> Result:
+    return bmc(contract, depth, budget, frozenset({"deadlock"}))[0]
+
+
+def check_invariant(contract: Contract, inv: Item, depth: int, budget: int) -> Result:
+    j = contract.invariants.index(inv)
+    return bmc(contract, depth, budget, frozenset({"invariant"}))[j]
+
+
+def _why_stuck(contract: Contract, trace: Trace) -> list[str]:
+    """For each operation, its first requirement that fails in the stuck state."""
+    from lablang.contracts.model import ground
+
+    state, evidence = trace.raw_states[-1], trace.raw_evidence
+    lines = []
+    seen: set[str] = set()
+    for g in ground(contract):
+        if g.op.name in seen:
+            continue
+        item = first_failing(contract, state, evidence, g)
+        if item is None:
+            continue
+        if not g.op.params or all(
+            first_failing(contract, state, evidence, h) is not None
+            for h in ground(contract)
+            if h.op is g.op
+        ):
+            seen.add(g.op.name)
+            where = _location(contract, item.span)
+            text = item.text or _snippet(contract, item.span)
+            lines.append(f"{g.op.name}: `{text}` is false{where}")
+    return lines
+
+
+def _snippet(contract: Contract, span: Span | None) -> str:
+    if span is None or contract.source is None:
+        return "a requirement"
+    return contract.source.text[span.start : span.end]
+
+
+def _location(contract: Contract, span: Span | None) -> str:
+    if span is None or contract.source is None:
+        return ""
+    line, col = contract.source.position(span.start)
+    return f" ({contract.source.name}:{line}:{col})"
+
+
+# ------------------------------------------------------------------ induction
+def _one_induction(contract: Contract, inv: Item, budget: int) -> tuple[bool, str]:
+    """Is `inv` preserved by every step from any typed state where all invariants hold?"""
+    s = _Session(budget)
+    u = Unrolling(contract, "ind")
+    # an arbitrary typed state instead of the initial one
+    for e in contract.evidence:
+        value, dom = fresh(e.type, f"ind.ev.{e.name}")
+        u.evidence[e.name] = value
+        s.add(dom)
+    state: dict[str, Any] = {}
+    for v in contract.variables:
+        value, dom = fresh(v.type, f"ind.{v.name}@0")
+        state[v.name] = value
+        s.add(dom)
+    u.states.append(state)
+    s.add([u.holds(0, i.expr) for i in contract.invariants])
+    s.add(u.extend())
+    answer, _ = s.check(Z3.not_(u.holds(1, inv.expr)))
+    if answer == z3.unsat:
+        return True, ""
+    if answer == z3.unknown:
+        return False, f"1-induction: solver stopped ({s.reason})"
+    return False, "not 1-inductive (a step from an unreachable state breaks it; add a supporting invariant to prove it)"
+
+
+def _satisfiable_requirements(contract: Contract, op: Any, budget: int) -> bool:
+    s = _Session(budget)
+    u = Unrolling(contract, "sat")
+    for e in contract.evidence:
+        value, dom = fresh(e.type, f"sat.ev.{e.name}")
+        u.evidence[e.name] = value
+        s.add(dom)
+    state: dict[str, Any] = {}
+    for v in contract.variables:
+        value, dom = fresh(v.type, f"sat.{v.name}@0")
+        state[v.name] = value
+        s.add(dom)
+    u.states.append(state)
+    pres = [u.pre(0, i) for i, g in enumerate(u.ops) if g.op is op]
+    answer, _ = s.check(Z3.or_(pres))
+    return bool(answer != z3.unsat)
+
+
+# ------------------------------------------------------------------ pairs
+def check_pair(contract: Contract, pair: Pair, depth: int, budget: int) -> Result:
+    """Two episodes that differ only in what each side pins (evidence or state at the
+    choice; unpinned evidence is equal, step outcomes are free) and in which the agent
+    did the same operations: at the scored choice their legal `at` operations must
+    not overlap."""
+    s = _Session(budget)
+    left, right = Unrolling(contract, "L"), Unrolling(contract, "R")
+    s.add(left.start())
+    s.add(right.start())
+    at = [i for i, g in enumerate(left.ops) if g.op.name in pair.at]
+    item = f"pair `{pair.name}`"
+    # the two episodes differ only in what the sides pin (and in step outcomes)
+    pinned = {p.name for p in pair.left + pair.right}
+    s.add([same(left.evidence[e.name], right.evidence[e.name]) for e in contract.evidence
+           if e.name not in pinned])
+    reached = None
+    for k in range(depth + 1):
+        if k:
+            s.add(left.extend())
+            s.add(right.extend())
+            s.add([left.acts[k - 1] == right.acts[k - 1]])
+        side = Z3.and_([_pins(contract, left, k, pair.left), _pins(contract, right, k, pair.right)])
+        choice = Z3.and_([
+            side,
+            Z3.or_([left.legal(k, i) for i in at]),
+            Z3.or_([right.legal(k, i) for i in at]),
+        ])
+        answer, model = s.check(choice)
+        if answer == z3.unknown:
+            return _unknown("pair", item, s, k, pair.span)
+        if answer != z3.sat:
+            continue
+        if reached is None:
+            reached = (k, model)
+        overlap = Z3.or_([Z3.and_([left.legal(k, i), right.legal(k, i)]) for i in at])
+        answer, model = s.check(choice, overlap)
+        if answer == z3.unknown:
+            return _unknown("pair", item, s, k, pair.span)
+        if answer == z3.sat:
+            lt, rt = make_trace(contract, left, model, k), make_trace(contract, right, model, k)
+            shared = [
+                left.ops[i].name
+                for i in at
+                if z3.is_true(model.eval(as_bool(left.legal(k, i)), model_completion=True))
+                and z3.is_true(model.eval(as_bool(right.legal(k, i)), model_completion=True))
+            ]
+            details = (
+                f"shared: {', '.join(shared)}",
+                f"left legal: {', '.join(_legal_names(contract, lt)) or '(none)'}",
+                f"right legal: {', '.join(_legal_names(contract, rt)) or '(none)'}",
+            )
+            return Result(check="pair", item=item, status=VIOLATED, span=pair.span,
+                          message=f"not answer-changing: after the same {k} operations both sides allow "
+                          + ", ".join(shared),
+                          traces=(lt, rt), details=details, depth=k, rlimit=s.used)
+    if reached is None:
+        return Result(check="pair", item=item, status=VIOLATED, span=pair.span,
+                      message=f"vacuous: the two sides never reach a choice of `{', '.join(pair.at)}` "
+                      f"after the same operations within depth {depth}", depth=depth, rlimit=s.used)
+    k, model = reached
+    lt, rt = make_trace(contract, left, model, k), make_trace(contract, right, model, k)
+    return Result(check="pair", item=item, status=HOLDS, span=pair.span,
+                  message=f"the legal `{', '.join(pair.at)}` operations differ on the two sides "
+                  f"(first scored choice after {k} steps; checked to depth {depth})",
+                  traces=(lt, rt),
+                  details=(f"left legal: {', '.join(_legal_names(contract, lt)) or '(none)'}",
+                           f"right legal: {', '.join(_legal_names(contract, rt)) or '(none)'}"),
+                  depth=depth, rlimit=s.used)
+
+
+def _pins(contract: Contract, u: Unrolling, k: int, pins: tuple[Pin, ...]) -> Any:
+    ev = Evaluator(contract)
+    env = {("param", n): v for n, v in contract.params.items()}
+    parts = []
+    for pin in pins:
+        value = ev.eval(pin.value, env)
+        if any(v.name == pin.name for v in contract.variables):
+            t = contract.variable(pin.name).type
+            parts.append(same(u.states[k][pin.name], as_env_value(t, _runtime(value))))
+        else:
+            t = contract.type_of("evidence", pin.name)
+            parts.append(same(u.evidence[pin.name], as_env_value(t, _runtime(value))))
+    return Z3.and_(parts)
+
+
+def _runtime(value: Any) -> Any:
+    if isinstance(value, dict):
+        return frozenset(k for k, v in value.items() if v)
+    return value
+
+
+def _legal_names(contract: Contract, trace: Trace) -> list[str]:
+    from lablang.contracts.semantics import legal_operations
+
+    return legal_operations(contract, trace.raw_states[-1], trace.raw_evidence)
+
+
+# ------------------------------------------------------------------ non-interference
+def check_noninterference(contract: Contract, depth: int, budget: int) -> Result:
+    """After the same operations, two states the agent cannot tell apart (equal on what it
+    may see; evidence and outcomes free) must have the same legal set."""
+    s = _Session(budget)
+    left, right = Unrolling(contract, "L"), Unrolling(contract, "R")
+    s.add(left.start())
+    s.add(right.start())
+    item = "non-interference"
+    for k in range(depth + 1):
+        if k:
+            s.add(left.extend())
+            s.add(right.extend())
+            s.add([left.acts[k - 1] == right.acts[k - 1]])
+        same_view = _same_view(contract, left, right, k)
+        differ = Z3.or_([
+            Z3.not_(Z3.eq(left.legal(k, i), right.legal(k, i))) for i in range(len(left.ops))
+        ])
+        answer, model = s.check(same_view, differ)
+        if answer == z3.unknown:
+            return _unknown("noninterference", item, s, k, contract.span)
+        if answer == z3.sat:
+            lt, rt = make_trace(contract, left, model, k), make_trace(contract, right, model, k)
+            ll, rl = set(_legal_names(contract, lt)), set(_legal_names(contract, rt))
+            hidden = _hidden_difference(contract, lt, rt)
+            return Result(check="noninterference", item=item, status=VIOLATED, span=contract.span,
+                          message="two states the agent cannot tell apart have different legal operations"
+                          + (f" (they differ only in hidden {', '.join(hidden)})" if hidden else ""),
+                          traces=(lt, rt),
+                          details=(f"only left: {', '.join(sorted(ll - rl)) or '(none)'}",
+                                   f"only right: {', '.join(sorted(rl - ll)) or '(none)'}"),
+                          depth=k, rlimit=s.used)
+    return Result(check="noninterference", item=item, status=HOLDS, span=contract.span,
+                  message=f"the legal set depends only on what the agent may see, within depth {depth}",
+                  depth=depth, rlimit=s.used)
+
+
+def _same_view(contract: Contract, left: Unrolling, right: Unrolling, k: int) -> Any:
+    parts = []
+    for v in contract.variables:
+        lv, rv = left.holds(k, v.visible), right.holds(k, v.visible)
+        parts += [Z3.eq(lv, rv), Z3.implies(lv, same(left.states[k][v.name], right.states[k][v.name]))]
+    for e in contract.evidence:
+        lv, rv = left.holds(k, e.authorized), right.holds(k, e.authorized)
+        parts += [Z3.eq(lv, rv), Z3.implies(lv, same(left.evidence[e.name], right.evidence[e.name]))]
+    return Z3.and_(parts)
+
+
+def _hidden_difference(contract: Contract, lt: Trace, rt: Trace) -> list[str]:
+    names = [f"`{n}`" for n in lt.states[-1] if lt.states[-1][n] != rt.states[-1][n]]
+    names += [f"`{n}`" for n in lt.evidence if lt.evidence[n] != rt.evidence[n]]
+    return names
+
+
+# ------------------------------------------------------------------ everything
+def verify(contract: Contract, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_RLIMIT) -> list[Result]:
+    """Run every check on a contract; results in a fixed order.
+
+    >>> from lablang.contracts.model import Contract, Variable, Operation, Item, Effect
+    >>> from lablang.contracts.model import BoolType, Ref, Const
+    >>> done = Ref(kind="var", name="done")
+    >>> c = Contract(name="t", variables=(Variable(name="done", type=BoolType()),),
+    ...     operations=(Operation(name="finish", effects=(Effect(var="done",
+    ...     value=Const(value=True)),)),), goals=(Item(expr=done, text="done"),),
+    ...     terminal=(Item(expr=done, text="done"),))
+    >>> [(r.check, r.status) for r in verify(c, depth=3)][:2]
+    [('goal', 'holds'), ('deadlock', 'holds')]
+    """
+    depth = max(0, min(depth, MAX_DEPTH))
+    results = bmc(contract, depth, budget)
+    results += [check_pair(contract, p, depth, budget) for p in contract.pairs]
+    results.append(check_noninterference(contract, depth, budget))
+    return results
