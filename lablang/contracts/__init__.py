@@ -22,7 +22,7 @@ __all__ = ["compile_contracts", "legal_operations", "monitor", "verify"]
 
 
 def compile_contracts(*args: Any, **kwargs: Any) -> list[Contract]:
-    from lablang.contracts.frontend import compile_contracts as run
+    from lablang.contracts.front import compile_contracts as run
 
     return run(*args, **kwargs)
 

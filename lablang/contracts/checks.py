@@ -39,6 +39,7 @@ class Step:
     op: str
     outcomes: dict[str, object]
     changes: dict[str, object]
+    raw_outcomes: dict[str, object] = attrs.field(factory=dict, eq=False, repr=False)
 
 
 @attrs.frozen(slots=True, kw_only=True)
@@ -146,7 +147,7 @@ def make_trace(contract: Contract, u: Unrolling, model: Any, length: int) -> Tra
         changes = {
             n: shown_states[t + 1][n] for n in shown_states[t] if shown_states[t + 1][n] != shown_states[t][n]
         }
-        rows.append(Step(op=op, outcomes=outcomes, changes=changes))
+        rows.append(Step(op=op, outcomes=outcomes, changes=changes, raw_outcomes=outs))
     ev_types = {e.name: e.type for e in contract.evidence}
     return Trace(
         evidence={n: show_value(ev_types[n], v) for n, v in evidence.items()},

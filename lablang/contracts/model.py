@@ -1,6 +1,6 @@
 """The contract model: finite-domain state, evidence, outcomes, operations and properties.
 
-A contract is built either by the front end (`lablang.contracts.frontend`) from a
+A contract is built either by the front end (`lablang.contracts.front`) from a
 `contract` declaration or directly in Python. Expressions are a small closed IR
 (`Expr`): names are already resolved to what they refer to (`Ref.kind`), enum members
 are their indices, and `none` is the integer `NONE` (-1), which is why optional

@@ -729,4 +729,11 @@ def _count(op: m.Operation) -> int:
     return n
 
 
-Builder = Callable[..., m.Contract]
+
+
+
+def check_program(program: Any, report: Report) -> None:
+    """The `lablang check` hook: compile every contract of the root module (no solver)."""
+    source = program.root.source
+    for decl in program.decls("contract"):
+        compile_contract(decl, source, report)
