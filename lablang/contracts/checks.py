@@ -209,7 +209,22 @@ def bmc(contract: Contract, depth: int, budget: int, want: frozenset[str] = froz
     premise_at: dict[int, int] = {}
     vacuity_stopped = False
     dead_prefix = None
+    candidates = {f"invariant{j}" for j, _ in invariants} | ({"range"} if ranges else set())
+    if deadlock:
+        candidates.add("range")
+    proved: set[str] = set()
+    deadlock_proved = False
     for k in range(depth + 1):
+        if k == 1 and candidates:
+            # the base case is done: what is jointly inductive needs no deeper unrolling
+            still = {f"invariant{j}" for j, _ in invariants} | ({"range"} if ranges else set())
+            proved, no_deadlock, used = _houdini(contract, candidates & still | {"range"}, budget,
+                                                 deadlock)
+            cost["induction"] = used
+            if no_deadlock:
+                deadlock, deadlock_proved = False, True
+            invariants = [(j, inv) for j, inv in invariants if f"invariant{j}" not in proved]
+            ranges = ranges and "range" not in proved
         if k:
             s.add(u.extend())
             if goals:
@@ -296,26 +311,38 @@ def bmc(contract: Contract, depth: int, budget: int, want: frozenset[str] = froz
             results[key] = Result(check="goal", item=goal.text, status=UNKNOWN, span=goal.span,
                                   message=f"not reached within depth {depth} (bound; try a larger --depth)",
                                   depth=depth, rlimit=cost.get(key, 0))
-    if deadlock:
+    if deadlock_proved:
+        results["deadlock"] = Result(
+            check="deadlock", item="deadlock freedom", status=PROVED, span=contract.span,
+            message="proved for every depth: no non-terminal state allowed by the proved "
+            "invariants has every operation disabled",
+            depth=reached, rlimit=cost.get("deadlock", 0) + cost.get("induction", 0))
+    elif deadlock:
         results["deadlock"] = Result(
             check="deadlock", item="deadlock freedom", status=HOLDS, span=contract.span,
             message=f"some operation is legal in every non-terminal state within depth {reached}",
             depth=reached, rlimit=cost.get("deadlock", 0))
-    if ranges:
+    if "range" in proved and "range" not in results:
+        results["range"] = Result(check="range", item=_RANGE, status=PROVED, span=contract.span,
+                                  message="proved for every depth by 1-induction (with the invariants)",
+                                  depth=reached, rlimit=cost.get("range", 0) + cost.get("induction", 0))
+    elif ranges:
         results["range"] = Result(check="range", item=_RANGE, status=HOLDS, span=contract.span,
                                   message=f"every effect stays inside its variable's type within depth {reached}",
                                   depth=reached, rlimit=cost.get("range", 0))
-    for j, inv in invariants:
+    for j, inv in enumerate(contract.invariants):
         key = f"invariant{j}"
-        proved, note = _one_induction(contract, inv, budget)
-        if proved:
+        if key in results or "invariant" not in want:
+            continue
+        if key in proved:
             results[key] = Result(check="invariant", item=inv.text, status=PROVED, span=inv.span,
-                                  message="proved for every depth by 1-induction (with the other invariants)",
-                                  depth=reached, rlimit=cost.get("invariants", 0))
+                                  message="proved for every depth by 1-induction (with the other proved invariants)",
+                                  depth=reached, rlimit=cost.get("invariants", 0) + cost.get("induction", 0))
         else:
             results[key] = Result(check="invariant", item=inv.text, status=HOLDS, span=inv.span,
-                                  message=f"holds within depth {reached}; {note}", depth=reached,
-                                  rlimit=cost.get("invariants", 0))
+                                  message=f"holds within depth {reached}; not 1-inductive (a step from an "
+                                  "unreachable state breaks it: a supporting invariant could prove it)",
+                                  depth=reached, rlimit=cost.get("invariants", 0))
     ordered = [results[f"goal{j}"] for j in range(len(contract.goals)) if f"goal{j}" in results]
     ordered += [results[k] for k in ("deadlock", "range") if k in results]
     ordered += [results[f"invariant{j}"] for j in range(len(contract.invariants)) if f"invariant{j}" in results]
@@ -436,11 +463,19 @@ def _location(contract: Contract, span: Span | None) -> str:
 
 
 # ------------------------------------------------------------------ induction
-def _one_induction(contract: Contract, inv: Item, budget: int) -> tuple[bool, str]:
-    """Is `inv` preserved by every step from any typed state where all invariants hold?"""
+def _houdini(contract: Contract, keys: set[str], budget: int, deadlock: bool) -> tuple[set[str], bool, int]:
+    """The largest subset of candidate invariants that is jointly 1-inductive.
+
+    Candidates are `invariantJ` (the J-th invariant) and `range` (every variable in its
+    type). From an arbitrary typed state where all remaining candidates hold, one step
+    must keep each of them; a candidate that can break is dropped and the rest is
+    checked again (Houdini). Together with the base case (checked at step 0 by BMC)
+    the survivors hold at every depth. The pre-state is only assumed typed, so nothing
+    is proved unless `range` survives. If asked, deadlock freedom is proved when no
+    non-terminal state satisfying the survivors has every operation disabled.
+    """
     s = _Session(budget)
     u = Unrolling(contract, "ind")
-    # an arbitrary typed state instead of the initial one
     for e in contract.evidence:
         value, dom = fresh(e.type, f"ind.ev.{e.name}")
         u.evidence[e.name] = value
@@ -451,14 +486,46 @@ def _one_induction(contract: Contract, inv: Item, budget: int) -> tuple[bool, st
         state[v.name] = value
         s.add(dom)
     u.states.append(state)
-    s.add([u.holds(0, i.expr) for i in contract.invariants])
     s.add(u.extend())
-    answer, _ = s.check(Z3.not_(u.holds(1, inv.expr)))
-    if answer == z3.unsat:
-        return True, ""
-    if answer == z3.unknown:
-        return False, f"1-induction: solver stopped ({s.reason})"
-    return False, "not 1-inductive (a step from an unreachable state breaks it; add a supporting invariant to prove it)"
+
+    def term(key: str, t: int) -> Any:
+        if key == "range":
+            return u.in_range(t)
+        return u.holds(t, contract.invariants[int(key.removeprefix("invariant"))].expr)
+
+    alive = set(keys)
+    changed = True
+    while changed and alive:
+        changed = False
+        for key in sorted(alive):
+            assumed = Z3.and_([term(k, 0) for k in sorted(alive)])
+            answer, _ = s.check(assumed, Z3.not_(term(key, 1)))
+            if answer != z3.unsat:
+                alive.discard(key)
+                changed = True
+    if "range" not in alive:
+        return set(), False, s.used
+    no_deadlock = False
+    if deadlock:
+        # a fresh state without the step constraints (which would demand a successor)
+        d = _Session(budget)
+        w = Unrolling(contract, "dl")
+        for e in contract.evidence:
+            value, dom = fresh(e.type, f"dl.ev.{e.name}")
+            w.evidence[e.name] = value
+            d.add(dom)
+        here: dict[str, Any] = {}
+        for v in contract.variables:
+            value, dom = fresh(v.type, f"dl.{v.name}@0")
+            here[v.name] = value
+            d.add(dom)
+        w.states.append(here)
+        invariants = [w.holds(0, contract.invariants[int(k.removeprefix("invariant"))].expr)
+                      for k in sorted(alive) if k != "range"]
+        stuck = Z3.and_([Z3.not_(w.terminal(0)), *(Z3.not_(w.pre(0, i)) for i in range(len(w.ops)))])
+        answer, _ = d.check(Z3.and_(invariants), stuck)
+        no_deadlock = answer == z3.unsat
+    return alive, no_deadlock, s.used
 
 
 def _satisfiable_requirements(contract: Contract, op: Any, budget: int) -> bool:

@@ -384,4 +384,40 @@ def evaluate(contract: Contract, expr: Expr, env: Env) -> Value:
     return Evaluator(contract).eval(expr, env)
 
 
-Checker = Callable[[Contract, Mapping[str, object]], list[str]]
+
+
+def read_state(contract: Contract, raw: Mapping[str, Any]) -> tuple[State, dict[str, object]]:
+    """A state from JSON: variable values (missing ones from the initial state) and an
+    optional `evidence` object. ValueError names the offending key.
+
+    >>> from lablang.contracts.model import Contract, Variable, OptionType, IntType
+    >>> c = Contract(name="c", variables=(Variable(name="a", type=OptionType(inner=IntType(lo=0, hi=3))),))
+    >>> read_state(c, {"a": None}), read_state(c, {"a": 2})[0]
+    (({'a': -1}, {}), {'a': 2})
+    """
+    from lablang.contracts.model import read_value
+
+    known = {v.name for v in contract.variables} | {"evidence"}
+    for key in raw:
+        if key not in known:
+            raise ValueError(f"`{key}` is not a variable of `{contract.name}`")
+    evidence: dict[str, object] = {}
+    raw_evidence = raw.get("evidence", {})
+    if not isinstance(raw_evidence, Mapping):
+        raise ValueError("`evidence` must be an object")
+    for name, value in raw_evidence.items():
+        decl = next((e for e in contract.evidence if e.name == name), None)
+        if decl is None:
+            raise ValueError(f"`{name}` is not evidence of `{contract.name}`")
+        try:
+            evidence[name] = read_value(decl.type, value)
+        except ValueError as error:
+            raise ValueError(f"evidence `{name}`: {error}") from None
+    state = initial_state(contract, evidence)
+    for v in contract.variables:
+        if v.name in raw:
+            try:
+                state[v.name] = read_value(v.type, raw[v.name])
+            except ValueError as error:
+                raise ValueError(f"`{v.name}`: {error}") from None
+    return state, evidence
