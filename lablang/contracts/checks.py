@@ -77,21 +77,23 @@ class _Session:
     def __init__(self, budget: int) -> None:
         z3.set_param("smt.random_seed", 0)
         z3.set_param("sat.random_seed", 0)
-        self.solver = z3.Solver()
+        # a context per session: results and rlimit counts do not depend on what ran before
+        self.ctx = z3.Context()
+        self.solver = z3.Solver(ctx=self.ctx)
         self.solver.set("random_seed", 0)
         self.solver.set("rlimit", budget)
         self.budget = budget
-        self._base = _rlimit_count()
+        self._base = _rlimit_count(self.ctx)
         self.reason = ""
 
     def add(self, cons: Sequence[Any]) -> None:
         for c in cons:
-            self.solver.add(as_bool(c))
+            self.solver.add(as_bool(c, self.ctx))
 
     def check(self, *extra: Any) -> Any:
         self.solver.push()
         for c in extra:
-            self.solver.add(as_bool(c))
+            self.solver.add(as_bool(c, self.ctx))
         answer = self.solver.check()
         if answer == z3.sat:
             model = self.solver.model()
@@ -105,11 +107,11 @@ class _Session:
 
     @property
     def used(self) -> int:
-        return _rlimit_count() - self._base
+        return _rlimit_count(self.ctx) - self._base
 
 
-def _rlimit_count() -> int:
-    stats = z3.Solver().statistics()  # the count is global to the context
+def _rlimit_count(ctx: Any) -> int:
+    stats = z3.Solver(ctx=ctx).statistics()  # the count is global to the context
     return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
 
 
@@ -186,7 +188,7 @@ def bmc(contract: Contract, depth: int, budget: int, want: frozenset[str] = froz
     k-step unrolling; each query runs in its own push/pop.
     """
     s = _Session(budget)
-    u = Unrolling(contract, "b")
+    u = Unrolling(contract, "b", ctx=s.ctx)
     s.add(u.start())
     n = len(u.ops)
     results: dict[str, Result] = {}
@@ -356,7 +358,9 @@ _RANGE = "variables stay in their types"
 
 
 def _true(model: Any, v: Any) -> bool:
-    return bool(z3.is_true(model.eval(as_bool(v), model_completion=True)))
+    if isinstance(v, bool):
+        return v
+    return bool(z3.is_true(model.eval(v, model_completion=True)))
 
 
 def _range_violation(contract: Contract, u: Unrolling, model: Any, k: int, cost: int) -> Result:
@@ -425,34 +429,35 @@ def check_invariant(contract: Contract, inv: Item, depth: int, budget: int) -> R
 
 
 def _why_stuck(contract: Contract, trace: Trace) -> list[str]:
-    """For each operation, its first requirement that fails in the stuck state."""
+    """For each operation, the first requirement that fails in the stuck state, grouping
+    the ground instances that fail on the same requirement."""
     from lablang.contracts.model import ground
 
     state, evidence = trace.raw_states[-1], trace.raw_evidence
     lines = []
-    seen: set[str] = set()
-    for g in ground(contract):
-        if g.op.name in seen:
-            continue
-        item = first_failing(contract, state, evidence, g)
-        if item is None:
-            continue
-        if not g.op.params or all(
-            first_failing(contract, state, evidence, h) is not None
-            for h in ground(contract)
-            if h.op is g.op
-        ):
-            seen.add(g.op.name)
-            where = _location(contract, item.span)
+    for op in contract.operations:
+        groups: dict[tuple[int, int], tuple[Item, list[str]]] = {}
+        for g in ground(contract):
+            if g.op is not op:
+                continue
+            item = first_failing(contract, state, evidence, g)
+            if item is None:
+                continue
+            key = (item.span.start, item.span.end) if item.span else (id(item), 0)
+            groups.setdefault(key, (item, []))[1].append(g.name)
+        for item, names in groups.values():
+            who = op.name if not op.params else ", ".join(names)
             text = item.text or _snippet(contract, item.span)
-            lines.append(f"{g.op.name}: `{text}` is false{where}")
+            lines.append(f"{who}: `{text}` is false{_location(contract, item.span)}")
     return lines
 
 
 def _snippet(contract: Contract, span: Span | None) -> str:
     if span is None or contract.source is None:
         return "a requirement"
-    return contract.source.text[span.start : span.end]
+    text = contract.source.text[span.start : span.end]
+    # a parenthesised operand's span can stop before its `)`: keep the text balanced
+    return text + ")" * max(0, text.count("(") - text.count(")"))
 
 
 def _location(contract: Contract, span: Span | None) -> str:
@@ -475,14 +480,14 @@ def _houdini(contract: Contract, keys: set[str], budget: int, deadlock: bool) ->
     non-terminal state satisfying the survivors has every operation disabled.
     """
     s = _Session(budget)
-    u = Unrolling(contract, "ind")
+    u = Unrolling(contract, "ind", ctx=s.ctx)
     for e in contract.evidence:
-        value, dom = fresh(e.type, f"ind.ev.{e.name}")
+        value, dom = fresh(e.type, f"ind.ev.{e.name}", s.ctx)
         u.evidence[e.name] = value
         s.add(dom)
     state: dict[str, Any] = {}
     for v in contract.variables:
-        value, dom = fresh(v.type, f"ind.{v.name}@0")
+        value, dom = fresh(v.type, f"ind.{v.name}@0", s.ctx)
         state[v.name] = value
         s.add(dom)
     u.states.append(state)
@@ -509,14 +514,14 @@ def _houdini(contract: Contract, keys: set[str], budget: int, deadlock: bool) ->
     if deadlock:
         # a fresh state without the step constraints (which would demand a successor)
         d = _Session(budget)
-        w = Unrolling(contract, "dl")
+        w = Unrolling(contract, "dl", ctx=d.ctx)
         for e in contract.evidence:
-            value, dom = fresh(e.type, f"dl.ev.{e.name}")
+            value, dom = fresh(e.type, f"dl.ev.{e.name}", d.ctx)
             w.evidence[e.name] = value
             d.add(dom)
         here: dict[str, Any] = {}
         for v in contract.variables:
-            value, dom = fresh(v.type, f"dl.{v.name}@0")
+            value, dom = fresh(v.type, f"dl.{v.name}@0", d.ctx)
             here[v.name] = value
             d.add(dom)
         w.states.append(here)
@@ -530,14 +535,14 @@ def _houdini(contract: Contract, keys: set[str], budget: int, deadlock: bool) ->
 
 def _satisfiable_requirements(contract: Contract, op: Any, budget: int) -> bool:
     s = _Session(budget)
-    u = Unrolling(contract, "sat")
+    u = Unrolling(contract, "sat", ctx=s.ctx)
     for e in contract.evidence:
-        value, dom = fresh(e.type, f"sat.ev.{e.name}")
+        value, dom = fresh(e.type, f"sat.ev.{e.name}", s.ctx)
         u.evidence[e.name] = value
         s.add(dom)
     state: dict[str, Any] = {}
     for v in contract.variables:
-        value, dom = fresh(v.type, f"sat.{v.name}@0")
+        value, dom = fresh(v.type, f"sat.{v.name}@0", s.ctx)
         state[v.name] = value
         s.add(dom)
     u.states.append(state)
@@ -553,7 +558,7 @@ def check_pair(contract: Contract, pair: Pair, depth: int, budget: int) -> Resul
     did the same operations: at the scored choice their legal `at` operations must
     not overlap."""
     s = _Session(budget)
-    left, right = Unrolling(contract, "L"), Unrolling(contract, "R")
+    left, right = Unrolling(contract, "L", ctx=s.ctx), Unrolling(contract, "R", ctx=s.ctx)
     s.add(left.start())
     s.add(right.start())
     at = [i for i, g in enumerate(left.ops) if g.op.name in pair.at]
@@ -590,8 +595,7 @@ def check_pair(contract: Contract, pair: Pair, depth: int, budget: int) -> Resul
             shared = [
                 left.ops[i].name
                 for i in at
-                if z3.is_true(model.eval(as_bool(left.legal(k, i)), model_completion=True))
-                and z3.is_true(model.eval(as_bool(right.legal(k, i)), model_completion=True))
+                if _true(model, left.legal(k, i)) and _true(model, right.legal(k, i))
             ]
             details = (
                 f"shared: {', '.join(shared)}",
@@ -649,7 +653,7 @@ def check_noninterference(contract: Contract, depth: int, budget: int) -> Result
     """After the same operations, two states the agent cannot tell apart (equal on what it
     may see; evidence and outcomes free) must have the same legal set."""
     s = _Session(budget)
-    left, right = Unrolling(contract, "L"), Unrolling(contract, "R")
+    left, right = Unrolling(contract, "L", ctx=s.ctx), Unrolling(contract, "R", ctx=s.ctx)
     s.add(left.start())
     s.add(right.start())
     item = "non-interference"

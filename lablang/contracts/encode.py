@@ -116,25 +116,25 @@ class Z3Algebra(Algebra):
 Z3 = Z3Algebra()
 
 
-def fresh(t: Type, name: str) -> tuple[Value, list[Any]]:
+def fresh(t: Type, name: str, ctx: Any = None) -> tuple[Value, list[Any]]:
     """A new symbolic value of type `t` and its domain constraints."""
     match t:
         case BoolType():
-            return z3.Bool(name), []
+            return z3.Bool(name, ctx), []
         case IntType():
-            x = z3.Int(name)
+            x = z3.Int(name, ctx)
             return x, [x >= t.lo, x <= t.hi]
         case ValuesType() | EnumType():
-            x = z3.Int(name)
+            x = z3.Int(name, ctx)
             return x, [z3.Or(*[x == v for v in elements(t)])]
         case OptionType():
-            x = z3.Int(name)
+            x = z3.Int(name, ctx)
             inner = elements(t.inner)
             if inner == tuple(range(inner[0], inner[-1] + 1)) and inner[0] == 0:
                 return x, [x >= NONE, x <= inner[-1]]
             return x, [z3.Or(x == NONE, *[x == v for v in inner])]
         case SetType():
-            return {e: z3.Bool(f"{name}[{e}]") for e in elements(t.elem)}, []
+            return {e: z3.Bool(f"{name}[{e}]", ctx) for e in elements(t.elem)}, []
     raise AssertionError(t)
 
 
@@ -177,8 +177,9 @@ def _truth(model: Any, v: Value) -> bool:
 class Unrolling:
     """One trace of the transition system, extended a step at a time."""
 
-    def __init__(self, contract: Contract, tag: str, *, idle: bool = False) -> None:
+    def __init__(self, contract: Contract, tag: str, *, idle: bool = False, ctx: Any = None) -> None:
         self.contract = contract
+        self.ctx = ctx
         self.tag = tag
         self.idle = idle
         self.ev = Evaluator(contract, Z3)
@@ -196,12 +197,12 @@ class Unrolling:
         """Evidence, the initial state and their constraints."""
         cons: list[Any] = []
         for e in self.contract.evidence:
-            value, dom = fresh(e.type, f"{self.tag}.ev.{e.name}")
+            value, dom = fresh(e.type, f"{self.tag}.ev.{e.name}", self.ctx)
             self.evidence[e.name] = value
             cons += dom
         state: dict[str, Value] = {}
         for v in self.contract.variables:
-            value, _ = fresh(v.type, f"{self.tag}.{v.name}@0")  # fixed by its init below
+            value, _ = fresh(v.type, f"{self.tag}.{v.name}@0", self.ctx)  # fixed by its init below
             state[v.name] = value
         self.states.append(state)
         env = self.env(0)
@@ -222,7 +223,7 @@ class Unrolling:
         cons: list[Any] = []
         outcomes: dict[str, Value] = {}
         for o in self.contract.outcomes:
-            value, dom = fresh(o.type, f"{self.tag}.out.{o.name}@{t}")
+            value, dom = fresh(o.type, f"{self.tag}.out.{o.name}@{t}", self.ctx)
             outcomes[o.name] = value
             cons += dom
         self.outcomes.append(outcomes)
@@ -231,10 +232,10 @@ class Unrolling:
         # instead of silently disabling the operation.
         nxt: dict[str, Value] = {}
         for v in self.contract.variables:
-            value, _ = fresh(v.type, f"{self.tag}.{v.name}@{t + 1}")
+            value, _ = fresh(v.type, f"{self.tag}.{v.name}@{t + 1}", self.ctx)
             nxt[v.name] = value
         self.states.append(nxt)
-        act = z3.Int(f"{self.tag}.act@{t}")
+        act = z3.Int(f"{self.tag}.act@{t}", self.ctx)
         self.acts.append(act)
         top = self.stutter + (1 if self.idle else 0)
         cons += [act >= 0, act <= top]
@@ -246,11 +247,11 @@ class Unrolling:
         # (the frame). This is equivalent to per-operation frame equalities and smaller.
         updates: dict[str, list[tuple[int, Value]]] = {n: [] for n in cur}
         for i, g in enumerate(self.ops):
-            cons.append(z3.Implies(act == i, _as_bool(Z3.and_([self.pre(t, i), not_terminal]))))
+            cons.append(z3.Implies(act == i, _as_bool(Z3.and_([self.pre(t, i), not_terminal]), self.ctx)))
             genv = with_args(env, g)
             for e in g.op.effects:
                 updates[e.var].append((i, self.ev.eval(e.value, genv)))
-        cons.append(z3.Implies(act == self.stutter, _as_bool(self.terminal(t))))
+        cons.append(z3.Implies(act == self.stutter, _as_bool(self.terminal(t), self.ctx)))
         for name, cases in updates.items():
             cons.append(_assign(nxt[name], _choose(act, cases, cur[name])))
         return cons
@@ -326,8 +327,8 @@ def _choose(act: Any, cases: list[tuple[int, Value]], default: Value) -> Value:
     return result
 
 
-def _as_bool(v: Value) -> Any:
-    return z3.BoolVal(v) if isinstance(v, bool) else v
+def _as_bool(v: Value, ctx: Any = None) -> Any:
+    return z3.BoolVal(v, ctx) if isinstance(v, bool) else v
 
 
 def _assign(target: Value, value: Value) -> Value:
@@ -336,6 +337,6 @@ def _assign(target: Value, value: Value) -> Value:
     return Z3.eq(target, value)
 
 
-def as_bool(v: Value) -> Any:
+def as_bool(v: Value, ctx: Any = None) -> Any:
     """A folded value as a Z3 boolean term (Python True/False become BoolVals)."""
-    return _as_bool(v)
+    return _as_bool(v, ctx)

@@ -30,20 +30,7 @@ def render_text(contract: Contract, results: Sequence[Result], depth: int) -> st
     """The report `lablang verify` prints."""
     lines = [f"contract `{contract.name}` ({location(contract, contract.span)}), depth {depth}"]
     for r in results:
-        lines.append(f"  {_MARK[r.status]} {r.check}: {r.item}: {r.status}: {r.message}")
-        if r.status in (HOLDS, PROVED) and r.check != "goal":
-            for d in r.details:
-                lines.append(f"         note: {d}")
-            continue
-        if r.status != "violated" and r.check != "goal":
-            continue
-        lines.append(f"         --> {location(contract, r.span)}")
-        if len(r.traces) == 1:
-            lines += ["         " + x for x in trace_table(r.traces[0])]
-        elif len(r.traces) == 2:
-            lines += ["         " + x for x in pair_table(r.traces[0], r.traces[1])]
-        for d in r.details:
-            lines.append(f"         {d}")
+        lines += render_result(contract, r)
     failed = [r for r in results if not r.passed]
     lines.append(
         f"{len(results) - len(failed)} of {len(results)} checks passed"
@@ -51,6 +38,24 @@ def render_text(contract: Contract, results: Sequence[Result], depth: int) -> st
         + f"; rlimit {sum(r.rlimit for r in results)}"
     )
     return "\n".join(lines) + "\n"
+
+
+def render_result(contract: Contract, r: Result) -> list[str]:
+    """One result: a status line, and for a violation (or a plan) its location and traces."""
+    lines = [f"  {_MARK[r.status]} {r.check}: {r.item}: {r.status}: {r.message}"]
+    if r.status in (HOLDS, PROVED) and r.check != "goal":
+        return lines + [f"         note: {d}" for d in r.details]
+    if r.status != "violated" and r.check != "goal":
+        return lines
+    lines.append(f"         --> {location(contract, r.span)}")
+    if r.check == "goal" and r.traces:
+        lines.append("         shortest plan:")
+    if len(r.traces) == 1:
+        lines += ["         " + x for x in trace_table(r.traces[0])]
+    elif len(r.traces) == 2:
+        lines += ["         " + x for x in pair_table(r.traces[0], r.traces[1])]
+    lines += [f"         {d}" for d in r.details]
+    return lines
 
 
 def _show(value: object) -> str:
