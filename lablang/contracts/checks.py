@@ -181,7 +181,8 @@ def _outcomes_used(effects: Sequence[Any]) -> set[str]:
 
 # ------------------------------------------------------------------ one unrolling, many queries
 def bmc(contract: Contract, depth: int, budget: int, want: frozenset[str] = frozenset(
-        {"goal", "deadlock", "range", "invariant", "vacuity"})) -> list[Result]:
+        {"goal", "deadlock", "range", "invariant", "vacuity"}), *, induction: bool = True,
+        facts: dict[str, Any] | None = None) -> list[Result]:
     """Goals, deadlock, ranges, invariants (bounded part) and vacuity on one unrolling.
 
     Term building dominates small instances, so every query of depth k shares the
@@ -211,18 +212,21 @@ def bmc(contract: Contract, depth: int, budget: int, want: frozenset[str] = froz
     premise_at: dict[int, int] = {}
     vacuity_stopped = False
     dead_prefix = None
-    candidates = {f"invariant{j}" for j, _ in invariants} | ({"range"} if ranges else set())
-    if deadlock:
+    # every invariant helps the induction, even when only deadlock freedom is asked for
+    candidates = {f"invariant{j}" for j in range(len(contract.invariants))}
+    if deadlock or ranges:
         candidates.add("range")
     proved: set[str] = set()
     deadlock_proved = False
     for k in range(depth + 1):
-        if k == 1 and candidates:
+        if k == 1 and candidates and induction:
             # the base case is done: what is jointly inductive needs no deeper unrolling
-            still = {f"invariant{j}" for j, _ in invariants} | ({"range"} if ranges else set())
-            proved, no_deadlock, used = _houdini(contract, candidates & still | {"range"}, budget,
+            broken = {k for k, r in results.items() if r.status != HOLDS}
+            proved, no_deadlock, used = _houdini(contract, (candidates | {"range"}) - broken, budget,
                                                  deadlock)
             cost["induction"] = used
+            if facts is not None:
+                facts["proved"] = sorted(int(x.removeprefix("invariant")) for x in proved if x != "range")
             if no_deadlock:
                 deadlock, deadlock_proved = False, True
             invariants = [(j, inv) for j, inv in invariants if f"invariant{j}" not in proved]
@@ -649,14 +653,24 @@ def _legal_names(contract: Contract, trace: Trace) -> list[str]:
 
 
 # ------------------------------------------------------------------ non-interference
-def check_noninterference(contract: Contract, depth: int, budget: int) -> Result:
+def check_noninterference(contract: Contract, depth: int, budget: int,
+                          proved: Sequence[int] | None = None) -> Result:
     """After the same operations, two states the agent cannot tell apart (equal on what it
-    may see; evidence and outcomes free) must have the same legal set."""
+    may see; evidence and outcomes free) must have the same legal set.
+
+    With `proved` (indices of invariants proved for every reachable state), it first
+    tries to prove this for every pair of states allowed by those invariants, which
+    covers every depth; otherwise, or if that fails, it searches by BMC.
+    """
+    item = "non-interference"
+    if proved is not None:
+        done = _noninterference_by_invariants(contract, proved, budget)
+        if done is not None:
+            return done
     s = _Session(budget)
     left, right = Unrolling(contract, "L", ctx=s.ctx), Unrolling(contract, "R", ctx=s.ctx)
     s.add(left.start())
     s.add(right.start())
-    item = "non-interference"
     for k in range(depth + 1):
         if k:
             s.add(left.extend())
@@ -683,6 +697,34 @@ def check_noninterference(contract: Contract, depth: int, budget: int) -> Result
     return Result(check="noninterference", item=item, status=HOLDS, span=contract.span,
                   message=f"the legal set depends only on what the agent may see, within depth {depth}",
                   depth=depth, rlimit=s.used)
+
+
+def _noninterference_by_invariants(contract: Contract, proved: Sequence[int], budget: int) -> Result | None:
+    s = _Session(budget)
+    sides = []
+    for tag in ("niL", "niR"):
+        u = Unrolling(contract, tag, ctx=s.ctx)
+        for e in contract.evidence:
+            value, dom = fresh(e.type, f"{tag}.ev.{e.name}", s.ctx)
+            u.evidence[e.name] = value
+            s.add(dom)
+        here: dict[str, Any] = {}
+        for v in contract.variables:
+            value, dom = fresh(v.type, f"{tag}.{v.name}@0", s.ctx)
+            here[v.name] = value
+            s.add(dom)
+        u.states.append(here)
+        s.add([u.holds(0, contract.invariants[j].expr) for j in proved])
+        sides.append(u)
+    left, right = sides
+    differ = Z3.or_([Z3.not_(Z3.eq(left.legal(0, i), right.legal(0, i))) for i in range(len(left.ops))])
+    answer, _ = s.check(_same_view(contract, left, right, 0), differ)
+    if answer != z3.unsat:
+        return None
+    return Result(check="noninterference", item="non-interference", status=PROVED, span=contract.span,
+                  message="proved for every depth: any two states allowed by the proved invariants "
+                  "that look the same to the agent have the same legal operations",
+                  rlimit=s.used)
 
 
 def _same_view(contract: Contract, left: Unrolling, right: Unrolling, k: int) -> Any:
@@ -717,7 +759,8 @@ def verify(contract: Contract, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT
     [('goal', 'holds'), ('deadlock', 'holds')]
     """
     depth = max(0, min(depth, MAX_DEPTH))
-    results = bmc(contract, depth, budget)
+    facts: dict[str, Any] = {}
+    results = bmc(contract, depth, budget, facts=facts)
     results += [check_pair(contract, p, depth, budget) for p in contract.pairs]
-    results.append(check_noninterference(contract, depth, budget))
+    results.append(check_noninterference(contract, depth, budget, facts.get("proved")))
     return results

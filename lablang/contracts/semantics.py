@@ -137,6 +137,14 @@ class Evaluator:
                 return alg.or_([self.eval(expr.left, env), self.eval(expr.right, env)])
             case Binary(op="implies"):
                 return alg.implies(self.eval(expr.left, env), self.eval(expr.right, env))
+            case Binary(op="div" | "mod", right=Const(value=int() as c)) if c > 0 and not isinstance(c, bool):
+                a = self.eval(expr.left, env)
+                if isinstance(a, int):
+                    return a // c if expr.op == "div" else a % c
+                span = bounds(self.contract, expr.left, env)
+                if span is None:
+                    return alg.div(a, c) if expr.op == "div" else alg.mod(a, c)
+                return _piecewise(alg, expr.op, a, c, span)
             case Binary():
                 return self._binary(expr.op, self.eval(expr.left, env), self.eval(expr.right, env))
             case If(cond=cond, then=then, other=other):
@@ -233,6 +241,75 @@ class Evaluator:
             case "le":  # subset
                 return alg.and_([alg.implies(a.get(k, False), b.get(k, False)) for k in keys])
         raise EvaluationError(f"operator `{op}` does not apply to sets")
+
+
+MAX_PIECES = 8
+
+
+def _piecewise(alg: Algebra, op: str, a: Value, c: int, span: tuple[int, int]) -> Value:
+    """`a // c` or `a % c` for `a` in `span`, as a few linear cases instead of the
+    solver's non-linear division: `If(a < c, a, If(a < 2c, a - c, ...))` for `%`."""
+    lo, hi = span
+    quotients = list(range(lo // c, hi // c + 1))
+    if len(quotients) > MAX_PIECES:
+        return alg.div(a, c) if op == "div" else alg.mod(a, c)
+    result: Value = quotients[-1] if op == "div" else alg.sub(a, quotients[-1] * c)
+    for q in reversed(quotients[:-1]):
+        piece = q if op == "div" else alg.sub(a, q * c)
+        result = alg.ite(alg.lt(a, (q + 1) * c), piece, result)
+    return result
+
+
+def bounds(contract: Contract, expr: Expr, env: Env) -> tuple[int, int] | None:
+    """An interval containing every value of an integer expression (None if unknown)."""
+    match expr:
+        case Const(value=value) if not isinstance(value, bool):
+            return value, value
+        case Ref(kind="define", name=name):
+            definition = next((d.expr for d in contract.definitions if d.name == name), None)
+            return None if definition is None else bounds(contract, definition, env)
+        case Ref(kind="var" | "evidence" | "outcome", name=name):
+            value = env.get((expr.kind, name))
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value, value
+            t = contract.type_of(expr.kind, name)
+            match t:
+                case IntType() | ValuesType() | EnumType():
+                    codes = elements(t)
+                    return min(codes), max(codes)
+                case OptionType():
+                    codes = elements(t.inner)
+                    return min(NONE, *codes), max(NONE, *codes)
+            return None
+        case Ref(name=name):
+            value = env.get((expr.kind, name))
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value, value
+            return None
+        case Unary(op="neg", operand=operand):
+            inner = bounds(contract, operand, env)
+            return None if inner is None else (-inner[1], -inner[0])
+        case Binary(op="add" | "sub" | "mul", left=left, right=right):
+            a, b = bounds(contract, left, env), bounds(contract, right, env)
+            if a is None or b is None:
+                return None
+            if expr.op == "add":
+                return a[0] + b[0], a[1] + b[1]
+            if expr.op == "sub":
+                return a[0] - b[1], a[1] - b[0]
+            products = [x * y for x in a for y in b]
+            return min(products), max(products)
+        case Binary(op="div" | "mod", left=left, right=Const(value=int() as c)) if c > 0:
+            a = bounds(contract, left, env)
+            if a is None:
+                return None
+            return (a[0] // c, a[1] // c) if expr.op == "div" else (0, c - 1)
+        case If(then=then, other=other):
+            a, b = bounds(contract, then, env), bounds(contract, other, env)
+            if a is None or b is None:
+                return None
+            return min(a[0], b[0]), max(a[1], b[1])
+    return None
 
 
 # ------------------------------------------------------------------ runtime
