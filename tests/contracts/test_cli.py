@@ -1,0 +1,85 @@
+"""The `verify`, `legal` and `monitor` verbs: output, JSON and exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from click.testing import CliRunner
+
+from lablang.cli import main
+from tests.contracts.loading import DATA, ROOT, STDLIB
+
+
+def run(*args: str):  # type: ignore[no-untyped-def]
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        return CliRunner().invoke(main, list(args))
+    finally:
+        os.chdir(cwd)
+
+
+def test_verify_clean_contract_exits_zero() -> None:
+    """`lablang verify` on a stdlib contract prints every check and exits 0."""
+    result = run("verify", "stdlib/contracts/placement_recall.lab", "--depth", "6")
+    assert result.exit_code == 0, result.output
+    assert "11 of 11 checks passed" in result.output
+
+
+def test_verify_broken_contract_exits_one_with_json_trace() -> None:
+    """`--json` on a broken contract reports the violated check with an ITF trace; exit 1."""
+    result = run("verify", str(DATA / "centrifuge_no_remove.lab"), "--json")
+    assert result.exit_code == 1
+    data = json.loads(result.output)
+    deadlock = next(r for r in data["contracts"][0]["results"] if r["check"] == "deadlock")
+    assert deadlock["status"] == "violated"
+    assert deadlock["traces"][0]["states"][-1]["#meta"]["action"] == "confirm_b"
+
+
+def test_verify_param_override_changes_the_ground_operations() -> None:
+    """`--param N=4` verifies the centrifuge with four slots."""
+    result = run("verify", "stdlib/contracts/centrifuge.lab", "--param", "N=4", "--depth", "6")
+    assert result.exit_code == 0, result.output
+    assert "place_b(" in result.output and "place_b(5)" not in result.output
+
+
+def test_verify_reports_diagnostics_for_a_bad_contract(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A contract with an unknown name is a diagnostic (exit 1), not a traceback."""
+    bad = tmp_path / "bad.lab"
+    bad.write_text("contract c { var lid: bool  op close requires not lidd effect lid = true }\n")
+    result = run("verify", str(bad))
+    assert result.exit_code == 1
+    assert "E0601" in result.output and "did you mean `lid`?" in result.output
+
+
+def test_legal_lists_the_ground_operations() -> None:
+    """`lablang legal` prints the legal operations of a JSON state, one per line."""
+    state = '{"aim_a": 2, "a": 3, "conf_a": true}'
+    result = run("legal", "stdlib/contracts/centrifuge.lab", "--state", state)
+    assert result.exit_code == 0 and result.output == "place_b(7)\n"
+    result = run("legal", "stdlib/contracts/centrifuge.lab", "--state", state, "--json")
+    assert json.loads(result.output) == ["place_b(7)"]
+
+
+def test_legal_rejects_a_bad_state() -> None:
+    """A state value outside its type is an error naming the variable."""
+    result = run("legal", "stdlib/contracts/centrifuge.lab", "--state", '{"a": 12}')
+    assert result.exit_code == 1 and "`a`" in result.output
+
+
+def test_monitor_prints_the_three_measures() -> None:
+    """`lablang monitor --json` separates choice, execution and completion."""
+    result = run("monitor", "stdlib/contracts/centrifuge.lab",
+                 "examples/contracts/centrifuge_wrong_choice.jsonl", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["choice"]["correct"] is False
+    assert data["execution"]["obligations"] == 7
+    assert data["completion"] == "recovered"
+
+
+def test_stdlib_contracts_pass_lablang_check() -> None:
+    """`lablang check` accepts every stdlib contract (the compile hook runs without z3)."""
+    result = run("check", *(str(p.relative_to(ROOT)) for p in sorted(STDLIB.glob("*.lab"))))
+    assert result.exit_code == 0, result.output
