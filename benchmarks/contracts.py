@@ -47,31 +47,62 @@ def main() -> None:
         contract = load(path)
         seconds, results = timed(lambda c=contract: verify(c, 8, DEFAULT_RLIMIT))
         ok = all(r.passed for r in results)
-        rows.append((f"{path.stem} full verify, depth 8", seconds, sum(r.rlimit for r in results),
-                     "all pass" if ok else "FAILED"))
+        rows.append(
+            (
+                f"{path.stem} full verify, depth 8",
+                seconds,
+                sum(r.rlimit for r in results),
+                "all pass" if ok else "FAILED",
+            )
+        )
     for n in (8, 16, 32):
         contract = load(STDLIB / "centrifuge.lab", {"N": n})
         ops = len(ground(contract))
         seconds, result = timed(lambda c=contract: check_deadlock(c, 12, DEFAULT_RLIMIT))
-        rows.append((f"centrifuge N={n} ({ops} ground ops) deadlock, depth 12", seconds, result.rlimit,
-                     result.status))
-        seconds, (result,) = timed(lambda c=contract: bmc(c, 12, DEFAULT_RLIMIT, frozenset({"deadlock"}),
-                                                            induction=False))
-        rows.append((f"centrifuge N={n} deadlock, depth 12, BMC only (no induction)", seconds,
-                     result.rlimit, result.status))
+        rows.append(
+            (
+                f"centrifuge N={n} ({ops} ground ops) deadlock, depth 12",
+                seconds,
+                result.rlimit,
+                result.status,
+            )
+        )
+        seconds, (result,) = timed(
+            lambda c=contract: bmc(c, 12, DEFAULT_RLIMIT, frozenset({"deadlock"}), induction=False)
+        )
+        rows.append(
+            (
+                f"centrifuge N={n} deadlock, depth 12, BMC only (no induction)",
+                seconds,
+                result.rlimit,
+                result.status,
+            )
+        )
         seconds, results = timed(lambda c=contract: verify(c, 12, DEFAULT_RLIMIT))
-        rows.append((f"centrifuge N={n} full verify, depth 12", seconds, sum(r.rlimit for r in results),
-                     "all pass" if all(r.passed for r in results) else "FAILED"))
+        rows.append(
+            (
+                f"centrifuge N={n} full verify, depth 12",
+                seconds,
+                sum(r.rlimit for r in results),
+                "all pass" if all(r.passed for r in results) else "FAILED",
+            )
+        )
     fastest = min(r[1] for r in rows)
     width = max(len(r[0]) for r in rows)
     print(f"{'case':<{width}}  {'seconds':>8}  {'x fastest':>9}  {'rlimit':>11}  result")
     for name, seconds, rlimit, result in rows:
         print(f"{name:<{width}}  {seconds:8.3f}  {seconds / fastest:9.1f}  {rlimit:11d}  {result}")
     stdlib_max = max(r[1] for r in rows if "full verify, depth 8" in r[0])
-    n32 = next(r[1] for r in rows if r[0].startswith("centrifuge N=32") and r[0].endswith("deadlock, depth 12"))
-    print(f"targets: slowest stdlib full verify {stdlib_max:.2f} s (< 2 s: "
-          f"{'met' if stdlib_max < 2 else 'NOT met'}); N=32 deadlock {n32:.2f} s (< 2 s: "
-          f"{'met' if n32 < 2 else 'NOT met'})")
+    n32 = next(
+        r[1]
+        for r in rows
+        if r[0].startswith("centrifuge N=32") and r[0].endswith("deadlock, depth 12")
+    )
+    print(
+        f"targets: slowest stdlib full verify {stdlib_max:.2f} s (< 2 s: "
+        f"{'met' if stdlib_max < 2 else 'NOT met'}); N=32 deadlock {n32:.2f} s (< 2 s: "
+        f"{'met' if n32 < 2 else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":

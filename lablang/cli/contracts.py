@@ -46,21 +46,42 @@ def _load(file: str, params: tuple[str, ...], name: str | None) -> list[Any]:
 
 
 _CONTRACT = click.option("--contract", "name", help="Only this contract of the file.")
-_PARAM = click.option("--param", "params", multiple=True, metavar="NAME=VALUE",
-                      help="Override a contract parameter, e.g. --param N=16 (repeatable).")
+_PARAM = click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Override a contract parameter, e.g. --param N=16 (repeatable).",
+)
 
 
 @click.command("verify")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--depth", default=8, show_default=True, type=click.IntRange(0, MAX_DEPTH),
-              help="Bound on the number of steps explored.")
-@click.option("--rlimit", "budget", default=None, type=click.IntRange(1, None),
-              help="Z3 resource units allowed per query (deterministic budget).")
+@click.option(
+    "--depth",
+    default=8,
+    show_default=True,
+    type=click.IntRange(0, MAX_DEPTH),
+    help="Bound on the number of steps explored.",
+)
+@click.option(
+    "--rlimit",
+    "budget",
+    default=None,
+    type=click.IntRange(1, None),
+    help="Z3 resource units allowed per query (deterministic budget).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results and ITF traces as JSON.")
 @_CONTRACT
 @_PARAM
-def verify_command(file: str, depth: int, budget: int | None, as_json: bool, name: str | None,
-                   params: tuple[str, ...]) -> None:
+def verify_command(
+    file: str,
+    depth: int,
+    budget: int | None,
+    as_json: bool,
+    name: str | None,
+    params: tuple[str, ...],
+) -> None:
     """Verify the contracts of FILE with Z3; exit 0 when every check passes, 1 otherwise.
 
     Example: `lablang verify stdlib/contracts/centrifuge.lab --depth 8`
@@ -84,14 +105,19 @@ def verify_command(file: str, depth: int, budget: int | None, as_json: bool, nam
 
 @click.command("legal")
 @click.argument("file", type=click.Path(dir_okay=False))
-@click.option("--state", "state_text", required=True,
-              help="The state as a JSON object (or a path to a JSON file); missing variables "
-              "take their initial values; an `evidence` key gives evidence.")
+@click.option(
+    "--state",
+    "state_text",
+    required=True,
+    help="The state as a JSON object (or a path to a JSON file); missing variables "
+    "take their initial values; an `evidence` key gives evidence.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
 @_CONTRACT
 @_PARAM
-def legal_command(file: str, state_text: str, as_json: bool, name: str | None,
-                  params: tuple[str, ...]) -> None:
+def legal_command(
+    file: str, state_text: str, as_json: bool, name: str | None, params: tuple[str, ...]
+) -> None:
     """Print the legal ground operations of a contract in a state, one per line.
 
     Example: `lablang legal stdlib/contracts/centrifuge.lab --state '{"a": 2, "aim_a": 2, "conf_a": true}'`
@@ -109,7 +135,9 @@ def legal_command(file: str, state_text: str, as_json: bool, name: str | None,
         click.echo(f"error: --state: {error}", err=True)
         sys.exit(1)
     legal = legal_operations(contract, state, evidence)
-    click.echo(json.dumps(legal) if as_json else "\n".join(legal) if legal else "(no legal operation)")
+    click.echo(
+        json.dumps(legal) if as_json else "\n".join(legal) if legal else "(no legal operation)"
+    )
 
 
 @click.command("monitor")
@@ -118,8 +146,9 @@ def legal_command(file: str, state_text: str, as_json: bool, name: str | None,
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @_CONTRACT
 @_PARAM
-def monitor_command(file: str, events: str, as_json: bool, name: str | None,
-                    params: tuple[str, ...]) -> None:
+def monitor_command(
+    file: str, events: str, as_json: bool, name: str | None, params: tuple[str, ...]
+) -> None:
     """Replay EVENTS (JSON lines) against a contract: choice, execution, completion.
 
     Example: `lablang monitor stdlib/contracts/centrifuge.lab episode.jsonl --json`

@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 import z3
 
-from lablang.contracts.encode import Unrolling, Z3, as_bool, fresh, read, same
+from lablang.contracts.encode import Z3, Unrolling, as_bool, fresh, same
 from lablang.contracts.model import (
     Binary,
     Contract,
@@ -112,11 +112,17 @@ class _Session:
 
 def _rlimit_count(ctx: Any) -> int:
     stats = z3.Solver(ctx=ctx).statistics()  # the count is global to the context
-    return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
+    return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0  # noqa: SIM118 (Statistics has no __contains__)
 
 
-def _unknown(check: str, item: str, session: _Session, depth: int, span: Span | None = None,
-             rlimit: int | None = None) -> Result:
+def _unknown(
+    check: str,
+    item: str,
+    session: _Session,
+    depth: int,
+    span: Span | None = None,
+    rlimit: int | None = None,
+) -> Result:
     return Result(
         check=check,
         item=item,
@@ -147,7 +153,9 @@ def make_trace(contract: Contract, u: Unrolling, model: Any, length: int) -> Tra
         else:
             op, outcomes = ("(stutter)" if act == u.stutter else "(idle)"), {}
         changes = {
-            n: shown_states[t + 1][n] for n in shown_states[t] if shown_states[t + 1][n] != shown_states[t][n]
+            n: shown_states[t + 1][n]
+            for n in shown_states[t]
+            if shown_states[t + 1][n] != shown_states[t][n]
         }
         rows.append(Step(op=op, outcomes=outcomes, changes=changes, raw_outcomes=outs))
     ev_types = {e.name: e.type for e in contract.evidence}
@@ -180,9 +188,15 @@ def _outcomes_used(effects: Sequence[Any]) -> set[str]:
 
 
 # ------------------------------------------------------------------ one unrolling, many queries
-def bmc(contract: Contract, depth: int, budget: int, want: frozenset[str] = frozenset(
-        {"goal", "deadlock", "range", "invariant", "vacuity"}), *, induction: bool = True,
-        facts: dict[str, Any] | None = None) -> list[Result]:
+def bmc(
+    contract: Contract,
+    depth: int,
+    budget: int,
+    want: frozenset[str] = frozenset({"goal", "deadlock", "range", "invariant", "vacuity"}),
+    *,
+    induction: bool = True,
+    facts: dict[str, Any] | None = None,
+) -> list[Result]:
     """Goals, deadlock, ranges, invariants (bounded part) and vacuity on one unrolling.
 
     Term building dominates small instances, so every query of depth k shares the
@@ -206,7 +220,8 @@ def bmc(contract: Contract, depth: int, budget: int, want: frozenset[str] = froz
     deadlock, ranges, vacuity = "deadlock" in want, "range" in want, "vacuity" in want
     enabled_at: dict[int, int] = {}
     premises = [
-        (j, inv.expr.left) for j, inv in enumerate(contract.invariants)
+        (j, inv.expr.left)
+        for j, inv in enumerate(contract.invariants)
         if vacuity and isinstance(inv.expr, Binary) and inv.expr.op == "implies"
     ]
     premise_at: dict[int, int] = {}
@@ -222,11 +237,14 @@ def bmc(contract: Contract, depth: int, budget: int, want: frozenset[str] = froz
         if k == 1 and candidates and induction:
             # the base case is done: what is jointly inductive needs no deeper unrolling
             broken = {k for k, r in results.items() if r.status != HOLDS}
-            proved, no_deadlock, used = _houdini(contract, (candidates | {"range"}) - broken, budget,
-                                                 deadlock)
+            proved, no_deadlock, used = _houdini(
+                contract, (candidates | {"range"}) - broken, budget, deadlock
+            )
             cost["induction"] = used
             if facts is not None:
-                facts["proved"] = sorted(int(x.removeprefix("invariant")) for x in proved if x != "range")
+                facts["proved"] = sorted(
+                    int(x.removeprefix("invariant")) for x in proved if x != "range"
+                )
             if no_deadlock:
                 deadlock, deadlock_proved = False, True
             invariants = [(j, inv) for j, inv in invariants if f"invariant{j}" not in proved]
@@ -243,10 +261,16 @@ def bmc(contract: Contract, depth: int, budget: int, want: frozenset[str] = froz
             answer, model = query(key, u.holds(k, goal.expr))
             if answer == z3.sat:
                 goals.remove((j, goal))
-                results[key] = Result(check="goal", item=goal.text, status=HOLDS, span=goal.span,
-                                      message=f"reachable in {k} steps (shortest plan)",
-                                      traces=(make_trace(contract, u, model, k),), depth=k,
-                                      rlimit=cost[key])
+                results[key] = Result(
+                    check="goal",
+                    item=goal.text,
+                    status=HOLDS,
+                    span=goal.span,
+                    message=f"reachable in {k} steps (shortest plan)",
+                    traces=(make_trace(contract, u, model, k),),
+                    depth=k,
+                    rlimit=cost[key],
+                )
             elif answer == z3.unknown:
                 goals.remove((j, goal))
                 results[key] = _unknown("goal", goal.text, s, k, goal.span, cost[key])
@@ -257,35 +281,54 @@ def bmc(contract: Contract, depth: int, budget: int, want: frozenset[str] = froz
                 deadlock = False
                 trace = make_trace(contract, u, model, k)
                 results["deadlock"] = Result(
-                    check="deadlock", item="deadlock freedom", status=VIOLATED, span=contract.span,
+                    check="deadlock",
+                    item="deadlock freedom",
+                    status=VIOLATED,
+                    span=contract.span,
                     message=f"no operation is legal after {k} steps and the state is not terminal",
-                    traces=(trace,), details=tuple(_why_stuck(contract, trace)), depth=k,
-                    rlimit=cost["deadlock"])
+                    traces=(trace,),
+                    details=tuple(_why_stuck(contract, trace)),
+                    depth=k,
+                    rlimit=cost["deadlock"],
+                )
             elif answer == z3.unknown:
                 deadlock = False
-                results["deadlock"] = _unknown("deadlock", "deadlock freedom", s, k, contract.span,
-                                               cost["deadlock"])
+                results["deadlock"] = _unknown(
+                    "deadlock", "deadlock freedom", s, k, contract.span, cost["deadlock"]
+                )
         if ranges:
             answer, model = query("range", Z3.not_(u.in_range(k)))
             if answer != z3.unsat:
                 ranges = False
-                results["range"] = (_range_violation(contract, u, model, k, cost["range"])
-                                    if answer == z3.sat else
-                                    _unknown("range", _RANGE, s, k, contract.span, cost["range"]))
+                results["range"] = (
+                    _range_violation(contract, u, model, k, cost["range"])
+                    if answer == z3.sat
+                    else _unknown("range", _RANGE, s, k, contract.span, cost["range"])
+                )
         # one query for all open invariants; only a hit is split up
         while invariants:
-            answer, model = query("invariants", Z3.or_([Z3.not_(u.holds(k, inv.expr)) for _, inv in invariants]))
+            answer, model = query(
+                "invariants", Z3.or_([Z3.not_(u.holds(k, inv.expr)) for _, inv in invariants])
+            )
             if answer == z3.unsat:
                 break
             for j, inv in list(invariants):
                 key = f"invariant{j}"
                 if answer == z3.unknown:
-                    results[key] = _unknown("invariant", inv.text, s, k, inv.span, cost["invariants"])
+                    results[key] = _unknown(
+                        "invariant", inv.text, s, k, inv.span, cost["invariants"]
+                    )
                 elif not _true(model, u.holds(k, inv.expr)):
-                    results[key] = Result(check="invariant", item=inv.text, status=VIOLATED, span=inv.span,
-                                          message=f"false after {k} steps",
-                                          traces=(make_trace(contract, u, model, k),), depth=k,
-                                          rlimit=cost["invariants"])
+                    results[key] = Result(
+                        check="invariant",
+                        item=inv.text,
+                        status=VIOLATED,
+                        span=inv.span,
+                        message=f"false after {k} steps",
+                        traces=(make_trace(contract, u, model, k),),
+                        depth=k,
+                        rlimit=cost["invariants"],
+                    )
                 else:
                     continue
                 invariants.remove((j, inv))
@@ -294,7 +337,9 @@ def bmc(contract: Contract, depth: int, budget: int, want: frozenset[str] = froz
             open_prem = [(j, p) for j, p in premises if j not in premise_at]
             if not open_ops and not open_prem:
                 break
-            found = Z3.or_([u.legal(k, i) for i in open_ops] + [u.holds(k, p) for _, p in open_prem])
+            found = Z3.or_(
+                [u.legal(k, i) for i in open_ops] + [u.holds(k, p) for _, p in open_prem]
+            )
             answer, model = query("vacuity", found)
             if answer == z3.unknown:
                 vacuity_stopped = True
@@ -310,51 +355,111 @@ def bmc(contract: Contract, depth: int, budget: int, want: frozenset[str] = froz
     for j, goal in goals:
         key = f"goal{j}"
         if dead_prefix is not None:
-            results[key] = Result(check="goal", item=goal.text, status=VIOLATED, span=goal.span,
-                                  message=f"unreachable: every execution stops (deadlock) before step {dead_prefix}",
-                                  depth=dead_prefix, rlimit=cost.get(key, 0))
+            results[key] = Result(
+                check="goal",
+                item=goal.text,
+                status=VIOLATED,
+                span=goal.span,
+                message=f"unreachable: every execution stops (deadlock) before step {dead_prefix}",
+                depth=dead_prefix,
+                rlimit=cost.get(key, 0),
+            )
         else:
-            results[key] = Result(check="goal", item=goal.text, status=UNKNOWN, span=goal.span,
-                                  message=f"not reached within depth {depth} (bound; try a larger --depth)",
-                                  depth=depth, rlimit=cost.get(key, 0))
+            results[key] = Result(
+                check="goal",
+                item=goal.text,
+                status=UNKNOWN,
+                span=goal.span,
+                message=f"not reached within depth {depth} (bound; try a larger --depth)",
+                depth=depth,
+                rlimit=cost.get(key, 0),
+            )
     if deadlock_proved:
         results["deadlock"] = Result(
-            check="deadlock", item="deadlock freedom", status=PROVED, span=contract.span,
+            check="deadlock",
+            item="deadlock freedom",
+            status=PROVED,
+            span=contract.span,
             message="proved for every depth: no non-terminal state allowed by the proved "
             "invariants has every operation disabled",
-            depth=reached, rlimit=cost.get("deadlock", 0) + cost.get("induction", 0))
+            depth=reached,
+            rlimit=cost.get("deadlock", 0) + cost.get("induction", 0),
+        )
     elif deadlock:
         results["deadlock"] = Result(
-            check="deadlock", item="deadlock freedom", status=HOLDS, span=contract.span,
+            check="deadlock",
+            item="deadlock freedom",
+            status=HOLDS,
+            span=contract.span,
             message=f"some operation is legal in every non-terminal state within depth {reached}",
-            depth=reached, rlimit=cost.get("deadlock", 0))
+            depth=reached,
+            rlimit=cost.get("deadlock", 0),
+        )
     if "range" in proved and "range" not in results:
-        results["range"] = Result(check="range", item=_RANGE, status=PROVED, span=contract.span,
-                                  message="proved for every depth by 1-induction (with the invariants)",
-                                  depth=reached, rlimit=cost.get("range", 0) + cost.get("induction", 0))
+        results["range"] = Result(
+            check="range",
+            item=_RANGE,
+            status=PROVED,
+            span=contract.span,
+            message="proved for every depth by 1-induction (with the invariants)",
+            depth=reached,
+            rlimit=cost.get("range", 0) + cost.get("induction", 0),
+        )
     elif ranges:
-        results["range"] = Result(check="range", item=_RANGE, status=HOLDS, span=contract.span,
-                                  message=f"every effect stays inside its variable's type within depth {reached}",
-                                  depth=reached, rlimit=cost.get("range", 0))
+        results["range"] = Result(
+            check="range",
+            item=_RANGE,
+            status=HOLDS,
+            span=contract.span,
+            message=f"every effect stays inside its variable's type within depth {reached}",
+            depth=reached,
+            rlimit=cost.get("range", 0),
+        )
     for j, inv in enumerate(contract.invariants):
         key = f"invariant{j}"
         if key in results or "invariant" not in want:
             continue
         if key in proved:
-            results[key] = Result(check="invariant", item=inv.text, status=PROVED, span=inv.span,
-                                  message="proved for every depth by 1-induction (with the other proved invariants)",
-                                  depth=reached, rlimit=cost.get("invariants", 0) + cost.get("induction", 0))
+            results[key] = Result(
+                check="invariant",
+                item=inv.text,
+                status=PROVED,
+                span=inv.span,
+                message="proved for every depth by 1-induction (with the other proved invariants)",
+                depth=reached,
+                rlimit=cost.get("invariants", 0) + cost.get("induction", 0),
+            )
         else:
-            results[key] = Result(check="invariant", item=inv.text, status=HOLDS, span=inv.span,
-                                  message=f"holds within depth {reached}; not 1-inductive (a step from an "
-                                  "unreachable state breaks it: a supporting invariant could prove it)",
-                                  depth=reached, rlimit=cost.get("invariants", 0))
+            results[key] = Result(
+                check="invariant",
+                item=inv.text,
+                status=HOLDS,
+                span=inv.span,
+                message=f"holds within depth {reached}; not 1-inductive (a step from an "
+                "unreachable state breaks it: a supporting invariant could prove it)",
+                depth=reached,
+                rlimit=cost.get("invariants", 0),
+            )
     ordered = [results[f"goal{j}"] for j in range(len(contract.goals)) if f"goal{j}" in results]
     ordered += [results[k] for k in ("deadlock", "range") if k in results]
-    ordered += [results[f"invariant{j}"] for j in range(len(contract.invariants)) if f"invariant{j}" in results]
+    ordered += [
+        results[f"invariant{j}"]
+        for j in range(len(contract.invariants))
+        if f"invariant{j}" in results
+    ]
     if vacuity:
-        ordered += _vacuity_results(contract, u, enabled_at, premises, premise_at, vacuity_stopped,
-                                    reached, budget, cost.get("vacuity", 0), s)
+        ordered += _vacuity_results(
+            contract,
+            u,
+            enabled_at,
+            premises,
+            premise_at,
+            vacuity_stopped,
+            reached,
+            budget,
+            cost.get("vacuity", 0),
+            s,
+        )
     return ordered
 
 
@@ -374,15 +479,32 @@ def _range_violation(contract: Contract, u: Unrolling, model: Any, k: int, cost:
         for v in contract.variables
         if not in_domain(v.type, trace.raw_states[-1][v.name])
     ]
-    return Result(check="range", item=_RANGE, status=VIOLATED, span=contract.span,
-                  message=("an initial value" if k == 0 else f"the effect of step {k}")
-                  + " leaves a variable's type", traces=(trace,), details=tuple(bad), depth=k,
-                  rlimit=cost)
+    return Result(
+        check="range",
+        item=_RANGE,
+        status=VIOLATED,
+        span=contract.span,
+        message=("an initial value" if k == 0 else f"the effect of step {k}")
+        + " leaves a variable's type",
+        traces=(trace,),
+        details=tuple(bad),
+        depth=k,
+        rlimit=cost,
+    )
 
 
-def _vacuity_results(contract: Contract, u: Unrolling, enabled_at: dict[int, int],
-                     premises: list[tuple[int, Any]], premise_at: dict[int, int], stopped: bool,
-                     depth: int, budget: int, cost: int, s: _Session) -> list[Result]:
+def _vacuity_results(
+    contract: Contract,
+    u: Unrolling,
+    enabled_at: dict[int, int],
+    premises: list[tuple[int, Any]],
+    premise_at: dict[int, int],
+    stopped: bool,
+    depth: int,
+    budget: int,
+    cost: int,
+    s: _Session,
+) -> list[Result]:
     results = []
     for op in contract.operations:
         idx = [i for i, g in enumerate(u.ops) if g.op is op]
@@ -391,19 +513,44 @@ def _vacuity_results(contract: Contract, u: Unrolling, enabled_at: dict[int, int
             first = min(enabled_at[i] for i in idx if i in enabled_at)
             dead = [u.ops[i].name for i in idx if i not in enabled_at]
             details = (f"never enabled within depth {depth}: {', '.join(dead)}",) if dead else ()
-            results.append(Result(check="vacuity", item=name, status=HOLDS, span=op.span,
-                                  message=f"first enabled after {first} steps", details=details,
-                                  depth=depth, rlimit=cost))
+            results.append(
+                Result(
+                    check="vacuity",
+                    item=name,
+                    status=HOLDS,
+                    span=op.span,
+                    message=f"first enabled after {first} steps",
+                    details=details,
+                    depth=depth,
+                    rlimit=cost,
+                )
+            )
         elif stopped:
             results.append(_unknown("vacuity", name, s, depth, op.span, cost))
         elif not _satisfiable_requirements(contract, op, budget):
-            results.append(Result(check="vacuity", item=name, status=VIOLATED, span=op.span,
-                                  message="its requirements contradict each other: it can never be enabled",
-                                  depth=depth, rlimit=cost))
+            results.append(
+                Result(
+                    check="vacuity",
+                    item=name,
+                    status=VIOLATED,
+                    span=op.span,
+                    message="its requirements contradict each other: it can never be enabled",
+                    depth=depth,
+                    rlimit=cost,
+                )
+            )
         else:
-            results.append(Result(check="vacuity", item=name, status=VIOLATED, span=op.span,
-                                  message=f"never enabled in any execution of at most {depth} steps",
-                                  depth=depth, rlimit=cost))
+            results.append(
+                Result(
+                    check="vacuity",
+                    item=name,
+                    status=VIOLATED,
+                    span=op.span,
+                    message=f"never enabled in any execution of at most {depth} steps",
+                    depth=depth,
+                    rlimit=cost,
+                )
+            )
     for j, _ in premises:
         if j in premise_at:
             continue
@@ -412,9 +559,17 @@ def _vacuity_results(contract: Contract, u: Unrolling, enabled_at: dict[int, int
         if stopped:
             results.append(_unknown("vacuity", name, s, depth, inv.span, cost))
         else:
-            results.append(Result(check="vacuity", item=name, status=VIOLATED, span=inv.span,
-                                  message=f"the premise never holds within depth {depth}: the invariant is vacuous",
-                                  depth=depth, rlimit=cost))
+            results.append(
+                Result(
+                    check="vacuity",
+                    item=name,
+                    status=VIOLATED,
+                    span=inv.span,
+                    message=f"the premise never holds within depth {depth}: the invariant is vacuous",
+                    depth=depth,
+                    rlimit=cost,
+                )
+            )
     return results
 
 
@@ -472,7 +627,9 @@ def _location(contract: Contract, span: Span | None) -> str:
 
 
 # ------------------------------------------------------------------ induction
-def _houdini(contract: Contract, keys: set[str], budget: int, deadlock: bool) -> tuple[set[str], bool, int]:
+def _houdini(
+    contract: Contract, keys: set[str], budget: int, deadlock: bool
+) -> tuple[set[str], bool, int]:
     """The largest subset of candidate invariants that is jointly 1-inductive.
 
     Candidates are `invariantJ` (the J-th invariant) and `range` (every variable in its
@@ -529,9 +686,14 @@ def _houdini(contract: Contract, keys: set[str], budget: int, deadlock: bool) ->
             here[v.name] = value
             d.add(dom)
         w.states.append(here)
-        invariants = [w.holds(0, contract.invariants[int(k.removeprefix("invariant"))].expr)
-                      for k in sorted(alive) if k != "range"]
-        stuck = Z3.and_([Z3.not_(w.terminal(0)), *(Z3.not_(w.pre(0, i)) for i in range(len(w.ops)))])
+        invariants = [
+            w.holds(0, contract.invariants[int(k.removeprefix("invariant"))].expr)
+            for k in sorted(alive)
+            if k != "range"
+        ]
+        stuck = Z3.and_(
+            [Z3.not_(w.terminal(0)), *(Z3.not_(w.pre(0, i)) for i in range(len(w.ops)))]
+        )
         answer, _ = d.check(Z3.and_(invariants), stuck)
         no_deadlock = answer == z3.unsat
     return alive, no_deadlock, s.used
@@ -569,8 +731,13 @@ def check_pair(contract: Contract, pair: Pair, depth: int, budget: int) -> Resul
     item = f"pair `{pair.name}`"
     # the two episodes differ only in what the sides pin (and in step outcomes)
     pinned = {p.name for p in pair.left + pair.right}
-    s.add([same(left.evidence[e.name], right.evidence[e.name]) for e in contract.evidence
-           if e.name not in pinned])
+    s.add(
+        [
+            same(left.evidence[e.name], right.evidence[e.name])
+            for e in contract.evidence
+            if e.name not in pinned
+        ]
+    )
     reached = None
     for k in range(depth + 1):
         if k:
@@ -578,11 +745,13 @@ def check_pair(contract: Contract, pair: Pair, depth: int, budget: int) -> Resul
             s.add(right.extend())
             s.add([left.acts[k - 1] == right.acts[k - 1]])
         side = Z3.and_([_pins(contract, left, k, pair.left), _pins(contract, right, k, pair.right)])
-        choice = Z3.and_([
-            side,
-            Z3.or_([left.legal(k, i) for i in at]),
-            Z3.or_([right.legal(k, i) for i in at]),
-        ])
+        choice = Z3.and_(
+            [
+                side,
+                Z3.or_([left.legal(k, i) for i in at]),
+                Z3.or_([right.legal(k, i) for i in at]),
+            ]
+        )
         answer, model = s.check(choice)
         if answer == z3.unknown:
             return _unknown("pair", item, s, k, pair.span)
@@ -606,23 +775,46 @@ def check_pair(contract: Contract, pair: Pair, depth: int, budget: int) -> Resul
                 f"left legal: {', '.join(_legal_names(contract, lt)) or '(none)'}",
                 f"right legal: {', '.join(_legal_names(contract, rt)) or '(none)'}",
             )
-            return Result(check="pair", item=item, status=VIOLATED, span=pair.span,
-                          message=f"not answer-changing: after the same {k} operations both sides allow "
-                          + ", ".join(shared),
-                          traces=(lt, rt), details=details, depth=k, rlimit=s.used)
+            return Result(
+                check="pair",
+                item=item,
+                status=VIOLATED,
+                span=pair.span,
+                message=f"not answer-changing: after the same {k} operations both sides allow "
+                + ", ".join(shared),
+                traces=(lt, rt),
+                details=details,
+                depth=k,
+                rlimit=s.used,
+            )
     if reached is None:
-        return Result(check="pair", item=item, status=VIOLATED, span=pair.span,
-                      message=f"vacuous: the two sides never reach a choice of `{', '.join(pair.at)}` "
-                      f"after the same operations within depth {depth}", depth=depth, rlimit=s.used)
+        return Result(
+            check="pair",
+            item=item,
+            status=VIOLATED,
+            span=pair.span,
+            message=f"vacuous: the two sides never reach a choice of `{', '.join(pair.at)}` "
+            f"after the same operations within depth {depth}",
+            depth=depth,
+            rlimit=s.used,
+        )
     k, model = reached
     lt, rt = make_trace(contract, left, model, k), make_trace(contract, right, model, k)
-    return Result(check="pair", item=item, status=HOLDS, span=pair.span,
-                  message=f"the legal `{', '.join(pair.at)}` operations differ on the two sides "
-                  f"(first scored choice after {k} steps; checked to depth {depth})",
-                  traces=(lt, rt),
-                  details=(f"left legal: {', '.join(_legal_names(contract, lt)) or '(none)'}",
-                           f"right legal: {', '.join(_legal_names(contract, rt)) or '(none)'}"),
-                  depth=depth, rlimit=s.used)
+    return Result(
+        check="pair",
+        item=item,
+        status=HOLDS,
+        span=pair.span,
+        message=f"the legal `{', '.join(pair.at)}` operations differ on the two sides "
+        f"(first scored choice after {k} steps; checked to depth {depth})",
+        traces=(lt, rt),
+        details=(
+            f"left legal: {', '.join(_legal_names(contract, lt)) or '(none)'}",
+            f"right legal: {', '.join(_legal_names(contract, rt)) or '(none)'}",
+        ),
+        depth=depth,
+        rlimit=s.used,
+    )
 
 
 def _pins(contract: Contract, u: Unrolling, k: int, pins: tuple[Pin, ...]) -> Any:
@@ -653,8 +845,9 @@ def _legal_names(contract: Contract, trace: Trace) -> list[str]:
 
 
 # ------------------------------------------------------------------ non-interference
-def check_noninterference(contract: Contract, depth: int, budget: int,
-                          proved: Sequence[int] | None = None) -> Result:
+def check_noninterference(
+    contract: Contract, depth: int, budget: int, proved: Sequence[int] | None = None
+) -> Result:
     """After the same operations, two states the agent cannot tell apart (equal on what it
     may see; evidence and outcomes free) must have the same legal set.
 
@@ -677,9 +870,9 @@ def check_noninterference(contract: Contract, depth: int, budget: int,
             s.add(right.extend())
             s.add([left.acts[k - 1] == right.acts[k - 1]])
         same_view = _same_view(contract, left, right, k)
-        differ = Z3.or_([
-            Z3.not_(Z3.eq(left.legal(k, i), right.legal(k, i))) for i in range(len(left.ops))
-        ])
+        differ = Z3.or_(
+            [Z3.not_(Z3.eq(left.legal(k, i), right.legal(k, i))) for i in range(len(left.ops))]
+        )
         answer, model = s.check(same_view, differ)
         if answer == z3.unknown:
             return _unknown("noninterference", item, s, k, contract.span)
@@ -687,19 +880,35 @@ def check_noninterference(contract: Contract, depth: int, budget: int,
             lt, rt = make_trace(contract, left, model, k), make_trace(contract, right, model, k)
             ll, rl = set(_legal_names(contract, lt)), set(_legal_names(contract, rt))
             hidden = _hidden_difference(contract, lt, rt)
-            return Result(check="noninterference", item=item, status=VIOLATED, span=contract.span,
-                          message="two states the agent cannot tell apart have different legal operations"
-                          + (f" (they differ only in hidden {', '.join(hidden)})" if hidden else ""),
-                          traces=(lt, rt),
-                          details=(f"only left: {', '.join(sorted(ll - rl)) or '(none)'}",
-                                   f"only right: {', '.join(sorted(rl - ll)) or '(none)'}"),
-                          depth=k, rlimit=s.used)
-    return Result(check="noninterference", item=item, status=HOLDS, span=contract.span,
-                  message=f"the legal set depends only on what the agent may see, within depth {depth}",
-                  depth=depth, rlimit=s.used)
+            return Result(
+                check="noninterference",
+                item=item,
+                status=VIOLATED,
+                span=contract.span,
+                message="two states the agent cannot tell apart have different legal operations"
+                + (f" (they differ only in hidden {', '.join(hidden)})" if hidden else ""),
+                traces=(lt, rt),
+                details=(
+                    f"only left: {', '.join(sorted(ll - rl)) or '(none)'}",
+                    f"only right: {', '.join(sorted(rl - ll)) or '(none)'}",
+                ),
+                depth=k,
+                rlimit=s.used,
+            )
+    return Result(
+        check="noninterference",
+        item=item,
+        status=HOLDS,
+        span=contract.span,
+        message=f"the legal set depends only on what the agent may see, within depth {depth}",
+        depth=depth,
+        rlimit=s.used,
+    )
 
 
-def _noninterference_by_invariants(contract: Contract, proved: Sequence[int], budget: int) -> Result | None:
+def _noninterference_by_invariants(
+    contract: Contract, proved: Sequence[int], budget: int
+) -> Result | None:
     s = _Session(budget)
     sides = []
     for tag in ("niL", "niR"):
@@ -717,24 +926,37 @@ def _noninterference_by_invariants(contract: Contract, proved: Sequence[int], bu
         s.add([u.holds(0, contract.invariants[j].expr) for j in proved])
         sides.append(u)
     left, right = sides
-    differ = Z3.or_([Z3.not_(Z3.eq(left.legal(0, i), right.legal(0, i))) for i in range(len(left.ops))])
+    differ = Z3.or_(
+        [Z3.not_(Z3.eq(left.legal(0, i), right.legal(0, i))) for i in range(len(left.ops))]
+    )
     answer, _ = s.check(_same_view(contract, left, right, 0), differ)
     if answer != z3.unsat:
         return None
-    return Result(check="noninterference", item="non-interference", status=PROVED, span=contract.span,
-                  message="proved for every depth: any two states allowed by the proved invariants "
-                  "that look the same to the agent have the same legal operations",
-                  rlimit=s.used)
+    return Result(
+        check="noninterference",
+        item="non-interference",
+        status=PROVED,
+        span=contract.span,
+        message="proved for every depth: any two states allowed by the proved invariants "
+        "that look the same to the agent have the same legal operations",
+        rlimit=s.used,
+    )
 
 
 def _same_view(contract: Contract, left: Unrolling, right: Unrolling, k: int) -> Any:
     parts = []
     for v in contract.variables:
         lv, rv = left.holds(k, v.visible), right.holds(k, v.visible)
-        parts += [Z3.eq(lv, rv), Z3.implies(lv, same(left.states[k][v.name], right.states[k][v.name]))]
+        parts += [
+            Z3.eq(lv, rv),
+            Z3.implies(lv, same(left.states[k][v.name], right.states[k][v.name])),
+        ]
     for e in contract.evidence:
         lv, rv = left.holds(k, e.authorized), right.holds(k, e.authorized)
-        parts += [Z3.eq(lv, rv), Z3.implies(lv, same(left.evidence[e.name], right.evidence[e.name]))]
+        parts += [
+            Z3.eq(lv, rv),
+            Z3.implies(lv, same(left.evidence[e.name], right.evidence[e.name])),
+        ]
     return Z3.and_(parts)
 
 
@@ -745,7 +967,9 @@ def _hidden_difference(contract: Contract, lt: Trace, rt: Trace) -> list[str]:
 
 
 # ------------------------------------------------------------------ everything
-def verify(contract: Contract, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_RLIMIT) -> list[Result]:
+def verify(
+    contract: Contract, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_RLIMIT
+) -> list[Result]:
     """Run every check on a contract; results in a fixed order.
 
     >>> from lablang.contracts.model import Contract, Variable, Operation, Item, Effect

@@ -177,7 +177,9 @@ def _truth(model: Any, v: Value) -> bool:
 class Unrolling:
     """One trace of the transition system, extended a step at a time."""
 
-    def __init__(self, contract: Contract, tag: str, *, idle: bool = False, ctx: Any = None) -> None:
+    def __init__(
+        self, contract: Contract, tag: str, *, idle: bool = False, ctx: Any = None
+    ) -> None:
         self.contract = contract
         self.ctx = ctx
         self.tag = tag
@@ -247,7 +249,9 @@ class Unrolling:
         # (the frame). This is equivalent to per-operation frame equalities and smaller.
         updates: dict[str, list[tuple[int, Value]]] = {n: [] for n in cur}
         for i, g in enumerate(self.ops):
-            cons.append(z3.Implies(act == i, _as_bool(Z3.and_([self.pre(t, i), not_terminal]), self.ctx)))
+            cons.append(
+                z3.Implies(act == i, _as_bool(Z3.and_([self.pre(t, i), not_terminal]), self.ctx))
+            )
             genv = with_args(env, g)
             for e in g.op.effects:
                 updates[e.var].append((i, self.ev.eval(e.value, genv)))
@@ -299,7 +303,9 @@ class Unrolling:
         return self.ev.eval(expr, self.env(t))
 
     # ---- reading a model
-    def read_trace(self, model: Any, length: int) -> tuple[dict[str, object], list[dict[str, object]], list[tuple[int, dict[str, object]]]]:
+    def read_trace(
+        self, model: Any, length: int
+    ) -> tuple[dict[str, object], list[dict[str, object]], list[tuple[int, dict[str, object]]]]:
         c = self.contract
         evidence = {e.name: read(model, self.evidence[e.name], e.type) for e in c.evidence}
         states = [

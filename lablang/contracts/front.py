@@ -15,7 +15,7 @@ What the contract vocabulary means (docs/contracts.md has the full story):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
 from typing import Any
 
 from lablang import ast
@@ -30,9 +30,21 @@ MAX_GROUND_OPS = 4096
 MAX_PARAM = 1 << 20
 
 _BINARY = {
-    "+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod",
-    "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
-    "and": "and", "or": "or", "->": "implies", "in": "in",
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "div",
+    "%": "mod",
+    "==": "eq",
+    "!=": "ne",
+    "<": "lt",
+    "<=": "le",
+    ">": "gt",
+    ">=": "ge",
+    "and": "and",
+    "or": "or",
+    "->": "implies",
+    "in": "in",
 }
 
 
@@ -78,12 +90,15 @@ class _Compiler:
         self.defs: dict[str, m.Expr] = {}
         self.def_spans: dict[str, Span] = {}
         self.enums: list[m.EnumType] = []
+        self._local: dict[str, m.Type] = {}  # operation parameters while compiling an operation
         # constants whose type is not `int`: enum members and `none` (kept alive by `_consts`)
         self.const_types: dict[int, m.Type | str] = {}
         self._consts: list[m.Const] = []
 
     # ---------------------------------------------------------------- diagnostics
-    def error(self, code: str, message: str, span: Span, *, label: str = "", help: str | None = None) -> None:
+    def error(
+        self, code: str, message: str, span: Span, *, label: str = "", help: str | None = None
+    ) -> None:
         self.report.add(code, message, self.source, span, label=label, help=help)
 
     def text(self, span: Span) -> str:
@@ -114,15 +129,25 @@ class _Compiler:
                         self.def_spans[key] = member.key_span
                 case ast.Entry(keyword="var" | "evidence" | "outcome") as entry:
                     if entry.name is None or entry.type is None:
-                        self.error("E0604", f"`{entry.keyword}` needs a name and a type", entry.span,
-                                   help=f"write `{entry.keyword} x: bool`")
+                        self.error(
+                            "E0604",
+                            f"`{entry.keyword}` needs a name and a type",
+                            entry.span,
+                            help=f"write `{entry.keyword} x: bool`",
+                        )
                         continue
                     t = self.type_expr(entry.type)
                     if t is None:
                         continue
-                    kind = {"var": "var", "evidence": "evidence", "outcome": "outcome"}[entry.keyword]
+                    kind = {"var": "var", "evidence": "evidence", "outcome": "outcome"}[
+                        entry.keyword
+                    ]
                     if self.known(entry.name):
-                        self.error("E0605", f"`{entry.name}` is declared twice", entry.name_span or entry.span)
+                        self.error(
+                            "E0605",
+                            f"`{entry.name}` is declared twice",
+                            entry.name_span or entry.span,
+                        )
                         continue
                     self.types[(kind, entry.name)] = t
                     pending.append((kind, entry))
@@ -133,38 +158,53 @@ class _Compiler:
                 case ast.ExprEntry(keyword="goal" | "invariant" | "terminal" | "pair") as entry:
                     later.append(entry)
                 case _:
-                    self.error("E0604", "this member has no meaning in a contract", member.span,
-                               help="a contract holds types, `var`, `evidence`, `outcome`, `op`, "
-                               "`wait`, `goal`, `invariant`, `terminal` and `pair`")
+                    self.error(
+                        "E0604",
+                        "this member has no meaning in a contract",
+                        member.span,
+                        help="a contract holds types, `var`, `evidence`, `outcome`, `op`, "
+                        "`wait`, `goal`, `invariant`, `terminal` and `pair`",
+                    )
         # derived expressions may refer to variables and to each other (in order)
         for member in members:
             if isinstance(member, ast.Field) and member.key in self.def_spans:
-                try:
+                with contextlib.suppress(_Skip):
                     self.defs[member.key] = self.expr(member.value, {})
-                except _Skip:
-                    pass
         for kind, entry in pending:
             assert entry.name is not None
             t = self.types[(kind, entry.name)]
-            fields = self.fields(entry, {"var": ("init", "visible"), "evidence": ("authorized",),
-                                         "outcome": ()}[kind])
+            fields = self.fields(
+                entry,
+                {"var": ("init", "visible"), "evidence": ("authorized",), "outcome": ()}[kind],
+            )
             try:
                 if kind == "var":
                     init = self.expr(fields["init"], {}) if "init" in fields else None
                     visible = self.expr(fields["visible"], {}) if "visible" in fields else m.TRUE
-                    variables.append(m.Variable(name=entry.name, type=t, init=init, visible=visible,
-                                                span=entry.span))
+                    variables.append(
+                        m.Variable(
+                            name=entry.name, type=t, init=init, visible=visible, span=entry.span
+                        )
+                    )
                 elif kind == "evidence":
-                    auth = (self.expr(fields["authorized"], {}) if "authorized" in fields
-                            else m.Const(value=False))
-                    evidence.append(m.Evidence(name=entry.name, type=t, authorized=auth, span=entry.span))
+                    auth = (
+                        self.expr(fields["authorized"], {})
+                        if "authorized" in fields
+                        else m.Const(value=False)
+                    )
+                    evidence.append(
+                        m.Evidence(name=entry.name, type=t, authorized=auth, span=entry.span)
+                    )
                 else:
                     outcomes.append(m.Outcome(name=entry.name, type=t, span=entry.span))
             except _Skip:
                 pass
         operations = [op for op in (self.operation(e) for e in op_entries) if op is not None]
         operations += [op for op in (self.wait(e) for e in waits) if op is not None]
-        goals, invariants, terminal, pairs = [], [], [], []
+        goals: list[m.Item] = []
+        invariants: list[m.Item] = []
+        terminal: list[m.Item] = []
+        pairs: list[m.Pair] = []
         names = {op.name for op in operations}
         for entry in later:
             try:
@@ -175,7 +215,9 @@ class _Compiler:
                     continue
                 item = self.item(entry.value)
                 self.expect_bool(item.expr, entry.value.span)
-                {"goal": goals, "invariant": invariants, "terminal": terminal}[entry.keyword].append(item)
+                {"goal": goals, "invariant": invariants, "terminal": terminal}[
+                    entry.keyword
+                ].append(item)
             except _Skip:
                 pass
         contract = m.Contract(
@@ -184,7 +226,9 @@ class _Compiler:
             variables=tuple(variables),
             evidence=tuple(evidence),
             outcomes=tuple(outcomes),
-            definitions=tuple(m.Definition(name=n, expr=e, span=self.def_spans[n]) for n, e in self.defs.items()),
+            definitions=tuple(
+                m.Definition(name=n, expr=e, span=self.def_spans[n]) for n, e in self.defs.items()
+            ),
             operations=tuple(operations),
             goals=tuple(goals),
             invariants=tuple(invariants),
@@ -195,9 +239,13 @@ class _Compiler:
         )
         n_ground = sum(_count(op) for op in operations)
         if n_ground > MAX_GROUND_OPS:
-            self.error("E0603", f"contract `{decl.name}` has {n_ground} ground operations, more than "
-                       f"the {MAX_GROUND_OPS} allowed", decl.name_span,
-                       help="use smaller parameter types")
+            self.error(
+                "E0603",
+                f"contract `{decl.name}` has {n_ground} ground operations, more than "
+                f"the {MAX_GROUND_OPS} allowed",
+                decl.name_span,
+                help="use smaller parameter types",
+            )
         return contract
 
     def known(self, name: str) -> bool:
@@ -210,10 +258,16 @@ class _Compiler:
                 result[member.key] = member.value
             else:
                 what = ", ".join(f"`{a}`" for a in allowed) or "nothing"
-                self.error("E0604", f"unexpected member in `{entry.keyword} {entry.name}`", member.span,
-                           help=f"its body may hold {what}")
+                self.error(
+                    "E0604",
+                    f"unexpected member in `{entry.keyword} {entry.name}`",
+                    member.span,
+                    help=f"its body may hold {what}",
+                )
         for clause in entry.clauses:
-            self.error("E0604", f"`{clause.keyword}` does not apply to `{entry.keyword}`", clause.span)
+            self.error(
+                "E0604", f"`{clause.keyword}` does not apply to `{entry.keyword}`", clause.span
+            )
         return result
 
     # ---------------------------------------------------------------- parameters and types
@@ -222,8 +276,12 @@ class _Compiler:
         if p.name in self.overrides:
             value = self.overrides[p.name]
         elif value_expr is None:
-            self.error("E0607", f"contract parameter `{p.name}` has no value", p.span,
-                       help=f"give it one: `{p.name}: 8`")
+            self.error(
+                "E0607",
+                f"contract parameter `{p.name}` has no value",
+                p.span,
+                help=f"give it one: `{p.name}: 8`",
+            )
             return
         else:
             try:
@@ -263,13 +321,21 @@ class _Compiler:
                 return self.aliases[name]
             case ast.Name(id="slot"):
                 if "N" not in self.params:
-                    self.error("E0603", "type `slot` needs a contract parameter `N`", e.span,
-                               help="declare `contract c(N: 8)` or use `int[0..7]`")
+                    self.error(
+                        "E0603",
+                        "type `slot` needs a contract parameter `N`",
+                        e.span,
+                        help="declare `contract c(N: 8)` or use `int[0..7]`",
+                    )
                     raise _Skip
                 return self.int_range(0, self.params["N"] - 1, e.span)
             case ast.Name(id="int"):
-                self.error("E0603", "`int` has no bounds: the solver needs a finite domain", e.span,
-                           help="write a range such as `int[0..7]`")
+                self.error(
+                    "E0603",
+                    "`int` has no bounds: the solver needs a finite domain",
+                    e.span,
+                    help="write a range such as `int[0..7]`",
+                )
                 raise _Skip
             case ast.Index(value=ast.Name(id="int"), index=ast.Binary(op="..") as r):
                 return self.int_range(self.const_int(r.left), self.const_int(r.right), e.span)
@@ -292,26 +358,46 @@ class _Compiler:
             case ast.Call(func=ast.Name(id="set"), args=(arg,)):
                 elem = self._type(arg.value)
                 if not isinstance(elem, m.IntType | m.ValuesType | m.EnumType):
-                    self.error("E0602", f"a set needs a finite element type, not `{elem.describe()}`", arg.span)
+                    self.error(
+                        "E0602",
+                        f"a set needs a finite element type, not `{elem.describe()}`",
+                        arg.span,
+                    )
                     raise _Skip
                 if len(m.elements(elem)) > MAX_SET_ELEMENTS:
-                    self.error("E0603", f"a set of more than {MAX_SET_ELEMENTS} elements is not supported",
-                               e.span, help="use a smaller element type")
+                    self.error(
+                        "E0603",
+                        f"a set of more than {MAX_SET_ELEMENTS} elements is not supported",
+                        e.span,
+                        help="use a smaller element type",
+                    )
                     raise _Skip
                 return m.SetType(elem=elem)
             case ast.Optional(value=inner):
-                t = self._type(inner)
-                if not isinstance(t, m.IntType | m.ValuesType | m.EnumType):
-                    self.error("E0602", f"`{t.describe()}` cannot be optional", e.span,
-                               help="only integer ranges, `one_of` and `slot` can be `?`")
+                base = self._type(inner)
+                if not isinstance(base, m.IntType | m.ValuesType | m.EnumType):
+                    self.error(
+                        "E0602",
+                        f"`{base.describe()}` cannot be optional",
+                        e.span,
+                        help="only integer ranges, `one_of` and `slot` can be `?`",
+                    )
                     raise _Skip
-                if min(m.elements(t)) < 0:
-                    self.error("E0602", "an optional integer type must not contain negative values",
-                               e.span, help="`none` is stored as -1; shift the range to start at 0")
+                if min(m.elements(base)) < 0:
+                    self.error(
+                        "E0602",
+                        "an optional integer type must not contain negative values",
+                        e.span,
+                        help="`none` is stored as -1; shift the range to start at 0",
+                    )
                     raise _Skip
-                return m.OptionType(inner=t)
-        self.error("E0602", f"`{self.text(e.span)}` is not a contract type", e.span,
-                   help="types are `bool`, `int[lo..hi]`, `slot`, `one_of(...)`, `set(T)` and `T?`")
+                return m.OptionType(inner=base)
+        self.error(
+            "E0602",
+            f"`{self.text(e.span)}` is not a contract type",
+            e.span,
+            help="types are `bool`, `int[lo..hi]`, `slot`, `one_of(...)`, `set(T)` and `T?`",
+        )
         raise _Skip
 
     def int_range(self, lo: int, hi: int, span: Span) -> m.IntType:
@@ -319,8 +405,12 @@ class _Compiler:
             self.error("E0603", f"the range {lo}..{hi} is empty", span)
             raise _Skip
         if hi - lo + 1 > MAX_INT_DOMAIN:
-            self.error("E0603", f"the range {lo}..{hi} has more than {MAX_INT_DOMAIN} values", span,
-                       help="the solver grounds every value; use a smaller range")
+            self.error(
+                "E0603",
+                f"the range {lo}..{hi} has more than {MAX_INT_DOMAIN} values",
+                span,
+                help="the solver grounds every value; use a smaller range",
+            )
             raise _Skip
         return m.IntType(lo=lo, hi=hi)
 
@@ -332,8 +422,13 @@ class _Compiler:
             self.error("E0602", f"`{self.text(e.span)}` must be a constant", e.span)
             raise _Skip
         try:
-            value = Evaluator(m.Contract(name="", params=self.params, definitions=tuple(
-                m.Definition(name=n, expr=x) for n, x in self.defs.items()))).eval(expr, {})
+            value = Evaluator(
+                m.Contract(
+                    name="",
+                    params=self.params,
+                    definitions=tuple(m.Definition(name=n, expr=x) for n, x in self.defs.items()),
+                )
+            ).eval(expr, {})
         except EvaluationError as err:
             self.error("E0602", str(err), e.span)
             raise _Skip from None
@@ -348,8 +443,12 @@ class _Compiler:
         match e:
             case ast.Number(text=text):
                 if not text.isdigit():
-                    self.error("E0602", f"`{text}` is not an integer: contracts count in whole units",
-                               span, help="scale the quantity (e.g. grams to milligrams)")
+                    self.error(
+                        "E0602",
+                        f"`{text}` is not an integer: contracts count in whole units",
+                        span,
+                        help="scale the quantity (e.g. grams to milligrams)",
+                    )
                     raise _Skip
                 return m.Const(value=int(text), span=span)
             case ast.Bool(value=value):
@@ -370,8 +469,12 @@ class _Compiler:
             case ast.Call(func=ast.Name(id="in"), args=(x, s)):
                 return self.binary("in", self.expr(x.value, local), self.expr(s.value, local), e)
             case ast.Call(func=ast.Name(id="if"), args=(c, a, b)):
-                return m.If(cond=self.expr(c.value, local), then=self.expr(a.value, local),
-                            other=self.expr(b.value, local), span=span)
+                return m.If(
+                    cond=self.expr(c.value, local),
+                    then=self.expr(a.value, local),
+                    other=self.expr(b.value, local),
+                    span=span,
+                )
             case ast.Call(func=ast.Name(id="sum" | "size") as f, args=(arg,)):
                 inner = self.expr(arg.value, local)
                 if not isinstance(self.infer(inner), m.SetType):
@@ -383,14 +486,18 @@ class _Compiler:
                 elem = None
                 for part in parts:
                     t = self.infer(part)
-                    if isinstance(t, m.IntType | m.ValuesType | m.EnumType) and not isinstance(part, m.Const):
+                    if isinstance(t, m.IntType | m.ValuesType | m.EnumType) and not isinstance(
+                        part, m.Const
+                    ):
                         elem = t
                 return m.SetLit(items=parts, elem=elem, span=span)
             case ast.Quantifier(kind=kind, var=var, domain=dom, body=body):
                 if self.is_type(dom):
                     t = self._type(dom)
                     if not isinstance(t, m.IntType | m.ValuesType | m.EnumType):
-                        self.error("E0602", "a quantifier ranges over a finite type or a set", dom.span)
+                        self.error(
+                            "E0602", "a quantifier ranges over a finite type or a set", dom.span
+                        )
                         raise _Skip
                     inner = self.expr(body, {**local, var: ("bound", t)})
                     return m.Quant(kind=kind, var=var, domain=t, body=inner, span=span)
@@ -402,8 +509,12 @@ class _Compiler:
                 inner = self.expr(body, {**local, var: ("bound", st.elem)})
                 return m.Quant(kind=kind, var=var, domain=d, body=inner, span=span)
             case ast.Quantity():
-                self.error("E0602", "quantities with units are not supported in contracts", span,
-                           help="count in whole units: write `37` for 37 g and say the unit in a comment")
+                self.error(
+                    "E0602",
+                    "quantities with units are not supported in contracts",
+                    span,
+                    help="count in whole units: write `37` for 37 g and say the unit in a comment",
+                )
                 raise _Skip
         self.error("E0604", f"`{self.text(span)}` has no meaning in a contract expression", span)
         raise _Skip
@@ -422,14 +533,22 @@ class _Compiler:
         if owners:
             return self.typed_const(owners[0].members.index(name), owners[0], span)
         if name in self.def_spans:
-            self.error("E0601", f"`{name}` is used before it is defined", span,
-                       help="derived expressions may only use those defined above them")
+            self.error(
+                "E0601",
+                f"`{name}` is used before it is defined",
+                span,
+                help="derived expressions may only use those defined above them",
+            )
             raise _Skip
         candidates = [n for _, n in self.types] + list(self.defs) + list(self.params) + list(local)
         candidates += [x for t in self.enums for x in t.members]
-        self.error("E0601", f"`{name}` is not declared in this contract", span,
-                   label="not a variable, evidence, outcome, parameter or definition",
-                   help=_did_you_mean(name, candidates))
+        self.error(
+            "E0601",
+            f"`{name}` is not declared in this contract",
+            span,
+            label="not a variable, evidence, outcome, parameter or definition",
+            help=_did_you_mean(name, candidates),
+        )
         raise _Skip
 
     def typed_const(self, value: int, t: m.Type | str, span: Span) -> m.Const:
@@ -466,7 +585,11 @@ class _Compiler:
             case m.If(then=then):
                 return self.infer(then, local)
             case m.SetLit(elem=elem):
-                return m.SetType(elem=elem) if elem is not None else m.SetType(elem=m.IntType(lo=0, hi=0))
+                return (
+                    m.SetType(elem=elem)
+                    if elem is not None
+                    else m.SetType(elem=m.IntType(lo=0, hi=0))
+                )
             case m.Agg():
                 return "int"
             case m.Quant():
@@ -505,23 +628,29 @@ class _Compiler:
                 bad(f"`{_SYMBOL[op]}` needs integers")
             if op == "mul" and not (isinstance(a, m.Const) or isinstance(b, m.Const)):
                 bad("`*` needs a constant on one side (the solver works in linear arithmetic)")
-            if op in ("div", "mod") and not (isinstance(b, m.Const) and isinstance(b.value, int) and b.value > 0):
+            if op in ("div", "mod") and not (
+                isinstance(b, m.Const) and isinstance(b.value, int) and b.value > 0
+            ):
                 bad(f"`{_SYMBOL[op]}` needs a positive constant on the right")
         elif op in ("eq", "ne"):
-            ok = ta == tb or "none" in (ta, tb) and {ta, tb} - {"none"} <= {"int"} | {x for x in (ta, tb) if x.startswith("enum:")}
+            ok = ta == tb or (
+                "none" in (ta, tb)
+                and {ta, tb} - {"none"} <= {"int"} | {x for x in (ta, tb) if x.startswith("enum:")}
+            )
             if not ok:
                 bad(f"`{_SYMBOL[op]}` compares values of different types")
-        elif op == "in":
-            if tb != "set":
-                bad("`in` needs a set on the right")
+        elif op == "in" and tb != "set":
+            bad("`in` needs a set on the right")
         return m.Binary(op=op, left=a, right=b, span=span)
-
-    _local: dict[str, m.Type] = {}
 
     def expect_bool(self, e: m.Expr, span: Span) -> None:
         if self.cls(self.infer(e, self._local)) != "bool":
-            self.error("E0602", f"`{self.text(span)}` is not a condition", span,
-                       help="goals, invariants, requirements and terminals are true/false expressions")
+            self.error(
+                "E0602",
+                f"`{self.text(span)}` is not a condition",
+                span,
+                help="goals, invariants, requirements and terminals are true/false expressions",
+            )
             raise _Skip
 
     def item(self, e: ast.Expr, local: dict[str, tuple[str, m.Type]] | None = None) -> m.Item:
@@ -536,8 +665,12 @@ class _Compiler:
         local: dict[str, tuple[str, m.Type]] = {}
         for p in entry.params or ():
             if p.type is None:
-                self.error("E0603", f"parameter `{p.name}` needs a finite type", p.span,
-                           help=f"write `{p.name}: slot`")
+                self.error(
+                    "E0603",
+                    f"parameter `{p.name}` needs a finite type",
+                    p.span,
+                    help=f"write `{p.name}: slot`",
+                )
                 return None
             t = self.type_expr(p.type)
             if t is None:
@@ -565,8 +698,12 @@ class _Compiler:
                 a = clause.value
                 assignments.append((a.name, a.value, a.span, a.span))
             else:
-                self.error("E0604", f"`{clause.keyword}` does not apply to an operation", clause.span,
-                           help="write `requires <condition>` or `effect x = <value>`")
+                self.error(
+                    "E0604",
+                    f"`{clause.keyword}` does not apply to an operation",
+                    clause.span,
+                    help="write `requires <condition>` or `effect x = <value>`",
+                )
                 ok = False
         for member in entry.body.members if entry.body else ():
             match member:
@@ -586,14 +723,22 @@ class _Compiler:
                     except _Skip:
                         ok = False
                 case _:
-                    self.error("E0604", "unexpected member in an operation", member.span,
-                               help="an operation's body holds assignments `x = e`, `requires: e` and `confirm e`")
+                    self.error(
+                        "E0604",
+                        "unexpected member in an operation",
+                        member.span,
+                        help="an operation's body holds assignments `x = e`, `requires: e` and `confirm e`",
+                    )
                     ok = False
         seen: set[str] = set()
         for name, value, span, name_span in assignments:
             if ("var", name) not in self.types:
-                self.error("E0605", f"`{name}` is not a variable: only variables can be assigned", name_span,
-                           help=_did_you_mean(name, [n for k, n in self.types if k == "var"]))
+                self.error(
+                    "E0605",
+                    f"`{name}` is not a variable: only variables can be assigned",
+                    name_span,
+                    help=_did_you_mean(name, [n for k, n in self.types if k == "var"]),
+                )
                 ok = False
                 continue
             if name in seen:
@@ -605,10 +750,17 @@ class _Compiler:
                 expr = self.expr(value, local)
                 target = self.cls(self.types[("var", name)])
                 got = self.cls(self.infer(expr, self._local))
-                if got != target and not (got == "none" and isinstance(self.types[("var", name)], m.OptionType)) \
-                        and not (got == "int" and target.startswith("enum:") and False):
-                    self.error("E0602", f"`{name}` is {self.types[('var', name)].describe()} but is "
-                               f"assigned `{self.text(value.span)}`", value.span)
+                if (
+                    got != target
+                    and not (got == "none" and isinstance(self.types[("var", name)], m.OptionType))
+                    and not (got == "int" and target.startswith("enum:") and False)
+                ):
+                    self.error(
+                        "E0602",
+                        f"`{name}` is {self.types[('var', name)].describe()} but is "
+                        f"assigned `{self.text(value.span)}`",
+                        value.span,
+                    )
                     ok = False
                     continue
                 effects.append(m.Effect(var=name, value=expr, span=span))
@@ -617,20 +769,37 @@ class _Compiler:
         self._local = {}
         if not ok:
             return None
-        return m.Operation(name=entry.name, params=tuple(params), requires=tuple(requires),
-                           effects=tuple(effects), confirm=confirm, span=entry.name_span or entry.span)
+        return m.Operation(
+            name=entry.name,
+            params=tuple(params),
+            requires=tuple(requires),
+            effects=tuple(effects),
+            confirm=confirm,
+            span=entry.name_span or entry.span,
+        )
 
     def wait(self, entry: ast.ExprEntry) -> m.Operation | None:
-        if not (isinstance(entry.value, ast.Name) and ("var", entry.value.id) in self.types
-                and isinstance(self.types[("var", entry.value.id)], m.BoolType)):
-            self.error("E0602", "`wait` takes a `bool` variable", entry.value.span,
-                       help="declare `var stable: bool` and write `wait stable`")
+        if not (
+            isinstance(entry.value, ast.Name)
+            and ("var", entry.value.id) in self.types
+            and isinstance(self.types[("var", entry.value.id)], m.BoolType)
+        ):
+            self.error(
+                "E0602",
+                "`wait` takes a `bool` variable",
+                entry.value.span,
+                help="declare `var stable: bool` and write `wait stable`",
+            )
             return None
         flag = entry.value.id
         ref = m.Ref(kind="var", name=flag, span=entry.value.span)
         return m.Operation(
             name=f"wait_{flag}",
-            requires=(m.Item(expr=m.Unary(op="not", operand=ref), text=f"not {flag}", span=entry.value.span),),
+            requires=(
+                m.Item(
+                    expr=m.Unary(op="not", operand=ref), text=f"not {flag}", span=entry.value.span
+                ),
+            ),
             effects=(m.Effect(var=flag, value=m.Const(value=True), span=entry.span),),
             confirm=m.Item(expr=ref, text=flag, span=entry.value.span),
             span=entry.span,
@@ -639,8 +808,12 @@ class _Compiler:
     # ---------------------------------------------------------------- pairs
     def pair(self, entry: ast.ExprEntry, ops: set[str]) -> m.Pair | None:
         if not isinstance(entry.value, ast.Name):
-            self.error("E0606", "a pair needs a name", entry.value.span,
-                       help="write `pair slipped { a = 2 } vs { a = 3 } at place_b`")
+            self.error(
+                "E0606",
+                "a pair needs a name",
+                entry.value.span,
+                help="write `pair slipped { a = 2 } vs { a = 3 } at place_b`",
+            )
             return None
         right: ast.Block | None = None
         at: list[str] = []
@@ -654,21 +827,31 @@ class _Compiler:
                     if isinstance(n, ast.Name) and n.id in ops:
                         at.append(n.id)
                     else:
-                        self.error("E0606", f"`{self.text(n.span)}` is not an operation of this contract",
-                                   n.span, help=_did_you_mean(self.text(n.span), sorted(ops)))
+                        self.error(
+                            "E0606",
+                            f"`{self.text(n.span)}` is not an operation of this contract",
+                            n.span,
+                            help=_did_you_mean(self.text(n.span), sorted(ops)),
+                        )
                         return None
             else:
                 self.error("E0606", f"`{clause.keyword}` does not apply to a pair", clause.span)
                 return None
         if entry.body is None or right is None or not at:
-            self.error("E0606", f"pair `{entry.value.id}` needs two sides and an operation", entry.span,
-                       help="write `pair slipped { a = 2 } vs { a = 3 } at place_b`")
+            self.error(
+                "E0606",
+                f"pair `{entry.value.id}` needs two sides and an operation",
+                entry.span,
+                help="write `pair slipped { a = 2 } vs { a = 3 } at place_b`",
+            )
             return None
         left_pins = self.pins(entry.body)
         right_pins = self.pins(right)
         if left_pins is None or right_pins is None:
             return None
-        return m.Pair(name=entry.value.id, left=left_pins, right=right_pins, at=tuple(at), span=entry.span)
+        return m.Pair(
+            name=entry.value.id, left=left_pins, right=right_pins, at=tuple(at), span=entry.span
+        )
 
     def pins(self, block: ast.Block) -> tuple[m.Pin, ...] | None:
         pins = []
@@ -676,25 +859,49 @@ class _Compiler:
             if not isinstance(member, ast.Binding):
                 self.error("E0606", "a side of a pair is a list of `name = value`", member.span)
                 return None
-            kind = "var" if ("var", member.name) in self.types else (
-                "evidence" if ("evidence", member.name) in self.types else None)
+            kind = (
+                "var"
+                if ("var", member.name) in self.types
+                else ("evidence" if ("evidence", member.name) in self.types else None)
+            )
             if kind is None:
-                self.error("E0606", f"`{member.name}` is neither a variable nor evidence", member.name_span,
-                           help=_did_you_mean(member.name, [n for k, n in self.types if k != "outcome"]))
+                self.error(
+                    "E0606",
+                    f"`{member.name}` is neither a variable nor evidence",
+                    member.name_span,
+                    help=_did_you_mean(member.name, [n for k, n in self.types if k != "outcome"]),
+                )
                 return None
             try:
                 value = self.expr(member.value, {})
             except _Skip:
                 return None
             if _mentions_state(value):
-                self.error("E0606", "the value of a pair side must be a constant", member.value.span)
+                self.error(
+                    "E0606", "the value of a pair side must be a constant", member.value.span
+                )
                 return None
             pins.append(m.Pin(name=member.name, value=value))
         return tuple(pins)
 
 
-_SYMBOL = {"and": "and", "or": "or", "implies": "->", "add": "+", "sub": "-", "mul": "*", "div": "/",
-           "mod": "%", "lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "in": "in"}
+_SYMBOL = {
+    "and": "and",
+    "or": "or",
+    "implies": "->",
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "div": "/",
+    "mod": "%",
+    "lt": "<",
+    "le": "<=",
+    "gt": ">",
+    "ge": ">=",
+    "eq": "==",
+    "ne": "!=",
+    "in": "in",
+}
 
 
 def _mentions_state(e: Any) -> bool:
@@ -727,9 +934,6 @@ def _count(op: m.Operation) -> int:
     for p in op.params:
         n *= len(m.elements(p.type))
     return n
-
-
-
 
 
 def check_program(program: Any, report: Report) -> None:

@@ -19,17 +19,15 @@ from lablang.source import Source, Span
 NONE = -1
 """The integer code of `none` in an optional value (optional domains are >= 0)."""
 
-frozen = attrs.frozen(slots=True, kw_only=True)
-
 
 # ------------------------------------------------------------------ types
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class BoolType:
     def describe(self) -> str:
         return "bool"
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class IntType:
     """The integers `lo..hi` (both included)."""
 
@@ -40,7 +38,7 @@ class IntType:
         return f"int[{self.lo}..{self.hi}]"
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class ValuesType:
     """A finite set of integers, `one_of(1, 2, 5)`."""
 
@@ -50,7 +48,7 @@ class ValuesType:
         return "one_of(" + ", ".join(map(str, self.values)) + ")"
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class EnumType:
     """Named members, `one_of(empty, heavy)`; a value is the member's index."""
 
@@ -60,7 +58,7 @@ class EnumType:
         return "one_of(" + ", ".join(self.members) + ")"
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class OptionType:
     """`T?`: a value of `T` or `none`."""
 
@@ -70,7 +68,7 @@ class OptionType:
         return self.inner.describe() + "?"
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class SetType:
     """`set(T)`: a subset of a finite type, one flag per element."""
 
@@ -174,13 +172,13 @@ def read_value(t: Type, raw: object) -> object:
 
 
 # ------------------------------------------------------------------ expressions
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Const:
     value: int | bool
     span: Span | None = attrs.field(default=None, eq=False)
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Ref:
     """A resolved name: `var`, `evidence`, `outcome`, `arg` (operation parameter),
     `bound` (quantified variable) or `define` (a named derived expression)."""
@@ -190,14 +188,14 @@ class Ref:
     span: Span | None = attrs.field(default=None, eq=False)
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Unary:
     op: str  # not | neg
     operand: Expr
     span: Span | None = attrs.field(default=None, eq=False)
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Binary:
     # add sub mul div mod | eq ne lt le gt ge | and or implies | in | union diff
     op: str
@@ -206,7 +204,7 @@ class Binary:
     span: Span | None = attrs.field(default=None, eq=False)
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class If:
     cond: Expr
     then: Expr
@@ -214,21 +212,21 @@ class If:
     span: Span | None = attrs.field(default=None, eq=False)
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class SetLit:
     items: tuple[Expr, ...]
     elem: ScalarType | None = None
     span: Span | None = attrs.field(default=None, eq=False)
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Agg:
     func: str  # sum | size
     arg: Expr
     span: Span | None = attrs.field(default=None, eq=False)
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Quant:
     """`forall x in D: body` over a finite type or a set-valued expression."""
 
@@ -252,7 +250,7 @@ def conjuncts(expr: Expr) -> list[Expr]:
 
 
 # ------------------------------------------------------------------ declarations
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Item:
     """A named, located condition: a requirement, goal, invariant or terminal."""
 
@@ -261,7 +259,7 @@ class Item:
     span: Span | None = None
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Variable:
     name: str
     type: Type
@@ -270,7 +268,7 @@ class Variable:
     span: Span | None = None
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Evidence:
     """A per-episode fact, constant through the episode; `authorized` says when the
     agent may know it (default: never)."""
@@ -281,7 +279,7 @@ class Evidence:
     span: Span | None = None
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Outcome:
     """Per-step nondeterminism of the environment (a placement that fails)."""
 
@@ -290,20 +288,20 @@ class Outcome:
     span: Span | None = None
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class OpParam:
     name: str
     type: ScalarType
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Effect:
     var: str
     value: Expr
     span: Span | None = None
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Operation:
     name: str
     params: tuple[OpParam, ...] = ()
@@ -313,20 +311,20 @@ class Operation:
     span: Span | None = None
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Definition:
     name: str
     expr: Expr
     span: Span | None = None
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Pin:
     name: str  # a variable or evidence name
     value: Expr
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Pair:
     """Answer-changing evidence: the two sides must have disjoint legal `at` operations."""
 
@@ -337,7 +335,7 @@ class Pair:
     span: Span | None = None
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class Contract:
     name: str
     params: Mapping[str, int] = attrs.field(factory=dict)
@@ -358,14 +356,20 @@ class Contract:
 
     def type_of(self, kind: str, name: str) -> Type:
         """The declared type of a variable, evidence or outcome."""
-        table = {"var": self.variables, "evidence": self.evidence, "outcome": self.outcomes}
-        return next(d.type for d in table[kind] if d.name == name)
+        decls: tuple[Variable | Evidence | Outcome, ...] = (
+            self.variables
+            if kind == "var"
+            else self.evidence
+            if kind == "evidence"
+            else self.outcomes
+        )
+        return next(d.type for d in decls if d.name == name)
 
     def operation(self, name: str) -> Operation:
         return next(o for o in self.operations if o.name == name)
 
 
-@frozen
+@attrs.frozen(slots=True, kw_only=True)
 class GroundOp:
     """An operation with its parameters fixed, `place_b(6)`."""
 

@@ -55,7 +55,7 @@ class Attempt:
     attempt: str
     line: int
     time: float
-    object: str | None
+    object_id: str | None
     operation: str
     legal: bool
     legal_set: tuple[str, ...]
@@ -85,9 +85,13 @@ class MonitorReport:
             return attrs.asdict(a)
 
         return {
-            "choice": None if self.choice is None else {
-                "attempt": self.choice.attempt, "operation": self.choice.operation,
-                "time": self.choice.time, "correct": self.choice.legal,
+            "choice": None
+            if self.choice is None
+            else {
+                "attempt": self.choice.attempt,
+                "operation": self.choice.operation,
+                "time": self.choice.time,
+                "correct": self.choice.legal,
                 "legal": list(self.choice.legal_set),
             },
             "execution": {
@@ -136,7 +140,9 @@ def monitor(contract: Contract, events: Iterable[tuple[int, Mapping[str, Any]]])
             for name, raw in values.items():
                 decl = next((e for e in contract.evidence if e.name == name), None)
                 if decl is None:
-                    raise MonitorError(f"line {number}: `{name}` is not evidence of `{contract.name}`")
+                    raise MonitorError(
+                        f"line {number}: `{name}` is not evidence of `{contract.name}`"
+                    )
                 try:
                     evidence[name] = read_value(decl.type, raw)
                 except ValueError as error:
@@ -161,11 +167,15 @@ def monitor(contract: Contract, events: Iterable[tuple[int, Mapping[str, Any]]])
         op_name = str(first["operation"])
         for number, event in lines[1:]:
             if str(event["operation"]) != op_name:
-                raise MonitorError(f"line {number}: attempt `{key}` changes its operation "
-                                   f"from `{op_name}` to `{event['operation']}`")
+                raise MonitorError(
+                    f"line {number}: attempt `{key}` changes its operation "
+                    f"from `{op_name}` to `{event['operation']}`"
+                )
         g = find_ground(contract, op_name)
         if g is None:
-            raise MonitorError(f"line {first_line}: `{op_name}` is not an operation of `{contract.name}`")
+            raise MonitorError(
+                f"line {first_line}: `{op_name}` is not an operation of `{contract.name}`"
+            )
         legal = legal_ground(contract, state, evidence)
         is_legal = any(h.name == g.name for h in legal)
         last = lines[-1][1]
@@ -174,12 +184,18 @@ def monitor(contract: Contract, events: Iterable[tuple[int, Mapping[str, Any]]])
             raise MonitorError(f"line {lines[-1][0]}: `confirmed` must be true or false")
         outcomes = {}
         for o in contract.outcomes:
-            raw = last.get("outcomes", {}).get(o.name) if isinstance(last.get("outcomes"), dict) else None
+            raw = (
+                last.get("outcomes", {}).get(o.name)
+                if isinstance(last.get("outcomes"), dict)
+                else None
+            )
             if raw is not None:
                 try:
                     outcomes[o.name] = read_value(o.type, raw)
                 except ValueError as error:
-                    raise MonitorError(f"line {lines[-1][0]}: outcome `{o.name}`: {error}") from None
+                    raise MonitorError(
+                        f"line {lines[-1][0]}: outcome `{o.name}`: {error}"
+                    ) from None
         target = last.get("target")
         aimed = show_value(g.op.params[0].type, g.args[0]) if g.op.params else None
         executed = confirmed is True and (target is None or aimed is None or target == aimed)
@@ -193,21 +209,31 @@ def monitor(contract: Contract, events: Iterable[tuple[int, Mapping[str, Any]]])
                     f"`{g.op.confirm.text}` is {str(predicted).lower()} after `{g.name}` with these outcomes"
                 )
         if not is_legal:
-            notes.append(f"line {first_line}: `{g.name}` was not legal; legal were: "
-                         + (", ".join(h.name for h in legal) or "(none)"))
-        attempts.append(Attempt(
-            attempt=key, line=first_line, time=float(first["time"]),
-            object=None if first.get("object") is None else str(first["object"]),
-            operation=g.name, legal=is_legal, legal_set=tuple(h.name for h in legal),
-            confirmed=confirmed, target=target, executed=executed,
-        ))
+            notes.append(
+                f"line {first_line}: `{g.name}` was not legal; legal were: "
+                + (", ".join(h.name for h in legal) or "(none)")
+            )
+        attempts.append(
+            Attempt(
+                attempt=key,
+                line=first_line,
+                time=float(first["time"]),
+                object_id=None if first.get("object") is None else str(first["object"]),
+                operation=g.name,
+                legal=is_legal,
+                legal_set=tuple(h.name for h in legal),
+                confirmed=confirmed,
+                target=target,
+                executed=executed,
+            )
+        )
         state = after
 
     choice = next((a for a in attempts if delivered is None or a.time >= delivered), None)
     obligations: dict[str, list[Attempt]] = {}
     for a in attempts:
         family = a.operation.split("(")[0]
-        obligations.setdefault(f"{a.object or '-'}:{family}", []).append(a)
+        obligations.setdefault(f"{a.object_id or '-'}:{family}", []).append(a)
     obligation_list = tuple(
         Obligation(key=k, attempts=len(v), executed=any(a.executed for a in v))
         for k, v in obligations.items()
@@ -216,27 +242,41 @@ def monitor(contract: Contract, events: Iterable[tuple[int, Mapping[str, Any]]])
     reached = bool(contract.goals) and all(bool(ev.eval(gl.expr, env)) for gl in contract.goals)
     if not reached:
         completion = "incomplete"
-    elif all(a.legal for a in attempts) and all(o.attempts == 1 and o.executed for o in obligation_list):
+    elif all(a.legal for a in attempts) and all(
+        o.attempts == 1 and o.executed for o in obligation_list
+    ):
         completion = "clean"
     else:
         completion = "recovered"
     shown = {v.name: show_value(v.type, state[v.name]) for v in contract.variables}
-    return MonitorReport(choice=choice, attempts=tuple(attempts), obligations=obligation_list,
-                         completion=completion, final_state=shown, notes=tuple(notes))
+    return MonitorReport(
+        choice=choice,
+        attempts=tuple(attempts),
+        obligations=obligation_list,
+        completion=completion,
+        final_state=shown,
+        notes=tuple(notes),
+    )
 
 
 def render_monitor(report: MonitorReport) -> str:
     c = report.choice
     lines = [
-        "choice: " + ("(no attempt after the evidence)" if c is None else
-                      f"{'correct' if c.legal else 'incorrect'}: `{c.operation}` (attempt {c.attempt}, "
-                      f"t={c.time:g}); legal: {', '.join(c.legal_set) or '(none)'}"),
+        "choice: "
+        + (
+            "(no attempt after the evidence)"
+            if c is None
+            else f"{'correct' if c.legal else 'incorrect'}: `{c.operation}` (attempt {c.attempt}, "
+            f"t={c.time:g}); legal: {', '.join(c.legal_set) or '(none)'}"
+        ),
         f"execution: {sum(o.executed for o in report.obligations)} of {len(report.obligations)} "
         "obligations executed",
     ]
     for o in report.obligations:
-        lines.append(f"  {o.key}: {'executed' if o.executed else 'not executed'} "
-                     f"({o.attempts} attempt{'s' * (o.attempts != 1)})")
+        lines.append(
+            f"  {o.key}: {'executed' if o.executed else 'not executed'} "
+            f"({o.attempts} attempt{'s' * (o.attempts != 1)})"
+        )
     lines.append(f"completion: {report.completion}")
     lines += [f"note: {n}" for n in report.notes]
     return "\n".join(lines) + "\n"

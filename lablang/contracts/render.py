@@ -74,8 +74,10 @@ def _assignments(values: dict[str, object]) -> str:
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
+
     def line(cells: Sequence[str]) -> str:
         return " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+
     return [line(header), "-+-".join("-" * w for w in widths), *(line(r) for r in rows)]
 
 
@@ -94,15 +96,23 @@ def pair_table(left: Trace, right: Trace) -> list[str]:
         f"left evidence:  {_assignments(left.evidence) or '(none)'}",
         f"right evidence: {_assignments(right.evidence) or '(none)'}",
     ]
-    rows = [["0", "(initial)", _assignments(_non_default(left.initial)),
-             _assignments(_non_default(right.initial))]]
+    rows = [
+        [
+            "0",
+            "(initial)",
+            _assignments(_non_default(left.initial)),
+            _assignments(_non_default(right.initial)),
+        ]
+    ]
     for i, (a, b) in enumerate(zip(left.steps, right.steps, strict=True), start=1):
-        rows.append([
-            str(i),
-            a.op,
-            " ".join(x for x in (_assignments(a.outcomes), _assignments(a.changes)) if x),
-            " ".join(x for x in (_assignments(b.outcomes), _assignments(b.changes)) if x),
-        ])
+        rows.append(
+            [
+                str(i),
+                a.op,
+                " ".join(x for x in (_assignments(a.outcomes), _assignments(a.changes)) if x),
+                " ".join(x for x in (_assignments(b.outcomes), _assignments(b.changes)) if x),
+            ]
+        )
     return lines + _table(["step", "operation", "left", "right"], rows)
 
 
@@ -111,7 +121,9 @@ def _non_default(state: dict[str, object]) -> dict[str, object]:
 
 
 # ------------------------------------------------------------------ JSON
-def itf_trace(contract: Contract, result: Result, trace: Trace, side: str | None = None) -> dict[str, Any]:
+def itf_trace(
+    contract: Contract, result: Result, trace: Trace, side: str | None = None
+) -> dict[str, Any]:
     """An ITF-style trace (Apalache ADR-015): `#meta`, `vars`, and one object per state."""
     states = []
     for i, state in enumerate(trace.states):
@@ -161,7 +173,9 @@ def result_json(contract: Contract, r: Result) -> dict[str, Any]:
         "depth": r.depth,
         "rlimit": r.rlimit,
         "details": list(r.details),
-        "traces": [itf_trace(contract, r, t, side) for t, side in zip(r.traces, sides, strict=False)],
+        "traces": [
+            itf_trace(contract, r, t, side) for t, side in zip(r.traces, sides, strict=False)
+        ],
     }
 
 

@@ -18,7 +18,7 @@ Sets are dicts from element code to a boolean value in both.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from lablang.contracts.model import (
@@ -137,7 +137,9 @@ class Evaluator:
                 return alg.or_([self.eval(expr.left, env), self.eval(expr.right, env)])
             case Binary(op="implies"):
                 return alg.implies(self.eval(expr.left, env), self.eval(expr.right, env))
-            case Binary(op="div" | "mod", right=Const(value=int() as c)) if c > 0 and not isinstance(c, bool):
+            case Binary(op="div" | "mod", right=Const(value=int() as c)) if (
+                c > 0 and not isinstance(c, bool)
+            ):
                 a = self.eval(expr.left, env)
                 if isinstance(a, int):
                     return a // c if expr.op == "div" else a % c
@@ -186,7 +188,9 @@ class Evaluator:
                     for e, flag in sorted(members.items()):
                         inner = self.eval(body, {**env, ("bound", var): e})
                         parts.append(
-                            alg.implies(flag, inner) if kind == "forall" else alg.and_([flag, inner])
+                            alg.implies(flag, inner)
+                            if kind == "forall"
+                            else alg.and_([flag, inner])
                         )
                 return alg.and_(parts) if kind == "forall" else alg.or_(parts)
         raise AssertionError(f"unhandled expression {expr!r}")
@@ -269,9 +273,9 @@ def bounds(contract: Contract, expr: Expr, env: Env) -> tuple[int, int] | None:
             definition = next((d.expr for d in contract.definitions if d.name == name), None)
             return None if definition is None else bounds(contract, definition, env)
         case Ref(kind="var" | "evidence" | "outcome", name=name):
-            value = env.get((expr.kind, name))
-            if isinstance(value, int) and not isinstance(value, bool):
-                return value, value
+            known = env.get((expr.kind, name))
+            if isinstance(known, int) and not isinstance(known, bool):
+                return known, known
             t = contract.type_of(expr.kind, name)
             match t:
                 case IntType() | ValuesType() | EnumType():
@@ -282,9 +286,9 @@ def bounds(contract: Contract, expr: Expr, env: Env) -> tuple[int, int] | None:
                     return min(NONE, *codes), max(NONE, *codes)
             return None
         case Ref(name=name):
-            value = env.get((expr.kind, name))
-            if isinstance(value, int) and not isinstance(value, bool):
-                return value, value
+            known = env.get((expr.kind, name))
+            if isinstance(known, int) and not isinstance(known, bool):
+                return known, known
             return None
         case Unary(op="neg", operand=operand):
             inner = bounds(contract, operand, env)
@@ -357,8 +361,8 @@ def state_env(
     for e in contract.evidence:
         env[("evidence", e.name)] = as_env_value(e.type, evidence[e.name])
     for o in contract.outcomes:
-        value = (outcomes or {}).get(o.name, default_value(o.type))
-        env[("outcome", o.name)] = as_env_value(o.type, value)
+        outcome = (outcomes or {}).get(o.name, default_value(o.type))
+        env[("outcome", o.name)] = as_env_value(o.type, outcome)
     return env
 
 
@@ -386,7 +390,9 @@ def with_args(env: Env, g: GroundOp) -> dict[tuple[str, str], Value]:
     return result
 
 
-def is_terminal(contract: Contract, state: Mapping[str, object], evidence: Mapping[str, object]) -> bool:
+def is_terminal(
+    contract: Contract, state: Mapping[str, object], evidence: Mapping[str, object]
+) -> bool:
     ev = Evaluator(contract)
     env = state_env(contract, state, {**default_evidence(contract), **evidence})
     return any(bool(ev.eval(t.expr, env)) for t in contract.terminal)
@@ -459,8 +465,6 @@ def find_ground(contract: Contract, name: str) -> GroundOp | None:
 
 def evaluate(contract: Contract, expr: Expr, env: Env) -> Value:
     return Evaluator(contract).eval(expr, env)
-
-
 
 
 def read_state(contract: Contract, raw: Mapping[str, Any]) -> tuple[State, dict[str, object]]:

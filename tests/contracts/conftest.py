@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    try:
+    with contextlib.suppress(ValueError):  # another conftest may have registered it
         parser.addoption("--update-goldens", action="store_true", help="rewrite golden files")
-    except ValueError:
-        pass  # another conftest registered it
 
 
 @pytest.fixture

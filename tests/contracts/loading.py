@@ -16,7 +16,9 @@ GOLDEN = Path(__file__).resolve().parent / "golden"
 STDLIB = ROOT / "stdlib" / "contracts"
 
 
-def compile_text(text: str, name: str = "<test>", params: dict[str, int] | None = None) -> tuple[list[Contract], Report]:
+def compile_text(
+    text: str, name: str = "<test>", params: dict[str, int] | None = None
+) -> tuple[list[Contract], Report]:
     source = Source(text, name)
     report = Report()
     module = parse(source, report)

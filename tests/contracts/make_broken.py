@@ -16,8 +16,13 @@ VARIANTS = {
     "centrifuge_no_remove": (
         "centrifuge",
         "no operation removes a tube that slipped, so loading can deadlock",
-        [("  op remove_b requires conf_b and not balanced and not lid {\n    b = none\n"
-          "    aim_b = none\n    conf_b = false\n    confirm b == none\n  }\n", "")],
+        [
+            (
+                "  op remove_b requires conf_b and not balanced and not lid {\n    b = none\n"
+                "    aim_b = none\n    conf_b = false\n    confirm b == none\n  }\n",
+                "",
+            )
+        ],
     ),
     "centrifuge_intended": (
         "centrifuge",
@@ -27,14 +32,21 @@ VARIANTS = {
     "centrifuge_unconfirmed": (
         "centrifuge",
         "B may be placed before A is confirmed, using the hidden slot of A",
-        [("op place_b(k: slot) requires conf_a and", "op place_b(k: slot) requires a != none and"),
-         ("  invariant aim_b != none -> conf_a\n", "")],
+        [
+            (
+                "op place_b(k: slot) requires conf_a and",
+                "op place_b(k: slot) requires a != none and",
+            ),
+            ("  invariant aim_b != none -> conf_a\n", ""),
+        ],
     ),
     "feedback_weighing_naive": (
         "feedback_weighing",
         "naive rules: add while the reading stays at or below the target, remove only above it",
-        [("not (w in pan) and w in exact", "not (w in pan) and reading + w <= target"),
-         ("(reading > target or not (w in exact))", "reading > target")],
+        [
+            ("not (w in pan) and w in exact", "not (w in pan) and reading + w <= target"),
+            ("(reading > target or not (w in exact))", "reading > target"),
+        ],
     ),
     "placement_recall_instructed": (
         "placement_recall",

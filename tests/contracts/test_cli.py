@@ -70,8 +70,12 @@ def test_legal_rejects_a_bad_state() -> None:
 
 def test_monitor_prints_the_three_measures() -> None:
     """`lablang monitor --json` separates choice, execution and completion."""
-    result = run("monitor", "stdlib/contracts/centrifuge.lab",
-                 "examples/contracts/centrifuge_wrong_choice.jsonl", "--json")
+    result = run(
+        "monitor",
+        "stdlib/contracts/centrifuge.lab",
+        "examples/contracts/centrifuge_wrong_choice.jsonl",
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["choice"]["correct"] is False

@@ -15,12 +15,13 @@ from lablang.contracts.semantics import apply, as_env_value, legal_ground
 from tests.contracts.loading import DATA, STDLIB, load
 
 CONTRACTS = {
-    path.stem: load(path)
-    for path in [*sorted(STDLIB.glob("*.lab")), *sorted(DATA.glob("*.lab"))]
+    path.stem: load(path) for path in [*sorted(STDLIB.glob("*.lab")), *sorted(DATA.glob("*.lab"))]
 }
 
 
-def _pinned(contract: Contract, state: dict[str, object], evidence: dict[str, object]) -> tuple[z3.Solver, Unrolling]:
+def _pinned(
+    contract: Contract, state: dict[str, object], evidence: dict[str, object]
+) -> tuple[z3.Solver, Unrolling]:
     solver = z3.Solver()
     u = Unrolling(contract, "diff")
     for e in contract.evidence:
@@ -36,9 +37,15 @@ def _pinned(contract: Contract, state: dict[str, object], evidence: dict[str, ob
     return solver, u
 
 
-def _draw_state(data: st.DataObject, contract: Contract) -> tuple[dict[str, object], dict[str, object]]:
-    state = {v.name: data.draw(st.sampled_from(domain(v.type)), label=v.name) for v in contract.variables}
-    evidence = {e.name: data.draw(st.sampled_from(domain(e.type)), label=e.name) for e in contract.evidence}
+def _draw_state(
+    data: st.DataObject, contract: Contract
+) -> tuple[dict[str, object], dict[str, object]]:
+    state = {
+        v.name: data.draw(st.sampled_from(domain(v.type)), label=v.name) for v in contract.variables
+    }
+    evidence = {
+        e.name: data.draw(st.sampled_from(domain(e.type)), label=e.name) for e in contract.evidence
+    }
     return state, evidence
 
 
@@ -72,7 +79,9 @@ def test_z3_step_equals_runtime_step(name: str, data: st.DataObject) -> None:
     if not legal:
         return
     g = data.draw(st.sampled_from(legal), label="op")
-    outcomes = {o.name: data.draw(st.sampled_from(domain(o.type)), label=o.name) for o in contract.outcomes}
+    outcomes = {
+        o.name: data.draw(st.sampled_from(domain(o.type)), label=o.name) for o in contract.outcomes
+    }
     expected = apply(contract, state, evidence, g, outcomes)
     solver, u = _pinned(contract, state, evidence)
     for c in u.extend():

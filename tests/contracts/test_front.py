@@ -14,14 +14,16 @@ CONTRACT_CODES = sorted(code for code, entry in CODES.items() if entry.area == "
 
 def test_every_contract_code_is_documented() -> None:
     """Each registered E06xx code has a title, an explanation and both examples."""
-    assert CONTRACT_CODES == [f"E060{i}" for i in range(1, 8)]
+    assert [f"E060{i}" for i in range(1, 8)] == CONTRACT_CODES
     for code in CONTRACT_CODES:
         entry = CODES[code]
         assert entry.title and entry.explanation and entry.bad and entry.good
 
 
 @pytest.mark.parametrize("code", CONTRACT_CODES)
-def test_bad_example_gives_its_code_and_good_example_is_clean(code: str, update_goldens: bool) -> None:
+def test_bad_example_gives_its_code_and_good_example_is_clean(
+    code: str, update_goldens: bool
+) -> None:
     """The registry's failing example yields the code (rendered as in its golden file); the fix is clean."""
     entry = CODES[code]
     _, report = compile_text(entry.bad + "\n", f"{code}.lab")
@@ -74,11 +76,18 @@ def test_types_mean_what_the_docs_say() -> None:
         ("var a: bool  op m { a = true; a = false }", "E0605", "assigned twice"),
         ("evidence e: bool  op m effect e = true", "E0605", "only variables can be assigned"),
         ("var a: bool  pair p { z = 1 } vs { a = true } at m", "E0606", "is not an operation"),
-        ("var a: bool  op m effect a = true  pair p { z = 1 } vs { a = true } at m", "E0606",
-         "neither a variable nor evidence"),
+        (
+            "var a: bool  op m effect a = true  pair p { z = 1 } vs { a = true } at m",
+            "E0606",
+            "neither a variable nor evidence",
+        ),
         ("var a: bool  wait b", "E0602", "`wait` takes a `bool` variable"),
         ("var a: bool  step s { do: x }", "E0604", "no meaning in a contract"),
-        ("var a: bool  op m requires \"yes\" effect a = true", "E0604", "has no meaning in a contract expression"),
+        (
+            'var a: bool  op m requires "yes" effect a = true',
+            "E0604",
+            "has no meaning in a contract expression",
+        ),
         ("var a: bool  x: y  y: a  goal x", "E0601", "used before it is defined"),
     ],
 )

@@ -56,8 +56,15 @@ def test_incomplete_episode() -> None:
 
 def test_confirmation_that_contradicts_the_contract_is_noted() -> None:
     """Claiming A is seated at its slot although the outcome says it slipped gives a note."""
-    log = json.dumps({"time": 0, "attempt": "a1", "operation": "place_a(2)", "confirmed": True,
-                      "outcomes": {"slip": True}})
+    log = json.dumps(
+        {
+            "time": 0,
+            "attempt": "a1",
+            "operation": "place_a(2)",
+            "confirmed": True,
+            "outcomes": {"slip": True},
+        }
+    )
     report = monitor(CENTRIFUGE, read_events(log))
     assert report.notes and "`a == k` is false" in report.notes[0]
 
@@ -70,8 +77,11 @@ def test_confirmation_that_contradicts_the_contract_is_noted() -> None:
         ('{"time": 0, "attempt": "x", "operation": "fly"}', "line 1: `fly` is not an operation"),
         ('{"time": 0, "evidence": {"ghost": 1}}', "line 1: `ghost` is not evidence"),
         ('\n{"time": 0, "operation": "spin"}', "line 2: an attempt needs"),
-        ('{"time": 0, "attempt": "x", "operation": "spin"}\n'
-         '{"time": 1, "attempt": "x", "operation": "close_lid"}', "line 2: attempt `x` changes"),
+        (
+            '{"time": 0, "attempt": "x", "operation": "spin"}\n'
+            '{"time": 1, "attempt": "x", "operation": "close_lid"}',
+            "line 2: attempt `x` changes",
+        ),
     ],
 )
 def test_bad_log_lines_are_named(text: str, message: str) -> None:

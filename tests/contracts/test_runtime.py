@@ -14,7 +14,6 @@ from lablang.contracts.semantics import (
     legal_operations,
     read_state,
 )
-
 from tests.contracts.loading import STDLIB, load
 
 CENTRIFUGE = load(STDLIB / "centrifuge.lab")
@@ -53,8 +52,19 @@ def test_slip_outcome_moves_the_tube_to_the_next_slot_modulo_n() -> None:
 
 def test_terminal_state_has_no_legal_operation() -> None:
     """Once the rotor has spun (terminal), nothing is legal any more."""
-    state, _ = read_state(CENTRIFUGE, {"aim_a": 0, "a": 0, "conf_a": True, "aim_b": 4, "b": 4,
-                                       "conf_b": True, "lid": True, "spun": True})
+    state, _ = read_state(
+        CENTRIFUGE,
+        {
+            "aim_a": 0,
+            "a": 0,
+            "conf_a": True,
+            "aim_b": 4,
+            "b": 4,
+            "conf_b": True,
+            "lid": True,
+            "spun": True,
+        },
+    )
     assert legal_operations(CENTRIFUGE, state) == []
 
 
@@ -63,7 +73,11 @@ def test_weighing_evidence_sets_the_initial_pan() -> None:
     state, evidence = read_state(WEIGHING, {"evidence": {"leftover": "light"}})
     assert state["pan"] == frozenset({1, 2})
     assert legal_operations(WEIGHING, state, evidence) == [
-        "add(5)", "add(10)", "add(20)", "remove(1)", "wait_stable",
+        "add(5)",
+        "add(10)",
+        "add(20)",
+        "remove(1)",
+        "wait_stable",
     ]
 
 
@@ -77,8 +91,16 @@ def test_weighing_record_needs_the_exact_set_and_stability() -> None:
 
 def test_recall_retrieval_follows_the_turned_rack() -> None:
     """After a slip into slot 4 and a 180-degree turn of an 8-slot rack, retrieve from slot 3."""
-    state, evidence = read_state(RECALL, {"released": True, "looked": True, "moved": True, "tube": 3,
-                                          "evidence": {"slipped": True, "turned": True}})
+    state, evidence = read_state(
+        RECALL,
+        {
+            "released": True,
+            "looked": True,
+            "moved": True,
+            "tube": 3,
+            "evidence": {"slipped": True, "turned": True},
+        },
+    )
     assert legal_operations(RECALL, state, evidence) == ["retrieve(3)"]
 
 
@@ -110,6 +132,11 @@ def test_runtime_does_not_import_z3() -> None:
         "legal_operations(c, initial_state(c, {}))\n"
         "print('z3' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=str(STDLIB.parents[1]))
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=str(STDLIB.parents[1]),
+    )
     assert out.stdout.strip() == "False"

@@ -36,8 +36,15 @@ def test_stdlib_contract_verifies_clean(path: Path) -> None:
     contract, results = results_of(path)
     failed = [render_result(contract, r) for r in results if not r.passed]
     assert not failed, failed
-    assert {r.check for r in results} >= {"goal", "deadlock", "range", "invariant", "vacuity",
-                                          "pair", "noninterference"}
+    assert {r.check for r in results} >= {
+        "goal",
+        "deadlock",
+        "range",
+        "invariant",
+        "vacuity",
+        "pair",
+        "noninterference",
+    }
 
 
 def test_centrifuge_invariants_are_proved_by_induction() -> None:
@@ -65,7 +72,9 @@ BROKEN = [
 
 
 @pytest.mark.parametrize(("stem", "check"), BROKEN)
-def test_broken_variant_is_caught_with_a_readable_counterexample(stem: str, check: str, update_goldens: bool) -> None:
+def test_broken_variant_is_caught_with_a_readable_counterexample(
+    stem: str, check: str, update_goldens: bool
+) -> None:
     """Each broken variant is caught by its intended check; the rendering matches its golden file."""
     contract, results = results_of(DATA / f"{stem}.lab")
     caught = [r for r in results if r.check == check and r.status == VIOLATED]
@@ -90,8 +99,9 @@ def _replay(contract: Contract, trace: Trace) -> None:
         assert state == after
 
 
-@pytest.mark.parametrize("path", [*STDLIB_FILES, *(DATA / f"{s}.lab" for s, _ in BROKEN)],
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", [*STDLIB_FILES, *(DATA / f"{s}.lab" for s, _ in BROKEN)], ids=lambda p: p.stem
+)
 def test_every_trace_replays_in_the_runtime(path: Path) -> None:
     """Every step of every trace Z3 returns is legal at runtime and leads to the next state."""
     contract, results = results_of(path)
