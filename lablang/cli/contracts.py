@@ -91,13 +91,13 @@ def verify_command(
 
     contracts = _load(file, params, name)
     reports, ok = [], True
-    for contract in contracts:
+    for index, contract in enumerate(contracts):
         results = verify(contract, depth, budget)
         ok = ok and all(r.passed for r in results)
         if as_json:
             reports.append(report_json(contract, results, depth))
         else:
-            click.echo(render_text(contract, results, depth))
+            click.echo(("\n" if index else "") + render_text(contract, results, depth), nl=False)
     if as_json:
         click.echo(json.dumps({"passed": ok, "contracts": reports}, indent=2, ensure_ascii=False))
     sys.exit(0 if ok else 1)

@@ -604,8 +604,14 @@ def _why_stuck(contract: Contract, trace: Trace) -> list[str]:
                 continue
             key = (item.span.start, item.span.end) if item.span else (id(item), 0)
             groups.setdefault(key, (item, []))[1].append(g.name)
+        total = sum(len(names) for _, names in groups.values())
         for item, names in groups.values():
-            who = op.name if not op.params else ", ".join(names)
+            if not op.params:
+                who = op.name
+            elif len(names) == total:
+                who = f"{op.name}(" + ", ".join("*" for _ in op.params) + ")"
+            else:
+                who = ", ".join(names)
             text = item.text or _snippet(contract, item.span)
             lines.append(f"{who}: `{text}` is false{_location(contract, item.span)}")
     return lines
@@ -980,7 +986,7 @@ def verify(
     ...     value=Const(value=True)),)),), goals=(Item(expr=done, text="done"),),
     ...     terminal=(Item(expr=done, text="done"),))
     >>> [(r.check, r.status) for r in verify(c, depth=3)][:2]
-    [('goal', 'holds'), ('deadlock', 'holds')]
+    [('goal', 'holds'), ('deadlock', 'proved')]
     """
     depth = max(0, min(depth, MAX_DEPTH))
     facts: dict[str, Any] = {}
