@@ -457,11 +457,17 @@ class Parser:
     """One Lark parser, built once per process and reused (not reentrant: guarded)."""
 
     def __init__(self) -> None:
+        from lablang.limits import gc_paused
         from lablang.syntax.grammar import build_parser
 
         self._lock = threading.Lock()
         self._context = _Context()
-        self._lark = build_parser(
+        with gc_paused():
+            self._lark = self._build(build_parser)
+        self._remember()
+
+    def _build(self, build_parser: Any) -> lark.Lark:
+        return build_parser(
             _ToAst(self._context),
             {
                 "COMMENT": self._on_comment,
@@ -472,6 +478,17 @@ class Parser:
                 "RPAR": self._close,
                 "RSQB": self._close,
             },
+        )
+
+    def _remember(self) -> None:
+        from lablang.syntax.errors import remember_terminals
+
+        remember_terminals(
+            {
+                t.name: str(t.pattern.value)
+                for t in self._lark.terminals
+                if t.name.startswith("__ANON")
+            }
         )
 
     def _on_comment(self, token: Token) -> Token:
