@@ -28,6 +28,8 @@ from lablang.contracts.semantics import Evaluator, as_env_value, first_failing, 
 
 DEFAULT_DEPTH = 8
 MAX_DEPTH = 64
+MAX_GROUND_STEPS = 100_000
+"""Ground operations times depth: a bound on the Python work of building an unrolling."""
 DEFAULT_RLIMIT = 20_000_000
 """Z3 resource units allowed for one `check()` call (deterministic, unlike time)."""
 
@@ -233,6 +235,7 @@ def bmc(
         candidates.add("range")
     proved: set[str] = set()
     deadlock_proved = False
+    reached = depth
     for k in range(depth + 1):
         if k == 1 and candidates and induction:
             # the base case is done: what is jointly inductive needs no deeper unrolling
@@ -249,6 +252,14 @@ def bmc(
                 deadlock, deadlock_proved = False, True
             invariants = [(j, inv) for j, inv in invariants if f"invariant{j}" not in proved]
             ranges = ranges and "range" not in proved
+        vacuity_open = (
+            vacuity
+            and not vacuity_stopped
+            and (len(enabled_at) < n or len(premise_at) < len(premises))
+        )
+        if k and not (goals or deadlock or ranges or invariants or vacuity_open):
+            reached = k - 1
+            break  # nothing left to look for: deeper unrolling would only cost time
         if k:
             s.add(u.extend())
             if goals:
@@ -351,7 +362,8 @@ def bmc(
             for j, p in open_prem:
                 if _true(model, u.holds(k, p)):
                     premise_at[j] = k
-    reached = dead_prefix if dead_prefix is not None else depth
+    if dead_prefix is not None:
+        reached = dead_prefix
     for j, goal in goals:
         key = f"goal{j}"
         if dead_prefix is not None:
@@ -989,6 +1001,22 @@ def verify(
     [('goal', 'holds'), ('deadlock', 'proved')]
     """
     depth = max(0, min(depth, MAX_DEPTH))
+    from lablang.contracts.model import ground
+
+    work = len(ground(contract)) * max(depth, 1)
+    if work > MAX_GROUND_STEPS:
+        return [
+            Result(
+                check="size",
+                item="unrolling size",
+                status=UNKNOWN,
+                span=contract.span,
+                message=f"{work} ground operation steps ({len(ground(contract))} operations "
+                f"x depth {depth}) exceed the limit of {MAX_GROUND_STEPS}; lower --depth "
+                "or the parameter sizes",
+                depth=depth,
+            )
+        ]
     facts: dict[str, Any] = {}
     results = bmc(contract, depth, budget, facts=facts)
     results += [check_pair(contract, p, depth, budget) for p in contract.pairs]
