@@ -24,7 +24,7 @@ def test_verify_clean_contract_exits_zero() -> None:
     """`lablang verify` on a stdlib contract prints every check and exits 0."""
     result = run("verify", "stdlib/contracts/placement_recall.lab", "--depth", "6")
     assert result.exit_code == 0, result.output
-    assert "11 of 11 checks passed" in result.output
+    assert "15 of 15 checks passed" in result.output
 
 
 def test_verify_broken_contract_exits_one_with_json_trace() -> None:
@@ -87,3 +87,21 @@ def test_stdlib_contracts_pass_lablang_check() -> None:
     """`lablang check` accepts every stdlib contract (the compile hook runs without z3)."""
     result = run("check", *(str(p.relative_to(ROOT)) for p in sorted(STDLIB.glob("*.lab"))))
     assert result.exit_code == 0, result.output
+
+
+def test_check_of_a_contract_does_not_import_z3() -> None:
+    """`lablang check` compiles contracts without loading the solver."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from lablang.driver import check_file\n"
+        "result = check_file('stdlib/contracts/centrifuge.lab')\n"
+        "assert result.ok, [d.message for d in result.report]\n"
+        "print('z3' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=str(ROOT)
+    )
+    assert out.stdout.strip() == "False"

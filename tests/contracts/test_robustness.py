@@ -10,9 +10,42 @@ from lablang.contracts.semantics import initial_state, legal_operations
 from tests.contracts.loading import STDLIB, compile_text
 
 TEXTS = [p.read_text("utf-8") for p in sorted(STDLIB.glob("*.lab"))]
-TOKENS = ["", " ", "none", "true", "0", "7", "-1", "N", "a", "+", "%", "/ 0", "(", ")", "[", "]",
-          "{", "}", "and", "->", "not", "==", "slot?", "int", "one_of(x)", "set(bool)", "if(",
-          "sum(pan)", "forall x in slot:", "=", ",", "op z", "var q: bool", "pair"]
+TOKENS = [
+    "",
+    " ",
+    "none",
+    "true",
+    "0",
+    "7",
+    "-1",
+    "N",
+    "a",
+    "+",
+    "%",
+    "/ 0",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "and",
+    "->",
+    "not",
+    "==",
+    "slot?",
+    "int",
+    "one_of(x)",
+    "set(bool)",
+    "if(",
+    "sum(pan)",
+    "forall x in slot:",
+    "=",
+    ",",
+    "op z",
+    "var q: bool",
+    "pair",
+]
 
 
 @st.composite
