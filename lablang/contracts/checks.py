@@ -366,6 +366,17 @@ def bmc(
         reached = dead_prefix
     for j, goal in goals:
         key = f"goal{j}"
+        blockers = _goal_blockers(contract, goal, depth, budget)
+        why = (
+            (
+                "the requirements of "
+                + ", ".join(f"`{b}`" for b in blockers)
+                + " together keep the goal out of reach (a minimal unsat core: relaxing any"
+                " one of them makes it reachable within the depth)",
+            )
+            if blockers
+            else ()
+        )
         if dead_prefix is not None:
             results[key] = Result(
                 check="goal",
@@ -373,12 +384,14 @@ def bmc(
                 status=VIOLATED,
                 span=goal.span,
                 message=f"unreachable: every execution stops (deadlock) before step {dead_prefix}",
+                details=why,
                 depth=dead_prefix,
                 rlimit=cost.get(key, 0),
             )
         else:
             results[key] = Result(
                 check="goal",
+                details=why,
                 item=goal.text,
                 status=UNKNOWN,
                 span=goal.span,
@@ -476,6 +489,24 @@ def bmc(
 
 
 _RANGE = "variables stay in their types"
+
+
+def _goal_blockers(contract: Contract, goal: Item, depth: int, budget: int) -> list[str]:
+    """The operations whose requirements keep the goal out of reach within the depth:
+    each operation's requirements are guarded by an assumption literal and the unsat
+    core (minimized) names the ones that matter. Empty when no core is found."""
+    s = _Session(budget)
+    s.solver.set("core.minimize", True)
+    u = Unrolling(contract, "why", ctx=s.ctx)
+    u.guards = {op.name: z3.Bool(f"requires:{op.name}", s.ctx) for op in contract.operations}
+    s.add(u.start())
+    for _ in range(depth):
+        s.add(u.extend())
+    s.solver.add(as_bool(Z3.or_([u.holds(k, goal.expr) for k in range(depth + 1)]), s.ctx))
+    if s.solver.check(*u.guards.values()) != z3.unsat:
+        return []
+    core = {str(lit) for lit in s.solver.unsat_core()}
+    return [name for name, lit in u.guards.items() if str(lit) in core]
 
 
 def _true(model: Any, v: Any) -> bool:

@@ -183,6 +183,9 @@ class Unrolling:
         self.contract = contract
         self.ctx = ctx
         self.tag = tag
+        # operation name -> assumption literal: when set, an operation's requirements
+        # bind only while its literal is assumed (for unsat cores)
+        self.guards: dict[str, Any] = {}
         self.idle = idle
         self.ev = Evaluator(contract, Z3)
         self.ops: tuple[GroundOp, ...] = ground(contract)
@@ -249,9 +252,11 @@ class Unrolling:
         # (the frame). This is equivalent to per-operation frame equalities and smaller.
         updates: dict[str, list[tuple[int, Value]]] = {n: [] for n in cur}
         for i, g in enumerate(self.ops):
-            cons.append(
-                z3.Implies(act == i, _as_bool(Z3.and_([self.pre(t, i), not_terminal]), self.ctx))
+            requirement = z3.Implies(
+                act == i, _as_bool(Z3.and_([self.pre(t, i), not_terminal]), self.ctx)
             )
+            guard = self.guards.get(g.op.name)
+            cons.append(requirement if guard is None else z3.Implies(guard, requirement))
             genv = with_args(env, g)
             for e in g.op.effects:
                 updates[e.var].append((i, self.ev.eval(e.value, genv)))

@@ -156,3 +156,23 @@ def find_all(contract: Contract) -> list[str]:
     from lablang.contracts.model import ground
 
     return [g.name for g in ground(contract)]
+
+
+def test_unreachable_goal_names_the_blocking_requirements() -> None:
+    """An impossible requirement on `close` makes the goal unreachable; the unsat core names
+    the operations whose requirements block it."""
+    from tests.contracts.loading import compile_text
+
+    (contract,), report = compile_text(
+        "contract stuck {\n"
+        "  var full: bool  var lid: bool  var spun: bool\n"
+        "  op fill requires not full effect full = true\n"
+        "  op close requires full and not full effect lid = true\n"
+        "  op spin requires lid effect spun = true\n"
+        "  goal spun\n"
+        "}\n"
+    )
+    assert not report.has_errors
+    goal = verify(contract, 4)[0]
+    assert goal.check == "goal" and goal.status == VIOLATED
+    assert goal.details and "`close`, `spin` together keep the goal out of reach" in goal.details[0]
