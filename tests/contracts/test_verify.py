@@ -100,7 +100,9 @@ def _replay(contract: Contract, trace: Trace) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", [*STDLIB_FILES, *(DATA / f"{s}.lab" for s, _ in BROKEN)], ids=lambda p: p.stem
+    "path",
+    [*STDLIB_FILES, *(DATA / f"{s}.lab" for s, _ in BROKEN), DATA / "expressions.lab"],
+    ids=lambda p: p.stem,
 )
 def test_every_trace_replays_in_the_runtime(path: Path) -> None:
     """Every step of every trace Z3 returns is legal at runtime and leads to the next state."""
