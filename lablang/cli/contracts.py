@@ -13,7 +13,9 @@ import click
 MAX_DEPTH = 64
 
 
-def _load(file: str, params: tuple[str, ...], name: str | None) -> list[Any]:
+def _load(
+    file: str, params: tuple[str, ...], name: str | None, roots: tuple[str, ...] = ()
+) -> list[Any]:
     """Parse, check and compile the contracts of FILE; exits 1 with diagnostics on errors."""
     from lablang.contracts.front import compile_contracts
     from lablang.diagnostics import Report
@@ -31,7 +33,7 @@ def _load(file: str, params: tuple[str, ...], name: str | None) -> list[Any]:
     source = read_source(file, report)
     contracts: list[Any] = []
     if source is not None:
-        result = check_source(source, [Path(file).parent], report=report, backends=False)
+        result = check_source(source, [Path(file).parent, *roots], report=report, backends=False)
         if not report.has_errors:
             contracts = compile_contracts(result.program.root.module, source, report, overrides)
     if report.has_errors:
@@ -46,6 +48,13 @@ def _load(file: str, params: tuple[str, ...], name: str | None) -> list[Any]:
 
 
 _CONTRACT = click.option("--contract", "name", help="Only this contract of the file.")
+_ROOTS = click.option(
+    "--path",
+    "roots",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    help="A directory to import modules from (repeatable).",
+)
 _PARAM = click.option(
     "--param",
     "params",
@@ -74,6 +83,7 @@ _PARAM = click.option(
 @click.option("--json", "as_json", is_flag=True, help="Print results and ITF traces as JSON.")
 @_CONTRACT
 @_PARAM
+@_ROOTS
 def verify_command(
     file: str,
     depth: int,
@@ -81,6 +91,7 @@ def verify_command(
     as_json: bool,
     name: str | None,
     params: tuple[str, ...],
+    roots: tuple[str, ...],
 ) -> None:
     """Verify the contracts of FILE with Z3; exit 0 when every check passes, 1 otherwise.
 
@@ -89,7 +100,7 @@ def verify_command(
     from lablang.contracts import verify
     from lablang.contracts.render import render_text, report_json
 
-    contracts = _load(file, params, name)
+    contracts = _load(file, params, name, roots)
     reports, ok = [], True
     for index, contract in enumerate(contracts):
         results = verify(contract, depth, budget)
@@ -115,8 +126,14 @@ def verify_command(
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
 @_CONTRACT
 @_PARAM
+@_ROOTS
 def legal_command(
-    file: str, state_text: str, as_json: bool, name: str | None, params: tuple[str, ...]
+    file: str,
+    state_text: str,
+    as_json: bool,
+    name: str | None,
+    params: tuple[str, ...],
+    roots: tuple[str, ...],
 ) -> None:
     """Print the legal ground operations of a contract in a state, one per line.
 
@@ -124,7 +141,7 @@ def legal_command(
     """
     from lablang.contracts.semantics import legal_operations, read_state
 
-    contract = _load(file, params, name)[0]
+    contract = _load(file, params, name, roots)[0]
     text = state_text if state_text.lstrip().startswith("{") else _read(state_text)
     try:
         raw = json.loads(text)
@@ -146,16 +163,22 @@ def legal_command(
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @_CONTRACT
 @_PARAM
+@_ROOTS
 def monitor_command(
-    file: str, events: str, as_json: bool, name: str | None, params: tuple[str, ...]
+    file: str,
+    events: str,
+    as_json: bool,
+    name: str | None,
+    params: tuple[str, ...],
+    roots: tuple[str, ...],
 ) -> None:
     """Replay EVENTS (JSON lines) against a contract: choice, execution, completion.
 
-    Example: `lablang monitor stdlib/contracts/centrifuge.lab episode.jsonl --json`
+    Example: `lablang monitor stdlib/contracts/centrifuge.lab examples/contracts/centrifuge_clean.jsonl`
     """
     from lablang.contracts.monitor import MonitorError, monitor, read_events, render_monitor
 
-    contract = _load(file, params, name)[0]
+    contract = _load(file, params, name, roots)[0]
     try:
         report = monitor(contract, read_events(_read(events)))
     except MonitorError as error:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from click.testing import CliRunner
 
 from lablang.cli import main
@@ -105,3 +106,18 @@ def test_check_of_a_contract_does_not_import_z3() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=str(ROOT)
     )
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("verb", ["verify", "legal", "monitor"])
+def test_the_example_in_each_verbs_help_runs(verb: str) -> None:
+    """The `Example:` line of each verb's docstring runs and exits 0."""
+    import re
+    import shlex
+
+    from lablang.cli import contracts as module
+
+    command = getattr(module, f"{verb}_command")
+    example = re.search(r"Example: `lablang (.*?)`\n", command.help or "")
+    assert example is not None
+    result = run(*shlex.split(example.group(1)))
+    assert result.exit_code == 0, result.output
