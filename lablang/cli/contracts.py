@@ -176,7 +176,7 @@ def monitor_command(
 
     Example: `lablang monitor stdlib/contracts/centrifuge.lab examples/contracts/centrifuge_clean.jsonl`
     """
-    from lablang.contracts.monitor import MonitorError, monitor, read_events, render_monitor
+    from lablang.contracts.replay import MonitorError, monitor, read_events, render_monitor
 
     contract = _load(file, params, name, roots)[0]
     try:

@@ -41,6 +41,6 @@ def legal_operations(contract: Contract, state: Any, evidence: Any = None) -> li
 
 
 def monitor(contract: Contract, events: Any) -> Any:
-    from lablang.contracts.monitor import monitor as run
+    from lablang.contracts.replay import monitor as run
 
     return run(contract, events)

@@ -239,11 +239,21 @@ def bmc(
     for k in range(depth + 1):
         if k == 1 and candidates and induction:
             # the base case is done: what is jointly inductive needs no deeper unrolling
-            broken = {k for k, r in results.items() if r.status != HOLDS}
+            # every candidate must hold initially; the bounded queries above only
+            # covered the checks that were asked for, so check the rest here
+            broken = {key for key, r in results.items() if r.status != HOLDS}
+            for key in sorted((candidates | {"range"}) - broken):
+                term = (
+                    u.in_range(0)
+                    if key == "range"
+                    else u.holds(0, contract.invariants[int(key.removeprefix("invariant"))].expr)
+                )
+                if query("induction", Z3.not_(term))[0] != z3.unsat:
+                    broken.add(key)
             proved, no_deadlock, used = _houdini(
                 contract, (candidates | {"range"}) - broken, budget, deadlock
             )
-            cost["induction"] = used
+            cost["induction"] = cost.get("induction", 0) + used
             if facts is not None:
                 facts["proved"] = sorted(
                     int(x.removeprefix("invariant")) for x in proved if x != "range"

@@ -12,7 +12,7 @@ MODULES = [
     "lablang.contracts.semantics",
     "lablang.contracts.checks",
     "lablang.contracts.front",
-    "lablang.contracts.monitor",
+    "lablang.contracts.replay",
     "lablang.contracts.render",
 ]
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lablang.contracts.monitor import MonitorError, monitor, read_events
+from lablang.contracts.replay import MonitorError, monitor, read_events
 from tests.contracts.loading import ROOT, STDLIB, load
 
 CENTRIFUGE = load(STDLIB / "centrifuge.lab")

@@ -178,3 +178,22 @@ def test_unreachable_goal_names_the_blocking_requirements() -> None:
     goal = verify(contract, 4)[0]
     assert goal.check == "goal" and goal.status == VIOLATED
     assert goal.details and "`close`, `spin` together keep the goal out of reach" in goal.details[0]
+
+
+def test_an_invariant_false_initially_never_proves_deadlock_freedom() -> None:
+    """Induction only uses invariants that hold in the initial state, even when only the
+    deadlock check is asked for: `n == 3` is inductive but false at the start."""
+    from lablang.contracts.checks import check_deadlock
+    from tests.contracts.loading import compile_text
+
+    (contract,), report = compile_text(
+        "contract counter {\n"
+        "  var n: int[0..3]\n"
+        "  op inc requires n < 2 effect n = n + 1\n"
+        "  terminal n == 3\n"
+        "  invariant n == 3\n"
+        "}\n"
+    )
+    assert not report.has_errors
+    result = check_deadlock(contract, 4, 1_000_000)
+    assert (result.status, result.depth) == (VIOLATED, 2)
