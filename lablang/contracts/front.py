@@ -15,7 +15,6 @@ What the contract vocabulary means (docs/contracts.md has the full story):
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 from lablang import ast
@@ -91,6 +90,8 @@ class _Compiler:
         self.def_spans: dict[str, Span] = {}
         self.enums: list[m.EnumType] = []
         self._local: dict[str, m.Type] = {}  # operation parameters while compiling an operation
+        # names whose declaration already failed: their uses get no second diagnostic
+        self.poisoned: set[str] = set()
         # constants whose type is not `int`: enum members and `none` (kept alive by `_consts`)
         self.const_types: dict[int, m.Type | str] = {}
         self._consts: list[m.Const] = []
@@ -138,6 +139,7 @@ class _Compiler:
                         continue
                     t = self.type_expr(entry.type)
                     if t is None:
+                        self.poisoned.add(entry.name)
                         continue
                     kind = {"var": "var", "evidence": "evidence", "outcome": "outcome"}[
                         entry.keyword
@@ -168,8 +170,10 @@ class _Compiler:
         # derived expressions may refer to variables and to each other (in order)
         for member in members:
             if isinstance(member, ast.Field) and member.key in self.def_spans:
-                with contextlib.suppress(_Skip):
+                try:
                     self.defs[member.key] = self.expr(member.value, {})
+                except _Skip:
+                    self.poisoned.add(member.key)
         for kind, entry in pending:
             assert entry.name is not None
             t = self.types[(kind, entry.name)]
@@ -522,6 +526,8 @@ class _Compiler:
     def name(self, name: str, span: Span, local: dict[str, tuple[str, m.Type]]) -> m.Expr:
         if name in local:
             return m.Ref(kind=local[name][0], name=name, span=span)
+        if name in self.poisoned:
+            raise _Skip
         for kind in ("var", "evidence", "outcome"):
             if (kind, name) in self.types:
                 return m.Ref(kind=kind, name=name, span=span)
@@ -732,6 +738,9 @@ class _Compiler:
                     ok = False
         seen: set[str] = set()
         for name, value, span, name_span in assignments:
+            if name in self.poisoned:
+                ok = False
+                continue
             if ("var", name) not in self.types:
                 self.error(
                     "E0605",
@@ -858,6 +867,8 @@ class _Compiler:
         for member in block.members:
             if not isinstance(member, ast.Binding):
                 self.error("E0606", "a side of a pair is a list of `name = value`", member.span)
+                return None
+            if member.name in self.poisoned:
                 return None
             kind = (
                 "var"
