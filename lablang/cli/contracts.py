@@ -81,6 +81,12 @@ _PARAM = click.option(
     help="Z3 resource units allowed per query (deterministic budget).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print results and ITF traces as JSON.")
+@click.option(
+    "--itf",
+    "itf_dir",
+    type=click.Path(file_okay=False),
+    help="Also write each counterexample as an ITF trace file into this directory.",
+)
 @_CONTRACT
 @_PARAM
 @_ROOTS
@@ -89,6 +95,7 @@ def verify_command(
     depth: int,
     budget: int | None,
     as_json: bool,
+    itf_dir: str | None,
     name: str | None,
     params: tuple[str, ...],
     roots: tuple[str, ...],
@@ -98,13 +105,18 @@ def verify_command(
     Example: `lablang verify stdlib/contracts/centrifuge.lab --depth 8`
     """
     from lablang.contracts import verify
-    from lablang.contracts.render import render_text, report_json
+    from lablang.contracts.render import itf_files, render_text, report_json
+    from lablang.output import write_atomic
 
     contracts = _load(file, params, name, roots)
     reports, ok = [], True
     for index, contract in enumerate(contracts):
         results = verify(contract, depth, budget)
         ok = ok and all(r.passed for r in results)
+        if itf_dir is not None:
+            for file_name, data in itf_files(contract, results):
+                text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+                write_atomic(Path(itf_dir) / file_name, text)
         if as_json:
             reports.append(report_json(contract, results, depth))
         else:

@@ -188,3 +188,21 @@ def report_json(contract: Contract, results: Sequence[Result], depth: int) -> di
         "rlimit": sum(r.rlimit for r in results),
         "results": [result_json(contract, r) for r in results],
     }
+
+
+def itf_files(contract: Contract, results: Sequence[Result]) -> list[tuple[str, dict[str, Any]]]:
+    """One ITF trace file per counterexample trace: `CONTRACT.CHECK.N[.side].itf.json`."""
+    files = []
+    for n, r in enumerate(results, start=1):
+        if r.passed or not r.traces:
+            continue
+        sides: tuple[str | None, ...] = ("left", "right") if len(r.traces) == 2 else (None,)
+        for trace, side in zip(r.traces, sides, strict=False):
+            suffix = f".{side}" if side else ""
+            files.append(
+                (
+                    f"{contract.name}.{r.check}.{n}{suffix}.itf.json",
+                    itf_trace(contract, r, trace, side),
+                )
+            )
+    return files

@@ -121,3 +121,13 @@ def test_the_example_in_each_verbs_help_runs(verb: str) -> None:
     assert example is not None
     result = run(*shlex.split(example.group(1)))
     assert result.exit_code == 0, result.output
+
+
+def test_verify_writes_itf_trace_files(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`--itf DIR` writes one ITF file per side of a violated pair."""
+    result = run("verify", str(DATA / "centrifuge_intended.lab"), "--itf", str(tmp_path))
+    assert result.exit_code == 1
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == [n for n in names if n.startswith("centrifuge.pair.")] and len(names) == 2
+    data = json.loads((tmp_path / names[0]).read_text("utf-8"))
+    assert data["#meta"]["check"] == "pair" and data["#meta"]["side"] == "left"
