@@ -153,7 +153,7 @@ def make_trace(contract: Contract, u: Unrolling, model: Any, length: int) -> Tra
                 if o.name in used
             }
         else:
-            op, outcomes = ("(stutter)" if act == u.stutter else "(idle)"), {}
+            op, outcomes = "(stutter)", {}
         changes = {
             n: shown_states[t + 1][n]
             for n in shown_states[t]

@@ -3,9 +3,8 @@
 A state is one Z3 constant per scalar variable (Int with its range, or Bool) and one
 Bool per element of a set variable. Evidence is a set of constants per trace; each
 step has its own outcome constants and one integer selector `act` that picks a ground
-operation, the terminal stutter (only in a terminal state) or, for the
-non-interference copies, an idle step. Every choice states its frame: variables an
-effect does not assign keep their value.
+operation or the terminal stutter (only in a terminal state). Every choice states its
+frame: variables an effect does not assign keep their value.
 """
 
 from __future__ import annotations
@@ -177,16 +176,13 @@ def _truth(model: Any, v: Value) -> bool:
 class Unrolling:
     """One trace of the transition system, extended a step at a time."""
 
-    def __init__(
-        self, contract: Contract, tag: str, *, idle: bool = False, ctx: Any = None
-    ) -> None:
+    def __init__(self, contract: Contract, tag: str, *, ctx: Any = None) -> None:
         self.contract = contract
         self.ctx = ctx
         self.tag = tag
         # operation name -> assumption literal: when set, an operation's requirements
         # bind only while its literal is assumed (for unsat cores)
         self.guards: dict[str, Any] = {}
-        self.idle = idle
         self.ev = Evaluator(contract, Z3)
         self.ops: tuple[GroundOp, ...] = ground(contract)
         self.stutter = len(self.ops)
@@ -242,7 +238,7 @@ class Unrolling:
         self.states.append(nxt)
         act = z3.Int(f"{self.tag}.act@{t}", self.ctx)
         self.acts.append(act)
-        top = self.stutter + (1 if self.idle else 0)
+        top = self.stutter
         cons += [act >= 0, act <= top]
         cur = self.states[t]
         env = self.env(t, with_outcomes=True)

@@ -759,10 +759,8 @@ class _Compiler:
                 expr = self.expr(value, local)
                 target = self.cls(self.types[("var", name)])
                 got = self.cls(self.infer(expr, self._local))
-                if (
-                    got != target
-                    and not (got == "none" and isinstance(self.types[("var", name)], m.OptionType))
-                    and not (got == "int" and target.startswith("enum:") and False)
+                if got != target and not (
+                    got == "none" and isinstance(self.types[("var", name)], m.OptionType)
                 ):
                     self.error(
                         "E0602",
