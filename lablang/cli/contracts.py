@@ -82,6 +82,12 @@ _PARAM = click.option(
 )
 @click.option("--json", "as_json", is_flag=True, help="Print results and ITF traces as JSON.")
 @click.option(
+    "--chc",
+    is_flag=True,
+    help="Try to prove bounded invariants and deadlock freedom for every depth with Z3's "
+    "CHC engine (slower).",
+)
+@click.option(
     "--itf",
     "itf_dir",
     type=click.Path(file_okay=False),
@@ -95,6 +101,7 @@ def verify_command(
     depth: int,
     budget: int | None,
     as_json: bool,
+    chc: bool,
     itf_dir: str | None,
     name: str | None,
     params: tuple[str, ...],
@@ -111,7 +118,7 @@ def verify_command(
     contracts = _load(file, params, name, roots)
     reports, ok = [], True
     for index, contract in enumerate(contracts):
-        results = verify(contract, depth, budget)
+        results = verify(contract, depth, budget, chc)
         ok = ok and all(r.passed for r in results)
         if itf_dir is not None:
             for file_name, data in itf_files(contract, results):

@@ -27,11 +27,13 @@ def compile_contracts(*args: Any, **kwargs: Any) -> list[Contract]:
     return run(*args, **kwargs)
 
 
-def verify(contract: Contract, depth: int = 8, budget: int | None = None) -> list[Result]:
+def verify(
+    contract: Contract, depth: int = 8, budget: int | None = None, chc: bool = False
+) -> list[Result]:
     from lablang.contracts.checks import DEFAULT_RLIMIT
     from lablang.contracts.checks import verify as run
 
-    return run(contract, depth, DEFAULT_RLIMIT if budget is None else budget)
+    return run(contract, depth, DEFAULT_RLIMIT if budget is None else budget, chc)
 
 
 def legal_operations(contract: Contract, state: Any, evidence: Any = None) -> list[str]:

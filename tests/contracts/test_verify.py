@@ -197,3 +197,38 @@ def test_an_invariant_false_initially_never_proves_deadlock_freedom() -> None:
     assert not report.has_errors
     result = check_deadlock(contract, 4, 1_000_000)
     assert (result.status, result.depth) == (VIOLATED, 2)
+
+
+def test_chc_engine_proves_what_one_step_induction_cannot() -> None:
+    """`n != 3` (n moves 0 -> 2) is not 1-inductive; with `chc=True` Spacer proves it."""
+    from tests.contracts.loading import compile_text
+
+    (contract,), report = compile_text(
+        "contract even {\n"
+        "  var n: int[0..4]\n"
+        "  op inc requires n < 2 effect n = n + 2\n"
+        "  terminal n == 2\n"
+        "  invariant n != 3\n"
+        "}\n"
+    )
+    assert not report.has_errors
+    bounded = next(r for r in verify(contract, 4) if r.check == "invariant")
+    assert bounded.status == "holds" and "not 1-inductive" in bounded.message
+    proved = next(r for r in verify(contract, 4, chc=True) if r.check == "invariant")
+    assert proved.status == PROVED and "CHC engine" in proved.message
+
+
+def test_chc_engine_finds_a_violation_beyond_the_depth() -> None:
+    """An invariant broken only after three steps is `violated` by the CHC engine at depth 2."""
+    from tests.contracts.loading import compile_text
+
+    (contract,), report = compile_text(
+        "contract slow {\n"
+        "  var n: int[0..5]\n"
+        "  op inc requires n < 5 effect n = n + 1\n"
+        "  invariant n < 3\n"
+        "}\n"
+    )
+    assert not report.has_errors
+    result = next(r for r in verify(contract, 2, chc=True) if r.check == "invariant")
+    assert result.status == VIOLATED and "more than 2 steps" in result.message
