@@ -1,0 +1,155 @@
+"""lablang's grammar drives constrained decoding with llguidance.
+
+The derived grammar (`examples/agent/llguidance_grammar.py`) must compile, accept the
+example programs, and everything it lets a model write must parse with lablang.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+from pathlib import Path
+
+import pytest
+
+llguidance = pytest.importorskip("llguidance")
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location(
+    "llguidance_grammar", ROOT / "examples" / "agent" / "llguidance_grammar.py"
+)
+assert _spec is not None and _spec.loader is not None
+derive = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(derive)
+
+
+def _lark_grammar() -> str:
+    return (ROOT / "grammar" / "lablang.lark").read_text("utf-8")
+
+
+def _programs() -> list[Path]:
+    files = [ROOT / "tests" / "data" / "tour.lab"]
+    for folder in ("examples", "stdlib"):
+        files.extend(sorted((ROOT / folder).rglob("*.lab")))
+    return files
+
+
+class _Vocabulary:
+    """A word-level tokenizer in the shape llguidance's `TokenizerWrapper` expects.
+
+    Each word carries its leading space, as a language model's tokens do, and the
+    closers also come glued (`)`, `]`, `}`, `,`); a sample is a walk over these tokens.
+    """
+
+    WORDS = (
+        # names, numbers, quantities, strings, ends
+        "tube_A", "rack", "q1", "zeta", "0", "2", "16", "0.5", "98", "uL", "C", "s", "min",
+        "mM", "x", "%", '"t"', "5'", "3'",
+        # sequences, built from their parts
+        "5'-", "ACGT", "[CB:16]", "[UMI:8-10]", "[CDNA']", "(T)30", "{P5}", "{R2'}",
+        "/5Phos/", "rG", "+G", "*", "-3'", "RNA",
+        # punctuation and operators
+        "{", "}", "(", ")", "[", "]", ",", ";", ":", ".", "=", "|>", "->", "==", "!=", "<", ">=",
+        "~", "..", "+", "-", "/", "±", "?",
+    )
+
+    def __init__(self, keywords: list[str]) -> None:
+        words = list(dict.fromkeys([*self.WORDS, *keywords]))
+        spaced = [" " + w for w in words]
+        glued = [")", "]", "}", ",", "\n"]
+        self.tokens: list[bytes] = [t.encode() for t in (*spaced, *glued)] + [b"<eos>"]
+        self.eos_token_id = len(self.tokens) - 1
+        self.bos_token_id = None
+        self.special_token_ids = [self.eos_token_id]
+        self.closers = {i for i, t in enumerate(self.tokens) if t.strip() in {b")", b"]", b"}", b"-3'", b'"t"'}}
+
+    def __call__(self, text: bytes) -> list[int]:
+        raise NotImplementedError("samples are built token by token, never tokenized")
+
+
+def _keywords(lark_text: str) -> list[str]:
+    import re
+
+    return sorted(set(re.findall(r'"([a-z]+)"', lark_text)))
+
+
+def _matcher_factory():
+    vocabulary = _Vocabulary(_keywords(_lark_grammar()))
+    tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(vocabulary))
+    grammar = llguidance.LLMatcher.grammar_from_lark(derive.llguidance_grammar(_lark_grammar()))
+    return vocabulary, tokenizer, grammar
+
+
+def _allowed(matcher, size: int) -> list[int]:
+    mask = matcher.compute_bitmask()
+    return [t for t in range(size) if mask[t // 8] >> (t % 8) & 1]
+
+
+def _sample(vocabulary, tokenizer, grammar, rng: random.Random, budget: int = 60) -> str | None:
+    """One random text the derived grammar accepts in full, or None for a dead end."""
+    matcher = llguidance.LLMatcher(tokenizer, grammar, log_level=0)
+    out: list[int] = []
+    eos = vocabulary.eos_token_id
+    while len(out) < 4 * budget:
+        accepting = matcher.is_accepting()
+        if accepting and (len(out) >= budget or rng.random() < 0.05):
+            return b"".join(vocabulary.tokens[t] for t in out).decode()
+        choices = [t for t in _allowed(matcher, len(vocabulary.tokens)) if t != eos]
+        if not choices:
+            return b"".join(vocabulary.tokens[t] for t in out).decode() if accepting else None
+        closing = [t for t in choices if t in vocabulary.closers]
+        token = rng.choice(closing if len(out) >= budget and closing else choices)
+        assert matcher.consume_token(token) and not matcher.is_error(), matcher.get_error()
+        out.append(token)
+    return None
+
+
+def test_derived_grammar_compiles_with_llguidance_without_errors_or_warnings():
+    """llguidance validates the derived grammar with no error and no warning."""
+    grammar = llguidance.LLMatcher.grammar_from_lark(derive.llguidance_grammar(_lark_grammar()))
+    is_error, messages = llguidance.LLMatcher.validate_grammar_with_warnings(grammar)
+    assert (is_error, messages) == (False, [])
+
+
+def test_grammar_as_written_needs_the_rewrite():
+    """The Lark grammar itself uses priorities and look-arounds llguidance rejects."""
+    grammar = llguidance.LLMatcher.grammar_from_lark(_lark_grammar())
+    _, messages = llguidance.LLMatcher.validate_grammar_with_warnings(grammar)
+    assert messages, "the rewrite may no longer be needed: compile grammar/lablang.lark directly"
+
+
+@pytest.mark.parametrize("path", _programs(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_derived_grammar_accepts_every_example_program(path: Path):
+    """Every bundled .lab program is a text the derived grammar accepts in full."""
+    vocabulary = _Vocabulary([])
+    del vocabulary  # programs are fed byte by byte, with a byte-level tokenizer
+
+    class Bytes:
+        tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
+        eos_token_id, bos_token_id, special_token_ids = 256, None, [256]
+
+        def __call__(self, text: bytes) -> list[int]:
+            return list(text)
+
+    tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(Bytes()))
+    grammar = llguidance.LLMatcher.grammar_from_lark(derive.llguidance_grammar(_lark_grammar()))
+    matcher = llguidance.LLMatcher(tokenizer, grammar, log_level=0)
+    consumed = matcher.consume_tokens(list(path.read_bytes()))
+    assert consumed and matcher.is_accepting(), matcher.get_error()
+
+
+def test_texts_the_derived_grammar_allows_parse_with_lablang():
+    """200 seeded random walks through the derived grammar all parse without a diagnostic."""
+    syntax = pytest.importorskip("lablang.syntax")
+    from lablang.diagnostics import Report
+    from lablang.source import Source
+
+    vocabulary, tokenizer, grammar = _matcher_factory()
+    rng = random.Random(20261129)
+    samples = [_sample(vocabulary, tokenizer, grammar, rng) for _ in range(200)]
+    finished = [s for s in samples if s is not None]
+    assert len(finished) >= 150
+    for text in finished:
+        report = Report()
+        syntax.parse(Source(text, "<sample>"), report)
+        assert not report.diagnostics, (text, [d.message for d in report.diagnostics])
