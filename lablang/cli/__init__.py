@@ -15,24 +15,64 @@ import click
 VERBS: dict[str, tuple[str, str, str]] = {
     "check": ("lablang.cli.core", "check_command", "Check .lab files and report diagnostics."),
     "fmt": ("lablang.cli.core", "fmt_command", "Format .lab files in the canonical layout."),
-    "export": ("lablang.cli.core", "export_command", "Export a checked program (json, libstruct, seqspec)."),
-    "schema": ("lablang.cli.core", "schema_command", "Print the JSON Schema of `lablang export --to json`."),
+    "export": (
+        "lablang.cli.core",
+        "export_command",
+        "Export a checked program (json, libstruct, seqspec).",
+    ),
+    "schema": (
+        "lablang.cli.core",
+        "schema_command",
+        "Print the JSON Schema of `lablang export --to json`.",
+    ),
     "explain": ("lablang.cli.core", "explain_command", "Explain a diagnostic code with examples."),
     "spec": ("lablang.cli.core", "spec_command", "Print the compact language reference."),
-    "import": ("lablang.cli.molecular", "import_command", "Import LibStructBench JSON or seqspec YAML as .lab."),
-    "graph": ("lablang.cli.molecular", "graph_command", "Write a workflow's molecular graph (dot, graphml, mermaid, json)."),
-    "draw": ("lablang.cli.molecular", "draw_command", "Draw a library structure or workflow as SVG/HTML."),
-    "score": ("lablang.cli.scoring", "score_command", "Score a reconstruction against a reference (LibStructBench)."),
+    "import": (
+        "lablang.cli.molecular",
+        "import_command",
+        "Import LibStructBench JSON or seqspec YAML as .lab.",
+    ),
+    "graph": (
+        "lablang.cli.molecular",
+        "graph_command",
+        "Write a workflow's molecular graph (dot, graphml, mermaid, json).",
+    ),
+    "draw": (
+        "lablang.cli.molecular",
+        "draw_command",
+        "Draw a library structure or workflow as SVG/HTML.",
+    ),
+    "score": (
+        "lablang.cli.scoring",
+        "score_command",
+        "Score a reconstruction against a reference (LibStructBench).",
+    ),
     "verify": ("lablang.cli.contracts", "verify_command", "Verify contracts with Z3."),
-    "legal": ("lablang.cli.contracts", "legal_command", "List the legal operations of a contract in a state."),
-    "monitor": ("lablang.cli.contracts", "monitor_command", "Replay an event log against a contract."),
-    "simulate": ("lablang.cli.sim", "simulate_command", "Simulate a task's expert program in MuJoCo."),
+    "legal": (
+        "lablang.cli.contracts",
+        "legal_command",
+        "List the legal operations of a contract in a state.",
+    ),
+    "monitor": (
+        "lablang.cli.contracts",
+        "monitor_command",
+        "Replay an event log against a contract.",
+    ),
+    "simulate": (
+        "lablang.cli.sim",
+        "simulate_command",
+        "Simulate a task's expert program in MuJoCo.",
+    ),
     "certify": ("lablang.cli.sim", "certify_command", "Certify a task under randomization."),
     "evaluate": ("lablang.cli.sim", "evaluate_command", "Evaluate a policy on a task."),
     "replay": ("lablang.cli.sim", "replay_command", "Re-score a recorded episode."),
     "diff": ("lablang.cli.protocols", "diff_command", "Semantic diff of two protocols."),
     "grade": ("lablang.cli.protocols", "grade_command", "Grade judgments against a rubric."),
-    "judge-prompts": ("lablang.cli.protocols", "judge_prompts_command", "Write one judge prompt per rubric item."),
+    "judge-prompts": (
+        "lablang.cli.protocols",
+        "judge_prompts_command",
+        "Write one judge prompt per rubric item.",
+    ),
     "lsp": ("lablang.cli.lsp", "lsp_command", "Run the language server over stdio."),
 }
 
@@ -55,12 +95,18 @@ class LazyGroup(click.Group):
 
 
 def _unavailable(name: str, help_text: str) -> click.Command:
-    @click.command(name=name, help=f"{help_text} (not available in this build)",
-                   context_settings={"ignore_unknown_options": True})
+    @click.command(
+        name=name,
+        help=f"{help_text} (not available in this build)",
+        context_settings={"ignore_unknown_options": True},
+    )
     @click.argument("args", nargs=-1, type=click.UNPROCESSED)
     def command(args: tuple[str, ...]) -> None:
-        click.echo(f"error: `lablang {name}` is not available in this build (partial: "
-                   "its backend has not landed yet)", err=True)
+        click.echo(
+            f"error: `lablang {name}` is not available in this build (partial: "
+            "its backend has not landed yet)",
+            err=True,
+        )
         sys.exit(2)
 
     return command

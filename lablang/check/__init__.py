@@ -1,0 +1,364 @@
+"""The check stage: types, units, sequence references and provenance.
+
+The core checks what every declaration shares; each backend checks the fields of
+its own kinds (see `lablang.driver.BACKEND_CHECKS`).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from lablang import ast
+from lablang.check.names import did_you_mean
+from lablang.check.walk import members, walk
+from lablang.diagnostics import Edit, Fix, Report
+from lablang.resolve import ModuleInfo, Program
+from lablang.units import UNITS, QuantityValue, quantity
+from lablang.units.table import BASE
+
+__all__ = ["FIELD_DIMENSIONS", "SUPPORT_STATUSES", "check"]
+
+# Field names whose value must be a quantity of one of these dimensions, in every kind.
+FIELD_DIMENSIONS: dict[str, tuple[str, ...]] = {
+    "volume": ("volume",),
+    "temperature": ("temperature",),
+    "duration": ("time",),
+    "time": ("time",),
+    "mass": ("mass",),
+    "concentration": (
+        "molar_concentration",
+        "mass_concentration",
+        "activity_concentration",
+        "fold",
+        "percent",
+    ),
+    "speed": ("rotation_speed", "relative_centrifugal_force", "speed"),
+    "force": ("relative_centrifugal_force", "force"),
+    "length": ("length", "sequence_length"),
+    "ratio": ("fold",),
+}
+# Dimensions whose amounts cannot be negative.
+NON_NEGATIVE = {
+    "volume",
+    "mass",
+    "time",
+    "molar_concentration",
+    "mass_concentration",
+    "activity_concentration",
+    "rotation_speed",
+    "relative_centrifugal_force",
+    "sequence_length",
+    "cells",
+    "cycles",
+    "reads",
+    "reactions",
+    "enzyme_units",
+    "fold",
+}
+SUPPORT_STATUSES = ("explicit", "derivable", "externally_completed", "ambiguous", "unsupported")
+LOCATORS = ("page", "section", "figure", "table", "line", "paragraph", "url", "step")
+SEQUENCE_KINDS = ("segment", "oligo")
+# Field names whose value names declarations of these kinds (a name or a list of names).
+REFERENCE_FIELDS: dict[str, tuple[str, ...]] = {
+    "oligos": ("oligo",),
+    "primer": ("oligo",),
+    "primers": ("oligo",),
+    "substrates": ("state",),
+    "products": ("state",),
+    "carried": ("state",),
+    "discarded": ("state",),
+}
+
+
+def check(program: Program, report: Report) -> None:
+    """Check every module of the program (the root and what it imports)."""
+    seen: set[int] = set()
+    for info in [program.root, *program.modules.values()]:
+        if id(info) in seen:
+            continue
+        seen.add(id(info))
+        _check_module(info, report)
+
+
+def _check_module(info: ModuleInfo, report: Report) -> None:
+    for decl in info.module.decls:
+        _check_decl(info, decl, report)
+
+
+def _check_decl(info: ModuleInfo, decl: ast.Decl, report: Report) -> None:
+    _check_fields(info, members(decl.body), report)
+    for node in walk(decl):
+        match node:
+            case ast.Quantity():
+                _check_quantity(info, node, report)
+            case ast.Unary(op="-", operand=ast.Quantity() as q):
+                _check_negative(info, node, q, report)
+            case ast.SeqRef():
+                _check_seq_ref(info, node, report)
+            case ast.Sequence(moltype=moltype) if moltype not in (None, "DNA", "RNA"):
+                report.add(
+                    "E0309",
+                    f"unknown molecule type `{moltype}`",
+                    info.source,
+                    node.span,
+                    label="a sequence is `DNA` or `RNA`",
+                    help="write `DNA 5'-...-3'` or `RNA 5'-...-3'` (DNA when omitted)",
+                )
+            case ast.Entry() | ast.ExprEntry():
+                if node.body is not None:
+                    _check_fields(info, node.body.members, report)
+            case _:
+                pass
+
+
+def _check_fields(info: ModuleInfo, items: tuple[ast.Member, ...], report: Report) -> None:
+    seen: dict[str, ast.Field] = {}
+    for member in items:
+        if not isinstance(member, ast.Field):
+            continue
+        first = seen.get(member.key)
+        if first is not None:
+            from lablang.diagnostics import Label
+
+            report.add(
+                "E0307",
+                f"field `{member.key}` is given twice",
+                info.source,
+                member.key_span,
+                label="given again here",
+                labels=[Label(first.key_span, "first given here")],
+                help="keep one of them; a list value is written `[a, b]`",
+            )
+        else:
+            seen[member.key] = member
+        if member.key in FIELD_DIMENSIONS:
+            _check_dimension(info, member, FIELD_DIMENSIONS[member.key], report)
+        elif member.key in REFERENCE_FIELDS:
+            _check_references(info, member, REFERENCE_FIELDS[member.key], report)
+        elif member.key == "support":
+            _check_support(info, member, report)
+        elif member.key == "source":
+            _check_source(info, member, report)
+
+
+def _value_quantity(expr: ast.Expr) -> tuple[ast.Quantity | None, bool]:
+    """The quantity an expression states directly, and whether it is negated."""
+    match expr:
+        case ast.Quantity():
+            return expr, False
+        case ast.Unary(op="-", operand=ast.Quantity() as inner):
+            return inner, True
+        case ast.Unary(op="±" | "+", operand=ast.Quantity() as inner):
+            return inner, False
+        case ast.Binary(op="of", left=left):
+            return _value_quantity(left)
+        case _:
+            return None, False
+
+
+def _check_dimension(
+    info: ModuleInfo, field: ast.Field, wanted: tuple[str, ...], report: Report
+) -> None:
+    value = field.value
+    q, _ = _value_quantity(value)
+    expected = " or ".join(w.replace("_", " ") for w in wanted)
+    if q is None:
+        number = value.operand if isinstance(value, ast.Unary) else value
+        if isinstance(number, ast.Number):
+            unit = BASE[wanted[0]] if wanted[0] != "temperature" else "C"
+            example = {"volume": "uL", "time": "s", "mass": "g", "molar_concentration": "mM"}.get(
+                wanted[0], unit
+            )
+            report.add(
+                "E0302",
+                f"`{field.key}` needs a unit",
+                info.source,
+                number.span,
+                label=f"a bare number; expected a {expected}",
+                help=f"write the unit, e.g. `{number.text} {example}`",
+                fix=Fix(f"add `{example}`", (Edit(number.span, f"{number.text} {example}"),)),
+            )
+        return
+    if q.unit in UNITS and UNITS[q.unit].dimension not in wanted:
+        got = UNITS[q.unit].dimension.replace("_", " ")
+        report.add(
+            "E0301",
+            f"`{field.key}` is a {expected}, not a {got}",
+            info.source,
+            q.span,
+            label=f"`{q.unit}` measures {got}",
+            help=f"use a unit of {expected}, e.g. `{BASE[wanted[0]]}`",
+        )
+
+
+def _check_quantity(info: ModuleInfo, node: ast.Quantity, report: Report) -> None:
+    if node.unit not in UNITS:
+        return  # the grammar only admits known units
+    value: QuantityValue = quantity(node.number, node.unit)
+    if value.dimension == "temperature" and value.base < Fraction(-27315, 100):
+        report.add(
+            "E0303",
+            f"temperature `{node.number} {node.unit}` is below absolute zero",
+            info.source,
+            node.span,
+            label="impossible temperature",
+            help="check the number and the unit (`C` or `K`)",
+        )
+
+
+def _check_negative(info: ModuleInfo, node: ast.Unary, q: ast.Quantity, report: Report) -> None:
+    dimension = UNITS[q.unit].dimension if q.unit in UNITS else ""
+    if dimension in NON_NEGATIVE and Fraction(q.number) != 0:
+        report.add(
+            "E0303",
+            f"a {dimension.replace('_', ' ')} cannot be negative",
+            info.source,
+            node.span,
+            label=f"`-{q.number} {q.unit}`",
+            help=f"write a positive amount, e.g. `{q.number} {q.unit}`",
+            fix=Fix("drop the minus sign", (Edit(node.span, f"{q.number} {q.unit}"),)),
+        )
+
+
+def _check_seq_ref(info: ModuleInfo, node: ast.SeqRef, report: Report) -> None:
+    symbol = info.lookup(node.path)
+    if symbol is None and len(node.path) > 1:
+        # `{TruSeq_R1.partial}`: a named part of a declared sequence
+        symbol = info.lookup(node.path[:1])
+        if symbol is not None:
+            return
+    if symbol is not None:
+        if symbol.decl.kind not in SEQUENCE_KINDS:
+            report.add(
+                "E0306",
+                f"`{'.'.join(node.path)}` is a {symbol.decl.kind}, not a segment or oligo",
+                info.source,
+                node.span,
+                label="a sequence can only include segments and oligos",
+                help="refer to a `segment` or an `oligo` here",
+            )
+        return
+    if node.path[0] in info.broken:
+        return
+    name = ".".join(node.path)
+    candidates = [s.name for s in info.visible() if s.decl.kind in SEQUENCE_KINDS]
+    guess = did_you_mean(name, candidates)
+    inner = node.span
+    report.add(
+        "E0203",
+        f"segment or oligo `{name}` is not declared",
+        info.source,
+        node.span,
+        label="not declared in this module or its imports",
+        help=f"did you mean `{guess}`?"
+        if guess
+        else "declare it with `segment` or `oligo`, or import it with `use`",
+        fix=Fix(f"use `{guess}`", (Edit(inner, "{" + guess + ("'" if node.revcomp else "") + "}"),))
+        if guess
+        else None,
+    )
+
+
+def _check_support(info: ModuleInfo, field: ast.Field, report: Report) -> None:
+    value = field.value
+    if isinstance(value, ast.Name) and value.id in SUPPORT_STATUSES:
+        return
+    shown = value.id if isinstance(value, ast.Name) else "this value"
+    guess = did_you_mean(value.id, SUPPORT_STATUSES) if isinstance(value, ast.Name) else None
+    report.add(
+        "E0308",
+        f"`{shown}` is not a support status",
+        info.source,
+        value.span,
+        label="one of " + ", ".join(SUPPORT_STATUSES),
+        help=f"did you mean `{guess}`?" if guess else "write e.g. `support: explicit`",
+        fix=Fix(f"use `{guess}`", (Edit(value.span, guess),)) if guess else None,
+    )
+
+
+def _check_source(info: ModuleInfo, field: ast.Field, report: Report) -> None:
+    value = field.value
+    items = value.items if isinstance(value, ast.ListExpr) else (value,)
+    for item in items:
+        if isinstance(item, ast.String):
+            continue
+        if (
+            isinstance(item, ast.Call)
+            and isinstance(item.func, ast.Name)
+            and item.func.id == "doc"
+            and item.args
+            and item.args[0].name is None
+            and isinstance(item.args[0].value, ast.String)
+        ):
+            for arg in item.args[1:]:
+                if arg.name not in LOCATORS:
+                    guess = did_you_mean(arg.name or "", LOCATORS)
+                    report.add(
+                        "E0308",
+                        f"`{arg.name}` is not a source locator"
+                        if arg.name
+                        else "a locator needs a name",
+                        info.source,
+                        arg.span,
+                        label="one of " + ", ".join(LOCATORS),
+                        help=f"did you mean `{guess}`?" if guess else "write e.g. `page: 12`",
+                    )
+            continue
+        report.add(
+            "E0308",
+            'a source is `doc("ID", page: N, section: "...")` or a string',
+            info.source,
+            item.span,
+            label="not a source reference",
+            help='write e.g. `source: doc("CG000204", page: 12, section: "2.1")`',
+        )
+
+
+def _check_references(
+    info: ModuleInfo, field: ast.Field, kinds: tuple[str, ...], report: Report
+) -> None:
+    value = field.value
+    items = value.items if isinstance(value, ast.ListExpr) else (value,)
+    wanted = " or ".join(kinds)
+    for item in items:
+        path = _name_path(item)
+        if path is None:
+            continue
+        symbol = info.lookup(path)
+        name = ".".join(path)
+        if symbol is None and path[0] in info.broken:
+            continue
+        if symbol is None:
+            candidates = [s.name for s in info.visible() if s.decl.kind in kinds]
+            guess = did_you_mean(name, candidates)
+            report.add(
+                "E0203",
+                f"{wanted} `{name}` is not declared",
+                info.source,
+                item.span,
+                label="not declared in this module or its imports",
+                help=f"did you mean `{guess}`?"
+                if guess
+                else f"declare it with `{kinds[0]}`, or import it with `use`",
+                fix=Fix(f"use `{guess}`", (Edit(item.span, guess),)) if guess else None,
+            )
+        elif symbol.decl.kind not in kinds:
+            report.add(
+                "E0306",
+                f"`{name}` is a {symbol.decl.kind}, not a {wanted}",
+                info.source,
+                item.span,
+                label=f"`{field.key}` lists {wanted}s",
+                help=f"name a {wanted} here",
+            )
+
+
+def _name_path(expr: ast.Expr) -> tuple[str, ...] | None:
+    match expr:
+        case ast.Name(id=name):
+            return (name,)
+        case ast.Attribute(value=inner, name=name):
+            head = _name_path(inner)
+            return None if head is None else (*head, name)
+        case _:
+            return None

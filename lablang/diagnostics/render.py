@@ -1,0 +1,144 @@
+"""Renderers: pure functions from diagnostics to text (rustc-like), JSON and LSP shapes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from lablang.diagnostics import Diagnostic, Severity
+
+
+def render_text(diagnostic: Diagnostic) -> str:
+    """A diagnostic as text with a caret snippet under its span.
+
+    >>> from lablang.diagnostics import Report
+    >>> from lablang.source import Source, Span
+    >>> report = Report()
+    >>> source = Source("oligo X { seq: TS0 }", "a.lab")
+    >>> d = report.add("E0203", "oligo `TS0` is not declared", source, Span(15, 18),
+    ...                label="not declared in this module", help="did you mean `TSO`?")
+    >>> print(render_text(d))
+    error[E0203]: oligo `TS0` is not declared
+     --> a.lab:1:16
+      |
+    1 | oligo X { seq: TS0 }
+      |                ^^^ not declared in this module
+      |
+      = help: did you mean `TSO`?
+    """
+    head = f"{diagnostic.severity.value}[{diagnostic.code}]: {diagnostic.message}"
+    source = diagnostic.source
+    if source is None:
+        lines = [head]
+        lines += [f"  = note: {note}" for note in diagnostic.notes]
+        if diagnostic.help:
+            lines.append(f"  = help: {diagnostic.help}")
+        return "\n".join(lines)
+    line, column = diagnostic.start
+    spans = [(diagnostic.span, diagnostic.label, "^")]
+    spans += [(label.span, label.message, "-") for label in diagnostic.labels]
+    numbers = sorted({source.position(span.start)[0] for span, _, _ in spans})
+    width = len(str(max(numbers)))
+    pad = " " * width
+    out = [head, f"{pad}--> {source.name}:{line}:{column}", f"{pad} |"]
+    previous = None
+    for number in numbers:
+        if previous is not None and number > previous + 1:
+            out.append(f"{pad} ...")
+        text = source.line_text(number).expandtabs(1)
+        out.append(f"{number:>{width}} | {text}")
+        for span, message, mark in spans:
+            start_line, start_col = source.position(span.start)
+            if start_line != number:
+                continue
+            end_line, end_col = source.position(span.end)
+            length = (end_col - start_col) if end_line == start_line else len(text) - start_col + 1
+            marks = mark * max(1, length)
+            caret_line = f"{pad} | {' ' * (start_col - 1)}{marks}"
+            out.append(f"{caret_line} {message}".rstrip())
+        previous = number
+    out.append(f"{pad} |")
+    out += [f"{pad} = note: {note}" for note in diagnostic.notes]
+    if diagnostic.help:
+        out.append(f"{pad} = help: {diagnostic.help}")
+    if out[-1] == f"{pad} |":
+        out.pop()
+    return "\n".join(out)
+
+
+def render_texts(diagnostics: Iterable[Diagnostic]) -> str:
+    parts = [render_text(d) for d in diagnostics]
+    return "\n\n".join(parts)
+
+
+def to_json(diagnostic: Diagnostic) -> dict[str, Any]:
+    """A diagnostic as plain JSON data (1-based lines and columns, end exclusive)."""
+    line, column = diagnostic.start
+    end_line, end_column = diagnostic.end
+    data: dict[str, Any] = {
+        "code": diagnostic.code,
+        "severity": diagnostic.severity.value,
+        "message": diagnostic.message,
+        "file": diagnostic.file,
+        "line": line,
+        "column": column,
+        "end_line": end_line,
+        "end_column": end_column,
+        "label": diagnostic.label,
+        "help": diagnostic.help,
+        "notes": list(diagnostic.notes),
+        "related": [
+            _location(diagnostic, label.span) | {"message": label.message}
+            for label in diagnostic.labels
+        ],
+        "fix": None,
+    }
+    if diagnostic.fix is not None:
+        data["fix"] = {
+            "description": diagnostic.fix.description,
+            "edits": [
+                _location(diagnostic, edit.span) | {"replacement": edit.replacement}
+                for edit in diagnostic.fix.edits
+            ],
+        }
+    return data
+
+
+def _location(diagnostic: Diagnostic, span: Any) -> dict[str, Any]:
+    if diagnostic.source is None:
+        return {
+            "line": 1,
+            "column": 1,
+            "end_line": 1,
+            "end_column": 1,
+            "offset": 0,
+            "end_offset": 0,
+        }
+    line, column = diagnostic.source.position(span.start)
+    end_line, end_column = diagnostic.source.position(span.end)
+    return {
+        "line": line,
+        "column": column,
+        "end_line": end_line,
+        "end_column": end_column,
+        "offset": span.start,
+        "end_offset": span.end,
+    }
+
+
+def to_lsp(diagnostic: Diagnostic) -> dict[str, Any]:
+    """A diagnostic in the Language Server Protocol's shape (0-based positions)."""
+    line, column = diagnostic.start
+    end_line, end_column = diagnostic.end
+    severity = {Severity.ERROR: 1, Severity.WARNING: 2, Severity.NOTE: 3}[diagnostic.severity]
+    message = diagnostic.message + (f"\nhelp: {diagnostic.help}" if diagnostic.help else "")
+    return {
+        "range": {
+            "start": {"line": line - 1, "character": column - 1},
+            "end": {"line": end_line - 1, "character": end_column - 1},
+        },
+        "severity": severity,
+        "code": diagnostic.code,
+        "source": "lablang",
+        "message": message,
+    }

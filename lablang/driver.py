@@ -1,0 +1,187 @@
+"""One place that chains the stages: read -> parse -> resolve -> check -> backend checks.
+
+The CLI, the language server and Python users all call these functions.
+
+>>> result = check_text("oligo TSO { seq: 5'-AAGCAGTGGTATCAACGCAGAGTACATrGrGrG-3' }")
+>>> result.ok, [d.code for d in result.report]
+(True, [])
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from lablang.check import check
+from lablang.diagnostics import InternalError, Report
+from lablang.limits import DEFAULT_LIMITS, Limits
+from lablang.resolve import Loader, Program, resolve
+from lablang.source import Source, Span
+from lablang.syntax import parse
+
+__all__ = [
+    "BACKEND_CHECKS",
+    "CheckResult",
+    "check_file",
+    "check_source",
+    "check_text",
+    "read_source",
+]
+
+# kind -> "module:function" of the backend that checks declarations of that kind.
+# Each function is `check(program: Program, report: Report) -> None`; the module is
+# imported only when the program declares that kind (so `check` on a file without
+# contracts never imports z3). A backend that has not landed is skipped.
+BACKEND_CHECKS: dict[str, str] = {
+    "segment": "lablang.molecular.front:check_program",
+    "oligo": "lablang.molecular.front:check_program",
+    "state": "lablang.molecular.front:check_program",
+    "transition": "lablang.molecular.front:check_program",
+    "workflow": "lablang.molecular.front:check_program",
+    "library": "lablang.molecular.front:check_program",
+    "protocol": "lablang.protocols.front:check_program",
+    "rubric": "lablang.rubrics.front:check_program",
+    "scene": "lablang.sim.front:check_program",
+    "task": "lablang.sim.front:check_program",
+    "skill": "lablang.sim.front:check_program",
+    "contract": "lablang.contracts.front:check_program",
+}
+
+
+@attrs.define
+class CheckResult:
+    source: Source
+    program: Program
+    report: Report
+
+    @property
+    def ok(self) -> bool:
+        return not self.report.has_errors
+
+
+def read_source(path: str | Path, report: Report, limits: Limits = DEFAULT_LIMITS) -> Source | None:
+    """Read a file as UTF-8 text, or report why it cannot be read."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > limits.max_file_bytes:
+            report.add(
+                "E0001",
+                f"file is {size} bytes, more than the {limits.max_file_bytes} allowed",
+                Source("", str(path)),
+                help="split it into modules joined with `use`",
+            )
+            return None
+        data = path.read_bytes()
+    except OSError as error:
+        report.add(
+            "E0006",
+            f"cannot read `{path}`: {error.strerror or error}",
+            None,
+            help="check the path and its permissions",
+        )
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        source = Source(data.decode("utf-8", "replace"), str(path))
+        report.add(
+            "E0005",
+            "file is not valid UTF-8",
+            source,
+            Span(error.start, error.start + 1),
+            label="this byte is not UTF-8",
+            help="save the file as UTF-8 text",
+        )
+        return None
+    return Source(text.removeprefix("\ufeff"), str(path))
+
+
+def check_source(
+    source: Source,
+    roots: Sequence[str | Path] = (),
+    limits: Limits = DEFAULT_LIMITS,
+    report: Report | None = None,
+    backends: bool = True,
+) -> CheckResult:
+    """Parse, resolve and check one source; internal failures become E0000 diagnostics."""
+    report = report if report is not None else Report()
+    loader = Loader.with_roots(roots, limits)
+    file = Path(source.name) if Path(source.name).suffix == ".lab" else None
+    try:
+        module = parse(source, report, limits)
+        program = resolve(module, source, loader, report, file=file)
+        check(program, report)
+        if backends and not report.has_errors:
+            _backend_checks(program, report)
+    except InternalError as error:
+        _internal(report, source, error)
+        program = Program(root=_empty_info(source), modules={})
+    except (RecursionError, MemoryError) as error:
+        report.add(
+            "E0002", "input is too deeply nested to check", source, help="flatten the structure"
+        )
+        program = Program(root=_empty_info(source), modules={})
+        del error
+    except Exception as error:  # every other failure is a lablang bug, reported as such
+        _internal(report, source, error)
+        program = Program(root=_empty_info(source), modules={})
+    return CheckResult(source=source, program=program, report=report)
+
+
+def check_text(text: str, name: str = "<input>", roots: Sequence[str | Path] = ()) -> CheckResult:
+    return check_source(Source(text, name), roots)
+
+
+def check_file(
+    path: str | Path, roots: Sequence[str | Path] = (), limits: Limits = DEFAULT_LIMITS
+) -> CheckResult:
+    """Check one `.lab` file; its own directory is a module root too."""
+    report = Report()
+    source = read_source(path, report, limits)
+    if source is None:
+        empty = Source("", str(path))
+        return CheckResult(
+            source=empty, program=Program(root=_empty_info(empty), modules={}), report=report
+        )
+    return check_source(source, [Path(path).parent, *roots], limits, report)
+
+
+def _backend_checks(program: Program, report: Report) -> None:
+    kinds = {decl.kind for decl in program.decls()}
+    done: set[str] = set()
+    for kind in sorted(kinds):
+        target = BACKEND_CHECKS.get(kind)
+        if target is None or target in done:
+            continue
+        done.add(target)
+        module_name, function_name = target.split(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name and module_name.startswith(error.name):
+                continue  # this backend has not landed
+            raise
+        getattr(module, function_name)(program, report)
+
+
+def _internal(report: Report, source: Source, error: BaseException) -> None:
+    report.add(
+        "E0000",
+        f"internal error: {error.__class__.__name__}: {error}",
+        source,
+        Span(0, 0),
+        help="this is a bug in lablang, not in your file; please report it with the file",
+    )
+
+
+def _empty_info(source: Source) -> Any:
+    from lablang import ast
+    from lablang.resolve import ModuleInfo
+
+    module = ast.Module(name=None, title=None, uses=(), decls=(), comments=(), span=Span(0, 0))
+    return ModuleInfo(path=("__main__",), source=source, module=module)

@@ -1,0 +1,172 @@
+"""Exporting a checked program: JSON through one cattrs converter, and the backends' formats.
+
+>>> from lablang.driver import check_text
+>>> text, _ = export(check_text("oligo X { seq: 5'-ACGT-3' }"), "json")
+>>> import json; json.loads(text)["module"]["decls"][0]["name"]
+'X'
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import typing
+from typing import Any
+
+import attrs
+import cattrs
+
+from lablang import __version__, ast
+from lablang.diagnostics import Report
+from lablang.source import Span
+
+__all__ = ["CONVERTER", "EXPORTERS", "export", "json_schema", "module_from_json", "module_to_json"]
+
+FORMAT = "lablang.program.v1"
+
+# target -> "module:function(result) -> (text | None, Report)". JSON is the core's;
+# the others belong to backends and are imported only when asked for.
+EXPORTERS: dict[str, str] = {
+    "json": "lablang.export:_export_json",
+    "libstruct-t1": "lablang.molecular.interchange:export_t1_text",
+    "libstruct-t2": "lablang.molecular.interchange:export_t2_text",
+    "libstruct-t3": "lablang.molecular.interchange:export_t3_text",
+    "seqspec": "lablang.molecular.interchange:export_seqspec_text",
+}
+
+_NODES: dict[str, type] = {
+    name: cls for name, cls in vars(ast).items() if isinstance(cls, type) and attrs.has(cls)
+}
+
+CONVERTER = cattrs.Converter()
+
+
+def _unstructure_node(node: Any) -> dict[str, Any]:
+    data: dict[str, Any] = {"node": type(node).__name__}
+    for field in attrs.fields(type(node)):
+        data[field.name] = CONVERTER.unstructure(getattr(node, field.name))
+    return data
+
+
+def _structure_value(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_structure_value(v) for v in value)
+    if isinstance(value, dict):
+        if "node" in value:
+            cls = _NODES.get(value["node"])
+            if cls is None:
+                raise ValueError(f"unknown node `{value['node']}`")
+            names = {f.name for f in attrs.fields(cls)}
+            return cls(**{k: _structure_value(v) for k, v in value.items() if k in names})
+        if set(value) == {"start", "end"}:
+            return Span(int(value["start"]), int(value["end"]))
+    return value
+
+
+CONVERTER.register_unstructure_hook(Span, lambda span: {"start": span.start, "end": span.end})
+for _cls in _NODES.values():
+    if _cls is not Span:
+        CONVERTER.register_unstructure_hook(_cls, _unstructure_node)
+CONVERTER.register_structure_hook(ast.Module, lambda value, _: _structure_value(value))
+
+
+def module_to_json(module: ast.Module) -> dict[str, Any]:
+    """The AST as plain JSON data; every node carries its class name under `node`."""
+    data = CONVERTER.unstructure(module)
+    assert isinstance(data, dict)
+    return data
+
+
+def module_from_json(data: dict[str, Any]) -> ast.Module:
+    """The inverse of `module_to_json`."""
+    return CONVERTER.structure(data, ast.Module)
+
+
+def export(result: Any, target: str) -> tuple[str | None, Report]:
+    """Export a `CheckResult` to a target format; returns the text (or None) and diagnostics."""
+    module_name, function_name = EXPORTERS[target].split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError:
+        report = Report()
+        report.add(
+            "E0007",
+            f"export to `{target}` is not available in this build (partial)",
+            result.source,
+            help="`lablang export --to json` is always available",
+        )
+        return None, report
+    text, report = getattr(module, function_name)(result)
+    return text, report
+
+
+def _export_json(result: Any) -> tuple[str, Report]:
+    payload = {
+        "format": FORMAT,
+        "lablang": __version__,
+        "file": result.source.name,
+        "module": module_to_json(result.program.root.module),
+        "imports": sorted(".".join(path) for path in result.program.modules),
+    }
+    return json.dumps(payload, indent=2, ensure_ascii=False) + "\n", Report()
+
+
+# ---------------------------------------------------------------- JSON Schema
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (2020-12) of `lablang export --to json`."""
+    defs: dict[str, Any] = {
+        "Span": {
+            "type": "object",
+            "properties": {"start": {"type": "integer"}, "end": {"type": "integer"}},
+            "required": ["start", "end"],
+            "additionalProperties": False,
+        }
+    }
+    namespace = {**vars(ast), **vars(typing)}
+    for name, cls in _NODES.items():
+        if cls is Span:
+            continue
+        hints = typing.get_type_hints(cls, globalns=namespace)
+        properties: dict[str, Any] = {"node": {"const": name}}
+        for field in attrs.fields(cls):
+            properties[field.name] = _type_schema(hints[field.name])
+        defs[name] = {
+            "type": "object",
+            "properties": properties,
+            "required": ["node", *(f.name for f in attrs.fields(cls))],
+            "additionalProperties": False,
+        }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "lablang program",
+        "type": "object",
+        "properties": {
+            "format": {"const": FORMAT},
+            "lablang": {"type": "string"},
+            "file": {"type": "string"},
+            "module": {"$ref": "#/$defs/Module"},
+            "imports": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["format", "lablang", "file", "module", "imports"],
+        "$defs": defs,
+    }
+
+
+def _type_schema(hint: Any) -> dict[str, Any]:
+    origin = typing.get_origin(hint)
+    if hint is str:
+        return {"type": "string"}
+    if hint is int:
+        return {"type": "integer"}
+    if hint is bool:
+        return {"type": "boolean"}
+    if hint is type(None):
+        return {"type": "null"}
+    if isinstance(hint, type) and attrs.has(hint):
+        return {"$ref": f"#/$defs/{hint.__name__}"}
+    if origin is tuple:
+        args = typing.get_args(hint)
+        return {"type": "array", "items": _type_schema(args[0])}
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        return {"anyOf": [_type_schema(a) for a in typing.get_args(hint)]}
+    raise TypeError(f"no JSON Schema for {hint!r}")

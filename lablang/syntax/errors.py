@@ -1,0 +1,229 @@
+"""Syntax errors as diagnostics: what was expected, and which block is still open."""
+
+from __future__ import annotations
+
+import re
+
+import lark
+
+from lablang.diagnostics import Edit, Fix, Report
+from lablang.source import Source, Span
+
+# Terminal names Lark uses for punctuation, and how a reader writes them.
+_PUNCTUATION = {
+    "LBRACE": "{",
+    "RBRACE": "}",
+    "LPAR": "(",
+    "RPAR": ")",
+    "LSQB": "[",
+    "RSQB": "]",
+    "COLON": ":",
+    "SEMICOLON": ";",
+    "COMMA": ",",
+    "DOT": ".",
+    "EQUAL": "=",
+    "QMARK": "?",
+    "PLUS": "+",
+    "MINUS": "-",
+    "STAR": "*",
+    "SLASH": "/",
+    "PERCENT": "%",
+    "MORETHAN": ">",
+    "LESSTHAN": "<",
+    "TILDE": "~",
+}
+_KINDS = {
+    "NAME": "a name",
+    "STRING": "a string",
+    "NUMBER": "a number",
+    "QUANTITY": "a quantity",
+    "SEQUENCE": "a sequence `5'-...-3'`",
+    "END": "a strand end `5'`/`3'`",
+    "$END": "end of file",
+}
+
+
+def _describe(terminal: str) -> str:
+    if terminal in _PUNCTUATION:
+        return f"`{_PUNCTUATION[terminal]}`"
+    if terminal in _KINDS:
+        return _KINDS[terminal]
+    if terminal.startswith("__ANON") or not terminal.isupper():
+        return f"`{terminal}`"
+    return f"`{terminal.lower()}`"
+
+
+def _expected(terminals: set[str]) -> str:
+    names = sorted({_describe(t) for t in terminals})
+    if len(names) > 8:
+        names = [*names[:8], "..."]
+    return ", ".join(names)
+
+
+def _open_block(text: str, offset: int) -> tuple[int, str] | None:
+    """The innermost `{` still open at `offset`, and the header that opened it."""
+    stack: list[int] = []
+    i = 0
+    in_string = False
+    while i < min(offset, len(text)):
+        ch = text[i]
+        if in_string:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "#":
+            newline = text.find("\n", i)
+            i = len(text) if newline < 0 else newline
+            continue
+        elif ch == "{":
+            stack.append(i)
+        elif ch == "}" and stack:
+            stack.pop()
+        i += 1
+    if not stack:
+        return None
+    brace = stack[-1]
+    line_start = text.rfind("\n", 0, brace) + 1
+    header = text[line_start:brace].strip()
+    header = re.sub(r"\s+", " ", header)[:60]
+    return brace, header
+
+
+def report_syntax_error(
+    error: lark.exceptions.UnexpectedInput, source: Source, report: Report
+) -> None:
+    from lablang.units.table import closest_units
+
+    text = source.text
+    position = getattr(error, "pos_in_stream", None)
+    if position is None:
+        position = len(text)
+    opened = _open_block(text, position)
+    labels = []
+    notes: list[str] = []
+    if opened is not None:
+        brace, header = opened
+        from lablang.diagnostics import Label
+
+        labels.append(
+            Label(
+                Span(brace, brace + 1),
+                f"block of `{header}` opened here" if header else "block opened here",
+            )
+        )
+
+    if isinstance(error, lark.exceptions.UnexpectedEOF) or (
+        isinstance(error, lark.exceptions.UnexpectedToken) and error.token.type == "$END"
+    ):
+        span = Span(len(text), len(text))
+        expected = _expected(set(getattr(error, "expected", ()) or ()))
+        help_text: str | None = "close the open block with `}`" if opened else f"add {expected}"
+        fix = Fix("close the block", (Edit(span, "\n}\n"),)) if opened else None
+        report.add(
+            "E0102",
+            "unexpected end of file",
+            source,
+            span,
+            label=f"expected {expected}" if expected else "",
+            labels=labels,
+            help=help_text,
+            fix=fix,
+        )
+        return
+
+    if isinstance(error, lark.exceptions.UnexpectedCharacters):
+        char = text[position] if position < len(text) else ""
+        span = Span(position, position + 1)
+        if char == '"':
+            report.add(
+                "E0103",
+                "unterminated string",
+                source,
+                span,
+                label="this string is not closed on its line",
+                labels=labels,
+                help='close the string with `"` on the same line (write `\\n` for a line break)',
+            )
+            return
+        if text.startswith("3'-", position):
+            report.add(
+                "E0105",
+                "sequence literals are written 5' to 3'",
+                source,
+                Span(position, position + 3),
+                label="a 3'-to-5' literal",
+                labels=labels,
+                help="write the reverse complement as `5'-...-3'`, or refer to a named "
+                "sequence's reverse complement with `{name'}`",
+            )
+            return
+        if text.startswith("5'-", position):
+            report.add(
+                "E0105",
+                "sequence literal is not closed",
+                source,
+                Span(position, position + 3),
+                label="no matching `-3'` (or a `'`, `\"` or `#` inside)",
+                labels=labels,
+                help="end the sequence with `-3'`; inside, use IUPAC bases, `[ROLE:LEN]`, "
+                "`(T)30`, `{name}`, `/mod/`, `rG`, `+G`, `*`",
+            )
+            return
+        allowed = set(getattr(error, "allowed", ()) or ())
+        report.add(
+            "E0100",
+            f"unexpected character `{char}`",
+            source,
+            span,
+            label=f"expected {_expected(allowed)}" if allowed else "not valid here",
+            labels=labels,
+            help="remove it, or quote free text as a string",
+        )
+        return
+
+    assert isinstance(error, lark.exceptions.UnexpectedToken)
+    token = error.token
+    start = token.start_pos if token.start_pos is not None else position
+    span = Span(start, token.end_pos if token.end_pos is not None else start + 1)
+    expected_terms = set(error.expected or ())
+    previous = getattr(error, "token_history", None) or []
+    last = previous[-1] if previous else None
+    # a number followed by a name that is not a unit: an unknown unit
+    if token.type == "NAME" and last is not None and last.type == "NUMBER":
+        guesses = closest_units(str(token))
+        guess = guesses[0] if guesses else None
+        report.add(
+            "E0104",
+            f"unknown unit `{token}`",
+            source,
+            span,
+            label="not a unit lablang knows",
+            labels=labels,
+            help=f"did you mean `{guess}`?" if guess else "see `lablang spec` for the units",
+            fix=Fix(f"use `{guess}`", (Edit(span, guess),)) if guess else None,
+        )
+        return
+    keyword = str(token)
+    what = _KINDS.get(token.type, f"`{keyword}`")
+    if token.type == "STRING":
+        what = "a string"
+    help_text = None
+    if expected_terms == {"RBRACE"} or ("RBRACE" in expected_terms and len(expected_terms) <= 3):
+        help_text = "close the block with `}` before this"
+    elif "COLON" in expected_terms and token.type in {"NAME", "NUMBER", "QUANTITY", "SEQUENCE"}:
+        help_text = "a field is written `key: value`"
+    elif token.type.isupper() and token.type not in _KINDS and keyword.isidentifier():
+        help_text = f"`{keyword}` is a reserved word; use another name, e.g. `{keyword}_`"
+    report.add(
+        "E0101",
+        f"unexpected {what}",
+        source,
+        span,
+        label=f"expected {_expected(expected_terms)}",
+        labels=labels,
+        notes=tuple(notes),
+        help=help_text,
+    )

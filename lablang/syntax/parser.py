@@ -1,0 +1,518 @@
+"""Text to AST: Lark's LALR parser with an inline transformer, one method per rule."""
+
+from __future__ import annotations
+
+import builtins
+import re
+import threading
+from typing import Any
+
+import lark
+from lark import Token
+
+from lablang import ast
+from lablang.diagnostics import Report
+from lablang.limits import Limits
+from lablang.source import Source, Span
+from lablang.syntax.sequence import read_sequence
+
+
+class _Abort(Exception):
+    """A limit was exceeded; the diagnostic is already in the report."""
+
+
+class _Params(tuple):
+    pass
+
+
+class _TypeClause:
+    __slots__ = ("expr",)
+
+    def __init__(self, expr: ast.Expr) -> None:
+        self.expr = expr
+
+
+class _Scope(tuple):
+    pass
+
+
+class _BodyValue:
+    __slots__ = ("expr",)
+
+    def __init__(self, expr: ast.Expr) -> None:
+        self.expr = expr
+
+
+_ESCAPE = re.compile(r"\\(.)")
+_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
+_QUANTITY = re.compile(r"(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)[ \t]*(.+)")
+
+
+def _child_span(child: Any) -> Span | None:
+    if isinstance(child, Token):
+        return Span(child.start_pos or 0, child.end_pos or 0)
+    span = getattr(child, "span", None)
+    if isinstance(span, Span):
+        return span
+    if isinstance(child, (_TypeClause, _BodyValue)):
+        return child.expr.span
+    if isinstance(child, tuple) and child:
+        first, last = _child_span(child[0]), _child_span(child[-1])
+        if first and last:
+            return first.union(last)
+    return None
+
+
+def _span_of(children: list[Any]) -> Span:
+    """The span from the first located child to the last (tokens and nodes)."""
+    start = end = None
+    for child in children:
+        span = _child_span(child)
+        if span is not None:
+            start = span
+            break
+    for child in reversed(children):
+        span = _child_span(child)
+        if span is not None:
+            end = span
+            break
+    if start is None or end is None:
+        return Span(0, 0)
+    return Span(start.start, end.end)
+
+
+def _tspan(token: Token) -> Span:
+    return Span(token.start_pos or 0, token.end_pos or 0)
+
+
+def _unquote(token: str) -> str:
+    return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), token[1:-1])
+
+
+class _Context:
+    """Per-parse state shared with the transformer and the lexer callbacks."""
+
+    def __init__(self) -> None:
+        self.reset(Source(""), Report(), Limits())
+
+    def reset(self, source: Source, report: Report, limits: Limits) -> None:
+        self.source = source
+        self.report = report
+        self.limits = limits
+        self.comments: list[ast.Comment] = []
+        self.depth = 0
+        self.expr_depth: dict[int, int] = {}
+
+
+class _ToAst(lark.Transformer):
+    def __init__(self, context: _Context) -> None:
+        super().__init__(visit_tokens=False)
+        self.ctx = context
+
+    # ---------------------------------------------------------------- helpers
+    def _deep(self, node: Any, *children: Any) -> Any:
+        table = self.ctx.expr_depth
+        depth = 1 + max((table.get(id(c), 0) for c in children), default=0)
+        if depth > self.ctx.limits.max_expression_depth:
+            self.ctx.report.add(
+                "E0002",
+                f"expression is nested more than {self.ctx.limits.max_expression_depth} levels deep",
+                self.ctx.source,
+                node.span,
+                help="split the expression into named parts",
+            )
+            raise _Abort
+        table[id(node)] = depth
+        return node
+
+    def _items(self, items: list[Any], what: str) -> tuple[Any, ...]:
+        values = tuple(item for item in items if item is not None and not isinstance(item, Token))
+        if len(values) > self.ctx.limits.max_list_items:
+            self.ctx.report.add(
+                "E0004",
+                f"{what} has {len(values)} items",
+                self.ctx.source,
+                _span_of(items),
+                label=f"at most {self.ctx.limits.max_list_items} allowed",
+                help="split it, or keep large data in a separate data file",
+            )
+            raise _Abort
+        return values
+
+    # ---------------------------------------------------------------- top level
+    def start(self, children: list[Any]) -> ast.Module:
+        name = title = None
+        uses: list[ast.Use] = []
+        decls: list[ast.Decl] = []
+        for child in children:
+            if isinstance(child, tuple) and child and child[0] == "header":
+                name, title = child[1], child[2]
+            elif isinstance(child, ast.Use):
+                uses.append(child)
+            elif isinstance(child, ast.Decl):
+                decls.append(child)
+        return ast.Module(
+            name=name,
+            title=title,
+            uses=tuple(uses),
+            decls=tuple(decls),
+            comments=tuple(self.ctx.comments),
+            span=Span(0, len(self.ctx.source.text)),
+        )
+
+    def module_header(self, children: list[Any]) -> tuple[str, str, str | None]:
+        # children: "module", dotted name, [title]
+        title = _unquote(children[2]) if len(children) > 2 and children[2] is not None else None
+        return ("header", children[1], title)
+
+    def dotted_name(self, children: list[Token]) -> str:
+        return ".".join(str(c) for c in children)
+
+    def use(self, children: list[Token]) -> ast.Use:
+        path: list[str] = []
+        names: list[str] = []
+        alias = None
+        mode = "path"
+        for token in children[1:]:
+            value = str(token)
+            if value == "{":
+                mode = "names"
+            elif value == "as":
+                mode = "alias"
+            elif token.type == "NAME":
+                if mode == "path":
+                    path.append(value)
+                elif mode == "names":
+                    names.append(value)
+                else:
+                    alias = value
+        return ast.Use(path=tuple(path), names=tuple(names), alias=alias, span=_span_of(children))
+
+    def decl(self, children: list[Any]) -> ast.Decl:
+        kind, name_token, *rest = children
+        params = scope = title = type_ = body = value = None
+        clauses: list[ast.Clause] = []
+        for child in rest:
+            if isinstance(child, _Params):
+                params = tuple(child)
+            elif isinstance(child, _Scope):
+                scope = tuple(child)
+            elif isinstance(child, Token) and child.type == "STRING":
+                title = _unquote(child)
+            elif isinstance(child, _TypeClause):
+                type_ = child.expr
+            elif isinstance(child, ast.Clause):
+                clauses.append(child)
+            elif isinstance(child, ast.Block):
+                body = child
+            elif isinstance(child, _BodyValue):
+                value = child.expr
+        return ast.Decl(
+            kind=str(kind),
+            name=str(name_token),
+            name_span=_tspan(name_token),
+            params=params,
+            scope=scope,
+            title=title,
+            type=type_,
+            clauses=tuple(clauses),
+            body=body,
+            value=value,
+            span=_span_of(children),
+        )
+
+    def decl_kind(self, children: list[Token]) -> Token:
+        return children[0]
+
+    def in_scope(self, children: list[str]) -> _Scope:
+        return _Scope(children[0].split("."))
+
+    def type_clause(self, children: list[Any]) -> _TypeClause:
+        return _TypeClause(children[0])
+
+    def decl_body(self, children: list[Any]) -> Any:
+        # `= expr` (a block body arrives as the Block itself)
+        return _BodyValue(children[0])
+
+    def params(self, children: list[Any]) -> _Params:
+        return _Params(self._items(children, "parameter list"))
+
+    def param(self, children: list[Any]) -> ast.Param:
+        name = children[0]
+        type_ = default = None
+        for child in children[1:]:
+            if isinstance(child, _TypeClause):
+                type_ = child.expr
+            elif isinstance(child, _BodyValue):
+                default = child.expr
+        return ast.Param(name=str(name), type=type_, default=default, span=_span_of(children))
+
+    def param_type(self, children: list[Any]) -> _TypeClause:
+        return _TypeClause(children[0])
+
+    def param_default(self, children: list[Any]) -> _BodyValue:
+        return _BodyValue(children[0])
+
+    # ---------------------------------------------------------------- blocks
+    def block(self, children: list[Any]) -> ast.Block:
+        return ast.Block(members=self._items(children, "block"), span=_span_of(children))
+
+    def field(self, children: list[Any]) -> ast.Field:
+        key, value, *clauses = children
+        key_text = _unquote(key) if key.type == "STRING" else str(key)
+        return ast.Field(
+            key=key_text,
+            key_span=_tspan(key),
+            value=value,
+            clauses=tuple(clauses),
+            span=_span_of(children),
+        )
+
+    def binding(self, children: list[Any]) -> ast.Binding:
+        name, value = children
+        return ast.Binding(
+            name=str(name), name_span=_tspan(name), value=value, span=_span_of(children)
+        )
+
+    def entry(self, children: list[Any]) -> ast.Entry:
+        keyword, *rest = children
+        name = name_span = params = title = type_ = body = None
+        clauses: list[ast.Clause] = []
+        for child in rest:
+            if child is None:
+                continue
+            if isinstance(child, Token) and child.type == "NAME":
+                name, name_span = str(child), _tspan(child)
+            elif isinstance(child, _Params):
+                params = tuple(child)
+            elif isinstance(child, Token) and child.type == "STRING":
+                title = _unquote(child)
+            elif isinstance(child, _TypeClause):
+                type_ = child.expr
+            elif isinstance(child, ast.Clause):
+                clauses.append(child)
+            elif isinstance(child, ast.Block):
+                body = child
+        return ast.Entry(
+            keyword=str(keyword),
+            name=name,
+            name_span=name_span,
+            params=params,
+            title=title,
+            type=type_,
+            clauses=tuple(clauses),
+            body=body,
+            span=_span_of(children),
+        )
+
+    def expr_entry(self, children: list[Any]) -> ast.ExprEntry:
+        keyword, value, *rest = children
+        body = None
+        clauses: list[ast.Clause] = []
+        for child in rest:
+            if isinstance(child, ast.Clause):
+                clauses.append(child)
+            elif isinstance(child, ast.Block):
+                body = child
+        return ast.ExprEntry(
+            keyword=str(keyword),
+            value=value,
+            clauses=tuple(clauses),
+            body=body,
+            span=_span_of(children),
+        )
+
+    def expr_stmt(self, children: list[Any]) -> ast.ExprStmt:
+        value, *clauses = children
+        return ast.ExprStmt(value=value, clauses=tuple(clauses), span=_span_of(children))
+
+    def clause(self, children: list[Any]) -> ast.Clause:
+        keyword, value = children
+        return ast.Clause(keyword=str(keyword), value=value, span=_span_of(children))
+
+    def assignment(self, children: list[Any]) -> ast.Assignment:
+        name, value = children
+        return ast.Assignment(name=str(name), value=value, span=_span_of(children))
+
+    def _keyword(self, children: list[Token]) -> Token:
+        return children[0]
+
+    entry_kw = expr_kw = clause_kw = quant_kw = comp_op = add_op = mul_op = unary_op = _keyword
+
+    # ---------------------------------------------------------------- expressions
+    def _binary(self, op: str, children: list[Any], left: Any, right: Any) -> ast.Binary:
+        return self._deep(
+            ast.Binary(op=op, left=left, right=right, span=_span_of(children)), left, right
+        )
+
+    def pipe(self, children: list[Any]) -> ast.Binary:
+        return self._binary("|>", children, children[0], children[1])
+
+    def implies(self, children: list[Any]) -> ast.Binary:
+        return self._binary("->", children, children[0], children[1])
+
+    def or_expr(self, children: list[Any]) -> ast.Binary:
+        return self._binary("or", children, children[0], children[1])
+
+    def and_expr(self, children: list[Any]) -> ast.Binary:
+        return self._binary("and", children, children[0], children[1])
+
+    def of_expr(self, children: list[Any]) -> ast.Binary:
+        return self._binary("of", children, children[0], children[1])
+
+    def range_expr(self, children: list[Any]) -> ast.Binary:
+        return self._binary("..", children, children[0], children[1])
+
+    def compare(self, children: list[Any]) -> ast.Binary:
+        return self._binary(str(children[1]), children, children[0], children[2])
+
+    sum = product = compare
+
+    def not_expr_(self, children: list[Any]) -> ast.Unary:
+        node = ast.Unary(op="not", operand=children[1], span=_span_of(children))
+        return self._deep(node, children[1])
+
+    def unary(self, children: list[Any]) -> ast.Unary:
+        op = "±" if children[0] == "+/-" else str(children[0])
+        return self._deep(
+            ast.Unary(op=op, operand=children[1], span=_span_of(children)), children[1]
+        )
+
+    def quantifier(self, children: list[Any]) -> ast.Quantifier:
+        kind, var, domain, body = children
+        node = ast.Quantifier(
+            kind=str(kind), var=str(var), domain=domain, body=body, span=_span_of(children)
+        )
+        return self._deep(node, domain, body)
+
+    def call(self, children: list[Any]) -> ast.Call:
+        func, *args = children
+        items = self._items(args, "argument list")
+        return self._deep(ast.Call(func=func, args=items, span=_span_of(children)), func, *items)
+
+    def in_call(self, children: list[Any]) -> ast.Call:
+        items = self._items(children, "argument list")
+        start = children[0].start_pos or 0
+        func = ast.Name(id="in", span=Span(start, start + 2))
+        return self._deep(ast.Call(func=func, args=items, span=_span_of(children)), *items)
+
+    def arg(self, children: list[Any]) -> ast.Arg:
+        if len(children) == 2:
+            return ast.Arg(name=str(children[0]), value=children[1], span=_span_of(children))
+        return ast.Arg(name=None, value=children[0], span=_span_of(children))
+
+    def attribute(self, children: list[Any]) -> ast.Attribute:
+        node = ast.Attribute(value=children[0], name=str(children[1]), span=_span_of(children))
+        return self._deep(node, children[0])
+
+    def index(self, children: list[Any]) -> ast.Index:
+        node = ast.Index(value=children[0], index=children[2], span=_span_of(children))
+        return self._deep(node, children[0], children[2])
+
+    def optional(self, children: list[Any]) -> ast.Optional:
+        return self._deep(ast.Optional(value=children[0], span=_span_of(children)), children[0])
+
+    def number(self, children: list[Token]) -> ast.Number:
+        return ast.Number(text=str(children[0]), span=_span_of(children))
+
+    def quantity(self, children: list[Token]) -> ast.Quantity:
+        match = _QUANTITY.fullmatch(str(children[0]))
+        assert match is not None
+        unit = match.group(2).replace(" ", "")
+        return ast.Quantity(number=match.group(1), unit=unit, span=_span_of(children))
+
+    def string(self, children: list[Token]) -> ast.String:
+        return ast.String(value=_unquote(children[0]), span=_span_of(children))
+
+    def bool_lit(self, children: list[Any]) -> ast.Bool:
+        return ast.Bool(value=children[0] == "true", span=_span_of(children))
+
+    def none_lit(self, children: list[Any]) -> ast.NoneLit:
+        return ast.NoneLit(span=_span_of(children))
+
+    def end(self, children: list[Token]) -> ast.End:
+        return ast.End(prime=str(children[0]), span=_span_of(children))
+
+    def name(self, children: list[Token]) -> ast.Name:
+        return ast.Name(id=str(children[0]), span=_span_of(children))
+
+    def sequence(self, children: list[Token]) -> ast.Sequence:
+        moltype = str(children[0]) if len(children) == 2 and children[0] is not None else None
+        token = children[-1]
+        text = str(token)
+        inner_start = (token.start_pos or 0) + 3
+        parts = read_sequence(
+            text[3:-3], inner_start, self.ctx.source, self.ctx.report, self.ctx.limits
+        )
+        return ast.Sequence(moltype=moltype, parts=parts, text=text, span=_span_of(children))
+
+    def list(self, children: builtins.list[Any]) -> ast.ListExpr:
+        return ast.ListExpr(items=self._items(children, "list"), span=_span_of(children))
+
+    def tuple(self, children: builtins.list[Any]) -> ast.TupleExpr:
+        return ast.TupleExpr(items=self._items(children, "tuple"), span=_span_of(children))
+
+
+class Parser:
+    """One Lark parser, built once per process and reused (not reentrant: guarded)."""
+
+    def __init__(self) -> None:
+        from lablang.syntax.grammar import build_parser
+
+        self._lock = threading.Lock()
+        self._context = _Context()
+        self._lark = build_parser(
+            _ToAst(self._context),
+            {
+                "COMMENT": self._on_comment,
+                "LBRACE": self._open,
+                "LPAR": self._open,
+                "LSQB": self._open,
+                "RBRACE": self._close,
+                "RPAR": self._close,
+                "RSQB": self._close,
+            },
+        )
+
+    def _on_comment(self, token: Token) -> Token:
+        self._context.comments.append(ast.Comment(text=str(token), span=_tspan(token)))
+        return token
+
+    def _open(self, token: Token) -> Token:
+        ctx = self._context
+        ctx.depth += 1
+        if ctx.depth > ctx.limits.max_nesting:
+            ctx.report.add(
+                "E0002",
+                f"brackets and blocks are nested more than {ctx.limits.max_nesting} levels deep",
+                ctx.source,
+                _tspan(token),
+                help="flatten the structure: name the inner parts and refer to them",
+            )
+            raise _Abort
+        return token
+
+    def _close(self, token: Token) -> Token:
+        self._context.depth -= 1
+        return token
+
+    def parse(self, source: Source, report: Report, limits: Limits) -> ast.Module | None:
+        from lablang.syntax.errors import report_syntax_error
+
+        with self._lock:
+            self._context.reset(source, report, limits)
+            try:
+                module = self._lark.parse(source.text)
+            except _Abort:
+                return None
+            except lark.exceptions.UnexpectedInput as error:
+                report_syntax_error(error, source, report)
+                return None
+            except lark.exceptions.VisitError as error:
+                if isinstance(error.orig_exc, _Abort):
+                    return None
+                raise
+            finally:
+                self._context.expr_depth.clear()
+        assert isinstance(module, ast.Module)
+        return module

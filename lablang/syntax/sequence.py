@@ -1,0 +1,142 @@
+"""The inside of a sequence literal `5'-...-3'`, read into located parts."""
+
+from __future__ import annotations
+
+import re
+
+from lablang import ast
+from lablang.diagnostics import Report
+from lablang.limits import Limits
+from lablang.source import Source, Span
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<mod>/[0-9A-Za-z_-]+/)
+  | (?P<ph>\[(?P<role>[A-Za-z_][A-Za-z0-9_]*)(?::(?P<min>\d+)(?:-(?P<max>\d+))?)?(?P<phrc>')?\])
+  | (?P<homo>\((?P<hbase>[ACGTUNRYSWKMBDHV])\)(?P<count>\d+))
+  | (?P<ref>\{(?P<path>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?P<refrc>')?\})
+  | (?P<ribo>r[ACGUN])
+  | (?P<lna>\+[ACGTUN])
+  | (?P<thio>\*)
+  | (?P<bases>[ACGTUNRYSWKMBDHV]+)
+    """,
+    re.VERBOSE,
+)
+
+IUPAC = "ACGTUNRYSWKMBDHV"
+
+
+def read_sequence(
+    text: str, offset: int, source: Source, report: Report, limits: Limits
+) -> tuple[ast.SeqPart, ...]:
+    """Split the inside of a sequence literal (without `5'-` and `-3'`) into parts.
+
+    `offset` is the position of `text[0]` in the source, so every part is located.
+    """
+    parts: list[ast.SeqPart] = []
+    pos = 0
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if match is None:
+            _bad_character(text, pos, offset, source, report)
+            return tuple(parts)
+        span = Span(offset + match.start(), offset + match.end())
+        kind = match.lastgroup
+        if kind == "ph":
+            kind = "ph"
+        group = match.groupdict()
+        if group["ws"]:
+            pass
+        elif group["mod"]:
+            parts.append(ast.Modification(code=group["mod"][1:-1], span=span))
+        elif group["ph"]:
+            low = int(group["min"]) if group["min"] else None
+            high = int(group["max"]) if group["max"] else low
+            if high is not None and (high > limits.max_placeholder_length or (low or 0) > high):
+                report.add(
+                    "E0003",
+                    f"placeholder length `{group['ph']}` is out of range",
+                    source,
+                    span,
+                    label="length must be at most "
+                    f"{limits.max_placeholder_length} and a range must be low-high",
+                    help="write a length such as `[CB:16]` or a range such as `[BC:8-11]`",
+                )
+                return tuple(parts)
+            parts.append(
+                ast.Placeholder(
+                    role=group["role"],
+                    min_len=low,
+                    max_len=high,
+                    revcomp=bool(group["phrc"]),
+                    span=span,
+                )
+            )
+        elif group["homo"]:
+            count = int(group["count"])
+            if count > limits.max_homopolymer or count == 0:
+                report.add(
+                    "E0003",
+                    f"homopolymer `{group['homo']}` has {count} bases",
+                    source,
+                    span,
+                    label=f"between 1 and {limits.max_homopolymer} bases allowed",
+                    help="check the repeat count; long payloads are written as placeholders "
+                    "such as `[CDNA]`",
+                )
+                return tuple(parts)
+            parts.append(ast.Homopolymer(base=group["hbase"], count=count, span=span))
+        elif group["ref"]:
+            parts.append(
+                ast.SeqRef(
+                    path=tuple(group["path"].split(".")), revcomp=bool(group["refrc"]), span=span
+                )
+            )
+        elif group["ribo"]:
+            parts.append(ast.Ribo(base=group["ribo"][1], span=span))
+        elif group["lna"]:
+            parts.append(ast.LNA(base=group["lna"][1], span=span))
+        elif group["thio"]:
+            parts.append(ast.Thioate(span=span))
+        else:
+            parts.append(ast.Bases(text=group["bases"], span=span))
+        if len(parts) > limits.max_sequence_parts:
+            report.add(
+                "E0003",
+                f"sequence literal has more than {limits.max_sequence_parts} parts",
+                source,
+                span,
+                help="split the sequence into named segments and refer to them with `{name}`",
+            )
+            return tuple(parts)
+        pos = match.end()
+    return tuple(parts)
+
+
+def _bad_character(text: str, pos: int, offset: int, source: Source, report: Report) -> None:
+    char = text[pos]
+    span = Span(offset + pos, offset + pos + 1)
+    if char.upper() in IUPAC and char.islower():
+        help_text = f"bases are written in upper case: `{char.upper()}`"
+    elif char in "[":
+        help_text = "a placeholder is `[ROLE:LEN]`, `[ROLE:MIN-MAX]` or `[ROLE]`, e.g. `[UMI:12]`"
+    elif char == "(":
+        help_text = "a homopolymer is `(BASE)COUNT`, e.g. `(T)30`"
+    elif char == "{":
+        help_text = "a reference is `{name}` or `{name'}` for its reverse complement"
+    elif char == "/":
+        help_text = "a modification is written between slashes, e.g. `/5Phos/`"
+    else:
+        help_text = (
+            "a sequence holds IUPAC bases, `[ROLE:LEN]`, `(T)30`, `{name}`, `/mod/`, "
+            "`rG`, `+G` and `*`"
+        )
+    report.add(
+        "E0105",
+        f"unexpected `{char}` in a sequence literal",
+        source,
+        span,
+        label="not part of the sequence notation",
+        help=help_text,
+    )
