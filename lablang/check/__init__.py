@@ -6,6 +6,7 @@ its own kinds (see `lablang.driver.BACKEND_CHECKS`).
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction
 
 from lablang import ast
@@ -13,6 +14,7 @@ from lablang.check.names import did_you_mean
 from lablang.check.walk import members, walk
 from lablang.diagnostics import Edit, Fix, Report
 from lablang.resolve import ModuleInfo, Program
+from lablang.source import Span
 from lablang.units import UNITS, QuantityValue, quantity
 from lablang.units.table import BASE
 
@@ -85,8 +87,13 @@ def _check_module(info: ModuleInfo, report: Report) -> None:
         _check_decl(info, decl, report)
 
 
+# Blocks whose members may be bare expressions (skill calls, thermocycler segments).
+EXPRESSION_BLOCKS = {"do", "thermocycle", "repeat"}
+
+
 def _check_decl(info: ModuleInfo, decl: ast.Decl, report: Report) -> None:
     _check_fields(info, members(decl.body), report)
+    _check_statements(info, members(decl.body), report)
     for node in walk(decl):
         match node:
             case ast.Quantity():
@@ -102,17 +109,21 @@ def _check_decl(info: ModuleInfo, decl: ast.Decl, report: Report) -> None:
                     info.source,
                     node.span,
                     label="a sequence is `DNA` or `RNA`",
-                    help="write `DNA 5'-...-3'` or `RNA 5'-...-3'` (DNA when omitted)",
+                    help=f"write `DNA 5'-...-3'` or `RNA 5'-...-3'`; if `{moltype}` is a field, "
+                    f"write `{moltype}: 5'-...-3'`",
                 )
             case ast.Entry() | ast.ExprEntry():
                 if node.body is not None:
                     _check_fields(info, node.body.members, report)
+                    if node.keyword not in EXPRESSION_BLOCKS:
+                        _check_statements(info, node.body.members, report)
             case _:
                 pass
 
 
 def _check_fields(info: ModuleInfo, items: tuple[ast.Member, ...], report: Report) -> None:
     seen: dict[str, ast.Field] = {}
+    unknown_unit = _unknown_units(info, items, report)
     for member in items:
         if not isinstance(member, ast.Field):
             continue
@@ -131,7 +142,7 @@ def _check_fields(info: ModuleInfo, items: tuple[ast.Member, ...], report: Repor
             )
         else:
             seen[member.key] = member
-        if member.key in FIELD_DIMENSIONS:
+        if member.key in FIELD_DIMENSIONS and id(member) not in unknown_unit:
             _check_dimension(info, member, FIELD_DIMENSIONS[member.key], report)
         elif member.key in REFERENCE_FIELDS:
             _check_references(info, member, REFERENCE_FIELDS[member.key], report)
@@ -362,3 +373,56 @@ def _name_path(expr: ast.Expr) -> tuple[str, ...] | None:
             return None if head is None else (*head, name)
         case _:
             return None
+
+
+def _unknown_units(info: ModuleInfo, items: tuple[ast.Member, ...], report: Report) -> set[int]:
+    """`volume: 50 ul` reads as a field `volume: 50` and a stray name `ul` (newlines are not
+    significant): a number followed on its line by a lone name is an unknown unit."""
+    from lablang.units.table import closest_units
+
+    flagged: set[int] = set()
+    for member, following in itertools.pairwise(items):
+        if not (isinstance(following, ast.ExprStmt) and isinstance(following.value, ast.Name)):
+            continue
+        value = member.value if isinstance(member, (ast.Field, ast.Binding, ast.ExprStmt)) else None
+        if not isinstance(value, ast.Number):
+            continue
+        gap = info.source.text[member.span.end : following.span.start]
+        if gap.strip(" \t"):
+            continue
+        word = following.value
+        guesses = closest_units(word.id)
+        guess = guesses[0] if guesses else None
+        report.add(
+            "E0104",
+            f"unknown unit `{word.id}`",
+            info.source,
+            word.span,
+            label="not a unit lablang knows",
+            help=f"did you mean `{guess}`?" if guess else "see `lablang spec` for the units",
+            fix=Fix(f"use `{guess}`", (Edit(word.span, guess),)) if guess else None,
+        )
+        flagged.add(id(member))
+    return flagged
+
+
+def _check_statements(info: ModuleInfo, items: tuple[ast.Member, ...], report: Report) -> None:
+    """A bare name directly followed by a value on its line is a field missing its `:`."""
+    for member, following in itertools.pairwise(items):
+        if not (isinstance(member, ast.ExprStmt) and isinstance(member.value, ast.Name)):
+            continue
+        if member.clauses or not isinstance(following, (ast.ExprStmt, ast.Field)):
+            continue
+        gap = info.source.text[member.span.end : following.span.start]
+        if "\n" in gap:
+            continue
+        name = member.value
+        report.add(
+            "E0310",
+            f"`{name.id}` is not followed by `:`",
+            info.source,
+            name.span,
+            label="a field is written `key: value`",
+            help=f"write `{name.id}: ...`",
+            fix=Fix("add `:`", (Edit(Span(name.span.end, name.span.end), ":"),)),
+        )

@@ -132,7 +132,7 @@ def resolve(
     """Resolve the imports of `module` (loading the modules it uses) into a Program."""
     root = ModuleInfo(path=("__main__",), source=source, module=module, file=file)
     modules: dict[tuple[str, ...], ModuleInfo] = {}
-    _bind(root, loader, report, modules, stack=[])
+    _bind(root, loader, report, modules, stack=[root.path])
     return Program(root=root, modules=modules)
 
 
@@ -208,12 +208,12 @@ def _load(
             help="check that the module is a UTF-8 text file",
         )
         return None
-    source = Source(text, str(file))
+    source = Source(text, _display_path(file))
     parsed = parse(source, report, loader.limits)
     info = ModuleInfo(path=path, source=source, module=parsed, file=file)
     loader.cache[path] = info
     modules[path] = info
-    _bind(info, loader, report, modules, [*stack, importer.path])
+    _bind(info, loader, report, modules, [*stack, path])
     return info
 
 
@@ -238,9 +238,8 @@ def _bind_use(
     stack: list[tuple[str, ...]],
 ) -> None:
     path = use.path
-    chain = [*stack, info.path]
     if use.names:
-        target = _load(path, use, info, loader, report, modules, [*chain[:-1], info.path])
+        target = _load(path, use, info, loader, report, modules, stack)
         if target is None:
             info.broken.update(use.names)
             _unknown_module(path, use, info, loader, report)
@@ -249,12 +248,12 @@ def _bind_use(
             _import_name(info, target, name, use, report)
         return
     # `use a.b`: the module a/b, or the member b of module a
-    target = _load(path, use, info, loader, report, modules, [*chain[:-1], info.path])
+    target = _load(path, use, info, loader, report, modules, stack)
     if target is not None:
         info.modules[use.alias or path[-1]] = target
         return
     if len(path) > 1 and loader.find(path[:-1]) is not None:
-        parent = _load(path[:-1], use, info, loader, report, modules, [*chain[:-1], info.path])
+        parent = _load(path[:-1], use, info, loader, report, modules, stack)
         if parent is not None:
             _import_name(info, parent, path[-1], use, report, alias=use.alias)
         return
@@ -332,3 +331,11 @@ def _unknown_module(
         label="no such module in the standard library or the given roots",
         help=f"did you mean `{guess}`?" if guess else "add its directory with `--path DIR`",
     )
+
+
+def _display_path(file: Path) -> str:
+    """A path relative to the working directory when it lies below it."""
+    import os
+
+    relative = os.path.relpath(file)
+    return relative if not relative.startswith("..") else str(file)

@@ -43,7 +43,17 @@ _KINDS = {
 }
 
 
+_PATTERNS: dict[str, str] = {}
+
+
+def remember_terminals(patterns: dict[str, str]) -> None:
+    """Record the grammar's anonymous terminals (`__ANON_3` -> `|>`) for messages."""
+    _PATTERNS.update(patterns)
+
+
 def _describe(terminal: str) -> str:
+    if terminal.startswith("__ANON") and terminal in _PATTERNS:
+        return f"`{_PATTERNS[terminal]}`"
     if terminal in _PUNCTUATION:
         return f"`{_PUNCTUATION[terminal]}`"
     if terminal in _KINDS:
@@ -53,8 +63,36 @@ def _describe(terminal: str) -> str:
     return f"`{terminal.lower()}`"
 
 
+_VALUE_STARTS = {
+    "NAME",
+    "NUMBER",
+    "QUANTITY",
+    "STRING",
+    "SEQUENCE",
+    "END",
+    "LPAR",
+    "LSQB",
+    "LBRACE",
+    "MINUS",
+    "PLUS",
+    "NOT",
+    "TRUE",
+    "FALSE",
+    "NONE",
+    "IN",
+    "FORALL",
+    "EXISTS",
+}
+
+
 def _expected(terminals: set[str]) -> str:
-    names = sorted({_describe(t) for t in terminals})
+    prefix: list[str] = []
+    if {"NAME", "NUMBER", "STRING"} <= terminals:
+        prefix = ["a value"]
+        terminals = {
+            t for t in terminals if t not in _VALUE_STARTS and _PATTERNS.get(t) not in ("±", "+/-")
+        }
+    names = prefix + sorted({_describe(t) for t in terminals})
     if len(names) > 8:
         names = [*names[:8], "..."]
     return ", ".join(names)
@@ -127,7 +165,7 @@ def report_syntax_error(
             "unexpected end of file",
             source,
             span,
-            label=f"expected {expected}" if expected else "",
+            label="the file ends inside a block" if opened else f"expected {expected}",
             labels=labels,
             help=help_text,
             fix=fix,
@@ -172,13 +210,12 @@ def report_syntax_error(
                 "`(T)30`, `{name}`, `/mod/`, `rG`, `+G`, `*`",
             )
             return
-        allowed = set(getattr(error, "allowed", ()) or ())
         report.add(
             "E0100",
             f"unexpected character `{char}`",
             source,
             span,
-            label=f"expected {_expected(allowed)}" if allowed else "not valid here",
+            label="no token of the language starts with this character",
             labels=labels,
             help="remove it, or quote free text as a string",
         )

@@ -474,6 +474,16 @@ class Parser:
             },
         )
 
+        from lablang.syntax.errors import remember_terminals
+
+        remember_terminals(
+            {
+                t.name: str(t.pattern.value)
+                for t in self._lark.terminals
+                if t.name.startswith("__ANON")
+            }
+        )
+
     def _on_comment(self, token: Token) -> Token:
         self._context.comments.append(ast.Comment(text=str(token), span=_tspan(token)))
         return token

@@ -1,0 +1,105 @@
+"""The formatter: canonical, idempotent, comment-preserving, and never changes meaning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from lablang import fmt
+from lablang.diagnostics import Report
+from lablang.fmt import format_module, format_source, strip_spans
+from lablang.source import Source
+from lablang.syntax import parse
+from tests.core.strategies import modules
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "tests" / "data").glob("*.lab")) + sorted(
+    (ROOT / "examples").rglob("*.lab")
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(modules)
+def test_printed_generated_trees_parse_back_to_the_same_tree(module) -> None:  # type: ignore[no-untyped-def]
+    """Any AST printed by the formatter parses to the same tree."""
+    text = format_module(module)
+    report = Report()
+    again = parse(Source(text), report)
+    assert not report.has_errors, (text, [d.message for d in report])
+    assert strip_spans(again) == strip_spans(module), text
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(modules)
+def test_formatting_twice_changes_nothing(module) -> None:  # type: ignore[no-untyped-def]
+    """fmt is idempotent on any generated program."""
+    once = format_source(Source(format_module(module)), Report())
+    assert once is not None
+    assert format_source(Source(once), Report()) == once
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_examples_format_idempotently_and_keep_every_comment(path: Path) -> None:
+    """Every example keeps its tree and all its comments under fmt, and fmt(fmt(x)) == fmt(x)."""
+    source = Source(path.read_text("utf-8"), str(path))
+    report = Report()
+    once = format_source(source, report)
+    assert once is not None, [d.message for d in report]
+    original = parse(source, Report())
+    assert sorted(c.text for c in parse(Source(once), Report()).comments) == sorted(
+        c.text for c in original.comments
+    )
+    assert format_source(Source(once), Report()) == once
+
+
+def test_comments_stay_next_to_what_they_describe() -> None:
+    """A leading comment stays above its member and a trailing one stays on its line."""
+    text = "# header\noligo X {\n  # the sequence\n  seq: 5'-ACGT-3'   # 4 nt\n  role: primer\n}\n"
+    assert format_source(Source(text), Report()) == (
+        "# header\noligo X {\n  # the sequence\n  seq: 5'-ACGT-3'  # 4 nt\n  role: primer\n}\n"
+    )
+
+
+def test_members_that_would_run_together_get_a_semicolon() -> None:
+    """`98 C for 3 min` followed by `(...)` would read as a call: fmt separates them."""
+    text = "protocol p { step s { thermocycle { 98 C for 3 min; (95 C, 1 s) } } }"
+    out = format_source(Source(text), Report())
+    assert out is not None and "98 C for 3 min;\n" in out
+
+
+def test_fmt_refuses_output_that_changes_the_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When printing would change the tree, fmt reports E0010 and returns nothing."""
+    monkeypatch.setattr(fmt, "_string", lambda value: '"changed"')
+    report = Report()
+    assert format_source(Source('oligo X "title" {}'), report) is None
+    assert [d.code for d in report] == ["E0010"]
+
+
+def test_fmt_check_and_write_from_the_cli(tmp_path: Path) -> None:
+    """`lablang fmt --check` exits 1 on an unformatted file; `lablang fmt` rewrites it."""
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    path = tmp_path / "a.lab"
+    path.write_text("oligo X{seq:5'-ACGT-3'}")
+    runner = CliRunner()
+    assert runner.invoke(main, ["fmt", "--check", str(path)]).exit_code == 1
+    assert runner.invoke(main, ["fmt", str(path)]).exit_code == 0
+    assert path.read_text() == "oligo X {\n  seq: 5'-ACGT-3'\n}\n"
+    assert runner.invoke(main, ["fmt", "--check", str(path)]).exit_code == 0
+
+
+def test_fmt_leaves_a_file_with_syntax_errors_untouched(tmp_path: Path) -> None:
+    """A file that does not parse is reported and not rewritten."""
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    path = tmp_path / "a.lab"
+    path.write_text("oligo X {")
+    result = CliRunner().invoke(main, ["fmt", str(path)])
+    assert result.exit_code == 1
+    assert path.read_text() == "oligo X {"

@@ -1,0 +1,137 @@
+"""Untrusted input: no input produces a traceback, and lablang's own bugs are labelled as such."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lablang import driver
+from lablang.diagnostics import Report
+from lablang.driver import check_text
+from lablang.source import Source
+from lablang.syntax import parse
+
+ROOT = Path(__file__).resolve().parents[2]
+SEEDS = sorted((ROOT / "tests" / "data").glob("*.lab")) + sorted((ROOT / "examples").rglob("*.lab"))
+
+
+def mutate(text: str, rng: random.Random) -> str:
+    """One random edit of the kinds agents make: cut, duplicate, delete, insert, truncate."""
+    if not text:
+        return rng.choice(["{", "5'-", '"', "(", "oligo"])
+    i, j = sorted(rng.randrange(len(text) + 1) for _ in range(2))
+    pieces = [
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "]",
+        ":",
+        ";",
+        ",",
+        "5'-",
+        "-3'",
+        '"',
+        "#",
+        "\n",
+        "..",
+        "->",
+        "|>",
+        "±",
+        "98 C",
+        "(T)5000",
+        "[X:9-1]",
+        "{ref'}",
+        "rG",
+        "/5Phos/",
+        "step",
+        "oligo",
+        "use",
+        "in",
+        "not",
+        "?",
+        "=",
+        "==",
+        "0",
+        "-1e999",
+        "\x00",
+        "\ud800",
+        "é",
+    ]
+    match rng.randrange(6):
+        case 0:
+            return text[:i]
+        case 1:
+            return text[:i] + text[j:]
+        case 2:
+            return text[:i] + rng.choice(pieces) + text[i:]
+        case 3:
+            return text[:i] + text[i:j] * 2 + text[j:]
+        case 4:
+            return text[:i] + text[j:i:-1] + text[j:]
+        case _:
+            return "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 40)))
+
+
+def assert_no_internal_error(text: str) -> None:
+    result = check_text(text, "fuzz.lab")
+    codes = [d.code for d in result.report]
+    assert "E0000" not in codes, (text, [d.message for d in result.report])
+
+
+def test_two_thousand_mutated_examples_never_crash() -> None:
+    """Mutated and truncated examples produce diagnostics, never a traceback or an internal error."""
+    rng = random.Random(20261129)
+    texts = [path.read_text("utf-8") for path in SEEDS]
+    assert texts, "no seed examples found"
+    for _ in range(2000):
+        text = rng.choice(texts)
+        for _ in range(rng.randrange(1, 4)):
+            text = mutate(text, rng)
+        assert_no_internal_error(text)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.binary(max_size=300))
+def test_random_bytes_never_crash(data: bytes) -> None:
+    """Random bytes decoded leniently are reported on, never crash the checker."""
+    assert_no_internal_error(data.decode("utf-8", "replace"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="{}()[]:;,.=<>-+*/%?#\"'5 3ACGTacgt\nxyz_0129 step oligo in not", max_size=200)
+)
+def test_random_token_soup_never_crashes(text: str) -> None:
+    """Random mixes of the language's own characters never crash the checker."""
+    assert_no_internal_error(text)
+
+
+def test_internal_errors_are_reported_as_E0000(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug inside a stage becomes an `internal error` diagnostic, not a traceback."""
+
+    def broken(program: object, report: Report) -> None:
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(driver, "check", broken)
+    result = check_text("oligo X { seq: 5'-ACGT-3' }")
+    assert [d.code for d in result.report] == ["E0000"]
+    assert "internal error: ZeroDivisionError: boom" in result.report.diagnostics[0].message
+
+
+def test_deeply_nested_unary_chain_is_bounded() -> None:
+    """Ten thousand `-` signs in a row are an E0002, not a recursion crash."""
+    report = Report()
+    parse(Source("scene s { a: " + "-" * 10000 + "1 }"), report)
+    assert [d.code for d in report] == ["E0002"]
+
+
+def test_long_flat_sums_are_bounded() -> None:
+    """A sum of 5,000 terms is reported as too deep rather than overflowing later passes."""
+    result = check_text("scene s { a: " + " + ".join(["1"] * 5000) + " }")
+    assert "E0002" in [d.code for d in result.report]
