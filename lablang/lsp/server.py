@@ -5,9 +5,11 @@ the same functions as the CLI (`lablang.driver.check_source`, `lablang.fmt`). Th
 module only converts between LSP types and those plain results.
 
 Diagnostics are published on open and save at once, and on change after a short
-quiet period (`DEBOUNCE_SECONDS`), so a burst of keystrokes is checked once. Checks
-run one at a time on a worker thread; a result for a version the editor has since
-replaced is dropped.
+quiet period (`DEBOUNCE_SECONDS`), so a burst of keystrokes is checked once. After a
+change they are published twice: first the fast result of `lablang.lsp.incremental`
+(syntax of the declarations that changed, earlier results for the others), then the
+full check. Full checks run one at a time on a worker thread, fast ones on another;
+a result for a version the editor has since replaced is dropped.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pygls.lsp.server import LanguageServer
 from lablang.diagnostics import Diagnostic, Severity
 from lablang.lsp import features
 from lablang.lsp.analysis import Analysis, LineIndex, analyze
+from lablang.lsp.incremental import ChunkCache, quick_diagnostics
 
 __all__ = ["DEBOUNCE_SECONDS", "LablangServer", "serve"]
 
@@ -82,33 +85,46 @@ class LablangServer(LanguageServer):
         self.last_parsed: dict[str, Analysis] = {}
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lablang-check")
+        self.quick = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lablang-quick")
+        self.chunk_cache = ChunkCache()
 
     # ---------------------------------------------------------------- checking
-    def schedule(self, uri: str, delay: float) -> None:
+    def schedule(self, uri: str, delay: float, quick: bool = False) -> None:
         previous = self.pending.pop(uri, None)
         if previous is not None:
             previous.cancel()
-        self.pending[uri] = asyncio.get_running_loop().create_task(self._check_later(uri, delay))
+        task = asyncio.get_running_loop().create_task(self._check_later(uri, delay, quick))
+        self.pending[uri] = task
 
-    async def _check_later(self, uri: str, delay: float) -> None:
+    async def _check_later(self, uri: str, delay: float, quick: bool) -> None:
         if delay:
             await asyncio.sleep(delay)
         document = self.workspace.get_text_document(uri)
         version, text = document.version, document.source
         path = _path_of(uri)
         loop = asyncio.get_running_loop()
+        previous = self.analyses.get(uri)
+        if quick and previous is not None:
+            found = await loop.run_in_executor(
+                self.quick, quick_diagnostics, text, path, previous, self.chunk_cache
+            )
+            if self.workspace.get_text_document(uri).version != version:
+                return
+            self._publish(uri, version, found, LineIndex(text))
         analysis = await loop.run_in_executor(self.checker, analyze, text, path, self.roots)
-        current = self.workspace.get_text_document(uri)
-        if current.version != version:
+        if self.workspace.get_text_document(uri).version != version:
             return  # the editor has moved on; the newer version is being checked
         self.analyses[uri] = analysis
         if analysis.parsed:
             self.last_parsed[uri] = analysis
+        self._publish(uri, version, analysis.diagnostics, analysis.lines)
+
+    def _publish(
+        self, uri: str, version: int | None, found: Sequence[Diagnostic], lines: LineIndex
+    ) -> None:
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(
-                uri=uri,
-                version=version,
-                diagnostics=[to_lsp(d, analysis.lines, uri) for d in analysis.diagnostics],
+                uri=uri, version=version, diagnostics=[to_lsp(d, lines, uri) for d in found]
             )
         )
 
@@ -192,13 +208,17 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
     """A server with every feature registered (not yet connected to any stream)."""
     server = LablangServer(roots)
 
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: LablangServer, params: types.InitializedParams) -> None:
+        ls.quick.submit(ls.chunk_cache.warm)
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LablangServer, params: types.DidOpenTextDocumentParams) -> None:
         ls.schedule(params.text_document.uri, 0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: LablangServer, params: types.DidChangeTextDocumentParams) -> None:
-        ls.schedule(params.text_document.uri, DEBOUNCE_SECONDS)
+        ls.schedule(params.text_document.uri, DEBOUNCE_SECONDS, quick=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: LablangServer, params: types.DidSaveTextDocumentParams) -> None:

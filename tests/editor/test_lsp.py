@@ -8,10 +8,11 @@ import pytest
 
 from lablang.diagnostics import Report
 from lablang.fmt import format_source
+from lablang.lsp.client import LspClient
 from lablang.resolve import stdlib_root
 from lablang.source import Source
 
-from .conftest import LspClient
+from .conftest import ROOT
 
 PRIMERS = """\
 oligo TSO "template switch oligo" {
@@ -32,7 +33,7 @@ def _position(text: str, needle: str, shift: int = 0) -> dict[str, int]:
 def test_initialize_advertises_every_feature(tmp_path: Path):
     """The server's capabilities list diagnostics sync, hover, completion, definition,
     symbols, formatting and quick fixes."""
-    client = LspClient()
+    client = LspClient(pythonpath=ROOT)
     try:
         capabilities = client.initialize(tmp_path)["capabilities"]
     finally:
@@ -241,3 +242,30 @@ def test_document_symbols_list_declarations_and_their_named_entries(lsp: LspClie
     contract = symbols[2]
     assert [c["name"] for c in contract["children"]] == ["lid", "close"]
     assert contract["selectionRange"]["start"] == _position(text, "c {")
+
+
+def test_after_a_change_fast_diagnostics_come_first_then_the_full_check(
+    lsp: LspClient, tmp_path: Path
+):
+    """A change publishes twice: first the changed declaration's syntax error together
+    with the unchanged declarations' earlier diagnostics (moved with their text), then
+    the full check's result."""
+    uri = lsp.open(tmp_path / "typing.lab", TYPO)
+    [unknown] = lsp.diagnostics(uri, version=1)
+    assert unknown["code"] == "E0203"
+
+    edited = "segment UMI = umi(\n" + TYPO
+    lsp.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": edited}]},
+    )
+    fast = lsp.diagnostics(uri, version=2)
+    assert [d["code"][:3] for d in fast] == ["E01", "E02"]
+    assert fast[0]["range"]["start"]["line"] <= 1
+    moved = fast[1]["range"]
+    assert moved["start"] == {
+        "line": unknown["range"]["start"]["line"] + 1,
+        "character": unknown["range"]["start"]["character"],
+    }
+    full = lsp.diagnostics(uri, version=2)
+    assert [d["code"][:3] for d in full] == ["E01"]
