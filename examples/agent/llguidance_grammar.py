@@ -7,6 +7,8 @@ keywords the way Lark's contextual lexer does. The derived grammar is therefore
 made *stricter* than lablang's, never looser, so that every text it lets a model
 write parses with lablang (tested in `tests/editor/test_llguidance.py`):
 
+- blanks and comments may open the text (llguidance skips ignored text only between
+  lexemes);
 - terminal priorities are dropped (the parser state decides which lexemes apply);
 - a word keyword (`segment`, `step`, `requires`...) must be followed by whitespace,
   so the greedy lexer cannot split `protocolx` into a keyword and a name
@@ -140,6 +142,13 @@ def llguidance_grammar(lark_text: str) -> str:
     if not re.search(entry, text, flags=re.M):
         raise ValueError("grammar has no `entry` rule of the expected shape")
     text = re.sub(entry, _ENTRY, text, flags=re.M)
+
+    # llguidance ignores blanks and comments between lexemes but not before the first.
+    start = r"^start: "
+    if not re.search(start, text, flags=re.M):
+        raise ValueError("grammar has no `start` rule")
+    text = re.sub(start, "start: LEADING? ", text, count=1, flags=re.M)
+    text += "LEADING: /(?:[ \\t\\r\\n\\f]|#[^\\n]*)+/\n"
 
     text = re.sub(r"^([A-Z_]+)\.\d+:", r"\1:", text, flags=re.M)
     text = _KEYWORD.sub(

@@ -11,7 +11,8 @@ The loop is what a harness around a language model does with lablang:
 5. re-check, until the answer is clean or the round budget is spent.
 
 The model is any function `prompt -> answer`. `replay(folder)` is a model that returns
-recorded answers (`answer_1.lab`, `answer_2.lab`, ...) in order, so the loop runs in
+recorded answers (`answer_1.txt`, `answer_2.txt`, ...: raw model output, not bundled
+`.lab` examples, since most of them are deliberately wrong) in order, so the loop runs in
 tests and CI with no model and no network:
 
     python examples/agent/loop.py                      # replays examples/agent/recorded
@@ -157,8 +158,8 @@ def run(
 
 
 def replay(folder: Path) -> Model:
-    """A model that answers with `answer_1.lab`, `answer_2.lab`, ... from `folder`."""
-    answers = sorted(folder.glob("answer_*.lab"), key=lambda p: int(p.stem.split("_")[1]))
+    """A model that answers with `answer_1.txt`, `answer_2.txt`, ... from `folder`."""
+    answers = sorted(folder.glob("answer_*.txt"), key=lambda p: int(p.stem.split("_")[1]))
     remaining = list(answers)
 
     def model(prompt: str) -> str:

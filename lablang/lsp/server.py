@@ -250,7 +250,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
 
     @server.feature(
         types.TEXT_DOCUMENT_COMPLETION,
-        types.CompletionOptions(trigger_characters=[".", "{", " "]),
+        types.CompletionOptions(trigger_characters=[".", "{"]),
     )
     def completion(ls: LablangServer, params: types.CompletionParams) -> types.CompletionList:
         uri = params.text_document.uri

@@ -33,7 +33,7 @@ def test_recorded_session_ends_clean_after_fixes_and_repairs(transcript):
         ("model", (), ()),
     ]
     assert transcript.ok
-    assert transcript.text == (AGENT / "recorded" / "answer_3.lab").read_text("utf-8")
+    assert transcript.text == (AGENT / "recorded" / "answer_3.txt").read_text("utf-8")
 
 
 def test_prompts_carry_the_reference_and_the_diagnostics_to_repair(transcript):
@@ -60,7 +60,7 @@ def test_machine_fixes_are_applied_at_their_offsets():
 
 def test_loop_stops_and_says_so_when_the_round_budget_is_spent(tmp_path: Path):
     """A model that keeps answering the same broken module ends with ok == False."""
-    broken = (AGENT / "recorded" / "answer_1.lab").read_text("utf-8")
+    broken = (AGENT / "recorded" / "answer_1.txt").read_text("utf-8")
     transcript = loop.run("task", lambda prompt: broken, tmp_path, max_rounds=2)
     assert not transcript.ok
     assert [r.codes for r in transcript.rounds] == [("E0101",), ("E0101",)]
