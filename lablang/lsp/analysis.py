@@ -78,12 +78,37 @@ class Analysis:
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
-        """Diagnostics located in this document (imports report theirs at the `use`)."""
-        return [
-            d
-            for d in self.result.report.sorted()
-            if d.source is None or d.source.name == self.source.name
-        ]
+        """Diagnostics of this document; an imported module's are shown at its `use`."""
+        found = []
+        for d in self.result.report.sorted():
+            if d.source is None or d.source.name == self.source.name:
+                found.append(d)
+            else:
+                found.append(self._at_use(d))
+        return found
+
+    def _at_use(self, diagnostic: Diagnostic) -> Diagnostic:
+        name = diagnostic.file
+        modules = self.result.program.modules.values()
+        module = next((m for m in modules if m.source.name == name), None)
+        use = None
+        if module is not None:
+            use = next((u for u in self.module.uses if tuple(u.path) == module.path), None)
+            use = use or next(
+                (u for u in self.module.uses if tuple(u.path[: len(module.path)]) == module.path),
+                None,
+            )
+        use = use or (self.module.uses[0] if self.module.uses else None)
+        line, column = diagnostic.start
+        where = f"{diagnostic.file}:{line}:{column}"
+        return attrs.evolve(
+            diagnostic,
+            source=self.source,
+            span=use.span if use is not None else Span(0, 0),
+            message=f"in imported module ({where}): {diagnostic.message}",
+            labels=(),
+            fix=None,
+        )
 
     @property
     def parsed(self) -> bool:

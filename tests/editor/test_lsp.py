@@ -269,3 +269,16 @@ def test_after_a_change_fast_diagnostics_come_first_then_the_full_check(
     }
     full = lsp.diagnostics(uri, version=2)
     assert [d["code"][:3] for d in full] == ["E01"]
+
+
+def test_an_error_inside_an_imported_module_is_shown_at_its_use(lsp: LspClient, tmp_path: Path):
+    """A diagnostic located in another file is published on the `use` that imports it,
+    naming the file, line and column where it is."""
+    (tmp_path / "kit.lab").write_text(PRIMERS + "oligo Bad { seq: 5'-ACGT-3'  volume: 5 }\n")
+    text = "use kit.{TSO}\nworkflow w { rt = reverse_transcribe(x, switch: TSO) }\n"
+    uri = lsp.open(tmp_path / "uses_kit.lab", text)
+    [diagnostic] = lsp.diagnostics(uri)
+    assert diagnostic["code"] == "E0302"
+    assert diagnostic["range"]["start"] == {"line": 0, "character": 0}
+    assert "in imported module" in diagnostic["message"]
+    assert "kit.lab:6:" in diagnostic["message"]
