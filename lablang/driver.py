@@ -18,7 +18,7 @@ import attrs
 
 from lablang.check import check
 from lablang.diagnostics import InternalError, Report
-from lablang.limits import DEFAULT_LIMITS, Limits
+from lablang.limits import DEFAULT_LIMITS, Limits, gc_paused
 from lablang.resolve import Loader, Program, resolve
 from lablang.source import Source, Span
 from lablang.syntax import parse
@@ -113,9 +113,10 @@ def check_source(
     loader = Loader.with_roots(roots, limits)
     file = Path(source.name) if Path(source.name).suffix == ".lab" else None
     try:
-        module = parse(source, report, limits)
-        program = resolve(module, source, loader, report, file=file)
-        check(program, report)
+        with gc_paused():
+            module = parse(source, report, limits)
+            program = resolve(module, source, loader, report, file=file)
+            check(program, report)
         if backends and not report.has_errors:
             _backend_checks(program, report)
     except InternalError as error:

@@ -252,7 +252,7 @@ def _check_seq_ref(info: ModuleInfo, node: ast.SeqRef, report: Report) -> None:
     if node.path[0] in info.broken:
         return
     name = ".".join(node.path)
-    candidates = [s.name for s in info.visible() if s.decl.kind in SEQUENCE_KINDS]
+    candidates = _candidates(info, SEQUENCE_KINDS)
     guess = did_you_mean(name, candidates)
     inner = node.span
     report.add(
@@ -340,7 +340,7 @@ def _check_references(
         if symbol is None and path[0] in info.broken:
             continue
         if symbol is None:
-            candidates = [s.name for s in info.visible() if s.decl.kind in kinds]
+            candidates = _candidates(info, kinds)
             guess = did_you_mean(name, candidates)
             report.add(
                 "E0203",
@@ -426,3 +426,10 @@ def _check_statements(info: ModuleInfo, items: tuple[ast.Member, ...], report: R
             help=f"write `{name.id}: ...`",
             fix=Fix("add `:`", (Edit(Span(name.span.end, name.span.end), ":"),)),
         )
+
+
+def _candidates(info: ModuleInfo, kinds: tuple[str, ...]) -> list[str]:
+    """Names of the given kinds visible in a module (computed once per module)."""
+    if kinds not in info.candidates:
+        info.candidates[kinds] = [s.name for s in info.visible() if s.decl.kind in kinds]
+    return info.candidates[kinds]

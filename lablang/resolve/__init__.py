@@ -52,6 +52,8 @@ class ModuleInfo:
     modules: dict[str, ModuleInfo] = attrs.field(factory=dict)
     # names (and module aliases) whose import failed: already reported, not reported again
     broken: set[str] = attrs.field(factory=set)
+    # kinds -> names visible with those kinds ("did you mean" candidates), filled lazily
+    candidates: dict[tuple[str, ...], list[str]] = attrs.field(factory=dict, repr=False)
 
     def lookup(self, path: Sequence[str]) -> Symbol | None:
         """Find `name` or `module.name` as seen from this module."""

@@ -457,11 +457,17 @@ class Parser:
     """One Lark parser, built once per process and reused (not reentrant: guarded)."""
 
     def __init__(self) -> None:
+        from lablang.limits import gc_paused
         from lablang.syntax.grammar import build_parser
 
         self._lock = threading.Lock()
         self._context = _Context()
-        self._lark = build_parser(
+        with gc_paused():
+            self._lark = self._build(build_parser)
+        self._remember()
+
+    def _build(self, build_parser: Any) -> lark.Lark:
+        return build_parser(
             _ToAst(self._context),
             {
                 "COMMENT": self._on_comment,
@@ -474,6 +480,7 @@ class Parser:
             },
         )
 
+    def _remember(self) -> None:
         from lablang.syntax.errors import remember_terminals
 
         remember_terminals(
