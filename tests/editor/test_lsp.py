@@ -282,3 +282,21 @@ def test_an_error_inside_an_imported_module_is_shown_at_its_use(lsp: LspClient, 
     assert diagnostic["range"]["start"] == {"line": 0, "character": 0}
     assert "in imported module" in diagnostic["message"]
     assert "kit.lab:6:" in diagnostic["message"]
+
+
+def test_completion_while_the_text_does_not_parse_uses_the_last_good_version(
+    lsp: LspClient, tmp_path: Path
+):
+    """Half-typed text (an open block) still completes the names declared before."""
+    uri = lsp.open(tmp_path / "typing.lab", PRIMERS)
+    assert lsp.diagnostics(uri, version=1) == []
+    typing = PRIMERS + "transition rt : reverse_transcription {\n  oligos: [T"
+    lsp.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": typing}]},
+    )
+    lsp.diagnostics(uri, version=2)
+    lsp.diagnostics(uri, version=2)
+    end = {"line": typing.count("\n"), "character": len(typing.rsplit("\n", 1)[1])}
+    result = lsp.request("textDocument/completion", {"textDocument": {"uri": uri}, "position": end})
+    assert {"TSO", "CB"} <= _labels(result)
