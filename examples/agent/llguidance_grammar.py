@@ -113,7 +113,8 @@ def llguidance_grammar(lark_text: str) -> str:
     >>> "(?!" in derived, "NAME: /[A-Za-z_][A-Za-z0-9_]*/ & ~/" in derived
     (False, True)
     """
-    keywords = sorted(set(_KEYWORD.findall(lark_text)))
+    rules = re.sub(r"//[^\n]*", "", lark_text)  # comments quote words that are not keywords
+    keywords = sorted(set(_KEYWORD.findall(rules)))
     units = re.search(r"\(\?:\(\?:(.*?)\)\(\?!", _terminal(lark_text, "QUANTITY").group(1))
     if units is None:
         raise ValueError("the QUANTITY terminal has no unit list of the expected shape")

@@ -121,7 +121,7 @@ class _Vocabulary:
 
 
 def _keywords(lark_text: str) -> list[str]:
-    return sorted(set(re.findall(r'"([a-z]+)"', lark_text)))
+    return sorted(set(re.findall(r'"([a-z]+)"', re.sub(r"//[^\n]*", "", lark_text))))
 
 
 def _matcher_factory():

@@ -78,3 +78,22 @@ def test_snippet_expands_to_text_that_parses(name: str):
     if name in {"module", "use"}:
         return
     assert [d.kind for d in module.decls] == [name]
+
+
+def _sample_lines() -> list[str]:
+    lines: list[str] = []
+    for sample in sorted((EXTENSION / "tests").glob("*.test.lab")):
+        lines += [
+            line for line in sample.read_text("utf-8").splitlines() if not line.startswith("#")
+        ]
+    return lines
+
+
+def test_annotated_samples_use_every_keyword_and_unit():
+    """The tmgrammar-test samples exercise every keyword and every unit of the grammar."""
+    words = set(re.findall(r"[A-Za-z_]\w*", "\n".join(_sample_lines())))
+    keywords = set(re.findall(r'"([a-z]+)"', re.sub(r"//[^\n]*", "", LARK)))
+    assert sorted(keywords - words) == []
+    text = "\n".join(_sample_lines())
+    used = {u for u in _grammar_units() if re.search(rf"\d[ \t]*{re.escape(u)}(?![\w(:'])", text)}
+    assert sorted(_grammar_units() - used) == []
