@@ -37,8 +37,15 @@ def _textmate_units() -> set[str]:
 
 
 def test_textmate_units_are_the_grammars_units():
-    """The highlighter knows exactly the units the QUANTITY terminal accepts."""
+    """The highlighter knows exactly the units the QUANTITY terminal accepts, and refuses
+    a unit before the same characters."""
     assert _textmate_units() == _grammar_units()
+    [rule] = TEXTMATE["repository"]["quantity"]["patterns"]
+    after_unit = re.compile(r"°\)\)?(\(\?!\[[^\]]*\]\))")
+    grammar = after_unit.search(LARK)
+    textmate = after_unit.search(rule["match"])
+    assert grammar is not None and textmate is not None
+    assert textmate.group(1) == grammar.group(1)
 
 
 @pytest.mark.parametrize("rule", ["decl_kind", "entry_kw", "expr_kw", "clause_kw", "quant_kw"])
