@@ -236,6 +236,12 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
             types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
         )
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_files_changed(ls: LablangServer, params: types.DidChangeWatchedFilesParams) -> None:
+        # an imported module changed on disk: every open document may see it
+        for uri in list(ls.workspace.text_documents):
+            ls.schedule(uri, DEBOUNCE_SECONDS)
+
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: LablangServer, params: types.HoverParams) -> types.Hover | None:
         uri = params.text_document.uri

@@ -300,3 +300,22 @@ def test_completion_while_the_text_does_not_parse_uses_the_last_good_version(
     end = {"line": typing.count("\n"), "character": len(typing.rsplit("\n", 1)[1])}
     result = lsp.request("textDocument/completion", {"textDocument": {"uri": uri}, "position": end})
     assert {"TSO", "CB"} <= _labels(result)
+
+
+def test_a_module_changed_on_disk_rechecks_the_documents_that_use_it(
+    lsp: LspClient, tmp_path: Path
+):
+    """After didChangeWatchedFiles, open documents are checked again against the new
+    module: a name removed from it is reported at the `use`."""
+    library = tmp_path / "kit.lab"
+    library.write_text(PRIMERS, "utf-8")
+    text = "use kit.{TSO}\nworkflow w { rt = reverse_transcribe(x, switch: TSO) }\n"
+    uri = lsp.open(tmp_path / "main.lab", text)
+    assert lsp.diagnostics(uri) == []
+    library.write_text(PRIMERS.replace("TSO", "TSO2"), "utf-8")
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        {"changes": [{"uri": library.as_uri(), "type": 2}]},
+    )
+    codes = [d["code"] for d in lsp.diagnostics(uri)]
+    assert "E0207" in codes
