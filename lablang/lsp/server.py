@@ -128,16 +128,21 @@ class LablangServer(LanguageServer):
             )
         )
 
-    def analysis(self, uri: str) -> Analysis | None:
-        """The analysis of the document's current text (checked now if it is stale)."""
+    async def analysis(self, uri: str) -> Analysis:
+        """The analysis of the document's current text, checked on the worker if stale."""
         document = self.workspace.get_text_document(uri)
+        text = document.source
         known = self.analyses.get(uri)
-        if known is not None and known.source.text == document.source:
+        if known is not None and known.source.text == text:
             return known
-        analysis = analyze(document.source, _path_of(uri), self.roots)
-        self.analyses[uri] = analysis
-        if analysis.parsed:
-            self.last_parsed[uri] = analysis
+        loop = asyncio.get_running_loop()
+        analysis = await loop.run_in_executor(
+            self.checker, analyze, text, _path_of(uri), self.roots
+        )
+        if self.workspace.get_text_document(uri).source == text:
+            self.analyses[uri] = analysis
+            if analysis.parsed:
+                self.last_parsed[uri] = analysis
         return analysis
 
 
@@ -243,12 +248,12 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
             ls.schedule(uri, DEBOUNCE_SECONDS)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: LablangServer, params: types.HoverParams) -> types.Hover | None:
+    async def hover(ls: LablangServer, params: types.HoverParams) -> types.Hover | None:
         uri = params.text_document.uri
-        analysis = ls.analysis(uri)
-        offset, _ = _offset(ls, uri, params.position)
-        if analysis is None or not analysis.parsed:
+        analysis = await ls.analysis(uri)
+        if not analysis.parsed:
             return None
+        offset = analysis.lines.offset(params.position.line, params.position.character)
         text = features.hover(analysis, offset)
         if text is None:
             return None
@@ -258,12 +263,12 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=[".", "{"]),
     )
-    def completion(ls: LablangServer, params: types.CompletionParams) -> types.CompletionList:
+    async def completion(ls: LablangServer, params: types.CompletionParams) -> types.CompletionList:
         uri = params.text_document.uri
         offset, text = _offset(ls, uri, params.position)
         analysis = ls.analyses.get(uri)
         if analysis is None or not analysis.parsed:
-            analysis = ls.last_parsed.get(uri) or ls.analysis(uri)
+            analysis = ls.last_parsed.get(uri) or await ls.analysis(uri)
         items = features.complete(text, offset, analysis, ls.roots)
         return types.CompletionList(
             is_incomplete=False,
@@ -279,12 +284,12 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
         )
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
-    def definition(ls: LablangServer, params: types.DefinitionParams) -> types.Location | None:
+    async def definition(
+        ls: LablangServer, params: types.DefinitionParams
+    ) -> types.Location | None:
         uri = params.text_document.uri
-        analysis = ls.analysis(uri)
-        offset, _ = _offset(ls, uri, params.position)
-        if analysis is None:
-            return None
+        analysis = await ls.analysis(uri)
+        offset = analysis.lines.offset(params.position.line, params.position.character)
         location = features.definition(analysis, offset)
         if location is None:
             return None
@@ -299,13 +304,12 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
         )
 
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
-    def document_symbol(
+    async def document_symbol(
         ls: LablangServer, params: types.DocumentSymbolParams
     ) -> list[types.DocumentSymbol]:
         uri = params.text_document.uri
-        analysis = ls.analysis(uri)
-        if analysis is None or not analysis.parsed:
-            analysis = ls.last_parsed.get(uri)
+        current = await ls.analysis(uri)
+        analysis = current if current.parsed else ls.last_parsed.get(uri)
         if analysis is None:
             return []
         lines = analysis.lines
