@@ -66,6 +66,10 @@ def hover(analysis: Analysis, offset: int) -> str | None:
             module = module_of_use(analysis.info, target.path)
             if module is not None:
                 return _module_hover(module)
+        local = _local_definition(analysis, target)
+        if local is not None:
+            line = analysis.source.text[local.span.start :].split("\n", 1)[0].strip()
+            return f"local `{target.path[0]}`\n\n```lab\n{line}\n```"
         call = _enclosing_call(target)
         if call is not None:
             return _operation_hover(target.path[-1])

@@ -319,3 +319,23 @@ def test_a_module_changed_on_disk_rechecks_the_documents_that_use_it(
     )
     codes = [d["code"] for d in lsp.diagnostics(uri)]
     assert "E0207" in codes
+
+
+def test_hover_on_a_local_name_shows_where_it_is_bound(lsp: LspClient, tmp_path: Path):
+    """A name bound in the same workflow hovers with the line that binds it."""
+    text = (
+        PRIMERS
+        + "workflow w {\n  rt = reverse_transcribe(x, switch: TSO)\n  output rt as cdna\n}\n"
+    )
+    uri = lsp.open(tmp_path / "local.lab", text)
+    lsp.diagnostics(uri)
+    result = lsp.request(
+        "textDocument/hover",
+        {"textDocument": {"uri": uri}, "position": _position(text, "rt as")},
+    )
+    assert "rt = reverse_transcribe(x, switch: TSO)" in result["contents"]["value"]
+    location = lsp.request(
+        "textDocument/definition",
+        {"textDocument": {"uri": uri}, "position": _position(text, "rt as")},
+    )
+    assert location["range"]["start"] == _position(text, "rt =")
