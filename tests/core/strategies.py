@@ -38,9 +38,12 @@ def _sequence(text: str, moltype: str | None) -> ast.Sequence:
 
 
 def _zero(node):  # type: ignore[no-untyped-def]
-    from lablang.fmt import strip_spans
+    """The same parts with every span set to Span(0, 0)."""
+    import attrs
 
-    return strip_spans(node)
+    if isinstance(node, tuple):
+        return tuple(_zero(n) for n in node)
+    return attrs.evolve(node, span=Z)
 
 
 atoms = st.one_of(

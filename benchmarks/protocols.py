@@ -1,0 +1,135 @@
+"""Speed of the protocol and rubric backends, as ratios measured in one run.
+
+(a) `semantic_diff` time / parse time of the same two texts, for protocols of
+    100, 1,000 and 5,000 steps with a change every 10 steps, all in one tube: the diff
+    should cost a small fraction of parsing. Matching is linear; the downstream lists
+    are not, because here every change lists every later step (output of size
+    changes x steps), so the 5k/1k ratio is expected near 25, not 5.
+(b) grading 100 source protocols x 10 attempts x 20 items: the whole `grade` call
+    (best-of-k for k = 1..10 in exact fractions + a 10,000-resample cluster bootstrap)
+    / reading and validating the judgments file.
+
+Run: python benchmarks/protocols.py
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a source checkout
+
+import json
+import random
+import time
+
+from lablang.diagnostics import Report
+from lablang.protocols.diff import semantic_diff
+from lablang.protocols.front import build_protocols
+from lablang.rubrics.grading import collect_grades, grade, read_judgments
+from lablang.rubrics.model import Item, Rubric
+from lablang.source import Source
+from lablang.syntax import parse
+
+KINDS = [
+    "add: {v} uL of water  to: t",
+    "mix: pipette  count: {c}  container: t",
+    "incubate: {temp} C for {v} min  container: t",
+    "centrifuge: {v}00 xg for 10 s  container: t",
+    "thermocycle {{ 98 C for 30 s; repeat {c} {{ 98 C for 10 s; {temp} C for 30 s; 72 C for 30 s }}; hold 4 C }}",
+]
+
+
+def protocol_text(steps: int, changed: bool) -> str:
+    lines = ["protocol p {", "  materials: [water]", "  containers: [t]"]
+    for i in range(steps):
+        v, c, temp = 5 + i % 7, 5 + i % 9, 55 + i % 10
+        if changed and i % 10 == 2:
+            temp += 1
+        lines.append(f"  step s{i} {{ " + KINDS[i % len(KINDS)].format(v=v, c=c, temp=temp) + " }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def timed(function, repeat: int = 3):  # type: ignore[no-untyped-def]
+    best = float("inf")
+    result = None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = function()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def bench_diff() -> None:
+    print("(a) semantic diff / parse of the same text")
+    times = {}
+    for steps in (100, 1000, 5000):
+        old_text, new_text = protocol_text(steps, False), protocol_text(steps, True)
+
+        def parse_both(old_text: str = old_text, new_text: str = new_text):  # type: ignore[no-untyped-def]
+            built = []
+            for text in (old_text, new_text):
+                source = Source(text, "b.lab")
+                report = Report()
+                built.append(build_protocols(parse(source, report), source, report)[0])
+            return built
+
+        parse_time, (old, new) = timed(parse_both)
+        diff_time, diff = timed(lambda old=old, new=new: semantic_diff(old, new))
+        times[steps] = diff_time
+        print(
+            f"  {steps:>5} steps: diff {diff_time * 1000:8.1f} ms, parse+build "
+            f"{parse_time * 1000:8.1f} ms, ratio {diff_time / parse_time:.3f}, "
+            f"{len(diff.changes)} changes"
+        )
+    print(f"  growth: diff(5000) / diff(1000) = {times[5000] / times[1000]:.2f} (linear = 5)")
+
+
+def bench_grade() -> None:
+    rng = random.Random(1)
+    items = tuple(
+        Item(
+            id=f"i{k}",
+            criterion="",
+            weight=__import__("fractions").Fraction(rng.choice([1, 2, 3, -1, -2]) if k else 3),
+        )
+        for k in range(20)
+    )
+    rubric = Rubric(name="r", items=items)
+    lines = []
+    for p in range(100):
+        for a in range(10):
+            for item in items:
+                lines.append(
+                    json.dumps(
+                        {
+                            "protocol": f"p{p}",
+                            "attempt": a,
+                            "item": item.id,
+                            "score": rng.randint(0, 2),
+                        }
+                    )
+                )
+    text = "\n".join(lines) + "\n"
+
+    def read():  # type: ignore[no-untyped-def]
+        report = Report()
+        source = Source(text, "j.jsonl")
+        grades = collect_grades(rubric, read_judgments(source, report), source, report)
+        assert not report.has_errors
+        return grades
+
+    read_time, grades = timed(read)
+    grade_time, result = timed(lambda: grade(rubric, grades, seed=0, resamples=10_000))
+    print("(b) grading 100 protocols x 10 attempts x 20 items (20,000 judgments)")
+    print(
+        f"  read+validate {read_time * 1000:.1f} ms, grade (best-of-1..10 + 10,000-resample "
+        f"bootstrap) {grade_time * 1000:.1f} ms, ratio {grade_time / read_time:.2f}"
+    )
+    print(f"  mean {result.mean:.4f}, CI {result.ci['mean']}")
+
+
+if __name__ == "__main__":
+    bench_diff()
+    bench_grade()

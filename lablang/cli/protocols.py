@@ -1,0 +1,366 @@
+"""`lablang diff`, `lablang grade` and `lablang judge-prompts`: thin front ends.
+
+Each verb loads `.lab` files, calls the library (`lablang.protocols`,
+`lablang.rubrics`) and prints. Exit status: 0 clean, 1 errors in the input, 2 usage.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from lablang.diagnostics import Diagnostic, Report, Severity
+
+if TYPE_CHECKING:
+    from lablang.driver import CheckResult
+    from lablang.protocols.model import Protocol
+    from lablang.rubrics.grading import Judgment
+    from lablang.rubrics.model import Rubric
+
+
+# ------------------------------------------------------------ shared plumbing
+def load_program(path: Path, report: Report, roots: Sequence[Path] = ()) -> CheckResult | None:
+    """Parse, resolve and core-check one file; None if it cannot be read."""
+    from lablang.driver import check_source, read_source
+
+    source = read_source(path, report)
+    if source is None:
+        return None
+    return check_source(source, [path.parent, *roots], report=report, backends=False)
+
+
+def print_report(report: Report) -> None:
+    """Diagnostics to stderr, rendered as `lablang check` renders them."""
+    from lablang.diagnostics.render import render_texts
+
+    if len(report):
+        click.echo(render_texts(report.sorted()) + "\n", err=True)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same directory."""
+    directory = path.parent if str(path.parent) else Path(".")
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _emit(text: str, output: Path | None) -> None:
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomic(output, text)
+
+
+def load_protocol(
+    path: Path, report: Report, name: str | None = None, roots: Sequence[Path] = ()
+) -> Protocol | None:
+    """The (first, or named) protocol of a file, checked; None if there is none."""
+    from lablang.protocols.front import check_program
+
+    result = load_program(path, report, roots)
+    if result is None or report.has_errors:
+        return None
+    protocols = [p for p in check_program(result.program, report) if name is None or p.name == name]
+    if not protocols:
+        what = f"protocol named `{name}`" if name else "`protocol` declaration"
+        report.add(
+            "E0806",
+            f"`{path}` has no {what}",
+            result.source,
+            label="no protocol",
+            help="write `protocol NAME { step ... }`",
+        )
+        return None
+    return protocols[0]
+
+
+def load_rubric(
+    path: Path, report: Report, name: str | None = None, roots: Sequence[Path] = ()
+) -> Rubric | None:
+    """The (first, or named) rubric of a file; None if there is none or it has errors."""
+    from lablang.rubrics.front import check_program
+
+    result = load_program(path, report, roots)
+    if result is None or report.has_errors:
+        return None
+    rubrics = [r for r in check_program(result.program, report) if name is None or r.name == name]
+    if not rubrics:
+        what = f"rubric named `{name}`" if name else "`rubric` declaration"
+        report.add(
+            "E0821",
+            f"`{path}` has no {what}",
+            result.source,
+            label="no rubric",
+            help='write `rubric NAME { item ID "criterion" weight W }`',
+        )
+        return None
+    return rubrics[0]
+
+
+def _exit(report: Report) -> None:
+    print_report(report)
+    if report.has_errors:
+        sys.exit(1)
+
+
+# ------------------------------------------------------------ diff
+@click.command("diff")
+@click.argument("old", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("new", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the diff as JSON.")
+@click.option(
+    "--task",
+    is_flag=True,
+    help="Print a drafted modification task (question + rubric skeleton, .lab).",
+)
+@click.option(
+    "--protocol",
+    "names",
+    multiple=True,
+    help="Protocol name to take from OLD then NEW (default: the first in each).",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write to this file (atomically) instead of stdout.",
+)
+def diff_command(
+    old: Path, new: Path, as_json: bool, task: bool, names: Sequence[str], output: Path | None
+) -> None:
+    """Semantic diff of two protocols: steps matched by name and content, not by line.
+
+    Example: lablang diff examples/protocols/pcr_published.lab examples/protocols/pcr_gc_rich.lab
+    """
+    from lablang.protocols.diff import diff_json, render_diff, semantic_diff
+    from lablang.protocols.task import draft_task
+
+    report = Report()
+    old_name = names[0] if names else None
+    new_name = names[1] if len(names) > 1 else old_name if len(names) == 1 else None
+    before = load_protocol(old, report, old_name)
+    after = load_protocol(new, report, new_name)
+    errors = report.has_errors
+    print_report(report)
+    if before is None or after is None or errors:
+        sys.exit(1)
+    result = semantic_diff(before, after)
+    if task:
+        _emit(draft_task(result, before, after), output)
+    elif as_json:
+        _emit(json.dumps(diff_json(result), indent=2) + "\n", output)
+    else:
+        _emit(render_diff(result, before, after), output)
+
+
+# ------------------------------------------------------------ grading
+@click.command("grade")
+@click.argument("rubric_path", metavar="RUBRIC", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--judgments",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="Judgments, one JSON object per line.",
+)
+@click.option(
+    "--answers",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Answers as DIR/PROTOCOL/ATTEMPT.lab: machine-checked items are graded from them.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the graded report as JSON.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option(
+    "--resamples",
+    type=click.IntRange(1, 100_000),
+    default=10_000,
+    show_default=True,
+    help="Bootstrap resamples.",
+)
+@click.option("--rubric", "rubric_name", help="Rubric name (default: the first in the file).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write to this file (atomically) instead of stdout.",
+)
+def grade_command(
+    rubric_path: Path,
+    judgments: Path,
+    answers: Path | None,
+    as_json: bool,
+    seed: int,
+    resamples: int,
+    rubric_name: str | None,
+    output: Path | None,
+) -> None:
+    """Grade judgments against a rubric: mean, best-of-k, bootstrap CIs, tags.
+
+    Example: lablang grade examples/protocols/gc_rich_rubric.lab
+             --judgments examples/protocols/judgments.jsonl --answers examples/protocols/answers
+    """
+    from lablang.rubrics.grading import (
+        collect_grades,
+        grade,
+        grade_json,
+        read_judgments,
+        render_grade,
+    )
+
+    report = Report()
+    rubric = load_rubric(rubric_path, report, rubric_name)
+    if rubric is None or report.has_errors:
+        _exit(report)
+        sys.exit(1)
+    from lablang.driver import read_source
+
+    source = read_source(judgments, report)
+    if source is None:
+        _exit(report)
+        sys.exit(1)
+    rejected: dict[tuple[str, str, str], int] = {}
+    lines = read_judgments(source, report, rejected)
+    machine = {}
+    if answers is not None:
+        machine = machine_grades(rubric, answers, {(j.protocol, j.attempt) for j in lines}, report)
+    grades = collect_grades(rubric, lines, source, report, machine=machine, rejected=rejected)
+    if report.has_errors or not grades:
+        if not grades and not report.has_errors:
+            click.echo("error: no judgments to grade", err=True)
+        _exit(report)
+        sys.exit(1)
+    print_report(report)
+    checked = sorted({item for _, _, item in machine})
+    result = grade(rubric, grades, seed=seed, resamples=resamples, machine_checked=checked)
+    if as_json:
+        _emit(json.dumps(grade_json(result), indent=2) + "\n", output)
+    else:
+        _emit(render_grade(result), output)
+
+
+def machine_grades(
+    rubric: Rubric, answers: Path, attempts: set[tuple[str, str]], report: Report
+) -> dict[tuple[str, str, str], Judgment]:
+    """Evaluate every machine-checked item on DIR/PROTOCOL/ATTEMPT.lab for each attempt."""
+    from lablang.protocols.model import answer_view
+    from lablang.protocols.quantities import Amount
+    from lablang.rubrics.evaluate import evaluate_check
+    from lablang.rubrics.grading import Judgment
+
+    checked = [item for item in rubric.leaves() if item.check is not None]
+    grades: dict[tuple[str, str, str], Judgment] = {}
+    if not checked:
+        return grades
+    root = answers.resolve()
+    for protocol, attempt in sorted(attempts):
+        path = (answers / protocol / f"{attempt}.lab").resolve()
+        view = None
+        reason = ""
+        if not path.is_relative_to(root):
+            reason = f"answer path for protocol `{protocol}` leaves {answers}"
+        elif not path.is_file():
+            reason = f"no answer file {answers / protocol / (attempt + '.lab')}"
+        else:
+            sub = Report()
+            loaded = load_protocol(path, sub)
+            # problems inside an answer are the answerer's, not the grader's: they are
+            # reported as warnings and the checks run on what could be read
+            for d in sub:
+                report.diagnostics.append(d if d.severity is not Severity.ERROR else _as_warning(d))
+            if loaded is None:
+                reason = f"`{path}` could not be read as a protocol (see its diagnostics)"
+            else:
+                view = answer_view(loaded)
+        for item in checked:
+            if view is None:
+                result_grade, explanation = 0, f"could not evaluate: {reason}"
+            else:
+                assert item.check is not None  # `checked` holds machine-checked items only
+                result = evaluate_check(item.check, view, Amount.parse)
+                result_grade, explanation = result.grade, result.explanation
+                if result.passed is None:
+                    report.add(
+                        "W0820",
+                        f"check of item `{item.id}` on protocol `{protocol}` "
+                        f"attempt `{attempt}`: {result.explanation}",
+                        None,
+                    )
+            if view is None:
+                report.add(
+                    "W0820",
+                    f"check of item `{item.id}` on protocol `{protocol}` "
+                    f"attempt `{attempt}`: {explanation}",
+                    None,
+                )
+            grades[(protocol, attempt, item.id)] = Judgment(
+                protocol=protocol,
+                attempt=attempt,
+                item=item.id,
+                score=result_grade,
+                explanation=explanation,
+            )
+    return grades
+
+
+def _as_warning(diagnostic: Diagnostic) -> Diagnostic:
+    import attrs
+
+    return attrs.evolve(diagnostic, severity=Severity.WARNING)
+
+
+# ------------------------------------------------------------ judge prompts
+@click.command("judge-prompts")
+@click.argument("rubric_path", metavar="RUBRIC", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--answer",
+    type=click.Path(path_type=Path, dir_okay=False),
+    required=True,
+    help="The answer to judge (any text; usually a .lab protocol).",
+)
+@click.option("--protocol", "protocol_id", default="", help="Source protocol id to record.")
+@click.option("--attempt", default="", help="Attempt id to record.")
+@click.option("--rubric", "rubric_name", help="Rubric name (default: the first in the file).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write to this file (atomically) instead of stdout.",
+)
+def judge_prompts_command(
+    rubric_path: Path,
+    answer: Path,
+    protocol_id: str,
+    attempt: str,
+    rubric_name: str | None,
+    output: Path | None,
+) -> None:
+    """One judge prompt per rubric item, as JSON lines (lablang calls no model).
+
+    Example: lablang judge-prompts examples/protocols/gc_rich_rubric.lab
+             --answer examples/protocols/answers/pcr_published/1.lab
+    """
+    from lablang.rubrics.prompts import judge_prompts
+
+    report = Report()
+    rubric = load_rubric(rubric_path, report, rubric_name)
+    from lablang.driver import read_source
+
+    answer_source = read_source(answer, report)
+    if rubric is None or report.has_errors or answer_source is None:
+        _exit(report)
+        sys.exit(1)
+    print_report(report)
+    records = judge_prompts(rubric, answer_source.text, protocol=protocol_id, attempt=attempt)
+    _emit("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), output)

@@ -1,0 +1,369 @@
+"""Semantic diff of two protocols: steps matched by identity and content, not by line.
+
+Steps are matched first by name, then (for the rest) by kind and parameter content,
+so a renamed step is a change of name rather than a removal plus an addition. Matched
+steps whose relative order differs are reported as moved: the steps kept in place are a
+longest increasing subsequence of the new positions, so a swap of two neighbours moves
+exactly one step. Parameters are compared as exact quantities in canonical units
+(`3 min` equals `180 s`). Each change lists the later steps that depend on it: the steps
+that use a container the changed step fills, directly or through later transfers.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+import attrs
+
+from lablang.protocols.model import (
+    Add,
+    Note,
+    Protocol,
+    Step,
+    Transfer,
+    Value,
+    Wait,
+    step_parameters,
+)
+from lablang.protocols.quantities import CANONICAL, Amount
+
+KINDS = ("removed", "added", "moved", "changed")
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class ParameterChange:
+    """`old` is None for a parameter the new step adds, `new` is None for one it drops."""
+
+    parameter: str
+    old: Value
+    new: Value
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Change:
+    kind: str  # one of KINDS
+    step: str  # the step's name in the new protocol (the old one for `removed`)
+    old_name: str | None = None  # the old name when a matched step was renamed
+    old_index: int | None = None
+    new_index: int | None = None
+    parameters: tuple[ParameterChange, ...] = ()
+    downstream: tuple[str, ...] = ()
+
+    @property
+    def consequential(self) -> bool:
+        """Changes that alter what happens at the bench (not only the notes)."""
+        if self.kind == "changed":
+            return any(p.parameter not in ("note", "title") for p in self.parameters)
+        return True
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class ProtocolDiff:
+    old: str
+    new: str
+    changes: tuple[Change, ...]
+
+    def summary(self) -> list[tuple[str, str]]:
+        """(kind, step) pairs, e.g. for asserting an exact change list."""
+        return [(c.kind, c.step) for c in self.changes]
+
+
+def semantic_diff(old: Protocol, new: Protocol) -> ProtocolDiff:
+    """The changes that turn `old` into `new`.
+
+    >>> from lablang.protocols.model import Incubate
+    >>> from lablang.protocols.quantities import Amount
+    >>> def warm(t): return Step(name="warm", action=Incubate(
+    ...     temperature=Amount.parse(t, "C"), duration=Amount.parse("5", "min")))
+    >>> d = semantic_diff(Protocol(name="a", steps=(warm("37"),)),
+    ...                   Protocol(name="b", steps=(warm("42"),)))
+    >>> [(c.kind, c.step, [(p.parameter, str(p.old), str(p.new)) for p in c.parameters])
+    ...  for c in d.changes]
+    [('changed', 'warm', [('temperature', '37 C', '42 C')])]
+    """
+    pairs = _match(old.steps, new.steps)
+    old_flows, new_flows = _containers(old), _containers(new)
+    matched_old = {i for i, _ in pairs}
+    matched_new = {j for _, j in pairs}
+    changes: list[tuple[float, int, Change]] = []
+    order = {kind: n for n, kind in enumerate(KINDS)}
+
+    def emit(position: float, change: Change) -> None:
+        changes.append((position, order[change.kind], change))
+
+    for i, gone in enumerate(old.steps):
+        if i not in matched_old:
+            # place a removal just after the new position of the step that preceded it
+            earlier = [j for oi, j in pairs if oi < i]
+            emit(
+                (max(earlier) if earlier else -1) + 0.5,
+                Change(
+                    kind="removed",
+                    step=gone.name,
+                    old_index=i,
+                    downstream=_surviving(_downstream(old, old_flows, i), old, new, pairs),
+                ),
+            )
+    for j, fresh in enumerate(new.steps):
+        if j not in matched_new:
+            emit(
+                j,
+                Change(
+                    kind="added",
+                    step=fresh.name,
+                    new_index=j,
+                    downstream=_downstream(new, new_flows, j),
+                ),
+            )
+    kept = _kept_in_place([j for _, j in sorted(pairs)])
+    for i, j in sorted(pairs):
+        before, after = old.steps[i], new.steps[j]
+        if j not in kept:
+            emit(
+                j,
+                Change(
+                    kind="moved",
+                    step=after.name,
+                    old_index=i,
+                    new_index=j,
+                    old_name=before.name if before.name != after.name else None,
+                    downstream=_downstream(new, new_flows, j),
+                ),
+            )
+        parameters = _parameter_changes(before, after)
+        if parameters:
+            emit(
+                j,
+                Change(
+                    kind="changed",
+                    step=after.name,
+                    old_index=i,
+                    new_index=j,
+                    old_name=before.name if before.name != after.name else None,
+                    parameters=parameters,
+                    downstream=_downstream(new, new_flows, j),
+                ),
+            )
+    changes.sort(key=lambda item: (item[0], item[1]))
+    return ProtocolDiff(old=old.name, new=new.name, changes=tuple(c for _, _, c in changes))
+
+
+# ------------------------------------------------------------ matching
+def _match(old: tuple[Step, ...], new: tuple[Step, ...]) -> list[tuple[int, int]]:
+    new_by_name: dict[str, int] = {}
+    for j, step in enumerate(new):
+        new_by_name.setdefault(step.name, j)
+    pairs: list[tuple[int, int]] = []
+    used_new: set[int] = set()
+    for i, step in enumerate(old):
+        found = new_by_name.get(step.name)
+        if found is not None and found not in used_new and step.kind == new[found].kind:
+            pairs.append((i, found))
+            used_new.add(found)
+    used_old = {i for i, _ in pairs}
+    # The rest by content: same action kind, most parameters equal (at least half).
+    candidates = []
+    for i, a in enumerate(old):
+        if i in used_old:
+            continue
+        pa = step_parameters(a)
+        for j, b in enumerate(new):
+            if j in used_new or a.kind != b.kind:
+                continue
+            pb = step_parameters(b)
+            keys = set(pa) | set(pb)
+            same = sum(1 for k in keys if k in pa and k in pb and _same(pa[k], pb[k]))
+            score = same / len(keys) if keys else 1.0
+            if score >= 0.5:
+                candidates.append((-score, abs(i - j), i, j))
+    for _, _, i, j in sorted(candidates):
+        if i not in used_old and j not in used_new:
+            pairs.append((i, j))
+            used_old.add(i)
+            used_new.add(j)
+    return sorted(pairs)
+
+
+def _kept_in_place(positions: list[int]) -> set[int]:
+    """A longest increasing subsequence of `positions` (earliest-ending, deterministic)."""
+    tails: list[int] = []
+    tail_index: list[int] = []
+    previous: list[int] = [-1] * len(positions)
+    for k, value in enumerate(positions):
+        slot = bisect_left(tails, value)
+        if slot == len(tails):
+            tails.append(value)
+            tail_index.append(k)
+        else:
+            tails[slot] = value
+            tail_index[slot] = k
+        previous[k] = tail_index[slot - 1] if slot else -1
+    kept: set[int] = set()
+    k = tail_index[-1] if tail_index else -1
+    while k >= 0:
+        kept.add(positions[k])
+        k = previous[k]
+    return kept
+
+
+def _same(a: Value, b: Value) -> bool:
+    if isinstance(a, Amount) and isinstance(b, Amount):
+        return a.dimension == b.dimension and a.value == b.value
+    return a == b
+
+
+def _parameter_changes(before: Step, after: Step) -> tuple[ParameterChange, ...]:
+    pa, pb = step_parameters(before), step_parameters(after)
+    changes = []
+    if before.name != after.name:
+        changes.append(ParameterChange(parameter="name", old=before.name, new=after.name))
+    if before.title != after.title:
+        changes.append(ParameterChange(parameter="title", old=before.title, new=after.title))
+    ordered = list(pa) + [k for k in pb if k not in pa]
+    for key in ordered:
+        a, b = pa.get(key), pb.get(key)
+        if not _same(a, b):
+            changes.append(ParameterChange(parameter=key, old=a, new=b))
+    return tuple(changes)
+
+
+# ------------------------------------------------------------ dependencies
+def _containers(protocol: Protocol) -> list[tuple[set[str], set[str]]]:
+    """For each step: (containers it uses, containers it fills)."""
+    current: str | None = None
+    flows: list[tuple[set[str], set[str]]] = []
+    for step in protocol.steps:
+        action = step.action
+        here = step.container or current
+        uses: set[str] = set()
+        fills: set[str] = set()
+        match action:
+            case Add():
+                target = action.destination or here
+                if target:
+                    uses, fills, current = {target}, {target}, target
+            case Transfer():
+                origin = action.source or here
+                uses = {c for c in (origin, action.destination) if c}
+                if action.destination:
+                    fills, current = {action.destination}, action.destination
+            case Note() | Wait():
+                pass
+            case _:
+                if here:
+                    uses, fills, current = {here}, {here}, here
+        flows.append((uses, fills))
+    return flows
+
+
+def _downstream(
+    protocol: Protocol, flows: list[tuple[set[str], set[str]]], index: int
+) -> tuple[str, ...]:
+    tainted = set(flows[index][1])
+    found = []
+    for k in range(index + 1, len(protocol.steps)):
+        uses, fills = flows[k]
+        if uses & tainted:
+            found.append(protocol.steps[k].name)
+            tainted |= fills
+    return tuple(found)
+
+
+def _surviving(
+    names: tuple[str, ...], old: Protocol, new: Protocol, pairs: list[tuple[int, int]]
+) -> tuple[str, ...]:
+    """Old step names mapped to the new protocol (steps that were removed too are dropped)."""
+    index = {s.name: i for i, s in enumerate(old.steps)}
+    mapping = dict(pairs)
+    return tuple(new.steps[mapping[index[n]]].name for n in names if index[n] in mapping)
+
+
+# ------------------------------------------------------------ presentation
+def value_json(value: Value) -> object:
+    """A JSON form of a parameter value: quantities in canonical units with the author's text."""
+    match value:
+        case Amount():
+            number = value.value
+            plain: int | float | str = (
+                number.numerator if number.denominator == 1 else float(number)
+            )
+            return {
+                "value": plain,
+                "unit": CANONICAL.get(value.dimension, ""),
+                "dimension": value.dimension,
+                "text": value.text,
+            }
+        case _:
+            return value
+
+
+def diff_json(diff: ProtocolDiff) -> dict[str, object]:
+    return {
+        "old": diff.old,
+        "new": diff.new,
+        "changes": [
+            {
+                "kind": c.kind,
+                "step": c.step,
+                "old_name": c.old_name,
+                "old_index": c.old_index,
+                "new_index": c.new_index,
+                "consequential": c.consequential,
+                "parameters": [
+                    {"parameter": p.parameter, "old": value_json(p.old), "new": value_json(p.new)}
+                    for p in c.parameters
+                ],
+                "downstream": list(c.downstream),
+            }
+            for c in diff.changes
+        ],
+    }
+
+
+def render_diff(diff: ProtocolDiff, old: Protocol, new: Protocol) -> str:
+    """The diff as text, one change per paragraph."""
+    lines = [f"--- protocol `{diff.old}`", f"+++ protocol `{diff.new}`"]
+    if not diff.changes:
+        lines.append("no semantic changes")
+    for change in diff.changes:
+        match change.kind:
+            case "removed":
+                step = old.steps[change.old_index or 0]
+                lines.append(
+                    f"- removed step `{change.step}` ({step.kind}, was #{_n(change.old_index)})"
+                )
+            case "added":
+                step = new.steps[change.new_index or 0]
+                lines.append(
+                    f"+ added step `{change.step}` ({step.kind}) at #{_n(change.new_index)}"
+                )
+            case "moved":
+                lines.append(
+                    f"~ moved step `{change.step}` from #{_n(change.old_index)} to "
+                    f"#{_n(change.new_index)}"
+                )
+            case "changed":
+                renamed = f" (was `{change.old_name}`)" if change.old_name else ""
+                lines.append(f"* changed step `{change.step}`{renamed}")
+                for p in change.parameters:
+                    lines.append(f"    {p.parameter}: {_show(p.old)} -> {_show(p.new)}")
+        if change.downstream:
+            lines.append("    downstream: " + ", ".join(f"`{n}`" for n in change.downstream))
+    return "\n".join(lines) + "\n"
+
+
+def _n(index: int | None) -> int:
+    return (index or 0) + 1
+
+
+def _show(value: Value) -> str:
+    if value is None:
+        return "(none)"
+    if isinstance(value, Amount):
+        canonical = str(value)
+        return (
+            canonical
+            if not value.text or value.text == canonical
+            else f"{canonical} ({value.text})"
+        )
+    return str(value)

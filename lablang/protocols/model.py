@@ -1,0 +1,328 @@
+"""The protocol model: materials, containers and typed steps with exact quantities.
+
+A `Protocol` is what the front end (`lablang.protocols.frontend`) builds from a
+`protocol` declaration, and what the checks, the semantic diff and rubric checks read.
+Every step holds exactly one typed action; parameters are `Amount`s (exact, in the
+canonical unit of their dimension), names, counts or text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import TypeAlias
+
+import attrs
+
+from lablang.protocols.quantities import Amount
+from lablang.source import NO_SPAN, Span
+
+
+# ------------------------------------------------------------ actions
+@attrs.frozen(slots=True, kw_only=True)
+class Add:
+    """Add `volume` of a declared material to a container."""
+
+    volume: Amount | None
+    material: str | None
+    destination: str | None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Transfer:
+    """Move `volume` (None = all of it) from one container to another."""
+
+    volume: Amount | None
+    source: str | None
+    destination: str | None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Mix:
+    method: str | None
+    count: int | None = None
+    speed: Amount | None = None
+    duration: Amount | None = None
+    volume: Amount | None = None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Incubate:
+    temperature: Amount | None
+    duration: Amount | None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Segment:
+    """One thermocycler segment: hold `temperature` for `duration`."""
+
+    temperature: Amount
+    duration: Amount | None
+    span: Span = attrs.field(default=NO_SPAN, eq=False)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Repeat:
+    count: int
+    segments: tuple[Segment, ...]
+    span: Span = attrs.field(default=NO_SPAN, eq=False)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Hold:
+    temperature: Amount
+    duration: Amount | None = None
+    span: Span = attrs.field(default=NO_SPAN, eq=False)
+
+
+Stage: TypeAlias = Segment | Repeat | Hold
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Thermocycle:
+    stages: tuple[Stage, ...]
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Centrifuge:
+    """`speed` is a rotation speed (rpm) or a relative centrifugal force (xg)."""
+
+    speed: Amount | None
+    duration: Amount | None
+    temperature: Amount | None = None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Cleanup:
+    """Bead cleanup at `ratio` x the sample volume; `elute` sets the volume afterwards."""
+
+    ratio: Amount | None
+    material: str | None = None
+    elute: Amount | None = None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Wash:
+    volume: Amount | None
+    material: str | None = None
+    times: int | None = None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Measure:
+    """A QC measurement that consumes `volume` of the sample (if given)."""
+
+    what: str
+    volume: Amount | None = None
+    instrument: str | None = None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Wait:
+    duration: Amount | None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Note:
+    text: str
+
+
+Action: TypeAlias = (
+    Add
+    | Transfer
+    | Mix
+    | Incubate
+    | Thermocycle
+    | Centrifuge
+    | Cleanup
+    | Wash
+    | Measure
+    | Wait
+    | Note
+)
+
+ACTION_KINDS: dict[type, str] = {
+    Add: "add",
+    Transfer: "transfer",
+    Mix: "mix",
+    Incubate: "incubate",
+    Thermocycle: "thermocycle",
+    Centrifuge: "centrifuge",
+    Cleanup: "cleanup",
+    Wash: "wash",
+    Measure: "measure",
+    Wait: "wait",
+    Note: "note",
+}
+
+
+# ------------------------------------------------------------ steps and protocols
+@attrs.frozen(slots=True, kw_only=True)
+class Step:
+    """A named step holding one action.
+
+    `container` is the container the step works in when it names one; a step that
+    names none works in the protocol's current container (the last destination).
+    """
+
+    name: str
+    action: Action
+    title: str | None = None
+    container: str | None = None
+    realizes: str | None = None
+    note: str | None = None
+    span: Span = attrs.field(default=NO_SPAN, eq=False)
+    spans: Mapping[str, Span] = attrs.field(factory=dict, eq=False)
+
+    @property
+    def kind(self) -> str:
+        return ACTION_KINDS[type(self.action)]
+
+    def span_of(self, parameter: str) -> Span:
+        return self.spans.get(parameter, self.span)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Material:
+    name: str
+    description: str | None = None
+    span: Span = attrs.field(default=NO_SPAN, eq=False)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Container:
+    """`initial` is the starting volume; None means unknown (distinct from empty)."""
+
+    name: str
+    initial: Amount | None
+    span: Span = attrs.field(default=NO_SPAN, eq=False)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Protocol:
+    name: str
+    steps: tuple[Step, ...]
+    title: str | None = None
+    realizes: str | None = None
+    materials: tuple[Material, ...] = ()
+    equipment: tuple[str, ...] = ()
+    containers: tuple[Container, ...] = ()
+    span: Span = attrs.field(default=NO_SPAN, eq=False)
+
+    def step(self, name: str) -> Step | None:
+        return next((s for s in self.steps if s.name == name), None)
+
+
+# ------------------------------------------------------------ parameters
+Value: TypeAlias = Amount | str | int | None
+
+
+def thermocycle_parameters(cycle: Thermocycle) -> dict[str, Value]:
+    """Name each thermocycler segment by its role, as protocols are read.
+
+    Before the first `repeat`: the first segment is `initial_denaturation`. In the
+    first `repeat`: `cycles`, then `denaturation`, `annealing`, `extension` in order
+    (a two-segment cycle has no separate `extension`). After the last `repeat`: the
+    first segment is `final_extension`; the `hold` is `hold`. Every segment gives its
+    temperature under its name and its duration under `NAME_time`; anything beyond
+    those roles keeps a positional name (`pre2`, `repeat2.segment1`, `post2`).
+
+    >>> from lablang.protocols.quantities import Amount
+    >>> seg = lambda t, s: Segment(temperature=Amount.parse(t, "C"), duration=Amount.parse(s, "s"))
+    >>> params = thermocycle_parameters(Thermocycle(stages=(
+    ...     seg("98", "180"), Repeat(count=11, segments=(seg("98", "15"), seg("63", "20"))),
+    ...     Hold(temperature=Amount.parse("4", "C")))))
+    >>> sorted(params)[:4], params["cycles"], str(params["annealing"])
+    (['annealing', 'annealing_time', 'cycles', 'denaturation'], 11, '63 C')
+    """
+    params: dict[str, Value] = {}
+    repeats = [i for i, stage in enumerate(cycle.stages) if isinstance(stage, Repeat)]
+    first = repeats[0] if repeats else len(cycle.stages)
+    last = repeats[-1] if repeats else len(cycle.stages)
+    pre = post = repeat_number = 0
+
+    def put(name: str, segment: Segment | Hold) -> None:
+        params[name] = segment.temperature
+        params[f"{name}_time"] = segment.duration
+
+    for index, stage in enumerate(cycle.stages):
+        match stage:
+            case Hold():
+                put("hold", stage)
+            case Repeat():
+                repeat_number += 1
+                if repeat_number == 1:
+                    params["cycles"] = stage.count
+                    roles = ("denaturation", "annealing", "extension")
+                    for j, segment in enumerate(stage.segments):
+                        put(roles[j] if j < 3 else f"segment{j + 1}", segment)
+                else:
+                    params[f"repeat{repeat_number}.cycles"] = stage.count
+                    for j, segment in enumerate(stage.segments):
+                        put(f"repeat{repeat_number}.segment{j + 1}", segment)
+            case Segment() if index < first:
+                pre += 1
+                put("initial_denaturation" if pre == 1 else f"pre{pre}", stage)
+            case Segment() if index > last:
+                post += 1
+                put("final_extension" if post == 1 else f"post{post}", stage)
+            case Segment():
+                put(f"between{index}", stage)
+    return params
+
+
+def step_parameters(step: Step) -> dict[str, Value]:
+    """The step's parameters by name, as the diff compares them and rubric checks read them."""
+    params: dict[str, Value] = {}
+    action = step.action
+    if isinstance(action, Thermocycle):
+        params.update(thermocycle_parameters(action))
+    else:
+        for field in attrs.fields(type(action)):
+            params[field.name] = getattr(action, field.name)
+    params["container"] = step.container
+    params["realizes"] = step.realizes
+    params["note"] = step.note
+    return {key: value for key, value in params.items() if value is not None}
+
+
+def format_parameter(value: Value) -> str:
+    match value:
+        case Amount():
+            return str(value)
+        case None:
+            return "none"
+        case _:
+            return str(value)
+
+
+def fraction_of(value: Value) -> Fraction | None:
+    return value.value if isinstance(value, Amount) else None
+
+
+def answer_view(protocol: Protocol) -> dict[str, object]:
+    """The protocol as plain data for rubric checks (`lablang.rubrics.evaluate`).
+
+    >>> p = Protocol(name="p", steps=(Step(name="n", action=Note(text="hi")),))
+    >>> answer_view(p)["steps"]
+    [{'name': 'n', 'kind': 'note', 'index': 0, 'title': None, 'text': 'hi'}]
+    """
+    steps: list[dict[str, object]] = []
+    for index, step in enumerate(protocol.steps):
+        view: dict[str, object] = {
+            "name": step.name,
+            "kind": step.kind,
+            "index": index,
+            "title": step.title,
+        }
+        view.update(step_parameters(step))
+        steps.append(view)
+    return {
+        "name": protocol.name,
+        "title": protocol.title,
+        "realizes": protocol.realizes,
+        "steps": steps,
+        "materials": [m.name for m in protocol.materials],
+        "equipment": list(protocol.equipment),
+        "containers": [c.name for c in protocol.containers],
+    }
