@@ -14,9 +14,15 @@ write parses with lablang (tested in `tests/editor/test_llguidance.py`):
   so the greedy lexer cannot split `protocolx` into a keyword and a name
   (`true`, `false`, `none` and the `in(` call excepted: a name is allowed wherever
   they are, so the greedy lexer reads `truex` as one name);
-- `NAME` excludes every keyword (llguidance's `&` and `~` on lexemes); Lark reads a
-  keyword as a name only where the keyword cannot appear, which the derived grammar
-  keeps only after a `.` (`answer.step(cycle)`), through the `MEMBER` terminal;
+- names exclude keywords (llguidance's `&` and `~` on lexemes). Lark's contextual
+  lexer reads a keyword as a name only in parser states that cannot take the
+  keyword; LALR states are shared, so a declaration kind is reserved wherever a
+  top-level item could also follow (after an expression or a separator). Hence:
+  `MNAME` (a name opening a member: key, binding, bare expression, argument name)
+  excludes every keyword; `NAME` (a name inside an expression, after an operator,
+  clause or bracket: `from library`) excludes all but the declaration kinds, `use`
+  and `module`; the first member of a block may be keyed by any `NAME`
+  (`{library: 20 uL}`); `MEMBER`, after a `.`, is any word (`answer.step(cycle)`);
 - `END` (`5'`, `3'`) must be followed by whitespace instead of "not by `-`";
 - a sequence literal's body is spelled out part by part (bases, `[ROLE:LEN]`,
   `(T)30`, `{ref}`, `/mod/`, `rG`, `+G`, `*`) as `lablang.syntax.sequence` reads it,
@@ -30,6 +36,8 @@ write parses with lablang (tested in `tests/editor/test_llguidance.py`):
 - `QUANTITY` loses its look-ahead and `NUMBER` takes the blanks after it: a greedy
   lexer that has read `5 ` cannot give the blank back when `}` follows, so `5 ` must
   be a complete number lexeme as well as the start of `5 uL`;
+- `x g` (with a blank) is not a unit, `xg` is: after `0.8 x` a greedy lexer that has
+  read the blank cannot give it back when `of` follows;
 - `%` is not a unit (`70 %` is outside the derived grammar): without look-ahead the
   greedy lexer would read `5 % 3` as the quantity `5 %` followed by `3`.
 
@@ -65,7 +73,7 @@ _SEQUENCE_PART = "|".join(
     )
 )
 # A bare expression as a block member, restricted to a name, number, quantity, string
-# or typed sequence (`RNA 5'-...-3'`: after a name, Lark reads a bare sequence as that
+# (not `in(...)`: after an expression Lark reads `in` as the comparison) or typed sequence (`RNA 5'-...-3'`: after a name, Lark reads a bare sequence as that
 # name's molecule type) followed by calls, members and indexes: members need no separator, and
 # Lark's LALR parser reads `a` newline `(b)` or `a [b]` as one call or index, where
 # an Earley parser would also accept two members.
@@ -75,13 +83,19 @@ _STATEMENT = """expr_stmt: stmt_expr clause*
           | stmt_expr "." MEMBER
           | stmt_expr "[" expr "]"
           | stmt_expr "?"
-stmt_primary: NAME | NUMBER | QUANTITY | STRING | NAME SEQUENCE | in_call"""
+stmt_primary: MNAME | NUMBER | QUANTITY | STRING | MNAME SEQUENCE"""
+# The first member of a block may be keyed by a declaration kind (`{library: 20 uL}`):
+# Lark reserves those words only where a top-level item could follow, as after a
+# separator or an expression, never right after `{` (with no separator between).
+_BLOCK = """!block: "{" (first_field _sep*)? _sep* (_member _sep*)* "}"
+first_field: NAME ":" expr clause*"""
 # An entry without a name must have a body: Lark's LALR parser takes a name after
 # the keyword as the entry's name (`step a`), never as the start of the next member.
 _ENTRY = """entry: entry_kw NAME params? STRING? type_clause? clause* (block clause*)?
      | entry_kw params? STRING? type_clause? clause* block clause*"""
-# Lines using a percent quantity, which the derived grammar leaves out.
-PERCENT_QUANTITY = re.compile(r"^.*\d[ \t]*%(?![ \t]*[\w(]).*$", re.M)
+# A percent quantity (`70 %`), which the derived grammar leaves out: the `%` as
+# lablang reads it, a unit when no operand follows.
+PERCENT_QUANTITY = re.compile(r"(\d[ \t]*)%(?![ \t]*[\w(])")
 
 
 def known_divergence(units: str) -> re.Pattern[str]:
@@ -106,6 +120,15 @@ def _replace_terminal(text: str, name: str, definition: str) -> str:
     return text[: match.start()] + f"{name}: {definition}" + text[match.end() :]
 
 
+def _top_level_words(rules: str) -> set[str]:
+    """Declaration kinds, `use` and `module`: keywords only at the top level, where no
+    name can stand, so inside a block Lark always reads them as names (`from library`)."""
+    body = re.search(r"^!decl_kind:(.*?)(?=^\S|^$)", rules, re.S | re.M)
+    if body is None:
+        raise ValueError("grammar has no `decl_kind` rule")
+    return {"use", "module", *re.findall(r'"([a-z]+)"', body.group(1))}
+
+
 def llguidance_grammar(lark_text: str) -> str:
     """Rewrite lablang's Lark grammar into a stricter grammar llguidance compiles.
 
@@ -120,13 +143,30 @@ def llguidance_grammar(lark_text: str) -> str:
         raise ValueError("the QUANTITY terminal has no unit list of the expected shape")
 
     number = _terminal(lark_text, "NUMBER").group(1)
-    text = _replace_terminal(lark_text, "QUANTITY", f"/{number}[ \\t]*(?:{units.group(1)})/")
+    # a unit holding a blank (`x g`) cannot be given back by a greedy lexer (`0.8 x of`)
+    unit_list = "|".join(u for u in units.group(1).split("|") if " " not in u)
+    text = _replace_terminal(lark_text, "QUANTITY", f"/{number}[ \\t]*(?:{unit_list})/")
     text = _replace_terminal(text, "NUMBER", f"/{number}[ \\t]*/")
 
     text = _replace_terminal(text, "SEQUENCE", f"/5'-(?:{_SEQUENCE_PART})*-3'/")
     text = _replace_terminal(text, "END", f"/[35]'{_BLANK}/")
-    excluded = "|".join(keywords)
-    text = _replace_terminal(text, "NAME", f"/{_NAME}/ & ~/(?:{excluded})/\nMEMBER: /{_NAME}/")
+    top_level = _top_level_words(rules)
+    inner = "|".join(k for k in keywords if k not in top_level)
+    everything = "|".join(keywords)
+    text = _replace_terminal(
+        text,
+        "NAME",
+        f"/{_NAME}/ & ~/(?:{inner})/\nMNAME: /{_NAME}/ & ~/(?:{everything})/\nMEMBER: /{_NAME}/",
+    )
+    for rule, strict in (
+        (r"^\?field_key: NAME \| NUMBER \| STRING$", "?field_key: MNAME | NUMBER | STRING"),
+        (r'^binding: NAME "=" expr$', 'binding: MNAME "=" expr'),
+        (r'^arg: \(NAME ":"\)\? expr$', 'arg: (MNAME ":")? expr'),
+        (r'^!block: "\{" _sep\* \(_member _sep\*\)\* "\}"$', _BLOCK),
+    ):
+        if not re.search(rule, text, flags=re.M):
+            raise ValueError(f"grammar has no rule of the shape {rule}")
+        text = re.sub(rule, strict.replace("\\", "\\\\"), text, flags=re.M)
     text = re.sub(
         r'^attribute: postfix "\." NAME$', 'attribute: postfix "." MEMBER', text, flags=re.M
     )

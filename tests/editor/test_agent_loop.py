@@ -23,13 +23,13 @@ def transcript(tmp_path_factory: pytest.TempPathFactory):
 
 
 def test_recorded_session_ends_clean_after_fixes_and_repairs(transcript):
-    """Syntax error -> model repair; typo fixed by its machine fix; wrong unit -> model
-    repair; the fourth check is clean."""
+    """Syntax error -> model repair; typo fixed by its machine fix; then the protocol
+    backend's wrong temperature -> model repair; the fourth check is clean."""
     rounds = [(r.source, r.codes, r.fixed) for r in transcript.rounds]
     assert rounds == [
         ("model", ("E0101",), ()),
-        ("model", ("E0203", "E0301"), ("E0203",)),
-        ("fixes", ("E0301",), ()),
+        ("model", ("E0203",), ("E0203",)),
+        ("fixes", ("E0801",), ()),
         ("model", (), ()),
     ]
     assert transcript.ok
@@ -43,7 +43,7 @@ def test_prompts_carry_the_reference_and_the_diagnostics_to_repair(transcript):
     assert loop.reference() in first
     assert len(repairs) == 2
     assert "E0101 at 10:1" in repairs[0]
-    assert "E0301" in repairs[1] and "use a unit of temperature" in repairs[1]
+    assert "E0801" in repairs[1] and "must be a temperature" in repairs[1]
     assert "TS0" not in repairs[1]  # the machine fix was applied before asking the model
 
 

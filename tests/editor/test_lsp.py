@@ -101,7 +101,7 @@ def test_hover_shows_an_oligo_sequence_and_length_and_a_normalized_quantity(
 ):
     """Hovering an oligo reference shows its sequence and length; a quantity shows its
     dimension and its value in the base unit."""
-    text = PRIMERS + "protocol p { step s { add: 50 uL  primer: TSO } }\n"
+    text = PRIMERS + "material buffer { volume: 50 uL  primer: TSO }\n"
     uri = lsp.open(tmp_path / "hover.lab", text)
     assert lsp.diagnostics(uri) == []
     oligo = lsp.request(
