@@ -220,7 +220,7 @@ def _use_target(text: str, use: ast.Use, offset: int, chain: tuple[Any, ...]) ->
             if index < module_words:
                 return Target(use.path[: index + 1], span, use, chain)
             if word in use.names:
-                return Target((*use.path, word), span, use, chain)
+                return Target((word,), span, use, chain)  # the imported name, as bound here
             return Target(use.path, span, use, chain)
     return None
 
