@@ -1,8 +1,9 @@
 """The lablang language server (pygls 2, stdio): LSP messages in, library calls out.
 
-Every answer comes from `lablang.lsp.analysis` / `lablang.lsp.features`, which call
-the same functions as the CLI (`lablang.driver.check_source`, `lablang.fmt`). This
-module only converts between LSP types and those plain results.
+Every answer comes from `lablang.lsp.analysis`, `hover`, `complete`, `navigate` and
+`incremental`, which call the same functions as the CLI (`lablang.driver.check_source`,
+`lablang.fmt.format_source`). This module only converts between LSP types and those
+plain results.
 
 Diagnostics are published on open and save at once, and on change after a short
 quiet period (`DEBOUNCE_SECONDS`), so a burst of keystrokes is checked once. After a
@@ -25,10 +26,15 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from lablang.diagnostics import Diagnostic, Severity
-from lablang.lsp import features
+from lablang.diagnostics import Diagnostic, Report, Severity
+from lablang.fmt import format_source
 from lablang.lsp.analysis import Analysis, LineIndex, analyze
+from lablang.lsp.complete import complete
+from lablang.lsp.hover import hover as describe_at
 from lablang.lsp.incremental import ChunkCache, quick_diagnostics
+from lablang.lsp.navigate import OutlineItem, outline
+from lablang.lsp.navigate import definition as definition_at
+from lablang.source import Source, Span
 
 __all__ = ["DEBOUNCE_SECONDS", "LablangServer", "serve"]
 
@@ -254,7 +260,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
         if not analysis.parsed:
             return None
         offset = analysis.lines.offset(params.position.line, params.position.character)
-        text = features.hover(analysis, offset)
+        text = describe_at(analysis, offset)
         if text is None:
             return None
         return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
@@ -269,7 +275,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
         analysis = ls.analyses.get(uri)
         if analysis is None or not analysis.parsed:
             analysis = ls.last_parsed.get(uri) or await ls.analysis(uri)
-        items = features.complete(text, offset, analysis, ls.roots)
+        items = complete(text, offset, analysis, ls.roots)
         return types.CompletionList(
             is_incomplete=False,
             items=[
@@ -290,7 +296,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
         uri = params.text_document.uri
         analysis = await ls.analysis(uri)
         offset = analysis.lines.offset(params.position.line, params.position.character)
-        location = features.definition(analysis, offset)
+        location = definition_at(analysis, offset)
         if location is None:
             return None
         (sl, sc), (el, ec) = location.range()
@@ -314,7 +320,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
             return []
         lines = analysis.lines
 
-        def convert(item: features.OutlineItem) -> types.DocumentSymbol:
+        def convert(item: OutlineItem) -> types.DocumentSymbol:
             return types.DocumentSymbol(
                 name=item.name,
                 detail=item.detail,
@@ -324,7 +330,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
                 children=[convert(child) for child in item.children],
             )
 
-        return [convert(item) for item in features.outline(analysis.module)]
+        return [convert(item) for item in outline(analysis.module)]
 
     @server.feature(types.TEXT_DOCUMENT_FORMATTING)
     def formatting(
@@ -332,7 +338,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
     ) -> list[types.TextEdit] | None:
         uri = params.text_document.uri
         text = ls.workspace.get_text_document(uri).source
-        formatted = features.format_text(text, _path_of(uri))
+        formatted = format_source(Source(text, _path_of(uri)), Report())
         if formatted is None or formatted == text:
             return [] if formatted is not None else None
         lines = LineIndex(text)
@@ -373,9 +379,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
     return server
 
 
-def _whole(text: str) -> Any:
-    from lablang.source import Span
-
+def _whole(text: str) -> Span:
     return Span(0, len(text))
 
 

@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = ["lablang.lsp.analysis", "lablang.lsp.features", "lablang.lsp.incremental"]
+MODULES = [
+    "lablang.lsp.analysis",
+    "lablang.lsp.complete",
+    "lablang.lsp.hover",
+    "lablang.lsp.incremental",
+    "lablang.lsp.navigate",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -5,9 +5,14 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from lablang.diagnostics import Report
+from lablang.fmt import format_source
 from lablang.lsp.analysis import analyze
-from lablang.lsp.features import complete, definition, format_text, hover, outline
+from lablang.lsp.complete import complete
+from lablang.lsp.hover import hover
 from lablang.lsp.incremental import ChunkCache, quick_diagnostics
+from lablang.lsp.navigate import definition, outline
+from lablang.source import Source
 
 ROOT = Path(__file__).resolve().parents[2]
 TOUR = (ROOT / "tests" / "data" / "tour.lab").read_text("utf-8")
@@ -61,7 +66,7 @@ def test_features_answer_on_mutated_programs_without_raising(tmp_path: Path):
             definition(analysis, offset)
             complete(text, offset, analysis)
         outline(analysis.module)
-        format_text(text, "tour.lab")
+        format_source(Source(text, "tour.lab"), Report())
         quick_diagnostics(text, "tour.lab", previous, cache)
         previous = analysis
 

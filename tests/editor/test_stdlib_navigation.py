@@ -8,7 +8,9 @@ import pytest
 
 import lablang.resolve
 from lablang.lsp.analysis import analyze
-from lablang.lsp.features import complete, definition, hover
+from lablang.lsp.complete import complete
+from lablang.lsp.hover import hover
+from lablang.lsp.navigate import definition
 
 ILLUMINA = """\
 module illumina "Illumina adapter sequences"
