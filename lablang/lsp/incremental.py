@@ -47,10 +47,12 @@ def chunks(text: str) -> list[tuple[int, str]]:
 
 
 class ChunkCache:
-    """Syntax diagnostics per chunk text (offsets relative to the chunk), bounded LRU."""
+    """Syntax diagnostics per chunk text (offsets relative to the chunk), an LRU bounded
+    by the characters it keeps (the texts are untrusted)."""
 
-    def __init__(self, size: int = 4096) -> None:
-        self.size = size
+    def __init__(self, characters: int = 8_000_000) -> None:
+        self.characters = characters
+        self.kept = 0
         self.entries: OrderedDict[str, tuple[Diagnostic, ...]] = OrderedDict()
         self.lock = threading.Lock()
         self._parser: object | None = None
@@ -66,9 +68,12 @@ class ChunkCache:
                 return self.entries[chunk]
         found = tuple(self._parse(chunk, name))
         with self.lock:
-            self.entries[chunk] = found
-            if len(self.entries) > self.size:
-                self.entries.popitem(last=False)
+            if chunk not in self.entries:
+                self.entries[chunk] = found
+                self.kept += len(chunk)
+            while self.kept > self.characters and self.entries:
+                evicted, _ = self.entries.popitem(last=False)
+                self.kept -= len(evicted)
         return found
 
     def _parse(self, chunk: str, name: str) -> list[Diagnostic]:
@@ -103,6 +108,10 @@ def quick_diagnostics(
     text: str, name: str, previous: Analysis | None, cache: ChunkCache
 ) -> list[Diagnostic]:
     """Diagnostics for `text` from changed chunks' syntax and unchanged chunks' old results."""
+    from lablang.limits import DEFAULT_LIMITS
+
+    if len(text.encode("utf-8", "surrogatepass")) > DEFAULT_LIMITS.max_file_bytes:
+        return []  # too large to check: the full check says so
     source = Source(text, name)
     old: dict[str, list[int]] = {}
     if previous is not None:

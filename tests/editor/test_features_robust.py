@@ -79,3 +79,13 @@ def test_positions_round_trip_through_utf16_columns():
         line, character = analysis.lines.position(offset)
         assert analysis.lines.offset(line, character) == offset
     assert analysis.lines.position(text.index("β")) == (0, 11)
+
+
+def test_chunk_cache_keeps_at_most_its_character_budget():
+    """The fast path's cache evicts the oldest chunks once it holds too many characters."""
+    cache = ChunkCache(characters=100)
+    for index in range(20):
+        cache.syntax(f"segment s{index} = umi(8)\n", "x.lab")
+    assert cache.kept <= 100
+    assert sum(len(chunk) for chunk in cache.entries) == cache.kept
+    assert "segment s19 = umi(8)\n" in cache.entries
