@@ -383,3 +383,43 @@ DECL_KINDS = (
     "skill",
     "material",
 )
+
+
+def dump(node: object, indent: str = "") -> str:
+    """A stable, readable rendering of a tree for tests and debugging (no spans).
+
+    >>> from lablang.diagnostics import Report
+    >>> from lablang.source import Source
+    >>> from lablang.syntax import parse
+    >>> print(dump(parse(Source("segment UMI = umi(12)"), Report()).decls[0]))
+    Decl kind='segment' name='UMI'
+      value: Call
+        func: Name id='umi'
+        args:
+          Arg
+            value: Number text='12'
+    """
+    if not attrs.has(type(node)):
+        return indent + repr(node)
+    scalars, children = [], []
+    for field in attrs.fields(type(node)):
+        if field.name.endswith("span") or field.name == "span":
+            continue
+        value = getattr(node, field.name)
+        if value is None or value == ():
+            continue
+        if attrs.has(type(value)) or (
+            isinstance(value, tuple) and value and attrs.has(type(value[0]))
+        ):
+            children.append((field.name, value))
+        else:
+            scalars.append(f"{field.name}={value!r}")
+    lines = [indent + " ".join([type(node).__name__, *scalars])]
+    for name, value in children:
+        if isinstance(value, tuple):
+            lines.append(f"{indent}  {name}:")
+            lines.extend(dump(item, indent + "    ") for item in value)
+        else:
+            inner = dump(value, indent + "  ")
+            lines.append(f"{indent}  {name}: {inner.lstrip()}")
+    return "\n".join(lines)

@@ -205,7 +205,8 @@ class _Printer:
             self.lines.append(f"{head} {{}}{tail}")
             return
         self.lines.append(f"{head} {{")
-        self._trailing(block.span.start + 1, limit=block.span.end)
+        first = block.members[0].span.start if block.members else block.span.end
+        self._trailing(block.span.start + 1, limit=first)
         inner = indent + INDENT
         previous_end: int | None = None
         for position, member in enumerate(block.members):

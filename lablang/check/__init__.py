@@ -102,6 +102,8 @@ def _check_decl(info: ModuleInfo, decl: ast.Decl, report: Report) -> None:
                 _check_negative(info, node, q, report)
             case ast.SeqRef():
                 _check_seq_ref(info, node, report)
+            case ast.Binary(op="+" | "-" | "==" | "!=" | "<" | "<=" | ">" | ">=" | ".."):
+                _check_operands(info, node, report)
             case ast.Sequence(moltype=moltype) if moltype not in (None, "DNA", "RNA"):
                 report.add(
                     "E0309",
@@ -219,6 +221,16 @@ def _check_quantity(info: ModuleInfo, node: ast.Quantity, report: Report) -> Non
 
 def _check_negative(info: ModuleInfo, node: ast.Unary, q: ast.Quantity, report: Report) -> None:
     dimension = UNITS[q.unit].dimension if q.unit in UNITS else ""
+    if dimension == "temperature" and quantity("-" + q.number, q.unit).base < Fraction(-27315, 100):
+        report.add(
+            "E0303",
+            f"temperature `-{q.number} {q.unit}` is below absolute zero",
+            info.source,
+            node.span,
+            label="impossible temperature",
+            help="check the number and the unit (`C` or `K`)",
+        )
+        return
     if dimension in NON_NEGATIVE and Fraction(q.number) != 0:
         report.add(
             "E0303",
@@ -433,3 +445,21 @@ def _candidates(info: ModuleInfo, kinds: tuple[str, ...]) -> list[str]:
     if kinds not in info.candidates:
         info.candidates[kinds] = [s.name for s in info.visible() if s.decl.kind in kinds]
     return info.candidates[kinds]
+
+
+def _check_operands(info: ModuleInfo, node: ast.Binary, report: Report) -> None:
+    """Quantities on both sides of `+ - == < ..` must have one dimension (`98 C < 5 uL` cannot hold)."""
+    left, _ = _value_quantity(node.left)
+    right, _ = _value_quantity(node.right)
+    if left is None or right is None or left.unit not in UNITS or right.unit not in UNITS:
+        return
+    a, b = UNITS[left.unit].dimension, UNITS[right.unit].dimension
+    if a != b:
+        report.add(
+            "E0301",
+            f"`{node.op}` joins a {a.replace('_', ' ')} and a {b.replace('_', ' ')}",
+            info.source,
+            node.span,
+            label=f"`{left.unit}` and `{right.unit}` measure different things",
+            help="compare quantities of one dimension, e.g. temperatures with temperatures",
+        )
