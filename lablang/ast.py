@@ -8,7 +8,7 @@ functions over the tree. Class names mirror the grammar's rules
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import attrs
 
@@ -385,7 +385,7 @@ DECL_KINDS = (
 )
 
 
-def dump(node: object, indent: str = "") -> str:
+def dump(node: Any, indent: str = "") -> str:
     """A stable, readable rendering of a tree for tests and debugging (no spans).
 
     >>> from lablang.diagnostics import Report
@@ -406,7 +406,7 @@ def dump(node: object, indent: str = "") -> str:
         if field.name.endswith("span") or field.name == "span":
             continue
         value = getattr(node, field.name)
-        if value is None or value == ():
+        if value is None or value == ():  # absent
             continue
         if attrs.has(type(value)) or (
             isinstance(value, tuple) and value and attrs.has(type(value[0]))

@@ -1,0 +1,110 @@
+"""Molecular checking speed: a derived split-pool workflow and a declared state graph.
+
+Run: `python benchmarks/molecular.py`. Prints, measured in one run, the check time per
+state for growing workflows and how it grows (the ratio of per-state times between
+sizes; 1.0 means linear growth of the total). Absolute times are printed for context
+only; nothing here is asserted.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from lablang.driver import check_source, check_text
+from lablang.source import Source
+
+
+def split_pool_program(rounds: int) -> str:
+    """A derived workflow: an RT product gains one ligated barcode per split-pool round."""
+    lines = ["module bench_split_pool"]
+    for k in range(1, rounds + 1):
+        lines.append(f"oligo bc{k} {{ seq: 5'-/5Phos/ ACGTTGCA [ROUND{k}_BARCODE:8] GGTACCTT-3' }}")
+    lines += ["workflow sp {", "  input cdna: DNA 5'-/5Phos/ [CDNA] (A)30-3'"]
+    previous = "cdna"
+    for k in range(1, rounds + 1):
+        lines.append(f"  r{k} = barcode_round({previous}, barcode: bc{k}, end: 5')")
+        previous = f"r{k}"
+    lines += [f"  output {previous} as gene_expression", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def declared_program(states: int) -> str:
+    """A declared chain of `states` states joined by PCR transitions, each state a duplex."""
+    lines = ["module bench_declared"]
+    for i in range(states):
+        final = "  final: gene_expression" if i == states - 1 else ""
+        lines.append(
+            f"state s{i} : double_stranded {{ strand a: DNA 5'-ACGTACGTAC [UMI:12] [CDNA] GATCGGAAGAGC-3'"
+            f"  strand b: DNA 5'-GCTCTTCCGATC [CDNA'] [UMI:12'] GTACGTACGT-3'  pair a ~ b {final} }}"
+        )
+    for i in range(states - 1):
+        lines.append(
+            f"transition t{i} : pcr {{ substrates: [s{i}]  products: [s{i + 1}]  carried: [s{i + 1}] }}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def timed(function: object, repeats: int = 7) -> float:
+    """Best of `repeats`, with the cyclic GC paused as `lablang check` itself does."""
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.perf_counter()
+            function()  # type: ignore[operator]
+            times.append(time.perf_counter() - start)
+        finally:
+            gc.enable()
+    return min(times)
+
+
+def report(title: str, sizes: list[int], make: object, states: object = None) -> None:
+    """The molecular backend's time per state (model, derivation and checks), measured
+    on the already parsed and resolved program, and the whole `check` for context."""
+    print(title)
+    previous = None
+    for n in sizes:
+        text = make(n)  # type: ignore[operator]
+        result = check_source(Source(text, "bench.lab"), backends=False)
+        assert result.ok
+        program = result.program
+        molecular = timed(lambda program=program: _molecular(program), repeats=15)
+        full = timed(lambda text=text: check_source(Source(text, "bench.lab")), repeats=3)
+        count = states(n) if states else n  # type: ignore[operator]
+        per_state = molecular / count
+        growth = "" if previous is None else f"   per-state growth x{per_state / previous:.2f}"
+        print(
+            f"  {count:4d} states: molecular {molecular * 1000:7.1f} ms = {per_state * 1000:6.3f} ms/state"
+            f" ({100 * molecular / full:4.1f}% of check){growth}"
+        )
+        previous = per_state
+
+
+def _molecular(program: object) -> None:
+    from lablang.diagnostics import Report
+    from lablang.molecular.front import build_model
+
+    report = Report()
+    build_model(program, report)
+    assert not report.has_errors, [d.message for d in report][:3]
+
+
+def main() -> None:
+    check_text(split_pool_program(2), "warm.lab")  # imports and caches out of the timing
+    report(
+        "derived split-pool workflow, 3/6/12/24 rounds (states = rounds + 1)",
+        [3, 6, 12, 24],
+        split_pool_program,
+        lambda n: n + 1,
+    )
+    report("declared state graph", [50, 100, 200, 400], declared_program)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+"""Simulation speed, measured in one run and printed as ratios.
+
+1. Raw `mj_step` on the compiled centrifuge scene, replaying exactly the controls,
+   weld switches and mass changes that the lablang runtime produced, against the
+   runtime's own steps/s while it runs the task's skill program (skills, health
+   checks, scale filter, success specs). Target: runtime >= 0.9 of raw.
+2. Raw `mj_step` on the idle scene, for reference.
+3. Wall time of one pick-and-place instance. Target: < 0.5 s.
+4. Certification throughput (instances/s) with 1 and 2 jobs.
+
+Run: `python benchmarks/simulation.py [--instances N]`. Numbers on a shared VM are noisy;
+each figure is the best of a few repeats, and runtime and raw runs are interleaved.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("MUJOCO_GL", "egl")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import mujoco
+import numpy as np
+
+from lablang.sim import certify_task, load_tasks
+from lablang.sim.build import compile_scene
+from lablang.sim.episode import run_episode
+from lablang.sim.runtime import Runtime
+
+ROOT = Path(__file__).resolve().parents[1]
+PICK_AND_PLACE = """
+scene s {
+  rack: tube_rack(slots: 6) on table at (0.15 m, -0.15 m)
+  rack2: tube_rack(slots: 6) on table at (0.40 m, 0.10 m)
+  tube: tube_1_5ml(contents: 200 uL of sample) in rack.slot[0]
+  randomize rack within {x: ±2 cm, y: ±2 cm, yaw: ±10 deg}
+}
+task move_tube in s {
+  instruction: "Move the tube from rack to rack2."
+  step move { do { pick(tube); insert_into_slot(tube, rack2.slot[3]) }
+              success: in(tube, rack2.slot[3]) and stable(tube, 0.5 s) }
+}
+"""
+
+
+class RecordingRuntime(Runtime):
+    """A runtime that records what it feeds MuJoCo, so raw stepping can replay it."""
+
+    def reset(self, contents):  # type: ignore[no-untyped-def]
+        self.inputs: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.start_state: np.ndarray | None = None
+        super().reset(contents)
+
+    def tick(self) -> None:
+        m, d = self.model, self.data
+        if self.start_state is None:
+            kind = mujoco.mjtState.mjSTATE_INTEGRATION
+            self.start_state = np.empty(mujoco.mj_stateSize(m, kind))
+            mujoco.mj_getState(m, d, self.start_state, kind)
+            self.start_masses = m.body_mass.copy(), m.body_inertia.copy()
+        self.inputs.append(
+            (
+                self.cmd.copy(),
+                d.eq_active.copy(),
+                m.eq_data.copy(),
+                np.concatenate([m.body_mass, m.body_inertia.ravel()]),
+            )
+        )
+        super().tick()
+
+
+class TimedRuntime(Runtime):
+    """Accumulates the wall time spent inside mj_step, to split the runtime's own time
+    from physics in one run (robust to load from other processes, unlike two runs)."""
+
+    stepping = 0.0
+
+    def tick(self) -> None:
+        step = mujoco.mj_step
+        t0 = time.perf_counter()
+        try:
+            mujoco.mj_step = self._timed  # type: ignore[assignment]
+            super().tick()
+        finally:
+            mujoco.mj_step = step
+        del t0
+
+    def _timed(self, m, d, nstep=1):  # type: ignore[no-untyped-def]
+        t0 = time.perf_counter()
+        _MJ_STEP(m, d, nstep=nstep)
+        self.stepping += time.perf_counter() - t0
+
+
+_MJ_STEP = mujoco.mj_step
+
+
+def share_in_physics(task, seed: int = 0, repeats: int = 3) -> float:  # type: ignore[no-untyped-def]
+    best = 0.0
+    for _ in range(repeats):
+        rt = TimedRuntime(compile_scene(task.scene, np.random.default_rng(seed)))
+        t0 = time.perf_counter()
+        run_program(rt, task)
+        best = max(best, rt.stepping / (time.perf_counter() - t0))
+    return best
+
+
+def run_program(rt: Runtime, task) -> None:  # type: ignore[no-untyped-def]
+    from lablang.sim.episode import _run_step
+
+    contents = {
+        e.name: [(c.substance, c.amount, c.kind) for c in e.contents]
+        for e in task.scene.entities
+        if e.contents
+    }
+    rt.reset(contents)
+    for step in task.steps:
+        assert _run_step(rt, step).status == "passed"
+
+
+def runtime_vs_raw(task, seed: int = 0, repeats: int = 5) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """Best-of-N of both, interleaved, so that load from other processes hits both alike."""
+    rec = RecordingRuntime(compile_scene(task.scene, np.random.default_rng(seed)))
+    run_program(rec, task)
+    m = rec.model
+    nb = m.nbody
+    raw_steps = len(rec.inputs) * rec.substeps
+    # the raw loop's inputs, with model writes only where the runtime changed the model
+    plan = []
+    last_eq = last_mass = None
+    for ctrl, active, eq_data, masses in rec.inputs:
+        new_eq = None if last_eq is not None and np.array_equal(eq_data, last_eq) else eq_data
+        new_mass = None if last_mass is not None and np.array_equal(masses, last_mass) else masses
+        last_eq, last_mass = eq_data, masses
+        plan.append((ctrl, active, new_eq, new_mass))
+    best_runtime, best_raw, steps, identical = float("inf"), float("inf"), 0, False
+    for _ in range(repeats):
+        rt = Runtime(compile_scene(task.scene, np.random.default_rng(seed)))
+        t0 = time.perf_counter()
+        run_program(rt, task)
+        best_runtime = min(best_runtime, time.perf_counter() - t0)
+        steps = rt.physics_steps
+
+        m.body_mass[:], m.body_inertia[:] = rec.start_masses
+        d = mujoco.MjData(m)
+        assert rec.start_state is not None
+        mujoco.mj_setState(m, d, rec.start_state, mujoco.mjtState.mjSTATE_INTEGRATION)
+        substeps = rec.substeps
+        t0 = time.perf_counter()
+        for ctrl, active, eq_data, masses in plan:
+            d.ctrl[:] = ctrl
+            d.eq_active[:] = active
+            if eq_data is not None:
+                m.eq_data[:] = eq_data
+            if masses is not None:
+                m.body_mass[:] = masses[:nb]
+                m.body_inertia[:] = masses[nb:].reshape(nb, 3)
+            mujoco.mj_step(m, d, nstep=substeps)
+        best_raw = min(best_raw, time.perf_counter() - t0)
+        identical = bool(np.array_equal(d.qpos, rec.data.qpos))
+    return {
+        "runtime_steps_per_s": steps / best_runtime,
+        "raw_steps_per_s": raw_steps / best_raw,
+        "steps": steps,
+        "replay_identical": identical,
+    }
+
+
+def idle_raw(task, seconds: float = 20.0) -> float:  # type: ignore[no-untyped-def]
+    built = compile_scene(task.scene, np.random.default_rng(0))
+    rt = Runtime(built)
+    rt.reset({})
+    m, d = rt.model, rt.data
+    n = round(seconds / m.opt.timestep)
+    t0 = time.perf_counter()
+    for _ in range(n // 10):
+        mujoco.mj_step(m, d, nstep=10)
+    return n / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--instances", type=int, default=6)
+    args = parser.parse_args()
+    tasks, _ = load_tasks(ROOT / "examples/tasks/centrifuge_loading.lab")
+    centrifuge = tasks["load_pair"]
+    from lablang.driver import check_text
+    from lablang.sim.front import tasks_of
+
+    checked = check_text(PICK_AND_PLACE)
+    pick_place = tasks_of(checked.program, checked.report)["move_tube"]
+
+    print(f"mujoco {mujoco.__version__}, {os.cpu_count()} CPUs")
+    figures = runtime_vs_raw(centrifuge)
+    ratio = figures["runtime_steps_per_s"] / figures["raw_steps_per_s"]
+    print(f"centrifuge_loading ({figures['steps']} physics steps of 2 ms):")
+    print(
+        f"  raw mj_step replaying the same inputs : {figures['raw_steps_per_s']:9.0f} steps/s"
+        f"  (final qpos bit-identical to the runtime's: {figures['replay_identical']})"
+    )
+    print(
+        f"  lablang runtime running the program   : {figures['runtime_steps_per_s']:9.0f} steps/s"
+    )
+    print(f"  runtime / raw                         : {ratio:9.3f}   (target >= 0.9)")
+    print(
+        f"  share of the runtime's wall time inside mj_step, same run: "
+        f"{share_in_physics(centrifuge):.3f}   (load-robust estimate of the same ratio)"
+    )
+    print(f"  raw mj_step on the idle scene         : {idle_raw(centrifuge):9.0f} steps/s")
+
+    walls = []
+    for seed in range(5):
+        result = run_episode(pick_place, seed)
+        assert result.succeeded, result.steps
+        walls.append(result.wall_time)
+    print(
+        f"pick-and-place instance: median {sorted(walls)[2]:.3f} s wall, best {min(walls):.3f} s "
+        f"({result.sim_time:.1f} s simulated)   (target < 0.5 s)"
+    )
+
+    for jobs in (1, 2):
+        t0 = time.perf_counter()
+        certificate = certify_task(centrifuge, instances=args.instances, seed=1, jobs=jobs)
+        elapsed = time.perf_counter() - t0
+        print(
+            f"certify centrifuge_loading, {args.instances} instances, {jobs} job(s): "
+            f"{args.instances / elapsed:5.2f} instances/s  (success {certificate['success_rate']:.0%})"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,257 @@
+"""The simulation verbs: simulate, certify, evaluate (replay is not built yet)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+PATH_OPTION = click.option(
+    "--path",
+    "roots",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    help="A directory to import modules from (repeatable).",
+)
+TASK_OPTION = click.option(
+    "--task",
+    "task_name",
+    default=None,
+    help="Which task of the file (needed when it declares several).",
+)
+
+
+def _load(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
+    from lablang.diagnostics.render import render_texts
+    from lablang.sim import load_tasks
+
+    tasks, report = load_tasks(file, roots)
+    if report.has_errors:
+        click.echo(render_texts(report.sorted()), err=True)
+        sys.exit(1)
+    if not tasks:
+        click.echo(f"error: `{file}` declares no task", err=True)
+        sys.exit(2)
+    if task_name is None:
+        if len(tasks) > 1:
+            click.echo(
+                f"error: `{file}` declares several tasks ({', '.join(sorted(tasks))}); "
+                "choose one with --task",
+                err=True,
+            )
+            sys.exit(2)
+        return next(iter(tasks.values()))
+    if task_name not in tasks:
+        click.echo(f"error: no task `{task_name}` in `{file}`", err=True)
+        sys.exit(2)
+    return tasks[task_name]
+
+
+@click.command("simulate")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1))
+@click.option(
+    "--render",
+    "render_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write a PNG keyframe per step and trace.json into this directory.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the episode as JSON.")
+@TASK_OPTION
+@PATH_OPTION
+def simulate_command(
+    file: str,
+    seed: int,
+    render_dir: str | None,
+    as_json: bool,
+    task_name: str | None,
+    roots: tuple[str, ...],
+) -> None:
+    """Run a task's expert program in MuJoCo and print each step's result.
+
+    Exit 0 when every step passes, 1 when a step fails, 3 on a simulator fault.
+
+    Example: `lablang simulate examples/tasks/centrifuge_loading.lab --seed 3`
+    """
+    from lablang.output import write_atomic
+    from lablang.sim import simulate_task
+    from lablang.sim.episode import episode_json
+
+    task = _load(file, roots, task_name)
+    try:
+        result = simulate_task(task, seed, render_dir)
+    except Exception as error:  # a bug in lablang: reported, never a traceback
+        _internal_error(file, error)
+    payload = episode_json(result)
+    if render_dir is not None:
+        write_atomic(Path(render_dir) / "trace.json", json.dumps(payload, indent=2) + "\n")
+    if as_json:
+        click.echo(json.dumps(payload, indent=2))
+    else:
+        click.echo(f"task {task.name}, seed {seed}: {len(task.steps)} steps")
+        for step in result.steps:
+            timing = (
+                f"{step.start:7.2f} s -> {step.end:7.2f} s sim, {step.wall * 1000:6.0f} ms wall"
+            )
+            click.echo(f"  {step.status:7} {step.name:16} {timing}")
+            for skill in step.skills:
+                mark = "ok" if skill.status == "succeeded" else skill.status
+                click.echo(
+                    f"            {mark:9} {skill.call}"
+                    + (f": {skill.reason}" if skill.reason else "")
+                )
+            if step.status != "passed":
+                click.echo(f"            reason: {step.reason}")
+                if step.failing:
+                    click.echo(f"            false at the deadline: {', '.join(step.failing)}")
+            if step.keyframe:
+                click.echo(f"            keyframe: {step.keyframe}")
+        if result.fault is not None:
+            click.echo(
+                f"simulator fault (not a task failure): {result.fault.kind}: {result.fault.detail}"
+            )
+        lost = [s.name for s, ok in zip(result.steps, result.persisted, strict=False) if not ok]
+        if lost:
+            click.echo(f"no longer holding at the end: {', '.join(lost)}")
+        click.echo(
+            f"credit {result.credit:.2f}, {result.sim_time:.2f} s simulated in "
+            f"{result.wall_time:.2f} s, trace {result.trace_digest[:16]}"
+        )
+    sys.exit(3 if result.fault is not None else 0 if result.succeeded else 1)
+
+
+@click.command("certify")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--instances", default=20, show_default=True, type=click.IntRange(1, 100_000))
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1))
+@click.option("--jobs", default=1, show_default=True, type=click.IntRange(1, 64))
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the certificate JSON here (printed otherwise).",
+)
+@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@TASK_OPTION
+@PATH_OPTION
+def certify_command(
+    file: str,
+    instances: int,
+    seed: int,
+    jobs: int,
+    out: str | None,
+    no_progress: bool,
+    task_name: str | None,
+    roots: tuple[str, ...],
+) -> None:
+    """Certify a task on randomized instances and write its certificate.
+
+    Exit 0 when every instance succeeds, 1 otherwise.
+
+    Example: `lablang certify examples/tasks/feedback_weighing.lab --instances 2 --jobs 2 --out cert.json`
+    """
+    from lablang.output import write_atomic
+    from lablang.sim import certify_task
+    from lablang.sim.certify import certificate_json
+
+    task = _load(file, roots, task_name)
+    try:
+        certificate = certify_task(task, instances, seed, jobs, progress=not no_progress)
+    except Exception as error:  # a bug in lablang: reported, never a traceback
+        _internal_error(file, error)
+    text = certificate_json(certificate)
+    if out:
+        write_atomic(Path(out), text)
+        rates = ", ".join(f"{k} {v:.0%}" for k, v in certificate["step_pass_rates"].items())
+        click.echo(
+            f"{task.name}: {certificate['success_rate']:.0%} of {instances} instances succeeded "
+            f"({rates}); certificate in {out}"
+        )
+    else:
+        click.echo(text, nl=False)
+    sys.exit(0 if certificate["certified"] else 1)
+
+
+def _internal_error(file: str, error: Exception) -> None:
+    click.echo(
+        f"internal error: {error.__class__.__name__}: {error} (while simulating `{file}`; "
+        "this is a bug in lablang, not in your file; please report it with the file)",
+        err=True,
+    )
+    sys.exit(4)
+
+
+def _partial(name: str, what: str) -> click.Command:
+    @click.command(
+        name,
+        help=f"{what} (partial: not built yet)",
+        context_settings={"ignore_unknown_options": True},
+    )
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def command(args: tuple[str, ...]) -> None:
+        click.echo(
+            f"error: `lablang {name}` is not built yet (partial: the simulation backend "
+            "has simulate and certify; see docs/sim.md)",
+            err=True,
+        )
+        sys.exit(2)
+
+    return command
+
+
+@click.command("evaluate")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option(
+    "--policy",
+    "policy_ref",
+    required=True,
+    help="`module:function` taking (observation, info) and returning an action.",
+)
+@click.option("--episodes", default=10, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1))
+@click.option("--max-seconds", default=120.0, show_default=True, type=click.FloatRange(0.1, 3600))
+@TASK_OPTION
+@PATH_OPTION
+def evaluate_command(
+    file: str,
+    policy_ref: str,
+    episodes: int,
+    seed: int,
+    max_seconds: float,
+    task_name: str | None,
+    roots: tuple[str, ...],
+) -> None:
+    """Evaluate a policy on randomized instances of a task and print the results as JSON.
+
+    The policy is your own Python code (it is imported, so only name code you trust).
+
+    Example: `lablang evaluate examples/tasks/move_tube.lab --policy lablang.sim.policies:hold --episodes 1 --max-seconds 1`
+    """
+    import importlib
+
+    from lablang.sim.env import evaluate_policy
+
+    task = _load(file, roots, task_name)
+    module_name, _, function_name = policy_ref.partition(":")
+    try:
+        policy = getattr(importlib.import_module(module_name), function_name)
+    except (ImportError, AttributeError, ValueError) as error:
+        click.echo(f"error: cannot load policy `{policy_ref}`: {error}", err=True)
+        sys.exit(2)
+    try:
+        results = evaluate_policy(task, policy, episodes, seed, max_seconds)
+    except Exception as error:  # in the policy or in lablang
+        click.echo(
+            f"error: evaluating `{policy_ref}` failed: {error.__class__.__name__}: {error}",
+            err=True,
+        )
+        sys.exit(4)
+    click.echo(json.dumps(results, indent=2))
+
+
+replay_command = _partial("replay", "Re-score a recorded episode.")

@@ -1,0 +1,47 @@
+"""The hooks `lablang export --to libstruct-t1|t2|t3|seqspec` calls (see `lablang.export`).
+
+Each takes a `CheckResult` and returns the text and a report.
+
+>>> from lablang.driver import check_text
+>>> text, report = export_t1_text(check_text("library lib { seq: 5'-ACGT [UMI:8]-3' }"))
+>>> '"library_sequence": "ACGT[UMI:8]"' in text
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lablang.diagnostics import Report
+from lablang.molecular.libstruct import dumps, export_libstruct
+from lablang.molecular.seqspec import export_seqspec, seqspec_yaml
+
+
+def _model(result: Any, report: Report) -> Any:
+    from lablang.molecular.front import build_model
+
+    return build_model(result.program, report).model
+
+
+def export_t1_text(result: Any) -> tuple[str | None, Report]:
+    report = Report()
+    model = _model(result, report)
+    return dumps(export_libstruct(model, "t1")), report
+
+
+def export_t2_text(result: Any) -> tuple[str | None, Report]:
+    report = Report()
+    model = _model(result, report)
+    return dumps(export_libstruct(model, "t2")), report
+
+
+def export_t3_text(result: Any) -> tuple[str | None, Report]:
+    report = Report()
+    model = _model(result, report)
+    return dumps(export_libstruct(model, "t3")), report
+
+
+def export_seqspec_text(result: Any) -> tuple[str | None, Report]:
+    report = Report()
+    model = _model(result, report)
+    return seqspec_yaml(export_seqspec(model)), report

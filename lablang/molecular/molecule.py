@@ -1,0 +1,194 @@
+"""Molecules the interpreter computes with: single strands and duplexes with their ends.
+
+A `Duplex` is stored as its paired core (top-strand sequence) and two ends. Each end
+records what sticks out on each strand, so one representation covers blunt ends,
+5' and 3' overhangs, and the forked ends of Y-shaped adapters:
+
+    top    = left.top + core + right.top                 (5'->3')
+    bottom = right.bottom + rc(core) + left.bottom       (5'->3')
+
+At the left end the top strand's 5' terminus and the bottom strand's 3' terminus meet;
+at the right end the top's 3' and the bottom's 5'. The molecule type of each strand
+(DNA or RNA) decides the LibStructBench architecture (an RNA:DNA duplex is a hybrid).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import assert_never
+
+import attrs
+
+from lablang.molecular.sequence import Seq, reverse_complement
+
+
+class MolType(enum.Enum):
+    DNA = "DNA"
+    RNA = "RNA"
+
+
+class Architecture(enum.Enum):
+    SINGLE_STRANDED = "single_stranded"
+    DOUBLE_STRANDED = "double_stranded"
+    PARTIALLY_DUPLEX = "partially_duplex"
+    RNA_DNA_HYBRID = "rna_dna_hybrid"
+    Y_SHAPED_DUPLEX = "y_shaped_duplex"
+    MIXED_POPULATION = "mixed_population"
+    UNKNOWN = "unknown"
+
+
+@attrs.frozen(slots=True)
+class Strand:
+    seq: Seq
+    moltype: MolType = MolType.DNA
+    name: str = ""
+    phosphate_5p: bool = False
+
+
+@attrs.frozen(slots=True)
+class End:
+    """One end of a duplex: the unpaired sequence on each strand (empty = flush)."""
+
+    top: Seq = attrs.field(factory=Seq)
+    bottom: Seq = attrs.field(factory=Seq)
+    ragged: bool = False  # left by random breakage; needs end repair before ligation
+
+    @property
+    def blunt(self) -> bool:
+        return not self.top and not self.bottom and not self.ragged
+
+    @property
+    def forked(self) -> bool:
+        return bool(self.top) and bool(self.bottom)
+
+
+@attrs.frozen(slots=True)
+class Single:
+    strand: Strand
+
+
+@attrs.frozen(slots=True)
+class Duplex:
+    core: Seq
+    left: End = attrs.field(factory=End)
+    right: End = attrs.field(factory=End)
+    top_type: MolType = MolType.DNA
+    bottom_type: MolType = MolType.DNA
+    top_name: str = "top"
+    bottom_name: str = "bottom"
+    top_phosphate: bool = False  # 5' phosphate of the top strand (left end)
+    bottom_phosphate: bool = False  # 5' phosphate of the bottom strand (right end)
+    nicks: tuple[str, ...] = ()  # junctions left unsealed, described in words
+
+    @property
+    def top(self) -> Seq:
+        return self.left.top + self.core + self.right.top
+
+    @property
+    def bottom(self) -> Seq:
+        return self.right.bottom + reverse_complement(self.core) + self.left.bottom
+
+    def flipped(self) -> Duplex:
+        """The same molecule turned end over end: the bottom strand becomes the top."""
+        return Duplex(
+            core=reverse_complement(self.core),
+            left=End(self.right.bottom, self.right.top, self.right.ragged),
+            right=End(self.left.bottom, self.left.top, self.left.ragged),
+            top_type=self.bottom_type,
+            bottom_type=self.top_type,
+            top_name=self.bottom_name,
+            bottom_name=self.top_name,
+            top_phosphate=self.bottom_phosphate,
+            bottom_phosphate=self.top_phosphate,
+            nicks=self.nicks,
+        )
+
+
+Molecule = Single | Duplex
+
+
+def strands(molecule: Molecule) -> tuple[Strand, ...]:
+    """The strands of a molecule, top first, each 5'->3'."""
+    match molecule:
+        case Single(strand=strand):
+            return (strand,)
+        case Duplex():
+            return (
+                Strand(molecule.top, molecule.top_type, molecule.top_name, molecule.top_phosphate),
+                Strand(
+                    molecule.bottom,
+                    molecule.bottom_type,
+                    molecule.bottom_name,
+                    molecule.bottom_phosphate,
+                ),
+            )
+        case _:
+            assert_never(molecule)
+
+
+def architecture(molecule: Molecule) -> Architecture:
+    """The LibStructBench strand architecture of a molecule."""
+    match molecule:
+        case Single():
+            return Architecture.SINGLE_STRANDED
+        case Duplex():
+            if {molecule.top_type, molecule.bottom_type} == {MolType.DNA, MolType.RNA}:
+                return Architecture.RNA_DNA_HYBRID
+            if molecule.left.forked or molecule.right.forked:
+                return Architecture.Y_SHAPED_DUPLEX
+            overhangs = [
+                molecule.left.top,
+                molecule.left.bottom,
+                molecule.right.top,
+                molecule.right.bottom,
+            ]
+            if any(len(o) > 3 for o in overhangs):
+                return Architecture.PARTIALLY_DUPLEX
+            return Architecture.DOUBLE_STRANDED
+        case _:
+            assert_never(molecule)
+
+
+def top_strand(molecule: Molecule) -> Seq:
+    match molecule:
+        case Single(strand=strand):
+            return strand.seq
+        case Duplex():
+            return molecule.top
+        case _:
+            assert_never(molecule)
+
+
+class Disposition(enum.Enum):
+    CARRIED = "carried"
+    DISCARDED = "discarded"
+
+
+@attrs.frozen(slots=True)
+class Product:
+    """One product of an operation, with what happens to it and why."""
+
+    molecule: Molecule
+    disposition: Disposition = Disposition.CARRIED
+    reason: str = ""
+    name: str = ""
+    fraction: float | None = None  # expected share of the mix, when known (tagmentation)
+
+
+@attrs.frozen(slots=True)
+class Pool:
+    """The products of one step; operations map over the carried members."""
+
+    products: tuple[Product, ...]
+
+    @property
+    def carried(self) -> tuple[Product, ...]:
+        return tuple(p for p in self.products if p.disposition is Disposition.CARRIED)
+
+    @property
+    def discarded(self) -> tuple[Product, ...]:
+        return tuple(p for p in self.products if p.disposition is Disposition.DISCARDED)
+
+    @classmethod
+    def of(cls, molecule: Molecule, name: str = "") -> Pool:
+        return cls((Product(molecule, name=name),))

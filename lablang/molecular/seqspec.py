@@ -1,0 +1,700 @@
+"""seqspec interchange: import a spec's libraries and reads as `.lab`, export libraries as a spec.
+
+seqspec (pachterlab/seqspec, 0.4.0) describes a final library as a tree of regions,
+5'->3', and reads by the region their primer sits on. Many published specs do not pass
+the 0.4.0 schema as they stand (`../shared/notes/seqspec.md`); the importer repairs
+what it can and lists every repair. `validate_seqspec` implements the checks of
+`seqspec check` that need no network or files (schema enums and patterns, uniqueness,
+primer references, sequence types, lengths, joined sequences, read lengths); it was
+written from the documented rules, not run against the seqspec tool itself.
+
+>>> spec = {"library_spec": [{"region_id": "rna", "region_type": "rna", "sequence_type": "joined",
+...     "sequence": "ACGTX", "min_len": 5, "max_len": 9, "regions": [
+...     {"region_id": "a", "region_type": "linker", "sequence_type": "fixed", "sequence": "ACGT",
+...      "min_len": 4, "max_len": 4},
+...     {"region_id": "c", "region_type": "cdna", "sequence_type": "random", "sequence": "X",
+...      "min_len": 1, "max_len": 5}]}], "modalities": ["rna"], "sequence_spec": []}
+>>> result = import_seqspec(spec)
+>>> "seq: 5'-{a} {c}-3'" in result.text
+True
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+import attrs
+
+from lablang.molecular.model import LibraryDef, MolecularModel, SegmentDef
+from lablang.molecular.sequence import Bases, Homopolymer, Seq, Symbol, plain, reverse_complement
+
+REGION_TYPES = (
+    "atac", "barcode", "bead_TSO", "cdna", "crispr", "custom_primer", "dna", "fastq", "fastq_link",
+    "gdna", "hic", "illumina_p5", "illumina_p7", "index5", "index7", "linker", "ME1", "ME2", "methyl",
+    "named", "nextera_read1", "nextera_read2", "poly_A", "poly_G", "poly_T", "poly_C", "protein",
+    "rna", "s5", "s7", "sgrna_target", "tag", "truseq_read1", "truseq_read2", "umi",
+)  # fmt: skip
+SPEC_MODALITIES = ("dna", "rna", "tag", "protein", "atac", "crispr")
+SEQUENCE_TYPES = ("fixed", "random", "onlist", "joined")
+# region types outside the enumeration seen in published specs -> the enumerated type
+REGION_TYPE_REPAIRS = {
+    "cDNA": "cdna", "gDNA": "gdna", "RNA": "rna", "DNA": "dna", "i5": "index5", "i7": "index7",
+    "index": "index7", "primer_read1": "custom_primer", "primer_read2": "custom_primer",
+    "gz": "named", "random": "named", "cell_bc": "barcode", "probe": "named",
+    "hairpin_adapter": "named", "triple_G": "named", "five_prime_fragment_tag": "named",
+}  # fmt: skip
+LIBSTRUCT_MODALITY = {
+    "rna": "gene expression",
+    "atac": "chromatin accessibility",
+    "dna": "genomic DNA",
+    "tag": "feature barcode",
+    "crispr": "sgRNA",
+    "protein": "feature barcode",
+}
+SPEC_MODALITY = {
+    "gene expression": "rna",
+    "chromatin accessibility": "atac",
+    "genomic DNA": "dna",
+    "feature barcode": "tag",
+    "sgRNA": "crispr",
+}
+PAYLOAD_TYPES = {
+    "cdna": "CDNA",
+    "gdna": "GDNA",
+    "rna": "RNA",
+    "dna": "DNA",
+    "atac": "GDNA",
+    "crispr": "SGRNA_SPACER",
+    "sgrna_target": "SGRNA_SPACER",
+    "protein": "PROTEIN_TAG",
+    "tag": "TAG",
+    "hic": "GDNA",
+    "methyl": "GDNA",
+}
+_DATE = re.compile(r"^\d{1,2} [A-Z][a-z]+ \d{4}$")
+_SEMVER = re.compile(r"^\d+\.\d+\.\d+$")
+_ALPHABET = re.compile(r"^[ACGTRYMKSWHBVDNX]*$")
+_MD5 = re.compile(r"^[a-f0-9]{32}$")
+
+
+@attrs.frozen(slots=True)
+class SeqspecImport:
+    """The `.lab` text of an imported spec; what the 0.4.0 checks reject in the file as
+    published (`problems`); what the importer did about it (`repairs`); and each
+    library's sequence as the spec writes it (modality, joined sequence)."""
+
+    text: str
+    problems: tuple[str, ...]
+    repairs: tuple[str, ...]
+    sequences: tuple[tuple[str, str], ...]
+
+
+class SeqspecProblem(ValueError):
+    """A spec that cannot be imported at all."""
+
+
+# ---------------------------------------------------------------------- validation
+
+
+def validate_seqspec(spec: dict[str, Any]) -> list[str]:
+    """Problems `seqspec check` (0.4.0) would report, except file and network checks."""
+    problems: list[str] = []
+    for key in (
+        "seqspec_version",
+        "assay_id",
+        "name",
+        "doi",
+        "date",
+        "description",
+        "modalities",
+        "lib_struct",
+        "library_protocol",
+        "library_kit",
+        "sequence_protocol",
+        "sequence_kit",
+    ):
+        if key not in spec:
+            problems.append(f"missing required field `{key}`")
+    if "seqspec_version" in spec and not _SEMVER.match(str(spec["seqspec_version"])):
+        problems.append("`seqspec_version` is not a semantic version")
+    if "date" in spec and not _DATE.match(str(spec.get("date") or "")):
+        problems.append(f"`date` {spec.get('date')!r} does not match `D Month YYYY`")
+    modalities = spec.get("modalities") or []
+    for m in modalities:
+        if m not in SPEC_MODALITIES:
+            problems.append(f"modality `{m}` is not one of {', '.join(SPEC_MODALITIES)}")
+    if len(set(modalities)) != len(modalities):
+        problems.append("modalities are not unique")
+    for key in ("library_protocol", "library_kit", "sequence_protocol", "sequence_kit"):
+        value = spec.get(key)
+        if isinstance(value, str) and value != "Custom":
+            problems.append(
+                f"`{key}` is free text {value!r}, not a controlled term or a list of objects"
+            )
+        if isinstance(value, list):
+            for item in value:
+                if not isinstance(item, dict) or not ({"protocol_id", "kit_id"} & set(item)):
+                    problems.append(f"`{key}` item is not an object with an id")
+    regions = spec.get("library_spec") or []
+    top_ids = [r.get("region_id") for r in regions]
+    if sorted(map(str, top_ids)) != sorted(map(str, modalities)):
+        problems.append(f"top-level region ids {top_ids} are not the modalities {modalities}")
+    seen: set[str] = set()
+    leaves_of: dict[str, list[dict[str, Any]]] = {}
+    for region in regions:
+        _check_region(region, problems, seen)
+        leaves_of[str(region.get("region_id"))] = _leaves(region)
+    reads = spec.get("sequence_spec") or []
+    read_ids = [r.get("read_id") for r in reads]
+    if len(set(read_ids)) != len(read_ids):
+        problems.append("read ids are not unique")
+    pairs = [(r.get("primer_id"), r.get("strand")) for r in reads]
+    if len(set(pairs)) != len(pairs):
+        problems.append("two reads share a primer and strand")
+    for read in reads:
+        rid = read.get("read_id")
+        if read.get("modality") not in modalities:
+            problems.append(
+                f"read `{rid}` has modality {read.get('modality')!r}, not one of the modalities"
+            )
+        if read.get("strand") not in ("pos", "neg"):
+            problems.append(f"read `{rid}` strand must be pos or neg")
+        if read.get("primer_id") not in seen:
+            problems.append(f"read `{rid}` primer `{read.get('primer_id')}` is not a region")
+            continue
+        for f in read.get("files") or []:
+            if f.get("md5") is not None and not _MD5.match(str(f.get("md5"))):
+                problems.append(f"read `{rid}` file md5 {f.get('md5')!r} is not 32 hex digits")
+        leaves = leaves_of.get(str(read.get("modality")), [])
+        ids = [str(leaf.get("region_id")) for leaf in leaves]
+        primer = str(read.get("primer_id"))
+        if primer in ids:
+            k = ids.index(primer)
+            span = leaves[k + 1 :] if read.get("strand") == "pos" else leaves[:k]
+            room = sum(int(leaf.get("max_len") or 0) for leaf in span)
+            if int(read.get("max_len") or 0) > room:
+                problems.append(
+                    f"read `{rid}` max_len {read.get('max_len')} exceeds the {room} bases "
+                    f"{'after' if read.get('strand') == 'pos' else 'before'} its primer"
+                )
+    return problems
+
+
+def _check_region(region: dict[str, Any], problems: list[str], seen: set[str]) -> None:
+    rid = str(region.get("region_id"))
+    if rid in seen:
+        problems.append(f"region id `{rid}` is not unique")
+    seen.add(rid)
+    rtype = region.get("region_type")
+    if rtype not in REGION_TYPES:
+        problems.append(f"region `{rid}` type `{rtype}` is not in the enumeration")
+    stype = region.get("sequence_type")
+    children = region.get("regions") or []
+    sequence = region.get("sequence")
+    low, high = region.get("min_len"), region.get("max_len")
+    if stype not in SEQUENCE_TYPES:
+        problems.append(f"region `{rid}` sequence_type `{stype}` is not fixed/random/onlist/joined")
+    if sequence is None or not _ALPHABET.match(str(sequence)):
+        problems.append(f"region `{rid}` sequence {sequence!r} is not in the seqspec alphabet")
+    if not (isinstance(low, int) and isinstance(high, int) and 0 <= low <= high <= 2048):
+        problems.append(
+            f"region `{rid}` min_len/max_len {low}/{high} are not 0 <= min <= max <= 2048"
+        )
+    elif sequence is not None and not low <= len(str(sequence)) <= high:
+        problems.append(
+            f"region `{rid}` sequence length {len(str(sequence))} is outside {low}..{high}"
+        )
+    if stype in ("fixed", "random", "onlist") and children:
+        problems.append(f"region `{rid}` is {stype} but has child regions")
+    if stype == "joined" and not children:
+        problems.append(f"region `{rid}` is joined but has no child regions")
+    if stype == "random" and sequence and set(str(sequence)) != {"X"}:
+        problems.append(f"region `{rid}` is random but its sequence is not all X")
+    if stype == "onlist" and not region.get("onlist"):
+        problems.append(f"region `{rid}` is onlist but names no onlist")
+    onlist = region.get("onlist")
+    if (
+        isinstance(onlist, dict)
+        and onlist.get("md5") is not None
+        and not _MD5.match(str(onlist["md5"]))
+    ):
+        problems.append(f"region `{rid}` onlist md5 {onlist.get('md5')!r} is not 32 hex digits")
+    if children:
+        if isinstance(low, int) and low != sum(int(c.get("min_len") or 0) for c in children):
+            problems.append(f"region `{rid}` min_len is not the sum of its children's")
+        if isinstance(high, int) and high != sum(int(c.get("max_len") or 0) for c in children):
+            problems.append(f"region `{rid}` max_len is not the sum of its children's")
+        if sequence is not None and sequence != "".join(
+            str(c.get("sequence") or "") for c in children
+        ):
+            problems.append(f"region `{rid}` sequence is not the concatenation of its children's")
+        for child in children:
+            _check_region(child, problems, seen)
+
+
+def _leaves(region: dict[str, Any]) -> list[dict[str, Any]]:
+    children = region.get("regions") or []
+    if not children:
+        return [region]
+    out: list[dict[str, Any]] = []
+    for child in children:
+        out.extend(_leaves(child))
+    return out
+
+
+# ---------------------------------------------------------------------- import
+
+
+def import_seqspec(spec: Any, name: str | None = None) -> SeqspecImport:
+    """`.lab` text for a seqspec assay (parsed YAML): segments, libraries and reads.
+
+    A file whose structure is not a seqspec assay raises `SeqspecProblem`.
+    """
+    if not isinstance(spec, dict) or not isinstance(spec.get("library_spec"), list):
+        raise SeqspecProblem("not a seqspec assay: no `library_spec` list")
+    try:
+        return _import(spec, name)
+    except (TypeError, ValueError, AttributeError, KeyError) as error:
+        # untrusted input: a wrong type anywhere in the tree is a malformed file
+        raise SeqspecProblem(f"malformed seqspec: {error.__class__.__name__}: {error}") from None
+
+
+def _import(spec: dict[str, Any], name: str | None) -> SeqspecImport:
+    problems = validate_seqspec(spec)
+    spec = copy.deepcopy(spec)  # repairs below are made on a copy
+    repairs: list[str] = []
+    if any(
+        "date" in p or "protocol" in p or "kit" in p or ("md5" in p and "read" in p)
+        for p in problems
+    ):
+        repairs.append(
+            "date, protocol, kit and read file fields are not imported (a `.lab` library "
+            "records structure and reads, not sequencing runs)"
+        )
+    module = _ident(name or str(spec.get("assay_id") or "assay"))
+    lines = [
+        f"module {module} {_string(str(spec.get('name') or module))}",
+        f"# imported from seqspec {spec.get('seqspec_version', '?')} ({spec.get('doi') or 'no doi'})",
+        "",
+    ]
+    sequences: list[tuple[str, str]] = []
+    regions_by_id: dict[str, dict[str, Any]] = {}
+    library_lines: list[str] = []
+    used_names: set[str] = set()
+    for top in spec["library_spec"]:
+        modality = str(top.get("region_id") or "rna")
+        spec_modality = modality.lower() if modality.lower() in SPEC_MODALITIES else modality
+        if spec_modality != modality:
+            repairs.append(f"modality `{modality}` written as `{spec_modality}`")
+        leaves = _leaves(top) if top.get("regions") else []
+        wrappers = [r for r in _joined(top) if r is not top]
+        if wrappers:
+            repairs.append(
+                f"library `{modality}`: nested regions "
+                + ", ".join(f"`{r.get('region_id')}`" for r in wrappers)
+                + " flattened to their leaves (their types "
+                "and sequence types are not kept)"
+            )
+        parts: list[str] = []
+        for leaf in leaves:
+            seg_name = _unique(_ident(str(leaf.get("region_id"))), used_names)
+            regions_by_id[str(leaf.get("region_id"))] = leaf
+            leaf["_lab_name"] = seg_name
+            lines.append(_segment_line(seg_name, leaf, repairs))
+            parts.append("{" + seg_name + "}")
+        sequences.append((spec_modality, str(top.get("sequence") or "")))
+        lib_name = _unique(_ident(spec_modality), used_names)
+        lab_modality = LIBSTRUCT_MODALITY.get(spec_modality, spec_modality)
+        library_lines += [
+            f"library {lib_name} {_string(str(top.get('name') or lib_name))} {{",
+            f"  modality: {_string(lab_modality)}",
+            f"  seq: 5'-{' '.join(parts)}-3'",
+        ]
+        for read in spec.get("sequence_spec") or []:
+            if str(read.get("modality")).lower() != spec_modality:
+                continue
+            library_lines += _read_lines(read, regions_by_id, used_names, lines, repairs)
+        library_lines += ["}", ""]
+    known = {m for m, _ in sequences}
+    for read in spec.get("sequence_spec") or []:
+        if str(read.get("modality")).lower() not in known:
+            repairs.append(
+                f"read `{read.get('read_id')}`: modality {read.get('modality')!r} is not a "
+                "library of this spec; read not imported"
+            )
+    if any("onlist md5" in p for p in problems):
+        repairs.append(
+            "onlist md5 values that are not 32 hex digits are ignored (onlist names kept)"
+        )
+    lines.append("")
+    text = "\n".join(lines + library_lines).rstrip() + "\n"
+    return SeqspecImport(text, tuple(problems), tuple(repairs), tuple(sequences))
+
+
+def _joined(region: dict[str, Any]) -> list[dict[str, Any]]:
+    out = [region] if region.get("regions") else []
+    for child in region.get("regions") or []:
+        out.extend(_joined(child))
+    return out
+
+
+def _segment_line(name: str, leaf: dict[str, Any], repairs: list[str]) -> str:
+    rid = leaf.get("region_id")
+    rtype = str(leaf.get("region_type"))
+    if rtype not in REGION_TYPES:
+        fixed = REGION_TYPE_REPAIRS.get(rtype, "named")
+        repairs.append(f"region `{rid}`: type `{rtype}` read as `{fixed}`")
+        rtype = fixed
+        leaf["region_type"] = fixed
+    stype = leaf.get("sequence_type")
+    sequence = str(leaf.get("sequence") or "")
+    low = int(leaf.get("min_len") or 0)
+    high = int(leaf.get("max_len") or low)
+    if leaf.get("onlist") and stype != "onlist":
+        repairs.append(f"region `{rid}`: has an onlist but sequence_type `{stype}`; read as onlist")
+        stype = "onlist"
+    if stype == "fixed" and sequence and set(sequence) <= set("X"):
+        repairs.append(f"region `{rid}`: fixed but all X; read as random")
+        stype = "random"
+    if stype == "random" and sequence and set(sequence) != {"X"}:
+        repairs.append(f"region `{rid}`: random but not all X; read as fixed")
+        stype = "fixed"
+    if stype == "fixed":
+        if not sequence:
+            repairs.append(f"region `{rid}`: fixed with no sequence; read as random")
+        else:
+            return f"segment {name} = 5'-{sequence}-3'"
+    if stype == "onlist":
+        onlist = leaf.get("onlist") or {}
+        filename = onlist.get("filename") if isinstance(onlist, dict) else None
+        kind = "index" if rtype in ("index5", "index7") else "barcode"
+        role = {"index5": "I5_INDEX", "index7": "I7_INDEX"}.get(rtype, _role(str(rid), "BARCODE"))
+        length = f"{low}" if low == high else f"{low}..{high}"
+        extra = f", onlist: {_string(str(filename))}" if filename else ""
+        return f"segment {name} = {kind}({length}, role: {_string(role)}{extra})"
+    if rtype == "umi":
+        return f"segment {name} = umi({low if low == high else f'{low}..{high}'}, role: {_string(_role(str(rid), 'UMI'))})"
+    role = PAYLOAD_TYPES.get(rtype) or _role(str(rid), rtype.upper())
+    return f"segment {name} = payload({_string(role)}, length: {low}..{high})"
+
+
+def _read_lines(
+    read: dict[str, Any],
+    regions: dict[str, dict[str, Any]],
+    used: set[str],
+    lines: list[str],
+    repairs: list[str],
+) -> list[str]:
+    rid = str(read.get("read_id"))
+    primer_region = regions.get(str(read.get("primer_id")))
+    if (
+        primer_region is None
+        or primer_region.get("sequence_type") != "fixed"
+        or set(str(primer_region.get("sequence") or "X")) <= {"X", "N"}
+    ):
+        repairs.append(
+            f"read `{rid}`: primer `{read.get('primer_id')}` is not a fixed region of the "
+            "library; read not imported"
+        )
+        return []
+    primer_name = _unique(_ident(f"{rid}_primer"), used)
+    seg = primer_region["_lab_name"]
+    # a `pos` read copies the top strand: its primer has the region's sequence and
+    # anneals to the bottom strand; a `neg` read is primed on the top strand
+    if read.get("strand") == "pos":
+        lines.append(f"oligo {primer_name} {{ seq: 5'-{{{seg}}}-3'  role: sequencing_primer }}")
+        strand = "bottom"
+    else:
+        lines.append(f"oligo {primer_name} {{ seq: 5'-{{{seg}'}}-3'  role: sequencing_primer }}")
+        strand = "top"
+    read_name = _unique(_ident(str(read.get("name") or rid)), used)
+    return [
+        f"  read {read_name} {_string(rid)} {{ primer: {primer_name}  strand: {strand}  "
+        f"length: {int(read.get('max_len') or 0)} nt }}"
+    ]
+
+
+# ---------------------------------------------------------------------- export
+
+
+def spec_sequence(seq: Seq, segments: dict[str, SegmentDef]) -> str:
+    """A library's sequence as seqspec writes it: fixed bases, N for onlist barcodes and
+    indexes, X for other variable regions, each at its minimum length."""
+    out: list[str] = []
+    for part in plain(seq).parts:
+        match part:
+            case Bases(text=text):
+                out.append(text)
+            case Homopolymer(base=base, count=count):
+                out.append(base * count if count is not None else "X")
+            case Symbol():
+                letter = "N" if _onlist_like(part, segments) else "X"
+                out.append(
+                    letter * max(part.min_len or 1, 1) if part.min_len is not None else letter
+                )
+            case _:
+                pass
+    return "".join(out)
+
+
+def _onlist_like(symbol: Symbol, segments: dict[str, SegmentDef]) -> bool:
+    seg = segments.get((symbol.label or "").rstrip("'"))
+    if seg is not None:
+        return seg.kind in ("barcode", "index")
+    return any(word in symbol.role for word in ("BARCODE", "INDEX", "BC"))
+
+
+def export_seqspec(program: Any) -> dict[str, Any]:
+    """A seqspec 0.4.0 assay for the program's libraries (one region tree per library).
+
+    Each library segment becomes a region: fixed bases, onlist for barcodes and indexes
+    with a named onlist, random otherwise; reads become `sequence_spec` entries whose
+    primer is the region the primer's sequence covers.
+    """
+    from lablang.molecular.libstruct import _libraries, _model_of
+
+    model: MolecularModel = _model_of(program)
+    segments = {s.name: s for s in model.segments}
+    libraries = _libraries(model)
+    modalities: list[str] = []
+    library_spec = []
+    reads: list[dict[str, Any]] = []
+    for library in libraries:
+        modality = SPEC_MODALITY.get(library.modality, "rna")
+        if modality in modalities:
+            modality = next((m for m in SPEC_MODALITIES if m not in modalities), modality)
+        modalities.append(modality)
+        children = _regions(library, modality, segments)
+        if not children:  # an empty library is a fixed region of length 0
+            library_spec.append(
+                {
+                    "region_id": modality,
+                    "region_type": modality,
+                    "name": library.name,
+                    "sequence_type": "fixed",
+                    "sequence": "",
+                    "min_len": 0,
+                    "max_len": 0,
+                    "onlist": None,
+                    "regions": [],
+                }
+            )
+            continue
+        library_spec.append(
+            {
+                "region_id": modality,
+                "region_type": modality if modality in REGION_TYPES else "named",
+                "name": library.title or library.name,
+                "sequence_type": "joined",
+                "sequence": "".join(c["sequence"] for c in children),
+                "min_len": sum(c["min_len"] for c in children),
+                "max_len": sum(c["max_len"] for c in children),
+                "onlist": None,
+                "regions": children,
+            }
+        )
+        reads.extend(_reads(library, modality, children, model))
+    return {
+        "seqspec_version": "0.4.0",
+        "assay_id": model.name or "assay",
+        "name": model.title or model.name or "assay",
+        # lablang does not know the assay's date; the schema requires one, so a fixed
+        # placeholder keeps the output deterministic (see docs/molecular.md)
+        "doi": "",
+        "date": "1 January 1970",
+        "description": model.title or model.name or "",
+        "modalities": modalities,
+        "lib_struct": "",
+        "library_protocol": "Custom",
+        "library_kit": "Custom",
+        "sequence_protocol": "Custom",
+        "sequence_kit": "Custom",
+        "sequence_spec": reads,
+        "library_spec": library_spec,
+    }
+
+
+def _regions(
+    library: LibraryDef, modality: str, segments: dict[str, SegmentDef]
+) -> list[dict[str, Any]]:
+    from lablang.molecular.libstruct import segments_of
+
+    out: list[dict[str, Any]] = []
+    used: set[str] = set()
+    for k, record in enumerate(segments_of(plain(library.seq))):
+        role = str(record["role"])
+        rid = _unique(f"{modality}-{_ident(role)}", used)
+        text = record.get("sequence") or ""
+        if text and not set(text) <= set("ACGTRYMKSWHBVDN"):
+            text = ""
+        if text:
+            out.append(
+                {
+                    "region_id": rid,
+                    "region_type": _region_type(role, text),
+                    "name": role,
+                    "sequence_type": "fixed",
+                    "sequence": text,
+                    "min_len": len(text),
+                    "max_len": len(text),
+                    "onlist": None,
+                    "regions": [],
+                }
+            )
+            continue
+        placeholder = str(record.get("placeholder", ""))
+        m = re.match(r"\[([A-Z0-9_]+)(?::(\d+)(?:-(\d+))?)?\]", placeholder)
+        prole = m.group(1) if m else "X"
+        low = int(m.group(2)) if m and m.group(2) else 1
+        high = int(m.group(3)) if m and m.group(3) else (low if m and m.group(2) else 1000)
+        seg = segments.get(role)
+        onlist = seg.onlist if seg is not None else None
+        rtype = _region_type(prole.lower(), "")
+        if onlist:
+            out.append(
+                {
+                    "region_id": rid,
+                    "region_type": rtype,
+                    "name": role,
+                    "sequence_type": "onlist",
+                    "sequence": "N" * low,
+                    "min_len": low,
+                    "max_len": high,
+                    "onlist": {
+                        "file_id": onlist,
+                        "filename": f"{onlist}.txt",
+                        "filetype": "txt",
+                        "filesize": 0,
+                        "url": f"{onlist}.txt",
+                        "urltype": "local",
+                    },
+                    "regions": [],
+                }
+            )
+        else:
+            out.append(
+                {
+                    "region_id": rid,
+                    "region_type": rtype,
+                    "name": role,
+                    "sequence_type": "random",
+                    "sequence": "X" * low,
+                    "min_len": low,
+                    "max_len": high,
+                    "onlist": None,
+                    "regions": [],
+                }
+            )
+        del k
+    return out
+
+
+def _region_type(role: str, text: str) -> str:
+    lowered = role.lower()
+    table = [
+        ("illumina_p5", "illumina_p5"),
+        ("p5", "illumina_p5"),
+        ("p7", "illumina_p7"),
+        ("i7", "index7"),
+        ("i5", "index5"),
+        ("umi", "umi"),
+        ("barcode", "barcode"),
+        ("cdna", "cdna"),
+        ("gdna", "gdna"),
+        ("poly", "poly_T"),
+        ("read1_primer", "truseq_read1"),
+        ("truseq_read1", "truseq_read1"),
+        ("sample_index", "truseq_read2"),
+        ("read2", "truseq_read2"),
+        ("me", "ME1"),
+        ("s5", "s5"),
+        ("s7", "s7"),
+    ]
+    for key, rtype in table:
+        if key in lowered:
+            if rtype == "poly_T" and text:
+                return {"A": "poly_A", "C": "poly_C", "G": "poly_G"}.get(text[0], "poly_T")
+            return rtype
+    return "linker" if text else "named"
+
+
+def _reads(
+    library: LibraryDef, modality: str, regions: list[dict[str, Any]], model: MolecularModel
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    top = "".join(r["sequence"] for r in regions)
+    for read in library.reads:
+        oligo = model.oligo(read.primer)
+        primer_id = None
+        if oligo is not None:
+            primer = _plain_text(oligo.seq)
+            if read.strand == "bottom":  # pos read: primer sequence is on the top strand
+                target = primer
+            else:
+                target = _plain_text(reverse_complement(oligo.seq))
+            index = top.find(target)
+            if index >= 0:
+                end = index + len(target) if read.strand == "bottom" else index
+                primer_id = _region_at(regions, end - 1 if read.strand == "bottom" else end)
+        out.append(
+            {
+                "read_id": f"{modality}-{read.name}",
+                "name": read.name,
+                "modality": modality,
+                "primer_id": primer_id or regions[0]["region_id"] if regions else "",
+                "min_len": read.min_length or read.length or 1,
+                "max_len": read.length or 1,
+                "strand": "pos" if read.strand == "bottom" else "neg",
+                "files": [],
+            }
+        )
+    return out
+
+
+def _plain_text(seq: Seq) -> str:
+    return "".join(t for t in plain(seq).tokens() if isinstance(t, str))
+
+
+def _region_at(regions: list[dict[str, Any]], position: int) -> str | None:
+    pos = 0
+    for region in regions:
+        if pos <= position < pos + len(region["sequence"]):
+            return str(region["region_id"])
+        pos += len(region["sequence"])
+    return None
+
+
+def seqspec_yaml(spec: dict[str, Any]) -> str:
+    """YAML text of a spec, keys in seqspec's order."""
+    import yaml
+
+    return str(yaml.safe_dump(spec, sort_keys=False, default_flow_style=False))
+
+
+# ---------------------------------------------------------------------- names
+
+
+def _role(region_id: str, fallback: str) -> str:
+    role = re.sub(r"[^A-Za-z0-9]+", "_", region_id).strip("_").upper()
+    return role or fallback
+
+
+def _ident(text: str) -> str:
+    from lablang.molecular.libstruct import _ident as ident
+
+    return ident(text)
+
+
+def _unique(name: str, used: set[str]) -> str:
+    candidate, n = name, 2
+    while candidate in used:
+        candidate = f"{name}_{n}"
+        n += 1
+    used.add(candidate)
+    return candidate
+
+
+def _string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'

@@ -1,0 +1,681 @@
+"""Nucleic-acid sequences as tuples of concrete and symbolic parts.
+
+A `Seq` is written 5' to 3'. Its parts are concrete bases (IUPAC), homopolymers,
+symbolic segments (barcodes, UMIs, indexes, payloads such as cDNA) that stand for
+sequence not known when the workflow is written, chemical modifications, and ribo or
+LNA bases. Every operation of the molecular interpreter works on these tuples, and
+everything it says about pairing follows two rules:
+
+- concrete bases pair by Watson-Crick complementarity; an IUPAC code pairs with any
+  base it can stand for;
+- a symbolic segment pairs only with its own reverse complement (`[CB]` with `[CB']`),
+  because nothing else is known about its bases.
+
+Sequences are kept in the DNA alphabet (`U` is read as `T`); the molecule type lives
+on the strand. Positions used by the interpreter are *token* positions: one token per
+base, one per symbolic segment, one per unspecified-length homopolymer; modifications
+and thioate linkages take no position.
+
+>>> s = parse_notation("5'-ACGT [CB:16] (T)4-3'")
+>>> render(reverse_complement(s))
+"5'-(A)4 [CB:16'] ACGT-3'"
+>>> render_libstruct(s)
+'ACGT[CB:16]TTTT'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import assert_never
+
+import attrs
+
+IUPAC: dict[str, frozenset[str]] = {
+    "A": frozenset("A"),
+    "C": frozenset("C"),
+    "G": frozenset("G"),
+    "T": frozenset("T"),
+    "R": frozenset("AG"),
+    "Y": frozenset("CT"),
+    "S": frozenset("CG"),
+    "W": frozenset("AT"),
+    "K": frozenset("GT"),
+    "M": frozenset("AC"),
+    "B": frozenset("CGT"),
+    "D": frozenset("AGT"),
+    "H": frozenset("ACT"),
+    "V": frozenset("ACG"),
+    "N": frozenset("ACGT"),
+}
+COMPLEMENT: dict[str, str] = {
+    "A": "T", "C": "G", "G": "C", "T": "A", "R": "Y", "Y": "R", "S": "S", "W": "W",
+    "K": "M", "M": "K", "B": "V", "V": "B", "D": "H", "H": "D", "N": "N",
+}  # fmt: skip
+# Codes that stand for three or four bases: next to a payload they are indistinguishable
+# from the payload's own unknown bases (see `fold_anchors`).
+DEGENERATE = frozenset("BDHVN")
+
+# Roles of symbolic segments whose length is a property of the sample, not the design.
+PAYLOAD_ROLES = frozenset(
+    {"CDNA", "GDNA", "MRNA", "RNA", "DNA", "INSERT", "VDJ_INSERT", "SGRNA_SPACER", "PAYLOAD",
+     "FRAGMENT", "TARGET", "PROTEIN_TAG"}
+)  # fmt: skip
+
+MAX_SEQUENCE_TOKENS = 100_000
+MAX_HOMOPOLYMER = 10_000
+
+
+class SequenceError(ValueError):
+    """A sequence text that cannot be read; the message says where and why."""
+
+
+@attrs.frozen(slots=True)
+class Bases:
+    """Concrete IUPAC bases (DNA alphabet), optionally labelled with where they came from."""
+
+    text: str
+    label: str | None = None
+
+
+@attrs.frozen(slots=True)
+class Homopolymer:
+    """A run of one base, `(T)30`; `count=None` is a run of unspecified length (`[POLY_T]`)."""
+
+    base: str
+    count: int | None
+    label: str | None = None
+
+
+@attrs.frozen(slots=True)
+class Symbol:
+    """A symbolic segment: barcode, UMI, index, payload, spacer.
+
+    `name` is its identity (what it pairs by), `role` its LibStructBench role, and
+    `rc` marks the reverse complement (`[CB']`).
+    """
+
+    name: str
+    role: str
+    min_len: int | None = None
+    max_len: int | None = None
+    rc: bool = False
+    label: str | None = None
+
+    @property
+    def is_payload(self) -> bool:
+        return self.role in PAYLOAD_ROLES or self.min_len is None
+
+
+@attrs.frozen(slots=True)
+class Modification:
+    """An IDT-style modification such as `/5Phos/` or `/3ddC/`; it occupies no position."""
+
+    code: str
+
+
+@attrs.frozen(slots=True)
+class Ribo:
+    """A ribonucleotide in a DNA oligo (`rG`); pairs as its base."""
+
+    base: str
+    label: str | None = None
+
+
+@attrs.frozen(slots=True)
+class LNA:
+    """A locked nucleic acid base (`+G`); pairs as its base."""
+
+    base: str
+    label: str | None = None
+
+
+@attrs.frozen(slots=True)
+class Thioate:
+    """A phosphorothioate linkage (`*`); it occupies no position."""
+
+
+Part = Bases | Homopolymer | Symbol | Modification | Ribo | LNA | Thioate
+
+
+@attrs.frozen(slots=True)
+class SymbolToken:
+    """The token of a symbolic segment: what pairing and equality compare."""
+
+    name: str
+    rc: bool
+
+
+@attrs.frozen(slots=True)
+class PolyToken:
+    """The token of an unspecified-length homopolymer."""
+
+    base: str
+
+
+Token = str | SymbolToken | PolyToken
+
+
+@attrs.frozen(slots=True)
+class Seq:
+    """A sequence, 5' to 3', as a tuple of parts."""
+
+    parts: tuple[Part, ...] = ()
+
+    def __add__(self, other: Seq) -> Seq:
+        return Seq(_merge(self.parts + other.parts))
+
+    def __iter__(self) -> Iterator[Part]:
+        return iter(self.parts)
+
+    def __bool__(self) -> bool:
+        return bool(self.parts)
+
+    def tokens(self) -> tuple[Token, ...]:
+        return tuple(_tokens(self.parts))
+
+    def __len__(self) -> int:
+        """The number of token positions (bases, symbols, unspecified runs)."""
+        return sum(_width(p) for p in self.parts)
+
+    @property
+    def min_length(self) -> int:
+        return sum(_length(p)[0] for p in self.parts)
+
+    @property
+    def max_length(self) -> int | None:
+        total = 0
+        for part in self.parts:
+            high = _length(part)[1]
+            if high is None:
+                return None
+            total += high
+        return total
+
+    def slice(self, start: int, stop: int | None = None) -> Seq:
+        """The parts covering token positions `[start, stop)`; runs and bases are split.
+
+        A modification belongs to the token after it, or to the last token when it
+        ends the sequence.
+        """
+        total = len(self)
+        stop = total if stop is None else stop
+        start, stop = max(0, start), min(total, stop)
+        out: list[Part] = []
+        pos = 0
+        for part in self.parts:
+            width = _width(part)
+            if width == 0:
+                if start <= pos < stop or (pos == stop == total and start < stop):
+                    out.append(part)
+                continue
+            lo, hi = max(start, pos), min(stop, pos + width)
+            if lo < hi:
+                out.append(_cut(part, lo - pos, hi - pos))
+            pos += width
+        return Seq(tuple(out))
+
+    def with_label(self, label: str) -> Seq:
+        return Seq(tuple(_relabel(p, label) for p in self.parts))
+
+    def modifications(self) -> tuple[str, ...]:
+        return tuple(p.code for p in self.parts if isinstance(p, Modification))
+
+    def without_modifications(self) -> Seq:
+        return Seq(
+            _merge(tuple(p for p in self.parts if not isinstance(p, Modification | Thioate)))
+        )
+
+    def symbols(self) -> tuple[Symbol, ...]:
+        return tuple(p for p in self.parts if isinstance(p, Symbol))
+
+    @classmethod
+    def of(cls, parts: Iterable[Part]) -> Seq:
+        return cls(_merge(tuple(parts)))
+
+
+def bases(text: str, label: str | None = None) -> Seq:
+    """A concrete sequence from IUPAC letters (`U` read as `T`).
+
+    >>> render(bases("ACGU"))
+    "5'-ACGT-3'"
+    """
+    text = text.upper().replace("U", "T")
+    bad = [ch for ch in text if ch not in IUPAC]
+    if bad:
+        raise SequenceError(f"`{bad[0]}` is not an IUPAC base")
+    return Seq((Bases(text, label),)) if text else Seq()
+
+
+def _width(part: Part) -> int:
+    match part:
+        case Bases(text=text):
+            return len(text)
+        case Homopolymer(count=count):
+            return 1 if count is None else count
+        case Symbol() | Ribo() | LNA():
+            return 1
+        case Modification() | Thioate():
+            return 0
+        case _:
+            assert_never(part)
+
+
+def _length(part: Part) -> tuple[int, int | None]:
+    match part:
+        case Bases(text=text):
+            return len(text), len(text)
+        case Homopolymer(count=count):
+            return (0, None) if count is None else (count, count)
+        case Symbol(min_len=low, max_len=high):
+            return (low or 0), high
+        case Ribo() | LNA():
+            return 1, 1
+        case Modification() | Thioate():
+            return 0, 0
+        case _:
+            assert_never(part)
+
+
+def _cut(part: Part, lo: int, hi: int) -> Part:
+    match part:
+        case Bases(text=text, label=label):
+            return Bases(text[lo:hi], label)
+        case Homopolymer(base=base, count=count, label=label):
+            if count is None:
+                return part
+            return Homopolymer(base, hi - lo, label)
+        case Symbol() | Ribo() | LNA() | Modification() | Thioate():
+            return part
+        case _:
+            assert_never(part)
+
+
+def _relabel(part: Part, label: str) -> Part:
+    match part:
+        case Bases() | Homopolymer() | Symbol() | Ribo() | LNA():
+            return attrs.evolve(part, label=label)
+        case Modification() | Thioate():
+            return part
+        case _:
+            assert_never(part)
+
+
+def _tokens(parts: Iterable[Part]) -> Iterator[Token]:
+    for part in parts:
+        match part:
+            case Bases(text=text):
+                yield from text
+            case Homopolymer(base=base, count=count):
+                if count is None:
+                    yield PolyToken(base)
+                else:
+                    yield from base * count
+            case Symbol(name=name, rc=rc):
+                yield SymbolToken(name, rc)
+            case Ribo(base=base) | LNA(base=base):
+                yield base
+            case Modification() | Thioate():
+                pass
+            case _:
+                assert_never(part)
+
+
+def _merge(parts: tuple[Part, ...]) -> tuple[Part, ...]:
+    """Join adjacent bases with the same label; drop empty parts."""
+    out: list[Part] = []
+    for part in parts:
+        if isinstance(part, Bases) and not part.text:
+            continue
+        if isinstance(part, Homopolymer) and part.count == 0:
+            continue
+        prev = out[-1] if out else None
+        if isinstance(part, Bases) and isinstance(prev, Bases) and prev.label == part.label:
+            out[-1] = Bases(prev.text + part.text, part.label)
+        else:
+            out.append(part)
+    return tuple(out)
+
+
+# ----------------------------------------------------------------- reverse complement
+
+
+def _prime(label: str | None) -> str | None:
+    if label is None:
+        return None
+    return label[:-1] if label.endswith("'") else label + "'"
+
+
+def complement_part(part: Part) -> Part | None:
+    """The reverse complement of one part; modifications have none (they are chemistry
+    of one strand, not sequence), ribo and LNA bases complement to plain DNA bases."""
+    match part:
+        case Bases(text=text, label=label):
+            return Bases("".join(COMPLEMENT[ch] for ch in reversed(text)), _prime(label))
+        case Homopolymer(base=base, count=count, label=label):
+            return Homopolymer(COMPLEMENT[base], count, _prime(label))
+        case Symbol(rc=rc, label=label):
+            return attrs.evolve(part, rc=not rc, label=_prime(label))
+        case Ribo(base=base, label=label) | LNA(base=base, label=label):
+            return Bases(COMPLEMENT[base], _prime(label))
+        case Modification() | Thioate():
+            return None
+        case _:
+            assert_never(part)
+
+
+def reverse_complement(seq: Seq) -> Seq:
+    """The reverse complement, exact on concrete and symbolic parts.
+
+    It is an involution on sequences without chemistry (modifications, ribo and LNA
+    bases); for those `reverse_complement(reverse_complement(s)) == plain(s)`, since a
+    complementary strand copies sequence, not chemistry.
+
+    >>> render(reverse_complement(parse_notation("5'-/5Phos/GATC [UMI:12] rG-3'")))
+    "5'-C [UMI:12'] GATC-3'"
+    """
+    out = [c for c in (complement_part(p) for p in reversed(seq.parts)) if c is not None]
+    return Seq.of(out)
+
+
+def plain(seq: Seq) -> Seq:
+    """The sequence without chemistry: no modifications, ribo and LNA as plain bases."""
+    out: list[Part] = []
+    for part in seq.parts:
+        match part:
+            case Ribo(base=base, label=label) | LNA(base=base, label=label):
+                out.append(Bases(base, label))
+            case Modification() | Thioate():
+                pass
+            case _:
+                out.append(part)
+    return Seq.of(out)
+
+
+def unflag(seq: Seq) -> Seq:
+    """The sequence with every symbolic segment's reverse-complement flag cleared.
+
+    LibStructBench placeholders carry no orientation (`[I7_INDEX:8]` is written the
+    same on either strand), so comparisons with its data use this.
+    """
+    return Seq(tuple(attrs.evolve(p, rc=False) if isinstance(p, Symbol) else p for p in seq.parts))
+
+
+# ----------------------------------------------------------------- pairing
+
+
+def tokens_pair(a: Token, b: Token) -> bool:
+    """Whether token `a` can be the reverse complement of token `b` at one position.
+
+    >>> tokens_pair("A", "T"), tokens_pair("N", "G"), tokens_pair("A", "C")
+    (True, True, False)
+    """
+    if isinstance(a, str) and isinstance(b, str):
+        return bool(IUPAC[a] & {COMPLEMENT[x] for x in IUPAC[b]})
+    if isinstance(a, SymbolToken) and isinstance(b, SymbolToken):
+        return a.name == b.name and a.rc != b.rc
+    if isinstance(a, PolyToken) and isinstance(b, PolyToken):
+        return COMPLEMENT[a.base] == b.base
+    return False
+
+
+def token_width(token: Token) -> int:
+    """Bases a token stands for when counting paired length (unspecified runs count 12)."""
+    if isinstance(token, str):
+        return 1
+    if isinstance(token, PolyToken):
+        return 12
+    return 1
+
+
+# ----------------------------------------------------------------- equality and folding
+
+
+def fold_anchors(
+    tokens: tuple[Token, ...], codes: frozenset[str] = DEGENERATE
+) -> tuple[Token, ...]:
+    """Drop degenerate bases that touch a payload symbol.
+
+    A payload's bases are unknown, so a degenerate base beside it (the `N` of an
+    anchored `(T)30VN` primer, which pairs inside the cDNA) cannot be told apart from
+    the payload's own first or last base.
+    """
+    return tuple(tokens[i] for i in kept_positions(tokens, codes))
+
+
+def kept_positions(tokens: tuple[Token, ...], codes: frozenset[str] = DEGENERATE) -> list[int]:
+    """The positions `fold_anchors` keeps."""
+    keep = [True] * len(tokens)
+    for i, tok in enumerate(tokens):
+        if isinstance(tok, SymbolToken) and _payload_name(tok.name):
+            j = i - 1
+            while j >= 0 and isinstance(tokens[j], str) and tokens[j] in codes:
+                keep[j] = False
+                j -= 1
+            j = i + 1
+            while j < len(tokens) and isinstance(tokens[j], str) and tokens[j] in codes:
+                keep[j] = False
+                j += 1
+    return [i for i, k in enumerate(keep) if k]
+
+
+def _payload_name(name: str) -> bool:
+    return name.upper() in PAYLOAD_ROLES
+
+
+# ----------------------------------------------------------------- notation
+
+
+_PLACEHOLDER = re.compile(
+    r"\[\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*(?::\s*(\d+)\s*(?:-\s*(\d+))?)?\s*('?)\s*\]"
+)
+_HOMOPOLYMER = re.compile(r"\(\s*([ACGTUacgtu])\s*\)\s*(\d+)")
+_MODIFICATION = re.compile(r"/([A-Za-z0-9-]+)/")
+_REFERENCE = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*('?)\s*\}")
+_DU = re.compile(r"\(dU\)")
+
+
+def parse_notation(text: str, resolve: Callable[[str, bool], Seq] | None = None) -> Seq:
+    """Read a sequence in lablang / LibStructBench notation.
+
+    Accepts `5'-...-3'` or bare text; IUPAC letters, `[ROLE]`, `[ROLE:LEN]`,
+    `[ROLE:MIN-MAX]`, `[ROLE']`, `(T)30`, `/5Phos/`, `rG`, `+G`, `*`, `(dU)`, and
+    `{name}` / `{name'}` references when `resolve(name, rc)` is given.
+
+    >>> render(parse_notation("AAGCAGTGGTATCAACGCAGAGTACATrGrGrG"))
+    "5'-AAGCAGTGGTATCAACGCAGAGTACAT rG rG rG-3'"
+    """
+    body = text.strip()
+    if body.startswith("5'-") and body.endswith("-3'"):
+        body = body[3:-3]
+    elif body.startswith("5'") and body.endswith("3'"):
+        body = body[2:-2].strip("-")
+    parts: list[Part] = []
+    i, n = 0, len(body)
+    count = 0
+    while i < n:
+        ch = body[i]
+        if ch.isspace() or ch in "-·":
+            i += 1
+            continue
+        if ch == "[":
+            m = _PLACEHOLDER.match(body, i)
+            if not m:
+                raise SequenceError(
+                    f"unreadable placeholder at column {i + 1}: `{body[i : i + 20]}`"
+                )
+            parts.append(placeholder(m.group(1), m.group(2), m.group(3), bool(m.group(4))))
+            i = m.end()
+        elif ch == "(":
+            if _DU.match(body, i):
+                parts.append(Modification("dU"))
+                i += 4
+                continue
+            m = _HOMOPOLYMER.match(body, i)
+            if not m:
+                raise SequenceError(
+                    f"unreadable homopolymer at column {i + 1}: `{body[i : i + 10]}`"
+                )
+            run = int(m.group(2))
+            if run > MAX_HOMOPOLYMER:
+                raise SequenceError(f"homopolymer of {run} exceeds the limit of {MAX_HOMOPOLYMER}")
+            parts.append(Homopolymer(m.group(1).upper().replace("U", "T"), run))
+            i = m.end()
+        elif ch == "/":
+            m = _MODIFICATION.match(body, i)
+            if not m:
+                raise SequenceError(f"unterminated modification at column {i + 1}")
+            parts.append(Modification(m.group(1)))
+            i = m.end()
+        elif ch == "{":
+            m = _REFERENCE.match(body, i)
+            if not m:
+                raise SequenceError(f"unreadable reference at column {i + 1}")
+            if resolve is None:
+                raise SequenceError(f"reference `{{{m.group(1)}}}` cannot be resolved here")
+            parts.extend(resolve(m.group(1), bool(m.group(2))).parts)
+            i = m.end()
+        elif ch in "r+" and i + 1 < n and body[i + 1].upper() in "ACGTU":
+            base = body[i + 1].upper().replace("U", "T")
+            parts.append(Ribo(base) if ch == "r" else LNA(base))
+            i += 2
+        elif ch == "*":
+            parts.append(Thioate())
+            i += 1
+        elif ch.upper() in IUPAC or ch.upper() == "U":
+            j = i
+            while j < n and (body[j].upper() in IUPAC or body[j].upper() == "U"):
+                if j > i and body[j] == "r" and j + 1 < n and body[j + 1].upper() in "ACGTU":
+                    break
+                j += 1
+            parts.append(Bases(body[i:j].upper().replace("U", "T")))
+            i = j
+        else:
+            raise SequenceError(
+                f"`{ch}` is not a base, placeholder, homopolymer or modification (column {i + 1})"
+            )
+        count += 1
+        if count > MAX_SEQUENCE_TOKENS:
+            raise SequenceError(f"sequence has more than {MAX_SEQUENCE_TOKENS} parts")
+    seq = Seq.of(parts)
+    if len(seq) > MAX_SEQUENCE_TOKENS:
+        raise SequenceError(f"sequence longer than {MAX_SEQUENCE_TOKENS} positions")
+    return seq
+
+
+def placeholder(
+    role: str,
+    low: str | int | None,
+    high: str | int | None,
+    rc: bool = False,
+    name: str | None = None,
+) -> Part:
+    """A placeholder part; `POLY_T`-style roles become unspecified homopolymers."""
+    role = role.strip().upper().replace(" ", "_").replace("-", "_")
+    lo = int(low) if low not in (None, "") else None
+    hi = int(high) if high not in (None, "") else lo
+    if lo is not None and hi is not None and hi < lo:
+        raise SequenceError(f"placeholder `[{role}:{lo}-{hi}]` has its range reversed")
+    poly = re.fullmatch(r"POLY_?([ACGTU])", role)
+    if poly:
+        base = poly.group(1).replace("U", "T")
+        if rc:
+            base = COMPLEMENT[base]
+        return Homopolymer(base, lo if lo is not None and lo == hi else None)
+    return Symbol(name or role, role, lo, hi, rc)
+
+
+def render(seq: Seq, *, rna: bool = False) -> str:
+    """The lablang notation `5'-...-3'`, parts separated by spaces where they change."""
+    return "5'-" + render_body(seq, rna=rna) + "-3'"
+
+
+def render_body(seq: Seq, *, rna: bool = False) -> str:
+    chunks: list[str] = []
+    for part in seq.parts:
+        match part:
+            case Bases(text=text):
+                chunk = text.replace("T", "U") if rna else text
+                if (
+                    chunks
+                    and not chunks[-1].startswith(("[", "(", "/", "r", "+", "*"))
+                    and chunks[-1].isalpha()
+                    and chunks[-1].isupper()
+                ):
+                    chunks[-1] += chunk
+                    continue
+                chunks.append(chunk)
+            case Homopolymer(base=base, count=count):
+                shown = "U" if rna and base == "T" else base
+                chunks.append(f"({shown}){count}" if count is not None else f"[POLY_{shown}]")
+            case Symbol():
+                chunks.append(_symbol_text(part, flags=True))
+            case Modification(code=code):
+                chunks.append(f"/{code}/")
+            case Ribo(base=base):
+                chunks.append(f"r{base}")
+            case LNA(base=base):
+                chunks.append(f"+{base}")
+            case Thioate():
+                chunks.append("*")
+            case _:
+                assert_never(part)
+    return " ".join(chunks)
+
+
+def _symbol_text(sym: Symbol, *, flags: bool) -> str:
+    mark = "'" if flags and sym.rc else ""
+    if sym.min_len is None:
+        return f"[{sym.role}{mark}]"
+    if sym.max_len is not None and sym.max_len != sym.min_len:
+        return f"[{sym.role}:{sym.min_len}-{sym.max_len}{mark}]"
+    return f"[{sym.role}:{sym.min_len}{mark}]"
+
+
+def render_libstruct(seq: Seq, *, fold_n: bool = False) -> str:
+    """LibStructBench placeholder string: no spaces, no orientation marks, `(T)30` spelt out.
+
+    With `fold_n`, an `N` touching a payload is folded into it, as the reference data
+    writes `[POLY_T]V[CDNA]` for an anchored `(T)30VN` primer.
+    """
+    out: list[str] = []
+    parts = list(seq.parts)
+    if fold_n:
+        parts = _fold_n_parts(parts)
+    for part in parts:
+        match part:
+            case Bases(text=text):
+                out.append(text)
+            case Homopolymer(base=base, count=count):
+                out.append(base * count if count is not None else f"[POLY_{base}]")
+            case Symbol():
+                out.append(_symbol_text(part, flags=False))
+            case Modification(code=code):
+                out.append(f"/{code}/")
+            case Ribo(base=base):
+                out.append(f"r{base}")
+            case LNA(base=base):
+                out.append(f"+{base}")
+            case Thioate():
+                out.append("*")
+            case _:
+                assert_never(part)
+    return "".join(out)
+
+
+def _fold_n_parts(parts: list[Part]) -> list[Part]:
+    out: list[Part] = []
+    for idx, part in enumerate(parts):
+        if isinstance(part, Bases):
+            text = part.text
+            nxt = parts[idx + 1] if idx + 1 < len(parts) else None
+            prv = parts[idx - 1] if idx > 0 else None
+            if isinstance(nxt, Symbol) and nxt.is_payload:
+                text = text.rstrip("N")
+            if isinstance(prv, Symbol) and prv.is_payload:
+                text = text.lstrip("N")
+            if text:
+                out.append(Bases(text, part.label))
+        else:
+            out.append(part)
+    return out

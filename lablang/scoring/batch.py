@@ -1,0 +1,224 @@
+"""Batch scoring: many attempts per protocol, aggregated, written as JSONL, CSV and HTML.
+
+Layout: `PRED_DIR/<protocol>/<attempt>/` (a folder of T1-T3 JSON files) or
+`PRED_DIR/<protocol>/<attempt>.json` (one task), and `TRUTH_DIR/<protocol>/`. A bad
+prediction scores 0 for what cannot be read, with its diagnostics in the row; nothing
+in one attempt stops the batch.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import attrs
+from tqdm import tqdm
+
+from lablang.diagnostics import Report
+from lablang.scoring.aggregate import MetricSummary, summarize
+from lablang.scoring.score import (
+    ScoreResult,
+    _diagnostic_json,
+    load_documents,
+    score_documents,
+)
+from lablang.scoring.weights import Weights
+from lablang.source import Source
+
+HEADLINE = (
+    "reward",
+    "sequence_similarity",
+    "t2_required_family_f1",
+    "t2_exact_required_family_recall",
+    "t3_molecular_transition_f1",
+    "t3_state_f1",
+    "t3_typed_edge_f1",
+)
+
+
+@attrs.frozen(slots=True)
+class Attempt:
+    protocol: str
+    attempt: str
+    prediction: Path
+    truth: Path
+
+
+@attrs.frozen(slots=True)
+class AttemptScore:
+    protocol: str
+    attempt: str
+    metrics: dict[str, float]
+    valid: bool
+    diagnostics: tuple[dict[str, Any], ...]
+
+
+@attrs.frozen(slots=True)
+class BatchResult:
+    rows: tuple[AttemptScore, ...]
+    summary: dict[str, MetricSummary]
+    skipped: tuple[dict[str, Any], ...]
+    seed: int
+
+
+def discover(pred_dir: Path, truth_dir: Path, report: Report) -> list[Attempt]:
+    """Every (protocol, attempt) pair with a truth folder, in a stable order."""
+    attempts = []
+    for protocol in sorted(p for p in pred_dir.iterdir() if p.is_dir()):
+        truth = truth_dir / protocol.name
+        if not truth.is_dir():
+            report.add("E0507", f"protocol `{protocol.name}` has no truth folder in `{truth_dir}`",
+                       Source("", str(protocol)), help=f"add `{truth}` or remove the predictions")  # fmt: skip
+            continue
+        for attempt in sorted(protocol.iterdir()):
+            if attempt.is_dir() or attempt.suffix in (".json", ".lab"):
+                attempts.append(Attempt(protocol.name, attempt.stem, attempt, truth))
+    return attempts
+
+
+def score_batch(
+    pred_dir: str | Path,
+    truth_dir: str | Path,
+    *,
+    weights: Weights | None = None,
+    seed: int = 0,
+    resamples: int = 2000,
+    progress: bool | None = None,
+) -> BatchResult:
+    """Score every attempt and aggregate per metric over protocols.
+
+    `progress=None` shows the tqdm bar only on a terminal.
+    """
+    report = Report()
+    attempts = discover(Path(pred_dir), Path(truth_dir), report)
+    truth_cache: dict[Path, tuple[dict[str, Any], Report]] = {}
+    rows = []
+    for attempt in tqdm(attempts, desc="scoring", unit="attempt", file=sys.stderr,
+                        disable=None if progress is None else not progress):  # fmt: skip
+        rows.append(_score_attempt(attempt, truth_cache, weights))
+    per_metric: dict[str, dict[str, list[float]]] = {}
+    for row in rows:
+        for name, value in row.metrics.items():
+            per_metric.setdefault(name, {}).setdefault(row.protocol, []).append(value)
+    summary = {
+        name: summarize(values, seed=seed, resamples=resamples)
+        for name, values in sorted(per_metric.items())
+    }
+    skipped = tuple(_diagnostic_json(d) for d in report.diagnostics)
+    return BatchResult(tuple(rows), summary, skipped, seed)
+
+
+def _score_attempt(
+    attempt: Attempt,
+    truth_cache: dict[Path, tuple[dict[str, Any], Report]],
+    weights: Weights | None,
+) -> AttemptScore:
+    report = Report()
+    if attempt.truth not in truth_cache:
+        truth_report = Report()
+        truth_cache[attempt.truth] = (load_documents(attempt.truth, truth_report), truth_report)
+    truth, truth_report = truth_cache[attempt.truth]
+    report.extend(truth_report)
+    try:
+        predictions = load_documents(attempt.prediction, report)
+        # an attempt folder answers every task of the truth; a single file only its own
+        tasks = tuple(truth) if attempt.prediction.is_dir() else None
+        result: ScoreResult = score_documents(
+            predictions,
+            truth,
+            weights,
+            report=report,
+            prediction_name=str(attempt.prediction),
+            tasks=tasks,
+        )
+        metrics = dict(result.metrics)
+        valid = result.prediction_valid
+    except Exception as error:  # a lablang bug must not stop the batch; it is reported as one
+        report.add("E0000", f"internal error while scoring: {type(error).__name__}: {error}",
+                   Source("", str(attempt.prediction)))  # fmt: skip
+        metrics, valid = {}, False
+    # what could not be read scores 0 on the headline metrics the truth supports
+    for name in _expected_metrics(truth):
+        metrics.setdefault(name, 0.0)
+    return AttemptScore(
+        attempt.protocol, attempt.attempt, metrics, valid,
+        tuple(_diagnostic_json(d) for d in report.diagnostics),
+    )  # fmt: skip
+
+
+def _expected_metrics(truth: dict[str, Any]) -> list[str]:
+    names = []
+    if "t1" in truth:
+        names.append("sequence_similarity")
+    if "t2" in truth:
+        names += ["t2_required_family_f1", "t2_exact_required_family_recall"]
+    if "t3" in truth:
+        names += ["t3_molecular_transition_f1", "t3_state_f1", "t3_typed_edge_f1"]
+    if "t2" in truth and "t3" in truth:
+        names.append("reward")
+    return names
+
+
+def write_outputs(result: BatchResult, out_dir: str | Path) -> list[Path]:
+    """`scores.jsonl`, `scores.csv`, `summary.json` and `report.html`, each written atomically."""
+    from lablang.scoring.report import render_html
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    jsonl = "".join(json.dumps(attrs.asdict(row), sort_keys=True) + "\n" for row in result.rows)
+    names = sorted({name for row in result.rows for name in row.metrics})
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["protocol", "attempt", "valid", *names])
+    for row in result.rows:
+        writer.writerow([row.protocol, row.attempt, int(row.valid),
+                         *(f"{row.metrics[n]:.6f}" if n in row.metrics else "" for n in names)])  # fmt: skip
+    summary = {
+        "seed": result.seed,
+        "metrics": {
+            name: {**attrs.asdict(s), "best_of_k": {str(k): v for k, v in s.best_of_k.items()}}
+            for name, s in result.summary.items()
+        },
+        "skipped": list(result.skipped),
+    }
+    files = {
+        "scores.jsonl": jsonl,
+        "scores.csv": buffer.getvalue(),
+        "summary.json": json.dumps(summary, indent=2, sort_keys=True) + "\n",
+        "report.html": render_html(result),
+    }
+    return [write_atomic(out / name, text) for name, text in files.items()]
+
+
+def write_atomic(path: Path, text: str) -> Path:
+    """Write through a temporary file in the same folder, then `os.replace`."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def protocol_means(result: BatchResult, metric: str) -> dict[str, list[float]]:
+    values: dict[str, list[float]] = {}
+    for row in result.rows:
+        if metric in row.metrics:
+            values.setdefault(row.protocol, []).append(row.metrics[metric])
+    return values
+
+
+def headline_metrics(result: BatchResult) -> Iterable[str]:
+    present = {name for row in result.rows for name in row.metrics}
+    return [name for name in HEADLINE if name in present]

@@ -1,0 +1,64 @@
+"""Embodied tasks compiled to MuJoCo: scenes, skills, success specs, simulate and certify.
+
+>>> from lablang.sim import load_tasks
+>>> tasks, report = load_tasks("examples/tasks/centrifuge_loading.lab")
+>>> sorted(tasks), report.has_errors
+(['load_pair'], False)
+
+Importing this package does not import MuJoCo; running an episode does. Headless
+rendering defaults to EGL (`MUJOCO_GL=egl`), set before MuJoCo is first imported.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+os.environ.setdefault("MUJOCO_GL", "egl")
+
+if TYPE_CHECKING:
+    from lablang.diagnostics import Report
+    from lablang.sim.episode import EpisodeResult
+    from lablang.sim.model import Task
+
+__all__ = ["certify_task", "load_tasks", "make_env", "simulate_task"]
+
+
+def load_tasks(
+    path: str | Path, roots: Sequence[str | Path] = ()
+) -> tuple[dict[str, Task], Report]:
+    """Check a `.lab` file and return its tasks (empty if it has errors) and the report."""
+    from lablang.driver import check_file
+    from lablang.sim.front import tasks_of
+
+    result = check_file(path, roots)
+    if result.report.has_errors:
+        return {}, result.report
+    from lablang.diagnostics import Report
+
+    return tasks_of(result.program, Report()), result.report
+
+
+def simulate_task(task: Task, seed: int = 0, render_dir: str | Path | None = None) -> EpisodeResult:
+    """Run a task's expert program once (see `lablang.sim.episode.run_episode`)."""
+    from lablang.sim.episode import run_episode
+
+    return run_episode(task, seed, render_dir=Path(render_dir) if render_dir else None)
+
+
+def certify_task(
+    task: Task, instances: int = 20, seed: int = 0, jobs: int = 1, progress: bool = False
+) -> dict[str, Any]:
+    """Certify a task over randomized instances (see `lablang.sim.certify`)."""
+    from lablang.sim.certify import certify_task as certify
+
+    return certify(task, instances, seed, jobs, progress)
+
+
+def make_env(task: Task, **options: Any) -> Any:
+    """A Gymnasium-style environment (reset/step) for a task (see `lablang.sim.env`)."""
+    from lablang.sim.env import make_env as make
+
+    return make(task, **options)

@@ -1,0 +1,136 @@
+"""What the simulator offers, without importing MuJoCo: assets, skills, predicates.
+
+The front end checks `.lab` scenes and tasks against this catalog during
+`lablang check`, which must not pay for importing mujoco. The builders, skills
+and predicates that implement these names live in `assets`, `skills` and
+`predicates`; a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen(slots=True)
+class ParamSpec:
+    """One asset parameter: its dimension ("" for a plain number), range and default (SI)."""
+
+    dimension: str
+    low: float
+    high: float
+    default: float
+    integer: bool = False
+
+
+@attrs.frozen(slots=True)
+class AssetKind:
+    role: str  # "fixture" (placed on the table, jointless base) | "object" (free body)
+    params: dict[str, ParamSpec]
+    parts: tuple[str, ...] = ()  # named parts reachable as `entity.part` (buttons)
+    slots: bool = False
+    lid: bool = False
+    scale: bool = False
+    open_container: bool = False  # can receive poured contents
+    surface: bool = False  # objects can be put `on` it
+    wells: bool = False  # `entity.well[k]` are containers (plates)
+
+
+ASSET_KINDS: dict[str, AssetKind] = {
+    "well_plate": AssetKind(
+        "fixture", {"wells": ParamSpec("", 24, 96, 96, integer=True)}, wells=True
+    ),
+    "waste_bin": AssetKind("fixture", {}, surface=True),
+    "vial": AssetKind(
+        "object", {"mass": ParamSpec("mass", 0.002, 0.05, 0.008)}, open_container=True
+    ),
+    "pipette": AssetKind(
+        "object", {"volume": ParamSpec("volume", 10e-9, 1e-6, 200e-9)}, open_container=True
+    ),
+    "pipette_stand": AssetKind(
+        "fixture", {"slots": ParamSpec("", 1, 8, 2, integer=True)}, slots=True
+    ),
+    "table": AssetKind("fixture", {}, surface=True),
+    "tube_rack": AssetKind("fixture", {"slots": ParamSpec("", 1, 24, 6, integer=True)}, slots=True),
+    "centrifuge": AssetKind(
+        "fixture",
+        {"slots": ParamSpec("", 2, 24, 8, integer=True)},
+        parts=("start",),
+        slots=True,
+        lid=True,
+    ),
+    "scale": AssetKind("fixture", {}, parts=("tare",), scale=True, surface=True),
+    "thermal_block": AssetKind(
+        "fixture", {"slots": ParamSpec("", 1, 24, 6, integer=True)}, parts=("set",), slots=True
+    ),
+    "tube_1_5ml": AssetKind(
+        "object",
+        {
+            "mass": ParamSpec("mass", 0.0005, 0.01, 0.0015),
+            "capped": ParamSpec("", 0, 1, 1, integer=True),
+        },
+        open_container=True,
+    ),
+    "weight": AssetKind("object", {"mass": ParamSpec("mass", 0.001, 0.2, 0.02)}),
+    "beaker": AssetKind(
+        "object",
+        {
+            "capacity": ParamSpec("volume", 10e-6, 250e-6, 50e-6),
+            "mass": ParamSpec("mass", 0.005, 0.2, 0.03),
+        },
+        open_container=True,
+    ),
+}
+
+# Parameter kinds of skills: object (a free entity), target (a slot or a surface),
+# entity (any entity), button (`entity.part`), duration (time), volume; a leading
+# "?" marks an optional parameter.
+SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
+    "move_to": (("target",), "apparatus and workspace"),
+    "home": ((), "apparatus and workspace"),
+    "pick": (("object",), "apparatus and workspace"),
+    "place": (("object", "target"), "apparatus and workspace"),
+    "release": (("?object",), "apparatus and workspace"),
+    "insert_into_slot": (("object", "target"), "apparatus and workspace"),
+    "remove_from_slot": (("object", "?target"), "apparatus and workspace"),
+    "open_lid": (("entity",), "apparatus and workspace"),
+    "close_lid": (("entity",), "apparatus and workspace"),
+    "press_button": (("button",), "apparatus and workspace"),
+    "start_centrifuge": (("entity",), "apparatus and workspace"),
+    "put_on_scale": (("object", "entity"), "solid handling and weighing"),
+    "discard": (("object", "entity"), "apparatus and workspace"),
+    "tare": (("entity",), "solid handling and weighing"),
+    "pour": (("object", "entity", "volume"), "liquid handling and transfer"),
+    "aspirate": (("object", "container", "volume"), "liquid handling and transfer"),
+    "dispense": (("object", "container", "?volume"), "liquid handling and transfer"),
+    "wait": (("duration",), "thermal control and incubation"),
+    "set_temperature": (("entity", "temperature"), "thermal control and incubation"),
+    "incubate": (("object", "target", "duration"), "thermal control and incubation"),
+    "shake": (("object", "duration"), "mixing and agitation"),
+    "invert": (("object", "count"), "mixing and agitation"),
+}
+
+PREDICATE_NAMES = (
+    "in",
+    "on",
+    "grasped",
+    "upright",
+    "stable",
+    "open",
+    "closed",
+    "balanced",
+    "not_spilled",
+    "reading",
+    "contains",
+    "started",
+    "mixed",
+    "temperature",
+)
+FUNCTION_NAMES = ("slot_of", "opposite", "mass", "height")
+
+# Limits on what a `.lab` task may ask of the simulator (untrusted input).
+MAX_ENTITIES = 64
+MAX_STEPS = 64
+MAX_CALLS_PER_STEP = 32
+MAX_CHECK_WINDOW = 60.0  # s
+MAX_WAIT = 600.0  # s
+MAX_EPISODE_TIME = 1800.0  # s of simulated time per episode (all steps, all windows)

@@ -1,0 +1,208 @@
+"""The scene and task model the simulator runs: frozen attrs data, no MuJoCo.
+
+The front end (`lablang.sim.frontend`) turns `scene` and `task` declarations into
+these classes; tests and Python users can also build them directly. Quantities are
+SI floats (metres, kilograms, seconds, radians, cubic metres).
+"""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+import attrs
+
+from lablang.source import Span
+
+# ---------------------------------------------------------------- expressions
+# One small expression language serves both skill programs (calls) and success
+# specs (predicates combined with and/or/not and comparisons).
+
+
+@attrs.frozen(slots=True)
+class Ref:
+    """A named entity, optionally a part of it: `rack.slot[2]` is Ref("rack", ("slot", 2))."""
+
+    name: str
+    path: tuple[str | int, ...] = ()
+    span: Span | None = attrs.field(default=None, eq=False)
+
+    def text(self) -> str:
+        out = self.name
+        for part in self.path:
+            out += f"[{part}]" if isinstance(part, int) else f".{part}"
+        return out
+
+
+@attrs.frozen(slots=True)
+class Num:
+    """A number with a dimension ("length", "mass", "volume", "time", "angle", "" for none)."""
+
+    value: float
+    dimension: str = ""
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True)
+class Text:
+    value: str
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True)
+class Call:
+    func: str
+    args: tuple[Expr, ...] = ()
+    kwargs: tuple[tuple[str, Expr], ...] = ()
+    span: Span | None = attrs.field(default=None, eq=False)
+
+    def kwarg(self, name: str) -> Expr | None:
+        for key, value in self.kwargs:
+            if key == name:
+                return value
+        return None
+
+
+@attrs.frozen(slots=True)
+class Logic:
+    op: str  # "and" | "or"
+    parts: tuple[Expr, ...]
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True)
+class Not:
+    operand: Expr
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True)
+class Compare:
+    op: str  # == != < <= > >=
+    left: Expr
+    right: Expr
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+Expr: TypeAlias = Ref | Num | Text | Call | Logic | Not | Compare
+
+
+# ---------------------------------------------------------------- scenes
+
+
+@attrs.frozen(slots=True)
+class OnSurface:
+    """Resting on a surface entity (or the table) at a position in its frame."""
+
+    surface: str
+    x: float
+    y: float
+    yaw: float = 0.0
+
+
+@attrs.frozen(slots=True)
+class InSlot:
+    container: str
+    slot: int
+
+
+Placement: TypeAlias = OnSurface | InSlot
+
+
+@attrs.frozen(slots=True)
+class Content:
+    """An amount of a substance carried by a container: liquids in m^3, powders in kg."""
+
+    substance: str
+    amount: float
+    kind: str = "liquid"  # "liquid" | "powder"
+
+
+@attrs.frozen(slots=True)
+class Entity:
+    name: str
+    asset: str
+    params: tuple[tuple[str, float | int | str], ...] = ()
+    placement: Placement | None = None
+    contents: tuple[Content, ...] = ()
+    span: Span | None = attrs.field(default=None, eq=False)
+
+    def param(self, key: str, default: float | int | str) -> float | int | str:
+        for name, value in self.params:
+            if name == key:
+                return value
+        return default
+
+
+@attrs.frozen(slots=True)
+class PoseRandomization:
+    """Uniform offsets of an entity's placement: x, y in metres, yaw in radians (half-widths)."""
+
+    entity: str
+    x: float = 0.0
+    y: float = 0.0
+    yaw: float = 0.0
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True)
+class SlotPermutation:
+    """The listed entities take a random distinct choice among `slots` of `container`."""
+
+    entities: tuple[str, ...]
+    container: str
+    slots: tuple[int, ...]
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+Randomization: TypeAlias = PoseRandomization | SlotPermutation
+
+
+@attrs.frozen(slots=True)
+class Intervention:
+    """A scripted external event: at a random time in [start_low, start_high] someone
+    moves a fixture by (dx, dy) over `duration` seconds (SciVLABench coordination tasks)."""
+
+    name: str
+    entity: str
+    start_low: float
+    start_high: float
+    dx: float
+    dy: float
+    duration: float = 1.0
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True)
+class Scene:
+    name: str
+    entities: tuple[Entity, ...]
+    randomizations: tuple[Randomization, ...] = ()
+    interventions: tuple[Intervention, ...] = ()
+
+    def entity(self, name: str) -> Entity | None:
+        for entity in self.entities:
+            if entity.name == name:
+                return entity
+        return None
+
+
+# ---------------------------------------------------------------- tasks
+
+
+@attrs.frozen(slots=True)
+class Step:
+    name: str
+    program: tuple[Call, ...]
+    success: Expr | None
+    # simulated seconds allowed for the success spec to hold once the program ends
+    check_window: float = 6.0
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True)
+class Task:
+    name: str
+    scene: Scene
+    steps: tuple[Step, ...]
+    instruction: str = ""
+    source_text: str = ""  # the task's text, hashed into certificates

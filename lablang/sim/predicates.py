@@ -1,0 +1,476 @@
+"""Success predicates evaluated from simulator state, and the spec evaluator.
+
+Geometric predicates take their tolerances from the assets' geometry (a slot's
+bore and depth, a pan's radius). Temporal ones (`stable`, `reading`) keep timers
+in the `Evaluator`, which is evaluated once per control tick.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from lablang.sim.model import Call, Compare, Expr, Logic, Not, Num, Ref, Text
+from lablang.sim.runtime import Runtime
+from lablang.sim.skills import ButtonTarget, SlotTarget, WellTarget, ledger_key
+
+UPRIGHT_TILT = math.radians(15)
+STABLE_SPEED = 0.01  # m/s relative to the support
+STABLE_SPIN = 0.3  # rad/s relative to the support
+LID_OPEN = math.radians(75)
+LID_CLOSED = math.radians(3)
+DEFAULT_READING_TOL = 0.05  # g: the display must show the target exactly
+BALANCE_TOL = 0.1e-3  # kg: the imbalance a centrifuge tolerates (0.1 g at unit radius)
+
+
+class SpecError(Exception):
+    """A success spec or program refers to something this scene cannot evaluate."""
+
+
+# ---------------------------------------------------------------- geometry
+
+
+def tilt(rt: Runtime, name: str) -> float:
+    R = rt.data.xmat[rt.body_ids[name]]
+    return math.acos(max(-1.0, min(1.0, float(R[8]))))
+
+
+def in_slot(rt: Runtime, name: str, target: SlotTarget) -> bool:
+    """The object's bottom sits in the slot's bore, leaning no more than the bore allows,
+    touching the container and not the gripper."""
+    info = rt.infos[name]
+    slot = rt.infos[target.container].slots[target.index]
+    d = rt.data
+    site = rt.slot_site_index[target]  # index access: named access builds a view object
+    site_pos = d.site_xpos[site]
+    site_R = d.site_xmat[site].reshape(3, 3)
+    body = rt.body_ids[name]
+    pos = d.xpos[body]
+    axis = d.xmat[body, 2::3]
+    # centre of the bottom hemisphere / bottom face, in the slot frame
+    bottom = site_R.T @ (pos - axis * (info.half_height - info.radius) - site_pos)
+    play = slot.bore - info.radius + 0.001
+    if abs(bottom[0]) > play or abs(bottom[1]) > play:
+        return False
+    if not -0.003 <= bottom[2] <= info.radius + 0.006:
+        return False
+    # the steepest lean the bore allows: the top of the bore against the far wall
+    lean = math.atan2(2 * (slot.bore - info.radius) + 0.002, slot.depth) + math.radians(3)
+    cos_tilt = float(np.dot(axis, site_R[:, 2]))
+    if cos_tilt < math.cos(lean):
+        return False
+    touching = rt.touching(name)
+    return rt.entity_index[target.container] in touching and rt.gripper_index not in touching
+
+
+def slot_of(rt: Runtime, name: str) -> SlotTarget | None:
+    """The slot an object actually sits in: the one whose `in` predicate holds (never nearest).
+
+    Only slots whose bore could contain the object's bottom are tested.
+    """
+    if not rt.slot_list:
+        return None
+    info = rt.infos[name]
+    d = rt.data
+    body = rt.body_ids[name]
+    bottom = d.xpos[body] - d.xmat[body, 2::3] * (info.half_height - info.radius)
+    # one vectorized pass over every slot of every container, then the predicate proper
+    offsets = np.abs(d.site_xpos[rt.slot_site_ids] - bottom)
+    near = np.flatnonzero((offsets <= rt.slot_reach).all(axis=1))
+    for k in near.tolist():
+        target = rt.slot_list[k]
+        if in_slot(rt, name, target):
+            return target
+    return None
+
+
+def on(rt: Runtime, name: str, surface: str) -> bool:
+    """Resting on the surface: in contact, above its top, within its footprint, not held."""
+    touching = rt.touching(name)
+    if rt.entity_index.get(surface) not in touching or rt.gripper_index in touching:
+        return False
+    info = rt.infos[surface]
+    pos = rt.data.xpos[rt.body_ids[name]]
+    if info.top_site:
+        top = rt.data.site_xpos[rt.site_ids[info.top_site]]
+        if pos[2] < top[2]:
+            return False
+        return float(np.hypot(pos[0] - top[0], pos[1] - top[1])) <= info.radius
+    return True
+
+
+def grasped(rt: Runtime, name: str) -> bool:
+    """Both finger pads touch the object (the two-sided check robosuite uses)."""
+    left, right = rt.pad_contacts(rt.entity_index[name])
+    return left and right
+
+
+def upright(rt: Runtime, name: str) -> bool:
+    return tilt(rt, name) <= UPRIGHT_TILT
+
+
+def lid_angle(rt: Runtime, name: str) -> float:
+    joint = rt.infos[name].lid_joint
+    return float(rt.data.qpos[rt.model.joint(joint).qposadr[0]])
+
+
+def at_rest(rt: Runtime, name: str) -> bool:
+    """Slow relative to whatever supports it, and not touched by the gripper."""
+    touching = rt.touching(name)
+    if rt.gripper_index in touching:
+        return False
+    m, d = rt.model, rt.data
+    v = np.zeros(6)
+    mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, rt.body_ids[name], v, 0)
+    support = np.zeros(6)
+    body = rt.support_body(name)
+    if body is not None:
+        mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, body, support, 0)
+    rel = v - support
+    return (
+        float(np.linalg.norm(rel[3:])) < STABLE_SPEED
+        and float(np.linalg.norm(rel[:3])) < STABLE_SPIN
+    )
+
+
+def balanced(rt: Runtime, name: str) -> bool:
+    """The loaded tubes' mass moments about the rotor axis cancel within 0.1 g."""
+    rt.infos[name]
+    d = rt.data
+    rotor_axis = d.xpos[rt.body_ids[name]]
+    moment = np.zeros(2)
+    for other, oinfo in rt.infos.items():
+        if not oinfo.free:
+            continue
+        where = slot_of(rt, other)
+        if where is None or where.container != name:
+            continue
+        p = d.site_xpos[rt.slot_site_index[where]] - rotor_axis
+        direction = p[:2] / max(float(np.linalg.norm(p[:2])), 1e-9)
+        moment += rt.object_mass(other) * direction
+    return float(np.linalg.norm(moment)) <= BALANCE_TOL + 1e-12
+
+
+def not_spilled(rt: Runtime, name: str | None = None) -> bool:
+    spilled = rt.ledger.spilled
+    return (spilled.get(name, 0.0) if name else sum(spilled.values())) <= 0.0
+
+
+# ---------------------------------------------------------------- the evaluator
+
+
+class Evaluator:
+    """Evaluates a success spec once per tick, keeping the timers of temporal predicates."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+        self.since: dict[Expr, float] = {}
+        self.last: dict[str, bool] = {}  # atom text -> value at the last evaluation
+
+    def holds(self, expr: Expr) -> bool:
+        value = self.value(expr)
+        if not isinstance(value, bool):
+            raise SpecError(f"`{_text(expr)}` is not a condition")
+        return value
+
+    def value(self, expr: Expr) -> Any:
+        match expr:
+            case Logic(op="and", parts=parts):
+                # every part is evaluated so that the timers of all of them advance
+                results = [self.holds(p) for p in parts]
+                return all(results)
+            case Logic(op="or", parts=parts):
+                results = [self.holds(p) for p in parts]
+                return any(results)
+            case Logic():
+                raise SpecError(f"unknown connective `{expr.op}`")
+            case Not(operand=operand):
+                return not self.holds(operand)
+            case Compare(op=op, left=left, right=right):
+                a, b = self.value(left), self.value(right)
+                if a is None or b is None:
+                    return False
+                result = _COMPARE[op](a, b)
+                self.last[_text(expr)] = result
+                return result
+            case Call():
+                return self._call(expr)
+            case Ref():
+                return resolve_ref(self.rt, expr)
+            case Num(value=value):
+                return value
+            case Text(value=value):
+                return value
+
+    def _call(self, call: Call) -> Any:
+        rt = self.rt
+        args = [self.value(a) for a in call.args]
+        kwargs = {k: self.value(v) for k, v in call.kwargs}
+        func = call.func
+        if func == "stable":
+            _arity(call, args, 1, 2)
+            window = float(args[1]) if len(args) > 1 else float(kwargs.get("for", 0.5))
+            now = at_rest(rt, _entity(rt, call, args[0]))
+            result = self._timer(call, now, window)
+        elif func in PREDICATES:
+            result = PREDICATES[func](rt, call, args, kwargs)
+        elif func in FUNCTIONS:
+            return FUNCTIONS[func](rt, call, args, kwargs)
+        else:
+            raise SpecError(f"unknown predicate `{func}`")
+        self.last[_text(call)] = result
+        return result
+
+    def _timer(self, node: Expr, now: bool, window: float) -> bool:
+        if not now:
+            self.since.pop(node, None)
+            return False
+        start = self.since.setdefault(node, self.rt.time)
+        return self.rt.time - start >= window - 1e-9
+
+
+def _arity(call: Call, args: list[Any], low: int, high: int) -> None:
+    if not low <= len(args) <= high:
+        raise SpecError(f"`{call.func}` takes {low} to {high} arguments, got {len(args)}")
+
+
+def _entity(rt: Runtime, call: Call, value: Any) -> str:
+    if isinstance(value, str) and value in rt.infos:
+        return value
+    raise SpecError(f"`{call.func}` needs an entity, got `{value}`")
+
+
+def resolve_ref(rt: Runtime, ref: Ref) -> Any:
+    """An entity name, a slot, or a button from a reference like `rotor.slot[3]`."""
+    if ref.name not in rt.infos:
+        return ref.name  # a substance or a symbolic name; the predicate decides
+    match ref.path:
+        case ():
+            return ref.name
+        case ("slot", int(k)):
+            if not 0 <= k < len(rt.infos[ref.name].slots):
+                raise SpecError(
+                    f"`{ref.text()}`: `{ref.name}` has {len(rt.infos[ref.name].slots)} slots"
+                )
+            return SlotTarget(ref.name, k)
+        case ("well", int(k)):
+            if not 0 <= k < len(rt.infos[ref.name].wells):
+                raise SpecError(
+                    f"`{ref.text()}`: `{ref.name}` has {len(rt.infos[ref.name].wells)} wells"
+                )
+            return WellTarget(ref.name, k)
+        case (str(button),) if button in rt.infos[ref.name].buttons:
+            return ButtonTarget(ref.name, button)
+        case _:
+            raise SpecError(f"`{ref.text()}` does not name a part of `{ref.name}`")
+
+
+def _p_in(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
+    _arity(call, args, 2, 2)
+    obj, target = _entity(rt, call, args[0]), args[1]
+    if target is None:
+        return False
+    if isinstance(target, SlotTarget):
+        return in_slot(rt, obj, target)
+    if isinstance(target, str) and target in rt.infos and rt.infos[target].slots:
+        where = slot_of(rt, obj)
+        return where is not None and where.container == target
+    raise SpecError(f"`in` needs a slot or a container with slots, got `{target}`")
+
+
+def _p_on(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
+    _arity(call, args, 2, 2)
+    return on(rt, _entity(rt, call, args[0]), _entity(rt, call, args[1]))
+
+
+def _one(fn: Callable[[Runtime, str], bool]) -> Callable[..., bool]:
+    def predicate(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
+        _arity(call, args, 1, 1)
+        return fn(rt, _entity(rt, call, args[0]))
+
+    return predicate
+
+
+def _p_open(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
+    _arity(call, args, 1, 1)
+    name = _entity(rt, call, args[0])
+    if not rt.infos[name].lid_joint:
+        raise SpecError(f"`{name}` has no lid")
+    return lid_angle(rt, name) >= LID_OPEN
+
+
+def _p_closed(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
+    _arity(call, args, 1, 1)
+    name = _entity(rt, call, args[0])
+    if not rt.infos[name].lid_joint:
+        raise SpecError(f"`{name}` has no lid")
+    return lid_angle(rt, name) <= LID_CLOSED
+
+
+def _p_balanced(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
+    _arity(call, args, 1, 1)
+    name = _entity(rt, call, args[0])
+    if not rt.infos[name].slots or not rt.infos[name].rotor_joint:
+        raise SpecError(f"`{name}` is not a centrifuge")
+    return balanced(rt, name)
+
+
+def _p_not_spilled(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
+    _arity(call, args, 0, 1)
+    return not_spilled(rt, _entity(rt, call, args[0]) if args else None)
+
+
+def _p_reading(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> Any:
+    """`reading(scale)` is the stable display in grams (none while unstable);
+    `reading(scale, 20 g, within: 0.1 g)` is the completion condition."""
+    _arity(call, args, 1, 2)
+    name = _entity(rt, call, args[0])
+    if name not in rt.scales:
+        raise SpecError(f"`{name}` is not a scale")
+    grams = rt.scales[name].reading() if rt.scale_stable(name) else None
+    if len(args) == 1:
+        return None if grams is None else grams / 1000.0
+    target_g = float(args[1]) * 1000.0
+    tol_g = float(kw.get("within", DEFAULT_READING_TOL / 1000.0)) * 1000.0
+    return grams is not None and abs(grams - target_g) <= tol_g + 1e-9
+
+
+def _p_contains(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
+    """`contains(beaker, water, 20 mL, within: 0.5 mL)`; without an amount, any amount.
+    The container may be a well: `contains(plate.well[3], buffer, 10 uL)`."""
+    _arity(call, args, 2, 3)
+    container = args[0] if isinstance(args[0], WellTarget) else _entity(rt, call, args[0])
+    substance = args[1]
+    have = rt.ledger.amounts.get(ledger_key(container), {}).get(str(substance), 0.0)
+    if len(args) == 2:
+        return have > 0.0
+    tol = float(kw.get("within", 0.0))
+    return abs(have - float(args[2])) <= tol + 1e-12
+
+
+def _p_started(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
+    _arity(call, args, 1, 1)
+    return _entity(rt, call, args[0]) in rt.running
+
+
+def _p_mixed(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
+    _arity(call, args, 1, 1)
+    return _entity(rt, call, args[0]) in rt.ledger.mixed
+
+
+def _p_temperature(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> Any:
+    """`temperature(x)` in deg C; `temperature(x, 37 C, within: 1 C)` (default within 0.5 C)."""
+    _arity(call, args, 1, 2)
+    name = _entity(rt, call, args[0])
+    if name not in rt.temperature:
+        raise SpecError(f"`{name}` has no temperature (objects and thermal blocks do)")
+    value = rt.temperature[name]
+    if len(args) == 1:
+        return value
+    return abs(value - float(args[1])) <= float(kw.get("within", 0.5)) + 1e-9
+
+
+def _f_slot_of(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> Any:
+    _arity(call, args, 1, 1)
+    return slot_of(rt, _entity(rt, call, args[0]))
+
+
+def _f_opposite(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> Any:
+    _arity(call, args, 2, 2)
+    name = _entity(rt, call, args[0])
+    slot = args[1]
+    if slot is None:
+        return None
+    n = len(rt.infos[name].slots)
+    index = slot.index if isinstance(slot, SlotTarget) else int(slot)
+    return SlotTarget(name, (index + n // 2) % n)
+
+
+def _f_height(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> float:
+    """The height of an object's lowest point above the table top, in metres."""
+    _arity(call, args, 1, 1)
+    name = _entity(rt, call, args[0])
+    info = rt.infos[name]
+    d = rt.data
+    axis = d.xmat[rt.body_ids[name]].reshape(3, 3)[:, 2]
+    reach = info.half_height * abs(float(axis[2])) + info.radius * math.sqrt(
+        max(0.0, 1 - float(axis[2]) ** 2)
+    )
+    return float(d.xpos[rt.body_ids[name]][2]) - reach
+
+
+def _f_mass(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> float:
+    _arity(call, args, 1, 1)
+    return rt.object_mass(_entity(rt, call, args[0]))
+
+
+PredicateFn = Callable[[Runtime, Call, list[Any], dict[str, Any]], Any]
+PREDICATES: dict[str, PredicateFn] = {
+    "in": _p_in,
+    "on": _p_on,
+    "grasped": _one(grasped),
+    "upright": _one(upright),
+    "open": _p_open,
+    "closed": _p_closed,
+    "balanced": _p_balanced,
+    "not_spilled": _p_not_spilled,
+    "reading": _p_reading,
+    "contains": _p_contains,
+    "started": _p_started,
+    "mixed": _p_mixed,
+    "temperature": _p_temperature,
+}
+FUNCTIONS: dict[str, PredicateFn] = {
+    "slot_of": _f_slot_of,
+    "opposite": _f_opposite,
+    "mass": _f_mass,
+    "height": _f_height,
+}
+TEMPORAL = ("stable",)
+ALL_PREDICATES = (*PREDICATES, *TEMPORAL)
+
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+
+
+_DISPLAY_UNITS = {
+    "temperature": (1.0, "C"),
+    "volume": (1e6, "mL"),
+    "mass": (1e3, "g"),
+    "time": (1.0, "s"),
+    "length": (1.0, "m"),
+    "angle": (180 / math.pi, "deg"),
+}
+
+
+def _text(expr: Expr) -> str:
+    match expr:
+        case Ref():
+            return expr.text()
+        case Num(value=value, dimension=dim):
+            scale, unit = _DISPLAY_UNITS.get(dim, (1.0, ""))
+            return f"{value * scale:g}{' ' + unit if unit else ''}"
+        case Text(value=value):
+            return f'"{value}"'
+        case Call(func=func, args=args, kwargs=kwargs):
+            inner = [_text(a) for a in args] + [f"{k}: {_text(v)}" for k, v in kwargs]
+            return f"{func}({', '.join(inner)})"
+        case Logic(op=op, parts=parts):
+            return f" {op} ".join(_text(p) for p in parts)
+        case Not(operand=operand):
+            return f"not {_text(operand)}"
+        case Compare(op=op, left=left, right=right):
+            return f"{_text(left)} {op} {_text(right)}"
+
+
+expr_text = _text

@@ -1,0 +1,652 @@
+"""The simulation runtime: control ticks, grasp assistance, contents, scales, health.
+
+One `Runtime` owns one MjModel/MjData pair. A control tick writes the gripper's
+servo targets, advances physics by `substeps` steps of 2 ms, updates the scale
+displays and buttons, and checks the simulator's health. Instability is raised
+as `SimFault`, which the episode reports as a simulator fault, never as a
+failure of the task.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Any
+
+import attrs
+import mujoco
+import numpy as np
+
+from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
+from lablang.sim.build import Built
+from lablang.sim.model import InSlot, OnSurface
+
+GRAVITY = 9.81
+LIQUID_DENSITY = 1000.0  # kg/m^3; contents are water-like unless stated
+SCALE_TAU = 0.25  # s, first-order display filter (Labference)
+SCALE_QUANTUM_TENTHS = 1  # display quantum, in tenths of a gram (0.1 g)
+SCALE_STABLE_WINDOW = 3.0  # s of constant display before a reading counts
+PENETRATION_LIMIT = 0.005  # m
+VELOCITY_LIMIT = 20.0  # m/s in a translational coordinate
+SPIN_LIMIT = 200.0  # rad/s in a rotational one (a gram-scale tube can spin fast for real)
+SETTLE_TIME = 0.3  # s of physics before the program starts
+AMBIENT = 22.0  # deg C
+BLOCK_TAU = 8.0  # s: a thermal block's approach to its setpoint (a fast, documented model)
+WELL_TAU = 4.0  # s: a tube's approach to the temperature of the well it sits in
+AIR_TAU = 120.0  # s: an object's approach to ambient in air
+THERMAL_EVERY = 5  # ticks between thermal updates
+WARNING_EVERY = 5  # ticks between reads of MuJoCo's warning counters
+
+_BAD_WARNINGS = (
+    mujoco.mjtWarning.mjWARN_BADQPOS,
+    mujoco.mjtWarning.mjWARN_BADQVEL,
+    mujoco.mjtWarning.mjWARN_BADQACC,
+    mujoco.mjtWarning.mjWARN_BADCTRL,
+    mujoco.mjtWarning.mjWARN_CONTACTFULL,
+    mujoco.mjtWarning.mjWARN_CNSTRFULL,
+)
+
+
+def display_tenths(grams: float) -> int:
+    """The scale's display in tenths of a gram: 0.1 g quantum, halves rounded up.
+
+    >>> display_tenths(20.05), display_tenths(20.0499), display_tenths(-0.05)
+    (201, 200, 0)
+    """
+    return math.floor(grams * 10 / SCALE_QUANTUM_TENTHS + 0.5) * SCALE_QUANTUM_TENTHS
+
+
+class SimFault(Exception):
+    """The simulator became unstable; the episode's outcome is not a task result."""
+
+    def __init__(self, kind: str, detail: str, time: float) -> None:
+        super().__init__(f"{kind} at t={time:.3f} s: {detail}")
+        self.kind = kind
+        self.detail = detail
+        self.time = time
+
+
+@attrs.define
+class ScaleState:
+    sensor_adr: int
+    zero: float  # newtons subtracted before conversion (the tare point)
+    filtered: float = 0.0  # grams
+    display: int = 0  # tenths of a gram
+    stable_since: float = 0.0
+
+    def reading(self) -> float:
+        return self.display / 10
+
+
+@attrs.define
+class Ledger:
+    """Amounts of substances carried by containers, and what was spilled."""
+
+    amounts: dict[str, dict[str, float]] = attrs.field(
+        factory=dict
+    )  # container -> substance -> amount
+    kinds: dict[str, str] = attrs.field(factory=dict)  # substance -> "liquid" | "powder"
+    spilled: dict[str, float] = attrs.field(factory=dict)  # source container -> amount
+    mixed: set[str] = attrs.field(factory=set)  # containers mixed since their contents changed
+
+    def total(self, container: str) -> float:
+        return sum(self.amounts.get(container, {}).values())
+
+    def mass(self, container: str) -> float:
+        total = 0.0
+        for substance, amount in self.amounts.get(container, {}).items():
+            liquid = self.kinds.get(substance, "liquid") == "liquid"
+            total += amount * LIQUID_DENSITY if liquid else amount
+        return total
+
+
+@attrs.define
+class InterventionState:
+    """A scripted move of a fixture, and what the gripper did before and after it began."""
+
+    name: str
+    entity: str
+    start: float
+    duration: float
+    delta: tuple[float, float]
+    actuator: int  # the x servo; the y servo follows it
+    contact_ticks_before: int = 0  # ticks in which the gripper touched the fixture or its load
+    first_contact_after: float | None = None  # simulated time of the first touch after the start
+
+
+@attrs.frozen
+class Checkpoint:
+    """Everything needed to continue an episode exactly: the MuJoCo integration state, the
+    model fields the runtime writes (weld poses, masses), and the runtime's own state."""
+
+    physics: np.ndarray
+    eq_data: np.ndarray
+    body_mass: np.ndarray
+    body_inertia: np.ndarray
+    runtime: bytes  # pickled plain-Python state (ledger, scales, temperatures, ...)
+    trace: Any  # the running trace hash (a hashlib object)
+    data: Any  # a copy of the MjData (in-memory continuation); `physics` is the portable part
+
+
+_RUNTIME_FIELDS = (
+    "ticks",
+    "physics_steps",
+    "cmd",
+    "held",
+    "lid_held",
+    "ledger",
+    "events",
+    "running",
+    "temperature",
+    "setpoint",
+    "pending_setpoint",
+    "scales",
+    "buttons",
+    "_warning_bytes",
+)
+
+
+class Runtime:
+    """A running episode: model, data, gripper command, ledger, scales, trace hash."""
+
+    def __init__(
+        self,
+        built: Built,
+        *,
+        substeps: int = 10,
+        weld_assist: bool = True,
+        timestep: float | None = None,
+    ) -> None:
+        self.built = built
+        self.model = built.model
+        if timestep is not None:
+            ratio = round(self.model.opt.timestep / timestep)
+            self.model.opt.timestep = timestep
+            substeps *= ratio
+        self.data = mujoco.MjData(self.model)
+        self.infos: dict[str, AssetInfo] = built.infos
+        self.substeps = substeps
+        self.dt = self.model.opt.timestep * substeps
+        self.weld_assist = weld_assist
+        self.ticks = 0
+        self.physics_steps = 0
+        self.cmd = np.zeros(7)  # x, y, z, yaw, tilt, finger, finger (actuator order)
+        self.held: str | None = None
+        self.lid_held: str | None = None
+        self.ledger = Ledger()
+        self.events: list[tuple[float, str, str]] = []
+        self.running: set[str] = set()
+        self.temperature: dict[str, float] = {}  # objects and thermal blocks, deg C
+        self.setpoint: dict[str, float] = {}  # thermal blocks
+        self.pending_setpoint: dict[str, float] = {}
+        self._hash = hashlib.sha256()
+        m = self.model
+        # geom -> owning entity index; the gripper is its own owner
+        self.owner_names = [*self.infos, "gripper"]
+        self.gripper_index = len(self.owner_names) - 1
+        root_of = {info.body: i for i, info in enumerate(self.infos.values())}
+        for name in ("gantry_x",):
+            root_of[name] = self.gripper_index
+        body_owner = np.full(m.nbody, -1, dtype=np.int64)
+        for b in range(m.nbody):
+            walk = b
+            while walk != 0 and m.body(walk).name not in root_of:
+                walk = int(m.body_parentid[walk])
+            if walk != 0:
+                body_owner[b] = root_of[m.body(walk).name]
+        self.geom_owner = body_owner[m.geom_bodyid]
+        self._owner_list: list[int] = self.geom_owner.tolist()
+        self.pads = (m.geom("pad_l").id, m.geom("pad_r").id)
+        self.tcp_site = m.site("tcp").id
+        self.hand_body = m.body("hand").id
+        self.body_ids = {name: m.body(info.body).id for name, info in self.infos.items()}
+        self.entity_index = {name: i for i, name in enumerate(self.infos)}
+        self.weld_ids = {
+            name: m.equality(f"grasp_{name}").id for name, i in self.infos.items() if i.free
+        }
+        self.lid_eq = {
+            name: m.equality(f"grasp_{name}_lid").id
+            for name, i in self.infos.items()
+            if i.lid_handle
+        }
+        self.scales: dict[str, ScaleState] = {}
+        for name, info in self.infos.items():
+            if info.force_sensor:
+                pan = m.body(f"{name}_pan").id
+                zero = float(m.body_subtreemass[pan]) * GRAVITY
+                self.scales[name] = ScaleState(int(m.sensor(info.force_sensor).adr[0]), zero)
+        self.buttons: dict[tuple[str, str], tuple[int, bool]] = {}
+        for name, info in self.infos.items():
+            for button, joint in info.buttons.items():
+                self.buttons[(name, button)] = (int(m.joint(joint).qposadr[0]), False)
+        self.slot_sites = {
+            name: np.array([m.site(slot.site).id for slot in info.slots])
+            for name, info in self.infos.items()
+            if info.slots
+        }
+        from lablang.sim.skills import SlotTarget
+
+        self.slot_list = [
+            SlotTarget(name, k) for name, info in self.infos.items() for k in range(len(info.slots))
+        ]
+        self.slot_site_ids = np.array(
+            [m.site(self.infos[t.container].slots[t.index].site).id for t in self.slot_list],
+            dtype=np.int64,
+        )
+        self.site_ids = {m.site(i).name: i for i in range(m.nsite)}
+        self.slot_site_index = dict(zip(self.slot_list, self.slot_site_ids.tolist(), strict=True))
+        # how far an object's bottom may be from a slot's floor centre to be worth testing
+        self.slot_reach = np.array(
+            [
+                [1.5 * (self.infos[t.container].slots[t.index].bore + 0.003)] * 2 + [0.02]
+                for t in self.slot_list
+            ]
+        ).reshape(-1, 3)
+        self.interventions = [
+            InterventionState(
+                event.name,
+                event.entity,
+                start,
+                event.duration,
+                (event.dx, event.dy),
+                int(m.actuator(f"{event.entity}_move_x").id),
+            )
+            for event, start in built.interventions
+        ]
+        self.heaters = [name for name, info in self.infos.items() if info.heater]
+        for name, info in self.infos.items():
+            if info.free or info.heater:
+                self.temperature[name] = AMBIENT
+            if info.heater:
+                self.setpoint[name] = AMBIENT
+        self._base_inertia = m.body_inertia.copy()
+        self._base_mass = m.body_mass.copy()
+        self._bad_warning_index = np.array([int(w) for w in _BAD_WARNINGS])
+        self._baseline_warnings = np.zeros(len(_BAD_WARNINGS), dtype=np.int64)
+        self._warning_bytes = b""
+        self._ctrl, self._qpos, self._qvel = self.data.ctrl[:7], self.data.qpos, self.data.qvel
+        self._sensordata = self.data.sensordata
+        self._velocity_limits = np.full(m.nv, SPIN_LIMIT)
+        for j in range(m.njnt):
+            kind, dof = m.jnt_type[j], m.jnt_dofadr[j]
+            if kind == mujoco.mjtJoint.mjJNT_SLIDE:
+                self._velocity_limits[dof] = VELOCITY_LIMIT
+            elif kind == mujoco.mjtJoint.mjJNT_FREE:
+                self._velocity_limits[dof : dof + 3] = VELOCITY_LIMIT
+
+    # ------------------------------------------------------------ reset
+
+    def reset(self, contents: dict[str, list[tuple[str, float, str]]]) -> None:
+        """Put every object where its placement says, fill the ledger, and let it settle."""
+        m, d = self.model, self.data
+        mujoco.mj_resetData(m, d)
+        for name, angle in self.built.rotor_angles.items():
+            d.qpos[m.joint(self.infos[name].rotor_joint).qposadr[0]] = angle
+        self.cmd[:] = [0.3, -0.25, 0.3 + TCP_DROP - GANTRY_Z, 0.0, 0.0, 0.02, 0.02]
+        for i, jname in enumerate(("gx", "gy", "gz", "gyaw", "gtilt", "fl", "fr")):
+            d.qpos[m.joint(jname).qposadr[0]] = self.cmd[i]
+        mujoco.mj_forward(m, d)
+        for name, info in self.infos.items():
+            if not info.free:
+                continue
+            placement = self.built.placements.get(name)
+            pos, quat = self._placement_pose(info, placement)
+            adr = m.joint(f"{name}_free").qposadr[0]
+            d.qpos[adr : adr + 3] = pos
+            d.qpos[adr + 3 : adr + 7] = quat
+        for container, items in sorted(contents.items()):
+            for substance, amount, kind in items:
+                self.ledger.kinds[substance] = kind
+                self.add_contents(container, substance, amount)
+        mujoco.mj_forward(m, d)
+        self._baseline_warnings = d.warning.number[self._bad_warning_index].copy()
+        self._warning_bytes = d.warning.number.tobytes()
+        for _ in range(round(SETTLE_TIME / self.dt)):
+            self.tick()
+
+    def _placement_pose(
+        self, info: AssetInfo, placement: InSlot | OnSurface | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        d = self.data
+        lift = info.half_height + 0.0008
+        match placement:
+            case InSlot(container=container, slot=slot):
+                site = self.infos[container].slots[slot].site
+                R = d.site(site).xmat.reshape(3, 3)
+                pos = d.site(site).xpos + R[:, 2] * lift
+                quat = np.zeros(4)
+                mujoco.mju_mat2Quat(quat, d.site(site).xmat)
+                return pos, quat
+            case OnSurface(surface=surface, x=x, y=y, yaw=yaw):
+                quat = np.array([math.cos(yaw / 2), 0, 0, math.sin(yaw / 2)])
+                top = self.infos[surface].top_site if surface in self.infos else ""
+                if surface == "table" or not top:
+                    return np.array([x, y, lift]), quat
+                base = d.site(top).xpos
+                return np.array([base[0] + x, base[1] + y, base[2] + lift]), quat
+            case None:
+                return np.array([0.0, 0.0, lift]), np.array([1.0, 0, 0, 0])
+
+    # ------------------------------------------------------------ the tick
+
+    def tick(self) -> None:
+        self._ctrl[:] = self.cmd
+        if self.interventions:
+            self._drive_interventions(self.time + self.dt)
+        mujoco.mj_step(self.model, self.data, nstep=self.substeps)
+        self.ticks += 1
+        self.physics_steps += self.substeps
+        self._hash.update(self._qpos)
+        for state in self.scales.values():
+            self._update_scale(state)
+        qpos = self._qpos
+        for key, (adr, down) in self.buttons.items():
+            pressed = bool(qpos[adr] < -0.003)
+            if pressed != down:
+                self.buttons[key] = (adr, pressed)
+                if pressed:
+                    self._on_press(*key)
+        if self.interventions:
+            self._watch_interventions()
+        if self.heaters and self.ticks % THERMAL_EVERY == 0:
+            self._update_thermal(self.dt * THERMAL_EVERY)
+        self._check_health()
+
+    def checkpoint(self) -> Checkpoint:
+        """Save the full simulation state, including what the runtime changed in the model."""
+        import copy
+        import pickle
+
+        m, d = self.model, self.data
+        kind = mujoco.mjtState.mjSTATE_INTEGRATION
+        physics = np.empty(mujoco.mj_stateSize(m, kind))
+        mujoco.mj_getState(m, d, physics, kind)
+        state = {name: copy.deepcopy(getattr(self, name)) for name in _RUNTIME_FIELDS}
+        return Checkpoint(
+            physics,
+            m.eq_data.copy(),
+            m.body_mass.copy(),
+            m.body_inertia.copy(),
+            pickle.dumps(state),
+            self._hash.copy(),
+            copy.copy(d),
+        )
+
+    def restore(self, checkpoint: Checkpoint) -> None:
+        """Return to a checkpoint taken from this runtime; the continuation is bit-identical."""
+        import copy
+        import pickle
+
+        m, d = self.model, self.data
+        m.eq_data[:] = checkpoint.eq_data
+        m.body_mass[:] = checkpoint.body_mass
+        m.body_inertia[:] = checkpoint.body_inertia
+        # a copy of the whole MjData, not only the integration state: skills read derived
+        # quantities (body poses, contacts) left by the last substep, and a continuation is
+        # bit-identical only if they are the same too
+        self.data = copy.copy(checkpoint.data)
+        d = self.data
+        self._ctrl, self._qpos, self._qvel = d.ctrl[:7], d.qpos, d.qvel
+        self._sensordata = d.sensordata
+        for name, value in pickle.loads(checkpoint.runtime).items():
+            setattr(self, name, value)
+        self._hash = checkpoint.trace.copy()
+
+    @property
+    def time(self) -> float:
+        return self.ticks * self.dt
+
+    def trace_digest(self) -> str:
+        """SHA-256 over qpos after every tick: equal digests mean bit-identical trajectories."""
+        return self._hash.hexdigest()
+
+    def _check_health(self) -> None:
+        # MuJoCo's own checks (bad qpos/qvel/qacc, full contact or constraint buffers) only
+        # leave a trace in the warning counters, because it auto-resets the state
+        d = self.data
+        # the counters are cumulative, so reading them every few ticks loses nothing but
+        # up to 0.1 s of latency; reading them costs more than the rest of this check
+        numbers = d.warning.number if self.ticks % WARNING_EVERY == 0 else None
+        if numbers is not None and numbers.tobytes() != self._warning_bytes:
+            grown = numbers[self._bad_warning_index] > self._baseline_warnings
+            if grown.any():
+                which = _BAD_WARNINGS[int(np.argmax(grown))]
+                raise SimFault("warning", mujoco.mjtWarning(which).name, self.time)
+            self._warning_bytes = numbers.tobytes()
+        speed2 = float(np.dot(self._qvel, self._qvel))
+        if not speed2 <= VELOCITY_LIMIT**2:  # also true for NaN
+            excess = np.abs(self._qvel) / self._velocity_limits
+            worst = int(np.argmax(excess))
+            if not excess[worst] <= 1.0:
+                joint = self.model.joint(int(self.model.dof_jntid[worst])).name
+                unit = "m/s" if self._velocity_limits[worst] == VELOCITY_LIMIT else "rad/s"
+                raise SimFault(
+                    "runaway velocity",
+                    f"joint `{joint}` moves at {abs(float(self._qvel[worst])):.0f} {unit}",
+                    self.time,
+                )
+        # fast path: a contact's constraint row holds its distance, so no row below the
+        # limit means no contact is; only then are the contacts themselves inspected
+        if d.ncon and d.nefc and float(d.efc_pos.min()) < -PENETRATION_LIMIT:
+            dists = d.contact.dist
+            deepest = -float(dists.min())
+            if deepest > PENETRATION_LIMIT:
+                g1, g2 = d.contact.geom[int(np.argmin(dists))]
+                names = [
+                    self.owner_names[o] if o >= 0 else "world" for o in self.geom_owner[[g1, g2]]
+                ]
+                raise SimFault(
+                    "penetration",
+                    f"`{names[0]}` and `{names[1]}` overlap by {deepest * 1000:.1f} mm",
+                    self.time,
+                )
+
+    # ------------------------------------------------------------ scales and buttons
+
+    def _update_scale(self, state: ScaleState) -> None:
+        force = float(self._sensordata[state.sensor_adr + 2])
+        grams = (abs(force) - state.zero) / GRAVITY * 1000.0
+        state.filtered += (1.0 - math.exp(-self.dt / SCALE_TAU)) * (grams - state.filtered)
+        display = display_tenths(state.filtered)
+        if display != state.display:
+            state.display = display
+            state.stable_since = self.time
+
+    def scale_stable(self, name: str) -> bool:
+        state = self.scales[name]
+        return self.time - state.stable_since >= SCALE_STABLE_WINDOW - 1e-9
+
+    def _drive_interventions(self, t: float) -> None:
+        for event in self.interventions:
+            linear = min(1.0, max(0.0, (t - event.start) / event.duration))
+            progress = (1 - math.cos(math.pi * linear)) / 2  # smooth start and stop
+            self.data.ctrl[event.actuator] = progress * event.delta[0]
+            self.data.ctrl[event.actuator + 1] = progress * event.delta[1]
+            if linear > 0.0 and not any(e[1] == event.name for e in self.events):
+                self.events.append((self.time, event.name, "intervention started"))
+
+    def _watch_interventions(self) -> None:
+        touched = self._gripper_contacts()
+        if not touched:
+            return
+        d = self.data
+        for event in self.interventions:
+            index = self.entity_index[event.entity]
+            centre = d.xpos[self.body_ids[event.entity]]
+            reach = self.infos[event.entity].radius + 0.01
+            hit = index in touched or any(
+                self.infos[self.owner_names[o]].free
+                and float(np.hypot(*(d.xpos[self.body_ids[self.owner_names[o]]][:2] - centre[:2])))
+                < reach
+                for o in touched
+                if 0 <= o < len(self.infos)
+            )
+            if not hit:
+                continue
+            if self.time < event.start:
+                event.contact_ticks_before += 1
+            elif event.first_contact_after is None:
+                event.first_contact_after = self.time
+
+    def _gripper_contacts(self) -> set[int]:
+        return {o for o in self._touching_index(self.gripper_index) if o >= 0}
+
+    def _update_thermal(self, dt: float) -> None:
+        from lablang.sim.predicates import slot_of
+
+        for block in self.heaters:
+            self.temperature[block] += (1 - math.exp(-dt / BLOCK_TAU)) * (
+                self.setpoint[block] - self.temperature[block]
+            )
+        for name, info in self.infos.items():
+            if not info.free:
+                continue
+            where = slot_of(self, name)
+            if where is not None and where.container in self.setpoint:
+                goal, tau = self.temperature[where.container], WELL_TAU
+            else:
+                goal, tau = AMBIENT, AIR_TAU
+            self.temperature[name] += (1 - math.exp(-dt / tau)) * (goal - self.temperature[name])
+
+    def _on_press(self, entity: str, button: str) -> None:
+        self.events.append((self.time, f"{entity}.{button}", "pressed"))
+        if button == "tare" and entity in self.scales:
+            state = self.scales[entity]
+            state.zero += state.filtered / 1000.0 * GRAVITY
+            state.filtered = 0.0
+        elif button == "start":
+            self.running.add(entity)
+        elif button == "set" and entity in self.pending_setpoint:
+            self.setpoint[entity] = self.pending_setpoint.pop(entity)
+
+    # ------------------------------------------------------------ gripper
+
+    def tcp(self) -> np.ndarray:
+        return self.data.site_xpos[self.tcp_site]
+
+    def set_tcp(self, xyz: np.ndarray | list[float] | tuple[float, float, float]) -> None:
+        self.cmd[0] = xyz[0]
+        self.cmd[1] = xyz[1]
+        self.cmd[2] = xyz[2] + TCP_DROP - GANTRY_Z
+
+    def cmd_tcp(self) -> np.ndarray:
+        return np.array([self.cmd[0], self.cmd[1], self.cmd[2] - TCP_DROP + GANTRY_Z])
+
+    def set_grip(self, half_width: float) -> None:
+        q = min(max(half_width, 0.0), FINGER_MAX)
+        self.cmd[5] = q
+        self.cmd[6] = q
+
+    # Contact scans use plain lists: with ~20 contacts, numpy's per-call overhead costs more
+    # than the loop (these run every tick while a spec or a grasp is being checked).
+
+    def pad_contacts(self, owner: int, geom: int = -1) -> tuple[bool, bool]:
+        """Whether the left and right pads touch an entity (or one geom of it)."""
+        d = self.data
+        if not d.ncon:
+            return False, False
+        owners = self._owner_list
+        pl, pr = self.pads
+        left = right = False
+        for a, b in d.contact.geom.tolist():
+            if a in (pl, pr):
+                pad, other = a, b
+            elif b in (pl, pr):
+                pad, other = b, a
+            else:
+                continue
+            if (other == geom) if geom >= 0 else (owners[other] == owner):
+                if pad == pl:
+                    left = True
+                else:
+                    right = True
+        return left, right
+
+    def touching(self, entity: str) -> set[int]:
+        """Owner indices of everything in contact with an entity's geoms."""
+        return self._touching_index(self.entity_index[entity])
+
+    def _touching_index(self, idx: int) -> set[int]:
+        d = self.data
+        out: set[int] = set()
+        if not d.ncon:
+            return out
+        owners = self._owner_list
+        for a, b in d.contact.geom.tolist():
+            oa, ob = owners[a], owners[b]
+            if oa == idx and ob != idx:
+                out.add(ob)
+            elif ob == idx and oa != idx:
+                out.add(oa)
+        return out
+
+    def support_body(self, entity: str) -> int | None:
+        """The body an entity rests on: the first body it touches that is not its own or the
+        gripper's (its velocity is the reference for "at rest")."""
+        d = self.data
+        idx = self.entity_index[entity]
+        owners = self._owner_list
+        for a, b in d.contact.geom.tolist() if d.ncon else ():
+            for mine, other in ((a, b), (b, a)):
+                if owners[mine] == idx and owners[other] not in (idx, self.gripper_index):
+                    return int(self.model.geom_bodyid[other])
+        return None
+
+    def activate_weld(self, name: str) -> None:
+        m, d = self.model, self.data
+        eq = self.weld_ids[name]
+        body = self.body_ids[name]
+        ipos, iquat, rpos, rquat = np.zeros(3), np.zeros(4), np.zeros(3), np.zeros(4)
+        mujoco.mju_negPose(ipos, iquat, d.xpos[self.hand_body], d.xquat[self.hand_body])
+        mujoco.mju_mulPose(rpos, rquat, ipos, iquat, d.xpos[body], d.xquat[body])
+        m.eq_data[eq, 0:3] = 0.0
+        m.eq_data[eq, 3:6] = rpos
+        m.eq_data[eq, 6:10] = rquat
+        m.eq_data[eq, 10] = 1.0
+        d.eq_active[eq] = 1
+
+    def release_weld(self, name: str) -> None:
+        self.data.eq_active[self.weld_ids[name]] = 0
+
+    def weld_active(self, name: str) -> bool:
+        return name in self.weld_ids and bool(self.data.eq_active[self.weld_ids[name]])
+
+    def connect_lid(self, name: str) -> None:
+        m, d = self.model, self.data
+        eq = self.lid_eq[name]
+        handle = m.body(self.infos[name].lid_handle).id
+        tcp = self.tcp()
+        # anchors: the TCP in the hand frame, and the same world point in the handle frame
+        m.eq_data[eq, 0:3] = [0.0, 0.0, -TCP_DROP]
+        R = d.xmat[handle].reshape(3, 3)
+        m.eq_data[eq, 3:6] = R.T @ (tcp - d.xpos[handle])
+        d.eq_active[eq] = 1
+
+    def release_lid(self, name: str) -> None:
+        self.data.eq_active[self.lid_eq[name]] = 0
+
+    # ------------------------------------------------------------ contents
+
+    def add_contents(self, container: str, substance: str, amount: float) -> None:
+        self.ledger.mixed.discard(container)
+        bucket = self.ledger.amounts.setdefault(container, {})
+        bucket[substance] = bucket.get(substance, 0.0) + amount
+        if bucket[substance] <= 1e-15:
+            del bucket[substance]
+        self._update_mass(container)
+
+    def _update_mass(self, container: str) -> None:
+        if container not in self.infos:
+            return  # a well of a plate: the plate is a fixture
+        m = self.model
+        info = self.infos[container]
+        body = self.body_ids[container]
+        new = info.base_mass + self.ledger.mass(container)
+        # the builder split the base mass over several geoms; scale the whole body
+        base_body_mass = self._base_mass[body]
+        factor = new / info.base_mass if info.base_mass > 0 else 1.0
+        m.body_mass[body] = base_body_mass * factor
+        m.body_inertia[body] = self._base_inertia[body] * factor
+
+    def object_mass(self, name: str) -> float:
+        return float(self.model.body_mass[self.body_ids[name]])

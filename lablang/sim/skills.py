@@ -1,0 +1,847 @@
+"""Skills: tick-driven controllers with structured results.
+
+A skill is a generator: it writes the gripper's servo targets on the runtime,
+then `yield`s to let one control tick of physics run, and finally returns a
+`SkillResult`. The runtime's driver (`run_skill`) counts ticks and turns an
+overlong skill into a timeout. Skills read simulator state ("privileged
+perception") and re-read their targets before the final approach, because
+containers such as rotors can move.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Generator
+from typing import Any
+
+import attrs
+import numpy as np
+
+from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP
+from lablang.sim.runtime import Runtime
+
+SAFE_Z = 0.22  # m, TCP height for transit
+SPEED = 0.35  # m/s, transit speed
+SLOW = 0.08  # m/s, final approach
+SETTLE_TOL = 0.002  # m
+
+
+@attrs.frozen(slots=True)
+class SlotTarget:
+    container: str
+    index: int
+
+
+@attrs.frozen(slots=True)
+class WellTarget:
+    plate: str
+    index: int
+
+    @property
+    def key(self) -> str:
+        """The well's name in the contents ledger."""
+        return f"{self.plate}.well[{self.index}]"
+
+
+@attrs.frozen(slots=True)
+class ButtonTarget:
+    entity: str
+    button: str
+
+
+@attrs.frozen(slots=True)
+class SkillResult:
+    status: str  # "succeeded" | "failed" | "timed out"
+    reason: str = ""
+    detail: tuple[tuple[str, float | str], ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "succeeded"
+
+
+def ok(**detail: float | str) -> SkillResult:
+    return SkillResult("succeeded", "", tuple(sorted(detail.items())))
+
+
+def fail(reason: str) -> SkillResult:
+    return SkillResult("failed", reason)
+
+
+Controller = Generator[None, None, SkillResult]
+Motion = Generator[None, None, bool]
+
+
+def run_skill(rt: Runtime, controller: Controller, timeout: float) -> SkillResult:
+    """Drive a skill one control tick at a time until it returns or runs out of time."""
+    limit = rt.ticks + math.ceil(timeout / rt.dt)
+    while True:
+        try:
+            next(controller)
+        except StopIteration as stop:
+            result: SkillResult = stop.value
+            return result
+        rt.tick()
+        if rt.ticks >= limit:
+            controller.close()
+            return SkillResult("timed out", f"no result after {timeout:g} s")
+
+
+# ---------------------------------------------------------------- motion primitives
+
+
+def move_tcp(
+    rt: Runtime, goal: np.ndarray | list[float], speed: float = SPEED, settle: float = 1.0
+) -> Motion:
+    """Ramp the commanded TCP toward `goal`, then wait until the real TCP is within 2 mm."""
+    gx, gy, gz = (float(v) for v in goal)
+    step = speed * rt.dt
+    cmd = rt.cmd
+    while True:
+        # plain floats: this runs every tick, and numpy's per-call overhead would dominate
+        cx, cy, cz = cmd[0], cmd[1], cmd[2] - TCP_DROP + GANTRY_Z
+        dx, dy, dz = gx - cx, gy - cy, gz - cz
+        dist = math.sqrt(dx * dx + dy * dy + dz * dz)
+        if dist <= step:
+            rt.set_tcp((gx, gy, gz))
+            break
+        f = step / dist
+        rt.set_tcp((cx + dx * f, cy + dy * f, cz + dz * f))
+        yield
+    tcp = rt.data.site_xpos[rt.tcp_site]
+    for _ in range(math.ceil(settle / rt.dt)):
+        ex, ey, ez = tcp[0] - gx, tcp[1] - gy, tcp[2] - gz
+        if ex * ex + ey * ey + ez * ez < SETTLE_TOL * SETTLE_TOL:
+            return True
+        yield
+    return False
+
+
+def transit(rt: Runtime, xy: np.ndarray | list[float], z: float) -> Motion:
+    """Up to a safe height, across, and down to z (the usual pick-and-place path)."""
+    here = rt.cmd_tcp()
+    if here[2] < SAFE_Z - 1e-6:
+        yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
+    yield from move_tcp(rt, [xy[0], xy[1], SAFE_Z], settle=0.0)
+    return (yield from move_tcp(rt, [xy[0], xy[1], z]))
+
+
+def wait_ticks(rt: Runtime, seconds: float) -> Generator[None, None, None]:
+    for _ in range(max(0, round(seconds / rt.dt))):
+        yield
+
+
+def _set_tilt(rt: Runtime, angle: float) -> None:
+    rt.cmd[4] = angle
+
+
+# ---------------------------------------------------------------- geometry readers
+
+
+def object_frame(rt: Runtime, name: str) -> tuple[np.ndarray, np.ndarray]:
+    body = rt.body_ids[name]
+    return rt.data.xpos[body].copy(), rt.data.xmat[body].reshape(3, 3).copy()
+
+
+def object_bottom(rt: Runtime, name: str) -> np.ndarray:
+    pos, R = object_frame(rt, name)
+    return pos - R[:, 2] * rt.infos[name].half_height
+
+
+def target_point(rt: Runtime, target: Any) -> np.ndarray | None:
+    """The world point an object's bottom is put down on for a place target."""
+    d = rt.data
+    match target:
+        case SlotTarget(container=container, index=index):
+            slots = rt.infos[container].slots
+            if not 0 <= index < len(slots):
+                return None
+            return d.site(slots[index].site).xpos.copy()
+        case str() if target in rt.infos and rt.infos[target].top_site:
+            return d.site(rt.infos[target].top_site).xpos.copy()
+        case _:
+            return None
+
+
+def grasped(rt: Runtime, name: str) -> bool:
+    left, right = rt.pad_contacts(rt.entity_index[name])
+    return (left and right) or rt.weld_active(name)
+
+
+# ---------------------------------------------------------------- skills
+
+
+def skill_move_to(rt: Runtime, target: Any, height: float = 0.05) -> Controller:
+    point = _point_of(rt, target)
+    if point is None:
+        return fail(f"`{_name(target)}` has no position to move to")
+    reached = yield from transit(rt, point[:2], point[2] + height + TCP_DROP * 0)
+    return ok() if reached else fail("the gripper did not reach the target")
+
+
+def skill_pick(rt: Runtime, obj: str) -> Controller:
+    info = rt.infos.get(obj)
+    if info is None or not info.free:
+        return fail(f"`{obj}` cannot be picked (it is not a free object)")
+    if rt.held is not None:
+        return fail(f"the gripper already holds `{rt.held}`")
+    pos, R = object_frame(rt, obj)
+    if R[2, 2] < math.cos(math.radians(30)):
+        return fail(
+            f"`{obj}` is not upright (tilted {math.degrees(math.acos(min(1, R[2, 2]))):.0f} deg)"
+        )
+    rt.set_grip(min(FINGER_MAX, info.radius + 0.005))
+    grasp = pos + R[:, 2] * info.grasp_z
+    yield from transit(rt, grasp[:2], grasp[2] + 0.04)
+    pos, R = object_frame(rt, obj)  # re-read: the object may have moved
+    grasp = pos + R[:, 2] * info.grasp_z
+    yield from move_tcp(rt, grasp, speed=SLOW, settle=0.3)
+    rt.set_grip(0.0)
+    owner = rt.entity_index[obj]
+    for _ in range(round(0.6 / rt.dt)):
+        yield
+        left, right = rt.pad_contacts(owner)
+        if left and right:
+            break
+    else:
+        rt.set_grip(info.radius + 0.005)
+        yield from move_tcp(rt, [grasp[0], grasp[1], SAFE_Z], settle=0.0)
+        return fail(f"the fingers did not both touch `{obj}`")
+    yield from wait_ticks(rt, 0.1)
+    if rt.weld_assist:
+        rt.activate_weld(obj)
+    rt.held = obj
+    top = rt.cmd_tcp()
+    yield from move_tcp(rt, [top[0], top[1], SAFE_Z], speed=SLOW * 2, settle=0.0)
+    if not grasped(rt, obj):
+        rt.held = None
+        return fail(f"`{obj}` slipped out of the gripper while lifting")
+    return ok()
+
+
+def skill_place(rt: Runtime, obj: str, target: Any, *, need_slot: bool = False) -> Controller:
+    if rt.held != obj:
+        return fail(f"the gripper is not holding `{obj}`")
+    if need_slot and not isinstance(target, SlotTarget):
+        return fail(f"`{_name(target)}` is not a slot")
+    point = target_point(rt, target)
+    if point is None:
+        return fail(f"`{_name(target)}` is not a place an object can be put")
+    if isinstance(target, SlotTarget) and rt.infos[target.container].lid_joint:
+        from lablang.sim.predicates import lid_angle
+
+        if lid_angle(rt, target.container) < 1.0:
+            return fail(f"the lid of `{target.container}` is not open")
+    clearance = 0.003
+    if isinstance(target, str):
+        spot = _free_spot(rt, obj, target)
+        if spot is None:
+            return fail(f"there is no free spot on `{target}` for `{obj}`")
+        point = point + spot
+    # the actual TCP-to-bottom offset of this grasp, measured now
+    offset = rt.tcp() - object_bottom(rt, obj)
+    above = point + offset + [0, 0, clearance + 0.03]
+    yield from transit(rt, above[:2], above[2])
+    for _ in range(round(3.0 / rt.dt)):  # final approach, re-reading the target each tick
+        reread = target_point(rt, target)
+        assert reread is not None
+        if isinstance(target, SlotTarget):
+            point = reread
+        offset = rt.tcp() - object_bottom(rt, obj)
+        goal = point + offset + [0, 0, clearance]
+        current = rt.cmd_tcp()
+        delta = goal - current
+        dist = float(np.linalg.norm(delta))
+        step = SLOW * rt.dt
+        rt.set_tcp(goal if dist <= step else current + delta * (step / dist))
+        yield
+        blocker = _blocked(rt, obj, target, point)
+        if blocker:
+            here = rt.cmd_tcp()
+            yield from move_tcp(rt, [here[0], here[1], SAFE_Z], speed=SLOW * 2, settle=0.0)
+            return fail(f"`{obj}` ran into `{blocker}` above the target")
+        if dist <= step and float(np.linalg.norm(rt.tcp() - goal)) < SETTLE_TOL:
+            break
+    yield from _release(rt, obj)
+    return ok()
+
+
+def _free_spot(rt: Runtime, obj: str, surface: str) -> np.ndarray | None:
+    """An offset on a surface's top where `obj` fits beside what already rests there."""
+    info = rt.infos[surface]
+    top = rt.data.site(info.top_site).xpos
+    radius = rt.infos[obj].radius
+    others = []
+    for name, other in rt.infos.items():
+        if other.free and name != obj:
+            pos = rt.data.xpos[rt.body_ids[name]]
+            if abs(pos[2] - top[2]) < 0.08 and np.hypot(*(pos[:2] - top[:2])) < info.radius + 0.02:
+                others.append((pos[:2] - top[:2], other.radius))
+    reach = max(0.0, info.radius - radius - 0.004)
+    candidates = [(0.0, 0.0)] + [
+        (r * math.cos(a), r * math.sin(a))
+        for r in (reach * 0.55, reach)
+        for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)
+    ]
+    for cx, cy in candidates:
+        if all(np.hypot(cx - p[0], cy - p[1]) > radius + r + 0.006 for p, r in others):
+            return np.array([cx, cy, 0.0])
+    return None
+
+
+def _blocked(rt: Runtime, obj: str, target: Any, point: np.ndarray) -> str:
+    """What the held object hits before it reaches the target's floor ("" if nothing)."""
+    if object_bottom(rt, obj)[2] < point[2] + 0.006:
+        return ""
+    allowed = {rt.gripper_index}
+    if isinstance(target, SlotTarget):
+        allowed.add(rt.entity_index[target.container])
+    elif isinstance(target, str) and target in rt.entity_index:
+        allowed.add(rt.entity_index[target])
+    hits = sorted(rt.touching(obj) - allowed)
+    return rt.owner_names[hits[0]] if hits else ""
+
+
+def _release(rt: Runtime, obj: str) -> Generator[None, None, None]:
+    rt.release_weld(obj)
+    rt.set_grip(min(FINGER_MAX, rt.infos[obj].radius + 0.005))
+    rt.held = None
+    yield from wait_ticks(rt, 0.2)
+    here = rt.cmd_tcp()
+    yield from move_tcp(rt, [here[0], here[1], SAFE_Z], speed=SLOW * 2, settle=0.0)
+
+
+def skill_discard(rt: Runtime, obj: str, bin_: Any) -> Controller:
+    """Drop a held object into a waste bin from 3 cm above its rim."""
+    if rt.held != obj:
+        return fail(f"the gripper is not holding `{obj}`")
+    info = rt.infos.get(bin_) if isinstance(bin_, str) else None
+    if info is None or info.asset != "waste_bin":
+        return fail(f"`{_name(bin_)}` is not a waste bin")
+    floor = rt.data.site(info.top_site).xpos
+    offset = rt.tcp() - object_bottom(rt, obj)
+    yield from transit(rt, floor[:2], floor[2] + info.depth + 0.03 + offset[2])
+    yield from _release(rt, obj)
+    yield from wait_ticks(rt, 0.5)
+    return ok()
+
+
+def skill_insert_into_slot(rt: Runtime, obj: str, slot: Any) -> Controller:
+    return (yield from skill_place(rt, obj, slot, need_slot=True))
+
+
+def skill_put_on_scale(rt: Runtime, obj: str, scale: Any) -> Controller:
+    if not (isinstance(scale, str) and scale in rt.scales):
+        return fail(f"`{_name(scale)}` is not a scale")
+    return (yield from skill_place(rt, obj, scale))
+
+
+def skill_remove_from_slot(rt: Runtime, obj: str, slot: Any = None) -> Controller:
+    from lablang.sim.predicates import slot_of
+
+    where = slot_of(rt, obj)
+    if where is None:
+        return fail(f"`{obj}` is not in a slot")
+    if isinstance(slot, SlotTarget) and slot != where:
+        return fail(f"`{obj}` is in {where.container}.slot[{where.index}], not slot[{slot.index}]")
+    return (yield from skill_pick(rt, obj))
+
+
+def skill_release(rt: Runtime, obj: str | None = None) -> Controller:
+    if rt.held is None:
+        return fail("the gripper holds nothing")
+    if obj is not None and obj != rt.held:
+        return fail(f"the gripper holds `{rt.held}`, not `{obj}`")
+    yield from _release(rt, rt.held)
+    return ok()
+
+
+def skill_wait(rt: Runtime, duration: float) -> Controller:
+    yield from wait_ticks(rt, duration)
+    return ok()
+
+
+def skill_home(rt: Runtime) -> Controller:
+    reached = yield from transit(rt, [0.3, -0.25], SAFE_Z)
+    return ok() if reached else fail("the gripper did not reach its home pose")
+
+
+def skill_press_button(rt: Runtime, target: Any) -> Controller:
+    if not isinstance(target, ButtonTarget) or (target.entity, target.button) not in rt.buttons:
+        return fail(f"`{_name(target)}` is not a button")
+    if rt.held is not None:
+        return fail(f"the gripper holds `{rt.held}`; it needs empty fingers to press")
+    body = rt.model.body(f"{target.entity}_{target.button}").id
+    top = rt.data.xpos[body] + [0, 0, 0.008]
+    rt.set_grip(0.0)
+    pad_below = 0.007  # the closed pads reach this far below the TCP
+    yield from transit(rt, top[:2], top[2] + pad_below + 0.02)
+    before = len(rt.events)
+    yield from move_tcp(
+        rt, [top[0], top[1], top[2] + pad_below - 0.0045], speed=SLOW / 2, settle=0.4
+    )
+    yield from wait_ticks(rt, 0.1)
+    pressed = any(e[1] == f"{target.entity}.{target.button}" for e in rt.events[before:])
+    yield from move_tcp(rt, [top[0], top[1], SAFE_Z], settle=0.0)
+    rt.set_grip(0.02)
+    return ok() if pressed else fail(f"`{_name(target)}` did not travel far enough to register")
+
+
+def skill_tare(rt: Runtime, scale: Any) -> Controller:
+    if not (isinstance(scale, str) and scale in rt.scales):
+        return fail(f"`{_name(scale)}` is not a scale")
+    result = yield from skill_press_button(rt, ButtonTarget(scale, "tare"))
+    return result
+
+
+def skill_start_centrifuge(rt: Runtime, centrifuge: Any) -> Controller:
+    from lablang.sim.predicates import balanced, lid_angle
+
+    if not (
+        isinstance(centrifuge, str)
+        and rt.infos.get(centrifuge)
+        and rt.infos[centrifuge].rotor_joint
+    ):
+        return fail(f"`{_name(centrifuge)}` is not a centrifuge")
+    if lid_angle(rt, centrifuge) > 0.05:
+        return fail(f"the lid of `{centrifuge}` is open")
+    if not balanced(rt, centrifuge):
+        return fail(f"the rotor of `{centrifuge}` is not balanced")
+    return (yield from skill_press_button(rt, ButtonTarget(centrifuge, "start")))
+
+
+def _lid_geometry(rt: Runtime, name: str) -> tuple[np.ndarray, np.ndarray, float]:
+    """Hinge point, the centrifuge frame, and the hinge-to-handle radius."""
+    d, m = rt.data, rt.model
+    info = rt.infos[name]
+    hinge = d.site(info.lid_hinge_site).xpos.copy()
+    frame = d.xmat[rt.body_ids[name]].reshape(3, 3).copy()
+    handle0 = m.body(info.lid_handle).pos  # in the lid frame, at angle 0
+    return hinge, frame, float(np.linalg.norm(handle0))
+
+
+def _handle_point(hinge: np.ndarray, frame: np.ndarray, radius: float, angle: float) -> np.ndarray:
+    local = np.array([0.0, -radius * math.cos(angle), radius * math.sin(angle)])
+    return hinge + frame @ local
+
+
+def _swing_lid(rt: Runtime, name: str, goal_angle: float) -> Controller:
+    from lablang.sim.predicates import lid_angle
+
+    info = rt.infos.get(name)
+    if info is None or not info.lid_joint:
+        return fail(f"`{name}` has no lid")
+    if rt.held is not None:
+        return fail(f"the gripper holds `{rt.held}`")
+    hinge, frame, radius = _lid_geometry(rt, name)
+    angle = lid_angle(rt, name)
+    handle = rt.data.xpos[rt.model.body(info.lid_handle).id].copy()
+    rt.set_grip(0.02)
+    yield from transit(rt, handle[:2], handle[2] + 0.03)
+    yield from move_tcp(rt, handle, speed=SLOW, settle=0.3)
+    rt.set_grip(0.0)
+    handle_geom = int(rt.model.body(info.lid_handle).geomadr[0])
+    for _ in range(round(0.6 / rt.dt)):
+        yield
+        left, right = rt.pad_contacts(-2, handle_geom)
+        if left and right:
+            break
+    else:
+        rt.set_grip(0.02)
+        return fail(f"the fingers did not both touch the lid handle of `{name}`")
+    rt.connect_lid(name)
+    rt.lid_held = name
+    rt.set_grip(0.012)  # the connect constraint carries the handle; pads stay clear
+    yield from wait_ticks(rt, 0.1)
+    rate = 0.8 * rt.dt  # rad per tick
+    direction = 1.0 if goal_angle > angle else -1.0
+    while (goal_angle - angle) * direction > 0:
+        angle = angle + direction * min(rate, abs(goal_angle - angle))
+        rt.set_tcp(_handle_point(hinge, frame, radius, angle))
+        yield
+    yield from wait_ticks(rt, 0.3)
+    rt.release_lid(name)
+    rt.lid_held = None
+    rt.set_grip(0.02)
+    yield from wait_ticks(rt, 0.2)
+    here = rt.cmd_tcp()
+    away = here + frame @ np.array([0.0, -0.05, 0.0])
+    yield from move_tcp(rt, [away[0], away[1], max(here[2], SAFE_Z) + 0.03], settle=0.0)
+    yield from wait_ticks(rt, 0.3)
+    final = lid_angle(rt, name)
+    return ok(angle=round(final, 4))
+
+
+def skill_open_lid(rt: Runtime, centrifuge: Any) -> Controller:
+    from lablang.sim.predicates import lid_angle
+
+    if (
+        isinstance(centrifuge, str)
+        and centrifuge in rt.infos
+        and rt.infos[centrifuge].lid_joint
+        and lid_angle(rt, centrifuge) > 1.2
+    ):
+        return ok()
+    return (yield from _swing_lid(rt, _name(centrifuge), 1.75))
+
+
+def skill_close_lid(rt: Runtime, centrifuge: Any) -> Controller:
+    from lablang.sim.predicates import lid_angle
+
+    if (
+        isinstance(centrifuge, str)
+        and centrifuge in rt.infos
+        and rt.infos[centrifuge].lid_joint
+        and lid_angle(rt, centrifuge) < 0.05
+    ):
+        return ok()
+    return (yield from _swing_lid(rt, _name(centrifuge), 0.03))
+
+
+POUR_TILT = 1.9  # rad, the most the wrist tilts while pouring
+POUR_RATE = 20e-6  # m^3/s at full flow for a 50 mL vessel
+
+
+def skill_pour(rt: Runtime, source: str, target: Any, amount: float) -> Controller:
+    """Tilt a held container over an open one; contents move only while the lip is over it."""
+    if rt.held != source:
+        return fail(f"the gripper is not holding `{source}`")
+    tinfo = rt.infos.get(target) if isinstance(target, str) else None
+    if tinfo is None or tinfo.opening <= 0:
+        return fail(f"`{_name(target)}` is not an open container")
+    sinfo = rt.infos[source]
+    if sinfo.capped:
+        return fail(f"`{source}` is capped; it cannot be poured from")
+    have = rt.ledger.total(source)
+    if have + 1e-15 < amount:
+        return fail(f"`{source}` holds {have * 1e6:.2f} mL, less than {amount * 1e6:.2f} mL")
+    tpos, tR = object_frame(rt, target)
+    rim = tpos + tR[:, 2] * tinfo.half_height
+    spos = rt.data.xpos[rt.body_ids[source]]
+    lift = rim[2] + 0.03 + (rt.tcp()[2] - (spos[2] - sinfo.half_height))
+    yield from transit(rt, [rim[0], rim[1] - 0.03], lift)
+    moved = spilled = 0.0
+    tilt = 0.0
+    area = math.pi * sinfo.opening**2
+    rate = POUR_RATE * (sinfo.capacity / 50e-6) ** (2 / 3)
+    substance = max(rt.ledger.amounts.get(source, {"": 0.0}).items(), key=lambda kv: kv[1])[0]
+    for _ in range(round(12.0 / rt.dt)):
+        done = moved + spilled >= amount - 1e-15
+        tilt = max(0.0, tilt - 1.5 * rt.dt) if done else min(POUR_TILT, tilt + 0.6 * rt.dt)
+        _set_tilt(rt, tilt)
+        pos, R = object_frame(rt, source)
+        axis = R[:, 2]
+        downhill = np.array([axis[0], axis[1], 0.0])
+        norm = float(np.linalg.norm(downhill))
+        lip = pos + axis * sinfo.half_height
+        if norm > 1e-6:
+            lip = lip + downhill / norm * sinfo.opening
+        if not done:
+            # closed loop: keep the lip over the target's centre, high enough that the
+            # tilted source's body clears the target's rim; at most 5 mm per tick
+            cmd = rt.cmd_tcp()
+            err = np.array(
+                [rim[0] - lip[0], rim[1] - lip[1], max(0.0, rim[2] + sinfo.radius + 0.012 - lip[2])]
+            )
+            rt.set_tcp(cmd + np.clip(0.3 * err, -0.005, 0.005))
+        yield
+        if done and tilt <= 0.0:
+            break
+        if done:
+            continue
+        level = rt.ledger.total(source) / area
+        incline = math.acos(max(-1.0, min(1.0, float(axis[2]))))
+        threshold = math.atan2(max(sinfo.depth - level, 0.0), 2 * sinfo.opening)
+        if incline <= threshold:
+            continue
+        flow = min(rate * rt.dt * min(1.0, (incline - threshold) / 0.3), amount - moved - spilled)
+        over = float(np.hypot(lip[0] - rim[0], lip[1] - rim[1])) < tinfo.opening - 0.002
+        rt.add_contents(source, substance, -flow)
+        if over and lip[2] > rim[2]:
+            rt.add_contents(target, substance, flow)
+            moved += flow
+        else:
+            rt.ledger.spilled[source] = rt.ledger.spilled.get(source, 0.0) + flow
+            spilled += flow
+    _set_tilt(rt, 0.0)
+    yield from wait_ticks(rt, 0.3)
+    here = rt.cmd_tcp()
+    yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
+    if spilled > 0:
+        return fail(f"spilled {spilled * 1e6:.2f} mL of `{substance}` outside `{target}`")
+    if moved + 1e-12 < amount:
+        return SkillResult("timed out", f"poured {moved * 1e6:.2f} of {amount * 1e6:.2f} mL")
+    return ok(poured_ml=round(moved * 1e6, 6))
+
+
+def skill_set_temperature(rt: Runtime, block: Any, celsius: float) -> Controller:
+    """Dial a setpoint into a thermal block and press its `set` button."""
+    if not (isinstance(block, str) and block in rt.setpoint):
+        return fail(f"`{_name(block)}` is not a thermal block")
+    if not 4.0 <= celsius <= 99.0:
+        return fail(f"a thermal block runs between 4 C and 99 C, not {celsius:g} C")
+    rt.pending_setpoint[block] = celsius
+    result = yield from skill_press_button(rt, ButtonTarget(block, "set"))
+    return result
+
+
+def skill_incubate(rt: Runtime, obj: str, slot: Any, duration: float) -> Controller:
+    """Put a held object into a thermal block's well and leave it there for a while."""
+    if not (isinstance(slot, SlotTarget) and rt.infos[slot.container].heater):
+        return fail(f"`{_name(slot)}` is not a well of a thermal block")
+    placed = yield from skill_place(rt, obj, slot, need_slot=True)
+    if not placed.ok:
+        return placed
+    yield from wait_ticks(rt, duration)
+    return ok(temperature=round(rt.temperature[obj], 3))
+
+
+SHAKE_AMPLITUDE = 0.012  # m
+SHAKE_HZ = 3.0
+MIXING_ACCELERATION = 2.0  # m/s^2 RMS of the container's own motion that counts as mixing
+
+
+def skill_shake(rt: Runtime, obj: str, duration: float) -> Controller:
+    """Shake a held container side to side; it counts as mixed only if it really moved."""
+    if rt.held != obj:
+        return fail(f"the gripper is not holding `{obj}`")
+    centre = rt.cmd_tcp()
+    body = rt.body_ids[obj]
+    velocities = []
+    start = rt.time
+    while rt.time - start < duration:
+        phase = 2 * math.pi * SHAKE_HZ * (rt.time - start)
+        rt.set_tcp(centre + np.array([0.0, SHAKE_AMPLITUDE * math.sin(phase), 0.0]))
+        yield
+        velocities.append(rt.data.cvel[body][3:].copy())
+    yield from move_tcp(rt, centre, settle=0.5)
+    if len(velocities) < 3:
+        return fail("too short to shake")
+    accel = np.diff(np.array(velocities), axis=0) / rt.dt
+    rms = float(np.sqrt((accel**2).sum(axis=1).mean()))
+    if rms < MIXING_ACCELERATION:
+        return fail(f"`{obj}` moved too gently to mix ({rms:.2f} m/s^2 RMS)")
+    if rt.ledger.total(obj) > 0:
+        rt.ledger.mixed.add(obj)
+    return ok(rms_acceleration=round(rms, 3))
+
+
+def skill_invert(rt: Runtime, obj: str, count: float) -> Controller:
+    """Turn a held, capped tube upside down and back `count` times."""
+    from lablang.sim.predicates import tilt
+
+    if rt.held != obj:
+        return fail(f"the gripper is not holding `{obj}`")
+    times = int(count)
+    if times != count or not 1 <= times <= 50:
+        return fail("`invert` takes a whole number of inversions from 1 to 50")
+    info = rt.infos[obj]
+    if not info.capped and rt.ledger.total(obj) > 0:
+        return fail(f"`{obj}` is open; inverting it would spill its contents")
+    done = 0
+    for _ in range(times):
+        reached = 0.0
+        for goal in (2.1, 0.0):
+            while abs(rt.cmd[4] - goal) > 1e-9:
+                step = 3.0 * rt.dt
+                rt.cmd[4] = (
+                    goal
+                    if abs(goal - rt.cmd[4]) <= step
+                    else rt.cmd[4] + math.copysign(step, goal - rt.cmd[4])
+                )
+                yield
+                reached = max(reached, tilt(rt, obj))
+            yield from wait_ticks(rt, 0.2)
+        if reached > math.radians(100):
+            done += 1
+    if done < times:
+        return fail(f"only {done} of {times} inversions turned `{obj}` past 100 degrees")
+    if rt.ledger.total(obj) > 0:
+        rt.ledger.mixed.add(obj)
+    return ok(inversions=done)
+
+
+def _tip(rt: Runtime, pipette: str) -> np.ndarray:
+    pos, R = object_frame(rt, pipette)
+    return pos - R[:, 2] * rt.infos[pipette].half_height
+
+
+def ledger_key(container: Any) -> str:
+    return container.key if isinstance(container, WellTarget) else str(container)
+
+
+@attrs.frozen(slots=True)
+class _Vessel:
+    centre: np.ndarray  # of the mouth
+    rim: float
+    floor: float
+    level: float
+    opening: float
+    hollow: bool
+
+
+def _vessel(rt: Runtime, container: Any) -> _Vessel:
+    """Where a container's mouth, floor and liquid surface are, now."""
+    if isinstance(container, WellTarget):
+        plate = rt.infos[container.plate]
+        mouth = rt.data.site(plate.wells[container.index]).xpos.copy()
+        floor = float(mouth[2]) - plate.well_depth
+        area = math.pi * plate.well_radius**2
+        level = floor + rt.ledger.total(container.key) / area
+        return _Vessel(mouth, float(mouth[2]), floor, level, plate.well_radius, False)
+    info = rt.infos[container]
+    pos, R = object_frame(rt, container)
+    rim = pos + R[:, 2] * info.half_height
+    floor = float((pos - R[:, 2] * info.half_height)[2]) + 0.002
+    level = floor + rt.ledger.total(container) / (math.pi * info.opening**2)
+    return _Vessel(rim, float(rim[2]), floor, level, info.opening, info.hollow)
+
+
+def _tip_into(rt: Runtime, pipette: str, container: Any, depth_goal: Any) -> Motion:
+    """Bring the pipette's tip over the container's mouth and down to a height."""
+    vessel = _vessel(rt, container)
+    offset = rt.tcp() - _tip(rt, pipette)
+    yield from transit(rt, (vessel.centre + offset)[:2], vessel.rim + 0.02 + offset[2])
+    goal_z = depth_goal(vessel)
+    goal = [vessel.centre[0] + offset[0], vessel.centre[1] + offset[1], goal_z + offset[2]]
+    return (yield from move_tcp(rt, goal, speed=SLOW, settle=0.4))
+
+
+def _tip_inside(rt: Runtime, pipette: str, container: Any) -> tuple[bool, float]:
+    """Whether the tip is within the mouth and below the rim (at the mouth of solid
+    containers, whose interior is not modelled); and its height."""
+    vessel = _vessel(rt, container)
+    tip = _tip(rt, pipette)
+    radial = float(np.hypot(tip[0] - vessel.centre[0], tip[1] - vessel.centre[1]))
+    top = vessel.rim if vessel.hollow else vessel.rim + 0.004
+    inside = radial < vessel.opening - 0.001 and vessel.floor - 0.001 < tip[2] < top
+    return inside, float(tip[2])
+
+
+def _check_liquid_handling(rt: Runtime, pipette: str, container: Any) -> str:
+    if rt.held != pipette or rt.infos[pipette].asset != "pipette":
+        return f"the gripper is not holding the pipette `{pipette}`"
+    if isinstance(container, WellTarget):
+        return ""
+    info = rt.infos.get(container) if isinstance(container, str) else None
+    if info is None or info.opening <= 0:
+        return f"`{_name(container)}` is not an open container"
+    if info.capped:
+        return f"`{container}` is capped"
+    return ""
+
+
+def skill_aspirate(rt: Runtime, pipette: str, source: Any, volume: float) -> Controller:
+    """Draw liquid into the pipette; it moves only if the tip is below the liquid's surface."""
+    problem = _check_liquid_handling(rt, pipette, source)
+    if problem:
+        return fail(problem)
+    room = rt.infos[pipette].capacity - rt.ledger.total(pipette)
+    if volume > room + 1e-15:
+        return fail(f"`{pipette}` holds at most {rt.infos[pipette].capacity * 1e9:.0f} uL")
+    key = ledger_key(source)
+    if rt.ledger.total(key) + 1e-15 < volume:
+        return fail(f"`{_name(source)}` holds less than {volume * 1e9:.1f} uL")
+    # aim 4 mm below the surface, but never closer than 2 mm to the floor
+    yield from _tip_into(rt, pipette, source, lambda v: max(v.floor + 0.002, v.level - 0.004))
+    inside, tip_z = _tip_inside(rt, pipette, source)
+    level = _vessel(rt, source).level
+    if not inside or tip_z >= level:
+        here = rt.cmd_tcp()
+        yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
+        return fail(f"the tip of `{pipette}` did not reach the liquid in `{_name(source)}`")
+    amounts = rt.ledger.amounts[key]
+    total = sum(amounts.values())
+    for substance, amount in sorted(amounts.items()):
+        share = volume * amount / total
+        rt.add_contents(key, substance, -share)
+        rt.ledger.kinds.setdefault(substance, "liquid")
+        rt.add_contents(pipette, substance, share)
+    yield from wait_ticks(rt, 0.5)
+    here = rt.cmd_tcp()
+    yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
+    return ok(aspirated_ul=round(volume * 1e9, 6))
+
+
+def skill_dispense(
+    rt: Runtime, pipette: str, target: Any, volume: float | None = None
+) -> Controller:
+    """Expel liquid from the pipette; what is not released inside the target is spilled."""
+    problem = _check_liquid_handling(rt, pipette, target)
+    if problem:
+        return fail(problem)
+    have = rt.ledger.total(pipette)
+    amount = have if volume is None else volume
+    if amount <= 0 or have + 1e-15 < amount:
+        return fail(f"`{pipette}` holds {have * 1e9:.1f} uL, not {amount * 1e9:.1f} uL")
+    # the tip goes 5 mm below the rim, or to 2 mm above the floor for shallow vessels
+    yield from _tip_into(
+        rt,
+        pipette,
+        target,
+        lambda v: max(v.floor + 0.002, v.rim - 0.005) if v.hollow else v.rim + 0.0015,
+    )
+    inside, _tip_z = _tip_inside(rt, pipette, target)
+    amounts = rt.ledger.amounts.get(pipette, {})
+    for substance, held in sorted(amounts.items()):
+        share = amount * held / have
+        rt.add_contents(pipette, substance, -share)
+        if inside:
+            rt.add_contents(ledger_key(target), substance, share)
+        else:
+            rt.ledger.spilled[pipette] = rt.ledger.spilled.get(pipette, 0.0) + share
+    yield from wait_ticks(rt, 0.5)
+    here = rt.cmd_tcp()
+    yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
+    if not inside:
+        return fail(
+            f"the tip of `{pipette}` was not inside `{_name(target)}`; "
+            f"{amount * 1e9:.1f} uL spilled"
+        )
+    return ok(dispensed_ul=round(amount * 1e9, 6))
+
+
+def _point_of(rt: Runtime, target: Any) -> np.ndarray | None:
+    if isinstance(target, str) and target in rt.body_ids:
+        return rt.data.xpos[rt.body_ids[target]].copy()
+    return target_point(rt, target)
+
+
+def _name(target: Any) -> str:
+    match target:
+        case SlotTarget(container=c, index=i):
+            return f"{c}.slot[{i}]"
+        case ButtonTarget(entity=e, button=b):
+            return f"{e}.{b}"
+        case WellTarget():
+            return target.key
+        case _:
+            return str(target)
+
+
+# name -> (controller, timeout in simulated seconds); signatures are in `catalog`
+SkillFn = Callable[..., Controller]
+SKILLS: dict[str, tuple[SkillFn, float]] = {
+    "move_to": (skill_move_to, 8.0),
+    "home": (skill_home, 8.0),
+    "pick": (skill_pick, 10.0),
+    "place": (skill_place, 12.0),
+    "release": (skill_release, 4.0),
+    "insert_into_slot": (skill_insert_into_slot, 12.0),
+    "remove_from_slot": (skill_remove_from_slot, 10.0),
+    "open_lid": (skill_open_lid, 15.0),
+    "close_lid": (skill_close_lid, 15.0),
+    "press_button": (skill_press_button, 8.0),
+    "start_centrifuge": (skill_start_centrifuge, 8.0),
+    "put_on_scale": (skill_put_on_scale, 12.0),
+    "discard": (skill_discard, 10.0),
+    "tare": (skill_tare, 8.0),
+    "pour": (skill_pour, 20.0),
+    "wait": (skill_wait, 600.0),
+    "aspirate": (skill_aspirate, 15.0),
+    "dispense": (skill_dispense, 15.0),
+    "set_temperature": (skill_set_temperature, 8.0),
+    "incubate": (skill_incubate, 612.0),
+    "shake": (skill_shake, 62.0),
+    "invert": (skill_invert, 120.0),
+}

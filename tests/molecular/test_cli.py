@@ -1,0 +1,133 @@
+"""The molecular verbs (import, graph, draw), export hooks, and the graph formats."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import networkx as nx
+from click.testing import CliRunner
+
+from lablang.cli import main
+from lablang.diagnostics import Report
+from lablang.driver import check_file
+from lablang.molecular.front import build_model
+from lablang.molecular.graph import render_graph, to_networkx, typed_edges
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = str(ROOT / "examples" / "tenx_3p_v3.lab")
+SPEC = ROOT.parent.parent / "shared" / "data" / "seqspec" / "sci_rna_seq.spec.yaml"
+if not SPEC.is_file():
+    SPEC = ROOT.parent / "shared" / "data" / "seqspec" / "sci_rna_seq.spec.yaml"
+
+
+def model():  # type: ignore[no-untyped-def]
+    return build_model(check_file(EXAMPLE).program, Report()).model
+
+
+def test_graph_has_typed_nodes_and_edges() -> None:
+    """The declared 10x graph is a DAG with state/transition nodes and LibStructBench edge kinds."""
+    graph = next(g for g in model().graphs if not g.derived)
+    g = to_networkx(graph)
+    assert nx.is_directed_acyclic_graph(g)
+    assert {d["kind"] for _, d in g.nodes(data=True)} == {"state", "transition"}
+    edges = typed_edges(graph)
+    assert ("discarded_product", "t_ligate", "st_ligated_other") in edges
+    assert ("substrate", "st_mrna", "t_rt") in edges
+
+
+def test_every_format_renders_and_parses_back() -> None:
+    """DOT names every node, GraphML and JSON load in networkx, Mermaid starts a flowchart."""
+    graph = next(g for g in model().graphs if g.derived)
+    dot = render_graph(graph, "dot")
+    assert dot.startswith("digraph") and '"t:lib"' in dot
+    loaded = nx.parse_graphml(render_graph(graph, "graphml"))
+    assert loaded.number_of_nodes() == to_networkx(graph).number_of_nodes()
+    data = json.loads(render_graph(graph, "json"))
+    assert len(data["edges"]) == to_networkx(graph).number_of_edges()
+    assert render_graph(graph, "mermaid").startswith("flowchart LR")
+
+
+def test_graph_command_writes_mermaid() -> None:
+    """`lablang graph FILE --format mermaid` prints the declared workflow."""
+    result = CliRunner().invoke(main, ["graph", EXAMPLE, "--format", "mermaid"])
+    assert result.exit_code == 0, result.output
+    assert "t_t_rt{{" in result.output
+
+
+def test_draw_command_writes_svg_and_html(tmp_path: Path) -> None:
+    """`lablang draw` writes a well-formed SVG per library and workflow and one HTML page."""
+    result = CliRunner().invoke(main, ["draw", EXAMPLE, "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    svgs = sorted(tmp_path.glob("*.svg"))
+    assert len(svgs) == 3
+    library = ET.parse(tmp_path / "tenx_3p_v3.gex_library.svg").getroot()
+    lines = [e for e in library.iter() if e.tag.endswith("line")]
+    assert len(lines) == 3  # one arrow per read
+    assert "has no site" not in (tmp_path / "tenx_3p_v3.gex_library.svg").read_text()
+    assert (tmp_path / "tenx_3p_v3.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_read_arrows_point_away_from_their_primers(tmp_path: Path) -> None:
+    """Read 1 and Index 1 arrows point right (they copy the top strand), Read 2 points left."""
+    CliRunner().invoke(main, ["draw", EXAMPLE, "-o", str(tmp_path)])
+    root = ET.parse(tmp_path / "tenx_3p_v3.gex_library.svg").getroot()
+    directions = [
+        float(e.get("x2", 0)) - float(e.get("x1", 0)) for e in root.iter() if e.tag.endswith("line")
+    ]
+    assert [d > 0 for d in directions] == [True, True, False]
+
+
+def test_export_hooks_for_libstruct_and_seqspec() -> None:
+    """`lablang export --to libstruct-t1` and `--to seqspec` go through this backend."""
+    runner = CliRunner()
+    t1 = runner.invoke(main, ["export", EXAMPLE, "--to", "libstruct-t1"])
+    assert t1.exit_code == 0, t1.output
+    assert json.loads(t1.output)["schema_version"] == "libstruct.library_structure.v0"
+    spec = runner.invoke(main, ["export", EXAMPLE, "--to", "seqspec"])
+    assert spec.exit_code == 0 and "seqspec_version: 0.4.0" in spec.output
+
+
+def test_import_of_libstruct_json_round_trips_through_check(tmp_path: Path) -> None:
+    """Exported T2 and T3 files import (merged) into a .lab that checks clean."""
+    runner = CliRunner()
+    for task in ("t2", "t3"):
+        out = runner.invoke(
+            main,
+            ["export", EXAMPLE, "--to", f"libstruct-{task}", "-o", str(tmp_path / f"{task}.json")],
+        )
+        assert out.exit_code == 0
+    result = runner.invoke(
+        main,
+        [
+            "import",
+            str(tmp_path / "t2.json"),
+            str(tmp_path / "t3.json"),
+            "-o",
+            str(tmp_path / "answer.lab"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert [d.code for d in check_file(tmp_path / "answer.lab").report] == []
+
+
+def test_import_of_a_repaired_spec_reports_W0401(tmp_path: Path) -> None:
+    """Importing a published seqspec that its checks reject lists each repair as W0401."""
+    result = CliRunner().invoke(main, ["import", str(SPEC), "-o", str(tmp_path / "s.lab")])
+    assert result.exit_code == 0
+    assert "warning[W0401]" in result.output
+    assert (tmp_path / "s.lab").read_text().startswith("# seqspec 0.4.0 checks reject")
+
+
+def test_import_of_a_broken_file_reports_E0417(tmp_path: Path) -> None:
+    """A file that is not LibStructBench JSON is E0417 and exit 1, never a traceback."""
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"hello": 1}')
+    result = CliRunner().invoke(main, ["import", str(bad)])
+    assert result.exit_code == 1
+    assert "error[E0417]" in result.output
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("library_spec: 3\n")
+    result = CliRunner().invoke(main, ["import", str(broken)])
+    assert result.exit_code == 1 and "E0417" in result.output
