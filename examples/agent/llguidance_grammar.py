@@ -10,19 +10,24 @@ write parses with lablang (tested in `tests/editor/test_llguidance.py`):
 - blanks and comments may open the text (llguidance skips ignored text only between
   lexemes);
 - terminal priorities are dropped (the parser state decides which lexemes apply);
-- a word keyword (`segment`, `step`, `requires`...) must be followed by whitespace,
-  so the greedy lexer cannot split `protocolx` into a keyword and a name
-  (`true`, `false`, `none` and the `in(` call excepted: a name is allowed wherever
-  they are, so the greedy lexer reads `truex` as one name);
+- a keyword that can stand where no name can (declaration kinds, `use`, `module`,
+  clause keywords, `and`, `or`, `of`, `in`, `as`) must be followed by whitespace, so
+  the greedy lexer cannot split `protocolx` into a keyword and a name. The others
+  (entry and expression keywords, `not`, `forall`, `exists`, `true`, `false`,
+  `none`, the `in(` call) stand only where a name may too, and the greedy lexer
+  already reads `stepx` as one name, so `strand: bottom` and `wait(5 s)` keep their
+  Lark reading;
 - names exclude keywords (llguidance's `&` and `~` on lexemes). Lark's contextual
-  lexer reads a keyword as a name only in parser states that cannot take the
-  keyword; LALR states are shared, so a declaration kind is reserved wherever a
-  top-level item could also follow (after an expression or a separator). Hence:
-  `MNAME` (a name opening a member: key, binding, bare expression, argument name)
-  excludes every keyword; `NAME` (a name inside an expression, after an operator,
-  clause or bracket: `from library`) excludes all but the declaration kinds, `use`
-  and `module`; the first member of a block may be keyed by any `NAME`
-  (`{library: 20 uL}`); `MEMBER`, after a `.`, is any word (`answer.step(cycle)`);
+  lexer reads a keyword as a name in parser states that cannot take the keyword;
+  LALR states are shared, so after an expression or a separator nearly every
+  keyword is reserved (a declaration kind too: a top-level item could follow).
+  Hence `MNAME`, a name opening a member (key, binding, bare expression, entry
+  name), excludes every keyword; `NAME`, a name where an expression starts (after
+  `:`, an operator, a clause keyword, `(` or `,`: `from library`, `weight(mass: 5 g)`,
+  `within: 0.5 uL` as an argument), excludes only the keywords that can start an
+  expression; the first member of a block may be keyed by a `KEY`, any word but
+  those that can open a member (`{library: 20 uL}`, `{ from: gex.lib }`);
+  `MEMBER`, after a `.`, is any word;
 - `END` (`5'`, `3'`) must be followed by whitespace instead of "not by `-`";
 - a sequence literal's body is spelled out part by part (bases, `[ROLE:LEN]`,
   `(T)30`, `{ref}`, `/mod/`, `rG`, `+G`, `*`) as `lablang.syntax.sequence` reads it,
@@ -31,11 +36,13 @@ write parses with lablang (tested in `tests/editor/test_llguidance.py`):
   number, quantity, string or sequence and may only continue with calls, members and
   indexes: members need no separator, and where the Earley parser would read
   `a` newline `[b]` as two members, Lark's LALR parser reads one index;
-- an entry without a name (`do`, `levels`, `thermocycle`) must have a body: Lark
-  reads a name after the keyword as the entry's name, never as the next member;
+- an entry without a name (`do { }`, `strand: bottom`) must have some other part:
+  Lark reads a name after the keyword as the entry's name, never as the next member;
 - `QUANTITY` loses its look-ahead and `NUMBER` takes the blanks after it: a greedy
   lexer that has read `5 ` cannot give the blank back when `}` follows, so `5 ` must
   be a complete number lexeme as well as the start of `5 uL`;
+- an integer glued to `..` (`0..5`) is one lexeme, for the same reason (the `.`
+  after `0` could have begun `0.5`);
 - `x g` (with a blank) is not a unit, `xg` is: after `0.8 x` a greedy lexer that has
   read the blank cannot give it back when `of` follows;
 - `%` is not a unit (`70 %` is outside the derived grammar): without look-ahead the
@@ -88,11 +95,17 @@ stmt_primary: MNAME | NUMBER | QUANTITY | STRING | MNAME SEQUENCE"""
 # Lark reserves those words only where a top-level item could follow, as after a
 # separator or an expression, never right after `{` (with no separator between).
 _BLOCK = """!block: "{" (first_field _sep*)? _sep* (_member _sep*)* "}"
-first_field: NAME ":" expr clause*"""
-# An entry without a name must have a body: Lark's LALR parser takes a name after
-# the keyword as the entry's name (`step a`), never as the start of the next member.
-_ENTRY = """entry: entry_kw NAME params? STRING? type_clause? clause* (block clause*)?
-     | entry_kw params? STRING? type_clause? clause* block clause*"""
+first_field: KEY ":" expr clause*"""
+# An entry without a name must have some part (`strand: bottom`, `do { ... }`): Lark's
+# LALR parser takes a name after the keyword as the entry's name (`step a`), never as
+# the start of the next member, so a bare keyword cannot end an entry.
+_ENTRY = """entry: entry_kw MNAME params? STRING? type_clause? clause* (block clause*)?
+     | entry_kw entry_rest
+entry_rest: params STRING? type_clause? clause* (block clause*)?
+          | STRING type_clause? clause* (block clause*)?
+          | type_clause clause* (block clause*)?
+          | clause+ (block clause*)?
+          | block clause*"""
 # A percent quantity (`70 %`), which the derived grammar leaves out: the `%` as
 # lablang reads it, a unit when no operand follows.
 PERCENT_QUANTITY = re.compile(r"(\d[ \t]*)%(?![ \t]*[\w(])")
@@ -103,6 +116,15 @@ def known_divergence(units: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.])\d+(?:\.\d+)?(?:[eE][-+]?\d+)?[ \t]*(?:{units})[\w(:']")
 
 
+# `0..5`: the lexer cannot end the number `0` after reading the `.` that could have
+# begun `0.5`, so an integer directly followed by `..` is one lexeme.
+_RANGE = """?range_expr: sum
+           | sum ".." sum                -> range_expr
+           | INT_RANGE sum               -> range_expr
+INT_RANGE: /\\d+\\.\\./"""
+# The keywords that can open an expression: the only ones Lark reads as keywords
+# where an expression starts (after `:`, `=`, an operator, a clause keyword, `(`, `,`).
+_EXPRESSION_START = {"not", "forall", "exists", "true", "false", "none", "in"}
 _KEYWORD = re.compile(r'(?<![/\\])"([a-z]+)"')
 _ATOMS = {"true", "false", "none"}
 _BLANK = r"[ \t\r\n]"
@@ -120,13 +142,14 @@ def _replace_terminal(text: str, name: str, definition: str) -> str:
     return text[: match.start()] + f"{name}: {definition}" + text[match.end() :]
 
 
-def _top_level_words(rules: str) -> set[str]:
-    """Declaration kinds, `use` and `module`: keywords only at the top level, where no
-    name can stand, so inside a block Lark always reads them as names (`from library`)."""
-    body = re.search(r"^!decl_kind:(.*?)(?=^\S|^$)", rules, re.S | re.M)
-    if body is None:
-        raise ValueError("grammar has no `decl_kind` rule")
-    return {"use", "module", *re.findall(r'"([a-z]+)"', body.group(1))}
+def _rule_words(rules: str, *names: str) -> set[str]:
+    words: set[str] = set()
+    for name in names:
+        body = re.search(rf"^!{name}:(.*?)(?=^\S|^$)", rules, re.S | re.M)
+        if body is None:
+            raise ValueError(f"grammar has no `{name}` rule")
+        words.update(re.findall(r'"([a-z]+)"', body.group(1)))
+    return words
 
 
 def llguidance_grammar(lark_text: str) -> str:
@@ -150,18 +173,22 @@ def llguidance_grammar(lark_text: str) -> str:
 
     text = _replace_terminal(text, "SEQUENCE", f"/5'-(?:{_SEQUENCE_PART})*-3'/")
     text = _replace_terminal(text, "END", f"/[35]'{_BLANK}/")
-    top_level = _top_level_words(rules)
-    inner = "|".join(k for k in keywords if k not in top_level)
+    expression_start = "|".join(sorted(_EXPRESSION_START))
     everything = "|".join(keywords)
+    openers = "|".join(sorted(_EXPRESSION_START | _rule_words(rules, "entry_kw", "expr_kw")))
     text = _replace_terminal(
         text,
         "NAME",
-        f"/{_NAME}/ & ~/(?:{inner})/\nMNAME: /{_NAME}/ & ~/(?:{everything})/\nMEMBER: /{_NAME}/",
+        f"/{_NAME}/ & ~/(?:{expression_start})/\nMNAME: /{_NAME}/ & ~/(?:{everything})/"
+        f"\nMEMBER: /{_NAME}/\nKEY: /{_NAME}/ & ~/(?:{openers})/",
     )
+    range_rule = r'^\?range_expr: sum\n\s+\| sum "\.\." sum\s+-> range_expr$'
+    if not re.search(range_rule, text, flags=re.M):
+        raise ValueError("grammar has no `range_expr` rule of the expected shape")
+    text = re.sub(range_rule, lambda _: _RANGE, text, flags=re.M)
     for rule, strict in (
         (r"^\?field_key: NAME \| NUMBER \| STRING$", "?field_key: MNAME | NUMBER | STRING"),
         (r'^binding: NAME "=" expr$', 'binding: MNAME "=" expr'),
-        (r'^arg: \(NAME ":"\)\? expr$', 'arg: (MNAME ":")? expr'),
         (r'^!block: "\{" _sep\* \(_member _sep\*\)\* "\}"$', _BLOCK),
     ):
         if not re.search(rule, text, flags=re.M):
@@ -192,8 +219,9 @@ def llguidance_grammar(lark_text: str) -> str:
     text += "LEADING: /(?:[ \\t\\r\\n\\f]|#[^\\n]*)+/\n"
 
     text = re.sub(r"^([A-Z_]+)\.\d+:", r"\1:", text, flags=re.M)
+    free = _ATOMS | {"not", "forall", "exists"} | _rule_words(rules, "entry_kw", "expr_kw")
     text = _KEYWORD.sub(
-        lambda m: m.group(0) if m.group(1) in _ATOMS else f"/{m.group(1)}{_BLANK}/", text
+        lambda m: m.group(0) if m.group(1) in free else f"/{m.group(1)}{_BLANK}/", text
     )
     # `in(` is a call, a primary: wherever it may stand a name may too, so the greedy
     # lexer already reads `inx(` as a name and `in` needs no following blank there.

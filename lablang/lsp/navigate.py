@@ -16,6 +16,7 @@ import attrs
 
 from lablang import ast
 from lablang.lsp.analysis import Analysis, LineIndex, lookup, module_of_use, target_at
+from lablang.resolve import ModuleInfo
 from lablang.source import Span
 
 __all__ = ["Location", "OutlineItem", "definition", "local_definition", "outline"]
@@ -45,12 +46,16 @@ def definition(analysis: Analysis, offset: int) -> Location | None:
     if isinstance(node, ast.Use):
         module = module_of_use(analysis.info, target.path)
         if module is not None:
-            return Location(module.source.name, Span(0, 0), module.source.text)
+            return Location(_file_of(module), Span(0, 0), module.source.text)
     symbol, _ = lookup(analysis.info, target.path)
     if symbol is None:
         return local_definition(analysis, target)
-    source = symbol.module.source
-    return Location(source.name, symbol.decl.name_span, source.text)
+    return Location(_file_of(symbol.module), symbol.decl.name_span, symbol.module.source.text)
+
+
+def _file_of(module: ModuleInfo) -> str:
+    """The module's file as an absolute path (diagnostics show it relative to the cwd)."""
+    return str(module.file.resolve()) if module.file is not None else module.source.name
 
 
 def local_definition(analysis: Analysis, target: Any) -> Location | None:

@@ -160,7 +160,8 @@ def _path_of(uri: str) -> str:
 
 
 def _uri_of(path: str) -> str:
-    return Path(path).resolve().as_uri() if Path(path).is_absolute() else path
+    file = Path(path)
+    return file.resolve().as_uri() if file.is_absolute() or file.exists() else path
 
 
 def to_lsp(diagnostic: Diagnostic, lines: LineIndex, uri: str) -> types.Diagnostic:

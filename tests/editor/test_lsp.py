@@ -164,12 +164,12 @@ def test_definition_follows_a_use_import_into_another_module(lsp: LspClient, tmp
     (tmp_path / "kit").mkdir()
     library = tmp_path / "kit" / "primers.lab"
     library.write_text(PRIMERS, "utf-8")
-    text = "use kit.primers.{TSO}\nworkflow w { rt = reverse_transcribe(x, switch: TSO) }\n"
+    text = "use kit.primers.{TSO}\nmaterial rt_mix { primer: TSO }\n"
     uri = lsp.open(tmp_path / "main.lab", text)
     assert lsp.diagnostics(uri) == []
     location = lsp.request(
         "textDocument/definition",
-        {"textDocument": {"uri": uri}, "position": _position(text, "TSO)")},
+        {"textDocument": {"uri": uri}, "position": _position(text, "TSO }")},
     )
     assert location["uri"] == library.resolve().as_uri()
     assert location["range"]["start"] == {"line": 0, "character": 6}
@@ -200,12 +200,12 @@ def test_definition_and_completion_reach_into_the_stdlib(lsp: LspClient, tmp_pat
     if found is None:
         pytest.skip("partial: the bundled stdlib has no modules yet on this branch")
     dotted, name, file = found
-    text = f"use {dotted}.{{{name}}}\nworkflow w {{ x = f({name}) }}\n"
+    text = f"use {dotted}.{{{name}}}\nmaterial m {{ uses: [{name}] }}\n"
     uri = lsp.open(tmp_path / "std.lab", text)
     lsp.diagnostics(uri)
     location = lsp.request(
         "textDocument/definition",
-        {"textDocument": {"uri": uri}, "position": _position(text, f"{name})")},
+        {"textDocument": {"uri": uri}, "position": _position(text, f"{name}]")},
     )
     assert location["uri"] == file.resolve().as_uri()
 
@@ -275,7 +275,7 @@ def test_an_error_inside_an_imported_module_is_shown_at_its_use(lsp: LspClient, 
     """A diagnostic located in another file is published on the `use` that imports it,
     naming the file, line and column where it is."""
     (tmp_path / "kit.lab").write_text(PRIMERS + "oligo Bad { seq: 5'-ACGT-3'  volume: 5 }\n")
-    text = "use kit.{TSO}\nworkflow w { rt = reverse_transcribe(x, switch: TSO) }\n"
+    text = "use kit.{TSO}\nmaterial rt_mix { primer: TSO }\n"
     uri = lsp.open(tmp_path / "uses_kit.lab", text)
     [diagnostic] = lsp.diagnostics(uri)
     assert diagnostic["code"] == "E0302"
@@ -309,7 +309,7 @@ def test_a_module_changed_on_disk_rechecks_the_documents_that_use_it(
     module: a name removed from it is reported at the `use`."""
     library = tmp_path / "kit.lab"
     library.write_text(PRIMERS, "utf-8")
-    text = "use kit.{TSO}\nworkflow w { rt = reverse_transcribe(x, switch: TSO) }\n"
+    text = "use kit.{TSO}\nmaterial rt_mix { primer: TSO }\n"
     uri = lsp.open(tmp_path / "main.lab", text)
     assert lsp.diagnostics(uri) == []
     library.write_text(PRIMERS.replace("TSO", "TSO2"), "utf-8")
