@@ -28,7 +28,7 @@ TARGET = 0.300
 
 
 def program(lines: int) -> str:
-    """A realistic file of `lines` lines: oligos, protocols and contracts."""
+    """A file of `lines` lines that checks clean: oligos, protocols and contracts."""
     parts: list[str] = []
     index = 0
     while sum(p.count("\n") for p in parts) < lines:
@@ -38,6 +38,7 @@ def program(lines: int) -> str:
             f"  role: capture_primer\n"
             f"}}\n"
             f'protocol amp{index} "cDNA amplification" {{\n'
+            f"  materials: [amp_mix]\n"
             f"  step mix {{ add: 50 uL of amp_mix  to: tube1 }}\n"
             f"  step cycle {{ thermocycle {{ 98 C for 3 min; repeat 11 {{ 98 C for 15 s; "
             f"63 C for 20 s; 72 C for 1 min }}; hold 4 C }} }}\n"
