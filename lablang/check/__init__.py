@@ -92,6 +92,7 @@ EXPRESSION_BLOCKS = {"do", "thermocycle", "repeat"}
 
 
 def _check_decl(info: ModuleInfo, decl: ast.Decl, report: Report) -> None:
+    report.working_at = (info.source, decl.name_span)
     _check_fields(info, members(decl.body), report)
     _check_statements(info, members(decl.body), report)
     for node in walk(decl):
