@@ -6,6 +6,7 @@ import re
 
 import lark
 
+from lablang import ast
 from lablang.diagnostics import Edit, Fix, Report
 from lablang.source import Source, Span
 
@@ -44,23 +45,7 @@ _KINDS = {
 
 
 _PATTERNS: dict[str, str] = {}
-_DECLARATION_KINDS = {
-    "segment",
-    "oligo",
-    "state",
-    "transition",
-    "workflow",
-    "library",
-    "protocol",
-    "scene",
-    "task",
-    "contract",
-    "rubric",
-    "skill",
-    "material",
-    "use",
-    "module",
-}
+_DECLARATION_KINDS = {*ast.DECL_KINDS, "use", "module"}
 
 
 def remember_terminals(patterns: dict[str, str]) -> None:
