@@ -390,8 +390,9 @@ class EpisodeRunner:
                 "object that is in no slot)",
             )
         else:
-            if call.func in ("wait", "incubate") and executed:
-                timeout = float(executed[-1]) + (1.0 if call.func == "wait" else 12.0)
+            extra = {"wait": 1.0, "incubate": 12.0, "stir": 20.0}.get(call.func)
+            if extra is not None and executed:
+                timeout = float(executed[-1]) + extra
             remaining = MAX_EPISODE_TIME - rt.time
             if remaining <= 0:
                 result = SkillResult(

@@ -634,7 +634,7 @@ class _Front:
 
     def check_argument(self, skill: str, kind: str, arg: sm.Expr, scene: sm.Scene) -> None:
         span = arg.span or Span(0, 0)
-        if kind in ("duration", "volume", "temperature"):
+        if kind in ("duration", "volume", "temperature", "mass"):
             want = {"duration": "time"}.get(kind, kind)
             if not (
                 isinstance(arg, sm.Num)
@@ -910,7 +910,17 @@ _CONDITION_WORDS: dict[str, tuple[str, ...]] = {
     "balanced": ("balance", "balanced", "opposite"),
     "open": ("open", "opened"),
     "closed": ("close", "closed", "shut"),
-    "mixed": ("mix", "mixed", "invert", "inverting", "shake", "shaking", "vortex"),
+    "mixed": (
+        "mix",
+        "mixed",
+        "invert",
+        "inverting",
+        "shake",
+        "shaking",
+        "vortex",
+        "swirl",
+        "stir",
+    ),
     "started": ("start", "spin", "run"),
     "not_spilled": ("spill", "spilling", "spilled"),
 }

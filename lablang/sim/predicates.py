@@ -423,6 +423,7 @@ PREDICATES: dict[str, PredicateFn] = {
     "started": _p_started,
     "mixed": _p_mixed,
     "temperature": _p_temperature,
+    "has_tip": _one(lambda rt, name: rt.tips.get(name, False)),
 }
 FUNCTIONS: dict[str, PredicateFn] = {
     "slot_of": _f_slot_of,

@@ -34,6 +34,8 @@ AMBIENT = 22.0  # deg C
 BLOCK_TAU = 8.0  # s: a thermal block's approach to its setpoint (a fast, documented model)
 WELL_TAU = 4.0  # s: a tube's approach to the temperature of the well it sits in
 AIR_TAU = 120.0  # s: an object's approach to ambient in air
+PLATE_TAU = 10.0  # s: a container's approach to the temperature of the hot plate it rests on
+STIR_MIX_TIME = 5.0  # s of stirring on a running stirrer that mixes a container's contents
 THERMAL_EVERY = 5  # ticks between thermal updates
 WARNING_EVERY = 5  # ticks between reads of MuJoCo's warning counters
 
@@ -123,6 +125,9 @@ class Checkpoint:
     eq_data: np.ndarray
     body_mass: np.ndarray
     body_inertia: np.ndarray
+    geom_rgba: np.ndarray  # tips shown or hidden
+    geom_contype: np.ndarray
+    geom_conaffinity: np.ndarray
     runtime: bytes  # pickled plain-Python state (ledger, scales, temperatures, ...)
     trace: Any  # the running trace hash (a hashlib object)
     data: Any  # a copy of the MjData (in-memory continuation); `physics` is the portable part
@@ -142,6 +147,9 @@ _RUNTIME_FIELDS = (
     "pending_setpoint",
     "scales",
     "buttons",
+    "tips",
+    "boxed_tips",
+    "stirred",
     "_warning_bytes",
 )
 
@@ -179,6 +187,9 @@ class Runtime:
         self.temperature: dict[str, float] = {}  # objects and thermal blocks, deg C
         self.setpoint: dict[str, float] = {}  # thermal blocks
         self.pending_setpoint: dict[str, float] = {}
+        self.tips: dict[str, bool] = {}  # pipette -> carries a tip
+        self.boxed_tips: dict[str, list[bool]] = {}  # tip box -> which positions hold a tip
+        self.stirred: dict[str, float] = {}  # container -> seconds stirred since it changed
         self._hash = hashlib.sha256()
         m = self.model
         # geom -> owning entity index; the gripper is its own owner
@@ -254,6 +265,16 @@ class Runtime:
             for event, start in built.interventions
         ]
         self.heaters = [name for name, info in self.infos.items() if info.heater]
+        self.tip_geoms = {
+            name: m.geom(f"{name}_tip").id
+            for name, info in self.infos.items()
+            if info.asset == "pipette"
+        }
+        self.box_tip_geoms = {
+            name: [m.geom(f"{name}_tip{k}").id for k in range(len(info.slots))]
+            for name, info in self.infos.items()
+            if info.asset == "tip_box"
+        }
         for name, info in self.infos.items():
             if info.free or info.heater:
                 self.temperature[name] = AMBIENT
@@ -294,6 +315,14 @@ class Runtime:
             adr = m.joint(f"{name}_free").qposadr[0]
             d.qpos[adr : adr + 3] = pos
             d.qpos[adr + 3 : adr + 7] = quat
+        for name, geom in self.tip_geoms.items():
+            mounted = not self.infos[name].bare
+            self.tips[name] = mounted
+            self.show_geom(geom, mounted)
+        for name, geoms in self.box_tip_geoms.items():
+            self.boxed_tips[name] = [True] * len(geoms)
+            for geom in geoms:
+                self.show_geom(geom, True)
         for container, items in sorted(contents.items()):
             for substance, amount, kind in items:
                 self.ledger.kinds[substance] = kind
@@ -367,6 +396,9 @@ class Runtime:
             m.eq_data.copy(),
             m.body_mass.copy(),
             m.body_inertia.copy(),
+            m.geom_rgba.copy(),
+            m.geom_contype.copy(),
+            m.geom_conaffinity.copy(),
             pickle.dumps(state),
             self._hash.copy(),
             copy.copy(d),
@@ -381,6 +413,9 @@ class Runtime:
         m.eq_data[:] = checkpoint.eq_data
         m.body_mass[:] = checkpoint.body_mass
         m.body_inertia[:] = checkpoint.body_inertia
+        m.geom_rgba[:] = checkpoint.geom_rgba
+        m.geom_contype[:] = checkpoint.geom_contype
+        m.geom_conaffinity[:] = checkpoint.geom_conaffinity
         # a copy of the whole MjData, not only the integration state: skills read derived
         # quantities (body poses, contacts) left by the last substep, and a continuation is
         # bit-identical only if they are the same too
@@ -492,21 +527,36 @@ class Runtime:
         return {o for o in self._touching_index(self.gripper_index) if o >= 0}
 
     def _update_thermal(self, dt: float) -> None:
-        from lablang.sim.predicates import slot_of
+        from lablang.sim.predicates import on, slot_of
 
         for block in self.heaters:
             self.temperature[block] += (1 - math.exp(-dt / BLOCK_TAU)) * (
                 self.setpoint[block] - self.temperature[block]
             )
+        plates = [b for b in self.heaters if self.infos[b].top_site]
         for name, info in self.infos.items():
             if not info.free:
                 continue
             where = slot_of(self, name)
+            plate = next((b for b in plates if on(self, name, b)), None)
             if where is not None and where.container in self.setpoint:
                 goal, tau = self.temperature[where.container], WELL_TAU
+            elif plate is not None:
+                goal, tau = self.temperature[plate], PLATE_TAU
+                if plate in self.running and self.ledger.total(name) > 0:
+                    self.stirred[name] = self.stirred.get(name, 0.0) + dt
+                    if self.stirred[name] >= STIR_MIX_TIME - 1e-9:
+                        self.ledger.mixed.add(name)
             else:
                 goal, tau = AMBIENT, AIR_TAU
             self.temperature[name] += (1 - math.exp(-dt / tau)) * (goal - self.temperature[name])
+
+    def show_geom(self, geom: int, shown: bool) -> None:
+        """Show a geom and let it collide, or hide it and let everything pass through it."""
+        m = self.model
+        m.geom_rgba[geom, 3] = 0.8 if shown else 0.0
+        m.geom_contype[geom] = 1 if shown else 0
+        m.geom_conaffinity[geom] = 1 if shown else 0
 
     def _on_press(self, entity: str, button: str) -> None:
         self.events.append((self.time, f"{entity}.{button}", "pressed"))
@@ -516,6 +566,11 @@ class Runtime:
             state.filtered = 0.0
         elif button == "start":
             self.running.add(entity)
+        elif button == "stir":
+            if entity in self.running:
+                self.running.discard(entity)
+            else:
+                self.running.add(entity)
         elif button == "set" and entity in self.pending_setpoint:
             self.setpoint[entity] = self.pending_setpoint.pop(entity)
 
@@ -629,6 +684,7 @@ class Runtime:
 
     def add_contents(self, container: str, substance: str, amount: float) -> None:
         self.ledger.mixed.discard(container)
+        self.stirred.pop(container, None)
         bucket = self.ledger.amounts.setdefault(container, {})
         bucket[substance] = bucket.get(substance, 0.0) + amount
         if bucket[substance] <= 1e-15:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 from click.testing import CliRunner
@@ -127,7 +128,7 @@ def test_matched_continuation_on_the_centrifuge_changes_choice_correctness(task_
     """Tube A slips into slot 1 (a target-pose intervention before the checkpoint); from one
     checkpoint, B goes opposite A's actual slot (base) or opposite the intended slot 0
     (supported): only the supported branch's choice is wrong and its rotor unbalanced."""
-    text = open("examples/tasks/centrifuge_loading.lab").read()
+    text = Path("examples/tasks/centrifuge_loading.lab").read_text()
     task = task_from(
         text.replace(
             "success: in(tube_A, rotor.slot[0]) and upright(tube_A)",
@@ -142,7 +143,7 @@ def test_matched_continuation_on_the_centrifuge_changes_choice_correctness(task_
     base, supported = m.base.score(), m.supported.score()
     assert base["choice"]["incorrect_attempts"] == []
     assert supported["choice"]["incorrect_attempts"] == ["place_B.1"]
-    b_choice = [e for e in m.supported.events if e.attempt == "place_B.1"][0]
+    b_choice = next(e for e in m.supported.events if e.attempt == "place_B.1")
     assert (b_choice.target, b_choice.measured) == ("rotor.slot[4]", "rotor.slot[5]")
     assert base["completion"]["credit"] == 1.0 and supported["completion"]["credit"] == 0.4
     assert "choice" in m.changed() and "completion" in m.changed()
