@@ -10,7 +10,8 @@ touch an object while the fingers close, and lets go when they open.
 `info` carries the current step, which steps have passed (in order), `step_success`
 (every step: has it passed), a simulator fault if one happened, and `events`: the Labference
 records this action produced, kept apart as `choice`, `execution` and `completion` (see
-`lablang.sim.records`). A policy's choices are read from what the gripper does: a grasp is
+`lablang.sim.records`), and `coordination` (a scripted event's trigger, premature touches
+of its fixture while a step waits for it, and the first touch after it). A policy's choices are read from what the gripper does: a grasp is
 a `pick` choice of the object (confirmed at once), a release is a `place` choice of the
 slot or surface the object is released over, scored against the target the task's program
 calls for in the actual state (its measured target), and physically confirmed or not
@@ -28,7 +29,7 @@ episode's persistent record (the same format as `lablang simulate --record`), wh
 >>> reward, terminated, info["passed"], info["step_success"]
 (0.0, False, [], {'move': False})
 >>> sorted(info["events"])
-['choice', 'completion', 'execution']
+['choice', 'completion', 'coordination', 'execution']
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ class TaskEnv:
         self._new: list[Event] = []
         self._pending: list[tuple[float, Event]] = []  # releases awaiting confirmation
         self._attempts = 0
+        self._coordination_seen = 0
 
     # ------------------------------------------------------------ gymnasium API
 
@@ -95,6 +97,8 @@ class TaskEnv:
         self.seed = seed
         self.events, self.observations, self._new, self._pending = [], [], [], []
         self._attempts = 0
+        self._coordination_seen = 0
+        self._arm()
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
@@ -112,6 +116,7 @@ class TaskEnv:
         try:
             self._assist(float(target[5]))
             rt.tick()
+            self._coordination()
         except SimFault as fault:
             detail = f"{fault.kind}: {fault.detail}"
             self._emit(Event("fault", rt.time, self._current(), detail=detail))
@@ -135,6 +140,7 @@ class TaskEnv:
             )
             self.observations.append(observation(rt, steps[self._step].name))
             self._step += 1
+            self._arm()
             self._evaluator = Evaluator(rt)
             reward += 1.0
         terminated = self._step == len(steps)
@@ -207,6 +213,25 @@ class TaskEnv:
     def _emit(self, event: Event) -> None:
         self.events.append(event)
         self._new.append(event)
+
+    def _arm(self) -> None:
+        steps = self.task.steps
+        if self.rt is not None and self._step < len(steps):
+            trigger = steps[self._step].trigger
+            if trigger is not None:
+                self.rt.arm(trigger)
+
+    def _coordination(self) -> None:
+        rt = self.rt
+        assert rt is not None
+        log = rt.coordination
+        for kind, time, name, entity in log[self._coordination_seen :]:
+            detail = name
+            if kind == "response":
+                start = next(t for k, t, n, _ in log if k == "trigger" and n == name)
+                detail = f"{name}: {time - start:.2f} s after the trigger"
+            self._emit(Event(kind, time, self._current(), object=entity, detail=detail))
+        self._coordination_seen = len(log)
 
     def _grasped(self, name: str) -> None:
         rt = self.rt
@@ -342,6 +367,13 @@ class TaskEnv:
             "events": {
                 kind: [event_json(e) for e in self._new if e.kind == kind]
                 for kind in ("choice", "execution", "completion")
+            }
+            | {
+                "coordination": [
+                    event_json(e)
+                    for e in self._new
+                    if e.kind in ("trigger", "premature", "response")
+                ]
             },
         }
 

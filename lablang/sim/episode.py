@@ -251,6 +251,7 @@ class EpisodeRunner:
             (e.name, e.start, e.contact_ticks_before, e.first_contact_after)
             for e in rt.interventions
         )
+        self.events += coordination_events(rt, results)
         return EpisodeResult(
             self.task.name,
             self.seed,
@@ -308,6 +309,13 @@ class EpisodeRunner:
                 failing,
             )
 
+        if step.trigger is not None:
+            # the step waits for a scripted event: the expert keeps its hands off until the
+            # event has run its course (a policy may not, which is then premature)
+            rt.arm(step.trigger)
+            event = next(e for e in rt.interventions if e.name == step.trigger)
+            while rt.time < min(event.start + event.duration, MAX_EPISODE_TIME) - 1e-9:
+                rt.tick()
         for k, call in enumerate(step.program):
             start = rt.time
             try:
@@ -417,6 +425,21 @@ class EpisodeRunner:
             )
         )
         return result
+
+
+def coordination_events(rt: Runtime, steps: list[StepResult]) -> list[Event]:
+    """The runtime's coordination log as events, each filed under the step running then."""
+    out = []
+    for kind, time, name, entity in rt.coordination:
+        step = next((r.name for r in steps if r.end >= time - 1e-9 and r.status != "skipped"), "")
+        if not step:
+            step = steps[-1].name if steps else ""
+        trigger = next((t for k, t, n, _ in rt.coordination if k == "trigger" and n == name), None)
+        detail = name
+        if kind == "response" and trigger is not None:
+            detail = f"{name}: {time - trigger:.2f} s after the trigger"
+        out.append(Event(kind, time, step, object=entity, detail=detail))
+    return out
 
 
 def _show(value: Any) -> str | None:

@@ -13,7 +13,10 @@ An episode emits one `Event` per fact, in simulated-time order:
 * `completion` (one per step, when its spec held or its deadline passed) and `persistence`
   (one per passed step, at the end of the episode: does its placement still hold).
 * `fault`: a simulator fault (not a task result) and `intervention`: an intervention of a
-  matched continuation, or a scripted event (a colleague moving a rack).
+  matched continuation.
+* `trigger`, `premature`, `response` (coordination tasks): a scripted event starts (a
+  colleague moves a rack); the gripper starts touching that fixture or its load while a
+  step `on` that event waits for it; the first touch after the event started.
 
 `score(steps, events)` computes the three Labference measures from the events alone, so a
 persisted record (`write_records`, JSON lines) re-scores identically (`replay`).
@@ -43,7 +46,9 @@ RECORD_VERSION = 1
 
 @attrs.frozen(slots=True)
 class Event:
-    kind: str  # choice | execution | completion | persistence | fault | intervention
+    # choice | execution | completion | persistence | fault | intervention, and for scripted
+    # events (coordination): trigger | premature | response
+    kind: str
     time: float  # simulated seconds
     step: str
     attempt: str = ""
@@ -105,6 +110,9 @@ def score(steps: Sequence[str], events: Iterable[Event]) -> dict[str, Any]:
         credit_steps += 1
     lost = sorted(e.step for e in events if e.kind == "persistence" and not e.confirmed)
     faults = [e.detail for e in events if e.kind == "fault"]
+    triggers = {e.detail: e.time for e in events if e.kind == "trigger"}
+    responses = [e for e in events if e.kind == "response"]
+    first_response = min(responses, key=lambda e: e.time) if responses else None
     complete = credit_steps == len(steps) and not lost and not faults
     if not complete:
         status = "incomplete"
@@ -136,6 +144,19 @@ def score(steps: Sequence[str], events: Iterable[Event]) -> dict[str, Any]:
             "steps_passed": credit_steps,
             "not_persisted": lost,
             "fault": faults[0] if faults else None,
+        },
+        # kept apart from completion: touching a fixture before the event a step waits for,
+        # and how soon after the event it was touched again
+        "coordination": {
+            "triggers": sorted(triggers),
+            "premature": sum(e.kind == "premature" for e in events),
+            "response_latency": None
+            if first_response is None
+            else round(
+                first_response.time
+                - triggers.get(first_response.detail.split(":")[0], first_response.time),
+                6,
+            ),
         },
     }
 

@@ -114,6 +114,8 @@ class InterventionState:
     actuator: int  # the x servo; the y servo follows it
     contact_ticks_before: int = 0  # ticks in which the gripper touched the fixture or its load
     first_contact_after: float | None = None  # simulated time of the first touch after the start
+    armed: bool = False  # a step waits for this event: touching before it starts is premature
+    touching: bool = False  # the gripper touched the fixture or its load in the last tick
 
 
 @attrs.frozen
@@ -149,6 +151,8 @@ _RUNTIME_FIELDS = (
     "buttons",
     "tips",
     "boxed_tips",
+    "interventions",
+    "coordination",
     "stirred",
     "_warning_bytes",
 )
@@ -264,6 +268,10 @@ class Runtime:
             )
             for event, start in built.interventions
         ]
+        # (kind, time, event, entity): "trigger" when an event starts, "premature" at each
+        # onset of touching its fixture (or load) while a step waits for it, "response" at
+        # the first touch after it started
+        self.coordination: list[tuple[str, float, str, str]] = []
         self.heaters = [name for name, info in self.infos.items() if info.heater]
         self.tip_geoms = {
             name: m.geom(f"{name}_tip").id
@@ -499,29 +507,43 @@ class Runtime:
             self.data.ctrl[event.actuator + 1] = progress * event.delta[1]
             if linear > 0.0 and not any(e[1] == event.name for e in self.events):
                 self.events.append((self.time, event.name, "intervention started"))
+                self.coordination.append(("trigger", self.time, event.name, event.entity))
+
+    def arm(self, event_name: str) -> None:
+        """A step now waits for this event: touching its fixture before it starts is premature."""
+        for event in self.interventions:
+            if event.name == event_name:
+                event.armed = True
 
     def _watch_interventions(self) -> None:
         touched = self._gripper_contacts()
-        if not touched:
-            return
         d = self.data
         for event in self.interventions:
-            index = self.entity_index[event.entity]
-            centre = d.xpos[self.body_ids[event.entity]]
-            reach = self.infos[event.entity].radius + 0.01
-            hit = index in touched or any(
-                self.infos[self.owner_names[o]].free
-                and float(np.hypot(*(d.xpos[self.body_ids[self.owner_names[o]]][:2] - centre[:2])))
-                < reach
-                for o in touched
-                if 0 <= o < len(self.infos)
-            )
+            hit = False
+            if touched:
+                index = self.entity_index[event.entity]
+                centre = d.xpos[self.body_ids[event.entity]]
+                reach = self.infos[event.entity].radius + 0.01
+                hit = index in touched or any(
+                    self.infos[self.owner_names[o]].free
+                    and float(
+                        np.hypot(*(d.xpos[self.body_ids[self.owner_names[o]]][:2] - centre[:2]))
+                    )
+                    < reach
+                    for o in touched
+                    if 0 <= o < len(self.infos)
+                )
+            onset = hit and not event.touching
+            event.touching = hit
             if not hit:
                 continue
             if self.time < event.start:
                 event.contact_ticks_before += 1
+                if onset and event.armed:
+                    self.coordination.append(("premature", self.time, event.name, event.entity))
             elif event.first_contact_after is None:
                 event.first_contact_after = self.time
+                self.coordination.append(("response", self.time, event.name, event.entity))
 
     def _gripper_contacts(self) -> set[int]:
         return {o for o in self._touching_index(self.gripper_index) if o >= 0}

@@ -89,7 +89,7 @@ def test_env_info_separates_a_wrong_choice_from_its_confirmed_execution(task_fro
     env = make_env(task_from(PUT_BACK), max_seconds=9.0)
     obs, info = env.reset(seed=0)
     x, y, z = obs["objects"]["tube"][:3]
-    seen: dict[str, list] = {"choice": [], "execution": [], "completion": []}
+    seen: dict[str, list] = {"choice": [], "execution": [], "completion": [], "coordination": []}
     t = 0.0
     while True:
         if t < 1.5:
@@ -161,3 +161,71 @@ def test_execution_intervention_replaces_a_skill_result_without_running_it(task_
     execution = [e for e in m.supported.events if e.attempt == "put.0" and e.kind == "execution"]
     assert execution[0].status == "succeeded" and execution[0].confirmed is False
     assert m.supported.steps[1].failing  # the spec's false atoms are named
+
+
+WAIT_FOR_MOVE = """
+scene s {
+  rack: tube_rack(slots: 4) on table at (0.2 m, -0.1 m)
+  tube: tube_1_5ml() in rack.slot[2]
+  event slide at 3 s .. 4 s { move(rack, by: (8 cm, 0 cm)) }
+}
+task t in s {
+  instruction: "After the rack has been moved, lift the tube out of it."
+  step lift on slide {
+    do { remove_from_slot(tube, rack.slot[2]) }
+    success: grasped(tube) and height(tube) > 5 cm
+  }
+}
+"""
+
+
+def test_premature_touches_and_the_response_are_recorded_apart_from_completion(
+    task_from,
+) -> None:
+    """A policy that pokes the tube before the rack moves makes premature interactions; it
+    then lifts the tube after the move (the response), and the step still completes."""
+    from lablang.sim import make_env
+    from lablang.sim.records import score
+
+    task = task_from(WAIT_FOR_MOVE)
+    env = make_env(task, max_seconds=14.0, weld_assist=False)  # no grasp while poking
+    obs, info = env.reset(seed=5)
+    start = env.rt.interventions[0].start
+    coordination: list[dict] = []
+    while True:
+        x, y, z = obs["objects"]["tube"][:3]
+        t = info["time"]
+        if t < 1.0 or start - 0.6 < t < start + 2.0:
+            action = [x, y, 0.2, 0, 0, 0.0]  # hands up (closed fingers)
+        elif t < start - 0.6:
+            action = [x, y, z + 0.025, 0, 0, 0.0]  # press the closed fingers onto the cap
+        elif t < start + 3.0:
+            action = [x, y, z + 0.008, 0, 0, 0.011]
+        elif t < start + 3.5:
+            action = [x, y, z + 0.008, 0, 0, 0.0]
+        else:
+            action = [x, y, 0.25, 0, 0, 0.0]
+        obs, _, terminated, truncated, info = env.step(np.array(action))
+        coordination += info["events"]["coordination"]
+        if terminated or truncated:
+            break
+    assert terminated and info["step_success"] == {"lift": True}
+    kinds = [e["kind"] for e in coordination]
+    assert kinds[0] == "premature" and "trigger" in kinds and "response" in kinds
+    assert kinds.index("response") > kinds.index("trigger")
+    result = score(["lift"], env.events)
+    assert result["coordination"]["premature"] >= 1
+    assert result["coordination"]["response_latency"] > 0
+    assert result["completion"]["credit"] == 1.0
+
+
+def test_expert_waits_for_the_event_without_premature_touches() -> None:
+    """In the placement-recall example the expert's waiting step touches nothing before the
+    rack moves, and its retrieval is the response to the move."""
+    from lablang.sim import load_tasks
+
+    tasks, _ = load_tasks("examples/tasks/placement_recall.lab")
+    result = run_episode(tasks["recall"], 3)
+    coordination = result.score()["coordination"]
+    assert result.succeeded and coordination["triggers"] == ["slide"]
+    assert coordination["premature"] == 0 and coordination["response_latency"] > 0
