@@ -155,13 +155,19 @@ class EpisodeRunner:
         weld_assist: bool = True,
         timestep: float | None = None,
         interventions: tuple[Intervention, ...] = (),
+        runtime: Runtime | None = None,
     ) -> None:
+        """`runtime` runs the episode in a given (not yet reset) runtime, e.g. one that
+        instruments its ticks; by default the scene is compiled with `seed`."""
         self.started = wallclock.perf_counter()
         self.task = task
         self.seed = seed
-        rng = np.random.default_rng(seed)
-        built = compile_scene(task.scene, rng)
-        self.rt = Runtime(built, weld_assist=weld_assist, timestep=timestep)
+        if runtime is None:
+            rng = np.random.default_rng(seed)
+            runtime = Runtime(
+                compile_scene(task.scene, rng), weld_assist=weld_assist, timestep=timestep
+            )
+        self.rt = runtime
         self.render_dir = render_dir
         self.interventions = interventions
         self.results: list[StepResult] = []

@@ -179,6 +179,7 @@ class Runtime:
         self.infos: dict[str, AssetInfo] = built.infos
         self.substeps = substeps
         self.dt = self.model.opt.timestep * substeps
+        self._scale_alpha = 1.0 - math.exp(-self.dt / SCALE_TAU)  # the filter's gain per tick
         self.weld_assist = weld_assist
         self.ticks = 0
         self.physics_steps = 0
@@ -294,6 +295,8 @@ class Runtime:
         self._baseline_warnings = np.zeros(len(_BAD_WARNINGS), dtype=np.int64)
         self._warning_bytes = b""
         self._ctrl, self._qpos, self._qvel = self.data.ctrl[:7], self.data.qpos, self.data.qvel
+        # a view kept once: building it through `data.warning` every check costs more
+        self._warning_numbers = self.data.warning.number
         self._sensordata = self.data.sensordata
         self._velocity_limits = np.full(m.nv, SPIN_LIMIT)
         for j in range(m.njnt):
@@ -430,6 +433,7 @@ class Runtime:
         self.data = copy.copy(checkpoint.data)
         d = self.data
         self._ctrl, self._qpos, self._qvel = d.ctrl[:7], d.qpos, d.qvel
+        self._warning_numbers = d.warning.number
         self._sensordata = d.sensordata
         for name, value in pickle.loads(checkpoint.runtime).items():
             setattr(self, name, value)
@@ -444,18 +448,12 @@ class Runtime:
         return self._hash.hexdigest()
 
     def _check_health(self) -> None:
-        # MuJoCo's own checks (bad qpos/qvel/qacc, full contact or constraint buffers) only
-        # leave a trace in the warning counters, because it auto-resets the state
-        d = self.data
-        # the counters are cumulative, so reading them every few ticks loses nothing but
-        # up to 0.1 s of latency; reading them costs more than the rest of this check
-        numbers = d.warning.number if self.ticks % WARNING_EVERY == 0 else None
-        if numbers is not None and numbers.tobytes() != self._warning_bytes:
-            grown = numbers[self._bad_warning_index] > self._baseline_warnings
-            if grown.any():
-                which = _BAD_WARNINGS[int(np.argmax(grown))]
-                raise SimFault("warning", mujoco.mjtWarning(which).name, self.time)
-            self._warning_bytes = numbers.tobytes()
+        # Every tick: runaway velocity (one dot product). Every WARNING_EVERY ticks (0.1 s):
+        # MuJoCo's warning counters and contact penetration. Right after 10 substeps the
+        # caches are cold and each numpy call costs several microseconds, so the rarer
+        # checks are batched; they lose nothing but up to 0.1 s of latency, because the
+        # counters are cumulative and a penetration persists. Reads only: trajectories are
+        # the same whichever ticks are checked.
         speed2 = float(np.dot(self._qvel, self._qvel))
         if not speed2 <= VELOCITY_LIMIT**2:  # also true for NaN
             excess = np.abs(self._qvel) / self._velocity_limits
@@ -468,9 +466,25 @@ class Runtime:
                     f"joint `{joint}` moves at {abs(float(self._qvel[worst])):.0f} {unit}",
                     self.time,
                 )
-        # fast path: a contact's constraint row holds its distance, so no row below the
-        # limit means no contact is; only then are the contacts themselves inspected
-        if d.ncon and d.nefc and float(d.efc_pos.min()) < -PENETRATION_LIMIT:
+        if self.ticks % WARNING_EVERY:
+            return
+        # MuJoCo's own checks (bad qpos/qvel/qacc, full contact or constraint buffers) only
+        # leave a trace in the warning counters, because it auto-resets the state
+        d = self.data
+        numbers = self._warning_numbers
+        if numbers.tobytes() != self._warning_bytes:
+            grown = numbers[self._bad_warning_index] > self._baseline_warnings
+            if grown.any():
+                which = _BAD_WARNINGS[int(np.argmax(grown))]
+                raise SimFault("warning", mujoco.mjtWarning(which).name, self.time)
+            self._warning_bytes = numbers.tobytes()
+        # fast path: a contact's constraint rows hold its distance, so no contact row below
+        # the limit means no contact is; only then are the contacts themselves inspected.
+        # Contact rows come after the equality, friction and limit rows: a joint past its
+        # limit (a lid at its stop) is not a penetration and must not send the check
+        # down the slow path, which costs ~100x more
+        first = d.ne + d.nf + d.nl
+        if d.ncon and d.nefc > first and float(d.efc_pos[first:].min()) < -PENETRATION_LIMIT:
             dists = d.contact.dist
             deepest = -float(dists.min())
             if deepest > PENETRATION_LIMIT:
@@ -489,7 +503,7 @@ class Runtime:
     def _update_scale(self, state: ScaleState) -> None:
         force = float(self._sensordata[state.sensor_adr + 2])
         grams = (abs(force) - state.zero) / GRAVITY * 1000.0
-        state.filtered += (1.0 - math.exp(-self.dt / SCALE_TAU)) * (grams - state.filtered)
+        state.filtered += self._scale_alpha * (grams - state.filtered)
         display = display_tenths(state.filtered)
         if display != state.display:
             state.display = display
