@@ -7,6 +7,7 @@ import re
 import threading
 from typing import Any
 
+import attrs
 import lark
 from lark import Token
 
@@ -423,6 +424,10 @@ class _ToAst(lark.Transformer):
 
     def string(self, children: list[Token]) -> ast.String:
         return ast.String(value=_unquote(children[0]), span=_span_of(children))
+
+    def paren(self, children: list[Any]) -> Any:
+        # `(expr)`: the expression itself, its span widened to the parentheses
+        return attrs.evolve(children[1], span=_span_of(children))
 
     def bool_lit(self, children: list[Any]) -> ast.Bool:
         return ast.Bool(value=children[0] == "true", span=_span_of(children))
