@@ -149,6 +149,13 @@ def simulate_command(
     help="Write the certificate JSON here (printed otherwise).",
 )
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@click.option(
+    "--records",
+    "records_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write each instance's event, observation and score records (SEED.jsonl) here.",
+)
 @TASK_OPTION
 @PATH_OPTION
 def certify_command(
@@ -158,6 +165,7 @@ def certify_command(
     jobs: int,
     out: str | None,
     no_progress: bool,
+    records_dir: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
@@ -173,7 +181,9 @@ def certify_command(
 
     task = _load(file, roots, task_name)
     try:
-        certificate = certify_task(task, instances, seed, jobs, progress=not no_progress)
+        certificate = certify_task(
+            task, instances, seed, jobs, progress=not no_progress, records_dir=records_dir
+        )
     except Exception as error:  # a bug in lablang: reported, never a traceback
         _internal_error(file, error)
     text = certificate_json(certificate)
@@ -209,6 +219,13 @@ def _internal_error(file: str, error: Exception) -> None:
 @click.option("--episodes", default=10, show_default=True, type=click.IntRange(1, 10_000))
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1))
 @click.option("--max-seconds", default=120.0, show_default=True, type=click.FloatRange(0.1, 3600))
+@click.option(
+    "--records",
+    "records_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write each episode's event, observation and score records (SEED.jsonl) here.",
+)
 @TASK_OPTION
 @PATH_OPTION
 def evaluate_command(
@@ -217,6 +234,7 @@ def evaluate_command(
     episodes: int,
     seed: int,
     max_seconds: float,
+    records_dir: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
@@ -238,7 +256,14 @@ def evaluate_command(
         click.echo(f"error: cannot load policy `{policy_ref}`: {error}", err=True)
         sys.exit(2)
     try:
-        results = evaluate_policy(task, policy, episodes, seed, max_seconds)
+        results = evaluate_policy(
+            task,
+            policy,
+            episodes,
+            seed,
+            max_seconds,
+            Path(records_dir) if records_dir is not None else None,
+        )
     except Exception as error:  # in the policy or in lablang
         click.echo(
             f"error: evaluating `{policy_ref}` failed: {error.__class__.__name__}: {error}",

@@ -229,3 +229,15 @@ def test_expert_waits_for_the_event_without_premature_touches() -> None:
     coordination = result.score()["coordination"]
     assert result.succeeded and coordination["triggers"] == ["slide"]
     assert coordination["premature"] == 0 and coordination["response_latency"] > 0
+
+
+def test_certify_persists_each_instance_record_and_counts_completions(task_from, tmp_path) -> None:
+    """`certify_task(..., records_dir=...)` writes one record per instance that replays to
+    its stored score, and the certificate counts clean, recovered and incomplete episodes."""
+    from lablang.sim import certify_task
+
+    certificate = certify_task(task_from(PUT_BACK), instances=2, seed=4, records_dir=tmp_path)
+    assert certificate["completion"] == {"clean": 2, "recovered": 0, "incomplete": 0}
+    files = sorted(tmp_path.glob("*.jsonl"))
+    assert [f.stem for f in files] == sorted(str(s) for s in certificate["seeds"])
+    assert all(replay(f).identical for f in files)
