@@ -62,6 +62,7 @@ class AssetInfo:
     well_depth: float = 0.0
     fill_radius: float = 0.0  # inner radius where liquid stands, if wider than the opening
     bare: bool = False  # a pipette that starts without a tip
+    cap_joint: str = ""  # a screw cap's turning hinge (bottles)
 
 
 Builder = Callable[[mujoco.MjSpec, Entity, list[float], float], AssetInfo]
@@ -688,6 +689,80 @@ def build_flask(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: floa
     )
 
 
+CAP_OPEN_TURNS = 1.5  # turns after which the cap is free of the thread
+
+
+def build_bottle(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
+    """A reagent bottle with a screw cap: the cap turns on a hinge against the thread's
+    friction (its rise along the thread is not modelled); it is open after 1.5 turns."""
+    capacity = float(entity.param("capacity", 100e-6))
+    mass = float(entity.param("mass", 0.12))
+    r_in = 0.02 * (capacity / 100e-6) ** (1 / 3)
+    height = capacity / (math.pi * r_in**2) * 1.25
+    wall, nseg = 0.002, 12
+    body = _free_body(spec, entity.name)
+    glass = [0.55, 0.35, 0.2, 0.8]
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, -height / 2 + 0.002],
+        size=[r_in + wall, 0.002, 0],
+        mass=mass * 0.4,
+        rgba=glass,
+        condim=4,
+        friction=[1.0, 0.3, 0.001],  # torsional friction keeps it still while the cap turns
+    )
+    seg_half = (r_in + wall) * math.tan(math.pi / nseg) + 0.0005
+    for k in range(nseg):
+        a = 2 * math.pi * k / nseg
+        body.add_geom(
+            type=G.mjGEOM_BOX,
+            pos=[(r_in + wall / 2) * math.cos(a), (r_in + wall / 2) * math.sin(a), 0.002],
+            quat=_quat_z(a),
+            size=[wall / 2, seg_half, height / 2 - 0.002],
+            mass=mass * 0.6 / nseg,
+            rgba=glass,
+            condim=4,
+            friction=[1.2, 0.01, 0.001],
+        )
+    cap_r, cap_half = r_in + wall + 0.001, 0.008
+    cap = body.add_body(name=f"{entity.name}_cap", pos=[0, 0, height / 2 + cap_half])
+    cap.add_joint(
+        name=f"{entity.name}_cap_turn",
+        type=mujoco.mjtJoint.mjJNT_HINGE,
+        axis=[0, 0, 1],
+        range=[0.0, 2 * math.pi * CAP_OPEN_TURNS + 0.5],
+        limited=mujoco.mjtLimited.mjLIMITED_TRUE,
+        frictionloss=0.0005,
+        damping=0.0005,
+        armature=1e-5,
+    )
+    cap.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        size=[cap_r, cap_half, 0],
+        mass=0.008,
+        rgba=[0.15, 0.15, 0.6, 1.0],
+        condim=4,
+        friction=[1.5, 0.02, 0.001],
+    )
+    return AssetInfo(
+        entity.name,
+        "bottle",
+        entity.name,
+        free=True,
+        radius=r_in + wall,
+        half_height=height / 2,
+        grasp_z=-height / 4,
+        opening=r_in,
+        depth=height,
+        capacity=capacity,
+        base_mass=mass,
+        yaw_limit=math.pi / nseg,
+        hollow=True,
+        capped=True,
+        cap_joint=f"{entity.name}_cap_turn",
+    )
+
+
 # asset kind -> builder; the kinds and their parameters are in `catalog.ASSET_KINDS`
 BUILDERS: dict[str, Builder] = {
     "table": build_table,
@@ -706,6 +781,7 @@ BUILDERS: dict[str, Builder] = {
     "tip_box": build_tip_box,
     "stirrer": build_stirrer,
     "flask": build_flask,
+    "bottle": build_bottle,
 }
 
 

@@ -53,6 +53,15 @@ ASSET_KINDS: dict[str, AssetKind] = {
     ),
     "tip_box": AssetKind("fixture", {"slots": ParamSpec("", 1, 24, 12, integer=True)}, slots=True),
     "stirrer": AssetKind("fixture", {}, parts=("stir", "set"), surface=True),
+    "bottle": AssetKind(
+        "object",
+        {
+            "capacity": ParamSpec("volume", 50e-6, 500e-6, 100e-6),
+            "mass": ParamSpec("mass", 0.05, 0.5, 0.12),
+        },
+        open_container=True,
+        lid=True,
+    ),
     "flask": AssetKind(
         "object",
         {
@@ -131,6 +140,7 @@ SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "dispense_powder": (("object", "entity", "mass"), "solid handling and weighing"),
     "read_scale": (("entity",), "solid handling and weighing"),
     "weigh": (("object", "entity"), "solid handling and weighing"),
+    "twist_cap": (("object", "count"), "apparatus and workspace"),
 }
 
 PREDICATE_NAMES = (

@@ -901,6 +901,68 @@ def skill_weigh(rt: Runtime, obj: str, scale: Any) -> Controller:
     return (yield from skill_read_scale(rt, scale))
 
 
+def cap_turns(rt: Runtime, bottle: str) -> float:
+    """How many turns a bottle's screw cap has been unscrewed."""
+    joint = rt.model.joint(rt.infos[bottle].cap_joint)
+    return float(rt.data.qpos[joint.qposadr[0]]) / (2 * math.pi)
+
+
+def skill_twist_cap(rt: Runtime, bottle: str, turns: float) -> Controller:
+    """Unscrew a standing bottle's cap by `turns` turns, in quarter-turn strokes: grip the
+    cap, turn the wrist 90 degrees, let go, turn back. The cap turns only by friction
+    between the pads and the cap, against the thread's friction."""
+    info = rt.infos.get(bottle)
+    if info is None or not info.cap_joint:
+        return fail(f"`{bottle}` has no screw cap")
+    if rt.held is not None:
+        return fail(f"the gripper holds `{rt.held}`; it needs empty fingers to twist a cap")
+    count = int(turns)
+    if count != turns or not 1 <= count <= 5:
+        return fail("`twist_cap` takes a whole number of turns from 1 to 5")
+    from lablang.sim.assets import CAP_OPEN_TURNS
+
+    start = cap_turns(rt, bottle)
+    goal = min(start + count, CAP_OPEN_TURNS)
+    cap = rt.model.body(f"{bottle}_cap").id
+    cap_r = float(rt.model.geom_size[rt.model.body_geomadr[cap]][0])
+    open_grip = min(FINGER_MAX, cap_r + 0.006)
+    rt.set_grip(open_grip)
+    cap_half = float(rt.model.geom_size[rt.model.body_geomadr[cap]][1])
+    # the pads (30 mm tall, centred on the TCP) grip the cap's upper part only: their lower
+    # edge stays 2 mm above the cap's skirt, so they do not also grip (and turn) the bottle
+    lift = np.array([0.0, 0.0, 0.015 - cap_half + 0.002])
+    centre = rt.data.xpos[cap].copy()
+    yield from transit(rt, centre[:2], centre[2] + 0.04)
+    yield from move_tcp(rt, rt.data.xpos[cap] + lift, speed=SLOW, settle=0.3)
+    home_yaw = float(rt.cmd[3])
+    owner = rt.entity_index[bottle]
+    strokes = 0
+    while cap_turns(rt, bottle) < goal - 0.02 and strokes < 8 * count + 4:
+        strokes += 1
+        rt.set_grip(0.0)
+        for _ in range(round(0.5 / rt.dt)):
+            yield
+            left, right = rt.pad_contacts(owner)
+            if left and right:
+                break
+        else:
+            break
+        for k in range(1, 26):  # a quarter turn in 0.5 s
+            rt.cmd[3] = home_yaw + (math.pi / 2) * k / 25
+            yield
+        rt.set_grip(open_grip)
+        yield from wait_ticks(rt, 0.2)
+        for k in range(1, 16):
+            rt.cmd[3] = home_yaw + (math.pi / 2) * (1 - k / 15)
+            yield
+    here = rt.cmd_tcp()
+    yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
+    done = cap_turns(rt, bottle) - start
+    if cap_turns(rt, bottle) < goal - 0.02:
+        return fail(f"the cap of `{bottle}` turned only {done:.2f} of {goal - start:.2f} turns")
+    return ok(turns=round(done, 3))
+
+
 def _tip(rt: Runtime, pipette: str) -> np.ndarray:
     pos, R = object_frame(rt, pipette)
     return pos - R[:, 2] * rt.infos[pipette].half_height
@@ -1095,4 +1157,5 @@ SKILLS: dict[str, tuple[SkillFn, float]] = {
     "dispense_powder": (skill_dispense_powder, 30.0),
     "read_scale": (skill_read_scale, 15.0),
     "weigh": (skill_weigh, 25.0),
+    "twist_cap": (skill_twist_cap, 40.0),
 }

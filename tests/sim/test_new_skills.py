@@ -158,3 +158,34 @@ def test_weigh_reads_a_known_weight_and_read_scale_refuses_a_non_scale(make_runt
     assert result.ok, result.reason
     reading = dict(result.detail)["reading_g"]
     assert reading == pytest.approx(dict(empty.detail)["reading_g"] + 20.0, abs=0.05)
+
+
+BOTTLE = """
+scene s {
+  b: bottle(contents: 80 mL of ethanol) on table at (0.3 m, 0 m)
+  w: weight(mass: 20 g) on table at (0.15 m, -0.15 m)
+}
+task t in s { instruction: "Open the bottle b." step a { do { twist_cap(b, 2) } success: open(b) } }
+"""
+
+
+def test_twist_cap_unscrews_by_friction_without_turning_the_bottle(make_runtime) -> None:
+    """Quarter-turn strokes on the cap open it (1.5 turns) while the bottle stays put."""
+    from lablang.sim.skills import cap_turns, skill_twist_cap
+
+    rt = make_runtime(BOTTLE)
+    before = rt.data.xquat[rt.body_ids["b"]].copy()
+    result = _run(rt, skill_twist_cap(rt, "b", 2))
+    assert result.ok, result.reason
+    assert cap_turns(rt, "b") >= 1.5
+    assert abs(float(before @ rt.data.xquat[rt.body_ids["b"]])) > 0.999  # < 5 deg of turn
+
+
+def test_twist_cap_refuses_with_a_held_object_or_a_capless_target(make_runtime) -> None:
+    """Twisting needs empty fingers and a bottle with a screw cap."""
+    from lablang.sim.skills import skill_twist_cap
+
+    rt = make_runtime(BOTTLE)
+    assert "no screw cap" in _run(rt, skill_twist_cap(rt, "w", 1)).reason
+    assert _run(rt, skill_pick(rt, "w")).ok
+    assert "empty fingers" in _run(rt, skill_twist_cap(rt, "b", 1)).reason
