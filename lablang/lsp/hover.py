@@ -253,9 +253,9 @@ def _operation_hover(name: str) -> str:
 # Backends that document their built-in operations: "module:function" with
 # `function(name: str) -> str | None`. A backend that has not landed is skipped.
 OPERATION_DOCS = (
-    "lablang.molecular.operations:describe",
-    "lablang.protocols.steps:describe",
-    "lablang.sim.skills:describe",
+    "lablang.molecular.front:describe",
+    "lablang.protocols.front:describe",
+    "lablang.sim.catalog:describe",
 )
 
 

@@ -1694,3 +1694,23 @@ def _modality(word: str) -> str:
     text = word.replace("_", " ").strip()
     lowered = {m.lower(): m for m in MODALITIES}
     return lowered.get(text.lower(), text)
+
+
+def describe(name: str) -> str | None:
+    """Documentation of a workflow operation for editors (hover), or None if unknown.
+
+    >>> describe("pcr").splitlines()[0]
+    '`pcr(molecule, primers: [oligo], cycles: number)` — molecular operation'
+    """
+    import inspect
+
+    if name not in _OPERATIONS:
+        return None
+    function = getattr(ops, name, None) or _OPERATIONS[name][0]
+    parameters = ", ".join(
+        f"{key}: [oligo]" if kind == "oligos" else f"{key}: {kind}"
+        for key, kind in _PARAMETERS.get(name, {}).items()
+    )
+    signature = f"`{name}(molecule{', ' + parameters if parameters else ''})`"
+    doc = inspect.getdoc(function) or ""
+    return f"{signature} — molecular operation\n\n{doc}".rstrip()

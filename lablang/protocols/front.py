@@ -660,3 +660,22 @@ def _dims_text(dims: tuple[str, ...]) -> str:
         "volume": "a volume",
     }
     return " or ".join(names.get(d, d) for d in dims)
+
+
+def describe(name: str) -> str | None:
+    """Documentation of a protocol step action for editors (hover), or None if unknown.
+
+    >>> describe("add")
+    '`add:` — step action: Add `volume` of a declared material to a container.\\n\\nfields: `to`'
+    """
+    import inspect
+
+    from lablang.protocols.model import ACTION_KINDS
+
+    for cls, kind in ACTION_KINDS.items():
+        if kind == name:
+            doc = (inspect.getdoc(cls) or "").split("\n\n")[0]
+            fields = ", ".join(f"`{f}`" for f in sorted(ACTION_FIELDS.get(kind, ())))
+            extra = f"\n\nfields: {fields}" if fields else ""
+            return f"`{kind}:` — step action: {doc}{extra}"
+    return None

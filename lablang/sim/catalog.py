@@ -169,3 +169,16 @@ MAX_CALLS_PER_STEP = 32
 MAX_CHECK_WINDOW = 60.0  # s
 MAX_WAIT = 600.0  # s
 MAX_EPISODE_TIME = 1800.0  # s of simulated time per episode (all steps, all windows)
+
+
+def describe(name: str) -> str | None:
+    """Documentation of a skill for editors (hover), or None if `name` is not a skill.
+
+    >>> describe("place")
+    '`place(object, target)` — skill (apparatus and workspace)'
+    """
+    if name not in SKILL_SIGNATURES:
+        return None
+    params, family = SKILL_SIGNATURES[name]
+    shown = ", ".join(p.lstrip("?") + ("?" if p.startswith("?") else "") for p in params)
+    return f"`{name}({shown})` — skill ({family})"

@@ -58,3 +58,20 @@ def test_use_completes_stdlib_modules_and_their_members(stdlib: Path, tmp_path: 
     assert "illumina" in modules
     members = {c.label for c in complete("use illumina.{", 14, analysis)}
     assert members == {"P5", "TruSeq_R1"}
+
+
+def test_hover_on_built_in_operations_shows_their_backend_documentation(tmp_path: Path):
+    """A molecular operation and a skill each hover with their backend's documentation."""
+    text = (
+        "workflow w {\n  amp = pcr(x, primers: [a, b])\n}\n"
+        "task t { step s { do { pick(tube) } } }\n"
+        "protocol p { step s { add: 5 uL of m  to: t } }\n"
+    )
+    analysis = analyze(text, str(tmp_path / "ops.lab"))
+    operation = hover(analysis, text.index("pcr("))
+    assert (
+        operation is not None and "`pcr(molecule, primers: [oligo], cycles: number)`" in operation
+    )
+    assert "amplif" in operation
+    skill = hover(analysis, text.index("pick("))
+    assert skill is not None and "`pick(object)` — skill" in skill
