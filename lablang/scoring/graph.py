@@ -291,7 +291,7 @@ class GraphScorer:
     ) -> tuple[list[Json], list[Json], list[list[float]], list[Match]]:
         pt = list(pw.get("transitions", [])) if pw else []
         tt = list(tw.get("transitions", [])) if tw else []
-        dims = [[self.transition_dimensions(a, b, state_map) for b in tt] for a in pt]
+        dims = self.transition_dimension_matrix(pt, tt, state_map)
         scientific = [[self._weighted_transition(d) for d in row] for row in dims]
         tie = self.weights.transition.identity_tie_break
         assignment = []
@@ -803,6 +803,52 @@ class GraphScorer:
             )
             / 2,
         }
+
+    def transition_dimension_matrix(
+        self, predicted: list[Json], truth: list[Json], state_map: Mapping[str, str]
+    ) -> list[list[dict[str, float]]]:
+        """`transition_dimensions` of every pair, with each transition's id sets mapped
+        once instead of once per pair (the same set operations, so the same values)."""
+        fields = (
+            "substrate_state_ids",
+            "product_state_ids",
+            "carried_forward_product_ids",
+            "discarded_product_ids",
+        )
+        left = []
+        for a in predicted:
+            mapped = []
+            for name in fields:
+                ids = list(a.get(name, []))
+                mapped.append(({state_map[i] for i in ids if i in state_map}, len(set(ids))))
+            left.append((str(a.get("operation", "")), mapped, a.get("oligo_ids", [])))
+        right = [
+            (
+                str(b.get("operation", "")),
+                [set(b.get(name, [])) for name in fields],
+                b.get("oligo_ids", []),
+            )
+            for b in truth
+        ]
+        rows = []
+        for operation, mapped, oligo_ids in left:
+            row = []
+            for truth_operation, expected, truth_oligo_ids in right:
+                f1 = [
+                    soft_prf(float(len(m & e)), n, len(e))[2]
+                    for (m, n), e in zip(mapped, expected, strict=True)
+                ]
+                row.append(
+                    {
+                        "operation": operation_similarity(operation, truth_operation),
+                        "substrates": f1[0],
+                        "products": f1[1],
+                        "oligos": self._linked_oligos(oligo_ids, truth_oligo_ids),
+                        "disposition": (f1[2] + f1[3]) / 2,
+                    }
+                )
+            rows.append(row)
+        return rows
 
     def _weighted_transition(self, dimensions: Mapping[str, float]) -> float:
         return sum(self._transition_weights[k] * v for k, v in dimensions.items())
