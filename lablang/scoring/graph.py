@@ -28,6 +28,7 @@ from lablang.scoring.normalize import modality_key, normalize_sequence, normaliz
 from lablang.scoring.oligos import SCORABLE_SUPPORT, OligoScorer, oligo_is_scorable
 from lablang.scoring.similarity import (
     count_similarity,
+    edit_similarity_matrix,
     encoded_value,
     fill_edit_similarities,
     has_state_wildcard,
@@ -581,19 +582,7 @@ class GraphScorer:
                 continue
             queries = [left_columns[i][0][k] for i in rows]
             choices = [right_columns[j][0][k] for j in cols]
-            plain = [c for c in dict.fromkeys(choices) if not has_state_wildcard(c)]
-            fill_edit_similarities(list(dict.fromkeys(queries)), plain, self._table)
-            sequence = np.array(
-                [
-                    [
-                        value
-                        if (value := self._table.get((q, c))) is not None
-                        else state_sequence_similarity(q, c)
-                        for c in choices
-                    ]
-                    for q in queries
-                ]
-            )
+            sequence = _sequence_similarity_matrix(queries, choices)
             left_roles = np.array(
                 [codes.setdefault(left_columns[i][1][k], len(codes)) for i in rows]
             )
@@ -747,24 +736,18 @@ class GraphScorer:
         return self._references[key]
 
     def _prefill_sequence_table(self, predicted: list[Json], truth: list[Json]) -> None:
-        """Plain edit similarities of every sequence pair a state matrix will compare, in
-        a few rapidfuzz `cdist` calls: aligned segments position by position, and the
-        reference strands. Pairs with a truth wildcard are left to the exact route."""
-        columns: dict[Any, tuple[set[str], set[str]]] = defaultdict(lambda: (set(), set()))
-        for side, states in ((0, predicted), (1, truth)):
+        """Plain edit similarities of every reference-strand pair a state matrix will
+        compare, in one rapidfuzz `cdist` call (aligned segments are compared in whole
+        matrices by `_prefill_strand_matrix`). Pairs with a truth wildcard are left to
+        the exact route."""
+        queries: set[str] = set()
+        choices: set[str] = set()
+        for side, states in ((queries, predicted), (choices, truth)):
             for state in states:
-                if not isinstance(state, dict):
-                    continue
-                for strand in state.get("strands", []):
-                    if not isinstance(strand, dict):
-                        continue
-                    for position, (tokens, _, _) in enumerate(self._segment_features(strand)):
-                        columns[position][side].add(tokens)
-                columns["reference"][side].update(self._reference_values(state) or ())
-        for queries, choices in columns.values():
-            choices_plain = [c for c in choices if not has_state_wildcard(c)]
-            if len(queries) * len(choices_plain) < 16:
-                continue  # too few pairs to be worth a batch call
+                if isinstance(state, dict):
+                    side.update(self._reference_values(state) or ())
+        choices_plain = [c for c in choices if not has_state_wildcard(c)]
+        if len(queries) * len(choices_plain) >= 16:  # fewer are not worth a batch call
             fill_edit_similarities(list(queries), choices_plain, self._table)
 
     # ---- transitions --------------------------------------------------------------
@@ -934,6 +917,25 @@ def _compute_architecture_values(strand: Mapping[str, Any]) -> list[str]:
             seen.add(key)
             result.append(value)
     return result
+
+
+def _sequence_similarity_matrix(queries: list[str], choices: list[str]) -> np.ndarray:
+    """`state_sequence_similarity(q, c)` for every pair: plain edit similarities of the
+    distinct sequences in one `cdist` call, wildcard choices by the exact route."""
+    distinct_queries = list(dict.fromkeys(queries))
+    distinct_choices = list(dict.fromkeys(choices))
+    values = np.empty((len(distinct_queries), len(distinct_choices)))
+    plain = [n for n, c in enumerate(distinct_choices) if not has_state_wildcard(c)]
+    if plain:
+        values[:, plain] = edit_similarity_matrix(
+            distinct_queries, [distinct_choices[n] for n in plain]
+        )
+    for n, choice in enumerate(distinct_choices):
+        if has_state_wildcard(choice):
+            values[:, n] = [state_sequence_similarity(q, choice) for q in distinct_queries]
+    query_index = {q: n for n, q in enumerate(distinct_queries)}
+    choice_index = {c: n for n, c in enumerate(distinct_choices)}
+    return values[np.ix_([query_index[q] for q in queries], [choice_index[c] for c in choices])]
 
 
 def _distinct_strands(states: list[Json]) -> list[Json]:
