@@ -115,6 +115,7 @@ class GraphScorer:
             "segments": weights.state.segments,
             "pairing": weights.state.pairing,
         }
+        self._state_denominator = sum(self._state_weights.values())
         self._transition_weights = {
             "operation": weights.transition.operation,
             "substrates": weights.transition.substrates,
@@ -481,10 +482,30 @@ class GraphScorer:
         cached = self._states.get(key)
         if cached is None:
             self._keep.append((prediction, truth))
-            cached = self._states[key] = weighted_supported_score(
-                self.state_dimensions(prediction, truth, scorable_only=scorable_only, rc=rc),
-                self._state_weights,
-            )
+            if scorable_only:
+                cached = weighted_supported_score(
+                    self.state_dimensions(prediction, truth, scorable_only=True, rc=rc),
+                    self._state_weights,
+                )
+            elif self._state_denominator == 0:
+                cached = 0.0
+            else:
+                # every dimension is enabled: `weighted_supported_score`'s sums, in its
+                # order, without building the dimension table
+                w = self.weights.state
+                cached = (
+                    sum(
+                        (
+                            w.reference_strand * self._reference_similarity(prediction, truth, rc),
+                            w.architecture * _architecture_similarity(prediction, truth),
+                            w.segments
+                            * self._strand_collection_similarity(prediction, truth, False, rc),
+                            w.pairing * self._pairing_similarity(prediction, truth, False),
+                        )
+                    )
+                    / self._state_denominator
+                )
+            self._states[key] = cached
         return cached
 
     def state_dimensions(

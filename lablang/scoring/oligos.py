@@ -806,7 +806,7 @@ def _inline_claims(value: str) -> set[str]:
     tokens = sequence_tokens(value)
     claims: set[str] = set()
     for token, name in (("rG", "riboguanosine"), ("+G", "lna_guanosine"), ("(dU)", "deoxyuridine")):
-        count = sum(t == token for t in tokens)
+        count = tokens.count(token)
         if count:
             claims.add(f"{name}:{count}")
     for token in tokens:
