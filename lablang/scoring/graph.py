@@ -130,6 +130,7 @@ class GraphScorer:
         self._columns: dict[int, tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]] = {}
         self._references: dict[int, tuple[str, ...] | None] = {}
         self._strand_keys: dict[int, tuple[Any, ...]] = {}
+        self._architecture_keys: dict[int, tuple[Any, ...]] = {}
         self._linked: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
         self._segments: dict[int, tuple[tuple[str, Any, str], ...]] = {}
         self._descriptors: dict[tuple[int, str | None, str], list[str]] = {}
@@ -497,7 +498,7 @@ class GraphScorer:
                     sum(
                         (
                             w.reference_strand * self._reference_similarity(prediction, truth, rc),
-                            w.architecture * _architecture_similarity(prediction, truth),
+                            w.architecture * self._architecture_similarity(prediction, truth),
                             w.segments
                             * self._strand_collection_similarity(prediction, truth, False, rc),
                             w.pairing * self._pairing_similarity(prediction, truth, False),
@@ -517,7 +518,7 @@ class GraphScorer:
                 not scorable_only or supported(_reference_strand(truth)),
             ),
             "architecture": (
-                _architecture_similarity(prediction, truth),
+                self._architecture_similarity(prediction, truth),
                 not scorable_only or supported(truth),
             ),
             "segments": (
@@ -708,6 +709,21 @@ class GraphScorer:
             make = _pairing_descriptors if kind == "pairing" else _discontinuity_descriptors
             cached = self._descriptors[key] = make(state, support)
         return cached
+
+    def _architecture_similarity(self, prediction: Json, truth: Json) -> float:
+        """Controlled structural fields only, each state's key taken once."""
+        left, right = self._architecture_key(prediction), self._architecture_key(truth)
+        try:
+            return _architecture_from_keys(left, right)
+        except TypeError:  # an unhashable field: compute without the cache
+            return _architecture_from_keys.__wrapped__(left, right)
+
+    def _architecture_key(self, state: Json) -> tuple[Any, ...]:
+        key = self._architecture_keys.get(id(state))
+        if key is None:
+            self._keep.append(state)
+            key = self._architecture_keys[id(state)] = _architecture_key(state)
+        return key
 
     def _pairing_similarity(self, prediction: Json, truth: Json, scorable_only: bool) -> float:
         support = "scorable" if scorable_only else None
@@ -985,15 +1001,6 @@ def _architecture_key(state: Json) -> tuple[Any, ...]:
         len(strands),
         tuple(s.get("molecule_type", "") for s in strands),
     )
-
-
-def _architecture_similarity(prediction: Json, truth: Json) -> float:
-    try:
-        return _architecture_from_keys(_architecture_key(prediction), _architecture_key(truth))
-    except TypeError:  # an unhashable field: compute without the cache
-        return _architecture_from_keys.__wrapped__(
-            _architecture_key(prediction), _architecture_key(truth)
-        )
 
 
 @lru_cache(maxsize=65536)
