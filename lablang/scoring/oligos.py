@@ -368,6 +368,10 @@ class OligoScorer:
     def family_similarity(
         self, family: Family, predictions: list[Json], truth: Json, *, scorable_only: bool
     ) -> float:
+        if len(family.members) == 1:  # most families: the max of one value, without a generator
+            return self.scientific_similarity(
+                predictions[family.members[0]], truth, scorable_only=scorable_only
+            )
         return max(
             (
                 self.scientific_similarity(predictions[i], truth, scorable_only=scorable_only)
@@ -379,6 +383,10 @@ class OligoScorer:
     def family_sequence_similarity(
         self, family: Family, predictions: list[Json], truth: Json, *, scorable_only: bool
     ) -> float:
+        if len(family.members) == 1:
+            return self.oligo_similarity(
+                predictions[family.members[0]], truth, scorable_only=scorable_only
+            )
         return max(
             (
                 self.oligo_similarity(predictions[i], truth, scorable_only=scorable_only)
@@ -391,6 +399,11 @@ class OligoScorer:
         self, family: Family, predictions: list[Json], truth: Json, *, scorable_only: bool
     ) -> float:
         tie = self.weights.oligo.assignment_tie_break
+        if len(family.members) == 1:
+            member = predictions[family.members[0]]
+            return self.oligo_similarity(
+                member, truth, scorable_only=scorable_only
+            ) + tie * self.scientific_similarity(member, truth, scorable_only=scorable_only)
         return max(
             (
                 self.oligo_similarity(predictions[i], truth, scorable_only=scorable_only)
