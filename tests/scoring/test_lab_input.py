@@ -159,3 +159,21 @@ def test_importing_the_scoring_package_loads_no_molecular_backend() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="."
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_path_adds_a_module_root_for_a_lab_answer_s_imports(tmp_path: Path) -> None:
+    """`--path DIR` resolves a `.lab` answer's `use` of a module kept outside its folder."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "ans").mkdir()
+    (tmp_path / "lib" / "parts.lab").write_text("segment CB = barcode(16)\n")
+    answer = tmp_path / "ans" / "answer.lab"
+    answer.write_text(
+        "use parts.{CB}\noligo bead { seq: 5'-CTACACGACGCTCTTCCGATCT {CB} (T)30 VN-3' }\n"
+    )
+    args = [str(answer), "--truth", str(TRUTH), "--json"]
+    without = json.loads(CliRunner().invoke(score_command, args).output)
+    with_path = json.loads(
+        CliRunner().invoke(score_command, [*args, "--path", str(tmp_path / "lib")]).output
+    )
+    assert "E0201" in {d["code"] for d in without["diagnostics"]}
+    assert not {"E0201", "E0508"} & {d["code"] for d in with_path["diagnostics"]}
