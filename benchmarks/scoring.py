@@ -11,7 +11,11 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a source checkout
 
 from lablang.scoring import score_documents
 from lablang.scoring.matching import AssignmentClock

@@ -15,7 +15,7 @@ import click
     "--truth",
     required=True,
     type=click.Path(exists=True, path_type=Path),
-    help="Truth JSON file or folder (with --batch: a folder of protocol folders).",
+    help="Truth `.lab` file, JSON file or folder (with --batch: a folder of protocol folders).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option(
@@ -35,6 +35,13 @@ import click
     type=click.Path(file_okay=False, path_type=Path),
     help="Batch report folder (JSONL, CSV, summary JSON, HTML).",
 )
+@click.option(
+    "--path",
+    "roots",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Extra module root for the `use` imports of a `.lab` answer (repeatable).",
+)
 @click.option("--seed", default=0, show_default=True, help="Bootstrap seed (batch).")
 @click.option("--resamples", default=2000, show_default=True, help="Bootstrap resamples (batch).")
 def score_command(
@@ -45,16 +52,19 @@ def score_command(
     explain: bool,
     batch_dir: Path | None,
     out: Path | None,
+    roots: tuple[Path, ...],
     seed: int,
     resamples: int,
 ) -> None:
     """Score a reconstruction against a reference with the LibStructBench grader.
 
-    PRED and --truth are each one LibStructBench JSON file (its task is recognized
-    from the content) or a folder of T1-T3 JSON files. Exit status: 0 scored,
-    1 scored with errors in the input (what could not be read scores 0), 2 usage.
+    PRED and --truth are each a `.lab` answer (checked, then exported to T1-T3),
+    one LibStructBench JSON file (its task is recognized from the content) or a folder
+    of T1-T3 JSON files. Exit status: 0 scored, 1 scored with errors in the input
+    (what could not be read scores 0), 2 usage.
 
     \b
+    lablang score answer.lab --truth truth/ --explain
     lablang score pred/ --truth truth/ --explain
     lablang score --batch preds/ --truth truths/ --out report/
     """
@@ -68,7 +78,7 @@ def score_command(
     if batch_dir is not None:
         if pred is not None or out is None:
             raise click.UsageError("--batch takes no PRED argument and needs --out")
-        _batch(batch_dir, truth, out, loaded, seed, resamples, as_json)
+        _batch(batch_dir, truth, out, loaded, roots, seed, resamples, as_json)
         return
     if pred is None:
         raise click.UsageError("give PRED (or --batch PRED_DIR)")
@@ -76,7 +86,7 @@ def score_command(
     from lablang.scoring.explain import render_explanation, render_metrics
 
     try:
-        result = score_files(pred, truth, loaded)
+        result = score_files(pred, truth, loaded, roots=roots)
     except Exception as error:  # a bug in lablang, never the input's fault: no traceback
         click.echo(f"error[E0000]: internal error while scoring `{pred}`: "
                    f"{type(error).__name__}: {error}", err=True)  # fmt: skip
@@ -99,6 +109,7 @@ def _batch(
     truth: Path,
     out: Path,
     weights: object,
+    roots: tuple[Path, ...],
     seed: int,
     resamples: int,
     as_json: bool,
@@ -107,7 +118,9 @@ def _batch(
     from lablang.scoring.weights import Weights
 
     assert isinstance(weights, Weights)
-    result = score_batch(batch_dir, truth, weights=weights, seed=seed, resamples=resamples)
+    result = score_batch(
+        batch_dir, truth, weights=weights, roots=roots, seed=seed, resamples=resamples
+    )
     files = write_outputs(result, out)
     if as_json:
         click.echo((out / "summary.json").read_text(encoding="utf-8"))

@@ -1,7 +1,8 @@
 """Batch scoring: many attempts per protocol, aggregated, written as JSONL, CSV and HTML.
 
-Layout: `PRED_DIR/<protocol>/<attempt>/` (a folder of T1-T3 JSON files) or
-`PRED_DIR/<protocol>/<attempt>.json` (one task), and `TRUTH_DIR/<protocol>/`. A bad
+Layout: `PRED_DIR/<protocol>/<attempt>/` (a folder of T1-T3 JSON files),
+`PRED_DIR/<protocol>/<attempt>.json` (one task) or `PRED_DIR/<protocol>/<attempt>.lab`
+(every task), and `TRUTH_DIR/<protocol>/`. A bad
 prediction scores 0 for what cannot be read, with its diagnostics in the row; nothing
 in one attempt stops the batch.
 """
@@ -14,7 +15,7 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,8 @@ from lablang.scoring.aggregate import MetricSummary, summarize
 from lablang.scoring.score import (
     ScoreResult,
     _diagnostic_json,
+    align_protocol_ids,
+    answers_every_task,
     load_documents,
     score_documents,
 )
@@ -88,13 +91,15 @@ def score_batch(
     truth_dir: str | Path,
     *,
     weights: Weights | None = None,
+    roots: Sequence[str | Path] = (),
     seed: int = 0,
     resamples: int = 2000,
     progress: bool | None = None,
 ) -> BatchResult:
     """Score every attempt and aggregate per metric over protocols.
 
-    `progress=None` shows the tqdm bar only on a terminal.
+    `progress=None` shows the tqdm bar only on a terminal; `roots` are extra module
+    roots for `.lab` predictions.
     """
     report = Report()
     attempts = discover(Path(pred_dir), Path(truth_dir), report)
@@ -102,7 +107,7 @@ def score_batch(
     rows = []
     for attempt in tqdm(attempts, desc="scoring", unit="attempt", file=sys.stderr,
                         disable=None if progress is None else not progress):  # fmt: skip
-        rows.append(_score_attempt(attempt, truth_cache, weights))
+        rows.append(_score_attempt(attempt, truth_cache, weights, roots))
     per_metric: dict[str, dict[str, list[float]]] = {}
     for row in rows:
         for name, value in row.metrics.items():
@@ -119,6 +124,7 @@ def _score_attempt(
     attempt: Attempt,
     truth_cache: dict[Path, tuple[dict[str, Any], Report]],
     weights: Weights | None,
+    roots: Sequence[str | Path] = (),
 ) -> AttemptScore:
     report = Report()
     if attempt.truth not in truth_cache:
@@ -127,9 +133,10 @@ def _score_attempt(
     truth, truth_report = truth_cache[attempt.truth]
     report.extend(truth_report)
     try:
-        predictions = load_documents(attempt.prediction, report)
-        # an attempt folder answers every task of the truth; a single file only its own
-        tasks = tuple(truth) if attempt.prediction.is_dir() else None
+        predictions = load_documents(attempt.prediction, report, roots)
+        predictions, _ = align_protocol_ids(predictions, truth, attempt.prediction, attempt.truth)
+        # an attempt folder or `.lab` answers every task of the truth; a JSON file its own only
+        tasks = tuple(truth) if answers_every_task(attempt.prediction) else None
         result: ScoreResult = score_documents(
             predictions,
             truth,

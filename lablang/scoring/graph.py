@@ -28,6 +28,7 @@ from lablang.scoring.normalize import modality_key, normalize_sequence, normaliz
 from lablang.scoring.oligos import SCORABLE_SUPPORT, OligoScorer, oligo_is_scorable
 from lablang.scoring.similarity import (
     count_similarity,
+    edit_similarity_matrix,
     encoded_value,
     fill_edit_similarities,
     has_state_wildcard,
@@ -114,6 +115,7 @@ class GraphScorer:
             "segments": weights.state.segments,
             "pairing": weights.state.pairing,
         }
+        self._state_denominator = sum(self._state_weights.values())
         self._transition_weights = {
             "operation": weights.transition.operation,
             "substrates": weights.transition.substrates,
@@ -128,6 +130,7 @@ class GraphScorer:
         self._columns: dict[int, tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]]] = {}
         self._references: dict[int, tuple[str, ...] | None] = {}
         self._strand_keys: dict[int, tuple[Any, ...]] = {}
+        self._architecture_keys: dict[int, tuple[Any, ...]] = {}
         self._linked: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
         self._segments: dict[int, tuple[tuple[str, Any, str], ...]] = {}
         self._descriptors: dict[tuple[int, str | None, str], list[str]] = {}
@@ -291,7 +294,7 @@ class GraphScorer:
     ) -> tuple[list[Json], list[Json], list[list[float]], list[Match]]:
         pt = list(pw.get("transitions", [])) if pw else []
         tt = list(tw.get("transitions", [])) if tw else []
-        dims = [[self.transition_dimensions(a, b, state_map) for b in tt] for a in pt]
+        dims = self.transition_dimension_matrix(pt, tt, state_map)
         scientific = [[self._weighted_transition(d) for d in row] for row in dims]
         tie = self.weights.transition.identity_tie_break
         assignment = []
@@ -480,10 +483,30 @@ class GraphScorer:
         cached = self._states.get(key)
         if cached is None:
             self._keep.append((prediction, truth))
-            cached = self._states[key] = weighted_supported_score(
-                self.state_dimensions(prediction, truth, scorable_only=scorable_only, rc=rc),
-                self._state_weights,
-            )
+            if scorable_only:
+                cached = weighted_supported_score(
+                    self.state_dimensions(prediction, truth, scorable_only=True, rc=rc),
+                    self._state_weights,
+                )
+            elif self._state_denominator == 0:
+                cached = 0.0
+            else:
+                # every dimension is enabled: `weighted_supported_score`'s sums, in its
+                # order, without building the dimension table
+                w = self.weights.state
+                cached = (
+                    sum(
+                        (
+                            w.reference_strand * self._reference_similarity(prediction, truth, rc),
+                            w.architecture * self._architecture_similarity(prediction, truth),
+                            w.segments
+                            * self._strand_collection_similarity(prediction, truth, False, rc),
+                            w.pairing * self._pairing_similarity(prediction, truth, False),
+                        )
+                    )
+                    / self._state_denominator
+                )
+            self._states[key] = cached
         return cached
 
     def state_dimensions(
@@ -495,7 +518,7 @@ class GraphScorer:
                 not scorable_only or supported(_reference_strand(truth)),
             ),
             "architecture": (
-                _architecture_similarity(prediction, truth),
+                self._architecture_similarity(prediction, truth),
                 not scorable_only or supported(truth),
             ),
             "segments": (
@@ -581,19 +604,7 @@ class GraphScorer:
                 continue
             queries = [left_columns[i][0][k] for i in rows]
             choices = [right_columns[j][0][k] for j in cols]
-            plain = [c for c in dict.fromkeys(choices) if not has_state_wildcard(c)]
-            fill_edit_similarities(list(dict.fromkeys(queries)), plain, self._table)
-            sequence = np.array(
-                [
-                    [
-                        value
-                        if (value := self._table.get((q, c))) is not None
-                        else state_sequence_similarity(q, c)
-                        for c in choices
-                    ]
-                    for q in queries
-                ]
-            )
+            sequence = _sequence_similarity_matrix(queries, choices)
             left_roles = np.array(
                 [codes.setdefault(left_columns[i][1][k], len(codes)) for i in rows]
             )
@@ -699,6 +710,21 @@ class GraphScorer:
             cached = self._descriptors[key] = make(state, support)
         return cached
 
+    def _architecture_similarity(self, prediction: Json, truth: Json) -> float:
+        """Controlled structural fields only, each state's key taken once."""
+        left, right = self._architecture_key(prediction), self._architecture_key(truth)
+        try:
+            return _architecture_from_keys(left, right)
+        except TypeError:  # an unhashable field: compute without the cache
+            return _architecture_from_keys.__wrapped__(left, right)
+
+    def _architecture_key(self, state: Json) -> tuple[Any, ...]:
+        key = self._architecture_keys.get(id(state))
+        if key is None:
+            self._keep.append(state)
+            key = self._architecture_keys[id(state)] = _architecture_key(state)
+        return key
+
     def _pairing_similarity(self, prediction: Json, truth: Json, scorable_only: bool) -> float:
         support = "scorable" if scorable_only else None
         predicted_pairs = self.descriptors(prediction, None, "pairing")
@@ -747,24 +773,18 @@ class GraphScorer:
         return self._references[key]
 
     def _prefill_sequence_table(self, predicted: list[Json], truth: list[Json]) -> None:
-        """Plain edit similarities of every sequence pair a state matrix will compare, in
-        a few rapidfuzz `cdist` calls: aligned segments position by position, and the
-        reference strands. Pairs with a truth wildcard are left to the exact route."""
-        columns: dict[Any, tuple[set[str], set[str]]] = defaultdict(lambda: (set(), set()))
-        for side, states in ((0, predicted), (1, truth)):
+        """Plain edit similarities of every reference-strand pair a state matrix will
+        compare, in one rapidfuzz `cdist` call (aligned segments are compared in whole
+        matrices by `_prefill_strand_matrix`). Pairs with a truth wildcard are left to
+        the exact route."""
+        queries: set[str] = set()
+        choices: set[str] = set()
+        for side, states in ((queries, predicted), (choices, truth)):
             for state in states:
-                if not isinstance(state, dict):
-                    continue
-                for strand in state.get("strands", []):
-                    if not isinstance(strand, dict):
-                        continue
-                    for position, (tokens, _, _) in enumerate(self._segment_features(strand)):
-                        columns[position][side].add(tokens)
-                columns["reference"][side].update(self._reference_values(state) or ())
-        for queries, choices in columns.values():
-            choices_plain = [c for c in choices if not has_state_wildcard(c)]
-            if len(queries) * len(choices_plain) < 16:
-                continue  # too few pairs to be worth a batch call
+                if isinstance(state, dict):
+                    side.update(self._reference_values(state) or ())
+        choices_plain = [c for c in choices if not has_state_wildcard(c)]
+        if len(queries) * len(choices_plain) >= 16:  # fewer are not worth a batch call
             fill_edit_similarities(list(queries), choices_plain, self._table)
 
     # ---- transitions --------------------------------------------------------------
@@ -803,6 +823,52 @@ class GraphScorer:
             )
             / 2,
         }
+
+    def transition_dimension_matrix(
+        self, predicted: list[Json], truth: list[Json], state_map: Mapping[str, str]
+    ) -> list[list[dict[str, float]]]:
+        """`transition_dimensions` of every pair, with each transition's id sets mapped
+        once instead of once per pair (the same set operations, so the same values)."""
+        fields = (
+            "substrate_state_ids",
+            "product_state_ids",
+            "carried_forward_product_ids",
+            "discarded_product_ids",
+        )
+        left = []
+        for a in predicted:
+            mapped = []
+            for name in fields:
+                ids = list(a.get(name, []))
+                mapped.append(({state_map[i] for i in ids if i in state_map}, len(set(ids))))
+            left.append((str(a.get("operation", "")), mapped, a.get("oligo_ids", [])))
+        right = [
+            (
+                str(b.get("operation", "")),
+                [set(b.get(name, [])) for name in fields],
+                b.get("oligo_ids", []),
+            )
+            for b in truth
+        ]
+        rows = []
+        for operation, mapped, oligo_ids in left:
+            row = []
+            for truth_operation, expected, truth_oligo_ids in right:
+                f1 = [
+                    soft_prf(float(len(m & e)), n, len(e))[2]
+                    for (m, n), e in zip(mapped, expected, strict=True)
+                ]
+                row.append(
+                    {
+                        "operation": operation_similarity(operation, truth_operation),
+                        "substrates": f1[0],
+                        "products": f1[1],
+                        "oligos": self._linked_oligos(oligo_ids, truth_oligo_ids),
+                        "disposition": (f1[2] + f1[3]) / 2,
+                    }
+                )
+            rows.append(row)
+        return rows
 
     def _weighted_transition(self, dimensions: Mapping[str, float]) -> float:
         return sum(self._transition_weights[k] * v for k, v in dimensions.items())
@@ -890,6 +956,25 @@ def _compute_architecture_values(strand: Mapping[str, Any]) -> list[str]:
     return result
 
 
+def _sequence_similarity_matrix(queries: list[str], choices: list[str]) -> np.ndarray:
+    """`state_sequence_similarity(q, c)` for every pair: plain edit similarities of the
+    distinct sequences in one `cdist` call, wildcard choices by the exact route."""
+    distinct_queries = list(dict.fromkeys(queries))
+    distinct_choices = list(dict.fromkeys(choices))
+    values = np.empty((len(distinct_queries), len(distinct_choices)))
+    plain = [n for n, c in enumerate(distinct_choices) if not has_state_wildcard(c)]
+    if plain:
+        values[:, plain] = edit_similarity_matrix(
+            distinct_queries, [distinct_choices[n] for n in plain]
+        )
+    for n, choice in enumerate(distinct_choices):
+        if has_state_wildcard(choice):
+            values[:, n] = [state_sequence_similarity(q, choice) for q in distinct_queries]
+    query_index = {q: n for n, q in enumerate(distinct_queries)}
+    choice_index = {c: n for n, c in enumerate(distinct_choices)}
+    return values[np.ix_([query_index[q] for q in queries], [choice_index[c] for c in choices])]
+
+
 def _distinct_strands(states: list[Json]) -> list[Json]:
     strands: dict[int, Json] = {}
     for state in states:
@@ -916,15 +1001,6 @@ def _architecture_key(state: Json) -> tuple[Any, ...]:
         len(strands),
         tuple(s.get("molecule_type", "") for s in strands),
     )
-
-
-def _architecture_similarity(prediction: Json, truth: Json) -> float:
-    try:
-        return _architecture_from_keys(_architecture_key(prediction), _architecture_key(truth))
-    except TypeError:  # an unhashable field: compute without the cache
-        return _architecture_from_keys.__wrapped__(
-            _architecture_key(prediction), _architecture_key(truth)
-        )
 
 
 @lru_cache(maxsize=65536)

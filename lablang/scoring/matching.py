@@ -19,6 +19,8 @@ from rapidfuzz.distance import Levenshtein
 from scipy.optimize import linear_sum_assignment
 
 Match = tuple[int, int, float]
+# a score difference no floating-point rounding of a 2 x 2 assignment can reverse
+_CLEAR_MARGIN = 1e-9
 
 
 class AssignmentClock:
@@ -134,6 +136,16 @@ def best_one_to_one_matching(scores: Sequence[Sequence[float]]) -> list[Match]:
             return [(0, best, scores[0][best])]
         best = max(range(n), key=lambda i: (scores[i][0], -i))
         return [(best, 0, scores[best][0])]
+    if n == 2 and m == 2:
+        # the common 2 x 2 case (two strands, two oligos) has two assignments; when one
+        # is better by a clear margin it is scipy's answer too, found without the call.
+        # Near-ties go to scipy, whose tie-breaks (and rounding) are the reference.
+        diagonal = scores[0][0] + scores[1][1]
+        crossed = scores[0][1] + scores[1][0]
+        if diagonal - crossed > _CLEAR_MARGIN:
+            return [(0, 0, scores[0][0]), (1, 1, scores[1][1])]
+        if crossed - diagonal > _CLEAR_MARGIN:
+            return [(0, 1, scores[0][1]), (1, 0, scores[1][0])]
     matrix = np.asarray(scores, dtype=float)
     rows, cols = _assign(matrix)
     return [(int(r), int(c), scores[int(r)][int(c)]) for r, c in zip(rows, cols, strict=True)]

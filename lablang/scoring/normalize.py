@@ -278,11 +278,23 @@ def _canonical_role(role: str) -> str:
 
 
 def _normalize_plain(segment: str) -> str:
+    text = _expand_homopolymers(segment)
+    if text.isascii() and not any(special in text for special in "rR+*("):
+        return text.upper()  # what `_normalize_chemistry` gives when nothing is special
+    return _normalize_chemistry(text)
+
+
+def _expand_homopolymers(segment: str) -> str:
+    """Whitespace removed, `(T)30` and `T30` spelt out."""
     text = re.sub(r"\s+", "", segment)
     if not text:
         return ""
     text = re.sub(r"\(([ATat])\)(\d+)", lambda m: m.group(1).upper() * int(m.group(2)), text)
-    text = re.sub(r"([ATat])(\d{2,})", lambda m: m.group(1).upper() * int(m.group(2)), text)
+    return re.sub(r"([ATat])(\d{2,})", lambda m: m.group(1).upper() * int(m.group(2)), text)
+
+
+def _normalize_chemistry(text: str) -> str:
+    """Ribo and LNA bases, `(dU)`, thioates dropped, letters upper case."""
     out: list[str] = []
     i = 0
     while i < len(text):

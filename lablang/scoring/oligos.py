@@ -148,6 +148,7 @@ class OligoScorer:
         self._metadata: dict[int, tuple[Any, ...]] = {}
         self._full: dict[int, bool] = {}
         self._views: dict[int, _OligoView] = {}
+        self._profiles: dict[tuple[int, bool], Any] = {}
         self._weights = attrs.asdict(weights.oligo)
         self._keep: list[Any] = []  # keeps cached records alive so ids stay unique
 
@@ -219,37 +220,50 @@ class OligoScorer:
     def dimensions(
         self, prediction: Json, truth: Json, *, scorable_only: bool
     ) -> dict[str, tuple[float, bool]]:
-        truth_supported = (
-            not scorable_only or truth.get("support_status", "explicit") in SCORABLE_SUPPORT
+        truth_mods, neutral_mods, kind, orientation, kind_on, orientation_on, role_on = (
+            self._truth_profile(truth, scorable_only)
         )
-        truth_mods = self.modification_claims(
-            truth, allowed=SCORABLE_SUPPORT if scorable_only else None
-        )
-        predicted_mods = set(self.modification_claims(prediction))
-        if scorable_only:
-            predicted_mods -= self.modification_claims(truth, allowed=NEUTRAL_SUPPORT)
-        truth_roles = controlled_roles(str(truth.get("role", "")))
-        truth_kind = str(truth.get("kind", "unknown"))
-        truth_orientation = str(truth.get("orientation", "unknown"))
+        predicted_mods = self.modification_claims(prediction)
+        if scorable_only and neutral_mods:
+            predicted_mods = predicted_mods - neutral_mods
         return {
             "sequence": (
                 self.oligo_similarity(prediction, truth, scorable_only=scorable_only),
                 True,
             ),
             "modifications": (set_f1(predicted_mods, truth_mods) if truth_mods else 1.0, True),
-            "kind": (
-                float(prediction.get("kind") == truth_kind),
-                truth_supported and truth_kind != "unknown",
-            ),
-            "orientation": (
-                float(prediction.get("orientation") == truth_orientation),
-                truth_supported and truth_orientation != "unknown",
-            ),
-            "role": (
-                controlled_role_similarity(prediction, truth),
-                truth_supported and bool(truth_roles),
-            ),
+            "kind": (float(prediction.get("kind") == kind), kind_on),
+            "orientation": (float(prediction.get("orientation") == orientation), orientation_on),
+            "role": (controlled_role_similarity(prediction, truth), role_on),
         }
+
+    def _truth_profile(
+        self, truth: Json, scorable_only: bool
+    ) -> tuple[frozenset[str], frozenset[str], str, str, bool, bool, bool]:
+        """What `dimensions` reads from a truth record, prepared once per record."""
+        key = (id(truth), scorable_only)
+        cached = self._profiles.get(key)
+        if cached is None:
+            self._keep.append(truth)
+            supported = (
+                not scorable_only or truth.get("support_status", "explicit") in SCORABLE_SUPPORT
+            )
+            kind = str(truth.get("kind", "unknown"))
+            orientation = str(truth.get("orientation", "unknown"))
+            cached = self._profiles[key] = (
+                self.modification_claims(
+                    truth, allowed=SCORABLE_SUPPORT if scorable_only else None
+                ),
+                self.modification_claims(truth, allowed=NEUTRAL_SUPPORT)
+                if scorable_only
+                else frozenset(),
+                kind,
+                orientation,
+                supported and kind != "unknown",
+                supported and orientation != "unknown",
+                supported and bool(controlled_roles(str(truth.get("role", "")))),
+            )
+        return cached
 
     def modification_claims(
         self, item: Json, *, allowed: frozenset[str] | None = None
@@ -354,6 +368,10 @@ class OligoScorer:
     def family_similarity(
         self, family: Family, predictions: list[Json], truth: Json, *, scorable_only: bool
     ) -> float:
+        if len(family.members) == 1:  # most families: the max of one value, without a generator
+            return self.scientific_similarity(
+                predictions[family.members[0]], truth, scorable_only=scorable_only
+            )
         return max(
             (
                 self.scientific_similarity(predictions[i], truth, scorable_only=scorable_only)
@@ -365,6 +383,10 @@ class OligoScorer:
     def family_sequence_similarity(
         self, family: Family, predictions: list[Json], truth: Json, *, scorable_only: bool
     ) -> float:
+        if len(family.members) == 1:
+            return self.oligo_similarity(
+                predictions[family.members[0]], truth, scorable_only=scorable_only
+            )
         return max(
             (
                 self.oligo_similarity(predictions[i], truth, scorable_only=scorable_only)
@@ -377,6 +399,11 @@ class OligoScorer:
         self, family: Family, predictions: list[Json], truth: Json, *, scorable_only: bool
     ) -> float:
         tie = self.weights.oligo.assignment_tie_break
+        if len(family.members) == 1:
+            member = predictions[family.members[0]]
+            return self.oligo_similarity(
+                member, truth, scorable_only=scorable_only
+            ) + tie * self.scientific_similarity(member, truth, scorable_only=scorable_only)
         return max(
             (
                 self.oligo_similarity(predictions[i], truth, scorable_only=scorable_only)
@@ -792,7 +819,7 @@ def _inline_claims(value: str) -> set[str]:
     tokens = sequence_tokens(value)
     claims: set[str] = set()
     for token, name in (("rG", "riboguanosine"), ("+G", "lna_guanosine"), ("(dU)", "deoxyuridine")):
-        count = sum(t == token for t in tokens)
+        count = tokens.count(token)
         if count:
             claims.add(f"{name}:{count}")
     for token in tokens:

@@ -2,15 +2,15 @@
 
 `score_documents` is the seam every input goes through: it takes, per task (`t1`,
 `t2`, `t3`), one loaded LibStructBench JSON document on each side. `score_files`
-loads files or folders into that form. `.lab` input will arrive the same way once the
-molecular backend's exporter (`lablang.molecular.export_libstruct(program, task)`)
-lands; until then a `.lab` path is reported as pending (E0508), never guessed at.
+loads files or folders into that form; a `.lab` answer is checked and exported to the
+same documents by `lablang.scoring.lab` (the one place that reaches into the molecular
+backend, lazily).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ import attrs
 
 from lablang.diagnostics import Diagnostic, Report
 from lablang.scoring.graph import GraphScore, GraphScorer
+from lablang.scoring.lab import adopt_protocol_id, lab_documents
 from lablang.scoring.library import (
     LibraryInputError,
     LibraryScore,
@@ -133,21 +134,16 @@ def detect_task(document: Any) -> str | None:
     return None
 
 
-def load_documents(path: str | Path, report: Report) -> dict[str, Any]:
-    """One file (its task only) or a folder of T1-T3 JSON files, keyed by task."""
+def load_documents(
+    path: str | Path, report: Report, roots: Sequence[str | Path] = ()
+) -> dict[str, Any]:
+    """One file (its task only), a `.lab` answer (every task) or a folder of T1-T3 JSON files.
+
+    `roots` are extra module roots for a `.lab` file's `use` imports.
+    """
     path = Path(path)
     if path.suffix == ".lab":
-        report.add(
-            "E0508",
-            f"`.lab` input is not scored yet: `{path.name}`",
-            Source("", str(path)),
-            notes=(
-                "partial: `.lab` answers are scored through the molecular backend's "
-                "exporter, which has not landed",
-            ),
-            help="export the answer to LibStructBench JSON and score the JSON files",
-        )
-        return {}
+        return lab_documents(path, report, roots)
     if path.is_dir():
         documents: dict[str, Any] = {}
         files = sorted(p for p in path.iterdir() if p.suffix == ".json" and p.is_file())
@@ -209,24 +205,50 @@ def _read_json(path: Path, report: Report) -> Any | None:
 
 
 def score_files(
-    pred_path: str | Path, truth_path: str | Path, weights: Weights | None = None
+    pred_path: str | Path,
+    truth_path: str | Path,
+    weights: Weights | None = None,
+    *,
+    roots: Sequence[str | Path] = (),
 ) -> ScoreResult:
-    """Score a prediction file or folder against a truth file or folder.
+    """Score a prediction file or folder against a truth file or folder (`.lab` or JSON).
 
     >>> from lablang.scoring import score_files
     >>> folder = "tests/scoring/data/tiny"
     >>> result = score_files(f"{folder}/pred_t1.json", f"{folder}/truth_t1.json")
     >>> round(result.metrics["sequence_similarity"], 4)
     0.9
+    >>> own = score_files("examples/tenx_3p_v3.lab", "examples/tenx_3p_v3.lab")
+    >>> round(own.metrics["reward"], 9), round(own.metrics["sequence_similarity"], 9)
+    (1.0, 1.0)
     """
     report = Report()
-    predictions = load_documents(pred_path, report)
-    truth = load_documents(truth_path, report)
-    # a folder answers every task of the truth; a single file answers its own task only
-    expected = tuple(truth) if Path(pred_path).is_dir() else None
+    predictions = load_documents(pred_path, report, roots)
+    truth = load_documents(truth_path, report, roots)
+    predictions, truth = align_protocol_ids(predictions, truth, pred_path, truth_path)
+    expected = tuple(truth) if answers_every_task(pred_path) else None
     return score_documents(
         predictions, truth, weights, report=report, prediction_name=str(pred_path), tasks=expected
     )
+
+
+def answers_every_task(path: str | Path) -> bool:
+    """A folder or a `.lab` answer answers every task of the truth; a JSON file its own only."""
+    return Path(path).suffix == ".lab" or Path(path).is_dir()
+
+
+def align_protocol_ids(
+    predictions: Mapping[str, Any],
+    truth: Mapping[str, Any],
+    pred_path: str | Path,
+    truth_path: str | Path,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Documents exported from a `.lab` side take the other side's `protocol_id`."""
+    if Path(pred_path).suffix == ".lab":
+        return adopt_protocol_id(predictions, truth), dict(truth)
+    if Path(truth_path).suffix == ".lab":
+        return dict(predictions), adopt_protocol_id(truth, predictions)
+    return dict(predictions), dict(truth)
 
 
 def score_documents(
@@ -241,9 +263,8 @@ def score_documents(
     """Score loaded documents (`{"t1": doc, "t2": doc, "t3": doc}`, any subset) per task.
 
     `tasks` names the tasks the prediction is meant to answer (default: those it has);
-    one it lacks scores 0, as the grader scores a missing prediction file. This is where
-    `.lab` input joins: the molecular backend's exporter turns a program into these
-    per-task documents.
+    one it lacks scores 0, as the grader scores a missing prediction file. `.lab` input
+    joins here too, exported to these per-task documents by `lablang.scoring.lab`.
     """
     weights = weights or Weights()
     report = report or Report()
@@ -545,6 +566,8 @@ __all__ = [
     "MatchedPair",
     "ScoreResult",
     "Unmatched",
+    "align_protocol_ids",
+    "answers_every_task",
     "detect_task",
     "load_documents",
     "score_documents",

@@ -269,27 +269,33 @@ def has_state_wildcard(encoded: str) -> bool:
     return any(_CHAR_OF[w] in encoded for w in _WILD_STATE if w in _CHAR_OF)
 
 
-def fill_edit_similarities(
-    queries: list[str], choices: list[str], table: dict[tuple[str, str], float]
-) -> None:
-    """`table[(q, c)] = edit_similarity(q, c)` for all pairs, in one rapidfuzz `cdist` call.
+def edit_similarity_matrix(queries: Sequence[str], choices: Sequence[str]) -> np.ndarray:
+    """`edit_similarity(q, c)` for every pair as a float matrix, in one rapidfuzz `cdist` call.
 
     The division is the same IEEE operation as `edit_similarity`'s, so values are identical.
+
+    >>> edit_similarity_matrix(["ACGT", ""], ["ACCT"]).tolist()
+    [[0.75], [0.0]]
     """
-    if not queries or not choices:
-        return
     distances = cdist(queries, choices, scorer=Levenshtein.distance, dtype=np.int64)
     lengths_q = np.array([len(q) for q in queries], dtype=np.int64)
     lengths_c = np.array([len(c) for c in choices], dtype=np.int64)
     denominators = np.maximum(lengths_q[:, None], lengths_c[None, :])
     with np.errstate(divide="ignore", invalid="ignore"):
-        values = np.where(
+        return np.where(
             denominators == 0, 1.0, np.maximum(0.0, 1.0 - distances / np.maximum(denominators, 1))
         )
-    for i, row in enumerate(values.tolist()):
-        query = queries[i]
-        for j, value in enumerate(row):
-            table[(query, choices[j])] = value
+
+
+def fill_edit_similarities(
+    queries: list[str], choices: list[str], table: dict[tuple[str, str], float]
+) -> None:
+    """`table[(q, c)] = edit_similarity(q, c)` for all pairs (`edit_similarity_matrix`)."""
+    if not queries or not choices:
+        return
+    for query, row in zip(queries, edit_similarity_matrix(queries, choices).tolist(), strict=True):
+        for choice, value in zip(choices, row, strict=True):
+            table[(query, choice)] = value
 
 
 @lru_cache(maxsize=65536)

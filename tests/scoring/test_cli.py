@@ -101,13 +101,16 @@ def test_malformed_prediction_scores_zero_with_a_diagnostic(pair: tuple[Path, Pa
     assert data["metrics"]["sequence_similarity"] > 0.0
 
 
-def test_lab_input_is_reported_as_pending(tmp_path: Path, pair: tuple[Path, Path]) -> None:
-    """A `.lab` answer is E0508 (pending the molecular exporter), not a crash."""
+def test_a_lab_answer_with_errors_exits_1_with_its_diagnostics(
+    tmp_path: Path, pair: tuple[Path, Path]
+) -> None:
+    """A `.lab` answer with errors prints its check errors and E0508, scores, and exits 1."""
     answer = tmp_path / "answer.lab"
-    answer.write_text("oligo TSO { seq: 5'-ACGT-3' }\n")
+    answer.write_text("oligo TSO { seq: 5'-ACGT {nowhere}-3' }\n")
     result = CliRunner().invoke(score_command, [str(answer), "--truth", str(pair[1])])
     assert result.exit_code == 1
-    assert "E0508" in result.output
+    assert "error[E0203]" in result.output and "error[E0508]" in result.output
+    assert "t2_required_family_f1" in result.output
 
 
 def test_batch_writes_jsonl_csv_summary_and_html(tmp_path: Path) -> None:

@@ -101,12 +101,14 @@ def test_E0507_batch_protocol_without_truth(tmp_path: Path) -> None:
     assert result.rows == () and result.skipped[0]["code"] == "E0507"
 
 
-def test_E0508_lab_input_is_pending(tmp_path: Path) -> None:
-    """A `.lab` answer is E0508 until the molecular exporter lands."""
+def test_E0508_lab_answer_with_errors(tmp_path: Path) -> None:
+    """A `.lab` answer that does not check clean is E0508 beside its own errors."""
     result = score_files(
-        _file(tmp_path, "a.lab", "oligo x { seq: 5'-A-3' }"), _file(tmp_path, "t.json", T1_TRUTH)
+        _file(tmp_path, "a.lab", "oligo x { seq: 5'-A {nowhere}-3' }"),
+        _file(tmp_path, "t.json", T1_TRUTH),
     )
-    assert "E0508" in _codes(result)
+    assert {"E0203", "E0508"} <= _codes(result)
+    assert result.metrics["sequence_similarity"] == 0.0
 
 
 def test_W0501_task_on_one_side_only() -> None:

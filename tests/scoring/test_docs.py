@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import lablang.scoring.aggregate
+import lablang.scoring.lab
 import lablang.scoring.matching
 import lablang.scoring.normalize
 import lablang.scoring.oligos
@@ -43,6 +44,7 @@ def test_console_examples_in_the_docs_print_what_they_show() -> None:
     "module",
     [
         lablang.scoring.aggregate,
+        lablang.scoring.lab,
         lablang.scoring.matching,
         lablang.scoring.normalize,
         lablang.scoring.oligos,

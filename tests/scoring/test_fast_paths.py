@@ -51,3 +51,16 @@ def test_cdist_table_equals_edit_similarity(queries: list[str], choices: list[st
     for q in queries:
         for c in choices:
             assert table[(q, c)] == edit_similarity(q, c)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("ACGTNUVacgtnu0123456789 -_.[]/:xyz", max_size=40))
+def test_plain_segment_fast_path_equals_the_character_loop(text: str) -> None:
+    """Without chemistry characters, normalizing a plain segment is upper-casing it."""
+    from lablang.scoring.normalize import (
+        _expand_homopolymers,
+        _normalize_chemistry,
+        _normalize_plain,
+    )
+
+    assert _normalize_plain(text) == _normalize_chemistry(_expand_homopolymers(text))
