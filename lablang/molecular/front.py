@@ -1050,6 +1050,10 @@ class _Builder:
                     break
             if len(primers) != len(transition.oligos):
                 continue
+            # a mix of substrates (tagmentation or fragmentation products) is one pool:
+            # as in the interpreter, members no primer pair amplifies are discarded, and
+            # only a mix of which none amplifies is reported
+            unamplified: list[tuple[str, list[str]]] = []
             for substrate in transition.substrates:
                 state = graph.state(substrate)
                 if state is None:
@@ -1068,7 +1072,12 @@ class _Builder:
                         continue
                     amplified = amplified or bool(pool.carried)
                     reasons.extend(p.reason for p in pool.discarded)
-                if not amplified and state.strands:
+                if state.strands:
+                    if amplified:
+                        break
+                    unamplified.append((substrate, reasons))
+            else:
+                for substrate, reasons in unamplified:
                     names = ", ".join(f"`{o}`" for o in transition.oligos)
                     self.error(
                         "W0402",
