@@ -1,0 +1,100 @@
+"""The six reference protocols as `.lab` examples: derived workflows that reproduce the
+reference final libraries, sequenceable reads, and declared answers that score 1.0."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from lablang.molecular import export_libstruct
+from lablang.molecular.molecule import top_strand
+from lablang.molecular.sequence import render_libstruct, unflag
+from lablang.scoring import score_documents
+
+from ._data import EXAMPLES, PROTOCOLS, checked, model_of, needs_data, reference_library
+
+pytestmark = needs_data
+
+
+def as_reference_writes_it(text: str, protocol: str) -> str:
+    """The reference's own writing conventions: `[POLY_T]` for the oligo-dT (length not
+    restated), and SPLiT-seq's `[POLY_A]` for the template of the primer's `VN` + 15 T."""
+    text = re.sub("T{30}", "[POLY_T]", text)
+    if protocol == "split_seq":
+        text = text.replace("]B" + "A" * 15, "][POLY_A]")
+    return text
+
+
+def derived_final(protocol: str) -> Any:
+    model = model_of(EXAMPLES / f"{protocol}.lab")
+    graph = next(g for g in model.graphs if g.derived)
+    ((final, _),) = graph.finals
+    state = graph.state(final)
+    assert state is not None and state.molecule is not None
+    return state.molecule
+
+
+def segment_text(segment: dict[str, Any]) -> str:
+    """A reference segment as its library string writes it (`kind: poly_T` is `[POLY_T]`)."""
+    kind = {"poly_T": "[POLY_T]", "poly_A": "[POLY_A]"}
+    return segment.get("sequence") or segment.get("placeholder") or kind[segment["kind"]]
+
+
+@pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
+def test_example_checks_clean(protocol: str) -> None:
+    """The example (oligos, derived workflow, library with reads) has no diagnostic at all:
+    the declared library equals the derived one (else E0405) and every read is primed on
+    its template strand (else E0411)."""
+    result = checked(EXAMPLES / f"{protocol}.lab")
+    assert [f"{d.code} {d.message}" for d in result.report] == []
+
+
+@pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
+def test_derived_final_library_equals_the_reference_segment_for_segment(protocol: str) -> None:
+    """The interpreter's final library, walked segment by segment, is the reference's."""
+    derived = as_reference_writes_it(
+        render_libstruct(unflag(top_strand(derived_final(protocol))), fold_n=True), protocol
+    )
+    rest = derived
+    for segment in reference_library(protocol)["segments"]:
+        want = segment_text(segment)
+        assert rest.startswith(want), f"segment {segment['name']!r}: {rest[:60]!r} != {want!r}"
+        rest = rest[len(want) :]
+    assert rest == ""
+    assert derived == reference_library(protocol)["library_sequence_placeholders"]
+
+
+@pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
+def test_declared_library_reads_match_the_reference_reads(protocol: str) -> None:
+    """The example's library has the reference's reads, each on the reference's template
+    strand (the check proves each primer anneals there)."""
+    model = model_of(EXAMPLES / f"{protocol}.lab")
+    (library,) = model.libraries
+    want = [(r["primer"], r["template_strand"]) for r in reference_library(protocol)["reads"]]
+    got = [(read.primer, read.strand) for read in library.reads]
+    assert got == want
+
+
+@pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
+def test_declared_answer_scores_one_against_the_derived_workflow(protocol: str) -> None:
+    """The declared LibStructBench-style answer, exported like the derived workflow, gets
+    reward 1.0 and F1 1.0 for oligo families, transitions and typed edges."""
+    derived = checked(EXAMPLES / f"{protocol}.lab")
+    answer = checked(EXAMPLES / "answers" / f"{protocol}.lab")
+    assert [f"{d.code} {d.message}" for d in answer.report] == []
+    truth = {task: export_libstruct(derived.program, task) for task in ("t2", "t3")}
+    prediction = {task: export_libstruct(answer.program, task) for task in ("t2", "t3")}
+    for document in prediction.values():  # the answer module has its own name
+        document["protocol_id"] = truth["t2"]["protocol_id"]
+    if protocol == "tenx_3p_v3":  # the example declares its graph: compare with the derived
+        assert truth["t3"]["workflows"]
+    metrics = score_documents(prediction, truth).metrics
+    for metric in (
+        "reward",
+        "t2_required_family_f1",
+        "t3_molecular_transition_f1",
+        "t3_typed_edge_f1",
+    ):
+        assert metrics[metric] == pytest.approx(1.0), metric
