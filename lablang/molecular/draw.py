@@ -212,8 +212,8 @@ def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) 
         f'<rect x="0" y="0" width="{right:.0f}" height="{height:.0f}" fill="white"/>',
         f'<text x="{x0}" y="22" font-size="15" font-weight="bold">{html.escape(title)}</text>',
     ]
-    for row, y in (("top", y_top), ("bottom", y_bottom)):
-        left_end, right_end = ("5'", "3'") if row == "top" else ("3'", "5'")
+    for side, y in (("top", y_top), ("bottom", y_bottom)):
+        left_end, right_end = ("5'", "3'") if side == "top" else ("3'", "5'")
         out.append(
             f'<text x="{x0 - 8}" y="{y + 15}" text-anchor="end" font-weight="bold">{left_end}</text>'
             f'<text x="{xs[-1] + 8:.0f}" y="{y + 15}" font-weight="bold">{right_end}</text>'
@@ -222,7 +222,7 @@ def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) 
         kind = _kind(record)
         colour = COLOURS[kind]
         text = str(record.get("placeholder") or record.get("sequence") or "")
-        for row, y in (("top", y_top), ("bottom", y_bottom)):
+        for side, y in (("top", y_top), ("bottom", y_bottom)):
             out.append(
                 f'<rect x="{left:.1f}" y="{y:.1f}" width="{width:.1f}" height="{ROW}" '
                 f'fill="{colour}" stroke="#4d4d4d" stroke-width="0.6"/>'
@@ -236,7 +236,7 @@ def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) 
                     f'font-size="10.5">{html.escape(shown)}</text>'
                 )
             else:
-                shown = text if row == "top" else _complement_text(text)
+                shown = text if side == "top" else _complement_text(text)
                 out.append(
                     f'<text x="{left:.1f}" y="{y + 15:.1f}" font-family="{MONO}" font-size="10.5" '
                     f'textLength="{width - 1:.1f}" lengthAdjust="spacing">{html.escape(shown)}</text>'
@@ -436,10 +436,10 @@ def _mini_strip(seq: Seq, x: float, y: float, width: float) -> list[str]:
 
 
 def workflow_svg(graph: Graph) -> str:
-    """An SVG of the workflow: states (rounded boxes, each with its strands drawn as
-    coloured strips) and transitions (hexagons with the operation and oligos) in columns
-    by topological order; discarded products grey and dashed with the reason as a
-    tooltip, final states bold."""
+    """An SVG of the workflow, read top to bottom: states (rounded boxes, each with its
+    strands drawn as strips of segment colours) and transitions (hexagons with the step,
+    operation and oligos) in rows by topological order; discarded products grey and
+    dashed with the reason, final states bold."""
     import networkx as nx
 
     from lablang.molecular.graph import to_networkx
@@ -450,86 +450,104 @@ def workflow_svg(graph: Graph) -> str:
     except nx.NetworkXUnfeasible:
         layers = [list(g.nodes)]
     order = {node: k for k, node in enumerate(g.nodes)}
-    box_w, box_h = 176.0, 50.0
-    col_w, row_h = 214.0, 62.0
-    tallest = max((len(layer) for layer in layers), default=1)
+    box_w, box_h = 190.0, 60.0
+    col_w, row_h = 206.0, 92.0
+    widest = max((len(layer) for layer in layers), default=1)
+    width = 40 + widest * col_w
     pos: dict[str, tuple[float, float]] = {}
-    for c, layer in enumerate(layers):
-        offset = (tallest - len(layer)) * row_h / 2 if len(layer) < 4 else 0.0
-        for r, node in enumerate(sorted(layer, key=order.__getitem__)):
-            pos[node] = (24 + c * col_w, 44 + offset + r * row_h)
-    width = 24 + len(layers) * col_w
-    height = 64 + tallest * row_h
+    for r, layer in enumerate(layers):
+        offset = (width - len(layer) * col_w) / 2
+        for c, node in enumerate(sorted(layer, key=order.__getitem__)):
+            pos[node] = (offset + c * col_w + (col_w - box_w) / 2, 48 + r * row_h)
+    height = 48 + len(layers) * row_h
     states = {s.name: s for s in graph.states}
+    kind = "derived" if graph.derived else "declared"
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="{FONT}" font-size="11">',
         '<defs><marker id="arrow" markerWidth="8" markerHeight="8" refX="7" refY="4" orient="auto">'
         '<path d="M0,0 L8,4 L0,8 z" fill="#666"/></marker></defs>',
         f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" fill="white"/>',
-        f'<text x="24" y="24" font-size="15" font-weight="bold">{html.escape(graph.name)}'
-        f'<tspan font-size="11" font-weight="normal" fill="#666">  '
-        f"{'derived' if graph.derived else 'declared'} workflow</tspan></text>",
+        f'<text x="20" y="26" font-size="15" font-weight="bold">{html.escape(graph.name)}'
+        f'<tspan font-size="11" font-weight="normal" fill="#666" dx="10">{kind} workflow; '
+        "bold: final library, dashed: discarded</tspan></text>",
     ]
     for a, b, data in g.edges(data=True):
         (x1, y1), (x2, y2) = pos[a], pos[b]
-        x1 += box_w
-        y1 += box_h / 2
-        y2 += box_h / 2
-        mid = (x1 + x2) / 2
+        x1 += box_w / 2
+        x2 += box_w / 2
+        y1 += box_h
+        mid = (y1 + y2) / 2
         discarded = data["kind"] == "discarded_product"
         style = ' stroke-dasharray="4 3" stroke="#aaa"' if discarded else ' stroke="#666"'
         out.append(
-            f'<path d="M{x1:.0f},{y1:.0f} C{mid:.0f},{y1:.0f} {mid:.0f},{y2:.0f} {x2 - 2:.0f},{y2:.0f}" '
+            f'<path d="M{x1:.0f},{y1:.0f} C{x1:.0f},{mid:.0f} {x2:.0f},{mid:.0f} {x2:.0f},{y2 - 2:.0f}" '
             f'fill="none"{style} marker-end="url(#arrow)"/>'
         )
     for node, data in g.nodes(data=True):
         x, y = pos[node]
         if data["kind"] == "state":
-            state = states[data["name"]]
-            discarded = bool(data["discarded"])
-            stroke = 2.6 if data["final"] else 1
-            fill, line = ("#f4f4f4", "#aaa") if discarded else ("#eef5fb", "#3182bd")
-            dash = ' stroke-dasharray="4 3"' if discarded else ""
-            tip = state.disposition_reason or state.title or state.name
-            out.append(f"<g><title>{html.escape(tip)}</title>")
-            out.append(
-                f'<rect x="{x:.0f}" y="{y:.0f}" width="{box_w:.0f}" height="{box_h:.0f}" rx="9" '
-                f'fill="{fill}" stroke="{line}" stroke-width="{stroke}"{dash}/>'
-            )
-            title = data["title"] if data["title"] and data["title"] != data["name"] else ""
-            head = data["name"] + (f": {title}" if title else "")
-            out.append(
-                f'<text x="{x + 8:.0f}" y="{y + 14:.0f}" fill="{"#777" if discarded else "#111"}">'
-                f"{html.escape(_fit(head, 27))}</text>"
-            )
-            for k, strand in enumerate(state.strands[:2]):
-                out += _mini_strip(strand.seq, x + 8, y + 20 + 7 * k, box_w - 16)
-            sub = data["architecture"].replace("_", " ")
-            if discarded:
-                sub = _fit(state.disposition_reason.split(":")[-1].strip() or "discarded", 30)
-            out.append(
-                f'<text x="{x + 8:.0f}" y="{y + 45:.0f}" fill="#666" font-size="10">'
-                f"{html.escape(sub)}</text></g>"
-            )
+            out += _state_box(states[data["name"]], data, x, y, box_w, box_h)
         else:
             out.append(
-                f'<polygon points="{x + 12:.0f},{y:.0f} {x + box_w - 12:.0f},{y:.0f} '
-                f"{x + box_w:.0f},{y + box_h / 2:.0f} {x + box_w - 12:.0f},{y + box_h:.0f} "
-                f'{x + 12:.0f},{y + box_h:.0f} {x:.0f},{y + box_h / 2:.0f}" '
+                f'<polygon points="{x + 14:.0f},{y:.0f} {x + box_w - 14:.0f},{y:.0f} '
+                f"{x + box_w:.0f},{y + box_h / 2:.0f} {x + box_w - 14:.0f},{y + box_h:.0f} "
+                f'{x + 14:.0f},{y + box_h:.0f} {x:.0f},{y + box_h / 2:.0f}" '
                 'fill="#fff5eb" stroke="#e6550d"/>'
             )
+            operation = data["operation"].replace("_", " ")
             out.append(
-                f'<text x="{x + box_w / 2:.0f}" y="{y + 18:.0f}" text-anchor="middle" '
-                f'font-weight="bold">{html.escape(_fit(data["operation"].replace("_", " "), 26))}</text>'
+                f'<text x="{x + box_w / 2:.0f}" y="{y + 20:.0f}" text-anchor="middle">'
+                f'<tspan font-weight="bold">{html.escape(_fit(data["name"], 12))}</tspan>'
+                f'<tspan fill="#a63603" dx="5">{html.escape(_fit(operation, 22))}</tspan></text>'
             )
             oligos = data["oligos"].replace(",", ", ")
             out.append(
-                f'<text x="{x + box_w / 2:.0f}" y="{y + 33:.0f}" text-anchor="middle" fill="#666" '
-                f'font-size="10">{html.escape(_fit(oligos or data["name"], 30))}</text>'
+                f'<text x="{x + box_w / 2:.0f}" y="{y + 37:.0f}" text-anchor="middle" fill="#555" '
+                f'font-size="10">{html.escape(_fit(oligos, 34))}</text>'
             )
+            detail = data["detail"] if data["detail"] != data["name"] else ""
+            if "|>" in detail:
+                out.append(
+                    f'<text x="{x + box_w / 2:.0f}" y="{y + 51:.0f}" text-anchor="middle" '
+                    f'fill="#888" font-size="9">{html.escape(_fit(detail, 38))}</text>'
+                )
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _state_box(
+    state: Any, data: dict[str, Any], x: float, y: float, box_w: float, box_h: float
+) -> list[str]:
+    discarded = bool(data["discarded"])
+    stroke = 2.8 if data["final"] else 1
+    fill, line = ("#f4f4f4", "#aaa") if discarded else ("#eef5fb", "#3182bd")
+    dash = ' stroke-dasharray="4 3"' if discarded else ""
+    tip = state.disposition_reason or state.title or state.name
+    out = [
+        f"<g><title>{html.escape(tip)}</title>",
+        f'<rect x="{x:.0f}" y="{y:.0f}" width="{box_w:.0f}" height="{box_h:.0f}" rx="9" '
+        f'fill="{fill}" stroke="{line}" stroke-width="{stroke}"{dash}/>',
+    ]
+    ink = "#888" if discarded else "#111"
+    title = data["title"] if data["title"] and data["title"] != data["name"] else ""
+    out.append(
+        f'<text x="{x + 8:.0f}" y="{y + 14:.0f}" fill="{ink}"><tspan font-weight="bold">'
+        f"{html.escape(_fit(data['name'], 10))}</tspan>"
+        f'<tspan fill="#555" font-size="10" dx="5">{html.escape(_fit(title, 27))}</tspan></text>'
+    )
+    for k, strand in enumerate(state.strands[:2]):
+        out += _mini_strip(strand.seq, x + 8, y + 21 + 8 * k, box_w - 16)
+    sub = data["architecture"].replace("_", " ")
+    if discarded:
+        sub = state.disposition_reason.split(":")[-1].strip() or "discarded"
+    elif data["final"]:
+        sub += ", final library"
+    out.append(
+        f'<text x="{x + 8:.0f}" y="{y + 52:.0f}" fill="#666" font-size="10">'
+        f"{html.escape(_fit(sub, 34))}</text></g>"
+    )
+    return out
 
 
 def _fit(text: str, limit: int) -> str:
