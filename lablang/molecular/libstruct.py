@@ -547,8 +547,14 @@ def _import_workflows(workflows: Any) -> list[str]:
             if state.get("state_id") in finals:
                 out.append(f"  final: {_string(str(finals[state.get('state_id')]))}")
             out += ["}", ""]
+        taken = {_ident(str(state.get("state_id"))) for state in wf.get("states") or []}
         for transition in _list(wf.get("transitions") or [], "transitions"):
             tid = _ident(str(transition.get("transition_id")))
+            # one namespace in `.lab`: a derived workflow names a step's transition and
+            # its single product alike, so the transition takes a `t_` prefix
+            while tid in taken:
+                tid = f"t_{tid}"
+            taken.add(tid)
             operation = transition.get("operation") or "other"
             if operation not in OPERATIONS:
                 operation = "other"
