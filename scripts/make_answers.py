@@ -24,7 +24,15 @@ if str(ROOT) not in sys.path:
 from lablang.driver import check_file  # noqa: E402
 from lablang.molecular import export_libstruct, import_libstruct  # noqa: E402
 
-PROTOCOLS = ("tenx_3p_v3", "tenx_scatac", "drop_seq", "smart_seq2", "sci_rna_seq", "split_seq")
+PROTOCOLS = (
+    "tenx_3p_v3",
+    "tenx_scatac",
+    "drop_seq",
+    "smart_seq2",
+    "smart_seq3",
+    "sci_rna_seq",
+    "split_seq",
+)
 HEADER = """\
 # Declared answer for ../{p}.lab in LibStructBench style: the oligos (Task 2) and every
 # molecular state and transition (Task 3) written out explicitly, products carried or

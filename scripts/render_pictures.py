@@ -1,7 +1,7 @@
 """Render every reference-protocol example to SVG pictures under examples/pictures/.
 
 For each `examples/<protocol>.lab`: `<protocol>.library.svg` (the final library, both
-strands, read arrows) and `<protocol>.workflow.svg` (the derived workflow graph).
+strands, read arrows; `<protocol>.<library>.library.svg` when it declares several) and `<protocol>.workflow.svg` (the derived workflow graph).
 `python scripts/render_pictures.py` rewrites them; `--check` exits 1 if any is stale.
 Each file is written atomically (a temporary file in the same folder, then os.replace).
 """
@@ -25,7 +25,15 @@ from lablang.molecular.front import build_model  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 PICTURES = EXAMPLES / "pictures"
-PROTOCOLS = ("tenx_3p_v3", "tenx_scatac", "drop_seq", "smart_seq2", "sci_rna_seq", "split_seq")
+PROTOCOLS = (
+    "tenx_3p_v3",
+    "tenx_scatac",
+    "drop_seq",
+    "smart_seq2",
+    "smart_seq3",
+    "sci_rna_seq",
+    "split_seq",
+)
 
 
 def pictures() -> dict[str, str]:
@@ -35,8 +43,9 @@ def pictures() -> dict[str, str]:
         result = check_file(EXAMPLES / f"{protocol}.lab")
         model = build_model(result.program, Report()).model
         oligos = {o.name: o for o in model.oligos}
-        (library,) = model.libraries
-        out[f"{protocol}.library.svg"] = library_svg(library, oligos)
+        for library in model.libraries:
+            stem = protocol if len(model.libraries) == 1 else f"{protocol}.{library.name}"
+            out[f"{stem}.library.svg"] = library_svg(library, oligos)
         graph = next(g for g in model.graphs if g.derived)
         out[f"{protocol}.workflow.svg"] = workflow_svg(graph)
     return out

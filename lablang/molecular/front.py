@@ -1172,6 +1172,7 @@ class _Builder:
         fields = _fields(decl.body) if decl.body else {}
         source_name = None
         derived_seq: Seq | None = None
+        pool: Pool | None = None
         src = fields.get("from")
         for clause in decl.clauses:
             if clause.keyword == "from" and not isinstance(clause.value, ast.Assignment):
@@ -1190,15 +1191,26 @@ class _Builder:
             if isinstance(seq_node, ast.Sequence)
             else None
         )
-        if seq is not None and derived_seq is not None:
+        if seq is not None and derived_seq is not None and pool is not None:
+            # a step that carries several libraries (Smart-seq3: 5' UMI and internal
+            # fragments): the declared library may be any one of them
+            candidates = [top_strand(p.molecule) for p in pool.carried]
+            matched = next((c for c in candidates if sequence_difference(seq, c) is None), None)
             diff = sequence_difference(seq, derived_seq)
-            if diff is not None:
+            if matched is not None:
+                derived_seq = matched
+            elif diff is not None:
+                others = (
+                    [f"`{source_name}` carries {len(candidates)} products; none matches"]
+                    if len(candidates) > 1
+                    else []
+                )
                 self.error(
                     "E0405",
                     f"library `{decl.name}` differs from derived `{source_name}` at "
                     f"segment `{diff}`",
                     seq_node.span,  # type: ignore[union-attr]
-                    notes=[f"declared: {render(seq)}", f"derived:  {render(derived_seq)}"],
+                    notes=[f"declared: {render(seq)}", f"derived:  {render(derived_seq)}", *others],
                     help="correct the declared structure or the workflow",
                 )
         final = seq if seq is not None else derived_seq

@@ -17,14 +17,16 @@ if not SHARED.is_dir():  # a clean clone of main has ../shared beside it
     SHARED = ROOT.parent / "shared" / "data"
 EXAMPLES = ROOT / "examples"
 
-# example file stem -> (reference file stem, reference library id)
+# example file stem -> (reference file stem, reference library ids in the order the
+# example declares its libraries)
 PROTOCOLS = {
-    "tenx_3p_v3": ("10x_chromium_3p_v3", "gex"),
-    "tenx_scatac": ("10x_chromium_scatac", "atac"),
-    "drop_seq": ("drop_seq", "rna"),
-    "smart_seq2": ("smart_seq2", "smartseq2_rna"),
-    "sci_rna_seq": ("sci_rna_seq", "sci_rna_seq"),
-    "split_seq": ("split_seq", "split_seq"),
+    "tenx_3p_v3": ("10x_chromium_3p_v3", ("gex",)),
+    "tenx_scatac": ("10x_chromium_scatac", ("atac",)),
+    "drop_seq": ("drop_seq", ("rna",)),
+    "smart_seq2": ("smart_seq2", ("smartseq2_rna",)),
+    "smart_seq3": ("smart_seq2", ("smartseq3_5prime", "smartseq2_rna")),
+    "sci_rna_seq": ("sci_rna_seq", ("sci_rna_seq",)),
+    "split_seq": ("split_seq", ("split_seq",)),
 }
 
 needs_data = pytest.mark.skipif(not SHARED.is_dir(), reason="reference data not beside the repo")
@@ -35,11 +37,11 @@ def reference(protocol: str) -> dict[str, Any]:
     return json.loads((SHARED / "libstructs" / f"{stem}.json").read_text())
 
 
-def reference_library(protocol: str) -> dict[str, Any]:
-    _, library_id = PROTOCOLS[protocol]
-    return next(
-        lib for lib in reference(protocol)["final_libraries"] if lib["library_id"] == library_id
-    )
+def reference_libraries(protocol: str) -> list[dict[str, Any]]:
+    """The reference libraries an example reproduces, in the order it declares them."""
+    _, library_ids = PROTOCOLS[protocol]
+    libraries = {lib["library_id"]: lib for lib in reference(protocol)["final_libraries"]}
+    return [libraries[i] for i in library_ids]
 
 
 _CHECKED: dict[Path, Any] = {}

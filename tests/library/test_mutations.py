@@ -13,7 +13,7 @@ import pytest
 
 from lablang.driver import check_text
 
-from ._data import EXAMPLES
+from ._data import EXAMPLES, PROTOCOLS
 
 
 def revcomp(bases: str) -> str:
@@ -57,6 +57,16 @@ CASES = [
     ("smart_seq2", "s5-ME transposon written reverse-complemented",
      f"5'-{S5_ME}-3'", f"5'-{revcomp(S5_ME)}-3'",
      "E0404", "only `nxt_i7` binds"),
+    # Smart-seq3
+    ("smart_seq3", "s5-ME transposon oligo instead of the tagged forward primer",
+     "primers: [ss3_fwd, ss3_rev]", "primers: [tn5_s5_me, ss3_rev]",
+     "E0404", "only `ss3_rev` binds"),
+    ("smart_seq3", "no TSO in reverse transcription",
+     "primer: ss3_oligodT, switch: ss3_tso)", "primer: ss3_oligodT)",
+     "E0404", "only `ss3_rev` binds"),
+    ("smart_seq3", "s7-ME transposon written reverse-complemented",
+     f"5'-{S7_ME}-3'", f"5'-{revcomp(S7_ME)}-3'",
+     "E0404", "never face each other"),
     # sci-RNA-seq (no template switching: its second strand is nick translation)
     ("sci_rna_seq", "sequencing primer used as the P5 PCR primer",
      "primers: [p5_primer, p7_primer]", "primers: [r1_seq, p7_primer]",
@@ -110,10 +120,8 @@ def test_mistake_is_reported_not_silently_derived(
 
 
 def test_each_protocol_has_three_mistakes() -> None:
-    """Every one of the six protocols has three mutation cases."""
+    """Every example protocol has three mutation cases."""
     counts: dict[str, int] = {}
     for case in CASES:
         counts[case[0]] = counts.get(case[0], 0) + 1
-    assert counts == dict.fromkeys(
-        ("tenx_3p_v3", "drop_seq", "smart_seq2", "sci_rna_seq", "split_seq", "tenx_scatac"), 3
-    )
+    assert counts == dict.fromkeys(PROTOCOLS, 3)

@@ -13,7 +13,7 @@ from lablang.molecular.molecule import top_strand
 from lablang.molecular.sequence import render_libstruct, unflag
 from lablang.scoring import score_documents
 
-from ._data import EXAMPLES, PROTOCOLS, checked, model_of, needs_data, reference_library
+from ._data import EXAMPLES, PROTOCOLS, checked, model_of, needs_data, reference_libraries
 
 pytestmark = needs_data
 
@@ -27,13 +27,16 @@ def as_reference_writes_it(text: str, protocol: str) -> str:
     return text
 
 
-def derived_final(protocol: str) -> Any:
+def derived_finals(protocol: str) -> list[Any]:
+    """The molecules the example's derived workflow carries to its output."""
     model = model_of(EXAMPLES / f"{protocol}.lab")
-    graph = next(g for g in model.graphs if g.derived)
-    ((final, _),) = graph.finals
-    state = graph.state(final)
-    assert state is not None and state.molecule is not None
-    return state.molecule
+    (graph,) = [g for g in model.graphs if g.derived]
+    out = []
+    for final, _ in graph.finals:
+        state = graph.state(final)
+        assert state is not None and state.molecule is not None
+        out.append(state.molecule)
+    return out
 
 
 def segment_text(segment: dict[str, Any]) -> str:
@@ -53,28 +56,32 @@ def test_example_checks_clean(protocol: str) -> None:
 
 @pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
 def test_derived_final_library_equals_the_reference_segment_for_segment(protocol: str) -> None:
-    """The interpreter's final library, walked segment by segment, is the reference's."""
-    derived = as_reference_writes_it(
-        render_libstruct(unflag(top_strand(derived_final(protocol))), fold_n=True), protocol
+    """The interpreter's final libraries, walked segment by segment, are the reference's:
+    each reference library is derived, and nothing else reaches the output."""
+    derived = sorted(
+        as_reference_writes_it(render_libstruct(unflag(top_strand(m)), fold_n=True), protocol)
+        for m in derived_finals(protocol)
     )
-    rest = derived
-    for segment in reference_library(protocol)["segments"]:
-        want = segment_text(segment)
-        assert rest.startswith(want), f"segment {segment['name']!r}: {rest[:60]!r} != {want!r}"
-        rest = rest[len(want) :]
-    assert rest == ""
-    assert derived == reference_library(protocol)["library_sequence_placeholders"]
+    wanted = reference_libraries(protocol)
+    assert derived == sorted(lib["library_sequence_placeholders"] for lib in wanted)
+    for library in wanted:
+        rest = library["library_sequence_placeholders"]
+        for segment in library["segments"]:
+            text = segment_text(segment)
+            assert rest.startswith(text), f"{segment['name']!r}: {rest[:60]!r} != {text!r}"
+            rest = rest[len(text) :]
+        assert rest == ""
 
 
 @pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
-def test_declared_library_reads_match_the_reference_reads(protocol: str) -> None:
-    """The example's library has the reference's reads, each on the reference's template
-    strand (the check proves each primer anneals there)."""
+def test_declared_libraries_have_the_reference_reads(protocol: str) -> None:
+    """Each library the example declares has the reference's reads, each on the
+    reference's template strand (the check proves each primer anneals there)."""
     model = model_of(EXAMPLES / f"{protocol}.lab")
-    (library,) = model.libraries
-    want = [(r["primer"], r["template_strand"]) for r in reference_library(protocol)["reads"]]
-    got = [(read.primer, read.strand) for read in library.reads]
-    assert got == want
+    assert len(model.libraries) == len(reference_libraries(protocol))
+    for library, reference in zip(model.libraries, reference_libraries(protocol), strict=True):
+        want = [(r["primer"], r["template_strand"]) for r in reference["reads"]]
+        assert [(read.primer, read.strand) for read in library.reads] == want
 
 
 @pytest.mark.parametrize("protocol", sorted(PROTOCOLS))
