@@ -106,7 +106,7 @@ def _oligo_name(record: dict[str, Any], oligos: dict[str, OligoDef]) -> str | No
     """The oligo a literal fixed segment comes from, found by sequence: the whole oligo,
     its reverse complement, or (10 bases or more) a part of either."""
     text = str(record.get("sequence") or "")
-    if record.get("placeholder") or len(text) < 6:
+    if record.get("placeholder") or len(text) < 6 or _kind(record) != "fixed":
         return None
     from lablang.molecular.sequence import render_libstruct
 
