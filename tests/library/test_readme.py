@@ -46,3 +46,18 @@ def test_readme_scoring_snippet_prints_one() -> None:
         [sys.executable, "-c", snippet.group(1)], cwd=ROOT, capture_output=True, text=True
     )
     assert done.stdout.strip() == "1.0", done.stderr
+
+
+def test_examples_answers_and_stdlib_are_in_canonical_layout() -> None:
+    """`lablang fmt --check` leaves every example, answer and stdlib module as it is."""
+    files = sorted(
+        [*EXAMPLES.glob("*.lab"), *(EXAMPLES / "answers").glob("*.lab"), *ROOT.glob("stdlib/*.lab")]
+    )
+    assert len(files) >= 20
+    done = subprocess.run(
+        [sys.executable, "-m", "lablang", "fmt", "--check", *map(str, files)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
