@@ -34,15 +34,15 @@ oligo bead_{i} "Gel bead oligo {i}" {{
   support: explicit
 }}
 protocol amp_{i} "cDNA amplification {i}" {{
-  step mix {{ volume: 50 uL  add: 50 uL of amp_mix  to: tube1 }}
+  materials: [amp_mix]
+  step mix {{ add: 50 uL of amp_mix  to: tube1 }}
   step cycle {{
     thermocycle {{ 98 C for 3 min; repeat 11 {{ 98 C for 15 s; 63 C for 20 s; 72 C for 1 min }}; hold 4 C }}
-    temperature: 98 C
-    duration: 15 s
   }}
 }}
 contract centrifuge_{i}(N: 8) {{
   var a: slot?  var b: slot?  var lid: bool
+  balanced: a != none and b == (a + N / 2) % N
   op place_b(k: slot) requires a != none and b == none and k == (a + N / 2) % N effect b = k
   goal lid and b == (a + N / 2) % N
   invariant lid -> balanced

@@ -167,15 +167,18 @@ def _backend_checks(program: Program, report: Report) -> None:
             if error.name and module_name.startswith(error.name):
                 continue  # this backend has not landed
             raise
+        report.working_at = (program.root.source, Span(0, 0))
         getattr(module, function_name)(program, report)
 
 
 def _internal(report: Report, source: Source, error: BaseException) -> None:
+    where, span = report.working_at or (source, Span(0, 0))
     report.add(
         "E0000",
         f"internal error: {error.__class__.__name__}: {error}",
-        source,
-        Span(0, 0),
+        where,
+        span,
+        label="lablang failed while checking this",
         help="this is a bug in lablang, not in your file; please report it with the file",
     )
 

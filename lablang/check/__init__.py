@@ -92,6 +92,7 @@ EXPRESSION_BLOCKS = {"do", "thermocycle", "repeat"}
 
 
 def _check_decl(info: ModuleInfo, decl: ast.Decl, report: Report) -> None:
+    report.working_at = (info.source, decl.name_span)
     _check_fields(info, members(decl.body), report)
     _check_statements(info, members(decl.body), report)
     for node in walk(decl):
@@ -429,6 +430,21 @@ def _check_statements(info: ModuleInfo, items: tuple[ast.Member, ...], report: R
         if "\n" in gap:
             continue
         name = member.value
+        from lablang.syntax import reserved_words
+
+        keyword = _near_keyword(name.id, reserved_words())
+        if keyword is not None:
+            # `gaol lid`: more likely a misspelt keyword than a field without its colon
+            report.add(
+                "E0310",
+                f"`{name.id}` is neither a keyword nor followed by `:`",
+                info.source,
+                name.span,
+                label=f"did you mean the keyword `{keyword}`?",
+                help=f"write `{keyword} ...`, or `{name.id}: ...` for a field",
+                fix=Fix(f"use `{keyword}`", (Edit(name.span, keyword),)),
+            )
+            continue
         report.add(
             "E0310",
             f"`{name.id}` is not followed by `:`",
@@ -463,3 +479,14 @@ def _check_operands(info: ModuleInfo, node: ast.Binary, report: Report) -> None:
             label=f"`{left.unit}` and `{right.unit}` measure different things",
             help="compare quantities of one dimension, e.g. temperatures with temperatures",
         )
+
+
+def _near_keyword(word: str, keywords: frozenset[str]) -> str | None:
+    """A keyword one edit away (two for long words; a swap of neighbours is one edit)."""
+    from rapidfuzz.distance import OSA
+
+    if len(word) < 3:
+        return None
+    limit = 1 if len(word) <= 5 else 2
+    best = min(sorted(keywords), key=lambda k: OSA.distance(word, k))
+    return best if OSA.distance(word, best) <= limit and best != word else None

@@ -1,4 +1,4 @@
-"""The simulation verbs: simulate, certify, evaluate (replay is not built yet)."""
+"""The simulation verbs: simulate, certify, evaluate, replay."""
 
 from __future__ import annotations
 
@@ -61,6 +61,13 @@ def _load(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
     help="Write a PNG keyframe per step and trace.json into this directory.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the episode as JSON.")
+@click.option(
+    "--record",
+    "record",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the episode's event, observation and score records (JSON lines) here.",
+)
 @TASK_OPTION
 @PATH_OPTION
 def simulate_command(
@@ -68,6 +75,7 @@ def simulate_command(
     seed: int,
     render_dir: str | None,
     as_json: bool,
+    record: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
@@ -87,6 +95,10 @@ def simulate_command(
     except Exception as error:  # a bug in lablang: reported, never a traceback
         _internal_error(file, error)
     payload = episode_json(result)
+    if record is not None:
+        from lablang.sim.records import write_records
+
+        write_records(Path(record), result.record_lines())
     if render_dir is not None:
         write_atomic(Path(render_dir) / "trace.json", json.dumps(payload, indent=2) + "\n")
     if as_json:
@@ -137,6 +149,13 @@ def simulate_command(
     help="Write the certificate JSON here (printed otherwise).",
 )
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@click.option(
+    "--records",
+    "records_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write each instance's event, observation and score records (SEED.jsonl) here.",
+)
 @TASK_OPTION
 @PATH_OPTION
 def certify_command(
@@ -146,6 +165,7 @@ def certify_command(
     jobs: int,
     out: str | None,
     no_progress: bool,
+    records_dir: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
@@ -161,7 +181,9 @@ def certify_command(
 
     task = _load(file, roots, task_name)
     try:
-        certificate = certify_task(task, instances, seed, jobs, progress=not no_progress)
+        certificate = certify_task(
+            task, instances, seed, jobs, progress=not no_progress, records_dir=records_dir
+        )
     except Exception as error:  # a bug in lablang: reported, never a traceback
         _internal_error(file, error)
     text = certificate_json(certificate)
@@ -186,24 +208,6 @@ def _internal_error(file: str, error: Exception) -> None:
     sys.exit(4)
 
 
-def _partial(name: str, what: str) -> click.Command:
-    @click.command(
-        name,
-        help=f"{what} (partial: not built yet)",
-        context_settings={"ignore_unknown_options": True},
-    )
-    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-    def command(args: tuple[str, ...]) -> None:
-        click.echo(
-            f"error: `lablang {name}` is not built yet (partial: the simulation backend "
-            "has simulate and certify; see docs/sim.md)",
-            err=True,
-        )
-        sys.exit(2)
-
-    return command
-
-
 @click.command("evaluate")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option(
@@ -215,6 +219,13 @@ def _partial(name: str, what: str) -> click.Command:
 @click.option("--episodes", default=10, show_default=True, type=click.IntRange(1, 10_000))
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1))
 @click.option("--max-seconds", default=120.0, show_default=True, type=click.FloatRange(0.1, 3600))
+@click.option(
+    "--records",
+    "records_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write each episode's event, observation and score records (SEED.jsonl) here.",
+)
 @TASK_OPTION
 @PATH_OPTION
 def evaluate_command(
@@ -223,6 +234,7 @@ def evaluate_command(
     episodes: int,
     seed: int,
     max_seconds: float,
+    records_dir: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
@@ -244,7 +256,14 @@ def evaluate_command(
         click.echo(f"error: cannot load policy `{policy_ref}`: {error}", err=True)
         sys.exit(2)
     try:
-        results = evaluate_policy(task, policy, episodes, seed, max_seconds)
+        results = evaluate_policy(
+            task,
+            policy,
+            episodes,
+            seed,
+            max_seconds,
+            Path(records_dir) if records_dir is not None else None,
+        )
     except Exception as error:  # in the policy or in lablang
         click.echo(
             f"error: evaluating `{policy_ref}` failed: {error.__class__.__name__}: {error}",
@@ -254,4 +273,83 @@ def evaluate_command(
     click.echo(json.dumps(results, indent=2))
 
 
-replay_command = _partial("replay", "Re-score a recorded episode.")
+@click.command("replay")
+@click.argument("record", type=click.Path(dir_okay=False, exists=True))
+@click.option("--json", "as_json", is_flag=True, help="Print the reconstruction as JSON.")
+def replay_command(record: str, as_json: bool) -> None:
+    """Reconstruct a recorded episode's choices and confirmations and re-score them.
+
+    Exit 0 when the re-score equals the score stored in the record, 1 when it differs,
+    2 when the record cannot be read.
+
+    Example: `lablang replay episode.jsonl`
+    (after `simulate examples/tasks/move_tube.lab --record episode.jsonl`)
+    """
+    from lablang.sim.records import RecordError, replay
+
+    try:
+        replayed = replay(Path(record))
+    except (RecordError, OSError, UnicodeDecodeError) as error:
+        click.echo(f"error: cannot replay `{record}`: {error}", err=True)
+        sys.exit(2)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "episode": replayed.header,
+                    "choices": [attrs_dict(e) for e in replayed.events if e.kind == "choice"],
+                    "executions": [attrs_dict(e) for e in replayed.events if e.kind == "execution"],
+                    "completions": [
+                        attrs_dict(e)
+                        for e in replayed.events
+                        if e.kind in ("completion", "persistence")
+                    ],
+                    "score": replayed.score,
+                    "stored_score": replayed.stored_score,
+                    "identical": replayed.identical,
+                },
+                indent=2,
+            )
+        )
+    else:
+        h = replayed.header
+        click.echo(f"episode of task {h.get('task')}, seed {h.get('seed')}")
+        confirmations = {e.attempt: e for e in replayed.events if e.kind == "execution"}
+        for e in replayed.events:
+            if e.kind == "choice":
+                done = confirmations.get(e.attempt)
+                verdict = "correct" if e.target == e.measured else f"wrong (wanted {e.measured})"
+                confirmed = (
+                    "no execution"
+                    if done is None
+                    else f"{done.status}, {'confirmed' if done.confirmed else 'NOT confirmed'}"
+                    + (f" at {done.target}" if done.target else "")
+                )
+                click.echo(
+                    f"  {e.time:8.2f} s  {e.attempt:12} {e.operation}: {verdict}; {confirmed}"
+                )
+            elif e.kind in ("completion", "intervention", "fault"):
+                what = e.status or e.kind
+                click.echo(f"  {e.time:8.2f} s  {e.step:12} {what} {e.detail}".rstrip())
+        sc = replayed.score
+        click.echo(
+            f"choice {sc['choice']['correct']}/{sc['choice']['choices']} correct, "
+            f"execution {sc['execution']['executed']}/{sc['execution']['obligations']} "
+            f"confirmed, completion {sc['completion']['status']} "
+            f"(credit {sc['completion']['credit']:.2f})"
+        )
+        if replayed.stored_score is None:
+            click.echo("the record stores no score to compare with")
+        else:
+            click.echo(
+                "re-scored identically"
+                if replayed.identical
+                else "the re-score DIFFERS from the stored score"
+            )
+    sys.exit(0 if replayed.identical or replayed.stored_score is None else 1)
+
+
+def attrs_dict(event: Any) -> dict[str, Any]:
+    from lablang.sim.records import event_json
+
+    return event_json(event)

@@ -77,6 +77,9 @@ class Report:
     """Collects diagnostics from every stage of one run."""
 
     diagnostics: list[Diagnostic] = attrs.field(factory=list)
+    # where a stage is working now (its current declaration): the location an internal
+    # error is reported at
+    working_at: tuple[Source, Span] | None = None
 
     def add(
         self,

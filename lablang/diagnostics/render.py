@@ -126,10 +126,20 @@ def _location(diagnostic: Diagnostic, span: Any) -> dict[str, Any]:
     }
 
 
+def _utf16_column(diagnostic: Diagnostic, line: int, column: int) -> int:
+    """LSP counts columns in UTF-16 code units, lablang in code points."""
+    if diagnostic.source is None:
+        return column - 1
+    prefix = diagnostic.source.line_text(line)[: column - 1]
+    return len(prefix.encode("utf-16-le")) // 2
+
+
 def to_lsp(diagnostic: Diagnostic) -> dict[str, Any]:
-    """A diagnostic in the Language Server Protocol's shape (0-based positions)."""
+    """A diagnostic in the Language Server Protocol's shape (0-based, UTF-16 columns)."""
     line, column = diagnostic.start
     end_line, end_column = diagnostic.end
+    column = _utf16_column(diagnostic, line, column) + 1
+    end_column = _utf16_column(diagnostic, end_line, end_column) + 1
     severity = {Severity.ERROR: 1, Severity.WARNING: 2, Severity.NOTE: 3}[diagnostic.severity]
     message = diagnostic.message + (f"\nhelp: {diagnostic.help}" if diagnostic.help else "")
     return {

@@ -43,6 +43,7 @@ from lablang.molecular.sequence import (
     render_libstruct,
     unflag,
 )
+from lablang.syntax import reserved_words
 
 T1_SCHEMA = "libstruct.library_structure.v0"
 TASKS = ("t1", "t2", "t3")
@@ -634,79 +635,11 @@ def _list(value: Any, where: str) -> list[dict[str, Any]]:
     return value
 
 
-_KEYWORDS = {
-    "module",
-    "use",
-    "segment",
-    "oligo",
-    "state",
-    "transition",
-    "workflow",
-    "library",
-    "protocol",
-    "scene",
-    "task",
-    "contract",
-    "rubric",
-    "skill",
-    "material",
-    "in",
-    "as",
-    "from",
-    "at",
-    "on",
-    "true",
-    "false",
-    "none",
-    "and",
-    "or",
-    "not",
-    "forall",
-    "exists",
-    "of",
-    "step",
-    "item",
-    "var",
-    "op",
-    "input",
-    "strand",
-    "evidence",
-    "outcome",
-    "param",
-    "read",
-    "nick",
-    "gap",
-    "break",
-    "do",
-    "levels",
-    "thermocycle",
-    "event",
-    "goal",
-    "invariant",
-    "expect",
-    "output",
-    "pair",
-    "hold",
-    "repeat",
-    "randomize",
-    "wait",
-    "terminal",
-    "confirm",
-    "requires",
-    "effect",
-    "within",
-    "weight",
-    "vs",
-    "for",
-    "realizes",
-}
-
-
 def _ident(text: str) -> str:
     ident = re.sub(r"[^A-Za-z0-9_]", "_", text.strip()) or "unnamed"
     if ident[0].isdigit():
         ident = "x" + ident
-    if ident in _KEYWORDS:
+    if ident in reserved_words():
         ident += "_"
     return ident
 

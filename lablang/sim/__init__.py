@@ -49,12 +49,18 @@ def simulate_task(task: Task, seed: int = 0, render_dir: str | Path | None = Non
 
 
 def certify_task(
-    task: Task, instances: int = 20, seed: int = 0, jobs: int = 1, progress: bool = False
+    task: Task,
+    instances: int = 20,
+    seed: int = 0,
+    jobs: int = 1,
+    progress: bool = False,
+    records_dir: str | Path | None = None,
 ) -> dict[str, Any]:
     """Certify a task over randomized instances (see `lablang.sim.certify`)."""
     from lablang.sim.certify import certify_task as certify
 
-    return certify(task, instances, seed, jobs, progress)
+    records = Path(records_dir) if records_dir is not None else None
+    return certify(task, instances, seed, jobs, progress, records)
 
 
 def make_env(task: Task, **options: Any) -> Any:

@@ -60,6 +60,9 @@ class AssetInfo:
     wells: list[str] = attrs.field(factory=list)  # well sites (at each well's mouth), plates only
     well_radius: float = 0.0
     well_depth: float = 0.0
+    fill_radius: float = 0.0  # inner radius where liquid stands, if wider than the opening
+    bare: bool = False  # a pipette that starts without a tip
+    cap_joint: str = ""  # a screw cap's turning hinge (bottles)
 
 
 Builder = Callable[[mujoco.MjSpec, Entity, list[float], float], AssetInfo]
@@ -380,9 +383,11 @@ def build_beaker(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: flo
         a = 2 * math.pi * k / nseg
         body.add_geom(
             type=G.mjGEOM_BOX,
-            pos=[(r_in + wall / 2) * math.cos(a), (r_in + wall / 2) * math.sin(a), 0],
+            # the walls stand on the floor disc (1 mm up): only the disc touches what the
+            # beaker rests on, which keeps the contact count (and the step cost) low
+            pos=[(r_in + wall / 2) * math.cos(a), (r_in + wall / 2) * math.sin(a), 0.001],
             quat=_quat_z(a),
-            size=[wall / 2, seg_half, height / 2],
+            size=[wall / 2, seg_half, height / 2 - 0.001],
             mass=mass * 0.7 / nseg,
             rgba=[0.8, 0.9, 1.0, 0.5],
             condim=4,
@@ -534,6 +539,7 @@ def build_pipette(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: fl
         friction=[1.2, 0.01, 0.001],
     )
     body.add_geom(
+        name=f"{entity.name}_tip",
         type=G.mjGEOM_CYLINDER,
         pos=[0, 0, -half - thalf],
         size=[tr, thalf, 0],
@@ -541,6 +547,7 @@ def build_pipette(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: fl
         rgba=[0.95, 0.9, 0.5, 0.8],
         condim=4,
     )
+    # a pipette declared with `tip: 0` starts bare: the runtime hides its tip geom
     return AssetInfo(
         entity.name,
         "pipette",
@@ -551,6 +558,208 @@ def build_pipette(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: fl
         grasp_z=0.02,
         capacity=volume,
         base_mass=0.042,
+        bare=entity.param("tip", 1) == 0,
+    )
+
+
+TIP_TOP = 0.012  # m: how far a boxed tip stands above the box's top plate
+
+
+def build_tip_box(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
+    """A box of pipette tips standing in holes of its top plate (rows of 6, 9 mm pitch).
+
+    `slot[k]` is the k-th tip position; its site is at the tip's upper end (where a bare
+    pipette's nose is pressed on). The runtime hides a tip once it is taken.
+    """
+    n = int(entity.param("slots", 12))
+    cols = min(n, 6)
+    rows = math.ceil(n / cols)
+    pitch, height = 0.009, 0.05
+    tr, thalf = PIPETTE_TIP
+    body = spec.worldbody.add_body(name=entity.name, pos=pos, quat=_quat_z(yaw))
+    hx, hy = cols * pitch / 2 + 0.006, rows * pitch / 2 + 0.006
+    _box(body, [0, 0, height / 2], [hx, hy, height / 2], [0.2, 0.45, 0.7, 1.0])
+    info = AssetInfo(entity.name, "tip_box", entity.name, free=False, radius=max(hx, hy))
+    for k in range(n):
+        r, c = divmod(k, cols)
+        x, y = (c - (cols - 1) / 2) * pitch, ((rows - 1) / 2 - r) * pitch
+        body.add_geom(
+            name=f"{entity.name}_tip{k}",
+            type=G.mjGEOM_CYLINDER,
+            pos=[x, y, height + TIP_TOP - thalf],
+            size=[tr, thalf, 0],
+            rgba=[0.95, 0.9, 0.5, 0.8],
+            condim=4,
+        )
+        body.add_site(name=f"{entity.name}_s{k}", pos=[x, y, height + TIP_TOP], size=[0.001, 0, 0])
+        info.slots.append(SlotInfo(f"{entity.name}_s{k}", 0.0015, TIP_TOP))
+    return info
+
+
+def build_stirrer(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
+    """A magnetic stirrer with a hot plate: a surface, a `stir` toggle and a `set` button.
+
+    The heating and the stirring are runtime models (see docs/sim.md): a container resting
+    on the plate approaches the plate's temperature, and is mixed after 5 s of stirring.
+    """
+    name = entity.name
+    body = spec.worldbody.add_body(name=name, pos=pos, quat=_quat_z(yaw))
+    _box(body, [0, 0, 0.03], [0.08, 0.1, 0.03], [0.9, 0.9, 0.9, 1.0])
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0.015, 0.062],
+        size=[0.065, 0.002, 0],
+        rgba=[0.75, 0.75, 0.78, 1.0],
+        friction=[1.2, 0.01, 0.001],
+    )
+    body.add_site(name=f"{name}_top", pos=[0, 0.015, 0.064], size=[0.002, 0, 0])
+    info = AssetInfo(
+        name, "stirrer", name, free=False, radius=0.065, top_site=f"{name}_top", heater=True
+    )
+    info.buttons["stir"] = _add_button(spec, body, f"{name}_stir", [-0.04, -0.078, 0.06])
+    info.buttons["set"] = _add_button(spec, body, f"{name}_set", [0.04, -0.078, 0.06])
+    return info
+
+
+def build_flask(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
+    """An Erlenmeyer-like flask: a wide hollow body, a flat shoulder and a narrow neck."""
+    capacity = float(entity.param("capacity", 100e-6))
+    mass = float(entity.param("mass", 0.06))
+    r_body = 0.025 * (capacity / 100e-6) ** (1 / 3)
+    h_body = 1.2 * r_body
+    r_neck, h_neck, wall, nseg = 0.25 * r_body + 0.004, 0.8 * r_body, 0.0015, 16
+    height = h_body + h_neck
+    z0 = -height / 2
+    body = _free_body(spec, entity.name)
+    glass = [0.85, 0.92, 1.0, 0.5]
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, z0 + 0.001],
+        size=[r_body + wall, 0.001, 0],
+        mass=mass * 0.3,
+        rgba=glass,
+        condim=4,
+    )
+    for ring_r, zc, half_h, share in (
+        (r_body, z0 + 0.001 + h_body / 2, h_body / 2 - 0.001, 0.45),
+        (r_neck, z0 + h_body + h_neck / 2, h_neck / 2, 0.15),
+    ):
+        seg_half = (ring_r + wall) * math.tan(math.pi / nseg) + 0.0005
+        for k in range(nseg):
+            a = 2 * math.pi * k / nseg
+            body.add_geom(
+                type=G.mjGEOM_BOX,
+                pos=[(ring_r + wall / 2) * math.cos(a), (ring_r + wall / 2) * math.sin(a), zc],
+                quat=_quat_z(a),
+                size=[wall / 2, seg_half, half_h],
+                mass=mass * share / nseg,
+                rgba=glass,
+                condim=4,
+                friction=[1.2, 0.01, 0.001],
+            )
+    # the shoulder: a flat annulus of radial boxes from the neck to the body's wall
+    span = (r_body - r_neck) / 2
+    for k in range(nseg):
+        a = 2 * math.pi * k / nseg
+        rc = r_neck + span
+        body.add_geom(
+            type=G.mjGEOM_BOX,
+            pos=[rc * math.cos(a), rc * math.sin(a), z0 + h_body],
+            quat=_quat_z(a),
+            size=[span + wall, (r_body + wall) * math.tan(math.pi / nseg) + 0.0005, wall / 2],
+            mass=mass * 0.1 / nseg,
+            rgba=glass,
+            condim=4,
+        )
+    return AssetInfo(
+        entity.name,
+        "flask",
+        entity.name,
+        free=True,
+        radius=r_neck + wall,  # grasped at the neck
+        half_height=height / 2,
+        grasp_z=h_body + h_neck / 2 - height / 2,
+        opening=r_neck,
+        depth=height,
+        capacity=capacity,
+        base_mass=mass,
+        yaw_limit=math.pi / nseg,
+        hollow=True,
+        fill_radius=r_body,
+    )
+
+
+CAP_OPEN_TURNS = 1.5  # turns after which the cap is free of the thread
+
+
+def build_bottle(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
+    """A reagent bottle with a screw cap: the cap turns on a hinge against the thread's
+    friction (its rise along the thread is not modelled); it is open after 1.5 turns."""
+    capacity = float(entity.param("capacity", 100e-6))
+    mass = float(entity.param("mass", 0.12))
+    r_in = 0.02 * (capacity / 100e-6) ** (1 / 3)
+    height = capacity / (math.pi * r_in**2) * 1.25
+    wall, nseg = 0.002, 12
+    body = _free_body(spec, entity.name)
+    glass = [0.55, 0.35, 0.2, 0.8]
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, -height / 2 + 0.002],
+        size=[r_in + wall, 0.002, 0],
+        mass=mass * 0.4,
+        rgba=glass,
+        condim=4,
+        friction=[1.0, 0.3, 0.001],  # torsional friction keeps it still while the cap turns
+    )
+    seg_half = (r_in + wall) * math.tan(math.pi / nseg) + 0.0005
+    for k in range(nseg):
+        a = 2 * math.pi * k / nseg
+        body.add_geom(
+            type=G.mjGEOM_BOX,
+            pos=[(r_in + wall / 2) * math.cos(a), (r_in + wall / 2) * math.sin(a), 0.002],
+            quat=_quat_z(a),
+            size=[wall / 2, seg_half, height / 2 - 0.002],
+            mass=mass * 0.6 / nseg,
+            rgba=glass,
+            condim=4,
+            friction=[1.2, 0.01, 0.001],
+        )
+    cap_r, cap_half = r_in + wall + 0.001, 0.008
+    cap = body.add_body(name=f"{entity.name}_cap", pos=[0, 0, height / 2 + cap_half])
+    cap.add_joint(
+        name=f"{entity.name}_cap_turn",
+        type=mujoco.mjtJoint.mjJNT_HINGE,
+        axis=[0, 0, 1],
+        range=[0.0, 2 * math.pi * CAP_OPEN_TURNS + 0.5],
+        limited=mujoco.mjtLimited.mjLIMITED_TRUE,
+        frictionloss=0.0005,
+        damping=0.0005,
+        armature=1e-5,
+    )
+    cap.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        size=[cap_r, cap_half, 0],
+        mass=0.008,
+        rgba=[0.15, 0.15, 0.6, 1.0],
+        condim=4,
+        friction=[1.5, 0.02, 0.001],
+    )
+    return AssetInfo(
+        entity.name,
+        "bottle",
+        entity.name,
+        free=True,
+        radius=r_in + wall,
+        half_height=height / 2,
+        grasp_z=-height / 4,
+        opening=r_in,
+        depth=height,
+        capacity=capacity,
+        base_mass=mass,
+        yaw_limit=math.pi / nseg,
+        hollow=True,
+        capped=True,
+        cap_joint=f"{entity.name}_cap_turn",
     )
 
 
@@ -569,6 +778,10 @@ BUILDERS: dict[str, Builder] = {
     "waste_bin": build_waste_bin,
     "vial": build_vial,
     "pipette_stand": build_pipette_stand,
+    "tip_box": build_tip_box,
+    "stirrer": build_stirrer,
+    "flask": build_flask,
+    "bottle": build_bottle,
 }
 
 

@@ -44,7 +44,31 @@ ASSET_KINDS: dict[str, AssetKind] = {
         "object", {"mass": ParamSpec("mass", 0.002, 0.05, 0.008)}, open_container=True
     ),
     "pipette": AssetKind(
-        "object", {"volume": ParamSpec("volume", 10e-9, 1e-6, 200e-9)}, open_container=True
+        "object",
+        {
+            "volume": ParamSpec("volume", 10e-9, 1e-6, 200e-9),
+            "tip": ParamSpec("", 0, 1, 1, integer=True),
+        },
+        open_container=True,
+    ),
+    "tip_box": AssetKind("fixture", {"slots": ParamSpec("", 1, 24, 12, integer=True)}, slots=True),
+    "stirrer": AssetKind("fixture", {}, parts=("stir", "set"), surface=True),
+    "bottle": AssetKind(
+        "object",
+        {
+            "capacity": ParamSpec("volume", 50e-6, 500e-6, 100e-6),
+            "mass": ParamSpec("mass", 0.05, 0.5, 0.12),
+        },
+        open_container=True,
+        lid=True,
+    ),
+    "flask": AssetKind(
+        "object",
+        {
+            "capacity": ParamSpec("volume", 25e-6, 250e-6, 100e-6),
+            "mass": ParamSpec("mass", 0.02, 0.3, 0.06),
+        },
+        open_container=True,
     ),
     "pipette_stand": AssetKind(
         "fixture", {"slots": ParamSpec("", 1, 8, 2, integer=True)}, slots=True
@@ -107,6 +131,16 @@ SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "incubate": (("object", "target", "duration"), "thermal control and incubation"),
     "shake": (("object", "duration"), "mixing and agitation"),
     "invert": (("object", "count"), "mixing and agitation"),
+    "swirl": (("object", "duration"), "mixing and agitation"),
+    "stir": (("entity", "duration"), "mixing and agitation"),
+    "mix_by_pipetting": (("object", "container", "count"), "mixing and agitation"),
+    "attach_tip": (("object", "target"), "liquid handling and transfer"),
+    "eject_tip": (("object", "entity"), "liquid handling and transfer"),
+    "transfer": (("object", "container", "container", "volume"), "liquid handling and transfer"),
+    "dispense_powder": (("object", "entity", "mass"), "solid handling and weighing"),
+    "read_scale": (("entity",), "solid handling and weighing"),
+    "weigh": (("object", "entity"), "solid handling and weighing"),
+    "twist_cap": (("object", "count"), "apparatus and workspace"),
 }
 
 PREDICATE_NAMES = (
@@ -124,6 +158,7 @@ PREDICATE_NAMES = (
     "started",
     "mixed",
     "temperature",
+    "has_tip",
 )
 FUNCTION_NAMES = ("slot_of", "opposite", "mass", "height")
 

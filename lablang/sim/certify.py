@@ -14,6 +14,7 @@ import hashlib
 import json
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -78,9 +79,18 @@ def task_hash(task: Task) -> str:
 
 
 def certify_task(
-    task: Task, instances: int = 20, seed: int = 0, jobs: int = 1, progress: bool = False
+    task: Task,
+    instances: int = 20,
+    seed: int = 0,
+    jobs: int = 1,
+    progress: bool = False,
+    records_dir: Path | None = None,
 ) -> dict[str, Any]:
-    """The certificate (a JSON-ready dict) for `instances` randomized runs of a task."""
+    """The certificate (a JSON-ready dict) for `instances` randomized runs of a task.
+
+    With `records_dir`, each instance's event, observation and score records are written
+    there as `SEED.jsonl` (re-scored by `lablang replay`).
+    """
     import mujoco
 
     import lablang
@@ -101,8 +111,14 @@ def certify_task(
     reruns: list[dict[str, Any]] = []
     credits: list[float] = []
     successes = 0
+    completions = {"clean": 0, "recovered": 0, "incomplete": 0}
     for outcome in outcomes:
         result = outcome.result
+        completions[result.score()["completion"]["status"]] += 1
+        if records_dir is not None:
+            from lablang.sim.records import write_records
+
+            write_records(records_dir / f"{outcome.seed}.jsonl", result.record_lines())
         credits.append(result.credit)
         successes += result.succeeded
         for step in result.steps:
@@ -157,6 +173,8 @@ def certify_task(
         "failures": failures,
         "faults": faults,
         "transient_faults_rerun": reruns,
+        "completion": completions,  # Labference: clean, recovered after a wrong or
+        # unconfirmed attempt, or incomplete
         "trace_digests": [o.result.trace_digest for o in outcomes],
     }
 

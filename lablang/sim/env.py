@@ -7,11 +7,17 @@ half-opening of the fingers in metres), applied for one 20 ms control tick.
 The weld assist behaves as for the expert's skills: it engages only when both pads
 touch an object while the fingers close, and lets go when they open.
 
-`info` carries the index of the current step, which steps have passed (in order), and a
-simulator fault if one happened. Rewards are 1 for each step that passes.
-
-Partial: Labference event records (choice, execution, completion separately) are not
-produced yet, and there is no `lablang evaluate` verb on top of this.
+`info` carries the current step, which steps have passed (in order), `step_success`
+(every step: has it passed), a simulator fault if one happened, and `events`: the Labference
+records this action produced, kept apart as `choice`, `execution` and `completion` (see
+`lablang.sim.records`), and `coordination` (a scripted event's trigger, premature touches
+of its fixture while a step waits for it, and the first touch after it). A policy's choices are read from what the gripper does: a grasp is
+a `pick` choice of the object (confirmed at once), a release is a `place` choice of the
+slot or surface the object is released over, scored against the target the task's program
+calls for in the actual state (its measured target), and physically confirmed or not
+0.5 s later. Rewards are 1 for each step that passes. `env.record_lines()` is the
+episode's persistent record (the same format as `lablang simulate --record`), which
+`lablang replay` re-scores.
 
 >>> from lablang.sim import load_tasks
 >>> tasks, _ = load_tasks("examples/tasks/move_tube.lab")
@@ -20,19 +26,24 @@ produced yet, and there is no `lablang evaluate` verb on top of this.
 >>> sorted(obs), info["step"]
 (['objects', 'proprio', 'tcp'], 'move')
 >>> obs, reward, terminated, truncated, info = env.step(env.hold_action())
->>> reward, terminated, info["passed"]
-(0.0, False, [])
+>>> reward, terminated, info["passed"], info["step_success"]
+(0.0, False, [], {'move': False})
+>>> sorted(info["events"])
+['choice', 'completion', 'coordination', 'execution']
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from lablang.sim.build import compile_scene
+from lablang.sim.episode import observation
 from lablang.sim.model import Task
 from lablang.sim.predicates import Evaluator, SpecError
+from lablang.sim.records import Event, event_json, record_lines
 from lablang.sim.runtime import Runtime, SimFault
 
 ACTION_LOW = np.array([-0.2, -0.5, 0.01, -3.1, -2.1, 0.0])
@@ -59,6 +70,13 @@ class TaskEnv:
         self._evaluator: Evaluator | None = None
         self._step = 0
         self._passed: list[str] = []
+        self.seed = 0
+        self.events: list[Event] = []
+        self.observations: list[dict[str, Any]] = []
+        self._new: list[Event] = []
+        self._pending: list[tuple[float, Event]] = []  # releases awaiting confirmation
+        self._attempts = 0
+        self._coordination_seen = 0
 
     # ------------------------------------------------------------ gymnasium API
 
@@ -76,6 +94,11 @@ class TaskEnv:
         self._evaluator = Evaluator(self.rt)
         self._step = 0
         self._passed = []
+        self.seed = seed
+        self.events, self.observations, self._new, self._pending = [], [], [], []
+        self._attempts = 0
+        self._coordination_seen = 0
+        self._arm()
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
@@ -89,12 +112,16 @@ class TaskEnv:
         rt.set_tcp(target[:3])
         rt.cmd[3], rt.cmd[4] = target[3], target[4]
         rt.set_grip(float(target[5]))
+        self._new = []
         try:
             self._assist(float(target[5]))
             rt.tick()
+            self._coordination()
         except SimFault as fault:
-            info = self._info(f"{fault.kind}: {fault.detail}")
-            return self._observation(), 0.0, True, False, info
+            detail = f"{fault.kind}: {fault.detail}"
+            self._emit(Event("fault", rt.time, self._current(), detail=detail))
+            return self._observation(), 0.0, True, False, self._info(detail)
+        self._confirm_pending()
         reward = 0.0
         steps = self.task.steps
         while self._step < len(steps):
@@ -106,11 +133,30 @@ class TaskEnv:
             if not holds:
                 break
             self._passed.append(steps[self._step].name)
+            self._emit(
+                Event(
+                    "completion", rt.time, steps[self._step].name, confirmed=True, status="passed"
+                )
+            )
+            self.observations.append(observation(rt, steps[self._step].name))
             self._step += 1
+            self._arm()
             self._evaluator = Evaluator(rt)
             reward += 1.0
         terminated = self._step == len(steps)
         truncated = not terminated and rt.time >= self.max_seconds
+        if truncated:
+            self._emit(
+                Event(
+                    "completion",
+                    rt.time,
+                    steps[self._step].name,
+                    confirmed=False,
+                    status="failed",
+                    detail=f"not passed within {self.max_seconds:g} s",
+                )
+            )
+            self.observations.append(observation(rt, steps[self._step].name))
         return self._observation(), reward, terminated, truncated, self._info(None)
 
     def hold_action(self) -> np.ndarray:
@@ -118,6 +164,18 @@ class TaskEnv:
         assert self.rt is not None
         cmd = self.rt.cmd
         return np.array([*self.rt.cmd_tcp(), cmd[3], cmd[4], cmd[5]])
+
+    def record_lines(self) -> list[str]:
+        """The episode so far as persistent records (header, events, observations, score)."""
+        steps = [s.name for s in self.task.steps]
+        header = {
+            "task": self.task.name,
+            "seed": self.seed,
+            "steps": steps,
+            "policy": True,
+            "sim_time": round(self.rt.time, 6) if self.rt else 0.0,
+        }
+        return record_lines(header, self.events, self.observations, steps)
 
     def close(self) -> None:
         if self._renderer is not None:
@@ -131,6 +189,7 @@ class TaskEnv:
         assert rt is not None
         if rt.held is not None:
             if grip > rt.infos[rt.held].radius + 0.001:
+                self._released(rt.held)
                 rt.release_weld(rt.held)
                 rt.held = None
             return
@@ -142,7 +201,138 @@ class TaskEnv:
                 if left and right:
                     rt.activate_weld(name)
                     rt.held = name
+                    self._grasped(name)
                     return
+
+    # ------------------------------------------------------------ Labference records
+
+    def _current(self) -> str:
+        steps = self.task.steps
+        return steps[self._step].name if self._step < len(steps) else steps[-1].name
+
+    def _emit(self, event: Event) -> None:
+        self.events.append(event)
+        self._new.append(event)
+
+    def _arm(self) -> None:
+        steps = self.task.steps
+        if self.rt is not None and self._step < len(steps):
+            trigger = steps[self._step].trigger
+            if trigger is not None:
+                self.rt.arm(trigger)
+
+    def _coordination(self) -> None:
+        rt = self.rt
+        assert rt is not None
+        log = rt.coordination
+        for kind, time, name, entity in log[self._coordination_seen :]:
+            detail = name
+            if kind == "response":
+                start = next(t for k, t, n, _ in log if k == "trigger" and n == name)
+                detail = f"{name}: {time - start:.2f} s after the trigger"
+            self._emit(Event(kind, time, self._current(), object=entity, detail=detail))
+        self._coordination_seen = len(log)
+
+    def _grasped(self, name: str) -> None:
+        rt = self.rt
+        assert rt is not None
+        self._attempts += 1
+        attempt, op = f"policy.{self._attempts}", f"pick({name})"
+        step = self._current()
+        self._emit(Event("choice", rt.time, step, attempt, op, name, name, name))
+        self._emit(
+            Event(
+                "execution",
+                rt.time,
+                step,
+                attempt,
+                op,
+                name,
+                "gripper",
+                confirmed=True,
+                status="succeeded",
+            )
+        )
+
+    def _released(self, name: str) -> None:
+        rt = self.rt
+        assert rt is not None
+        self._attempts += 1
+        chosen = _release_target(rt, name)
+        measured = self._program_target(name)
+        event = Event(
+            "choice",
+            rt.time,
+            self._current(),
+            f"policy.{self._attempts}",
+            f"place({name}, {chosen})",
+            name,
+            chosen,
+            measured,
+        )
+        self._emit(event)
+        self._pending.append((rt.time + CONFIRM_AFTER, event))
+
+    def _program_target(self, name: str) -> str | None:
+        """Where the task's program puts the object in the current step, resolved now."""
+        from lablang.sim.episode import _PLACING, _show
+        from lablang.sim.model import Ref
+
+        rt = self.rt
+        if rt is None or self._step >= len(self.task.steps) or self._evaluator is None:
+            return None
+        for call in self.task.steps[self._step].program:
+            if (
+                call.func in _PLACING
+                and len(call.args) > 1
+                and isinstance(call.args[0], Ref)
+                and call.args[0].name == name
+            ):
+                try:
+                    return _show(Evaluator(rt).value(call.args[1]))
+                except SpecError:
+                    return None
+        return None
+
+    def _confirm_pending(self) -> None:
+        from lablang.sim.predicates import in_slot, on, slot_of
+        from lablang.sim.skills import SlotTarget
+
+        rt = self.rt
+        assert rt is not None
+        due = [p for p in self._pending if p[0] <= rt.time + 1e-9]
+        if not due:
+            return
+        self._pending = [p for p in self._pending if p[0] > rt.time + 1e-9]
+        slots = {f"{t.container}.slot[{t.index}]": t for t in rt.slot_list}
+        for _, choice in due:
+            name, target = choice.object, choice.target
+            assert name is not None
+            if target in slots:
+                confirmed = in_slot(rt, name, slots[target])
+            elif target is not None and target in rt.infos:
+                confirmed = on(rt, name, target)
+            else:
+                confirmed = False
+            where = slot_of(rt, name)
+            actual = (
+                f"{where.container}.slot[{where.index}]"
+                if isinstance(where, SlotTarget)
+                else (target if confirmed else None)
+            )
+            self._emit(
+                Event(
+                    "execution",
+                    rt.time,
+                    choice.step,
+                    choice.attempt,
+                    choice.operation,
+                    name,
+                    actual,
+                    confirmed=confirmed,
+                    status="succeeded" if confirmed else "failed",
+                )
+            )
 
     def _observation(self) -> dict[str, Any]:
         rt = self.rt
@@ -173,7 +363,44 @@ class TaskEnv:
             "passed": list(self._passed),
             "time": self.rt.time if self.rt else 0.0,
             "fault": fault,
+            "step_success": {s.name: s.name in self._passed for s in steps},
+            "events": {
+                kind: [event_json(e) for e in self._new if e.kind == kind]
+                for kind in ("choice", "execution", "completion")
+            }
+            | {
+                "coordination": [
+                    event_json(e)
+                    for e in self._new
+                    if e.kind in ("trigger", "premature", "response")
+                ]
+            },
         }
+
+
+CONFIRM_AFTER = 0.5  # s after a release at which its placement is confirmed or not
+
+
+def _release_target(rt: Runtime, name: str) -> str | None:
+    """The slot (or else the surface) an object's bottom is over when it is released."""
+    d = rt.data
+    info = rt.infos[name]
+    body = rt.body_ids[name]
+    bottom = d.xpos[body] - d.xmat[body, 2::3] * info.half_height
+    best: tuple[float, str] | None = None
+    for target, site in zip(rt.slot_list, rt.slot_site_ids.tolist(), strict=True):
+        slot = rt.infos[target.container].slots[target.index]
+        gap = float(np.hypot(*(d.site_xpos[site][:2] - bottom[:2])))
+        if gap <= slot.bore and (best is None or gap < best[0]):
+            best = (gap, f"{target.container}.slot[{target.index}]")
+    if best is not None:
+        return best[1]
+    for other, oinfo in rt.infos.items():
+        if other != name and oinfo.top_site:
+            top = d.site_xpos[rt.site_ids[oinfo.top_site]]
+            if float(np.hypot(*(top[:2] - bottom[:2]))) <= oinfo.radius:
+                return other
+    return "table" if bottom[2] < 0.05 else None
 
 
 def make_env(task: Task, **options: Any) -> TaskEnv:
@@ -182,14 +409,21 @@ def make_env(task: Task, **options: Any) -> TaskEnv:
 
 
 def evaluate_policy(
-    task: Task, policy: Any, episodes: int = 10, seed: int = 0, max_seconds: float = 120.0
+    task: Task,
+    policy: Any,
+    episodes: int = 10,
+    seed: int = 0,
+    max_seconds: float = 120.0,
+    records_dir: Path | None = None,
 ) -> dict[str, Any]:
     """Run `policy(observation, info) -> action` for `episodes` seeded instances.
 
     Returns per-step pass rates (ordered credit, as in certification), the mean credit,
-    the success rate and each episode's outcome.
+    the success rate and each episode's outcome with its Labference score. With
+    `records_dir`, each episode's records are written there as `SEED.jsonl`.
     """
     from lablang.sim.certify import instance_seeds
+    from lablang.sim.records import json_roundtrip, score, write_records
 
     names = [s.name for s in task.steps]
     passed = dict.fromkeys(names, 0)
@@ -200,6 +434,9 @@ def evaluate_policy(
         terminated = truncated = False
         while not (terminated or truncated):
             obs, _reward, terminated, truncated, info = env.step(policy(obs, info))
+        if records_dir is not None:
+            write_records(records_dir / f"{instance_seed}.jsonl", env.record_lines())
+        episode_score = json_roundtrip(score(names, env.events))
         env.close()
         for name in info["passed"]:
             passed[name] += 1
@@ -209,6 +446,7 @@ def evaluate_policy(
                 "passed": info["passed"],
                 "fault": info["fault"],
                 "time": round(info["time"], 4),
+                "score": episode_score,
             }
         )
     credits = [len(o["passed"]) / len(names) for o in outcomes]

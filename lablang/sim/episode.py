@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import time as wallclock
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 import attrs
 import numpy as np
 
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_TIME
+from lablang.sim.interventions import Decision, Execution, Intervention, TargetPose
 from lablang.sim.model import Call, Step, Task
 from lablang.sim.predicates import Evaluator, SpecError, expr_text
-from lablang.sim.runtime import Runtime, SimFault
+from lablang.sim.records import Event
+from lablang.sim.runtime import Checkpoint, Runtime, SimFault
 from lablang.sim.skills import SKILLS, SkillResult, run_skill
 
 
@@ -62,6 +64,28 @@ class EpisodeResult:
     # scripted interventions: name, start time, ticks of gripper contact with the moved fixture
     # (or its load) before the start, and the time of the first contact after it
     interventions: tuple[tuple[str, float, int, float | None], ...] = ()
+    events: tuple[Event, ...] = ()  # Labference records (see `lablang.sim.records`)
+    observations: tuple[dict[str, Any], ...] = ()  # object poses at each step's completion
+
+    def score(self) -> dict[str, Any]:
+        """Choice, execution and completion, computed from the events alone."""
+        from lablang.sim.records import json_roundtrip, score
+
+        return json_roundtrip(score([s.name for s in self.steps], self.events))
+
+    def record_lines(self) -> list[str]:
+        """The persistent record of the episode: header, events, observations, score."""
+        from lablang.sim.records import record_lines
+
+        steps = [s.name for s in self.steps]
+        header = {
+            "task": self.task,
+            "seed": self.seed,
+            "steps": steps,
+            "trace_digest": self.trace_digest,
+            "sim_time": round(self.sim_time, 6),
+        }
+        return record_lines(header, self.events, self.observations, steps)
 
     @property
     def credit(self) -> float:
@@ -85,151 +109,395 @@ def run_episode(
     render_dir: Path | None = None,
     weld_assist: bool = True,
     timestep: float | None = None,
+    interventions: tuple[Intervention, ...] = (),
 ) -> EpisodeResult:
-    """Simulate the task's expert program once, with the randomization drawn from `seed`."""
-    started = wallclock.perf_counter()
-    rng = np.random.default_rng(seed)
-    built = compile_scene(task.scene, rng)
-    rt = Runtime(built, weld_assist=weld_assist, timestep=timestep)
-    renderer = _Keyframes(rt, render_dir) if render_dir is not None else None
-    contents: dict[str, list[tuple[str, float, str]]] = {}
-    for entity in task.scene.entities:
-        for item in entity.contents:
-            contents.setdefault(entity.name, []).append((item.substance, item.amount, item.kind))
-    results: list[StepResult] = []
-    fault: Fault | None = None
-    current = "reset"
-    try:
-        rt.reset(contents)
-        for index, step in enumerate(task.steps):
-            current = step.name
-            result = _run_step(rt, step)
-            if renderer is not None:
-                result = attrs.evolve(result, keyframe=renderer.save(index, step.name))
-            results.append(result)
-            if result.status != "passed":
-                break
-        persisted = _recheck(rt, task.steps, len([r for r in results if r.status == "passed"]))
-    except SimFault as error:
-        fault = Fault(error.kind, error.detail, error.time, current)
-        results.append(StepResult(current, "fault", str(error)))
-        persisted = ()
-    finally:
-        if renderer is not None:
-            renderer.close()
-    done = {r.name for r in results}
-    results += [
-        StepResult(s.name, "skipped", "an earlier step did not pass")
-        for s in task.steps
-        if s.name not in done
-    ]
-    return EpisodeResult(
-        task.name,
+    """Simulate the task's expert program once, with the randomization drawn from `seed`.
+
+    `interventions` replace interface outputs of the program (see `lablang.sim.interventions`).
+    """
+    runner = EpisodeRunner(
+        task,
         seed,
-        tuple(results),
-        fault,
-        rt.trace_digest(),
-        rt.time,
-        wallclock.perf_counter() - started,
-        rt.physics_steps,
-        persisted,
-        tuple(
+        render_dir=render_dir,
+        weld_assist=weld_assist,
+        timestep=timestep,
+        interventions=interventions,
+    )
+    runner.run()
+    return runner.finish()
+
+
+# skills that put their object somewhere: confirmed when it is really there afterwards
+_PLACING = ("insert_into_slot", "place", "put_on_scale", "incubate", "discard")
+_GRASPING = ("pick", "remove_from_slot")
+
+
+@attrs.frozen
+class RunnerCheckpoint:
+    runtime: Checkpoint
+    results: tuple[StepResult, ...]
+    events: tuple[Event, ...]
+    observations: tuple[dict[str, Any], ...]
+    stopped: bool
+    fault: Fault | None
+    current: str
+
+
+class EpisodeRunner:
+    """One episode, run step by step, that can be checkpointed between steps."""
+
+    def __init__(
+        self,
+        task: Task,
+        seed: int,
+        *,
+        render_dir: Path | None = None,
+        weld_assist: bool = True,
+        timestep: float | None = None,
+        interventions: tuple[Intervention, ...] = (),
+        runtime: Runtime | None = None,
+    ) -> None:
+        """`runtime` runs the episode in a given (not yet reset) runtime, e.g. one that
+        instruments its ticks; by default the scene is compiled with `seed`."""
+        self.started = wallclock.perf_counter()
+        self.task = task
+        self.seed = seed
+        if runtime is None:
+            rng = np.random.default_rng(seed)
+            runtime = Runtime(
+                compile_scene(task.scene, rng), weld_assist=weld_assist, timestep=timestep
+            )
+        self.rt = runtime
+        self.render_dir = render_dir
+        self.interventions = interventions
+        self.results: list[StepResult] = []
+        self.events: list[Event] = []
+        self.observations: list[dict[str, Any]] = []
+        self.stopped = False
+        self.fault: Fault | None = None
+        self.current = "reset"
+        self._renderer = _Keyframes(self.rt, render_dir) if render_dir is not None else None
+        contents: dict[str, list[tuple[str, float, str]]] = {}
+        for entity in task.scene.entities:
+            for item in entity.contents:
+                contents.setdefault(entity.name, []).append(
+                    (item.substance, item.amount, item.kind)
+                )
+        try:
+            self.rt.reset(contents)
+        except SimFault as error:
+            self._faulted(error)
+
+    def run(self, until: str | None = None) -> None:
+        """Run the steps not yet run, up to (not including) the step named `until`."""
+        steps = self.task.steps
+        names = [s.name for s in steps]
+        stop = names.index(until) if until is not None else len(steps)
+        while not self.stopped and len(self.results) < stop:
+            index = len(self.results)
+            step = steps[index]
+            self.current = step.name
+            try:
+                result = self._run_step(step)
+            except SimFault as error:
+                self._faulted(error)
+                return
+            if self._renderer is not None:
+                result = attrs.evolve(result, keyframe=self._renderer.save(index, step.name))
+            self.results.append(result)
+            if result.status != "passed":
+                self.stopped = True
+
+    def checkpoint(self) -> RunnerCheckpoint:
+        return RunnerCheckpoint(
+            self.rt.checkpoint(),
+            tuple(self.results),
+            tuple(self.events),
+            tuple(self.observations),
+            self.stopped,
+            self.fault,
+            self.current,
+        )
+
+    def restore(self, cp: RunnerCheckpoint, interventions: tuple[Intervention, ...]) -> None:
+        """Go back to a checkpoint; the continuation runs with `interventions`."""
+        self.rt.restore(cp.runtime)
+        self.results = list(cp.results)
+        self.events = list(cp.events)
+        self.observations = list(cp.observations)
+        self.stopped, self.fault, self.current = cp.stopped, cp.fault, cp.current
+        self.interventions = interventions
+        for item in interventions:
+            self.events.append(
+                Event("intervention", self.rt.time, item.step, detail=item.describe())
+            )
+
+    def finish(self) -> EpisodeResult:
+        rt = self.rt
+        persisted: tuple[bool, ...] = ()
+        if self.fault is None:
+            try:
+                passed = len([r for r in self.results if r.status == "passed"])
+                persisted = _recheck(rt, self.task.steps, passed)
+                for result, ok in zip(self.results, persisted, strict=False):
+                    self.events.append(Event("persistence", rt.time, result.name, confirmed=ok))
+            except SimFault as error:
+                self._faulted(error)
+                persisted = ()
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+        done = {r.name for r in self.results}
+        results = self.results + [
+            StepResult(s.name, "skipped", "an earlier step did not pass")
+            for s in self.task.steps
+            if s.name not in done
+        ]
+        scripted = tuple(
             (e.name, e.start, e.contact_ticks_before, e.first_contact_after)
             for e in rt.interventions
-        ),
-    )
-
-
-def _run_step(rt: Runtime, step: Step) -> StepResult:
-    wall0, t0 = wallclock.perf_counter(), rt.time
-    records: list[SkillRecord] = []
-    evaluator = Evaluator(rt)
-    for call in step.program:
-        start = rt.time
-        try:
-            result = _run_call(rt, evaluator, call)
-        except SpecError as error:
-            result = SkillResult("failed", str(error))
-        records.append(
-            SkillRecord(
-                expr_text(call), result.status, result.reason, start, rt.time, result.detail
-            )
         )
-        if not result.ok:
+        self.events += coordination_events(rt, results)
+        return EpisodeResult(
+            self.task.name,
+            self.seed,
+            tuple(results),
+            self.fault,
+            rt.trace_digest(),
+            rt.time,
+            wallclock.perf_counter() - self.started,
+            rt.physics_steps,
+            persisted,
+            scripted,
+            tuple(sorted(self.events, key=lambda e: e.time)),
+            tuple(self.observations),
+        )
+
+    # ------------------------------------------------------------ internals
+
+    def _faulted(self, error: SimFault) -> None:
+        self.fault = Fault(error.kind, error.detail, error.time, self.current)
+        self.results.append(StepResult(self.current, "fault", str(error)))
+        self.events.append(
+            Event("fault", error.time, self.current, detail=f"{error.kind}: {error.detail}")
+        )
+        self.stopped = True
+
+    def _intervention(self, step: str, call: int) -> list[Intervention]:
+        return [i for i in self.interventions if i.step == step and i.call == call]
+
+    def _run_step(self, step: Step) -> StepResult:
+        rt = self.rt
+        wall0, t0 = wallclock.perf_counter(), rt.time
+        records: list[SkillRecord] = []
+        evaluator = Evaluator(rt)
+
+        def finished(status: str, reason: str = "", failing: tuple[str, ...] = ()) -> StepResult:
+            self.events.append(
+                Event(
+                    "completion",
+                    rt.time,
+                    step.name,
+                    confirmed=status == "passed",
+                    status=status,
+                    detail=reason,
+                )
+            )
+            self.observations.append(observation(rt, step.name))
             return StepResult(
                 step.name,
-                "failed",
-                f"skill `{call.func}` {result.status}: {result.reason}",
+                status,
+                reason,
                 tuple(records),
                 t0,
                 rt.time,
                 wallclock.perf_counter() - wall0,
+                failing,
             )
-    if step.success is None:
-        return StepResult(
-            step.name, "passed", "", tuple(records), t0, rt.time, wallclock.perf_counter() - wall0
-        )
-    deadline = min(rt.time + step.check_window, MAX_EPISODE_TIME)
-    try:
-        while True:
-            if evaluator.holds(step.success):
-                return StepResult(
-                    step.name,
-                    "passed",
-                    "",
-                    tuple(records),
-                    t0,
-                    rt.time,
-                    wallclock.perf_counter() - wall0,
+
+        if step.trigger is not None:
+            # the step waits for a scripted event: the expert keeps its hands off until the
+            # event has run its course (a policy may not, which is then premature)
+            rt.arm(step.trigger)
+            event = next(e for e in rt.interventions if e.name == step.trigger)
+            while rt.time < min(event.start + event.duration, MAX_EPISODE_TIME) - 1e-9:
+                rt.tick()
+        for k, call in enumerate(step.program):
+            start = rt.time
+            try:
+                result = self._run_call(evaluator, step.name, k, call)
+            except SpecError as error:
+                result = SkillResult("failed", str(error))
+            records.append(
+                SkillRecord(
+                    expr_text(call), result.status, result.reason, start, rt.time, result.detail
                 )
-            if rt.time >= deadline - 1e-9:
-                break
-            rt.tick()
-    except SpecError as error:
-        return StepResult(
-            step.name,
+            )
+            if not result.ok:
+                return finished("failed", f"skill `{call.func}` {result.status}: {result.reason}")
+        if step.success is None:
+            return finished("passed")
+        deadline = min(rt.time + step.check_window, MAX_EPISODE_TIME)
+        try:
+            while True:
+                if evaluator.holds(step.success):
+                    return finished("passed")
+                if rt.time >= deadline - 1e-9:
+                    break
+                rt.tick()
+        except SpecError as error:
+            return finished("failed", f"success spec: {error}")
+        failing = tuple(sorted(text for text, value in evaluator.last.items() if not value))
+        return finished(
             "failed",
-            f"success spec: {error}",
-            tuple(records),
-            t0,
-            rt.time,
-            wallclock.perf_counter() - wall0,
+            f"success spec did not hold within {step.check_window:g} s after the program",
+            failing,
         )
-    failing = tuple(sorted(text for text, value in evaluator.last.items() if not value))
-    return StepResult(
-        step.name,
-        "failed",
-        f"success spec did not hold within {step.check_window:g} s after the program",
-        tuple(records),
-        t0,
-        rt.time,
-        wallclock.perf_counter() - wall0,
-        failing,
-    )
+
+    def _run_call(self, evaluator: Evaluator, step: str, k: int, call: Call) -> SkillResult:
+        rt = self.rt
+        entry = SKILLS.get(call.func)
+        if entry is None:
+            raise SpecError(f"unknown skill `{call.func}`")
+        fn, timeout = entry
+        chosen_exprs = list(call.args)
+        executed_exprs = list(call.args)
+        replaced: SkillResult | None = None
+        for item in self._intervention(step, k):
+            match item:
+                case Decision(argument=i, value=value) if i < len(call.args):
+                    chosen_exprs[i] = executed_exprs[i] = value
+                case TargetPose(argument=i, value=value) if i < len(call.args):
+                    executed_exprs[i] = value
+                case Execution(status=status):
+                    replaced = SkillResult(status, "replaced by an intervention")
+                case Decision() | TargetPose():
+                    raise SpecError(f"`{call.func}` has no argument {item.argument}")
+                case _:
+                    assert_never(item)
+        original = [evaluator.value(a) for a in call.args]
+        chosen = [evaluator.value(a) for a in chosen_exprs]
+        executed = [evaluator.value(a) for a in executed_exprs]
+        kwargs = {key: evaluator.value(v) for key, v in call.kwargs}
+        operation = _operation(call.func, chosen, kwargs)
+        obj = chosen[0] if chosen and isinstance(chosen[0], str) and chosen[0] in rt.infos else None
+        where = 1 if len(chosen) > 1 else 0
+        attempt = f"{step}.{k}"
+        self.events.append(
+            Event(
+                "choice",
+                rt.time,
+                step,
+                attempt=attempt,
+                operation=operation,
+                object=obj,
+                target=_show(chosen[where]) if chosen else None,
+                measured=_show(original[where]) if original else None,
+            )
+        )
+        if replaced is not None:
+            result = replaced
+        elif any(a is None for a in executed):
+            result = SkillResult(
+                "failed",
+                "an argument has no value in this state (e.g. `slot_of` of an "
+                "object that is in no slot)",
+            )
+        else:
+            extra = {"wait": 1.0, "incubate": 12.0, "stir": 20.0}.get(call.func)
+            if extra is not None and executed:
+                timeout = float(executed[-1]) + extra
+            remaining = MAX_EPISODE_TIME - rt.time
+            if remaining <= 0:
+                result = SkillResult(
+                    "timed out",
+                    f"the episode's budget of {MAX_EPISODE_TIME:g} s of simulated time is spent",
+                )
+            else:
+                result = run_skill(rt, fn(rt, *executed, **kwargs), min(timeout, remaining))
+        confirmed, actual = _confirm(rt, call.func, obj, chosen[where] if chosen else None, result)
+        self.events.append(
+            Event(
+                "execution",
+                rt.time,
+                step,
+                attempt=attempt,
+                operation=operation,
+                object=obj,
+                target=actual,
+                confirmed=confirmed,
+                status=result.status,
+                detail=result.reason,
+            )
+        )
+        return result
 
 
-def _run_call(rt: Runtime, evaluator: Evaluator, call: Call) -> SkillResult:
-    entry = SKILLS.get(call.func)
-    if entry is None:
-        raise SpecError(f"unknown skill `{call.func}`")
-    fn, timeout = entry
-    args: list[Any] = [evaluator.value(a) for a in call.args]
-    kwargs = {k: evaluator.value(v) for k, v in call.kwargs}
-    if any(a is None for a in args):
-        return SkillResult(
-            "failed",
-            "an argument has no value in this state (e.g. `slot_of` of an "
-            "object that is in no slot)",
-        )
-    if call.func in ("wait", "incubate") and args:
-        timeout = float(args[-1]) + (1.0 if call.func == "wait" else 12.0)
-    remaining = MAX_EPISODE_TIME - rt.time
-    if remaining <= 0:
-        return SkillResult(
-            "timed out",
-            f"the episode's budget of {MAX_EPISODE_TIME:g} s of simulated time is spent",
-        )
-    return run_skill(rt, fn(rt, *args, **kwargs), min(timeout, remaining))
+def coordination_events(rt: Runtime, steps: list[StepResult]) -> list[Event]:
+    """The runtime's coordination log as events, each filed under the step running then."""
+    out = []
+    for kind, time, name, entity in rt.coordination:
+        step = next((r.name for r in steps if r.end >= time - 1e-9 and r.status != "skipped"), "")
+        if not step:
+            step = steps[-1].name if steps else ""
+        trigger = next((t for k, t, n, _ in rt.coordination if k == "trigger" and n == name), None)
+        detail = name
+        if kind == "response" and trigger is not None:
+            detail = f"{name}: {time - trigger:.2f} s after the trigger"
+        out.append(Event(kind, time, step, object=entity, detail=detail))
+    return out
+
+
+def _show(value: Any) -> str | None:
+    from lablang.sim.skills import _name
+
+    if value is None:
+        return None
+    if isinstance(value, float):
+        return f"{value:g}"
+    return _name(value)
+
+
+def _operation(func: str, args: list[Any], kwargs: dict[str, Any]) -> str:
+    parts = [str(_show(a)) for a in args] + [f"{k}: {_show(v)}" for k, v in kwargs.items()]
+    return f"{func}({', '.join(parts)})"
+
+
+def _confirm(
+    rt: Runtime, func: str, obj: str | None, target: Any, result: SkillResult
+) -> tuple[bool, str | None]:
+    """The physical confirmation of a skill call, and where its object actually is."""
+    from lablang.sim.predicates import grasped, in_slot, on, slot_of
+    from lablang.sim.skills import SlotTarget
+
+    if obj is None or not rt.infos[obj].free:
+        return result.ok, None
+    where = slot_of(rt, obj)
+    actual = _show(where) if where is not None else None
+    if func in _PLACING:
+        if isinstance(target, SlotTarget):
+            return in_slot(rt, obj, target), actual
+        if isinstance(target, str) and target in rt.infos and rt.infos[target].top_site:
+            resting = on(rt, obj, target)
+            return resting, target if resting else actual
+        return result.ok, actual
+    if func in _GRASPING:
+        held = grasped(rt, obj)
+        return held, "gripper" if held else actual
+    return result.ok, actual
+
+
+def observation(rt: Runtime, step: str) -> dict[str, Any]:
+    """The poses of the free objects (position and quaternion, 6 decimals) at a time."""
+    d = rt.data
+    objects = {
+        name: [
+            round(float(v), 6) for v in (*d.xpos[rt.body_ids[name]], *d.xquat[rt.body_ids[name]])
+        ]
+        for name, info in rt.infos.items()
+        if info.free
+    }
+    return {"time": round(rt.time, 6), "step": step, "objects": objects}
 
 
 def _recheck(

@@ -579,7 +579,29 @@ class _Front:
             self.error(
                 "E0708", f"a step may call at most {catalog.MAX_CALLS_PER_STEP} skills", entry.span
             )
-        return sm.Step(name, tuple(program), success, window, span=entry.span)
+        trigger: str | None = None
+        events = [e.name for e in scene.interventions]
+        for clause in entry.clauses:
+            if clause.keyword == "on" and isinstance(clause.value, ast.Name):
+                if clause.value.id in events:
+                    trigger = clause.value.id
+                else:
+                    guess = did_you_mean(clause.value.id, events)
+                    self.error(
+                        "E0704",
+                        f"the scene has no event `{clause.value.id}`",
+                        clause.value.span,
+                        help=f"did you mean `{guess}`?"
+                        if guess
+                        else "declare it in the scene: `event NAME at 5 s .. 8 s { move(...) }`",
+                    )
+            else:
+                self.error(
+                    "E0708",
+                    "a step may wait for a scene event with `on EVENT` (no other clauses)",
+                    clause.span,
+                )
+        return sm.Step(name, tuple(program), success, window, span=entry.span, trigger=trigger)
 
     def skill_call(self, stmt: ast.Member, scene: sm.Scene) -> sm.Call | None:
         if isinstance(stmt, ast.ExprEntry) and stmt.keyword == "wait" and stmt.body is None:
@@ -634,7 +656,7 @@ class _Front:
 
     def check_argument(self, skill: str, kind: str, arg: sm.Expr, scene: sm.Scene) -> None:
         span = arg.span or Span(0, 0)
-        if kind in ("duration", "volume", "temperature"):
+        if kind in ("duration", "volume", "temperature", "mass"):
             want = {"duration": "time"}.get(kind, kind)
             if not (
                 isinstance(arg, sm.Num)
@@ -910,7 +932,17 @@ _CONDITION_WORDS: dict[str, tuple[str, ...]] = {
     "balanced": ("balance", "balanced", "opposite"),
     "open": ("open", "opened"),
     "closed": ("close", "closed", "shut"),
-    "mixed": ("mix", "mixed", "invert", "inverting", "shake", "shaking", "vortex"),
+    "mixed": (
+        "mix",
+        "mixed",
+        "invert",
+        "inverting",
+        "shake",
+        "shaking",
+        "vortex",
+        "swirl",
+        "stir",
+    ),
     "started": ("start", "spin", "run"),
     "not_spilled": ("spill", "spilling", "spilled"),
 }

@@ -197,6 +197,9 @@ class Step:
     # simulated seconds allowed for the success spec to hold once the program ends
     check_window: float = 6.0
     span: Span | None = attrs.field(default=None, eq=False)
+    # `step NAME on EVENT`: the step waits for a scripted event; touching the event's
+    # fixture (or its load) while waiting is a premature interaction
+    trigger: str | None = None
 
 
 @attrs.frozen(slots=True)

@@ -22,6 +22,7 @@ UPRIGHT_TILT = math.radians(15)
 STABLE_SPEED = 0.01  # m/s relative to the support
 STABLE_SPIN = 0.3  # rad/s relative to the support
 LID_OPEN = math.radians(75)
+CAP_OPEN_TURNS = 1.5  # a screw cap is open after this many turns (assets.CAP_OPEN_TURNS)
 LID_CLOSED = math.radians(3)
 DEFAULT_READING_TOL = 0.05  # g: the display must show the target exactly
 BALANCE_TOL = 0.1e-3  # kg: the imbalance a centrifuge tolerates (0.1 g at unit radius)
@@ -298,6 +299,8 @@ def _one(fn: Callable[[Runtime, str], bool]) -> Callable[..., bool]:
 def _p_open(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
     _arity(call, args, 1, 1)
     name = _entity(rt, call, args[0])
+    if rt.infos[name].cap_joint:
+        return _cap_turns(rt, name) >= CAP_OPEN_TURNS - 0.02
     if not rt.infos[name].lid_joint:
         raise SpecError(f"`{name}` has no lid")
     return lid_angle(rt, name) >= LID_OPEN
@@ -306,9 +309,16 @@ def _p_open(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> boo
 def _p_closed(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
     _arity(call, args, 1, 1)
     name = _entity(rt, call, args[0])
+    if rt.infos[name].cap_joint:
+        return _cap_turns(rt, name) <= 0.05
     if not rt.infos[name].lid_joint:
         raise SpecError(f"`{name}` has no lid")
     return lid_angle(rt, name) <= LID_CLOSED
+
+
+def _cap_turns(rt: Runtime, name: str) -> float:
+    joint = rt.model.joint(rt.infos[name].cap_joint)
+    return float(rt.data.qpos[joint.qposadr[0]]) / (2 * math.pi)
 
 
 def _p_balanced(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
@@ -423,6 +433,7 @@ PREDICATES: dict[str, PredicateFn] = {
     "started": _p_started,
     "mixed": _p_mixed,
     "temperature": _p_temperature,
+    "has_tip": _one(lambda rt, name: rt.tips.get(name, False)),
 }
 FUNCTIONS: dict[str, PredicateFn] = {
     "slot_of": _f_slot_of,

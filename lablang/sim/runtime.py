@@ -34,6 +34,8 @@ AMBIENT = 22.0  # deg C
 BLOCK_TAU = 8.0  # s: a thermal block's approach to its setpoint (a fast, documented model)
 WELL_TAU = 4.0  # s: a tube's approach to the temperature of the well it sits in
 AIR_TAU = 120.0  # s: an object's approach to ambient in air
+PLATE_TAU = 10.0  # s: a container's approach to the temperature of the hot plate it rests on
+STIR_MIX_TIME = 5.0  # s of stirring on a running stirrer that mixes a container's contents
 THERMAL_EVERY = 5  # ticks between thermal updates
 WARNING_EVERY = 5  # ticks between reads of MuJoCo's warning counters
 
@@ -112,6 +114,8 @@ class InterventionState:
     actuator: int  # the x servo; the y servo follows it
     contact_ticks_before: int = 0  # ticks in which the gripper touched the fixture or its load
     first_contact_after: float | None = None  # simulated time of the first touch after the start
+    armed: bool = False  # a step waits for this event: touching before it starts is premature
+    touching: bool = False  # the gripper touched the fixture or its load in the last tick
 
 
 @attrs.frozen
@@ -123,6 +127,9 @@ class Checkpoint:
     eq_data: np.ndarray
     body_mass: np.ndarray
     body_inertia: np.ndarray
+    geom_rgba: np.ndarray  # tips shown or hidden
+    geom_contype: np.ndarray
+    geom_conaffinity: np.ndarray
     runtime: bytes  # pickled plain-Python state (ledger, scales, temperatures, ...)
     trace: Any  # the running trace hash (a hashlib object)
     data: Any  # a copy of the MjData (in-memory continuation); `physics` is the portable part
@@ -142,6 +149,11 @@ _RUNTIME_FIELDS = (
     "pending_setpoint",
     "scales",
     "buttons",
+    "tips",
+    "boxed_tips",
+    "interventions",
+    "coordination",
+    "stirred",
     "_warning_bytes",
 )
 
@@ -167,6 +179,7 @@ class Runtime:
         self.infos: dict[str, AssetInfo] = built.infos
         self.substeps = substeps
         self.dt = self.model.opt.timestep * substeps
+        self._scale_alpha = 1.0 - math.exp(-self.dt / SCALE_TAU)  # the filter's gain per tick
         self.weld_assist = weld_assist
         self.ticks = 0
         self.physics_steps = 0
@@ -179,6 +192,9 @@ class Runtime:
         self.temperature: dict[str, float] = {}  # objects and thermal blocks, deg C
         self.setpoint: dict[str, float] = {}  # thermal blocks
         self.pending_setpoint: dict[str, float] = {}
+        self.tips: dict[str, bool] = {}  # pipette -> carries a tip
+        self.boxed_tips: dict[str, list[bool]] = {}  # tip box -> which positions hold a tip
+        self.stirred: dict[str, float] = {}  # container -> seconds stirred since it changed
         self._hash = hashlib.sha256()
         m = self.model
         # geom -> owning entity index; the gripper is its own owner
@@ -253,7 +269,21 @@ class Runtime:
             )
             for event, start in built.interventions
         ]
+        # (kind, time, event, entity): "trigger" when an event starts, "premature" at each
+        # onset of touching its fixture (or load) while a step waits for it, "response" at
+        # the first touch after it started
+        self.coordination: list[tuple[str, float, str, str]] = []
         self.heaters = [name for name, info in self.infos.items() if info.heater]
+        self.tip_geoms = {
+            name: m.geom(f"{name}_tip").id
+            for name, info in self.infos.items()
+            if info.asset == "pipette"
+        }
+        self.box_tip_geoms = {
+            name: [m.geom(f"{name}_tip{k}").id for k in range(len(info.slots))]
+            for name, info in self.infos.items()
+            if info.asset == "tip_box"
+        }
         for name, info in self.infos.items():
             if info.free or info.heater:
                 self.temperature[name] = AMBIENT
@@ -265,6 +295,8 @@ class Runtime:
         self._baseline_warnings = np.zeros(len(_BAD_WARNINGS), dtype=np.int64)
         self._warning_bytes = b""
         self._ctrl, self._qpos, self._qvel = self.data.ctrl[:7], self.data.qpos, self.data.qvel
+        # a view kept once: building it through `data.warning` every check costs more
+        self._warning_numbers = self.data.warning.number
         self._sensordata = self.data.sensordata
         self._velocity_limits = np.full(m.nv, SPIN_LIMIT)
         for j in range(m.njnt):
@@ -294,6 +326,14 @@ class Runtime:
             adr = m.joint(f"{name}_free").qposadr[0]
             d.qpos[adr : adr + 3] = pos
             d.qpos[adr + 3 : adr + 7] = quat
+        for name, geom in self.tip_geoms.items():
+            mounted = not self.infos[name].bare
+            self.tips[name] = mounted
+            self.show_geom(geom, mounted)
+        for name, geoms in self.box_tip_geoms.items():
+            self.boxed_tips[name] = [True] * len(geoms)
+            for geom in geoms:
+                self.show_geom(geom, True)
         for container, items in sorted(contents.items()):
             for substance, amount, kind in items:
                 self.ledger.kinds[substance] = kind
@@ -367,6 +407,9 @@ class Runtime:
             m.eq_data.copy(),
             m.body_mass.copy(),
             m.body_inertia.copy(),
+            m.geom_rgba.copy(),
+            m.geom_contype.copy(),
+            m.geom_conaffinity.copy(),
             pickle.dumps(state),
             self._hash.copy(),
             copy.copy(d),
@@ -381,12 +424,16 @@ class Runtime:
         m.eq_data[:] = checkpoint.eq_data
         m.body_mass[:] = checkpoint.body_mass
         m.body_inertia[:] = checkpoint.body_inertia
+        m.geom_rgba[:] = checkpoint.geom_rgba
+        m.geom_contype[:] = checkpoint.geom_contype
+        m.geom_conaffinity[:] = checkpoint.geom_conaffinity
         # a copy of the whole MjData, not only the integration state: skills read derived
         # quantities (body poses, contacts) left by the last substep, and a continuation is
         # bit-identical only if they are the same too
         self.data = copy.copy(checkpoint.data)
         d = self.data
         self._ctrl, self._qpos, self._qvel = d.ctrl[:7], d.qpos, d.qvel
+        self._warning_numbers = d.warning.number
         self._sensordata = d.sensordata
         for name, value in pickle.loads(checkpoint.runtime).items():
             setattr(self, name, value)
@@ -401,18 +448,12 @@ class Runtime:
         return self._hash.hexdigest()
 
     def _check_health(self) -> None:
-        # MuJoCo's own checks (bad qpos/qvel/qacc, full contact or constraint buffers) only
-        # leave a trace in the warning counters, because it auto-resets the state
-        d = self.data
-        # the counters are cumulative, so reading them every few ticks loses nothing but
-        # up to 0.1 s of latency; reading them costs more than the rest of this check
-        numbers = d.warning.number if self.ticks % WARNING_EVERY == 0 else None
-        if numbers is not None and numbers.tobytes() != self._warning_bytes:
-            grown = numbers[self._bad_warning_index] > self._baseline_warnings
-            if grown.any():
-                which = _BAD_WARNINGS[int(np.argmax(grown))]
-                raise SimFault("warning", mujoco.mjtWarning(which).name, self.time)
-            self._warning_bytes = numbers.tobytes()
+        # Every tick: runaway velocity (one dot product). Every WARNING_EVERY ticks (0.1 s):
+        # MuJoCo's warning counters and contact penetration. Right after 10 substeps the
+        # caches are cold and each numpy call costs several microseconds, so the rarer
+        # checks are batched; they lose nothing but up to 0.1 s of latency, because the
+        # counters are cumulative and a penetration persists. Reads only: trajectories are
+        # the same whichever ticks are checked.
         speed2 = float(np.dot(self._qvel, self._qvel))
         if not speed2 <= VELOCITY_LIMIT**2:  # also true for NaN
             excess = np.abs(self._qvel) / self._velocity_limits
@@ -425,9 +466,25 @@ class Runtime:
                     f"joint `{joint}` moves at {abs(float(self._qvel[worst])):.0f} {unit}",
                     self.time,
                 )
-        # fast path: a contact's constraint row holds its distance, so no row below the
-        # limit means no contact is; only then are the contacts themselves inspected
-        if d.ncon and d.nefc and float(d.efc_pos.min()) < -PENETRATION_LIMIT:
+        if self.ticks % WARNING_EVERY:
+            return
+        # MuJoCo's own checks (bad qpos/qvel/qacc, full contact or constraint buffers) only
+        # leave a trace in the warning counters, because it auto-resets the state
+        d = self.data
+        numbers = self._warning_numbers
+        if numbers.tobytes() != self._warning_bytes:
+            grown = numbers[self._bad_warning_index] > self._baseline_warnings
+            if grown.any():
+                which = _BAD_WARNINGS[int(np.argmax(grown))]
+                raise SimFault("warning", mujoco.mjtWarning(which).name, self.time)
+            self._warning_bytes = numbers.tobytes()
+        # fast path: a contact's constraint rows hold its distance, so no contact row below
+        # the limit means no contact is; only then are the contacts themselves inspected.
+        # Contact rows come after the equality, friction and limit rows: a joint past its
+        # limit (a lid at its stop) is not a penetration and must not send the check
+        # down the slow path, which costs ~100x more
+        first = d.ne + d.nf + d.nl
+        if d.ncon and d.nefc > first and float(d.efc_pos[first:].min()) < -PENETRATION_LIMIT:
             dists = d.contact.dist
             deepest = -float(dists.min())
             if deepest > PENETRATION_LIMIT:
@@ -446,7 +503,7 @@ class Runtime:
     def _update_scale(self, state: ScaleState) -> None:
         force = float(self._sensordata[state.sensor_adr + 2])
         grams = (abs(force) - state.zero) / GRAVITY * 1000.0
-        state.filtered += (1.0 - math.exp(-self.dt / SCALE_TAU)) * (grams - state.filtered)
+        state.filtered += self._scale_alpha * (grams - state.filtered)
         display = display_tenths(state.filtered)
         if display != state.display:
             state.display = display
@@ -464,49 +521,78 @@ class Runtime:
             self.data.ctrl[event.actuator + 1] = progress * event.delta[1]
             if linear > 0.0 and not any(e[1] == event.name for e in self.events):
                 self.events.append((self.time, event.name, "intervention started"))
+                self.coordination.append(("trigger", self.time, event.name, event.entity))
+
+    def arm(self, event_name: str) -> None:
+        """A step now waits for this event: touching its fixture before it starts is premature."""
+        for event in self.interventions:
+            if event.name == event_name:
+                event.armed = True
 
     def _watch_interventions(self) -> None:
         touched = self._gripper_contacts()
-        if not touched:
-            return
         d = self.data
         for event in self.interventions:
-            index = self.entity_index[event.entity]
-            centre = d.xpos[self.body_ids[event.entity]]
-            reach = self.infos[event.entity].radius + 0.01
-            hit = index in touched or any(
-                self.infos[self.owner_names[o]].free
-                and float(np.hypot(*(d.xpos[self.body_ids[self.owner_names[o]]][:2] - centre[:2])))
-                < reach
-                for o in touched
-                if 0 <= o < len(self.infos)
-            )
+            hit = False
+            if touched:
+                index = self.entity_index[event.entity]
+                centre = d.xpos[self.body_ids[event.entity]]
+                reach = self.infos[event.entity].radius + 0.01
+                hit = index in touched or any(
+                    self.infos[self.owner_names[o]].free
+                    and float(
+                        np.hypot(*(d.xpos[self.body_ids[self.owner_names[o]]][:2] - centre[:2]))
+                    )
+                    < reach
+                    for o in touched
+                    if 0 <= o < len(self.infos)
+                )
+            onset = hit and not event.touching
+            event.touching = hit
             if not hit:
                 continue
             if self.time < event.start:
                 event.contact_ticks_before += 1
+                if onset and event.armed:
+                    self.coordination.append(("premature", self.time, event.name, event.entity))
             elif event.first_contact_after is None:
                 event.first_contact_after = self.time
+                self.coordination.append(("response", self.time, event.name, event.entity))
 
     def _gripper_contacts(self) -> set[int]:
         return {o for o in self._touching_index(self.gripper_index) if o >= 0}
 
     def _update_thermal(self, dt: float) -> None:
-        from lablang.sim.predicates import slot_of
+        from lablang.sim.predicates import on, slot_of
 
         for block in self.heaters:
             self.temperature[block] += (1 - math.exp(-dt / BLOCK_TAU)) * (
                 self.setpoint[block] - self.temperature[block]
             )
+        plates = [b for b in self.heaters if self.infos[b].top_site]
         for name, info in self.infos.items():
             if not info.free:
                 continue
             where = slot_of(self, name)
+            plate = next((b for b in plates if on(self, name, b)), None)
             if where is not None and where.container in self.setpoint:
                 goal, tau = self.temperature[where.container], WELL_TAU
+            elif plate is not None:
+                goal, tau = self.temperature[plate], PLATE_TAU
+                if plate in self.running and self.ledger.total(name) > 0:
+                    self.stirred[name] = self.stirred.get(name, 0.0) + dt
+                    if self.stirred[name] >= STIR_MIX_TIME - 1e-9:
+                        self.ledger.mixed.add(name)
             else:
                 goal, tau = AMBIENT, AIR_TAU
             self.temperature[name] += (1 - math.exp(-dt / tau)) * (goal - self.temperature[name])
+
+    def show_geom(self, geom: int, shown: bool) -> None:
+        """Show a geom and let it collide, or hide it and let everything pass through it."""
+        m = self.model
+        m.geom_rgba[geom, 3] = 0.8 if shown else 0.0
+        m.geom_contype[geom] = 1 if shown else 0
+        m.geom_conaffinity[geom] = 1 if shown else 0
 
     def _on_press(self, entity: str, button: str) -> None:
         self.events.append((self.time, f"{entity}.{button}", "pressed"))
@@ -516,6 +602,11 @@ class Runtime:
             state.filtered = 0.0
         elif button == "start":
             self.running.add(entity)
+        elif button == "stir":
+            if entity in self.running:
+                self.running.discard(entity)
+            else:
+                self.running.add(entity)
         elif button == "set" and entity in self.pending_setpoint:
             self.setpoint[entity] = self.pending_setpoint.pop(entity)
 
@@ -629,6 +720,7 @@ class Runtime:
 
     def add_contents(self, container: str, substance: str, amount: float) -> None:
         self.ledger.mixed.discard(container)
+        self.stirred.pop(container, None)
         bucket = self.ledger.amounts.setdefault(container, {})
         bucket[substance] = bucket.get(substance, 0.0) + amount
         if bucket[substance] <= 1e-15:

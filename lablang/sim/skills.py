@@ -500,10 +500,19 @@ def skill_close_lid(rt: Runtime, centrifuge: Any) -> Controller:
 
 POUR_TILT = 1.9  # rad, the most the wrist tilts while pouring
 POUR_RATE = 20e-6  # m^3/s at full flow for a 50 mL vessel
+POWDER_DENSITY = 600.0  # kg/m^3, bulk density of a free-flowing powder
+POWDER_FLOW = 0.05  # a powder flows at this fraction of a liquid's volumetric rate
+REPOSE_ANGLE = math.radians(35)  # a powder slides out only past its angle of repose
 
 
-def skill_pour(rt: Runtime, source: str, target: Any, amount: float) -> Controller:
-    """Tilt a held container over an open one; contents move only while the lip is over it."""
+def skill_pour(
+    rt: Runtime, source: str, target: Any, amount: float, *, powder: bool = False
+) -> Controller:
+    """Tilt a held container over an open one; contents move only while the lip is over it.
+
+    With `powder`, `amount` is a mass; the powder stands at its bulk density and flows only
+    once the source is tilted past the powder's angle of repose as well.
+    """
     if rt.held != source:
         return fail(f"the gripper is not holding `{source}`")
     tinfo = rt.infos.get(target) if isinstance(target, str) else None
@@ -512,9 +521,16 @@ def skill_pour(rt: Runtime, source: str, target: Any, amount: float) -> Controll
     sinfo = rt.infos[source]
     if sinfo.capped:
         return fail(f"`{source}` is capped; it cannot be poured from")
+    kinds = {rt.ledger.kinds.get(k, "liquid") for k in rt.ledger.amounts.get(source, {})}
+    wanted = "powder" if powder else "liquid"
+    if kinds and kinds != {wanted}:
+        return fail(f"`{source}` holds {' and '.join(sorted(kinds))}, not only {wanted}")
+    unit, factor = ("g", 1e3) if powder else ("mL", 1e6)
     have = rt.ledger.total(source)
     if have + 1e-15 < amount:
-        return fail(f"`{source}` holds {have * 1e6:.2f} mL, less than {amount * 1e6:.2f} mL")
+        return fail(
+            f"`{source}` holds {have * factor:.2f} {unit}, less than {amount * factor:.2f} {unit}"
+        )
     tpos, tR = object_frame(rt, target)
     rim = tpos + tR[:, 2] * tinfo.half_height
     spos = rt.data.xpos[rt.body_ids[source]]
@@ -522,8 +538,11 @@ def skill_pour(rt: Runtime, source: str, target: Any, amount: float) -> Controll
     yield from transit(rt, [rim[0], rim[1] - 0.03], lift)
     moved = spilled = 0.0
     tilt = 0.0
-    area = math.pi * sinfo.opening**2
+    area = math.pi * (sinfo.fill_radius or sinfo.opening) ** 2
     rate = POUR_RATE * (sinfo.capacity / 50e-6) ** (2 / 3)
+    density = POWDER_DENSITY if powder else 1.0  # level = amount / density / area
+    if powder:
+        rate *= POWDER_DENSITY * POWDER_FLOW
     substance = max(rt.ledger.amounts.get(source, {"": 0.0}).items(), key=lambda kv: kv[1])[0]
     for _ in range(round(12.0 / rt.dt)):
         done = moved + spilled >= amount - 1e-15
@@ -549,9 +568,11 @@ def skill_pour(rt: Runtime, source: str, target: Any, amount: float) -> Controll
             break
         if done:
             continue
-        level = rt.ledger.total(source) / area
+        level = rt.ledger.total(source) / density / area
         incline = math.acos(max(-1.0, min(1.0, float(axis[2]))))
         threshold = math.atan2(max(sinfo.depth - level, 0.0), 2 * sinfo.opening)
+        if powder:
+            threshold = max(threshold, REPOSE_ANGLE)
         if incline <= threshold:
             continue
         flow = min(rate * rt.dt * min(1.0, (incline - threshold) / 0.3), amount - moved - spilled)
@@ -568,10 +589,12 @@ def skill_pour(rt: Runtime, source: str, target: Any, amount: float) -> Controll
     here = rt.cmd_tcp()
     yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
     if spilled > 0:
-        return fail(f"spilled {spilled * 1e6:.2f} mL of `{substance}` outside `{target}`")
+        return fail(f"spilled {spilled * factor:.2f} {unit} of `{substance}` outside `{target}`")
     if moved + 1e-12 < amount:
-        return SkillResult("timed out", f"poured {moved * 1e6:.2f} of {amount * 1e6:.2f} mL")
-    return ok(poured_ml=round(moved * 1e6, 6))
+        return SkillResult(
+            "timed out", f"poured {moved * factor:.2f} of {amount * factor:.2f} {unit}"
+        )
+    return ok(**{f"poured_{unit.lower()}": round(moved * factor, 6)})
 
 
 def skill_set_temperature(rt: Runtime, block: Any, celsius: float) -> Controller:
@@ -661,6 +684,285 @@ def skill_invert(rt: Runtime, obj: str, count: float) -> Controller:
     return ok(inversions=done)
 
 
+# ---------------------------------------------------------------- skills added for the families
+
+
+def skill_dispense_powder(rt: Runtime, source: str, target: Any, mass: float) -> Controller:
+    """Tip powder from a held open container into another, past the angle of repose."""
+    if mass <= 0:
+        return fail("`dispense_powder` needs a positive mass")
+    return (yield from skill_pour(rt, source, target, mass, powder=True))
+
+
+def _agitate(
+    rt: Runtime, obj: str, duration: float, path: Callable[[float], np.ndarray]
+) -> Controller:
+    """Move a held container along `path(t)` (offsets from where it is); it counts as mixed
+    only if its measured RMS acceleration reaches `MIXING_ACCELERATION`."""
+    if rt.held != obj:
+        return fail(f"the gripper is not holding `{obj}`")
+    centre = rt.cmd_tcp()
+    body = rt.body_ids[obj]
+    velocities = []
+    start = rt.time
+    while rt.time - start < duration:
+        rt.set_tcp(centre + path(rt.time - start))
+        yield
+        velocities.append(rt.data.cvel[body][3:].copy())
+    yield from move_tcp(rt, centre, settle=0.5)
+    if len(velocities) < 3:
+        return fail("too short to mix")
+    accel = np.diff(np.array(velocities), axis=0) / rt.dt
+    rms = float(np.sqrt((accel**2).sum(axis=1).mean()))
+    if rms < MIXING_ACCELERATION:
+        return fail(f"`{obj}` moved too gently to mix ({rms:.2f} m/s^2 RMS)")
+    if rt.ledger.total(obj) > 0:
+        rt.ledger.mixed.add(obj)
+    return ok(rms_acceleration=round(rms, 3))
+
+
+SWIRL_RADIUS = 0.01  # m
+SWIRL_HZ = 3.0
+
+
+def skill_swirl(rt: Runtime, obj: str, duration: float) -> Controller:
+    """Swirl a held container in small horizontal circles (a flask's usual mixing)."""
+
+    def circle(t: float) -> np.ndarray:
+        phase = 2 * math.pi * SWIRL_HZ * t
+        # ramp the radius in over the first 0.2 s so the motion starts without a jerk
+        r = SWIRL_RADIUS * min(1.0, t / 0.2)
+        return np.array([r * math.cos(phase) - r, r * math.sin(phase), 0.0])
+
+    return (yield from _agitate(rt, obj, duration, circle))
+
+
+def skill_stir(rt: Runtime, stirrer: Any, duration: float) -> Controller:
+    """Switch a magnetic stirrer on, let it stir the container resting on it, switch it off.
+
+    The container counts as mixed after 5 s of stirring (the runtime's stirring model).
+    """
+    from lablang.sim.predicates import on
+
+    info = rt.infos.get(stirrer) if isinstance(stirrer, str) else None
+    if info is None or "stir" not in info.buttons:
+        return fail(f"`{_name(stirrer)}` is not a stirrer")
+    loads = [
+        name
+        for name, other in rt.infos.items()
+        if other.free and rt.ledger.total(name) > 0 and on(rt, name, stirrer)
+    ]
+    if not loads:
+        return fail(f"no container with contents rests on `{stirrer}`")
+    if stirrer not in rt.running:
+        started = yield from skill_press_button(rt, ButtonTarget(stirrer, "stir"))
+        if not started.ok:
+            return started
+    yield from wait_ticks(rt, duration)
+    stopped = yield from skill_press_button(rt, ButtonTarget(stirrer, "stir"))
+    if not stopped.ok:
+        return stopped
+    unmixed = [name for name in loads if name not in rt.ledger.mixed]
+    if unmixed:
+        return fail(
+            f"`{unmixed[0]}` was stirred for {rt.stirred.get(unmixed[0], 0.0):.1f} s; "
+            "mixing takes 5 s on a running stirrer"
+        )
+    return ok(stirred_s=round(min(rt.stirred.get(n, 0.0) for n in loads), 3))
+
+
+def _needs_tip(rt: Runtime, pipette: str) -> str:
+    if rt.tips.get(pipette, True):
+        return ""
+    return f"`{pipette}` has no tip (attach one with `attach_tip`)"
+
+
+def skill_mix_by_pipetting(rt: Runtime, pipette: str, container: Any, cycles: float) -> Controller:
+    """Draw part of a container's liquid up and expel it back, `cycles` times."""
+    times = int(cycles)
+    if times != cycles or not 1 <= times <= 20:
+        return fail("`mix_by_pipetting` takes a whole number of cycles from 1 to 20")
+    problem = _check_liquid_handling(rt, pipette, container)
+    if problem:
+        return fail(problem)
+    if rt.ledger.total(pipette) > 0:
+        return fail(f"`{pipette}` already holds liquid")
+    volume = min(0.8 * rt.infos[pipette].capacity, 0.5 * rt.ledger.total(ledger_key(container)))
+    if volume <= 0:
+        return fail(f"`{_name(container)}` holds no liquid to mix")
+    for k in range(times):
+        drawn = yield from skill_aspirate(rt, pipette, container, volume)
+        if not drawn.ok:
+            return fail(f"cycle {k + 1}: {drawn.reason}")
+        expelled = yield from skill_dispense(rt, pipette, container)
+        if not expelled.ok:
+            return fail(f"cycle {k + 1}: {expelled.reason}")
+    rt.ledger.mixed.add(ledger_key(container))
+    return ok(cycles=times, volume_ul=round(volume * 1e9, 6))
+
+
+def skill_transfer(
+    rt: Runtime, pipette: str, source: Any, target: Any, volume: float
+) -> Controller:
+    """Aspirate a volume from one container and dispense it into another."""
+    drawn = yield from skill_aspirate(rt, pipette, source, volume)
+    if not drawn.ok:
+        return drawn
+    return (yield from skill_dispense(rt, pipette, target, volume))
+
+
+def _nose(rt: Runtime, pipette: str) -> np.ndarray:
+    """The lower end of a pipette's body (where a tip sits)."""
+    from lablang.sim.assets import PIPETTE_BODY
+
+    pos, R = object_frame(rt, pipette)
+    return pos - R[:, 2] * PIPETTE_BODY[1]
+
+
+def skill_attach_tip(rt: Runtime, pipette: str, position: Any) -> Controller:
+    """Press a held, bare pipette's nose onto a tip standing in a tip box; the tip stays on
+    only if the nose came down on it (contact, within 1 mm of its axis)."""
+    if rt.held != pipette or rt.infos[pipette].asset != "pipette":
+        return fail(f"the gripper is not holding the pipette `{pipette}`")
+    if rt.tips.get(pipette, False):
+        return fail(f"`{pipette}` already carries a tip")
+    if not (isinstance(position, SlotTarget) and position.container in rt.boxed_tips):
+        return fail(f"`{_name(position)}` is not a position of a tip box")
+    if not rt.boxed_tips[position.container][position.index]:
+        return fail(f"`{_name(position)}` holds no tip")
+    top = target_point(rt, position)
+    assert top is not None
+    offset = rt.tcp() - _nose(rt, pipette)
+    yield from transit(rt, (top + offset)[:2], top[2] + 0.02 + offset[2])
+    # press 3 mm past the tip's top: the tip stops the nose, so contact is made if aligned
+    yield from move_tcp(rt, top + offset - [0, 0, 0.003], speed=SLOW / 2, settle=0.4)
+    geom = rt.box_tip_geoms[position.container][position.index]
+    owner = rt.entity_index[pipette]
+    d = rt.data
+    touched = any(
+        (a == geom and rt._owner_list[b] == owner) or (b == geom and rt._owner_list[a] == owner)
+        for a, b in (d.contact.geom.tolist() if d.ncon else ())
+    )
+    nose = _nose(rt, pipette)
+    aligned = float(np.hypot(nose[0] - top[0], nose[1] - top[1])) <= 0.001
+    if touched and aligned:
+        rt.boxed_tips[position.container][position.index] = False
+        rt.show_geom(geom, False)
+        rt.tips[pipette] = True
+        rt.show_geom(rt.tip_geoms[pipette], True)
+    here = rt.cmd_tcp()
+    yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
+    if not rt.tips[pipette]:
+        return fail(
+            f"the nose of `{pipette}` did not seat on the tip at `{_name(position)}`"
+            + ("" if touched else " (no contact)")
+        )
+    return ok()
+
+
+def skill_eject_tip(rt: Runtime, pipette: str, bin_: Any) -> Controller:
+    """Eject a held pipette's tip into a waste bin (with any liquid left in it)."""
+    if rt.held != pipette or rt.infos[pipette].asset != "pipette":
+        return fail(f"the gripper is not holding the pipette `{pipette}`")
+    if not rt.tips.get(pipette, False):
+        return fail(f"`{pipette}` has no tip to eject")
+    info = rt.infos.get(bin_) if isinstance(bin_, str) else None
+    if info is None or info.asset != "waste_bin":
+        return fail(f"`{_name(bin_)}` is not a waste bin")
+    floor = rt.data.site(info.top_site).xpos.copy()
+    offset = rt.tcp() - _tip(rt, pipette)
+    yield from transit(rt, floor[:2], floor[2] + info.depth + 0.02 + offset[2])
+    tip = _tip(rt, pipette)
+    if float(np.hypot(tip[0] - floor[0], tip[1] - floor[1])) > info.radius - 0.005:
+        return fail(f"the tip of `{pipette}` is not over `{bin_}`")
+    rt.tips[pipette] = False
+    rt.show_geom(rt.tip_geoms[pipette], False)
+    for substance, amount in sorted(rt.ledger.amounts.get(pipette, {}).items()):
+        rt.add_contents(pipette, substance, -amount)
+        rt.add_contents(bin_, substance, amount)
+    yield from wait_ticks(rt, 0.3)
+    return ok()
+
+
+def skill_read_scale(rt: Runtime, scale: Any) -> Controller:
+    """Wait until the scale's display has been steady for its stable window; report it."""
+    if not (isinstance(scale, str) and scale in rt.scales):
+        return fail(f"`{_name(scale)}` is not a scale")
+    while not rt.scale_stable(scale):
+        yield
+    return ok(reading_g=rt.scales[scale].reading())
+
+
+def skill_weigh(rt: Runtime, obj: str, scale: Any) -> Controller:
+    """Put a held object on a scale and read the stable display."""
+    placed = yield from skill_put_on_scale(rt, obj, scale)
+    if not placed.ok:
+        return placed
+    return (yield from skill_read_scale(rt, scale))
+
+
+def cap_turns(rt: Runtime, bottle: str) -> float:
+    """How many turns a bottle's screw cap has been unscrewed."""
+    joint = rt.model.joint(rt.infos[bottle].cap_joint)
+    return float(rt.data.qpos[joint.qposadr[0]]) / (2 * math.pi)
+
+
+def skill_twist_cap(rt: Runtime, bottle: str, turns: float) -> Controller:
+    """Unscrew a standing bottle's cap by `turns` turns, in quarter-turn strokes: grip the
+    cap, turn the wrist 90 degrees, let go, turn back. The cap turns only by friction
+    between the pads and the cap, against the thread's friction."""
+    info = rt.infos.get(bottle)
+    if info is None or not info.cap_joint:
+        return fail(f"`{bottle}` has no screw cap")
+    if rt.held is not None:
+        return fail(f"the gripper holds `{rt.held}`; it needs empty fingers to twist a cap")
+    count = int(turns)
+    if count != turns or not 1 <= count <= 5:
+        return fail("`twist_cap` takes a whole number of turns from 1 to 5")
+    from lablang.sim.assets import CAP_OPEN_TURNS
+
+    start = cap_turns(rt, bottle)
+    goal = min(start + count, CAP_OPEN_TURNS)
+    cap = rt.model.body(f"{bottle}_cap").id
+    cap_r = float(rt.model.geom_size[rt.model.body_geomadr[cap]][0])
+    open_grip = min(FINGER_MAX, cap_r + 0.006)
+    rt.set_grip(open_grip)
+    cap_half = float(rt.model.geom_size[rt.model.body_geomadr[cap]][1])
+    # the pads (30 mm tall, centred on the TCP) grip the cap's upper part only: their lower
+    # edge stays 2 mm above the cap's skirt, so they do not also grip (and turn) the bottle
+    lift = np.array([0.0, 0.0, 0.015 - cap_half + 0.002])
+    centre = rt.data.xpos[cap].copy()
+    yield from transit(rt, centre[:2], centre[2] + 0.04)
+    yield from move_tcp(rt, rt.data.xpos[cap] + lift, speed=SLOW, settle=0.3)
+    home_yaw = float(rt.cmd[3])
+    owner = rt.entity_index[bottle]
+    strokes = 0
+    while cap_turns(rt, bottle) < goal - 0.02 and strokes < 8 * count + 4:
+        strokes += 1
+        rt.set_grip(0.0)
+        for _ in range(round(0.5 / rt.dt)):
+            yield
+            left, right = rt.pad_contacts(owner)
+            if left and right:
+                break
+        else:
+            break
+        for k in range(1, 26):  # a quarter turn in 0.5 s
+            rt.cmd[3] = home_yaw + (math.pi / 2) * k / 25
+            yield
+        rt.set_grip(open_grip)
+        yield from wait_ticks(rt, 0.2)
+        for k in range(1, 16):
+            rt.cmd[3] = home_yaw + (math.pi / 2) * (1 - k / 15)
+            yield
+    here = rt.cmd_tcp()
+    yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
+    done = cap_turns(rt, bottle) - start
+    if cap_turns(rt, bottle) < goal - 0.02:
+        return fail(f"the cap of `{bottle}` turned only {done:.2f} of {goal - start:.2f} turns")
+    return ok(turns=round(done, 3))
+
+
 def _tip(rt: Runtime, pipette: str) -> np.ndarray:
     pos, R = object_frame(rt, pipette)
     return pos - R[:, 2] * rt.infos[pipette].half_height
@@ -693,7 +995,7 @@ def _vessel(rt: Runtime, container: Any) -> _Vessel:
     pos, R = object_frame(rt, container)
     rim = pos + R[:, 2] * info.half_height
     floor = float((pos - R[:, 2] * info.half_height)[2]) + 0.002
-    level = floor + rt.ledger.total(container) / (math.pi * info.opening**2)
+    level = floor + rt.ledger.total(container) / (math.pi * (info.fill_radius or info.opening) ** 2)
     return _Vessel(rim, float(rim[2]), floor, level, info.opening, info.hollow)
 
 
@@ -721,6 +1023,8 @@ def _tip_inside(rt: Runtime, pipette: str, container: Any) -> tuple[bool, float]
 def _check_liquid_handling(rt: Runtime, pipette: str, container: Any) -> str:
     if rt.held != pipette or rt.infos[pipette].asset != "pipette":
         return f"the gripper is not holding the pipette `{pipette}`"
+    if not rt.tips.get(pipette, True):
+        return _needs_tip(rt, pipette)
     if isinstance(container, WellTarget):
         return ""
     info = rt.infos.get(container) if isinstance(container, str) else None
@@ -844,4 +1148,14 @@ SKILLS: dict[str, tuple[SkillFn, float]] = {
     "incubate": (skill_incubate, 612.0),
     "shake": (skill_shake, 62.0),
     "invert": (skill_invert, 120.0),
+    "swirl": (skill_swirl, 62.0),
+    "stir": (skill_stir, 630.0),
+    "mix_by_pipetting": (skill_mix_by_pipetting, 400.0),
+    "attach_tip": (skill_attach_tip, 12.0),
+    "eject_tip": (skill_eject_tip, 10.0),
+    "transfer": (skill_transfer, 30.0),
+    "dispense_powder": (skill_dispense_powder, 30.0),
+    "read_scale": (skill_read_scale, 15.0),
+    "weigh": (skill_weigh, 25.0),
+    "twist_cap": (skill_twist_cap, 40.0),
 }

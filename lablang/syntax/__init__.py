@@ -16,7 +16,7 @@ from lablang.diagnostics import Report
 from lablang.limits import DEFAULT_LIMITS, Limits
 from lablang.source import Source, Span
 
-__all__ = ["parse"]
+__all__ = ["parse", "reserved_words"]
 
 _PARSER = None
 
@@ -56,3 +56,22 @@ def parse(source: Source, report: Report, limits: Limits = DEFAULT_LIMITS) -> as
         return empty
     module = _parser().parse(source, report, limits)
     return module if module is not None else empty
+
+
+_RESERVED: frozenset[str] | None = None
+
+
+def reserved_words() -> frozenset[str]:
+    """The words the grammar reserves (keywords), read from the grammar itself.
+
+    >>> {"step", "in", "forall"} <= reserved_words()
+    True
+    """
+    global _RESERVED
+    if _RESERVED is None:
+        import re
+
+        from lablang.syntax.grammar import grammar_text
+
+        _RESERVED = frozenset(re.findall(r'"([A-Za-z_]+)"', grammar_text()))
+    return _RESERVED

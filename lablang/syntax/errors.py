@@ -6,6 +6,7 @@ import re
 
 import lark
 
+from lablang import ast
 from lablang.diagnostics import Edit, Fix, Report
 from lablang.source import Source, Span
 
@@ -44,6 +45,7 @@ _KINDS = {
 
 
 _PATTERNS: dict[str, str] = {}
+_DECLARATION_KINDS = {*ast.DECL_KINDS, "use", "module"}
 
 
 def remember_terminals(patterns: dict[str, str]) -> None:
@@ -252,6 +254,9 @@ def report_syntax_error(
         help_text = "close the block with `}` before this"
     elif "COLON" in expected_terms and token.type in {"NAME", "NUMBER", "QUANTITY", "SEQUENCE"}:
         help_text = "a field is written `key: value`"
+    elif opened is not None and keyword in _DECLARATION_KINDS:
+        line = source.position(opened[0])[0]
+        help_text = f"close the block opened on line {line} with `}}` before this declaration"
     elif token.type.isupper() and token.type not in _KINDS and keyword.isidentifier():
         help_text = f"`{keyword}` is a reserved word; use another name, e.g. `{keyword}_`"
     report.add(

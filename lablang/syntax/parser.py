@@ -7,6 +7,7 @@ import re
 import threading
 from typing import Any
 
+import attrs
 import lark
 from lark import Token
 
@@ -87,6 +88,33 @@ def _tspan(token: Token) -> Span:
 
 def _unquote(token: str) -> str:
     return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), token[1:-1])
+
+
+def _header(children: list[Any]) -> dict[str, Any]:
+    """The optional parts of a declaration or entry header, told apart by their type."""
+    parts: dict[str, Any] = dict.fromkeys(
+        ("name", "name_span", "params", "scope", "title", "type", "body", "value")
+    )
+    clauses: list[ast.Clause] = []
+    for child in children:
+        if isinstance(child, Token) and child.type == "NAME":
+            parts["name"], parts["name_span"] = str(child), _tspan(child)
+        elif isinstance(child, Token) and child.type == "STRING":
+            parts["title"] = _unquote(child)
+        elif isinstance(child, _Params):
+            parts["params"] = tuple(child)
+        elif isinstance(child, _Scope):
+            parts["scope"] = tuple(child)
+        elif isinstance(child, _TypeClause):
+            parts["type"] = child.expr
+        elif isinstance(child, _BodyValue):
+            parts["value"] = child.expr
+        elif isinstance(child, ast.Clause):
+            clauses.append(child)
+        elif isinstance(child, ast.Block):
+            parts["body"] = child
+    parts["clauses"] = tuple(clauses)
+    return parts
 
 
 class _Context:
@@ -190,34 +218,18 @@ class _ToAst(lark.Transformer):
 
     def decl(self, children: list[Any]) -> ast.Decl:
         kind, name_token, *rest = children
-        params = scope = title = type_ = body = value = None
-        clauses: list[ast.Clause] = []
-        for child in rest:
-            if isinstance(child, _Params):
-                params = tuple(child)
-            elif isinstance(child, _Scope):
-                scope = tuple(child)
-            elif isinstance(child, Token) and child.type == "STRING":
-                title = _unquote(child)
-            elif isinstance(child, _TypeClause):
-                type_ = child.expr
-            elif isinstance(child, ast.Clause):
-                clauses.append(child)
-            elif isinstance(child, ast.Block):
-                body = child
-            elif isinstance(child, _BodyValue):
-                value = child.expr
+        parts = _header(rest)
         return ast.Decl(
             kind=str(kind),
             name=str(name_token),
             name_span=_tspan(name_token),
-            params=params,
-            scope=scope,
-            title=title,
-            type=type_,
-            clauses=tuple(clauses),
-            body=body,
-            value=value,
+            params=parts["params"],
+            scope=parts["scope"],
+            title=parts["title"],
+            type=parts["type"],
+            clauses=parts["clauses"],
+            body=parts["body"],
+            value=parts["value"],
             span=_span_of(children),
         )
 
@@ -276,32 +288,16 @@ class _ToAst(lark.Transformer):
 
     def entry(self, children: list[Any]) -> ast.Entry:
         keyword, *rest = children
-        name = name_span = params = title = type_ = body = None
-        clauses: list[ast.Clause] = []
-        for child in rest:
-            if child is None:
-                continue
-            if isinstance(child, Token) and child.type == "NAME":
-                name, name_span = str(child), _tspan(child)
-            elif isinstance(child, _Params):
-                params = tuple(child)
-            elif isinstance(child, Token) and child.type == "STRING":
-                title = _unquote(child)
-            elif isinstance(child, _TypeClause):
-                type_ = child.expr
-            elif isinstance(child, ast.Clause):
-                clauses.append(child)
-            elif isinstance(child, ast.Block):
-                body = child
+        parts = _header(rest)
         return ast.Entry(
             keyword=str(keyword),
-            name=name,
-            name_span=name_span,
-            params=params,
-            title=title,
-            type=type_,
-            clauses=tuple(clauses),
-            body=body,
+            name=parts["name"],
+            name_span=parts["name_span"],
+            params=parts["params"],
+            title=parts["title"],
+            type=parts["type"],
+            clauses=parts["clauses"],
+            body=parts["body"],
             span=_span_of(children),
         )
 
@@ -423,6 +419,10 @@ class _ToAst(lark.Transformer):
 
     def string(self, children: list[Token]) -> ast.String:
         return ast.String(value=_unquote(children[0]), span=_span_of(children))
+
+    def paren(self, children: list[Any]) -> Any:
+        # `(expr)`: the expression itself, its span widened to the parentheses
+        return attrs.evolve(children[1], span=_span_of(children))
 
     def bool_lit(self, children: list[Any]) -> ast.Bool:
         return ast.Bool(value=children[0] == "true", span=_span_of(children))

@@ -79,3 +79,11 @@ def test_whole_module_imports_are_reached_by_qualified_names(tmp_path: Path) -> 
     (diagnostic,) = result.report.diagnostics
     assert diagnostic.code == "E0203"
     assert diagnostic.help == "did you mean `parts.P`?"
+
+
+def test_a_misspelt_keyword_is_suggested_before_a_missing_colon() -> None:
+    """`gaol lid` suggests the keyword `goal`, with an edit that replaces the word."""
+    (diagnostic,) = check_text("contract c { var lid: bool  gaol lid }").report.diagnostics
+    assert diagnostic.code == "E0310"
+    assert diagnostic.label == "did you mean the keyword `goal`?"
+    assert diagnostic.fix is not None and diagnostic.fix.edits[0].replacement == "goal"

@@ -77,3 +77,19 @@ def test_long_flat_sums_are_bounded() -> None:
     """A sum of 5,000 terms is reported as too deep rather than overflowing later passes."""
     result = check_text("scene s { a: " + " + ".join(["1"] * 5000) + " }")
     assert "E0002" in [d.code for d in result.report]
+
+
+def test_internal_errors_point_at_the_declaration_being_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An internal error inside the check of a declaration is located at that declaration."""
+    import lablang.check as check_stage
+
+    def broken(info: object, items: object, report: Report) -> None:
+        raise KeyError("boom")
+
+    monkeypatch.setattr(check_stage, "_check_fields", broken)
+    result = check_text("# first\noligo X { seq: 5'-ACGT-3' }")
+    (diagnostic,) = result.report.diagnostics
+    assert diagnostic.code == "E0000"
+    assert diagnostic.start == (2, 7)

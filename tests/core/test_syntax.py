@@ -140,3 +140,22 @@ def test_a_syntax_error_says_what_was_expected_and_which_block_is_open() -> None
     assert diagnostic.code == "E0101"
     assert diagnostic.label == "expected a value"
     assert diagnostic.labels[0].message == "block of `step s` opened here"
+
+
+def test_a_declaration_inside_an_unclosed_block_says_to_close_the_block() -> None:
+    """A new declaration while a block is open asks for the `}`, not for a new name."""
+    report = Report()
+    parse(Source("oligo X {\n  seq: 5'-ACGT-3'\ntransition t { }\n"), report)
+    (diagnostic,) = report.diagnostics
+    assert diagnostic.help == "close the block opened on line 1 with `}` before this declaration"
+
+
+def test_lsp_columns_count_utf16_code_units() -> None:
+    """A character outside the BMP before the error counts as two LSP columns."""
+    from lablang.diagnostics.render import to_lsp
+
+    report = Report()
+    parse(Source('oligo X { note: "\U0001f9ea" role: }'), report)
+    (diagnostic,) = report.diagnostics
+    assert diagnostic.start == (1, 27)
+    assert to_lsp(diagnostic)["range"]["start"] == {"line": 0, "character": 27}

@@ -80,10 +80,15 @@ def test_a_file_with_errors_is_reported_not_simulated(tmp_path: Path) -> None:
     assert "error[E0701]: unknown asset `tube_15ml`" in out.stderr
 
 
-def test_replay_says_it_is_not_built() -> None:
-    """The unbuilt verb exits 2 with a message that marks it partial."""
-    out = _run(["replay", "x.lab"])
-    assert out.returncode == 2 and "not built yet" in out.stderr
+def test_replay_docstring_example_rescores_a_recorded_episode(tmp_path: Path) -> None:
+    """The replay example, run after the simulate it names, re-scores identically (exit 0)."""
+    root = Path.cwd()
+    task = root / "examples/tasks/move_tube.lab"
+    recorded = _run(["simulate", str(task), "--record", "episode.jsonl"], cwd=tmp_path)
+    assert recorded.returncode == 0, recorded.stderr
+    out = _run(_example(cli_sim.replay_command), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "re-scored identically" in out.stdout
 
 
 def test_evaluate_docstring_example_reports_the_do_nothing_baseline() -> None:

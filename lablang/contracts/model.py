@@ -1,0 +1,401 @@
+"""The contract model: finite-domain state, evidence, outcomes, operations and properties.
+
+A contract is built either by the front end (`lablang.contracts.front`) from a
+`contract` declaration or directly in Python. Expressions are a small closed IR
+(`Expr`): names are already resolved to what they refer to (`Ref.kind`), enum members
+are their indices, and `none` is the integer `NONE` (-1), which is why optional
+types must have non-negative values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TypeAlias
+
+import attrs
+
+from lablang.source import Source, Span
+
+NONE = -1
+"""The integer code of `none` in an optional value (optional domains are >= 0)."""
+
+
+# ------------------------------------------------------------------ types
+@attrs.frozen(slots=True, kw_only=True)
+class BoolType:
+    def describe(self) -> str:
+        return "bool"
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class IntType:
+    """The integers `lo..hi` (both included)."""
+
+    lo: int
+    hi: int
+
+    def describe(self) -> str:
+        return f"int[{self.lo}..{self.hi}]"
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class ValuesType:
+    """A finite set of integers, `one_of(1, 2, 5)`."""
+
+    values: tuple[int, ...]
+
+    def describe(self) -> str:
+        return "one_of(" + ", ".join(map(str, self.values)) + ")"
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class EnumType:
+    """Named members, `one_of(empty, heavy)`; a value is the member's index."""
+
+    members: tuple[str, ...]
+
+    def describe(self) -> str:
+        return "one_of(" + ", ".join(self.members) + ")"
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class OptionType:
+    """`T?`: a value of `T` or `none`."""
+
+    inner: IntType | ValuesType | EnumType
+
+    def describe(self) -> str:
+        return self.inner.describe() + "?"
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class SetType:
+    """`set(T)`: a subset of a finite type, one flag per element."""
+
+    elem: IntType | ValuesType | EnumType
+
+    def describe(self) -> str:
+        return f"set({self.elem.describe()})"
+
+
+ScalarType: TypeAlias = IntType | ValuesType | EnumType
+Type: TypeAlias = BoolType | IntType | ValuesType | EnumType | OptionType | SetType
+
+
+def elements(t: ScalarType) -> tuple[int, ...]:
+    """The integer codes a finite scalar type allows, in order.
+
+    >>> elements(IntType(lo=2, hi=4)), elements(EnumType(members=("x", "y")))
+    ((2, 3, 4), (0, 1))
+    """
+    match t:
+        case IntType():
+            return tuple(range(t.lo, t.hi + 1))
+        case ValuesType():
+            return t.values
+        case EnumType():
+            return tuple(range(len(t.members)))
+    raise AssertionError(t)
+
+
+def domain(t: Type) -> tuple[object, ...]:
+    """Every value of a type, as the runtime represents it (sets as frozensets)."""
+    match t:
+        case BoolType():
+            return (False, True)
+        case IntType() | ValuesType() | EnumType():
+            return elements(t)
+        case OptionType():
+            return (NONE, *elements(t.inner))
+        case SetType():
+            elems = elements(t.elem)
+            return tuple(
+                frozenset(e for i, e in enumerate(elems) if mask >> i & 1)
+                for mask in range(1 << len(elems))
+            )
+    raise AssertionError(t)
+
+
+def default_value(t: Type) -> object:
+    """The initial value of a variable declared without `init`."""
+    match t:
+        case BoolType():
+            return False
+        case IntType() | ValuesType() | EnumType():
+            return elements(t)[0]
+        case OptionType():
+            return NONE
+        case SetType():
+            return frozenset()
+    raise AssertionError(t)
+
+
+def show_value(t: Type, value: object) -> object:
+    """A runtime value as a person (and JSON) reads it: enum names, `none`, sorted lists."""
+    match t:
+        case BoolType() | IntType() | ValuesType():
+            return value
+        case EnumType():
+            assert isinstance(value, int)
+            return t.members[value]
+        case OptionType():
+            return None if value == NONE else show_value(t.inner, value)
+        case SetType():
+            assert isinstance(value, frozenset)
+            return [show_value(t.elem, v) for v in sorted(value)]
+    raise AssertionError(t)
+
+
+def read_value(t: Type, raw: object) -> object:
+    """The inverse of `show_value` (JSON in, runtime value out); ValueError if out of domain."""
+    match t:
+        case BoolType():
+            if not isinstance(raw, bool):
+                raise ValueError(f"expected true or false, got {raw!r}")
+            return raw
+        case IntType() | ValuesType():
+            if isinstance(raw, bool) or not isinstance(raw, int) or raw not in elements(t):
+                raise ValueError(f"expected a value of {t.describe()}, got {raw!r}")
+            return raw
+        case EnumType():
+            if raw not in t.members:
+                raise ValueError(f"expected one of {', '.join(t.members)}, got {raw!r}")
+            assert isinstance(raw, str)
+            return t.members.index(raw)
+        case OptionType():
+            return NONE if raw is None else read_value(t.inner, raw)
+        case SetType():
+            if not isinstance(raw, list):
+                raise ValueError(f"expected a list for {t.describe()}, got {raw!r}")
+            return frozenset(read_value(t.elem, item) for item in raw)
+    raise AssertionError(t)
+
+
+# ------------------------------------------------------------------ expressions
+@attrs.frozen(slots=True, kw_only=True)
+class Const:
+    value: int | bool
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Ref:
+    """A resolved name: `var`, `evidence`, `outcome`, `arg` (operation parameter),
+    `bound` (quantified variable) or `define` (a named derived expression)."""
+
+    kind: str
+    name: str
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Unary:
+    op: str  # not | neg
+    operand: Expr
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Binary:
+    # add sub mul div mod | eq ne lt le gt ge | and or implies | in | union diff
+    op: str
+    left: Expr
+    right: Expr
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class If:
+    cond: Expr
+    then: Expr
+    other: Expr
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class SetLit:
+    items: tuple[Expr, ...]
+    elem: ScalarType | None = None
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Agg:
+    func: str  # sum | size
+    arg: Expr
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Quant:
+    """`forall x in D: body` over a finite type or a set-valued expression."""
+
+    kind: str  # forall | exists
+    var: str
+    domain: ScalarType | Expr
+    body: Expr
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+Expr: TypeAlias = Const | Ref | Unary | Binary | If | SetLit | Agg | Quant
+
+TRUE = Const(value=True)
+
+
+def conjuncts(expr: Expr) -> list[Expr]:
+    """The top-level `and` operands of an expression, left to right."""
+    if isinstance(expr, Binary) and expr.op == "and":
+        return conjuncts(expr.left) + conjuncts(expr.right)
+    return [expr]
+
+
+# ------------------------------------------------------------------ declarations
+@attrs.frozen(slots=True, kw_only=True)
+class Item:
+    """A named, located condition: a requirement, goal, invariant or terminal."""
+
+    expr: Expr
+    text: str
+    span: Span | None = None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Variable:
+    name: str
+    type: Type
+    init: Expr | None = None
+    visible: Expr = TRUE
+    span: Span | None = None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Evidence:
+    """A per-episode fact, constant through the episode; `authorized` says when the
+    agent may know it (default: never)."""
+
+    name: str
+    type: Type
+    authorized: Expr = Const(value=False)
+    span: Span | None = None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Outcome:
+    """Per-step nondeterminism of the environment (a placement that fails)."""
+
+    name: str
+    type: Type
+    span: Span | None = None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class OpParam:
+    name: str
+    type: ScalarType
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Effect:
+    var: str
+    value: Expr
+    span: Span | None = None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Operation:
+    name: str
+    params: tuple[OpParam, ...] = ()
+    requires: tuple[Item, ...] = ()
+    effects: tuple[Effect, ...] = ()
+    confirm: Item | None = None
+    span: Span | None = None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Definition:
+    name: str
+    expr: Expr
+    span: Span | None = None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Pin:
+    name: str  # a variable or evidence name
+    value: Expr
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Pair:
+    """Answer-changing evidence: the two sides must have disjoint legal `at` operations."""
+
+    name: str
+    left: tuple[Pin, ...]
+    right: tuple[Pin, ...]
+    at: tuple[str, ...]
+    span: Span | None = None
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Contract:
+    name: str
+    params: Mapping[str, int] = attrs.field(factory=dict)
+    variables: tuple[Variable, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    outcomes: tuple[Outcome, ...] = ()
+    definitions: tuple[Definition, ...] = ()
+    operations: tuple[Operation, ...] = ()
+    goals: tuple[Item, ...] = ()
+    invariants: tuple[Item, ...] = ()
+    terminal: tuple[Item, ...] = ()
+    pairs: tuple[Pair, ...] = ()
+    source: Source | None = attrs.field(default=None, eq=False)
+    span: Span | None = None
+
+    def variable(self, name: str) -> Variable:
+        return next(v for v in self.variables if v.name == name)
+
+    def type_of(self, kind: str, name: str) -> Type:
+        """The declared type of a variable, evidence or outcome."""
+        decls: tuple[Variable | Evidence | Outcome, ...] = (
+            self.variables
+            if kind == "var"
+            else self.evidence
+            if kind == "evidence"
+            else self.outcomes
+        )
+        return next(d.type for d in decls if d.name == name)
+
+    def operation(self, name: str) -> Operation:
+        return next(o for o in self.operations if o.name == name)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class GroundOp:
+    """An operation with its parameters fixed, `place_b(6)`."""
+
+    op: Operation
+    args: tuple[int, ...]
+
+    @property
+    def name(self) -> str:
+        if not self.op.params:
+            return self.op.name
+        shown = (show_value(p.type, a) for p, a in zip(self.op.params, self.args, strict=True))
+        return f"{self.op.name}({', '.join(str(s) for s in shown)})"
+
+
+def ground(contract: Contract) -> tuple[GroundOp, ...]:
+    """Every ground operation, in declaration order then parameter order.
+
+    >>> op = Operation(name="put", params=(OpParam(name="k", type=IntType(lo=0, hi=1)),))
+    >>> [g.name for g in ground(Contract(name="c", operations=(op,)))]
+    ['put(0)', 'put(1)']
+    """
+    import itertools
+
+    result = []
+    for op in contract.operations:
+        domains = [elements(p.type) for p in op.params]
+        for args in itertools.product(*domains):
+            result.append(GroundOp(op=op, args=tuple(args)))
+    return tuple(result)

@@ -1,0 +1,208 @@
+"""Verification results for people (text tables) and for tools (ITF-style JSON).
+
+A counterexample reads top to bottom: the evidence, then one row per step with the
+ground operation, the environment outcomes its effect used, and only the variables
+that changed; then the violated item with its location in the `.lab` file. Two-trace
+results (pairs, non-interference) share their operations, so they are shown as one
+table with a column per side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from lablang.contracts.checks import HOLDS, PROVED, Result, Trace
+from lablang.contracts.model import Contract
+from lablang.source import Span
+
+_MARK = {HOLDS: "ok  ", PROVED: "ok  ", "violated": "FAIL", "unknown": "??  "}
+
+
+def location(contract: Contract, span: Span | None) -> str:
+    if span is None or contract.source is None:
+        return contract.name
+    line, col = contract.source.position(span.start)
+    return f"{contract.source.name}:{line}:{col}"
+
+
+def render_text(contract: Contract, results: Sequence[Result], depth: int) -> str:
+    """The report `lablang verify` prints."""
+    lines = [f"contract `{contract.name}` ({location(contract, contract.span)}), depth {depth}"]
+    for r in results:
+        lines += render_result(contract, r)
+    failed = [r for r in results if not r.passed]
+    lines.append(
+        f"{len(results) - len(failed)} of {len(results)} checks passed"
+        + (f"; {len(failed)} failed" if failed else "")
+        + f"; rlimit {sum(r.rlimit for r in results)}"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def render_result(contract: Contract, r: Result) -> list[str]:
+    """One result: a status line, and for a violation (or a plan) its location and traces."""
+    lines = [f"  {_MARK[r.status]} {r.check}: {r.item}: {r.status}: {r.message}"]
+    if r.status in (HOLDS, PROVED) and r.check != "goal":
+        return lines + [f"         note: {d}" for d in r.details]
+    if r.status != "violated" and r.check != "goal":
+        return lines
+    lines.append(f"         --> {location(contract, r.span)}")
+    if r.check == "goal" and r.traces:
+        lines.append("         shortest plan:")
+    if len(r.traces) == 1:
+        lines += ["         " + x for x in trace_table(r.traces[0])]
+    elif len(r.traces) == 2:
+        lines += ["         " + x for x in pair_table(r.traces[0], r.traces[1])]
+    lines += [f"         {d}" for d in r.details]
+    return lines
+
+
+def _show(value: object) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    return str(value)
+
+
+def _assignments(values: dict[str, object]) -> str:
+    return " ".join(f"{k}={_show(v)}" for k, v in values.items())
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        return " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+
+    return [line(header), "-+-".join("-" * w for w in widths), *(line(r) for r in rows)]
+
+
+def trace_table(trace: Trace) -> list[str]:
+    """One trace: evidence on top, then a row per step with only what changed."""
+    lines = [f"evidence: {_assignments(trace.evidence) or '(none)'}"]
+    rows = [["0", "(initial)", "", _assignments(_non_default(trace.initial))]]
+    for i, step in enumerate(trace.steps, start=1):
+        rows.append([str(i), step.op, _assignments(step.outcomes), _assignments(step.changes)])
+    return lines + _table(["step", "operation", "outcomes", "changes"], rows)
+
+
+def pair_table(left: Trace, right: Trace) -> list[str]:
+    """Two traces with the same operations, side by side."""
+    lines = [
+        f"left evidence:  {_assignments(left.evidence) or '(none)'}",
+        f"right evidence: {_assignments(right.evidence) or '(none)'}",
+    ]
+    rows = [
+        [
+            "0",
+            "(initial)",
+            _assignments(_non_default(left.initial)),
+            _assignments(_non_default(right.initial)),
+        ]
+    ]
+    for i, (a, b) in enumerate(zip(left.steps, right.steps, strict=True), start=1):
+        rows.append(
+            [
+                str(i),
+                a.op,
+                " ".join(x for x in (_assignments(a.outcomes), _assignments(a.changes)) if x),
+                " ".join(x for x in (_assignments(b.outcomes), _assignments(b.changes)) if x),
+            ]
+        )
+    return lines + _table(["step", "operation", "left", "right"], rows)
+
+
+def _non_default(state: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in state.items() if v not in (None, False, [], 0)}
+
+
+# ------------------------------------------------------------------ JSON
+def itf_trace(
+    contract: Contract, result: Result, trace: Trace, side: str | None = None
+) -> dict[str, Any]:
+    """An ITF-style trace (Apalache ADR-015): `#meta`, `vars`, and one object per state."""
+    states = []
+    for i, state in enumerate(trace.states):
+        meta: dict[str, Any] = {"index": i}
+        if i:
+            step = trace.steps[i - 1]
+            meta["action"] = step.op
+            if step.outcomes:
+                meta["outcomes"] = {k: _itf(v) for k, v in step.outcomes.items()}
+        states.append({"#meta": meta, **{k: _itf(v) for k, v in state.items()}})
+    meta = {
+        "format": "ITF",
+        "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
+        "source": contract.source.name if contract.source else None,
+        "contract": contract.name,
+        "check": result.check,
+        "item": result.item,
+        "status": result.status,
+        "location": location(contract, result.span),
+    }
+    if side:
+        meta["side"] = side
+    return {
+        "#meta": meta,
+        "params": dict(contract.params),
+        "evidence": {k: _itf(v) for k, v in trace.evidence.items()},
+        "vars": [v.name for v in contract.variables],
+        "states": states,
+    }
+
+
+def _itf(value: object) -> Any:
+    if isinstance(value, list):
+        return {"#set": [_itf(v) for v in value]}
+    return value
+
+
+def result_json(contract: Contract, r: Result) -> dict[str, Any]:
+    sides = ("left", "right") if len(r.traces) == 2 else (None,)
+    return {
+        "check": r.check,
+        "item": r.item,
+        "status": r.status,
+        "passed": r.passed,
+        "message": r.message,
+        "location": location(contract, r.span),
+        "depth": r.depth,
+        "rlimit": r.rlimit,
+        "details": list(r.details),
+        "traces": [
+            itf_trace(contract, r, t, side) for t, side in zip(r.traces, sides, strict=False)
+        ],
+    }
+
+
+def report_json(contract: Contract, results: Sequence[Result], depth: int) -> dict[str, Any]:
+    return {
+        "contract": contract.name,
+        "source": contract.source.name if contract.source else None,
+        "depth": depth,
+        "passed": all(r.passed for r in results),
+        "rlimit": sum(r.rlimit for r in results),
+        "results": [result_json(contract, r) for r in results],
+    }
+
+
+def itf_files(contract: Contract, results: Sequence[Result]) -> list[tuple[str, dict[str, Any]]]:
+    """One ITF trace file per counterexample trace: `CONTRACT.CHECK.N[.side].itf.json`."""
+    files = []
+    for n, r in enumerate(results, start=1):
+        if r.passed or not r.traces:
+            continue
+        sides: tuple[str | None, ...] = ("left", "right") if len(r.traces) == 2 else (None,)
+        for trace, side in zip(r.traces, sides, strict=False):
+            suffix = f".{side}" if side else ""
+            files.append(
+                (
+                    f"{contract.name}.{r.check}.{n}{suffix}.itf.json",
+                    itf_trace(contract, r, trace, side),
+                )
+            )
+    return files

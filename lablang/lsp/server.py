@@ -1,0 +1,389 @@
+"""The lablang language server (pygls 2, stdio): LSP messages in, library calls out.
+
+Every answer comes from `lablang.lsp.analysis`, `hover`, `complete`, `navigate` and
+`incremental`, which call the same functions as the CLI (`lablang.driver.check_source`,
+`lablang.fmt.format_source`). This module only converts between LSP types and those
+plain results.
+
+Diagnostics are published on open and save at once, and on change after a short
+quiet period (`DEBOUNCE_SECONDS`), so a burst of keystrokes is checked once. After a
+change they are published twice: first the fast result of `lablang.lsp.incremental`
+(syntax of the declarations that changed, earlier results for the others), then the
+full check. Full checks run one at a time on a worker thread, fast ones on another;
+a result for a version the editor has since replaced is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from lablang.diagnostics import Diagnostic, Report, Severity
+from lablang.fmt import format_source
+from lablang.lsp.analysis import Analysis, LineIndex, analyze
+from lablang.lsp.complete import complete
+from lablang.lsp.hover import hover as describe_at
+from lablang.lsp.incremental import ChunkCache, quick_diagnostics
+from lablang.lsp.navigate import OutlineItem, outline
+from lablang.lsp.navigate import definition as definition_at
+from lablang.source import Source, Span
+
+__all__ = ["DEBOUNCE_SECONDS", "LablangServer", "serve"]
+
+DEBOUNCE_SECONDS = 0.05
+logger = logging.getLogger(__name__)
+
+_SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.NOTE: types.DiagnosticSeverity.Information,
+}
+_COMPLETION_KIND = {
+    "keyword": types.CompletionItemKind.Keyword,
+    "module": types.CompletionItemKind.Module,
+    "declaration": types.CompletionItemKind.Reference,
+    "unit": types.CompletionItemKind.Unit,
+    "field": types.CompletionItemKind.Field,
+    "variable": types.CompletionItemKind.Variable,
+}
+_SYMBOL_KIND = {
+    "segment": types.SymbolKind.Constant,
+    "oligo": types.SymbolKind.Constant,
+    "state": types.SymbolKind.Struct,
+    "transition": types.SymbolKind.Event,
+    "workflow": types.SymbolKind.Module,
+    "library": types.SymbolKind.Struct,
+    "protocol": types.SymbolKind.Module,
+    "scene": types.SymbolKind.Namespace,
+    "task": types.SymbolKind.Module,
+    "contract": types.SymbolKind.Interface,
+    "rubric": types.SymbolKind.Object,
+    "skill": types.SymbolKind.Function,
+    "material": types.SymbolKind.Variable,
+    "op": types.SymbolKind.Method,
+    "step": types.SymbolKind.Method,
+    "item": types.SymbolKind.EnumMember,
+    "var": types.SymbolKind.Variable,
+    "input": types.SymbolKind.Variable,
+    "strand": types.SymbolKind.Field,
+    "field": types.SymbolKind.Property,
+    "binding": types.SymbolKind.Variable,
+}
+
+
+class LablangServer(LanguageServer):
+    """The server and its per-document state (last analysis, pending checks)."""
+
+    def __init__(self, roots: Sequence[str | Path] = ()) -> None:
+        from lablang import __version__
+
+        super().__init__("lablang", __version__)
+        self.roots = tuple(str(r) for r in roots)
+        self.analyses: dict[str, Analysis] = {}
+        self.last_parsed: dict[str, Analysis] = {}
+        self.pending: dict[str, asyncio.Task[None]] = {}
+        self.checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lablang-check")
+        self.quick = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lablang-quick")
+        self.chunk_cache = ChunkCache()
+
+    # ---------------------------------------------------------------- checking
+    def schedule(self, uri: str, delay: float, quick: bool = False) -> None:
+        previous = self.pending.pop(uri, None)
+        if previous is not None:
+            previous.cancel()
+        task = asyncio.get_running_loop().create_task(self._check_later(uri, delay, quick))
+        self.pending[uri] = task
+
+    async def _check_later(self, uri: str, delay: float, quick: bool) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        document = self.workspace.get_text_document(uri)
+        version, text = document.version, document.source
+        path = _path_of(uri)
+        loop = asyncio.get_running_loop()
+        previous = self.analyses.get(uri)
+        if quick and previous is not None:
+            found = await loop.run_in_executor(
+                self.quick, quick_diagnostics, text, path, previous, self.chunk_cache
+            )
+            if self.workspace.get_text_document(uri).version != version:
+                return
+            self._publish(uri, version, found, LineIndex(text))
+        analysis = await loop.run_in_executor(self.checker, analyze, text, path, self.roots)
+        if self.workspace.get_text_document(uri).version != version:
+            return  # the editor has moved on; the newer version is being checked
+        self.analyses[uri] = analysis
+        if analysis.parsed:
+            self.last_parsed[uri] = analysis
+        self._publish(uri, version, analysis.diagnostics, analysis.lines)
+
+    def _publish(
+        self, uri: str, version: int | None, found: Sequence[Diagnostic], lines: LineIndex
+    ) -> None:
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=uri, version=version, diagnostics=[to_lsp(d, lines, uri) for d in found]
+            )
+        )
+
+    async def analysis(self, uri: str) -> Analysis:
+        """The analysis of the document's current text, checked on the worker if stale."""
+        document = self.workspace.get_text_document(uri)
+        text = document.source
+        known = self.analyses.get(uri)
+        if known is not None and known.source.text == text:
+            return known
+        loop = asyncio.get_running_loop()
+        analysis = await loop.run_in_executor(
+            self.checker, analyze, text, _path_of(uri), self.roots
+        )
+        if self.workspace.get_text_document(uri).source == text:
+            self.analyses[uri] = analysis
+            if analysis.parsed:
+                self.last_parsed[uri] = analysis
+        return analysis
+
+
+def _path_of(uri: str) -> str:
+    parsed = urlparse(uri)
+    if parsed.scheme == "file":
+        return unquote(parsed.path)
+    return uri
+
+
+def _uri_of(path: str) -> str:
+    file = Path(path)
+    return file.resolve().as_uri() if file.is_absolute() or file.exists() else path
+
+
+def to_lsp(diagnostic: Diagnostic, lines: LineIndex, uri: str) -> types.Diagnostic:
+    """A lablang diagnostic as an LSP one; a machine-applicable fix rides in `data`."""
+    message = diagnostic.message + (f"\nhelp: {diagnostic.help}" if diagnostic.help else "")
+    related = [
+        types.DiagnosticRelatedInformation(
+            location=types.Location(uri=uri, range=_range(lines, label.span)),
+            message=label.message,
+        )
+        for label in diagnostic.labels
+    ]
+    data: dict[str, Any] | None = None
+    if diagnostic.fix is not None:
+        data = {
+            "fix": diagnostic.fix.description,
+            "edits": [
+                {"range": _range_json(lines, edit.span), "newText": edit.replacement}
+                for edit in diagnostic.fix.edits
+            ],
+        }
+    return types.Diagnostic(
+        range=_range(lines, diagnostic.span),
+        message=message,
+        severity=_SEVERITY[diagnostic.severity],
+        code=diagnostic.code,
+        source="lablang",
+        related_information=related or None,
+        data=data,
+    )
+
+
+def _position(lines: LineIndex, offset: int) -> types.Position:
+    line, character = lines.position(offset)
+    return types.Position(line=line, character=character)
+
+
+def _range(lines: LineIndex, span: Any) -> types.Range:
+    return types.Range(start=_position(lines, span.start), end=_position(lines, span.end))
+
+
+def _range_json(lines: LineIndex, span: Any) -> dict[str, Any]:
+    start, end = lines.position(span.start), lines.position(span.end)
+    return {
+        "start": {"line": start[0], "character": start[1]},
+        "end": {"line": end[0], "character": end[1]},
+    }
+
+
+def _offset(server: LablangServer, uri: str, position: types.Position) -> tuple[int, str]:
+    text = server.workspace.get_text_document(uri).source
+    return LineIndex(text).offset(position.line, position.character), text
+
+
+def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
+    """A server with every feature registered (not yet connected to any stream)."""
+    server = LablangServer(roots)
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: LablangServer, params: types.InitializedParams) -> None:
+        ls.quick.submit(ls.chunk_cache.warm)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: LablangServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: LablangServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri, DEBOUNCE_SECONDS, quick=True)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: LablangServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri, 0)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: LablangServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        task = ls.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        ls.analyses.pop(uri, None)
+        ls.last_parsed.pop(uri, None)
+        ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+        )
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched_files_changed(ls: LablangServer, params: types.DidChangeWatchedFilesParams) -> None:
+        # an imported module changed on disk: every open document may see it
+        for uri in list(ls.workspace.text_documents):
+            ls.schedule(uri, DEBOUNCE_SECONDS)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: LablangServer, params: types.HoverParams) -> types.Hover | None:
+        uri = params.text_document.uri
+        analysis = await ls.analysis(uri)
+        if not analysis.parsed:
+            return None
+        offset = analysis.lines.offset(params.position.line, params.position.character)
+        text = describe_at(analysis, offset)
+        if text is None:
+            return None
+        return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION,
+        types.CompletionOptions(trigger_characters=[".", "{"]),
+    )
+    async def completion(ls: LablangServer, params: types.CompletionParams) -> types.CompletionList:
+        uri = params.text_document.uri
+        offset, text = _offset(ls, uri, params.position)
+        analysis = ls.analyses.get(uri)
+        if analysis is None or not analysis.parsed:
+            analysis = ls.last_parsed.get(uri) or await ls.analysis(uri)
+        items = complete(text, offset, analysis, ls.roots)
+        return types.CompletionList(
+            is_incomplete=False,
+            items=[
+                types.CompletionItem(
+                    label=item.label,
+                    kind=_COMPLETION_KIND.get(item.kind, types.CompletionItemKind.Text),
+                    detail=item.detail or None,
+                    sort_text=f"{item.sort}{item.label}",
+                )
+                for item in items
+            ],
+        )
+
+    @server.feature(types.TEXT_DOCUMENT_DEFINITION)
+    async def definition(
+        ls: LablangServer, params: types.DefinitionParams
+    ) -> types.Location | None:
+        uri = params.text_document.uri
+        analysis = await ls.analysis(uri)
+        offset = analysis.lines.offset(params.position.line, params.position.character)
+        location = definition_at(analysis, offset)
+        if location is None:
+            return None
+        (sl, sc), (el, ec) = location.range()
+        target = uri if location.path == analysis.source.name else _uri_of(location.path)
+        return types.Location(
+            uri=target,
+            range=types.Range(
+                start=types.Position(line=sl, character=sc),
+                end=types.Position(line=el, character=ec),
+            ),
+        )
+
+    @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    async def document_symbol(
+        ls: LablangServer, params: types.DocumentSymbolParams
+    ) -> list[types.DocumentSymbol]:
+        uri = params.text_document.uri
+        current = await ls.analysis(uri)
+        analysis = current if current.parsed else ls.last_parsed.get(uri)
+        if analysis is None:
+            return []
+        lines = analysis.lines
+
+        def convert(item: OutlineItem) -> types.DocumentSymbol:
+            return types.DocumentSymbol(
+                name=item.name,
+                detail=item.detail,
+                kind=_SYMBOL_KIND.get(item.kind, types.SymbolKind.Object),
+                range=_range(lines, item.span),
+                selection_range=_range(lines, item.selection),
+                children=[convert(child) for child in item.children],
+            )
+
+        return [convert(item) for item in outline(analysis.module)]
+
+    @server.feature(types.TEXT_DOCUMENT_FORMATTING)
+    def formatting(
+        ls: LablangServer, params: types.DocumentFormattingParams
+    ) -> list[types.TextEdit] | None:
+        uri = params.text_document.uri
+        text = ls.workspace.get_text_document(uri).source
+        formatted = format_source(Source(text, _path_of(uri)), Report())
+        if formatted is None or formatted == text:
+            return [] if formatted is not None else None
+        lines = LineIndex(text)
+        return [types.TextEdit(range=_range(lines, _whole(text)), new_text=formatted)]
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]),
+    )
+    def code_action(ls: LablangServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        uri = params.text_document.uri
+        actions = []
+        for diagnostic in params.context.diagnostics:
+            data = diagnostic.data
+            if not isinstance(data, dict) or "edits" not in data:
+                continue
+            edits = [
+                types.TextEdit(
+                    range=types.Range(
+                        start=types.Position(**edit["range"]["start"]),
+                        end=types.Position(**edit["range"]["end"]),
+                    ),
+                    new_text=edit["newText"],
+                )
+                for edit in data["edits"]
+            ]
+            actions.append(
+                types.CodeAction(
+                    title=str(data.get("fix", "apply the fix")),
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diagnostic],
+                    edit=types.WorkspaceEdit(changes={uri: edits}),
+                    is_preferred=True,
+                )
+            )
+        return actions
+
+    return server
+
+
+def _whole(text: str) -> Span:
+    return Span(0, len(text))
+
+
+def serve(roots: Sequence[str | Path] = ()) -> None:
+    """Run the language server on stdin/stdout until the client says exit."""
+    build_server(roots).start_io()
