@@ -47,6 +47,11 @@ SPEC_MODALITIES = ("dna", "rna", "tag", "protein", "atac", "crispr")
 SEQSPEC_VERSIONS = ("0.4.0", "0.3.1")
 # the YAML tags seqspec 0.3.x needs to load a file into its classes (0.4.0 strips them)
 _TAGS = {"assay": "!Assay", "region": "!Region", "onlist": "!Onlist", "read": "!Read"}
+# every mapping tag seqspec 0.3.x writes (read back as plain mappings on import)
+_SEQSPEC_TAGS = (
+    "!Assay", "!Region", "!Onlist", "!Read", "!File",
+    "!LibProtocol", "!LibKit", "!SeqProtocol", "!SeqKit",
+)  # fmt: skip
 SEQUENCE_TYPES = ("fixed", "random", "onlist", "joined")
 # region types outside the enumeration seen in published specs -> the enumerated type
 REGION_TYPE_REPAIRS = {
@@ -255,6 +260,27 @@ def _leaves(region: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------------- import
+
+
+def load_seqspec_yaml(text: str) -> Any:
+    """Parse seqspec YAML safely; the tags of 0.3.x files (`!Assay`, `!Region`, ...) are
+    read as plain mappings, as seqspec 0.4.0 does by stripping them.
+
+    >>> load_seqspec_yaml("!Assay\\nlibrary_spec:\\n- !Region {region_id: rna}\\n")
+    {'library_spec': [{'region_id': 'rna'}]}
+    """
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+        assert isinstance(node, yaml.MappingNode)
+        return loader.construct_mapping(node, deep=True)
+
+    for tag in _SEQSPEC_TAGS:
+        _Loader.add_constructor(tag, mapping)
+    return yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: no object construction
 
 
 def import_seqspec(spec: Any, name: str | None = None) -> SeqspecImport:
