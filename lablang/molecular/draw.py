@@ -27,9 +27,22 @@ COLOURS = {
     "poly": "#fee391",
     "anchor": "#fdd0a2",
 }
-ROW = 34
-SCALE = 3.2  # pixels per base
-PAYLOAD_WIDTH = 150
+LEGEND = {
+    "fixed": "fixed sequence",
+    "barcode": "cell / round barcode",
+    "umi": "UMI",
+    "index": "sample index",
+    "payload": "insert (cDNA, gDNA)",
+    "poly": "homopolymer",
+    "anchor": "anchor / degenerate",
+}
+ROW = 22  # height of one strand's boxes
+BASE_W = 7.0  # pixels per base: wide enough to print each base
+PAYLOAD_WIDTH = 170.0
+PAYLOAD_BASES = 60  # bases a payload of unknown length stands for when reads cross it
+FONT = "Helvetica, Arial, sans-serif"
+MONO = "DejaVu Sans Mono, Menlo, Consolas, monospace"
+READ_COLOURS = {"bottom": "#2166ac", "top": "#b2182b"}
 
 
 def _kind(record: dict[str, Any]) -> str:
@@ -52,80 +65,227 @@ def _kind(record: dict[str, Any]) -> str:
     return "fixed"
 
 
+def _placeholder_length(text: str) -> int | None:
+    """The largest length a `[ROLE:LEN]` / `[ROLE:MIN-MAX]` placeholder states."""
+    if ":" not in text:
+        return None
+    digits = "".join(ch if ch.isdigit() else " " for ch in text.split(":")[-1]).split()
+    return int(digits[-1]) if digits else None
+
+
+def _bases(record: dict[str, Any]) -> int:
+    """How many bases a segment stands for (a payload of unknown length: PAYLOAD_BASES)."""
+    if record.get("placeholder"):
+        return _placeholder_length(str(record["placeholder"])) or PAYLOAD_BASES
+    return len(str(record.get("sequence") or ""))
+
+
 def _width(record: dict[str, Any]) -> float:
     if record.get("placeholder"):
-        text = str(record["placeholder"])
-        digits = "".join(ch if ch.isdigit() else " " for ch in text.split(":")[-1]).split()
-        if ":" in text and digits:
-            return max(40.0, int(digits[-1]) * SCALE)
-        return PAYLOAD_WIDTH
-    return max(24.0, len(str(record.get("sequence") or "")) * SCALE)
+        length = _placeholder_length(str(record["placeholder"]))
+        if length is None:
+            return PAYLOAD_WIDTH
+        return max(46.0, length * BASE_W)
+    return max(10.0, len(str(record.get("sequence") or "")) * BASE_W)
+
+
+def _labels(seq: Seq, oligos: dict[str, OligoDef]) -> list[str]:
+    """Each segment's name as a person reads it: the declared segment or oligo it comes
+    from (`(rc)` when reverse-complemented), else its role."""
+    out = []
+    for record, label in zip(segments_of(seq), _group_labels(seq), strict=True):
+        if label:
+            name = label.rstrip("'").replace("_", " ")
+            out.append(name + (" (rc)" if label.endswith("'") else ""))
+        else:
+            out.append(_oligo_name(record, oligos) or str(record["role"]))
+    return out
+
+
+def _oligo_name(record: dict[str, Any], oligos: dict[str, OligoDef]) -> str | None:
+    """The oligo a literal fixed segment comes from, found by sequence: the whole oligo,
+    its reverse complement, or (10 bases or more) a part of either."""
+    text = str(record.get("sequence") or "")
+    if record.get("placeholder") or len(text) < 6 or _kind(record) != "fixed":
+        return None
+    from lablang.molecular.sequence import render_libstruct
+
+    best: tuple[int, str] | None = None
+    for oligo in oligos.values():
+        if oligo.kind != "single" or len(oligo.strands) != 1:
+            continue
+        forward = render_libstruct(plain(oligo.seq))
+        backward = render_libstruct(reverse_complement(plain(oligo.seq)))
+        for candidate, suffix in ((forward, ""), (backward, " (rc)")):
+            if candidate == text:
+                rank = 0
+            elif len(text) >= 10 and text in candidate:
+                rank = 1 + len(candidate) - len(text)
+            else:
+                continue
+            name = oligo.name.replace("_", " ") + suffix + ("" if rank == 0 else " (part)")
+            if best is None or rank < best[0]:
+                best = (rank, name)
+    return best[1] if best else None
+
+
+def _group_labels(seq: Seq) -> list[str | None]:
+    """The provenance label of each group `segments_of` makes (same grouping rule)."""
+    from lablang.molecular.sequence import Modification, Thioate
+
+    labels: list[str | None] = []
+    for part in seq.parts:
+        if isinstance(part, Modification | Thioate):
+            if not labels:
+                labels.append(None)
+            continue
+        label = getattr(part, "label", None)
+        if labels and label is not None and labels[-1] == label:
+            continue
+        labels.append(label)
+    return labels
+
+
+def _short(text: str) -> str:
+    """A placeholder as it fits in its box: `[CELL_BARCODE:16]` -> `CB 16`."""
+    if not text.startswith("["):
+        return text
+    body = text.strip("[]").rstrip("'")
+    role, _, length = body.partition(":")
+    words = {"CELL_BARCODE": "CB", "I7_INDEX": "i7", "I5_INDEX": "i5", "RT_BARCODE": "RT BC"}
+    if role in words:
+        role = words[role]
+    elif role.startswith("ROUND") and role.endswith("_BARCODE"):
+        role = "BC" + role[5:-8]
+    return f"{role} {length}".strip() if length else role
 
 
 def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) -> str:
-    """An SVG of the library: top strand 5'->3' above, bottom strand 3'<-5' below,
-    one coloured box per segment, and an arrow per read from its primer."""
-    records = segments_of(plain(library.seq))
+    """An SVG of the library: top strand 5'->3' above, bottom strand 3'<-5' below, one
+    coloured box per segment with its bases printed, the segment names above, and one
+    lane per read: the sequencing primer where it anneals and an arrow for the bases it
+    reads, with the segments those bases cover."""
+    seq = plain(library.seq)
+    records = segments_of(seq)
+    names = _labels(seq, oligos or {})
     widths = [_width(r) for r in records]
-    x0, y_top = 40.0, 60.0
+    x0 = 46.0
     xs = [x0]
     for w in widths:
         xs.append(xs[-1] + w)
-    total_width = xs[-1] + 40
-    spans = _token_spans(library.seq, len(records))
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_width:.0f}" height="{220 + 26 * len(library.reads)}" '
-        'font-family="Helvetica, Arial, sans-serif" font-size="11">',
-        f'<text x="{x0}" y="22" font-size="14" font-weight="bold">{html.escape(library.title or library.name)}'
-        f" ({html.escape(library.modality)})</text>",
-        f'<text x="8" y="{y_top + 21}">5\'</text><text x="{xs[-1] + 6:.0f}" y="{y_top + 21}">3\'</text>',
-        f'<text x="8" y="{y_top + ROW + 27}">3\'</text><text x="{xs[-1] + 6:.0f}" y="{y_top + ROW + 27}">5\'</text>',
-    ]
-    for record, left, width in zip(records, xs, widths, strict=False):
-        colour = COLOURS[_kind(record)]
-        label = html.escape(str(record["role"]))
-        text = str(record.get("placeholder") or record.get("sequence") or "")
-        for row, y in ((0, y_top), (1, y_top + ROW + 6)):
-            out.append(
-                f'<rect x="{left:.1f}" y="{y:.1f}" width="{width:.1f}" height="{ROW - 4}" '
-                f'fill="{colour}" stroke="#555" stroke-width="0.6"/>'
-            )
-            shown = text if row == 0 else _complement_text(text)
-            if len(shown) * 6.2 < width:
-                out.append(
-                    f'<text x="{left + width / 2:.1f}" y="{y + 19:.1f}" text-anchor="middle" '
-                    f'font-family="monospace" font-size="9">{html.escape(shown)}</text>'
-                )
-        out.append(
-            f'<text x="{left + width / 2:.1f}" y="{y_top - 6:.1f}" text-anchor="middle" '
-            f'transform="rotate(-20 {left + width / 2:.1f} {y_top - 6:.1f})">{label}</text>'
-        )
-    y = y_top + 2 * ROW + 40
-    for read in library.reads:
-        arrow = _read_arrow(library, read.primer, read.strand, oligos or {}, spans, xs)
-        if arrow is None:
-            out.append(
-                f'<text x="{x0}" y="{y}" fill="#b00">read {html.escape(read.name)}: primer '
-                f"{html.escape(read.primer)} has no site</text>"
-            )
+    # segment names above the top strand, staggered into rows so none overlap
+    label_rows: list[int] = []
+    row_ends: list[float] = []
+    for name, left, width in zip(names, xs, widths, strict=False):
+        text_w = len(name) * 6.4 + 8
+        centre = left + width / 2
+        lo = centre - text_w / 2
+        for row, end in enumerate(row_ends):
+            if lo > end:
+                row_ends[row] = centre + text_w / 2
+                label_rows.append(row)
+                break
         else:
-            start, direction = arrow
-            length = (read.length or 50) * SCALE
-            end = start + direction * length
-            colour = "#3182bd" if direction > 0 else "#e6550d"
+            row_ends.append(centre + text_w / 2)
+            label_rows.append(len(row_ends) - 1)
+    title_h = 34.0
+    label_h = 16.0 * max(1, len(row_ends))
+    y_top = title_h + label_h + 14
+    y_bottom = y_top + ROW + 4
+    spans = _token_spans(library.seq, len(records))
+    lanes = [
+        _read_lane(library, read, oligos or {}, spans, records, names, xs) for read in library.reads
+    ]
+    y_reads = y_bottom + ROW + 26
+    lane_h = 34.0
+    y_legend = y_reads + lane_h * len(lanes) + 10
+    right = max([xs[-1] + 40] + [lane["right"] + 10 for lane in lanes if lane])
+    height = y_legend + 30
+    title = library.title or library.name
+    if library.modality and library.modality.lower() not in title.lower():
+        title += f" ({library.modality})"
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{right:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {right:.0f} {height:.0f}" font-family="{FONT}" font-size="11">',
+        '<defs><marker id="head" markerWidth="8" markerHeight="8" refX="7" refY="4" '
+        'orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="context-stroke"/></marker></defs>',
+        f'<rect x="0" y="0" width="{right:.0f}" height="{height:.0f}" fill="white"/>',
+        f'<text x="{x0}" y="22" font-size="15" font-weight="bold">{html.escape(title)}</text>',
+    ]
+    for side, y in (("top", y_top), ("bottom", y_bottom)):
+        left_end, right_end = ("5'", "3'") if side == "top" else ("3'", "5'")
+        out.append(
+            f'<text x="{x0 - 8}" y="{y + 15}" text-anchor="end" font-weight="bold">{left_end}</text>'
+            f'<text x="{xs[-1] + 8:.0f}" y="{y + 15}" font-weight="bold">{right_end}</text>'
+        )
+    for k, (record, left, width) in enumerate(zip(records, xs, widths, strict=False)):
+        kind = _kind(record)
+        colour = COLOURS[kind]
+        text = str(record.get("placeholder") or record.get("sequence") or "")
+        for side, y in (("top", y_top), ("bottom", y_bottom)):
             out.append(
-                f'<line x1="{start:.1f}" y1="{y}" x2="{end:.1f}" y2="{y}" stroke="{colour}" '
-                f'stroke-width="2" marker-end="url(#head)"/>'
+                f'<rect x="{left:.1f}" y="{y:.1f}" width="{width:.1f}" height="{ROW}" '
+                f'fill="{colour}" stroke="#4d4d4d" stroke-width="0.6"/>'
             )
+            if record.get("placeholder"):
+                shown = _short(text)
+                if len(shown) * 6.0 > width - 4:
+                    continue
+                out.append(
+                    f'<text x="{left + width / 2:.1f}" y="{y + 15:.1f}" text-anchor="middle" '
+                    f'font-size="10.5">{html.escape(shown)}</text>'
+                )
+            else:
+                shown = text if side == "top" else _complement_text(text)
+                out.append(
+                    f'<text x="{left:.1f}" y="{y + 15:.1f}" font-family="{MONO}" font-size="10.5" '
+                    f'textLength="{width - 1:.1f}" lengthAdjust="spacing">{html.escape(shown)}</text>'
+                )
+        centre = left + width / 2
+        ly = y_top - 8 - 16.0 * (len(row_ends) - 1 - label_rows[k])
+        if label_rows[k] != len(row_ends) - 1:
             out.append(
-                f'<text x="{min(start, end):.1f}" y="{y - 4}" fill="{colour}">'
-                f"{html.escape(read.name)} ({html.escape(read.primer)}, {read.length or '?'} nt)</text>"
+                f'<line x1="{centre:.1f}" y1="{ly + 3:.1f}" x2="{centre:.1f}" y2="{y_top:.1f}" '
+                'stroke="#999" stroke-width="0.6"/>'
             )
-        y += 26
-    out.insert(
-        1,
-        '<defs><marker id="head" markerWidth="8" markerHeight="8" refX="6" refY="4" '
-        'orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#333"/></marker></defs>',
+        out.append(
+            f'<text x="{centre:.1f}" y="{ly:.1f}" text-anchor="middle">'
+            f"{html.escape(names[k])}</text>"
+        )
+    y = y_reads
+    for read, lane in zip(library.reads, lanes, strict=True):
+        if not lane:
+            out.append(
+                f'<text x="{x0}" y="{y + 12}" fill="#b00">{html.escape(read.name)}: primer '
+                f"{html.escape(read.primer)} has no site on the {read.strand} strand</text>"
+            )
+            y += lane_h
+            continue
+        colour = READ_COLOURS.get(read.strand, "#333")
+        out.append(
+            f'<rect x="{lane["primer"][0]:.1f}" y="{y:.1f}" width="{lane["primer"][1] - lane["primer"][0]:.1f}" '
+            f'height="7" fill="{colour}" fill-opacity="0.35" stroke="{colour}" stroke-width="0.8"/>'
+        )
+        out.append(
+            f'<line x1="{lane["start"]:.1f}" y1="{y + 3.5:.1f}" x2="{lane["end"]:.1f}" '
+            f'y2="{y + 3.5:.1f}" stroke="{colour}" stroke-width="2.2" marker-end="url(#head)"/>'
+        )
+        out.append(
+            f'<text x="{lane["text_x"]:.1f}" y="{y + 20:.1f}" fill="{colour}" '
+            f'text-anchor="{lane["anchor"]}">{html.escape(lane["text"])}</text>'
+        )
+        y += lane_h
+    x = x0
+    for kind in sorted({_kind(r) for r in records}, key=list(COLOURS).index):
+        out.append(
+            f'<rect x="{x:.0f}" y="{y_legend:.0f}" width="14" height="12" fill="{COLOURS[kind]}" '
+            'stroke="#4d4d4d" stroke-width="0.6"/>'
+            f'<text x="{x + 19:.0f}" y="{y_legend + 10:.0f}" fill="#444">{LEGEND[kind]}</text>'
+        )
+        x += 32 + len(LEGEND[kind]) * 6.6
+    out.append(
+        f'<text x="{x + 10:.0f}" y="{y_legend + 10:.0f}" fill="#444">bar: sequencing primer, '
+        "arrow: bases read</text>"
     )
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -139,11 +299,10 @@ def _complement_text(text: str) -> str:
 
 
 def _token_spans(seq: Seq, count: int) -> list[tuple[int, int]]:
-    from lablang.molecular.libstruct import segments_of as split
-
+    """Token positions of each segment (bases are one token each, a placeholder one)."""
     spans = []
     pos = 0
-    for record in split(plain(seq)):
+    for record in segments_of(plain(seq)):
         text = str(record.get("sequence") or "")
         width = len(text) if text else 1
         spans.append((pos, pos + width))
@@ -151,41 +310,136 @@ def _token_spans(seq: Seq, count: int) -> list[tuple[int, int]]:
     return spans[:count]
 
 
-def _x_of(token: int, spans: list[tuple[int, int]], xs: list[float]) -> float:
-    for k, (a, b) in enumerate(spans):
-        if a <= token < b:
-            return xs[k] + (xs[k + 1] - xs[k]) * (token - a) / max(1, b - a)
-    return xs[-1]
+def _base_of(token: int, spans: list[tuple[int, int]], records: list[dict[str, Any]]) -> float:
+    """The base coordinate (payloads counted as their drawn length) of a token boundary."""
+    base = 0.0
+    for (a, b), record in zip(spans, records, strict=False):
+        if token <= a:
+            return base
+        if token < b:
+            return base + _bases(record) * (token - a) / (b - a)
+        base += _bases(record)
+    return base
 
 
-def _read_arrow(
+def _x_of_base(
+    base: float, records: list[dict[str, Any]], xs: list[float]
+) -> tuple[float, list[int]]:
+    """The x of a base coordinate, and the segments up to it."""
+    start = 0.0
+    for k, record in enumerate(records):
+        n = _bases(record)
+        if base <= start + n:
+            return xs[k] + (xs[k + 1] - xs[k]) * (base - start) / max(1, n), [k]
+        start += n
+    return xs[-1], [len(records) - 1]
+
+
+def _covered(lo: float, hi: float, records: list[dict[str, Any]], names: list[str]) -> list[str]:
+    out = []
+    start = 0.0
+    for record, name in zip(records, names, strict=True):
+        n = _bases(record)
+        if start < hi and start + n > lo and _kind(record) != "fixed":
+            out.append(name)
+        start += n
+    return out
+
+
+def _read_lane(
     library: LibraryDef,
-    primer_name: str,
-    strand: str,
+    read: Any,
     oligos: dict[str, OligoDef],
     spans: list[tuple[int, int]],
+    records: list[dict[str, Any]],
+    names: list[str],
     xs: list[float],
-) -> tuple[float, int] | None:
-    oligo = oligos.get(primer_name)
+) -> dict[str, Any]:
+    """Where a read's primer anneals and which bases it reads, in picture coordinates."""
+    oligo = oligos.get(read.primer)
     if oligo is None:
-        return None
+        return {}
     top = plain(library.seq)
     n = len(top)
     primer = plain(oligo.seq)
-    if strand == "bottom":
+    total = _base_of(n, spans, records)
+    if read.strand == "bottom":  # the primer has top-strand sense and reads rightwards
         sites = anneal_sites(primer, reverse_complement(top), primer.min_length)
         if not sites:
-            return None
-        return _x_of(n - sites[0].start, spans, xs), 1
-    sites = anneal_sites(primer, top, primer.min_length)
-    if not sites:
-        return None
-    return _x_of(sites[0].start, spans, xs), -1
+            return {}
+        lo_t, hi_t = n - sites[0].stop, n - sites[0].start
+        p_lo, p_hi = _base_of(lo_t, spans, records), _base_of(hi_t, spans, records)
+        r_lo, r_hi = p_hi, min(total, p_hi + (read.length or 50))
+        start, end = _x_of_base(r_lo, records, xs)[0], _x_of_base(r_hi, records, xs)[0]
+    else:  # the primer has bottom-strand sense and reads leftwards
+        sites = anneal_sites(primer, top, primer.min_length)
+        if not sites:
+            return {}
+        lo_t, hi_t = sites[0].start, sites[0].stop
+        p_lo, p_hi = _base_of(lo_t, spans, records), _base_of(hi_t, spans, records)
+        r_lo, r_hi = max(0.0, p_lo - (read.length or 50)), p_lo
+        start, end = _x_of_base(r_hi, records, xs)[0], _x_of_base(r_lo, records, xs)[0]
+    # an insert of unknown length is longer than the read: the read ends inside it
+    begin = 0.0
+    for record in records:
+        n = _bases(record)
+        unknown = (
+            record.get("placeholder") and _placeholder_length(str(record["placeholder"])) is None
+        )
+        if unknown and read.strand == "bottom" and r_lo <= begin < r_hi < begin + n + 1e9:
+            r_hi = min(r_hi, begin + 0.8 * n)
+        if unknown and read.strand != "bottom" and r_lo < begin + n <= r_hi:
+            r_lo = max(r_lo, begin + 0.2 * n)
+        begin += n
+    if read.strand == "bottom":
+        end = _x_of_base(r_hi, records, xs)[0]
+    else:
+        end = _x_of_base(r_lo, records, xs)[0]
+    primer_x = (_x_of_base(p_lo, records, xs)[0], _x_of_base(p_hi, records, xs)[0])
+    covers = _covered(r_lo, r_hi, records, names)
+    length = f"{read.length} nt" if read.length else "length not stated"
+    text = f"{read.name}: {read.primer}, {length}" + (
+        " \u2192 " + ", ".join(covers) if covers else ""
+    )
+    text_w = len(text) * 6.0
+    if read.strand == "bottom":
+        text_x, anchor = primer_x[0], "start"
+        right = max(end, text_x + text_w)
+    else:
+        text_x, anchor = primer_x[1], "end"
+        right = max(primer_x[1], end)
+    return {
+        "primer": primer_x,
+        "start": start,
+        "end": end,
+        "text": text,
+        "text_x": text_x,
+        "anchor": anchor,
+        "right": right,
+    }
+
+
+def _mini_strip(seq: Seq, x: float, y: float, width: float) -> list[str]:
+    """A strand as a thin strip of segment colours (lengths proportional, payload fixed)."""
+    records = segments_of(plain(seq))
+    sizes = [max(2.0, min(_bases(r), PAYLOAD_BASES)) for r in records]
+    total = sum(sizes) or 1.0
+    out = []
+    for record, size in zip(records, sizes, strict=True):
+        w = width * size / total
+        out.append(
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="5" '
+            f'fill="{COLOURS[_kind(record)]}" stroke="none"/>'
+        )
+        x += w
+    return out
 
 
 def workflow_svg(graph: Graph) -> str:
-    """An SVG of the workflow: states (rounded boxes) and transitions (hexagons) in
-    columns by topological order; discarded products dashed, finals bold."""
+    """An SVG of the workflow, read top to bottom: states (rounded boxes, each with its
+    strands drawn as strips of segment colours) and transitions (hexagons with the step,
+    operation and oligos) in rows by topological order; discarded products grey and
+    dashed with the reason, final states bold."""
     import networkx as nx
 
     from lablang.molecular.graph import to_networkx
@@ -195,52 +449,109 @@ def workflow_svg(graph: Graph) -> str:
         layers = list(nx.topological_generations(g))
     except nx.NetworkXUnfeasible:
         layers = [list(g.nodes)]
+    order = {node: k for k, node in enumerate(g.nodes)}
+    box_w, box_h = 190.0, 60.0
+    col_w, row_h = 206.0, 92.0
+    widest = max((len(layer) for layer in layers), default=1)
+    width = 40 + widest * col_w
     pos: dict[str, tuple[float, float]] = {}
-    col_w, row_h = 190.0, 64.0
-    for c, layer in enumerate(layers):
-        for r, node in enumerate(sorted(layer)):
-            pos[node] = (30 + c * col_w, 40 + r * row_h)
-    width = 60 + len(layers) * col_w
-    height = 80 + max((len(layer) for layer in layers), default=1) * row_h
+    for r, layer in enumerate(layers):
+        offset = (width - len(layer) * col_w) / 2
+        for c, node in enumerate(sorted(layer, key=order.__getitem__)):
+            pos[node] = (offset + c * col_w + (col_w - box_w) / 2, 48 + r * row_h)
+    height = 48 + len(layers) * row_h
+    states = {s.name: s for s in graph.states}
+    kind = "derived" if graph.derived else "declared"
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-        'font-family="Helvetica, Arial, sans-serif" font-size="11">',
+        f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="{FONT}" font-size="11">',
         '<defs><marker id="arrow" markerWidth="8" markerHeight="8" refX="7" refY="4" orient="auto">'
-        '<path d="M0,0 L8,4 L0,8 z" fill="#555"/></marker></defs>',
-        f'<text x="30" y="20" font-size="14" font-weight="bold">{html.escape(graph.name)}</text>',
+        '<path d="M0,0 L8,4 L0,8 z" fill="#666"/></marker></defs>',
+        f'<rect x="0" y="0" width="{width:.0f}" height="{height:.0f}" fill="white"/>',
+        f'<text x="20" y="26" font-size="15" font-weight="bold">{html.escape(graph.name)}'
+        f'<tspan font-size="11" font-weight="normal" fill="#666" dx="10">{kind} workflow; '
+        "bold: final library, dashed: discarded</tspan></text>",
     ]
     for a, b, data in g.edges(data=True):
         (x1, y1), (x2, y2) = pos[a], pos[b]
-        dash = ' stroke-dasharray="4 3"' if data["kind"] == "discarded_product" else ""
+        x1 += box_w / 2
+        x2 += box_w / 2
+        y1 += box_h
+        mid = (y1 + y2) / 2
+        discarded = data["kind"] == "discarded_product"
+        style = ' stroke-dasharray="4 3" stroke="#aaa"' if discarded else ' stroke="#666"'
         out.append(
-            f'<line x1="{x1 + 150:.0f}" y1="{y1 + 18:.0f}" x2="{x2:.0f}" y2="{y2 + 18:.0f}" '
-            f'stroke="#555"{dash} marker-end="url(#arrow)"/>'
+            f'<path d="M{x1:.0f},{y1:.0f} C{x1:.0f},{mid:.0f} {x2:.0f},{mid:.0f} {x2:.0f},{y2 - 2:.0f}" '
+            f'fill="none"{style} marker-end="url(#arrow)"/>'
         )
     for node, data in g.nodes(data=True):
         x, y = pos[node]
         if data["kind"] == "state":
-            stroke = 3 if data["final"] else 1
-            dash = ' stroke-dasharray="4 3"' if data["discarded"] else ""
-            out.append(
-                f'<rect x="{x:.0f}" y="{y:.0f}" width="150" height="36" rx="10" fill="#eef5fb" '
-                f'stroke="#3182bd" stroke-width="{stroke}"{dash}/>'
-            )
-            sub = data["architecture"]
+            out += _state_box(states[data["name"]], data, x, y, box_w, box_h)
         else:
             out.append(
-                f'<polygon points="{x + 12:.0f},{y:.0f} {x + 138:.0f},{y:.0f} {x + 150:.0f},{y + 18:.0f} '
-                f'{x + 138:.0f},{y + 36:.0f} {x + 12:.0f},{y + 36:.0f} {x:.0f},{y + 18:.0f}" '
+                f'<polygon points="{x + 14:.0f},{y:.0f} {x + box_w - 14:.0f},{y:.0f} '
+                f"{x + box_w:.0f},{y + box_h / 2:.0f} {x + box_w - 14:.0f},{y + box_h:.0f} "
+                f'{x + 14:.0f},{y + box_h:.0f} {x:.0f},{y + box_h / 2:.0f}" '
                 'fill="#fff5eb" stroke="#e6550d"/>'
             )
-            sub = data["operation"]
-        out.append(
-            f'<text x="{x + 75:.0f}" y="{y + 15:.0f}" text-anchor="middle">{html.escape(data["name"][:24])}</text>'
-        )
-        out.append(
-            f'<text x="{x + 75:.0f}" y="{y + 29:.0f}" text-anchor="middle" fill="#666">{html.escape(sub)}</text>'
-        )
+            operation = data["operation"].replace("_", " ")
+            out.append(
+                f'<text x="{x + box_w / 2:.0f}" y="{y + 20:.0f}" text-anchor="middle">'
+                f'<tspan font-weight="bold">{html.escape(_fit(data["name"], 12))}</tspan>'
+                f'<tspan fill="#a63603" dx="5">{html.escape(_fit(operation, 22))}</tspan></text>'
+            )
+            oligos = data["oligos"].replace(",", ", ")
+            out.append(
+                f'<text x="{x + box_w / 2:.0f}" y="{y + 37:.0f}" text-anchor="middle" fill="#555" '
+                f'font-size="10">{html.escape(_fit(oligos, 34))}</text>'
+            )
+            detail = data["detail"] if data["detail"] != data["name"] else ""
+            if "|>" in detail:
+                out.append(
+                    f'<text x="{x + box_w / 2:.0f}" y="{y + 51:.0f}" text-anchor="middle" '
+                    f'fill="#888" font-size="9">{html.escape(_fit(detail, 38))}</text>'
+                )
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _state_box(
+    state: Any, data: dict[str, Any], x: float, y: float, box_w: float, box_h: float
+) -> list[str]:
+    discarded = bool(data["discarded"])
+    stroke = 2.8 if data["final"] else 1
+    fill, line = ("#f4f4f4", "#aaa") if discarded else ("#eef5fb", "#3182bd")
+    dash = ' stroke-dasharray="4 3"' if discarded else ""
+    tip = state.disposition_reason or state.title or state.name
+    out = [
+        f"<g><title>{html.escape(tip)}</title>",
+        f'<rect x="{x:.0f}" y="{y:.0f}" width="{box_w:.0f}" height="{box_h:.0f}" rx="9" '
+        f'fill="{fill}" stroke="{line}" stroke-width="{stroke}"{dash}/>',
+    ]
+    ink = "#888" if discarded else "#111"
+    title = data["title"] if data["title"] and data["title"] != data["name"] else ""
+    out.append(
+        f'<text x="{x + 8:.0f}" y="{y + 14:.0f}" fill="{ink}"><tspan font-weight="bold">'
+        f"{html.escape(_fit(data['name'], 10))}</tspan>"
+        f'<tspan fill="#555" font-size="10" dx="5">{html.escape(_fit(title, 27))}</tspan></text>'
+    )
+    for k, strand in enumerate(state.strands[:2]):
+        out += _mini_strip(strand.seq, x + 8, y + 21 + 8 * k, box_w - 16)
+    sub = data["architecture"].replace("_", " ")
+    if discarded:
+        sub = state.disposition_reason.split(":")[-1].strip() or "discarded"
+    elif data["final"]:
+        sub += ", final library"
+    out.append(
+        f'<text x="{x + 8:.0f}" y="{y + 52:.0f}" fill="#666" font-size="10">'
+        f"{html.escape(_fit(sub, 34))}</text></g>"
+    )
+    return out
+
+
+def _fit(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def html_page(model: MolecularModel) -> str:

@@ -127,6 +127,7 @@ class _Builder:
         self.oligos: dict[tuple[int, str], OligoDef] = {}
         self.busy: set[tuple[int, str]] = set()
         self.spans: dict[str, Span] = {}
+        self.params: dict[str, Any] = dict(PARAMETER_DEFAULTS)
 
     # -- diagnostics
     def error(self, code: str, message: str, span: Span, **kw: Any) -> None:
@@ -503,6 +504,7 @@ class _Builder:
 
     # -- workflows (derived)
     def workflow(self, decl: ast.Decl) -> tuple[Graph, dict[str, Pool]]:
+        self.params = dict(PARAMETER_DEFAULTS)
         env: dict[str, Pool] = {}
         states: list[StateDef] = []
         transitions: list[TransitionDef] = []
@@ -585,6 +587,8 @@ class _Builder:
                         outputs.extend((s, out) for s in state_names[out])
                     case ast.ExprEntry(keyword="expect", value=value):
                         self.expect(value, env)
+                    case ast.Entry(keyword="param"):
+                        self.param(member)
                     case _:
                         pass
             except _Failure as failure:
@@ -612,6 +616,37 @@ class _Builder:
             outputs=tuple(outputs),
         )
         return graph, env
+
+    def param(self, entry: ast.Entry) -> None:
+        """`param min_anneal: 15` / `param nontemplated: "CC"`: an interpreter parameter
+        for the steps of this workflow that follow (defaults: `stdlib/molecular.lab`)."""
+        name = entry.name or ""
+        if name not in PARAMETER_DEFAULTS:
+            raise _Failure(
+                "E0412",
+                f"`{name}` is not a parameter of the molecular interpreter",
+                entry.span,
+                help="parameters: " + ", ".join(f"`{k}`" for k in PARAMETER_DEFAULTS),
+            )
+        value = entry.type
+        if name == "min_anneal":
+            if not isinstance(value, ast.Number | ast.Quantity):
+                raise _Failure("E0412", "`min_anneal` is a number of bases", entry.span)
+            count = self.arg_value(value, [])
+            if not 1 <= count <= 200:
+                raise _Failure(
+                    "E0412",
+                    f"`min_anneal` must be between 1 and 200 bases, not {count}",
+                    entry.span,
+                )
+            self.params[name] = count
+        elif name == "nontemplated":
+            text = value.value if isinstance(value, ast.String) else None
+            if text is None or len(text) > 10 or set(text) - set("ACGT"):
+                raise _Failure(
+                    "E0412", '`nontemplated` is a short string of bases, e.g. "CCC"', entry.span
+                )
+            self.params[name] = text
 
     def input_pool(self, entry: ast.Entry) -> Pool:
         if not isinstance(entry.type, ast.Sequence):
@@ -750,6 +785,10 @@ class _Builder:
             )
         function, on_pool = spec
         self.check_args(op_name, call, kwargs)
+        if op_name in _ANNEALING:
+            kwargs = {"min_match": self.params["min_anneal"], **kwargs}
+        if op_name == "reverse_transcribe":
+            kwargs = {"nontemplated": self.params["nontemplated"], **kwargs}
         try:
             if on_pool:
                 return function(pool, **kwargs)
@@ -1050,6 +1089,10 @@ class _Builder:
                     break
             if len(primers) != len(transition.oligos):
                 continue
+            # a mix of substrates (tagmentation or fragmentation products) is one pool:
+            # as in the interpreter, members no primer pair amplifies are discarded, and
+            # only a mix of which none amplifies is reported
+            unamplified: list[tuple[str, list[str]]] = []
             for substrate in transition.substrates:
                 state = graph.state(substrate)
                 if state is None:
@@ -1068,7 +1111,12 @@ class _Builder:
                         continue
                     amplified = amplified or bool(pool.carried)
                     reasons.extend(p.reason for p in pool.discarded)
-                if not amplified and state.strands:
+                if state.strands:
+                    if amplified:
+                        break
+                    unamplified.append((substrate, reasons))
+            else:
+                for substrate, reasons in unamplified:
                     names = ", ".join(f"`{o}`" for o in transition.oligos)
                     self.error(
                         "W0402",
@@ -1124,6 +1172,7 @@ class _Builder:
         fields = _fields(decl.body) if decl.body else {}
         source_name = None
         derived_seq: Seq | None = None
+        pool: Pool | None = None
         src = fields.get("from")
         for clause in decl.clauses:
             if clause.keyword == "from" and not isinstance(clause.value, ast.Assignment):
@@ -1142,15 +1191,26 @@ class _Builder:
             if isinstance(seq_node, ast.Sequence)
             else None
         )
-        if seq is not None and derived_seq is not None:
+        if seq is not None and derived_seq is not None and pool is not None:
+            # a step that carries several libraries (Smart-seq3: 5' UMI and internal
+            # fragments): the declared library may be any one of them
+            candidates = [top_strand(p.molecule) for p in pool.carried]
+            matched = next((c for c in candidates if sequence_difference(seq, c) is None), None)
             diff = sequence_difference(seq, derived_seq)
-            if diff is not None:
+            if matched is not None:
+                derived_seq = matched
+            elif diff is not None:
+                others = (
+                    [f"`{source_name}` carries {len(candidates)} products; none matches"]
+                    if len(candidates) > 1
+                    else []
+                )
                 self.error(
                     "E0405",
                     f"library `{decl.name}` differs from derived `{source_name}` at "
                     f"segment `{diff}`",
                     seq_node.span,  # type: ignore[union-attr]
-                    notes=[f"declared: {render(seq)}", f"derived:  {render(derived_seq)}"],
+                    notes=[f"declared: {render(seq)}", f"derived:  {render(derived_seq)}", *others],
                     help="correct the declared structure or the workflow",
                 )
         final = seq if seq is not None else derived_seq
@@ -1490,17 +1550,30 @@ def _named_state(name: str, product: Product, title: str) -> StateDef:
 
 
 def _rt(
-    molecule: Any, primer: ops.Oligo, switch: ops.Oligo | None = None, nontemplated: str = "CCC"
+    molecule: Any,
+    primer: ops.Oligo,
+    switch: ops.Oligo | None = None,
+    nontemplated: str = "CCC",
+    min_match: int = ops.MIN_ANNEAL,
 ) -> Any:
-    return ops.reverse_transcribe(molecule, primer, switch=switch, nontemplated=nontemplated)
+    return ops.reverse_transcribe(
+        molecule, primer, switch=switch, nontemplated=nontemplated, min_match=min_match
+    )
 
 
-def _pcr(molecule: Any, primers: list[ops.Oligo], cycles: int | None = None) -> Pool:
-    return ops.pcr(molecule, primers)
+def _pcr(
+    molecule: Any,
+    primers: list[ops.Oligo],
+    cycles: int | None = None,
+    min_match: int = ops.MIN_ANNEAL,
+) -> Pool:
+    return ops.pcr(molecule, primers, min_match=min_match)
 
 
-def _linear(molecule: Any, primer: ops.Oligo, cycles: int | None = None) -> Pool:
-    return ops.linear_amplify(molecule, primer)
+def _linear(
+    molecule: Any, primer: ops.Oligo, cycles: int | None = None, min_match: int = ops.MIN_ANNEAL
+) -> Pool:
+    return ops.linear_amplify(molecule, primer, min_match=min_match)
 
 
 def _ligate(molecule: Any, adapter: ops.Oligo, ends: str = "both") -> Any:
@@ -1511,8 +1584,8 @@ def _tagment(molecule: Any, adapters: list[ops.Oligo]) -> Pool:
     return ops.tagment(molecule, adapters)
 
 
-def _extend(molecule: Any, primer: ops.Oligo) -> Any:
-    return ops.extend(molecule, primer)
+def _extend(molecule: Any, primer: ops.Oligo, min_match: int = ops.MIN_ANNEAL) -> Any:
+    return ops.extend(molecule, primer, min_match=min_match)
 
 
 def _second(molecule: Any, primer: ops.Oligo | None = None) -> Any:
@@ -1551,8 +1624,8 @@ def _split_pool(
     return ops.split_pool(molecule, rounds, end=end, by=by)
 
 
-def _capture(pool: Pool, probe: ops.Oligo | str) -> Pool:
-    return ops.capture(pool, probe)
+def _capture(pool: Pool, probe: ops.Oligo | str, min_match: int = ops.MIN_ANNEAL) -> Pool:
+    return ops.capture(pool, probe, min_match=min_match)
 
 
 def _cleanup(pool: Pool, min: int = 100, ratio: Any = None) -> Pool:
@@ -1562,6 +1635,17 @@ def _cleanup(pool: Pool, min: int = 100, ratio: Any = None) -> Pool:
 def _size_select(pool: Pool, min: int | None = None, max: int | None = None) -> Pool:
     return ops.size_select(pool, minimum=min, maximum=max)
 
+
+# Interpreter parameters a workflow may set with `param NAME: VALUE`; the defaults are
+# written out in `stdlib/molecular.lab` (a test keeps the two equal).
+PARAMETER_DEFAULTS: dict[str, Any] = {
+    "min_anneal": ops.MIN_ANNEAL,  # bases a primer's 3' end must pair over
+    "nontemplated": "CCC",  # bases MMLV-type reverse transcriptases add at the 3' end
+}
+# operations whose primers anneal (they take `min_anneal`)
+_ANNEALING = frozenset(
+    {"reverse_transcribe", "pcr", "amplify", "linear_amplify", "extend", "capture"}
+)
 
 # name -> (function, takes the whole pool)
 _OPERATIONS: dict[str, tuple[Callable[..., Any], bool]] = {

@@ -315,18 +315,21 @@ def _structural_roles(state: StateDef) -> list[list[str]]:
     if len(state.strands) == 2 and state.pairs:
         import difflib
 
-        from lablang.molecular.sequence import kept_positions, reverse_complement
+        from lablang.molecular.sequence import kept_positions, reverse_complement, unflag
 
         # compare with degenerate bases beside payloads folded away (an anchor's `VN`
-        # pairs inside the payload), then map the match back to every position
-        a = plain(state.strands[0].seq).tokens()
-        rb = reverse_complement(plain(state.strands[1].seq)).tokens()
+        # pairs inside the payload), then map the match back to every position; symbolic
+        # segments compare without orientation marks, which LibStructBench strings (and
+        # so imported answers) do not carry: `[CDNA]` on both strands of a pair
+        a = unflag(plain(state.strands[0].seq)).tokens()
+        rb = unflag(reverse_complement(plain(state.strands[1].seq))).tokens()
         keep_a, keep_rb = kept_positions(a), kept_positions(rb)
         fa, frb = [a[i] for i in keep_a], [rb[i] for i in keep_rb]
         match = difflib.SequenceMatcher(None, fa, frb, autojunk=False).find_longest_match(
             0, len(fa), 0, len(frb)
         )
-        if match.size >= 6:
+        whole = 0 < match.size == len(fa) == len(frb)  # e.g. a bare `[GDNA]` duplex
+        if match.size >= 6 or whole:
             a_lo, a_hi = keep_a[match.a], keep_a[match.a + match.size - 1] + 1
             r_lo, r_hi = keep_rb[match.b], keep_rb[match.b + match.size - 1] + 1
             b_lo, b_hi = len(rb) - r_hi, len(rb) - r_lo
@@ -444,7 +447,12 @@ def _import(data: dict[str, Any], name: str | None) -> str:
     if "oligos" in data:
         lines += _import_oligos(data["oligos"])
     if "workflows" in data:
-        lines += _import_workflows(data["workflows"])
+        oligo_seqs = {
+            str(o.get("oligo_id")): str(o["sequence"])
+            for o in data.get("oligos") or []
+            if isinstance(o, dict) and isinstance(o.get("sequence"), str)
+        }
+        lines += _import_workflows(data["workflows"], oligo_seqs)
     if len(lines) == 2:
         raise ImportProblem("no `libraries`, `oligos` or `workflows`: not a LibStructBench file")
     return "\n".join(lines).rstrip() + "\n"
@@ -510,7 +518,44 @@ def _import_oligos(oligos: Any) -> list[str]:
     return out
 
 
-def _import_workflows(workflows: Any) -> list[str]:
+def _strand_text(strand: dict[str, Any], oligo_seqs: dict[str, str], where: str) -> str | None:
+    """The strand written with `{oligo}` / `{oligo'}` references where a segment is a whole
+    oligo it says it derives from (so the provenance survives import and re-export),
+    or None when the segments do not spell the strand."""
+    segments = strand.get("segments") or []
+    if not oligo_seqs or not isinstance(segments, list) or not segments:
+        return None
+    pieces: list[str] = []
+    spelled = ""
+    for seg in segments:
+        if not isinstance(seg, dict):
+            return None
+        piece = seg.get("sequence") or seg.get("placeholder") or ""
+        if not isinstance(piece, str):
+            return None
+        spelled += piece
+        ref = None
+        for derivation in seg.get("oligo_derivations") or []:
+            if not isinstance(derivation, dict):
+                continue
+            oid = str(derivation.get("oligo_id"))
+            full = oligo_seqs.get(oid)
+            if full is None or "[" in full or not piece:
+                continue
+            same = derivation.get("orientation_to_source") == "same_orientation"
+            if (same and full == piece) or (not same and _revcomp_text(full) == piece):
+                ref = "{" + _ident(oid) + ("" if same else "'") + "}"
+        pieces.append(ref or (_seq_text(piece, where)[3:-3] if piece else ""))
+    if spelled != strand.get("sequence_architecture"):
+        return None
+    return "5'-" + " ".join(p for p in pieces if p) + "-3'"
+
+
+def _revcomp_text(text: str) -> str:
+    return text.translate(str.maketrans("ACGTRYKMBVDHN", "TGCAYRMKVBHDN"))[::-1]
+
+
+def _import_workflows(workflows: Any, oligo_seqs: dict[str, str] | None = None) -> list[str]:
     out: list[str] = []
     for wf in _list(workflows, "workflows"):
         finals = {
@@ -539,7 +584,10 @@ def _import_workflows(workflows: Any) -> list[str]:
                         seg.get("sequence") or seg.get("placeholder") or ""
                         for seg in strand.get("segments") or []
                     )
-                out.append(f"  strand {strand_name}: {moltype} {_seq_text(text, f'state `{sid}`')}")
+                lab = _strand_text(strand, oligo_seqs or {}, f"state `{sid}`")
+                if lab is None:
+                    lab = _seq_text(text, f"state `{sid}`")
+                out.append(f"  strand {strand_name}: {moltype} {lab}")
             for region in state.get("paired_regions") or []:
                 a = names.get(str(region.get("side_1", {}).get("strand_id")))
                 b = names.get(str(region.get("side_2", {}).get("strand_id")))
@@ -548,8 +596,14 @@ def _import_workflows(workflows: Any) -> list[str]:
             if state.get("state_id") in finals:
                 out.append(f"  final: {_string(str(finals[state.get('state_id')]))}")
             out += ["}", ""]
+        taken = {_ident(str(state.get("state_id"))) for state in wf.get("states") or []}
         for transition in _list(wf.get("transitions") or [], "transitions"):
             tid = _ident(str(transition.get("transition_id")))
+            # one namespace in `.lab`: a derived workflow names a step's transition and
+            # its single product alike, so the transition takes a `t_` prefix
+            while tid in taken:
+                tid = f"t_{tid}"
+            taken.add(tid)
             operation = transition.get("operation") or "other"
             if operation not in OPERATIONS:
                 operation = "other"

@@ -943,6 +943,18 @@ def tagment(molecule: Molecule, adapters: Sequence[Oligo]) -> Pool:
             "E0412", f"tagmentation takes two adapters (A and B), got {len(adapters)}"
         )
     duplex = _duplex(molecule, "tagmentation")
+    if MolType.RNA in (duplex.top_type, duplex.bottom_type):
+        # Nextera gap filling copies the transferred adapter with a DNA polymerase across
+        # the other strand; on an RNA:DNA hybrid that strand is RNA
+        raise OperationFailure(
+            "E0412",
+            "tagmentation of an RNA:DNA hybrid is not modelled",
+            notes=[
+                "Nextera workflows tagment double-stranded DNA; tagmenting hybrids directly "
+                "(as SHERRY does) needs a reverse transcriptase for the gap fill-in"
+            ],
+            help="make the second strand first, e.g. `ds = second_strand(rt)`",
+        )
     a, b = adapters
     a_seq, b_seq = plain(a.seq), plain(b.seq)
     cuts = _payload_positions(duplex.core)
