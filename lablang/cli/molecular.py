@@ -50,7 +50,7 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
     from lablang.diagnostics import Report
     from lablang.diagnostics.render import render_texts
     from lablang.molecular.libstruct import ImportProblem, import_libstruct
-    from lablang.molecular.seqspec import SeqspecProblem, import_seqspec
+    from lablang.molecular.seqspec import SeqspecProblem, import_seqspec, load_seqspec_yaml
     from lablang.output import write_atomic
     from lablang.source import Source
 
@@ -61,7 +61,7 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
             if len(files) != 1:
                 raise SeqspecProblem("import one seqspec file at a time")
             source = Source(Path(files[0]).read_text("utf-8"), files[0])
-            imported = import_seqspec(yaml.safe_load(source.text), name)
+            imported = import_seqspec(load_seqspec_yaml(source.text), name)
             for repair in imported.repairs:
                 report.add("W0401", repair, source)
             text = imported.text
@@ -194,6 +194,8 @@ def _looks_like_seqspec(path: str) -> bool:
     """A file that is not JSON but parses as a YAML mapping with a `library_spec`."""
     import yaml
 
+    from lablang.molecular.seqspec import load_seqspec_yaml
+
     if path.endswith(".json"):
         return False
     try:
@@ -203,7 +205,7 @@ def _looks_like_seqspec(path: str) -> bool:
     except (ValueError, UnicodeDecodeError):
         pass
     try:
-        data = yaml.safe_load(text)
+        data = load_seqspec_yaml(text)
     except yaml.YAMLError:
         return False
     return isinstance(data, dict) and "library_spec" in data

@@ -1,4 +1,5 @@
-"""The hooks `lablang export --to libstruct-t1|t2|t3|seqspec` calls (see `lablang.export`).
+"""The hooks `lablang export --to libstruct-t1|t2|t3|seqspec` calls (see `lablang.export`);
+`export_seqspec_0_3_text` writes the seqspec 0.3.1 (PyPI) format, for a `seqspec-0.3` target.
 
 Each takes a `CheckResult` and returns the text and a report.
 
@@ -10,6 +11,7 @@ True
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from lablang.diagnostics import Report
@@ -42,6 +44,24 @@ def export_t3_text(result: Any) -> tuple[str | None, Report]:
 
 
 def export_seqspec_text(result: Any) -> tuple[str | None, Report]:
+    """seqspec 0.4.0 YAML; onlist files beside the `.lab` file give their md5."""
+    return _seqspec_text(result, "0.4.0")
+
+
+def export_seqspec_0_3_text(result: Any) -> tuple[str | None, Report]:
+    """seqspec 0.3.1 YAML (tagged, as the PyPI release's `seqspec check` loads it).
+
+    >>> from lablang.driver import check_text
+    >>> text, _ = export_seqspec_0_3_text(check_text("library lib { seq: 5'-ACGT [UMI:8]-3' }"))
+    >>> text.splitlines()[:2]
+    ['!Assay', 'seqspec_version: 0.3.1']
+    """
+    return _seqspec_text(result, "0.3.1")
+
+
+def _seqspec_text(result: Any, version: str) -> tuple[str | None, Report]:
     report = Report()
     model = _model(result, report)
-    return seqspec_yaml(export_seqspec(model)), report
+    source = Path(result.source.name)
+    onlist_dir = source.parent if source.is_file() else None
+    return seqspec_yaml(export_seqspec(model, version, onlist_dir)), report

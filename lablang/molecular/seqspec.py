@@ -6,7 +6,9 @@ the 0.4.0 schema as they stand (`../shared/notes/seqspec.md`); the importer repa
 what it can and lists every repair. `validate_seqspec` implements the checks of
 `seqspec check` that need no network or files (schema enums and patterns, uniqueness,
 primer references, sequence types, lengths, joined sequences, read lengths); it was
-written from the documented rules, not run against the seqspec tool itself.
+written from the documented 0.4.0 rules. `export_seqspec(..., version="0.3.1")` writes
+the format of the PyPI release, whose own `check` the tests run
+(`tests/molecular/test_seqspec_tool.py`).
 
 >>> spec = {"library_spec": [{"region_id": "rna", "region_type": "rna", "sequence_type": "joined",
 ...     "sequence": "ACGTX", "min_len": 5, "max_len": 9, "regions": [
@@ -22,7 +24,9 @@ True
 from __future__ import annotations
 
 import copy
+import hashlib
 import re
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -36,7 +40,18 @@ REGION_TYPES = (
     "named", "nextera_read1", "nextera_read2", "poly_A", "poly_G", "poly_T", "poly_C", "protein",
     "rna", "s5", "s7", "sgrna_target", "tag", "truseq_read1", "truseq_read2", "umi",
 )  # fmt: skip
+# the region types of seqspec 0.3.1's schema (the PyPI release): 0.4.0 added these two
+REGION_TYPES_0_3 = tuple(t for t in REGION_TYPES if t not in ("bead_TSO", "sgrna_target"))
 SPEC_MODALITIES = ("dna", "rna", "tag", "protein", "atac", "crispr")
+# the formats `export_seqspec` writes: 0.4.0 (seqspec's repository) and 0.3.1 (PyPI)
+SEQSPEC_VERSIONS = ("0.4.0", "0.3.1")
+# the YAML tags seqspec 0.3.x needs to load a file into its classes (0.4.0 strips them)
+_TAGS = {"assay": "!Assay", "region": "!Region", "onlist": "!Onlist", "read": "!Read"}
+# every mapping tag seqspec 0.3.x writes (read back as plain mappings on import)
+_SEQSPEC_TAGS = (
+    "!Assay", "!Region", "!Onlist", "!Read", "!File",
+    "!LibProtocol", "!LibKit", "!SeqProtocol", "!SeqKit",
+)  # fmt: skip
 SEQUENCE_TYPES = ("fixed", "random", "onlist", "joined")
 # region types outside the enumeration seen in published specs -> the enumerated type
 REGION_TYPE_REPAIRS = {
@@ -247,6 +262,27 @@ def _leaves(region: dict[str, Any]) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------------- import
 
 
+def load_seqspec_yaml(text: str) -> Any:
+    """Parse seqspec YAML safely; the tags of 0.3.x files (`!Assay`, `!Region`, ...) are
+    read as plain mappings, as seqspec 0.4.0 does by stripping them.
+
+    >>> load_seqspec_yaml("!Assay\\nlibrary_spec:\\n- !Region {region_id: rna}\\n")
+    {'library_spec': [{'region_id': 'rna'}]}
+    """
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+        assert isinstance(node, yaml.MappingNode)
+        return loader.construct_mapping(node, deep=True)
+
+    for tag in _SEQSPEC_TAGS:
+        _Loader.add_constructor(tag, mapping)
+    return yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: no object construction
+
+
 def import_seqspec(spec: Any, name: str | None = None) -> SeqspecImport:
     """`.lab` text for a seqspec assay (parsed YAML): segments, libraries and reads.
 
@@ -446,15 +482,33 @@ def _onlist_like(symbol: Symbol, segments: dict[str, SegmentDef]) -> bool:
     return any(word in symbol.role for word in ("BARCODE", "INDEX", "BC"))
 
 
-def export_seqspec(program: Any) -> dict[str, Any]:
-    """A seqspec 0.4.0 assay for the program's libraries (one region tree per library).
+def export_seqspec(
+    program: Any, version: str = "0.4.0", onlist_dir: str | Path | None = None
+) -> dict[str, Any]:
+    """A seqspec assay for the program's libraries (one region tree per library).
 
     Each library segment becomes a region: fixed bases, onlist for barcodes and indexes
     with a named onlist, random otherwise; reads become `sequence_spec` entries whose
     primer is the region the primer's sequence covers.
+
+    `version` picks the format: "0.4.0" (seqspec's repository, the default) or "0.3.1"
+    (the PyPI release, whose `check` also wants a random region's sequence to be X
+    repeated `max_len` times and knows no `bead_TSO`/`sgrna_target` types; write it with
+    `seqspec_yaml`, which adds the YAML tags 0.3.1 needs). An onlist whose file
+    (`NAME`, `NAME.txt`, `NAME.txt.gz` or `NAME.gz`) is found in `onlist_dir` gets that
+    file's name, size and md5; otherwise lablang does not know the md5, and the spec
+    leaves it out (0.4.0) or empty (0.3.1), which `seqspec check` reports.
+
+    >>> from lablang.driver import check_text
+    >>> lab = "library lib { seq: 5'-ACGT [UMI:4-6]-3' }"
+    >>> spec = export_seqspec(check_text(lab).program, version="0.3.1")
+    >>> spec["seqspec_version"], spec["library_spec"][0]["regions"][1]["sequence"]
+    ('0.3.1', 'XXXXXX')
     """
     from lablang.molecular.libstruct import _libraries, _model_of
 
+    if version not in SEQSPEC_VERSIONS:
+        raise ValueError(f"seqspec version `{version}` is not one of {', '.join(SEQSPEC_VERSIONS)}")
     model: MolecularModel = _model_of(program)
     segments = {s.name: s for s in model.segments}
     libraries = _libraries(model)
@@ -466,7 +520,7 @@ def export_seqspec(program: Any) -> dict[str, Any]:
         if modality in modalities:
             modality = next((m for m in SPEC_MODALITIES if m not in modalities), modality)
         modalities.append(modality)
-        children = _regions(library, modality, segments)
+        children = _regions(library, modality, segments, version, onlist_dir)
         if not children:  # an empty library is a fixed region of length 0
             library_spec.append(
                 {
@@ -497,7 +551,7 @@ def export_seqspec(program: Any) -> dict[str, Any]:
         )
         reads.extend(_reads(library, modality, children, model))
     return {
-        "seqspec_version": "0.4.0",
+        "seqspec_version": version,
         "assay_id": model.name or "assay",
         "name": model.title or model.name or "assay",
         # lablang does not know the assay's date; the schema requires one, so a fixed
@@ -516,24 +570,75 @@ def export_seqspec(program: Any) -> dict[str, Any]:
     }
 
 
+def _onlist(name: str, version: str, onlist_dir: str | Path | None) -> dict[str, Any]:
+    """The onlist object of a region: from the file when `onlist_dir` holds it."""
+    found = _onlist_file(name, onlist_dir)
+    if found is not None:
+        digest = hashlib.md5(usedforsecurity=False)
+        with found.open("rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+        return {
+            "file_id": found.name,
+            "filename": found.name,
+            "filetype": "txt.gz" if found.name.endswith(".gz") else "txt",
+            "filesize": found.stat().st_size,
+            "url": found.name,
+            "urltype": "local",
+            "md5": digest.hexdigest(),
+        }
+    onlist: dict[str, Any] = {
+        "file_id": name,
+        "filename": f"{name}.txt",
+        "filetype": "txt",
+        "filesize": 0,
+        "url": f"{name}.txt",
+        "urltype": "local",
+    }
+    if version.startswith("0.3."):
+        # 0.3.1 reads every onlist field as an attribute: the key must be there, and
+        # an empty md5 says it is unknown (its check reports the pattern mismatch)
+        onlist["md5"] = ""
+    return onlist
+
+
+def _onlist_file(name: str, onlist_dir: str | Path | None) -> Path | None:
+    """The onlist's file in `onlist_dir`: a plain file name only (the name comes from an
+    untrusted `.lab`), a regular file, not a symlink."""
+    if onlist_dir is None or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
+        return None
+    directory = Path(onlist_dir)
+    for candidate in (name, f"{name}.txt", f"{name}.txt.gz", f"{name}.gz"):
+        path = directory / candidate
+        if path.is_file() and not path.is_symlink():
+            return path
+    return None
+
+
 def _regions(
-    library: LibraryDef, modality: str, segments: dict[str, SegmentDef]
+    library: LibraryDef,
+    modality: str,
+    segments: dict[str, SegmentDef],
+    version: str = "0.4.0",
+    onlist_dir: str | Path | None = None,
 ) -> list[dict[str, Any]]:
     from lablang.molecular.libstruct import segments_of
 
+    types = REGION_TYPES_0_3 if version.startswith("0.3.") else REGION_TYPES
     out: list[dict[str, Any]] = []
     used: set[str] = set()
-    for k, record in enumerate(segments_of(plain(library.seq))):
+    for record in segments_of(plain(library.seq)):
         role = str(record["role"])
         rid = _unique(f"{modality}-{_ident(role)}", used)
         text = record.get("sequence") or ""
         if text and not set(text) <= set("ACGTRYMKSWHBVDN"):
             text = ""
         if text:
+            rtype = _region_type(role, text)
             out.append(
                 {
                     "region_id": rid,
-                    "region_type": _region_type(role, text),
+                    "region_type": rtype if rtype in types else "named",
                     "name": role,
                     "sequence_type": "fixed",
                     "sequence": text,
@@ -552,6 +657,7 @@ def _regions(
         seg = segments.get(role)
         onlist = seg.onlist if seg is not None else None
         rtype = _region_type(prole.lower(), "")
+        rtype = rtype if rtype in types else "named"
         if onlist:
             out.append(
                 {
@@ -562,32 +668,27 @@ def _regions(
                     "sequence": "N" * low,
                     "min_len": low,
                     "max_len": high,
-                    "onlist": {
-                        "file_id": onlist,
-                        "filename": f"{onlist}.txt",
-                        "filetype": "txt",
-                        "filesize": 0,
-                        "url": f"{onlist}.txt",
-                        "urltype": "local",
-                    },
+                    "onlist": _onlist(onlist, version, onlist_dir),
                     "regions": [],
                 }
             )
         else:
+            # 0.4.0 takes any run of X within min_len..max_len; 0.3.1's check wants
+            # exactly max_len X's
+            length = high if version.startswith("0.3.") else low
             out.append(
                 {
                     "region_id": rid,
                     "region_type": rtype,
                     "name": role,
                     "sequence_type": "random",
-                    "sequence": "X" * low,
+                    "sequence": "X" * length,
                     "min_len": low,
                     "max_len": high,
                     "onlist": None,
                     "regions": [],
                 }
             )
-        del k
     return out
 
 
@@ -667,10 +768,51 @@ def _region_at(regions: list[dict[str, Any]], position: int) -> str | None:
 
 
 def seqspec_yaml(spec: dict[str, Any]) -> str:
-    """YAML text of a spec, keys in seqspec's order."""
+    """YAML text of a spec, keys in seqspec's order.
+
+    A spec whose `seqspec_version` is 0.3.x is written with the `!Assay`, `!Region`,
+    `!Onlist` and `!Read` tags that seqspec 0.3.1 needs to load it (0.4.0 strips them).
+
+    >>> print(seqspec_yaml({"seqspec_version": "0.3.1", "library_spec": [], "sequence_spec": []}))
+    !Assay
+    seqspec_version: 0.3.1
+    library_spec: []
+    sequence_spec: []
+    <BLANKLINE>
+    """
     import yaml
 
-    return str(yaml.safe_dump(spec, sort_keys=False, default_flow_style=False))
+    if not str(spec.get("seqspec_version", "")).startswith("0.3."):
+        return str(yaml.safe_dump(spec, sort_keys=False, default_flow_style=False))
+
+    class _Dumper(yaml.SafeDumper):
+        pass
+
+    def tagged(dumper: yaml.SafeDumper, node: _Tagged) -> yaml.Node:
+        return dumper.represent_mapping(node.tag, node.data.items())
+
+    _Dumper.add_representer(_Tagged, tagged)
+    return str(yaml.dump(_tag(spec), Dumper=_Dumper, sort_keys=False, default_flow_style=False))
+
+
+@attrs.frozen(slots=True)
+class _Tagged:
+    tag: str
+    data: dict[str, Any]
+
+
+def _tag(spec: dict[str, Any]) -> _Tagged:
+    def region(r: dict[str, Any]) -> _Tagged:
+        data = dict(r)
+        if isinstance(data.get("onlist"), dict):
+            data["onlist"] = _Tagged(_TAGS["onlist"], data["onlist"])
+        data["regions"] = [region(c) for c in data.get("regions") or []]
+        return _Tagged(_TAGS["region"], data)
+
+    data = dict(spec)
+    data["sequence_spec"] = [_Tagged(_TAGS["read"], r) for r in spec.get("sequence_spec") or []]
+    data["library_spec"] = [region(r) for r in spec.get("library_spec") or []]
+    return _Tagged(_TAGS["assay"], data)
 
 
 # ---------------------------------------------------------------------- names

@@ -131,3 +131,18 @@ def test_import_of_a_broken_file_reports_E0417(tmp_path: Path) -> None:
     broken.write_text("library_spec: 3\n")
     result = CliRunner().invoke(main, ["import", str(broken)])
     assert result.exit_code == 1 and "E0417" in result.output
+
+
+def test_import_reads_a_tagged_seqspec_0_3_file(tmp_path: Path) -> None:
+    """`lablang import` reads a seqspec 0.3.1 file (`!Assay`/`!Region` tags) into .lab that
+    checks without errors."""
+    from lablang.molecular.seqspec import export_seqspec, seqspec_yaml
+
+    spec = tmp_path / "tenx.spec.yaml"
+    spec.write_text(seqspec_yaml(export_seqspec(check_file(EXAMPLE).program, "0.3.1")))
+    result = CliRunner().invoke(main, ["import", str(spec), "-o", str(tmp_path / "t.lab")])
+    assert result.exit_code == 0, result.output
+    assert "\nmodule tenx_3p_v3 " in "\n" + (tmp_path / "t.lab").read_text()
+    # (W0403 on R2: the export names the 1-base region where the Read 2 primer's 3' end
+    # sits as its primer region, and the importer makes the primer from that region only)
+    assert check_file(tmp_path / "t.lab").ok

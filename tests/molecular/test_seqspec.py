@@ -13,6 +13,7 @@ from lablang.molecular.front import build_model
 from lablang.molecular.seqspec import (
     export_seqspec,
     import_seqspec,
+    load_seqspec_yaml,
     seqspec_yaml,
     spec_sequence,
     validate_seqspec,
@@ -96,3 +97,23 @@ def test_a_spec_with_duplicate_region_ids_fails_validation() -> None:
     spec = yaml.safe_load((SPECS / "10x_rna_v3.spec.yaml").read_text())
     spec["library_spec"][0]["regions"][1]["region_id"] = "rna-illumina_p5"
     assert any("not unique" in p for p in validate_seqspec(spec))
+
+
+def test_the_0_3_1_format_imports_as_the_0_4_0_format_does() -> None:
+    """A tagged 0.3.1 export imports to the same `.lab` as the 0.4.0 export (bar the header)."""
+    program = check_file(ROOT / "examples" / "tenx_3p_v3.lab").program
+    texts = []
+    for version in ("0.4.0", "0.3.1"):
+        spec = load_seqspec_yaml(seqspec_yaml(export_seqspec(program, version)))
+        lines = import_seqspec(spec).text.splitlines()
+        assert lines[1] == f"# imported from seqspec {version} (no doi)"
+        texts.append(lines[:1] + lines[2:])
+    assert texts[0] == texts[1]
+    assert seqspec_yaml(export_seqspec(program, "0.3.1")).startswith("!Assay\n")
+
+
+def test_an_unknown_seqspec_version_is_refused() -> None:
+    """`export_seqspec` writes only the formats it knows (0.4.0 and 0.3.1)."""
+    program = check_file(ROOT / "examples" / "tenx_3p_v3.lab").program
+    with pytest.raises(ValueError, match=r"0\.5\.0"):
+        export_seqspec(program, "0.5.0")
