@@ -32,6 +32,7 @@ EXPORTERS: dict[str, str] = {
     "libstruct-t2": "lablang.molecular.interchange:export_t2_text",
     "libstruct-t3": "lablang.molecular.interchange:export_t3_text",
     "seqspec": "lablang.molecular.interchange:export_seqspec_text",
+    "seqspec-0.3": "lablang.molecular.interchange:export_seqspec_0_3_text",
 }
 
 _NODES: dict[str, type] = {

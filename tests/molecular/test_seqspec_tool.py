@@ -148,3 +148,18 @@ def test_the_untagged_0_4_format_is_what_the_0_3_release_cannot_load(tmp_path: P
     (tmp_path / "spec.yaml").write_text(seqspec_yaml(spec))
     with pytest.raises(AttributeError):
         load_spec(str(tmp_path / "spec.yaml"))
+
+
+def test_cli_export_writes_the_seqspec_0_3_format(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`lablang export --to seqspec-0.3` writes a tagged 0.3.1 spec of the example."""
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    out = tmp_path / "spec.yaml"
+    result = CliRunner().invoke(
+        main, ["export", "examples/tenx_3p_v3.lab", "--to", "seqspec-0.3", "-o", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert text.startswith("!Assay") and "seqspec_version: 0.3.1" in text
