@@ -130,7 +130,7 @@ class Checkpoint:
     geom_rgba: np.ndarray  # tips shown or hidden
     geom_contype: np.ndarray
     geom_conaffinity: np.ndarray
-    runtime: bytes  # pickled plain-Python state (ledger, scales, temperatures, ...)
+    runtime: dict[str, Any]  # deep copy of the runtime's own state (ledger, scales, ...)
     trace: Any  # the running trace hash (a hashlib object)
     data: Any  # a copy of the MjData (in-memory continuation); `physics` is the portable part
 
@@ -395,7 +395,6 @@ class Runtime:
     def checkpoint(self) -> Checkpoint:
         """Save the full simulation state, including what the runtime changed in the model."""
         import copy
-        import pickle
 
         m, d = self.model, self.data
         kind = mujoco.mjtState.mjSTATE_INTEGRATION
@@ -410,7 +409,7 @@ class Runtime:
             m.geom_rgba.copy(),
             m.geom_contype.copy(),
             m.geom_conaffinity.copy(),
-            pickle.dumps(state),
+            state,
             self._hash.copy(),
             copy.copy(d),
         )
@@ -418,7 +417,6 @@ class Runtime:
     def restore(self, checkpoint: Checkpoint) -> None:
         """Return to a checkpoint taken from this runtime; the continuation is bit-identical."""
         import copy
-        import pickle
 
         m, d = self.model, self.data
         m.eq_data[:] = checkpoint.eq_data
@@ -435,7 +433,8 @@ class Runtime:
         self._ctrl, self._qpos, self._qvel = d.ctrl[:7], d.qpos, d.qvel
         self._warning_numbers = d.warning.number
         self._sensordata = d.sensordata
-        for name, value in pickle.loads(checkpoint.runtime).items():
+        # copied again, so that one checkpoint can be restored any number of times
+        for name, value in copy.deepcopy(checkpoint.runtime).items():
             setattr(self, name, value)
         self._hash = checkpoint.trace.copy()
 
