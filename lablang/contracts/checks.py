@@ -881,7 +881,7 @@ def _pins(contract: Contract, u: Unrolling, k: int, pins: tuple[Pin, ...]) -> An
     env = {("param", n): v for n, v in contract.params.items()}
     parts = []
     for pin in pins:
-        value = ev.eval(pin.value, env)
+        value = ev.evaluate(pin.value, env)
         if any(v.name == pin.name for v in contract.variables):
             t = contract.variable(pin.name).type
             parts.append(same(u.states[k][pin.name], as_env_value(t, _runtime(value))))

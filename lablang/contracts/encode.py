@@ -214,7 +214,7 @@ class Unrolling:
 
                 init = as_env_value(v.type, default_value(v.type))
             else:
-                init = self.ev.eval(v.init, env)
+                init = self.ev.evaluate(v.init, env)
             cons.append(_assign(state[v.name], init))
         return cons
 
@@ -255,7 +255,7 @@ class Unrolling:
             cons.append(requirement if guard is None else z3.Implies(guard, requirement))
             genv = with_args(env, g)
             for e in g.op.effects:
-                updates[e.var].append((i, self.ev.eval(e.value, genv)))
+                updates[e.var].append((i, self.ev.evaluate(e.value, genv)))
         cons.append(z3.Implies(act == self.stutter, _as_bool(self.terminal(t), self.ctx)))
         for name, cases in updates.items():
             cons.append(_assign(nxt[name], _choose(act, cases, cur[name])))
@@ -279,13 +279,17 @@ class Unrolling:
         key = (t, i)
         if key not in self._pre:
             genv = with_args(self.env(t), self.ops[i])
-            self._pre[key] = Z3.and_(self.ev.eval(r.expr, genv) for r in self.ops[i].op.requires)
+            self._pre[key] = Z3.and_(
+                self.ev.evaluate(r.expr, genv) for r in self.ops[i].op.requires
+            )
         return self._pre[key]
 
     def terminal(self, t: int) -> Value:
         if t not in self._terminal:
             env = self.env(t)
-            self._terminal[t] = Z3.or_(self.ev.eval(x.expr, env) for x in self.contract.terminal)
+            self._terminal[t] = Z3.or_(
+                self.ev.evaluate(x.expr, env) for x in self.contract.terminal
+            )
         return self._terminal[t]
 
     def in_range(self, t: int) -> Value:
@@ -301,7 +305,7 @@ class Unrolling:
         return Z3.and_([Z3.not_(self.terminal(t)), self.pre(t, i)])
 
     def holds(self, t: int, expr: Any) -> Value:
-        return self.ev.eval(expr, self.env(t))
+        return self.ev.evaluate(expr, self.env(t))
 
     # ---- reading a model
     def read_trace(

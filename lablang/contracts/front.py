@@ -432,7 +432,7 @@ class _Compiler:
                     params=self.params,
                     definitions=tuple(m.Definition(name=n, expr=x) for n, x in self.defs.items()),
                 )
-            ).eval(expr, {})
+            ).evaluate(expr, {})
         except EvaluationError as err:
             self.error("E0602", str(err), e.span)
             raise _Skip from None

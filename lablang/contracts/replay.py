@@ -202,7 +202,7 @@ def monitor(contract: Contract, events: Iterable[tuple[int, Mapping[str, Any]]])
         after = apply(contract, state, evidence, g, outcomes)
         if g.op.confirm is not None and confirmed is not None:
             env = with_args(state_env(contract, after, evidence, outcomes), g)
-            predicted = bool(ev.eval(g.op.confirm.expr, env))
+            predicted = bool(ev.evaluate(g.op.confirm.expr, env))
             if predicted != confirmed:
                 notes.append(
                     f"line {lines[-1][0]}: the log says {'' if confirmed else 'not '}confirmed, but "
@@ -239,7 +239,7 @@ def monitor(contract: Contract, events: Iterable[tuple[int, Mapping[str, Any]]])
         for k, v in obligations.items()
     )
     env = state_env(contract, state, evidence)
-    reached = bool(contract.goals) and all(bool(ev.eval(gl.expr, env)) for gl in contract.goals)
+    reached = bool(contract.goals) and all(bool(ev.evaluate(gl.expr, env)) for gl in contract.goals)
     if not reached:
         completion = "incomplete"
     elif all(a.legal for a in attempts) and all(

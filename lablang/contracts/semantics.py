@@ -113,34 +113,34 @@ class Evaluator:
         self.alg = alg
         self.defs = {d.name: d.expr for d in contract.definitions}
 
-    def eval(self, expr: Expr, env: Env) -> Value:
+    def evaluate(self, expr: Expr, env: Env) -> Value:
         alg = self.alg
         match expr:
             case Const(value=value):
                 return value
             case Ref(kind="define", name=name):
-                return self.eval(self.defs[name], env)
+                return self.evaluate(self.defs[name], env)
             case Ref(kind=kind, name=name):
                 try:
                     return env[(kind, name)]
                 except KeyError:
                     raise EvaluationError(f"`{name}` has no value here") from None
             case Unary(op="not", operand=operand):
-                return alg.not_(self.eval(operand, env))
+                return alg.not_(self.evaluate(operand, env))
             case Unary(op="neg", operand=operand):
-                return alg.sub(0, self.eval(operand, env))
+                return alg.sub(0, self.evaluate(operand, env))
             case Unary():
                 raise EvaluationError(f"unknown unary operator `{expr.op}`")
             case Binary(op="and"):
-                return alg.and_(self.eval(c, env) for c in conjuncts(expr))
+                return alg.and_(self.evaluate(c, env) for c in conjuncts(expr))
             case Binary(op="or"):
-                return alg.or_([self.eval(expr.left, env), self.eval(expr.right, env)])
+                return alg.or_([self.evaluate(expr.left, env), self.evaluate(expr.right, env)])
             case Binary(op="implies"):
-                return alg.implies(self.eval(expr.left, env), self.eval(expr.right, env))
+                return alg.implies(self.evaluate(expr.left, env), self.evaluate(expr.right, env))
             case Binary(op="div" | "mod", right=Const(value=int() as c)) if (
                 c > 0 and not isinstance(c, bool)
             ):
-                a = self.eval(expr.left, env)
+                a = self.evaluate(expr.left, env)
                 if isinstance(a, int):
                     return a // c if expr.op == "div" else a % c
                 span = bounds(self.contract, expr.left, env)
@@ -148,10 +148,12 @@ class Evaluator:
                     return alg.div(a, c) if expr.op == "div" else alg.mod(a, c)
                 return _piecewise(alg, expr.op, a, c, span)
             case Binary():
-                return self._binary(expr.op, self.eval(expr.left, env), self.eval(expr.right, env))
+                return self._binary(
+                    expr.op, self.evaluate(expr.left, env), self.evaluate(expr.right, env)
+                )
             case If(cond=cond, then=then, other=other):
-                c = self.eval(cond, env)
-                a, b = self.eval(then, env), self.eval(other, env)
+                c = self.evaluate(cond, env)
+                a, b = self.evaluate(then, env), self.evaluate(other, env)
                 if isinstance(a, dict):
                     keys = sorted(set(a) | set(b))
                     return {k: alg.ite(c, a.get(k, False), b.get(k, False)) for k in keys}
@@ -161,7 +163,7 @@ class Evaluator:
                 if elem is not None:
                     result = {e: False for e in elements(elem)}
                 for item in items:
-                    v = self.eval(item, env)
+                    v = self.evaluate(item, env)
                     if isinstance(v, int):
                         result[v] = True
                     else:
@@ -171,10 +173,10 @@ class Evaluator:
                             result[e] = alg.or_([result[e], alg.eq(v, e)])
                 return result
             case Agg(func="sum", arg=arg):
-                s = self.eval(arg, env)
+                s = self.evaluate(arg, env)
                 return alg.total([alg.ite(flag, k, 0) for k, flag in sorted(s.items())])
             case Agg(func="size", arg=arg):
-                s = self.eval(arg, env)
+                s = self.evaluate(arg, env)
                 return alg.total([alg.ite(flag, 1, 0) for _, flag in sorted(s.items())])
             case Agg():
                 raise EvaluationError(f"unknown aggregate `{expr.func}`")
@@ -182,11 +184,11 @@ class Evaluator:
                 parts = []
                 if isinstance(dom, IntType | ValuesType | EnumType):
                     for e in elements(dom):
-                        parts.append(self.eval(body, {**env, ("bound", var): e}))
+                        parts.append(self.evaluate(body, {**env, ("bound", var): e}))
                 else:
-                    members = self.eval(dom, env)
+                    members = self.evaluate(dom, env)
                     for e, flag in sorted(members.items()):
-                        inner = self.eval(body, {**env, ("bound", var): e})
+                        inner = self.evaluate(body, {**env, ("bound", var): e})
                         parts.append(
                             alg.implies(flag, inner)
                             if kind == "forall"
@@ -378,7 +380,7 @@ def initial_state(contract: Contract, evidence: Mapping[str, object]) -> State:
     return {
         v.name: default_value(v.type)
         if v.init is None
-        else from_env_value(v.type, ev.eval(v.init, env))
+        else from_env_value(v.type, ev.evaluate(v.init, env))
         for v in contract.variables
     }
 
@@ -395,7 +397,7 @@ def is_terminal(
 ) -> bool:
     ev = Evaluator(contract)
     env = state_env(contract, state, {**default_evidence(contract), **evidence})
-    return any(bool(ev.eval(t.expr, env)) for t in contract.terminal)
+    return any(bool(ev.evaluate(t.expr, env)) for t in contract.terminal)
 
 
 def legal_operations(
@@ -416,12 +418,12 @@ def legal_ground(
     evidence = {**default_evidence(contract), **evidence}
     ev = Evaluator(contract)
     env = state_env(contract, state, evidence)
-    if any(bool(ev.eval(t.expr, env)) for t in contract.terminal):
+    if any(bool(ev.evaluate(t.expr, env)) for t in contract.terminal):
         return []
     return [
         g
         for g in ground(contract)
-        if all(bool(ev.eval(r.expr, with_args(env, g))) for r in g.op.requires)
+        if all(bool(ev.evaluate(r.expr, with_args(env, g))) for r in g.op.requires)
     ]
 
 
@@ -433,7 +435,7 @@ def first_failing(
     env = with_args(state_env(contract, state, {**default_evidence(contract), **evidence}), g)
     for item in g.op.requires:
         for part in conjuncts(item.expr):
-            if not ev.eval(part, env):
+            if not ev.evaluate(part, env):
                 return item if part is item.expr else Item(expr=part, text="", span=part.span)
     return None
 
@@ -453,7 +455,7 @@ def apply(
     result = dict(state)
     for effect in g.op.effects:
         t = contract.variable(effect.var).type
-        result[effect.var] = from_env_value(t, ev.eval(effect.value, env))
+        result[effect.var] = from_env_value(t, ev.evaluate(effect.value, env))
     return result
 
 
@@ -464,7 +466,7 @@ def find_ground(contract: Contract, name: str) -> GroundOp | None:
 
 
 def evaluate(contract: Contract, expr: Expr, env: Env) -> Value:
-    return Evaluator(contract).eval(expr, env)
+    return Evaluator(contract).evaluate(expr, env)
 
 
 def read_state(contract: Contract, raw: Mapping[str, Any]) -> tuple[State, dict[str, object]]:

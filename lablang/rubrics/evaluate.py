@@ -137,7 +137,7 @@ def evaluate_check(
     """
     evaluator = _Evaluator(answer, quantity)
     try:
-        value = evaluator.eval(expr, {})
+        value = evaluator.evaluate(expr, {})
     except _Failure as failure:
         return CheckResult(None, f"could not evaluate: {failure}")
     if isinstance(value, _Missing):
@@ -166,7 +166,7 @@ class _Evaluator:
         self.missing.append(reason)
         return _Missing(reason)
 
-    def eval(self, node: ast.Expr, scope: dict[str, object]) -> object:
+    def evaluate(self, node: ast.Expr, scope: dict[str, object]) -> object:
         self._tick()
         match node:
             case ast.Number():
@@ -189,13 +189,15 @@ class _Evaluator:
                     return self.answer
                 return node.id  # a symbol: a step, material or method name
             case ast.Attribute():
-                return self._attribute(self.eval(node.value, scope), node.name, node)
+                return self._attribute(self.evaluate(node.value, scope), node.name, node)
             case ast.Index():
-                return self._index(self.eval(node.value, scope), self.eval(node.index, scope))
+                return self._index(
+                    self.evaluate(node.value, scope), self.evaluate(node.index, scope)
+                )
             case ast.Call():
                 return self._call(node, scope)
             case ast.Unary():
-                operand = self.eval(node.operand, scope)
+                operand = self.evaluate(node.operand, scope)
                 if node.op == "not":
                     return not self._truth(operand)
                 if isinstance(operand, Fraction):
@@ -206,17 +208,18 @@ class _Evaluator:
             case ast.Binary():
                 return self._binary(node, scope)
             case ast.Quantifier():
-                domain = self.eval(node.domain, scope)
+                domain = self.evaluate(node.domain, scope)
                 if isinstance(domain, _Missing):
                     return domain if node.kind == "exists" else True
                 if not isinstance(domain, list | tuple):
                     raise _Failure(f"`{node.kind}` needs a list")
                 results = (
-                    self._truth(self.eval(node.body, {**scope, node.var: item})) for item in domain
+                    self._truth(self.evaluate(node.body, {**scope, node.var: item}))
+                    for item in domain
                 )
                 return any(results) if node.kind == "exists" else all(results)
             case ast.ListExpr() | ast.TupleExpr():
-                return [self.eval(item, scope) for item in node.items]
+                return [self.evaluate(item, scope) for item in node.items]
             case _:
                 raise _Failure("this expression cannot be used in a check")
 
@@ -254,7 +257,7 @@ class _Evaluator:
         raise _Failure("indexing needs a list and a whole number")
 
     def _call(self, node: ast.Call, scope: dict[str, object]) -> object:
-        args = [self.eval(arg.value, scope) for arg in node.args]
+        args = [self.evaluate(arg.value, scope) for arg in node.args]
         func = node.func
         if isinstance(func, ast.Name) and func.id in FUNCTIONS:
             if len(args) != 1:
@@ -265,7 +268,7 @@ class _Evaluator:
                 raise _Failure(f"`{func.id}` needs a list")
             return Fraction(len(args[0]))
         if isinstance(func, ast.Attribute) and func.name in ANSWER_METHODS:
-            owner = self.eval(func.value, scope)
+            owner = self.evaluate(func.value, scope)
             if not isinstance(owner, Mapping) or "steps" not in owner:
                 raise _Failure(f"`{func.name}` is a method of `answer`")
             if len(args) != 1 or not isinstance(args[0], str):
@@ -282,15 +285,15 @@ class _Evaluator:
     def _binary(self, node: ast.Binary, scope: dict[str, object]) -> object:
         op = node.op
         if op in ("and", "or", "->"):
-            first = self._truth(self.eval(node.left, scope))
+            first = self._truth(self.evaluate(node.left, scope))
             if op == "and" and not first:
                 return False
             if op == "or" and first:
                 return True
             if op == "->" and not first:
                 return True
-            return self._truth(self.eval(node.right, scope))
-        left, right = self.eval(node.left, scope), self.eval(node.right, scope)
+            return self._truth(self.evaluate(node.right, scope))
+        left, right = self.evaluate(node.left, scope), self.evaluate(node.right, scope)
         if op in ("==", "!="):
             if isinstance(left, _Missing) or isinstance(right, _Missing):
                 return False  # nothing is concluded about what the answer lacks
