@@ -390,20 +390,21 @@ def _name_path(expr: ast.Expr) -> tuple[str, ...] | None:
 
 def _unknown_units(info: ModuleInfo, items: tuple[ast.Member, ...], report: Report) -> set[int]:
     """`volume: 50 ul` reads as a field `volume: 50` and a stray name `ul` (newlines are not
-    significant): a number followed on its line by a lone name is an unknown unit."""
+    significant): a number followed on its line by an expression that starts with a name
+    (`ul`, `ul of mix`) is an unknown unit."""
     from lablang.units.table import closest_units
 
     flagged: set[int] = set()
     for member, following in itertools.pairwise(items):
-        if not (isinstance(following, ast.ExprStmt) and isinstance(following.value, ast.Name)):
+        word = _leftmost(following.value) if isinstance(following, ast.ExprStmt) else None
+        if not isinstance(word, ast.Name):
             continue
         value = member.value if isinstance(member, (ast.Field, ast.Binding, ast.ExprStmt)) else None
         if not isinstance(value, ast.Number):
             continue
-        gap = info.source.text[member.span.end : following.span.start]
+        gap = info.source.text[member.span.end : word.span.start]
         if gap.strip(" \t"):
             continue
-        word = following.value
         guesses = closest_units(word.id)
         guess = guesses[0] if guesses else None
         report.add(
@@ -490,3 +491,15 @@ def _near_keyword(word: str, keywords: frozenset[str]) -> str | None:
     limit = 1 if len(word) <= 5 else 2
     best = min(sorted(keywords), key=lambda k: OSA.distance(word, k))
     return best if OSA.distance(word, best) <= limit and best != word else None
+
+
+def _leftmost(expr: ast.Expr) -> ast.Expr:
+    """The expression's first leaf in the text (`ul` in `ul of mix`)."""
+    while True:
+        match expr:
+            case ast.Binary(left=inner) | ast.Call(func=inner) | ast.Attribute(value=inner):
+                expr = inner
+            case ast.Index(value=inner) | ast.Optional(value=inner):
+                expr = inner
+            case _:
+                return expr

@@ -87,3 +87,11 @@ def test_a_misspelt_keyword_is_suggested_before_a_missing_colon() -> None:
     assert diagnostic.code == "E0310"
     assert diagnostic.label == "did you mean the keyword `goal`?"
     assert diagnostic.fix is not None and diagnostic.fix.edits[0].replacement == "goal"
+
+
+def test_an_unknown_unit_before_of_is_reported_as_a_unit() -> None:
+    """`add: 20 ul of mix` reads `ul` as an unknown unit with the fix `uL`."""
+    result = check_text("protocol p { materials: [mix]  step a { add: 20 ul of mix  to: t } }")
+    (diagnostic,) = result.report.diagnostics
+    assert diagnostic.code == "E0104"
+    assert diagnostic.fix is not None and diagnostic.fix.edits[0].replacement == "uL"
