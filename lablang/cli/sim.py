@@ -105,6 +105,9 @@ def simulate_command(
         click.echo(json.dumps(payload, indent=2))
     else:
         click.echo(f"task {task.name}, seed {seed}: {len(task.steps)} steps")
+        if result.bindings:
+            roles = ", ".join(f"`{role}` is `{entity}`" for role, entity in result.bindings)
+            click.echo(f"  roles: {roles}")
         for step in result.steps:
             timing = (
                 f"{step.start:7.2f} s -> {step.end:7.2f} s sim, {step.wall * 1000:6.0f} ms wall"
