@@ -959,6 +959,30 @@ class _Front:
         return sm.Ref(name, tuple(p for p in path if p != "pose"), span=node.span)
 
 
+def value_expr(text: str, scene: sm.Scene, report: Report) -> sm.Expr | None:
+    """An expression of the task model read from `text` (an entity, a part, a call such as
+    `opposite(rotor, rotor.slot[0])`, a quantity), checked against `scene`; None with a
+    diagnostic in `report` when it is not one.
+
+    >>> from lablang.sim import load_tasks
+    >>> tasks, _ = load_tasks("examples/tasks/move_tube.lab")
+    >>> value_expr("rack2.slot[4]", tasks["move_tube"].scene, Report()).text()
+    'rack2.slot[4]'
+    """
+    from lablang.syntax import parse
+
+    source = Source(f"material value = {text}\n", "<value>")
+    module = parse(source, report)
+    if report.has_errors:
+        return None
+    if len(module.decls) != 1 or module.decls[0].value is None:
+        report.add("E0708", "write one expression such as `rack.slot[2]`", source, Span(0, 0))
+        return None
+    front = _Front(source, report)
+    value = front.expr(module.decls[0].value, scene, False)
+    return None if front.failed else value
+
+
 def _lookup(scene: sm.Scene, name: str) -> sm.Entity | None:
     """The entity `name` names; a role stands for its candidates (all of one asset)."""
     entity = scene.entity(name)
