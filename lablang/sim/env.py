@@ -366,6 +366,8 @@ class TaskEnv:
             "time": self.rt.time if self.rt else 0.0,
             "fault": fault,
             "step_success": {s.name: s.name in self._passed for s in steps},
+            # `randomize role from [...]`: the entity each role names in this episode
+            "bindings": dict(self.rt.built.bindings) if self.rt else {},
             "events": {
                 kind: [event_json(e) for e in self._new if e.kind == kind]
                 for kind in ("choice", "execution", "completion")

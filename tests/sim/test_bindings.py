@@ -113,3 +113,15 @@ def test_simulate_prints_the_roles_binding() -> None:
     out = CliRunner().invoke(main, ["simulate", EXAMPLE, "--seed", "3"])
     assert out.exit_code == 0, out.output
     assert f"roles: `target` is `{bound}`" in out.output
+
+
+def test_the_environment_tells_a_policy_which_entity_a_role_names() -> None:
+    """`make_env(...).reset(seed)` puts the seed's binding in `info["bindings"]`."""
+    from lablang.sim import make_env
+
+    tasks, _ = load_tasks(EXAMPLE)
+    task = tasks["move_chosen_tube"]
+    env = make_env(task)
+    _, info = env.reset(seed=3)
+    assert info["bindings"] == {"target": _bound(task, 3)}
+    assert env.task.steps[0].program[0].args[0].name == _bound(task, 3)
