@@ -66,6 +66,11 @@ VERBS: dict[str, tuple[str, str, str]] = {
     "certify": ("lablang.cli.sim", "certify_command", "Certify a task under randomization."),
     "evaluate": ("lablang.cli.sim", "evaluate_command", "Evaluate a policy on a task."),
     "replay": ("lablang.cli.sim", "replay_command", "Re-score a recorded episode."),
+    "branch": (
+        "lablang.cli.sim",
+        "branch_command",
+        "Run a matched continuation (base and supported branch) from a checkpoint.",
+    ),
     "diff": ("lablang.cli.protocols", "diff_command", "Semantic diff of two protocols."),
     "grade": ("lablang.cli.protocols", "grade_command", "Grade judgments against a rubric."),
     "judge-prompts": (

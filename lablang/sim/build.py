@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import assert_never
 
 import attrs
 import mujoco
@@ -16,6 +17,7 @@ from lablang.sim.model import (
     Intervention,
     OnSurface,
     PoseRandomization,
+    RoleBinding,
     Scene,
     SlotPermutation,
 )
@@ -33,6 +35,7 @@ class Built:
     placements: dict[str, InSlot | OnSurface]  # after randomization
     rotor_angles: dict[str, float]
     interventions: list[tuple[Intervention, float]] = attrs.field(factory=list)  # with start times
+    bindings: dict[str, str] = attrs.field(factory=dict)  # role -> entity, drawn per instance
 
 
 def _base_spec() -> mujoco.MjSpec:
@@ -64,6 +67,7 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
     spec = _base_spec()
     infos: dict[str, AssetInfo] = {}
     placements: dict[str, InSlot | OnSurface] = {}
+    bindings: dict[str, str] = {}
     for entity in scene.entities:
         if entity.placement is not None:
             placements[entity.name] = entity.placement
@@ -83,6 +87,10 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
                 chosen = rng.permutation(np.array(rand.slots))[: len(rand.entities)]
                 for name, slot in zip(rand.entities, chosen, strict=False):
                     placements[name] = InSlot(rand.container, int(slot))
+            case RoleBinding():
+                bindings[rand.role] = rand.candidates[int(rng.integers(len(rand.candidates)))]
+            case _:
+                assert_never(rand)
     if scene.entity("table") is None:
         infos["table"] = build_table(spec, Entity("table", "table"), [0, 0, 0], 0.0)
     for entity in scene.entities:
@@ -154,4 +162,4 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
         (event, float(rng.uniform(event.start_low, event.start_high)))
         for event in scene.interventions
     ]
-    return Built(spec, model, infos, placements, rotor_angles, interventions)
+    return Built(spec, model, infos, placements, rotor_angles, interventions, bindings)

@@ -176,6 +176,10 @@ def certify_task(
         "completion": completions,  # Labference: clean, recovered after a wrong or
         # unconfirmed attempt, or incomplete
         "trace_digests": [o.result.trace_digest for o in outcomes],
+        # `randomize role from [...]`: the entity each role was bound to, per instance
+        "bindings": [
+            {"seed": o.seed, **dict(o.result.bindings)} for o in outcomes if o.result.bindings
+        ],
     }
 
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from lablang.sim.build import compile_scene
 from lablang.sim.episode import observation
-from lablang.sim.model import Task
+from lablang.sim.model import Task, bind_task
 from lablang.sim.predicates import Evaluator, SpecError
 from lablang.sim.records import Event, event_json, record_lines
 from lablang.sim.runtime import Runtime, SimFault
@@ -62,6 +62,7 @@ class TaskEnv:
         weld_assist: bool = True,
     ) -> None:
         self.task = task
+        self._unbound = task  # roles (`randomize role from [...]`) are bound at each reset
         self.max_seconds = max_seconds
         self.camera = camera
         self.weld_assist = weld_assist
@@ -82,7 +83,8 @@ class TaskEnv:
 
     def reset(self, seed: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         seed = 0 if seed is None else seed
-        built = compile_scene(self.task.scene, np.random.default_rng(seed))
+        built = compile_scene(self._unbound.scene, np.random.default_rng(seed))
+        self.task = bind_task(self._unbound, built.bindings)
         self.rt = Runtime(built, weld_assist=self.weld_assist)
         contents: dict[str, list[tuple[str, float, str]]] = {}
         for entity in self.task.scene.entities:
@@ -364,6 +366,8 @@ class TaskEnv:
             "time": self.rt.time if self.rt else 0.0,
             "fault": fault,
             "step_success": {s.name: s.name in self._passed for s in steps},
+            # `randomize role from [...]`: the entity each role names in this episode
+            "bindings": dict(self.rt.built.bindings) if self.rt else {},
             "events": {
                 kind: [event_json(e) for e in self._new if e.kind == kind]
                 for kind in ("choice", "execution", "completion")

@@ -12,7 +12,7 @@ import numpy as np
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_TIME
 from lablang.sim.interventions import Decision, Execution, Intervention, TargetPose
-from lablang.sim.model import Call, Step, Task
+from lablang.sim.model import Call, Step, Task, bind_task
 from lablang.sim.predicates import Evaluator, SpecError, expr_text
 from lablang.sim.records import Event
 from lablang.sim.runtime import Checkpoint, Runtime, SimFault
@@ -66,6 +66,7 @@ class EpisodeResult:
     interventions: tuple[tuple[str, float, int, float | None], ...] = ()
     events: tuple[Event, ...] = ()  # Labference records (see `lablang.sim.records`)
     observations: tuple[dict[str, Any], ...] = ()  # object poses at each step's completion
+    bindings: tuple[tuple[str, str], ...] = ()  # role -> entity drawn for this instance
 
     def score(self) -> dict[str, Any]:
         """Choice, execution and completion, computed from the events alone."""
@@ -85,6 +86,8 @@ class EpisodeResult:
             "trace_digest": self.trace_digest,
             "sim_time": round(self.sim_time, 6),
         }
+        if self.bindings:
+            header["bindings"] = dict(self.bindings)
         return record_lines(header, self.events, self.observations, steps)
 
     @property
@@ -160,7 +163,6 @@ class EpisodeRunner:
         """`runtime` runs the episode in a given (not yet reset) runtime, e.g. one that
         instruments its ticks; by default the scene is compiled with `seed`."""
         self.started = wallclock.perf_counter()
-        self.task = task
         self.seed = seed
         if runtime is None:
             rng = np.random.default_rng(seed)
@@ -168,6 +170,9 @@ class EpisodeRunner:
                 compile_scene(task.scene, rng), weld_assist=weld_assist, timestep=timestep
             )
         self.rt = runtime
+        # roles (`randomize role from [...]`) bound for this instance
+        self.bindings = dict(runtime.built.bindings)
+        self.task = bind_task(task, self.bindings)
         self.render_dir = render_dir
         self.interventions = interventions
         self.results: list[StepResult] = []
@@ -271,6 +276,7 @@ class EpisodeRunner:
             scripted,
             tuple(sorted(self.events, key=lambda e: e.time)),
             tuple(self.observations),
+            tuple(sorted(self.bindings.items())),
         )
 
     # ------------------------------------------------------------ internals

@@ -18,6 +18,7 @@ import math
 import re
 from collections.abc import Iterator
 from fractions import Fraction
+from typing import assert_never
 
 from lablang import ast
 from lablang.check.names import did_you_mean
@@ -116,10 +117,20 @@ class _Front:
                     event.span or decl.name_span,
                 )
         for rand in randomizations:
-            names = rand.entities if isinstance(rand, sm.SlotPermutation) else (rand.entity,)
+            match rand:
+                case sm.SlotPermutation():
+                    names = rand.entities
+                case sm.PoseRandomization():
+                    names = (rand.entity,)
+                case sm.RoleBinding():
+                    names = rand.candidates
+                case _:
+                    assert_never(rand)
             for name in names:
                 if scene.entity(name) is None:
                     self.unknown_entity(name, rand.span or decl.name_span, scene)
+            if isinstance(rand, sm.RoleBinding):
+                self.check_role(rand, scene, decl.name_span)
         return None if self.failed else scene
 
     def entity(self, field: ast.Field) -> sm.Entity | None:
@@ -309,9 +320,50 @@ class _Front:
                 yaw = angle
         return sm.OnSurface(surface, x, y, yaw)
 
+    def check_role(self, rand: sm.RoleBinding, scene: sm.Scene, fallback: Span) -> None:
+        span = rand.span or fallback
+        if scene.entity(rand.role) is not None or rand.role == "table":
+            self.error("E0708", f"the role `{rand.role}` is already an entity's name", span)
+        if len(set(rand.candidates)) != len(rand.candidates):
+            self.error("E0708", f"the candidates for `{rand.role}` repeat an entity", span)
+        assets = {e.asset for n in rand.candidates if (e := scene.entity(n)) is not None}
+        if len(assets) > 1:
+            self.error(
+                "E0708",
+                f"the candidates for `{rand.role}` are of one asset, not "
+                + ", ".join(f"`{a}`" for a in sorted(assets)),
+                span,
+            )
+
     def randomize(self, entry: ast.ExprEntry) -> sm.Randomization | None:
         within = next((c.value for c in entry.clauses if c.keyword == "within"), None)
+        source = next((c.value for c in entry.clauses if c.keyword == "from"), None)
         target = entry.value
+        if source is not None:
+            if within is not None or not isinstance(target, ast.Name):
+                self.error(
+                    "E0708",
+                    "write `randomize role from [tube_A, tube_B]` (one role, no `within`)",
+                    entry.span,
+                )
+                return None
+            items = source.items if isinstance(source, ast.ListExpr) else ()
+            if not items or not all(isinstance(i, ast.Name) for i in items):
+                self.error(
+                    "E0708",
+                    "`from` takes a list of entities such as `[tube_A, tube_B]`",
+                    entry.span,
+                )
+                return None
+            if len(items) > catalog.MAX_ENTITIES:
+                self.error(
+                    "E0708",
+                    f"a role binds one of at most {catalog.MAX_ENTITIES} entities",
+                    entry.span,
+                )
+                return None
+            candidates = tuple(i.id for i in items if isinstance(i, ast.Name))
+            return sm.RoleBinding(target.id, candidates, span=entry.span)
         names: list[str] = []
         for item in target.items if isinstance(target, ast.ListExpr) else (target,):
             if isinstance(item, ast.Attribute) and item.name == "pose":
@@ -363,7 +415,8 @@ class _Front:
         self.error(
             "E0708",
             "write `randomize rack within {x: ±2 cm, y: ±2 cm, yaw: ±10 deg}` or "
-            "`randomize [tube_A, tube_B] within rack.slot[0..5]`",
+            "`randomize [tube_A, tube_B] within rack.slot[0..5]` or "
+            "`randomize role from [tube_A, tube_B]`",
             entry.span,
         )
         return None
@@ -456,7 +509,7 @@ class _Front:
                             self.error("E0706", "fixtures stand on the table", span)
 
     def unknown_entity(self, name: str, span: Span, scene: sm.Scene) -> None:
-        names = [e.name for e in scene.entities] + ["table"]
+        names = [e.name for e in scene.entities] + ["table", *scene.roles()]
         guess = did_you_mean(name, names)
         self.error(
             "E0704",
@@ -679,7 +732,7 @@ class _Front:
         if not isinstance(arg, sm.Ref):
             self.error("E0709", f"`{skill}` needs an entity here", span)
             return
-        entity = scene.entity(arg.name)
+        entity = _lookup(scene, arg.name)
         if entity is None:
             return  # reported by `expr`
         role = catalog.ASSET_KINDS[entity.asset]
@@ -868,7 +921,7 @@ class _Front:
                     )
                     return None
         name = walk.id
-        entity = scene.entity(name)
+        entity = _lookup(scene, name)
         if entity is None:
             if name == "table" and not path:
                 return sm.Ref(name, span=node.span)
@@ -904,6 +957,38 @@ class _Front:
                 )
                 return None
         return sm.Ref(name, tuple(p for p in path if p != "pose"), span=node.span)
+
+
+def value_expr(text: str, scene: sm.Scene, report: Report) -> sm.Expr | None:
+    """An expression of the task model read from `text` (an entity, a part, a call such as
+    `opposite(rotor, rotor.slot[0])`, a quantity), checked against `scene`; None with a
+    diagnostic in `report` when it is not one.
+
+    >>> from lablang.sim import load_tasks
+    >>> tasks, _ = load_tasks("examples/tasks/move_tube.lab")
+    >>> value_expr("rack2.slot[4]", tasks["move_tube"].scene, Report()).text()
+    'rack2.slot[4]'
+    """
+    from lablang.syntax import parse
+
+    source = Source(f"material value = {text}\n", "<value>")
+    module = parse(source, report)
+    if report.has_errors:
+        return None
+    if len(module.decls) != 1 or module.decls[0].value is None:
+        report.add("E0708", "write one expression such as `rack.slot[2]`", source, Span(0, 0))
+        return None
+    front = _Front(source, report)
+    value = front.expr(module.decls[0].value, scene, False)
+    return None if front.failed else value
+
+
+def _lookup(scene: sm.Scene, name: str) -> sm.Entity | None:
+    """The entity `name` names; a role stands for its candidates (all of one asset)."""
+    entity = scene.entity(name)
+    if entity is None and (candidates := scene.roles().get(name)):
+        entity = scene.entity(candidates[0])
+    return entity
 
 
 def _refs(expr: sm.Expr | None) -> Iterator[str]:

@@ -7,7 +7,7 @@ SI floats (metres, kilograms, seconds, radians, cubic metres).
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import TypeAlias, assert_never
 
 import attrs
 
@@ -154,7 +154,18 @@ class SlotPermutation:
     span: Span | None = attrs.field(default=None, eq=False)
 
 
-Randomization: TypeAlias = PoseRandomization | SlotPermutation
+@attrs.frozen(slots=True)
+class RoleBinding:
+    """`randomize role from [a, b, c]`: each instance binds `role` to one of the candidates.
+
+    Task steps refer to the role; the episode rewrites the role to the bound entity."""
+
+    role: str
+    candidates: tuple[str, ...]
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+Randomization: TypeAlias = PoseRandomization | SlotPermutation | RoleBinding
 
 
 @attrs.frozen(slots=True)
@@ -178,6 +189,10 @@ class Scene:
     entities: tuple[Entity, ...]
     randomizations: tuple[Randomization, ...] = ()
     interventions: tuple[Intervention, ...] = ()
+
+    def roles(self) -> dict[str, tuple[str, ...]]:
+        """The roles bound per instance (`randomize role from [...]`) and their candidates."""
+        return {r.role: r.candidates for r in self.randomizations if isinstance(r, RoleBinding)}
 
     def entity(self, name: str) -> Entity | None:
         for entity in self.entities:
@@ -209,3 +224,54 @@ class Task:
     steps: tuple[Step, ...]
     instruction: str = ""
     source_text: str = ""  # the task's text, hashed into certificates
+
+
+def bind_expr(expr: Expr, bindings: dict[str, str]) -> Expr:
+    """`expr` with every reference to a bound role replaced by its entity."""
+    match expr:
+        case Ref():
+            bound = bindings.get(expr.name)
+            return expr if bound is None else attrs.evolve(expr, name=bound)
+        case Num() | Text():
+            return expr
+        case Call():
+            return attrs.evolve(
+                expr,
+                args=tuple(bind_expr(a, bindings) for a in expr.args),
+                kwargs=tuple((k, bind_expr(v, bindings)) for k, v in expr.kwargs),
+            )
+        case Logic():
+            return attrs.evolve(expr, parts=tuple(bind_expr(p, bindings) for p in expr.parts))
+        case Not():
+            return attrs.evolve(expr, operand=bind_expr(expr.operand, bindings))
+        case Compare():
+            return attrs.evolve(
+                expr, left=bind_expr(expr.left, bindings), right=bind_expr(expr.right, bindings)
+            )
+        case _:
+            assert_never(expr)
+
+
+def _bind_call(call: Call, bindings: dict[str, str]) -> Call:
+    bound = bind_expr(call, bindings)
+    assert isinstance(bound, Call)
+    return bound
+
+
+def bind_task(task: Task, bindings: dict[str, str]) -> Task:
+    """The task with its steps' roles bound to entities (one instance's binding).
+
+    >>> scene = Scene("s", (Entity("a", "tube_1_5ml"), Entity("b", "tube_1_5ml")),
+    ...               (RoleBinding("t", ("a", "b")),))
+    >>> task = Task("k", scene, (Step("s1", (Call("pick", (Ref("t"),)),), None),))
+    >>> bind_task(task, {"t": "b"}).steps[0].program[0].args[0].name
+    'b'
+    """
+    if not bindings:
+        return task
+    steps = []
+    for step in task.steps:
+        program = tuple(_bind_call(c, bindings) for c in step.program)
+        success = None if step.success is None else bind_expr(step.success, bindings)
+        steps.append(attrs.evolve(step, program=program, success=success))
+    return attrs.evolve(task, steps=tuple(steps))

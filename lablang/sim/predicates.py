@@ -300,7 +300,7 @@ def _p_open(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> boo
     _arity(call, args, 1, 1)
     name = _entity(rt, call, args[0])
     if rt.infos[name].cap_joint:
-        return _cap_turns(rt, name) >= CAP_OPEN_TURNS - 0.02
+        return name in rt.uncapped or _cap_turns(rt, name) >= CAP_OPEN_TURNS - 0.02
     if not rt.infos[name].lid_joint:
         raise SpecError(f"`{name}` has no lid")
     return lid_angle(rt, name) >= LID_OPEN
@@ -310,7 +310,7 @@ def _p_closed(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> b
     _arity(call, args, 1, 1)
     name = _entity(rt, call, args[0])
     if rt.infos[name].cap_joint:
-        return _cap_turns(rt, name) <= 0.05
+        return name not in rt.uncapped and _cap_turns(rt, name) <= 0.05
     if not rt.infos[name].lid_joint:
         raise SpecError(f"`{name}` has no lid")
     return lid_angle(rt, name) <= LID_CLOSED

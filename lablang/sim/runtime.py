@@ -151,6 +151,7 @@ _RUNTIME_FIELDS = (
     "buttons",
     "tips",
     "boxed_tips",
+    "uncapped",
     "interventions",
     "coordination",
     "stirred",
@@ -195,6 +196,7 @@ class Runtime:
         self.tips: dict[str, bool] = {}  # pipette -> carries a tip
         self.boxed_tips: dict[str, list[bool]] = {}  # tip box -> which positions hold a tip
         self.stirred: dict[str, float] = {}  # container -> seconds stirred since it changed
+        self.uncapped: set[str] = set()  # bottles whose screw cap has come off
         self._hash = hashlib.sha256()
         m = self.model
         # geom -> owning entity index; the gripper is its own owner
@@ -585,6 +587,22 @@ class Runtime:
             else:
                 goal, tau = AMBIENT, AIR_TAU
             self.temperature[name] += (1 - math.exp(-dt / tau)) * (goal - self.temperature[name])
+
+    def capped(self, name: str) -> bool:
+        """Whether a container is closed now: capped by build and its cap not taken off."""
+        return self.infos[name].capped and name not in self.uncapped
+
+    def remove_cap(self, bottle: str) -> None:
+        """Take a bottle's screw cap off: it is hidden and massless from now on (the removed
+        cap is not simulated as a body of its own, like an ejected tip)."""
+        m = self.model
+        cap = m.body(f"{bottle}_cap").id
+        for geom in range(m.body_geomadr[cap], m.body_geomadr[cap] + m.body_geomnum[cap]):
+            self.show_geom(geom, False)
+        m.body_mass[cap] = 1e-6
+        m.body_inertia[cap] = 1e-10
+        self.uncapped.add(bottle)
+        self.events.append((self.time, f"{bottle}.cap", "removed"))
 
     def show_geom(self, geom: int, shown: bool) -> None:
         """Show a geom and let it collide, or hide it and let everything pass through it."""

@@ -519,7 +519,7 @@ def skill_pour(
     if tinfo is None or tinfo.opening <= 0:
         return fail(f"`{_name(target)}` is not an open container")
     sinfo = rt.infos[source]
-    if sinfo.capped:
+    if rt.capped(source):
         return fail(f"`{source}` is capped; it cannot be poured from")
     kinds = {rt.ledger.kinds.get(k, "liquid") for k in rt.ledger.amounts.get(source, {})}
     wanted = "powder" if powder else "liquid"
@@ -658,8 +658,7 @@ def skill_invert(rt: Runtime, obj: str, count: float) -> Controller:
     times = int(count)
     if times != count or not 1 <= times <= 50:
         return fail("`invert` takes a whole number of inversions from 1 to 50")
-    info = rt.infos[obj]
-    if not info.capped and rt.ledger.total(obj) > 0:
+    if not rt.capped(obj) and rt.ledger.total(obj) > 0:
         return fail(f"`{obj}` is open; inverting it would spill its contents")
     done = 0
     for _ in range(times):
@@ -914,6 +913,8 @@ def skill_twist_cap(rt: Runtime, bottle: str, turns: float) -> Controller:
     info = rt.infos.get(bottle)
     if info is None or not info.cap_joint:
         return fail(f"`{bottle}` has no screw cap")
+    if bottle in rt.uncapped:
+        return fail(f"the cap of `{bottle}` is already off")
     if rt.held is not None:
         return fail(f"the gripper holds `{rt.held}`; it needs empty fingers to twist a cap")
     count = int(turns)
@@ -955,12 +956,27 @@ def skill_twist_cap(rt: Runtime, bottle: str, turns: float) -> Controller:
         for k in range(1, 16):
             rt.cmd[3] = home_yaw + (math.pi / 2) * (1 - k / 15)
             yield
+    done = cap_turns(rt, bottle) - start
+    removed = False
+    if cap_turns(rt, bottle) >= CAP_OPEN_TURNS - 0.02:
+        # free of the thread: grip the cap and lift it off (then it is gone, see remove_cap)
+        rt.set_grip(0.0)
+        for _ in range(round(0.5 / rt.dt)):
+            yield
+            left, right = rt.pad_contacts(owner)
+            if left and right:
+                rt.remove_cap(bottle)
+                removed = True
+                break
     here = rt.cmd_tcp()
     yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
-    done = cap_turns(rt, bottle) - start
+    rt.set_grip(open_grip)
+    yield from wait_ticks(rt, 0.2)
     if cap_turns(rt, bottle) < goal - 0.02:
         return fail(f"the cap of `{bottle}` turned only {done:.2f} of {goal - start:.2f} turns")
-    return ok(turns=round(done, 3))
+    if goal >= CAP_OPEN_TURNS and not removed:
+        return fail(f"the cap of `{bottle}` is free of the thread but could not be gripped")
+    return ok(turns=round(done, 3), cap="removed" if removed else "on")
 
 
 def _tip(rt: Runtime, pipette: str) -> np.ndarray:
@@ -1030,7 +1046,7 @@ def _check_liquid_handling(rt: Runtime, pipette: str, container: Any) -> str:
     info = rt.infos.get(container) if isinstance(container, str) else None
     if info is None or info.opening <= 0:
         return f"`{_name(container)}` is not an open container"
-    if info.capped:
+    if rt.capped(container):
         return f"`{container}` is capped"
     return ""
 

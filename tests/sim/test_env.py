@@ -45,6 +45,7 @@ def test_scripted_policy_passes_both_steps_in_order(task_from) -> None:
         "time": pytest.approx(0.3),
         "fault": None,
         "step_success": {"grasp": False, "lift": False},
+        "bindings": {},  # no roles in this scene
         "events": {"choice": [], "execution": [], "completion": [], "coordination": []},
     }
     total, t = 0.0, 0.0

@@ -1,0 +1,104 @@
+"""`lablang branch`: matched continuations from the command line (through click's CliRunner)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from click.testing import CliRunner
+
+from lablang.cli import VERBS, main
+from lablang.cli import sim as cli_sim
+from lablang.sim import load_tasks
+from lablang.sim.branches import run_matched
+from lablang.sim.interventions import Decision
+from lablang.sim.model import Ref
+
+FILE = "examples/tasks/move_tube.lab"
+
+
+def _rows(output: str) -> dict[str, str]:
+    return {
+        line.split()[0]: line for line in output.splitlines() if line.startswith(("base", "supp"))
+    }
+
+
+def test_branch_docstring_example_prints_both_branches_measures() -> None:
+    """The help's example (a slip to rack2.slot[4]) leaves the base clean and the supported
+    branch with the insertion unexecuted and the step incomplete."""
+    assert VERBS["branch"][:2] == ("lablang.cli.sim", "branch_command")
+    match = re.search(r"Example: `lablang ([^`]*)`", cli_sim.branch_command.help or "")
+    assert match is not None
+    out = CliRunner().invoke(main, match.group(1).split())
+    assert out.exit_code == 0, out.output
+    rows = _rows(out.output)
+    assert "2/2 correct" in rows["base"] and "2/2 executed" in rows["base"]
+    assert "clean, credit 1.00" in rows["base"]
+    assert "2/2 correct" in rows["supported"] and "1/2 executed" in rows["supported"]
+    assert "incomplete, credit 0.00" in rows["supported"]
+    assert "changed: completion, execution" in out.output
+
+
+def test_branch_decision_json_equals_the_python_api() -> None:
+    """A decision for rack2.slot[5] makes the supported choice incorrect, and `--json` prints
+    exactly what `run_matched` reports for the same intervention."""
+    args = [
+        "branch", FILE, "--seed", "1", "--at", "move", "--intervention", "decision",
+        "--call", "1", "--argument", "1", "--value", "rack2.slot[5]", "--json",
+    ]  # fmt: skip
+    out = CliRunner().invoke(main, args)
+    assert out.exit_code == 0, out.output
+    printed = json.loads(out.output)
+    assert printed["supported"]["choice"]["incorrect_attempts"] == ["move.1"]
+    assert printed["base"]["choice"]["incorrect_attempts"] == []
+    tasks, _ = load_tasks(FILE)
+    decision = Decision("move", 1, 1, Ref("rack2", ("slot", 5)))
+    expected = run_matched(tasks["move_tube"], 1, "move", decision).report()
+    assert printed == json.loads(json.dumps(expected))
+
+
+def test_branch_execution_reports_the_chosen_status() -> None:
+    """An execution intervention reporting `failed` for the pick leaves nothing executed."""
+    args = [
+        "branch", FILE, "--seed", "2", "--at", "move", "--intervention", "execution",
+        "--call", "0", "--status", "failed",
+    ]  # fmt: skip
+    out = CliRunner().invoke(main, args)
+    assert out.exit_code == 0, out.output
+    assert "reports failed" in out.output
+    assert "incomplete" in _rows(out.output)["supported"]
+
+
+def test_branch_refuses_interventions_that_do_not_fit_the_task() -> None:
+    """An unknown step, a call out of range, a missing or unknown value exit 2 with a message."""
+    base = ["branch", FILE, "--seed", "1", "--at", "move"]
+    cases = [
+        (["--intervention", "execution", "--step", "nope"], "has no step `nope`"),
+        (["--intervention", "execution", "--call", "7"], "has 2 calls"),
+        (["--intervention", "decision", "--call", "1"], "needs --value"),
+        (
+            ["--intervention", "target_pose", "--call", "1", "--argument", "1", "--value", "rak"],
+            "E0704",
+        ),
+        (
+            ["--intervention", "decision", "--call", "1", "--argument", "5", "--value", "rack"],
+            "2 positional",
+        ),
+    ]
+    for extra, message in cases:
+        out = CliRunner().invoke(main, base + extra)
+        assert out.exit_code == 2, (extra, out.output)
+        assert message in out.output, (extra, out.output)
+
+
+def test_doc_branch_session_prints_what_docs_sim_shows() -> None:
+    """The `lablang branch` console session in docs/sim.md is what the command prints."""
+    from pathlib import Path
+
+    doc = Path("docs/sim.md").read_text("utf-8")
+    match = re.search(r"```console\n\$ lablang (branch [^\n]*)\n(.*?)```", doc, re.S)
+    assert match is not None
+    args = [a.strip("'") for a in match.group(1).split()]
+    out = CliRunner().invoke(main, args)
+    assert out.exit_code == 0, out.output
+    assert out.output == match.group(2)
