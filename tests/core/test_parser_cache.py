@@ -103,3 +103,25 @@ def test_unwritable_cache_folder_still_parses(
     monkeypatch.setenv("LABLANG_CACHE", str(blocker / "sub"))
     report = Report()
     assert Parser().parse(Source(TEXT, "t.lab"), report, Limits()) is not None
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "oligo p1 {\n  seq: 5'-ACGT-3'\n  role: ?\n}\n",
+        "segment = umi(12)\n",
+        'oligo p "x" { seq: "\n',
+    ],
+    ids=["unexpected-char", "missing-name", "unterminated"],
+)
+def test_cached_parser_reports_syntax_errors_like_fresh_one(cache_dir: Path, bad: str) -> None:
+    """Syntax errors found by the cached lexers and table read exactly as the fresh parser's."""
+
+    def diagnostics() -> list[tuple[str, str]]:
+        report = Report()
+        Parser().parse(Source(bad, "bad.lab"), report, Limits())
+        return [(d.code, d.message) for d in report]
+
+    fresh = diagnostics()
+    assert fresh and _loads(cache_dir)
+    assert diagnostics() == fresh
