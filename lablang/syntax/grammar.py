@@ -325,7 +325,7 @@ def _store(path: Path, parser: lark.Lark) -> None:
         except BaseException:
             os.unlink(temp)
             raise
-    except (OSError, ValueError, TypeError):
+    except Exception:  # a cache that cannot be written never stops parsing
         pass
 
 
