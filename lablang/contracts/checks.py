@@ -700,17 +700,7 @@ def _houdini(
     non-terminal state satisfying the survivors has every operation disabled.
     """
     s = _Session(budget)
-    u = Unrolling(contract, "ind", ctx=s.ctx)
-    for e in contract.evidence:
-        value, dom = fresh(e.type, f"ind.ev.{e.name}", s.ctx)
-        u.evidence[e.name] = value
-        s.add(dom)
-    state: dict[str, Any] = {}
-    for v in contract.variables:
-        value, dom = fresh(v.type, f"ind.{v.name}@0", s.ctx)
-        state[v.name] = value
-        s.add(dom)
-    u.states.append(state)
+    u = _arbitrary_state(contract, "ind", s)
     s.add(u.extend())
 
     def term(key: str, t: int) -> Any:
@@ -734,17 +724,7 @@ def _houdini(
     if deadlock:
         # a fresh state without the step constraints (which would demand a successor)
         d = _Session(budget)
-        w = Unrolling(contract, "dl", ctx=d.ctx)
-        for e in contract.evidence:
-            value, dom = fresh(e.type, f"dl.ev.{e.name}", d.ctx)
-            w.evidence[e.name] = value
-            d.add(dom)
-        here: dict[str, Any] = {}
-        for v in contract.variables:
-            value, dom = fresh(v.type, f"dl.{v.name}@0", d.ctx)
-            here[v.name] = value
-            d.add(dom)
-        w.states.append(here)
+        w = _arbitrary_state(contract, "dl", d)
         invariants = [
             w.holds(0, contract.invariants[int(k.removeprefix("invariant"))].expr)
             for k in sorted(alive)
@@ -1153,3 +1133,19 @@ def _solve(ctx: Any, cons: Sequence[Any], goal: Any) -> bool:
     solver = z3.Solver(ctx=ctx)
     solver.add(*(as_bool(c, ctx) for c in cons), as_bool(goal, ctx))
     return bool(solver.check() == z3.sat)
+
+
+def _arbitrary_state(contract: Any, prefix: str, session: _Session) -> Unrolling:
+    """An unrolling whose first state (and evidence) is any typed value, not the initial one."""
+    unrolling = Unrolling(contract, prefix, ctx=session.ctx)
+    for e in contract.evidence:
+        value, dom = fresh(e.type, f"{prefix}.ev.{e.name}", session.ctx)
+        unrolling.evidence[e.name] = value
+        session.add(dom)
+    state: dict[str, Any] = {}
+    for v in contract.variables:
+        value, dom = fresh(v.type, f"{prefix}.{v.name}@0", session.ctx)
+        state[v.name] = value
+        session.add(dom)
+    unrolling.states.append(state)
+    return unrolling
