@@ -12,7 +12,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -64,50 +64,50 @@ def _emit(text: str, output: Path | None) -> None:
         write_atomic(output, text)
 
 
+def _load_first(
+    path: Path,
+    report: Report,
+    name: str | None,
+    roots: Sequence[Path],
+    kind: str,
+    code: str,
+    example: str,
+) -> Any:
+    """The (first, or named) declaration of `kind` that its backend builds from a file."""
+    import importlib
+
+    check_program = importlib.import_module(f"lablang.{kind}s.front").check_program
+    result = load_program(path, report, roots)
+    if result is None or report.has_errors:
+        return None
+    found = [d for d in check_program(result.program, report) if name is None or d.name == name]
+    if not found:
+        what = f"{kind} named `{name}`" if name else f"`{kind}` declaration"
+        report.add(
+            code,
+            f"`{path}` has no {what}",
+            result.source,
+            label=f"no {kind}",
+            help=f"write `{example}`",
+        )
+        return None
+    return found[0]
+
+
 def load_protocol(
     path: Path, report: Report, name: str | None = None, roots: Sequence[Path] = ()
 ) -> Protocol | None:
     """The (first, or named) protocol of a file, checked; None if there is none."""
-    from lablang.protocols.front import check_program
-
-    result = load_program(path, report, roots)
-    if result is None or report.has_errors:
-        return None
-    protocols = [p for p in check_program(result.program, report) if name is None or p.name == name]
-    if not protocols:
-        what = f"protocol named `{name}`" if name else "`protocol` declaration"
-        report.add(
-            "E0806",
-            f"`{path}` has no {what}",
-            result.source,
-            label="no protocol",
-            help="write `protocol NAME { step ... }`",
-        )
-        return None
-    return protocols[0]
+    return _load_first(path, report, name, roots, "protocol", "E0806", "protocol NAME { step ... }")
 
 
 def load_rubric(
     path: Path, report: Report, name: str | None = None, roots: Sequence[Path] = ()
 ) -> Rubric | None:
     """The (first, or named) rubric of a file; None if there is none or it has errors."""
-    from lablang.rubrics.front import check_program
-
-    result = load_program(path, report, roots)
-    if result is None or report.has_errors:
-        return None
-    rubrics = [r for r in check_program(result.program, report) if name is None or r.name == name]
-    if not rubrics:
-        what = f"rubric named `{name}`" if name else "`rubric` declaration"
-        report.add(
-            "E0821",
-            f"`{path}` has no {what}",
-            result.source,
-            label="no rubric",
-            help='write `rubric NAME { item ID "criterion" weight W }`',
-        )
-        return None
-    return rubrics[0]
+    return _load_first(
+        path, report, name, roots, "rubric", "E0821", 'rubric NAME { item ID "criterion" weight W }'
+    )
 
 
 def _exit(report: Report) -> None:
