@@ -1,0 +1,42 @@
+"""The README's two commands and CI's script stay in step."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    return [block.strip() for block in re.findall(r"```sh\n(.*?)```", quick, re.S)]
+
+
+def test_readme_quick_start_gives_exactly_two_commands() -> None:
+    """The quick start has one install-and-run command and one test command."""
+    commands = _readme_commands()
+    assert len(commands) == 2, commands
+    assert commands[0].startswith("pip install . && lablang ")
+    assert "python -m pytest" in commands[1]
+
+
+def test_ci_runs_the_readme_test_command_in_a_fresh_venv() -> None:
+    """`.ci/run` creates a new virtual environment, activates it and runs the README's test command verbatim."""
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    lines = [line.strip() for line in script.splitlines()]
+    venv_at = next(i for i, line in enumerate(lines) if line.startswith("python3 -m venv "))
+    activate_at = next(i for i, line in enumerate(lines) if line.endswith('/bin/activate"'))
+    test_command = _readme_commands()[1]
+    assert test_command in lines
+    assert venv_at < activate_at < lines.index(test_command)
+
+
+def test_test_extra_lists_the_wheel_build_backend() -> None:
+    """The `test` extra names the build backend that `pip wheel --no-build-isolation` needs."""
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    backend = re.search(r'requires = \["(hatchling[^"]*)"\]', pyproject)
+    assert backend is not None
+    test_extra = pyproject.split("test = [", 1)[1].split("]", 1)[0]
+    assert f'"{backend.group(1)}"' in test_extra
