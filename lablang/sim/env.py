@@ -1,6 +1,6 @@
 """A policy interface in the Gymnasium convention: `reset()` and `step(action)`.
 
-Observations: the gantry's joint positions (proprioception), the TCP position, every
+Observations: the robot's joint positions (proprioception), the TCP position, every
 free object's pose (position and quaternion), and optionally a camera image.
 Actions: an end-effector target `[x, y, z, yaw, tilt, grip]` (metres, radians, and the
 half-opening of the fingers in metres), applied for one 20 ms control tick.
@@ -340,9 +340,7 @@ class TaskEnv:
         rt = self.rt
         assert rt is not None
         m, d = rt.model, rt.data
-        proprio = np.array(
-            [d.qpos[m.joint(j).qposadr[0]] for j in ("gx", "gy", "gz", "gyaw", "gtilt", "fl", "fr")]
-        )
+        proprio = np.array([d.qpos[m.joint(j).qposadr[0]] for j in rt.robot.joints])
         objects = {}
         for name, info in rt.infos.items():
             if info.free:

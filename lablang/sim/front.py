@@ -26,6 +26,7 @@ from lablang.diagnostics import Report
 from lablang.resolve import Program
 from lablang.sim import catalog
 from lablang.sim import model as sm
+from lablang.sim.robots import DEFAULT_ROBOT, ROBOTS
 from lablang.source import Source, Span
 from lablang.units import UNITS
 
@@ -78,9 +79,12 @@ class _Front:
         entities: list[sm.Entity] = []
         randomizations: list[sm.Randomization] = []
         interventions: list[sm.Intervention] = []
+        robot = DEFAULT_ROBOT
         members = decl.body.members if decl.body else ()
         for member in members:
             match member:
+                case ast.Field(key="robot"):
+                    robot = self.robot(member) or robot
                 case ast.Field():
                     entity = self.entity(member)
                     if entity is not None:
@@ -104,7 +108,9 @@ class _Front:
             self.error(
                 "E0708", f"a scene may hold at most {catalog.MAX_ENTITIES} entities", decl.name_span
             )
-        scene = sm.Scene(decl.name, tuple(entities), tuple(randomizations), tuple(interventions))
+        scene = sm.Scene(
+            decl.name, tuple(entities), tuple(randomizations), tuple(interventions), robot
+        )
         self.check_placements(scene)
         for event in interventions:
             host = scene.entity(event.entity)
@@ -132,6 +138,23 @@ class _Front:
             if isinstance(rand, sm.RoleBinding):
                 self.check_role(rand, scene, decl.name_span)
         return None if self.failed else scene
+
+    def robot(self, field: ast.Field) -> str | None:
+        """`robot: panda` (or `gantry`, the default): which robot the scene's tasks run on."""
+        name = field.value.id if isinstance(field.value, ast.Name) else ""
+        if name in ROBOTS:
+            return name
+        guess = did_you_mean(name, ROBOTS) if name else None
+        self.error(
+            "E0730",
+            f"unknown robot `{name or '?'}`",
+            field.value.span,
+            label="not a robot the simulator can build",
+            help=f"did you mean `{guess}`?"
+            if guess
+            else "known robots: " + ", ".join(f"`{r}`" for r in ROBOTS),
+        )
+        return None
 
     def entity(self, field: ast.Field) -> sm.Entity | None:
         value: ast.Expr = field.value

@@ -20,6 +20,7 @@ import numpy as np
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
 from lablang.sim.build import Built
 from lablang.sim.model import InSlot, OnSurface
+from lablang.sim.robots import robot_named
 
 GRAVITY = 9.81
 LIQUID_DENSITY = 1000.0  # kg/m^3; contents are water-like unless stated
@@ -155,6 +156,7 @@ _RUNTIME_FIELDS = (
     "interventions",
     "coordination",
     "stirred",
+    "robot_state",
     "_warning_bytes",
 )
 
@@ -203,8 +205,8 @@ class Runtime:
         self.owner_names = [*self.infos, "gripper"]
         self.gripper_index = len(self.owner_names) - 1
         root_of = {info.body: i for i, info in enumerate(self.infos.values())}
-        for name in ("gantry_x",):
-            root_of[name] = self.gripper_index
+        self.robot = robot_named(built.robot)
+        root_of[self.robot.root_body] = self.gripper_index
         body_owner = np.full(m.nbody, -1, dtype=np.int64)
         for b in range(m.nbody):
             walk = b
@@ -296,7 +298,9 @@ class Runtime:
         self._bad_warning_index = np.array([int(w) for w in _BAD_WARNINGS])
         self._baseline_warnings = np.zeros(len(_BAD_WARNINGS), dtype=np.int64)
         self._warning_bytes = b""
-        self._ctrl, self._qpos, self._qvel = self.data.ctrl[:7], self.data.qpos, self.data.qvel
+        self._qpos, self._qvel = self.data.qpos, self.data.qvel
+        self.robot_state = np.zeros(0)  # the robot controller's own state (the arm's IK)
+        self._robot = self.robot.controller(self)
         # a view kept once: building it through `data.warning` every check costs more
         self._warning_numbers = self.data.warning.number
         self._sensordata = self.data.sensordata
@@ -317,8 +321,7 @@ class Runtime:
         for name, angle in self.built.rotor_angles.items():
             d.qpos[m.joint(self.infos[name].rotor_joint).qposadr[0]] = angle
         self.cmd[:] = [0.3, -0.25, 0.3 + TCP_DROP - GANTRY_Z, 0.0, 0.0, 0.02, 0.02]
-        for i, jname in enumerate(("gx", "gy", "gz", "gyaw", "gtilt", "fl", "fr")):
-            d.qpos[m.joint(jname).qposadr[0]] = self.cmd[i]
+        self._robot.reset()
         mujoco.mj_forward(m, d)
         for name, info in self.infos.items():
             if not info.free:
@@ -372,7 +375,7 @@ class Runtime:
     # ------------------------------------------------------------ the tick
 
     def tick(self) -> None:
-        self._ctrl[:] = self.cmd
+        self._robot.write()
         if self.interventions:
             self._drive_interventions(self.time + self.dt)
         mujoco.mj_step(self.model, self.data, nstep=self.substeps)
@@ -432,7 +435,7 @@ class Runtime:
         # bit-identical only if they are the same too
         self.data = copy.copy(checkpoint.data)
         d = self.data
-        self._ctrl, self._qpos, self._qvel = d.ctrl[:7], d.qpos, d.qvel
+        self._qpos, self._qvel = d.qpos, d.qvel
         self._warning_numbers = d.warning.number
         self._sensordata = d.sensordata
         # copied again, so that one checkpoint can be restored any number of times
