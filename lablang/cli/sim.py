@@ -24,7 +24,32 @@ TASK_OPTION = click.option(
 )
 
 
-def _load(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
+ROBOT_OPTION = click.option(
+    "--robot",
+    type=click.Choice(["gantry", "panda"]),
+    default=None,
+    help="Run on this robot instead of the scene's (`panda` needs the `robot` extra).",
+)
+
+
+def _load(
+    file: str, roots: tuple[str, ...], task_name: str | None, robot: str | None = None
+) -> Any:
+    task = _load_task(file, roots, task_name)
+    if robot is None:
+        return task
+    from lablang.sim.robots import with_robot
+
+    return with_robot(task, robot)
+
+
+def _robot_missing(error: Exception) -> None:
+    """A robot extra is not installed: said plainly (exit 2), never as an internal error."""
+    click.echo(f"error: {error}", err=True)
+    sys.exit(2)
+
+
+def _load_task(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
     from lablang.diagnostics.render import render_texts
     from lablang.sim import load_tasks
 
@@ -68,6 +93,14 @@ def _load(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
     default=None,
     help="Write the episode's event, observation and score records (JSON lines) here.",
 )
+@click.option(
+    "--video",
+    "video",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the episode as an MP4 (front camera, 960x720, 25 fps; the `robot` extra).",
+)
+@ROBOT_OPTION
 @TASK_OPTION
 @PATH_OPTION
 def simulate_command(
@@ -76,6 +109,8 @@ def simulate_command(
     render_dir: str | None,
     as_json: bool,
     record: str | None,
+    video: str | None,
+    robot: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
@@ -88,10 +123,20 @@ def simulate_command(
     from lablang.output import write_atomic
     from lablang.sim import simulate_task
     from lablang.sim.episode import episode_json
+    from lablang.sim.robots import RobotMissing
 
-    task = _load(file, roots, task_name)
+    task = _load(file, roots, task_name, robot)
     try:
-        result = simulate_task(task, seed, render_dir)
+        if video is not None:
+            from lablang.sim.video import record_video
+
+            result = record_video(task, seed, video)
+            if render_dir is not None:  # keyframes too: the same run again (deterministic)
+                result = simulate_task(task, seed, render_dir)
+        else:
+            result = simulate_task(task, seed, render_dir)
+    except (RobotMissing, RuntimeError) as error:
+        _robot_missing(error)
     except Exception as error:  # a bug in lablang: reported, never a traceback
         _internal_error(file, error)
     payload = episode_json(result)
@@ -151,7 +196,7 @@ def simulate_command(
     default=None,
     help="Write the certificate JSON here (printed otherwise).",
 )
-@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@click.option("--no-progress", is_flag=True, help="Hide the progress bar (shown on a terminal).")
 @click.option(
     "--records",
     "records_dir",
@@ -159,6 +204,7 @@ def simulate_command(
     default=None,
     help="Write each instance's event, observation and score records (SEED.jsonl) here.",
 )
+@ROBOT_OPTION
 @TASK_OPTION
 @PATH_OPTION
 def certify_command(
@@ -169,6 +215,7 @@ def certify_command(
     out: str | None,
     no_progress: bool,
     records_dir: str | None,
+    robot: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
@@ -181,12 +228,15 @@ def certify_command(
     from lablang.output import write_atomic
     from lablang.sim import certify_task
     from lablang.sim.certify import certificate_json
+    from lablang.sim.robots import RobotMissing
 
-    task = _load(file, roots, task_name)
+    task = _load(file, roots, task_name, robot)
     try:
         certificate = certify_task(
             task, instances, seed, jobs, progress=not no_progress, records_dir=records_dir
         )
+    except RobotMissing as error:
+        _robot_missing(error)
     except Exception as error:  # a bug in lablang: reported, never a traceback
         _internal_error(file, error)
     text = certificate_json(certificate)
@@ -229,6 +279,7 @@ def _internal_error(file: str, error: Exception) -> None:
     default=None,
     help="Write each episode's event, observation and score records (SEED.jsonl) here.",
 )
+@ROBOT_OPTION
 @TASK_OPTION
 @PATH_OPTION
 def evaluate_command(
@@ -238,6 +289,7 @@ def evaluate_command(
     seed: int,
     max_seconds: float,
     records_dir: str | None,
+    robot: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
@@ -251,7 +303,7 @@ def evaluate_command(
 
     from lablang.sim.env import evaluate_policy
 
-    task = _load(file, roots, task_name)
+    task = _load(file, roots, task_name, robot)
     module_name, _, function_name = policy_ref.partition(":")
     try:
         policy = getattr(importlib.import_module(module_name), function_name)

@@ -43,6 +43,7 @@ class CameraRig:
         renderer.update_scene(data, camera=camera)
         renderer.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = False
         renderer.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
+        renderer.scene.flags[mujoco.mjtRndFlag.mjRND_SKYBOX] = False
         return np.array(renderer.render(), copy=True)
 
     def close(self) -> None:

@@ -22,6 +22,7 @@ import numpy as np
 
 from lablang.sim.episode import EpisodeResult, run_episode
 from lablang.sim.model import Task
+from lablang.sim.progress import progress as progress_bar
 
 RERUN_TIMESTEP = 0.001
 
@@ -91,19 +92,21 @@ def certify_task(
     With `records_dir`, each instance's event, observation and score records are written
     there as `SEED.jsonl` (re-scored by `lablang replay`).
     """
+    seeds = instance_seeds(seed, instances)
+    stream = progress_bar(_outcomes(task, seeds, jobs), instances, f"certify {task.name}", progress)
+    return certificate_of(task, seed, list(stream), records_dir)
+
+
+def certificate_of(
+    task: Task, seed: int, outcomes: list[InstanceOutcome], records_dir: Path | None = None
+) -> dict[str, Any]:
+    """The certificate of instances already run (from base seed `seed`, in seed order)."""
     import mujoco
 
     import lablang
 
-    seeds = instance_seeds(seed, instances)
-    stream = _outcomes(task, seeds, jobs)
-    if progress:
-        from tqdm import tqdm
-
-        stream = tqdm(
-            stream, total=instances, desc=f"certify {task.name}", unit="instance", file=sys.stderr
-        )
-    outcomes = list(stream)
+    instances = len(outcomes)
+    seeds = [o.seed for o in outcomes]
     names = [s.name for s in task.steps]
     passed = dict.fromkeys(names, 0)
     failures: list[dict[str, Any]] = []

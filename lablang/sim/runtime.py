@@ -643,6 +643,10 @@ class Runtime:
     def cmd_tcp(self) -> np.ndarray:
         return np.array([self.cmd[0], self.cmd[1], self.cmd[2] - TCP_DROP + GANTRY_Z])
 
+    def drive_joints(self, joints: np.ndarray) -> None:
+        """Command the robot's arm joints directly for the next tick (no inverse kinematics)."""
+        self._robot.drive_joints(joints)
+
     def set_grip(self, half_width: float) -> None:
         q = min(max(half_width, 0.0), FINGER_MAX)
         self.cmd[5] = q

@@ -52,4 +52,5 @@ class Robot(Protocol):
 
     def controller(self, rt: Runtime) -> Any:
         """A per-runtime object with `reset()` (pose the robot at `rt.cmd` before the
-        first step) and `write()` (turn `rt.cmd` into `rt.data.ctrl`)."""
+        first step), `write()` (turn `rt.cmd` into `rt.data.ctrl`) and `drive_joints(q)`
+        (joint targets for the arm on the next tick instead of the hand command)."""

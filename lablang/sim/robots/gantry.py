@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import mujoco
+import numpy as np
 
 from lablang.sim.assets import build_gripper
 from lablang.sim.robots.base import WRIST_CAMERA
@@ -23,6 +24,10 @@ class GantryController:
         rt = self.rt
         for i, joint in enumerate(JOINTS):
             rt.data.qpos[rt.model.joint(joint).qposadr[0]] = rt.cmd[i]
+
+    def drive_joints(self, joints: np.ndarray) -> None:
+        """The axes' targets are the command itself: x, y, z (carriage), yaw, tilt."""
+        self.rt.cmd[:5] = joints
 
     def write(self) -> None:
         self.rt.data.ctrl[:7] = self.rt.cmd

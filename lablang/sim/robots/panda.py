@@ -109,6 +109,20 @@ def _attach(spec: mujoco.MjSpec) -> None:
             joint.damping, joint.armature = [1.0, 0.0, 0.0], 0.01
         else:
             joint.damping, joint.armature = [2.0, 0.0, 0.0], 0.1
+    for geom in list(arm.geoms):
+        if geom.meshname.endswith("_viz") and geom.meshname != "finger_viz":
+            # the detailed visual meshes (136k faces) cost 100 ms a frame in software
+            # rendering: the collision meshes, shown instead, cost a few
+            arm.delete(geom)
+        elif geom.contype or geom.conaffinity:
+            # the links' own collision group (bit 3): they meet the scene (bit 1) but not
+            # each other, as a real arm's self-collision checking keeps them apart
+            geom.contype, geom.conaffinity = 4, 1
+            geom.group, geom.rgba = 0, [0.93, 0.93, 0.9, 1.0]
+    arm.delete(arm.site("end_effector"))  # the kitchen's marker; lablang's TCP replaces it
+    for mesh in list(arm.meshes):
+        if mesh.name.endswith("_viz") and mesh.name != "finger_viz":
+            arm.delete(mesh)
     for geom in arm.body("panda0_link0").geoms:  # the base stands on the table
         geom.contype = geom.conaffinity = 0
     for name in ("panda0_rightfinger", "panda0_leftfinger"):
@@ -117,6 +131,9 @@ def _attach(spec: mujoco.MjSpec) -> None:
                 arm.delete(geom)  # capsules standing in for pads: lablang's pads replace them
     frame = spec.worldbody.add_frame(pos=list(BASE_POS))
     spec.attach(arm, frame=frame, prefix=PREFIX)
+    for finger in ("panda0_leftfinger", "panda0_rightfinger"):
+        for link in ("panda0_link5", "panda0_link6"):  # the pads against the folded wrist
+            spec.add_exclude(bodyname1=f"{PREFIX}{finger}", bodyname2=f"{PREFIX}{link}")
     hand = spec.body(f"{PREFIX}panda0_link7").add_body(
         name="hand", pos=[0.0, 0.0, HAND_Z], quat=_hand_quat()
     )
@@ -186,6 +203,7 @@ class PandaController:
         self.finger_qpos = np.array([rt.model.joint(j).qposadr[0] for j in FINGER_JOINTS])
         self.actuators = np.array([rt.model.actuator(f"act_{j}").id for j in JOINTS])
         self._last = np.full(5, np.nan)
+        self._direct = False
 
     def _solve(self, command: np.ndarray, iterations: int) -> None:
         rt, mink = self.rt, self.mink
@@ -218,8 +236,22 @@ class PandaController:
         rt.data.qpos[self.finger_qpos] = rt.cmd[5:7]
         self.write()
 
+    def drive_joints(self, joints: np.ndarray) -> None:
+        """Joint targets for the next tick, within the joints' ranges (no IK this tick)."""
+        model = self.config.model
+        low, high = model.jnt_range[:7, 0], model.jnt_range[:7, 1]
+        self.rt.robot_state[:7] = np.clip(joints, low, high)
+        self._direct = True
+
     def write(self) -> None:
         rt = self.rt
+        if self._direct:  # joint targets given for this tick
+            self._direct = False
+            self._last[:] = np.nan  # the next hand command is solved from these joints
+            ctrl = rt.data.ctrl
+            ctrl[self.actuators[:7]] = rt.robot_state[:7]
+            ctrl[self.actuators[7:]] = rt.cmd[5:7]
+            return
         command = rt.cmd[:5]
         # a constant command needs no new solution (holds, settles, waits)
         state = rt.robot_state
