@@ -297,8 +297,7 @@ class TaskEnv:
         return None
 
     def _confirm_pending(self) -> None:
-        from lablang.sim.predicates import in_slot, on, slot_of
-        from lablang.sim.skills import SlotTarget
+        from lablang.sim.state import SlotTarget, in_slot, on, slot_of
 
         rt = self.rt
         assert rt is not None

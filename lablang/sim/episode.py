@@ -473,8 +473,7 @@ def _confirm(
     rt: Runtime, func: str, obj: str | None, target: Any, result: SkillResult
 ) -> tuple[bool, str | None]:
     """The physical confirmation of a skill call, and where its object actually is."""
-    from lablang.sim.predicates import grasped, in_slot, on, slot_of
-    from lablang.sim.skills import SlotTarget
+    from lablang.sim.state import SlotTarget, grasped, in_slot, on, slot_of
 
     if obj is None or not rt.infos[obj].free:
         return result.ok, None

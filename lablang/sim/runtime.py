@@ -20,6 +20,7 @@ import numpy as np
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
 from lablang.sim.build import Built
 from lablang.sim.model import InSlot, OnSurface
+from lablang.sim.state import SlotTarget, on, slot_of
 
 GRAVITY = 9.81
 LIQUID_DENSITY = 1000.0  # kg/m^3; contents are water-like unless stated
@@ -242,8 +243,6 @@ class Runtime:
             for name, info in self.infos.items()
             if info.slots
         }
-        from lablang.sim.skills import SlotTarget
-
         self.slot_list = [
             SlotTarget(name, k) for name, info in self.infos.items() for k in range(len(info.slots))
         ]
@@ -564,8 +563,6 @@ class Runtime:
         return {o for o in self._touching_index(self.gripper_index) if o >= 0}
 
     def _update_thermal(self, dt: float) -> None:
-        from lablang.sim.predicates import on, slot_of
-
         for block in self.heaters:
             self.temperature[block] += (1 - math.exp(-dt / BLOCK_TAU)) * (
                 self.setpoint[block] - self.temperature[block]
