@@ -192,14 +192,32 @@ def certify_command(
     text = certificate_json(certificate)
     if out:
         write_atomic(Path(out), text)
-        rates = ", ".join(f"{k} {v:.0%}" for k, v in certificate["step_pass_rates"].items())
-        click.echo(
-            f"{task.name}: {certificate['success_rate']:.0%} of {instances} instances succeeded "
-            f"({rates}); certificate in {out}"
-        )
+        click.echo(f"{certify_summary(task.name, certificate)}; certificate in {out}")
     else:
         click.echo(text, nl=False)
     sys.exit(0 if certificate["certified"] else 1)
+
+
+def certify_summary(task: str, certificate: dict[str, Any]) -> str:
+    """One line: how many instances succeeded, failed and faulted, and the step pass rates.
+
+    >>> certify_summary("t", {"instances": 2, "success_rate": 0.0, "faults": [{}, {}],
+    ...                       "failures": [], "step_pass_rates": {"a": 0.0}})
+    't: 2 of 2 instances faulted (simulator faults, not task results); a 0%'
+    """
+    instances = certificate["instances"]
+    faulted = len(certificate["faults"])
+    succeeded = round(certificate["success_rate"] * instances)
+    failed = instances - succeeded - faulted
+    rates = ", ".join(f"{k} {v:.0%}" for k, v in certificate["step_pass_rates"].items())
+    if faulted == instances:
+        return f"{task}: {faulted} of {instances} instances faulted (simulator faults, not task results); {rates}"
+    parts = [f"{succeeded} of {instances} instances succeeded"]
+    if failed:
+        parts.append(f"{failed} failed")
+    if faulted:
+        parts.append(f"{faulted} faulted")
+    return f"{task}: {', '.join(parts)} ({rates})"
 
 
 def _internal_error(file: str, error: Exception) -> None:

@@ -97,7 +97,7 @@ def certify_task(
 
     seeds = instance_seeds(seed, instances)
     stream = _outcomes(task, seeds, jobs)
-    if progress:
+    if progress and sys.stderr.isatty():  # no carriage-return bar in a log file or a pipe
         from tqdm import tqdm
 
         stream = tqdm(
@@ -166,9 +166,9 @@ def certify_task(
         "instances": instances,
         "seeds": seeds,
         "steps": names,
-        "step_pass_rates": {n: passed[n] / instances for n in names},
-        "mean_credit": sum(credits) / instances if instances else 0.0,
-        "success_rate": successes / instances if instances else 0.0,
+        "step_pass_rates": {n: round(passed[n] / instances, 6) for n in names},
+        "mean_credit": round(sum(credits) / instances, 6) if instances else 0.0,
+        "success_rate": round(successes / instances, 6) if instances else 0.0,
         "certified": instances > 0 and successes == instances,
         "failures": failures,
         "faults": faults,

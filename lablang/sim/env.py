@@ -458,8 +458,8 @@ def evaluate_policy(
         "episodes": episodes,
         "seed": seed,
         "steps": names,
-        "step_pass_rates": {n: passed[n] / episodes for n in names},
-        "mean_credit": sum(credits) / episodes,
-        "success_rate": sum(c == 1.0 for c in credits) / episodes,
+        "step_pass_rates": {n: round(passed[n] / episodes, 6) for n in names},
+        "mean_credit": round(sum(credits) / episodes, 6),
+        "success_rate": round(sum(c == 1.0 for c in credits) / episodes, 6),
         "outcomes": outcomes,
     }

@@ -181,6 +181,7 @@ class EpisodeRunner:
         self.stopped = False
         self.fault: Fault | None = None
         self.current = "reset"
+        self._step_started = (0.0, self.started)  # simulated and wall time the step began
         self._renderer = _Keyframes(self.rt, render_dir) if render_dir is not None else None
         contents: dict[str, list[tuple[str, float, str]]] = {}
         for entity in task.scene.entities:
@@ -202,6 +203,7 @@ class EpisodeRunner:
             index = len(self.results)
             step = steps[index]
             self.current = step.name
+            self._step_started = (self.rt.time, wallclock.perf_counter())
             try:
                 result = self._run_step(step)
             except SimFault as error:
@@ -283,7 +285,17 @@ class EpisodeRunner:
 
     def _faulted(self, error: SimFault) -> None:
         self.fault = Fault(error.kind, error.detail, error.time, self.current)
-        self.results.append(StepResult(self.current, "fault", str(error)))
+        start, wall0 = self._step_started
+        self.results.append(
+            StepResult(
+                self.current,
+                "fault",
+                str(error),
+                start=start,
+                end=error.time,
+                wall=wallclock.perf_counter() - wall0,
+            )
+        )
         self.events.append(
             Event("fault", error.time, self.current, detail=f"{error.kind}: {error.detail}")
         )
@@ -599,7 +611,10 @@ class _Keyframes:
 
         from lablang.output import write_atomic
 
-        self.renderer.update_scene(self.rt.data, camera="overview")
+        # sites are markers for the predicates (slot frames, a surface's top), not objects
+        option = mujoco.MjvOption()
+        option.sitegroup[:] = 0
+        self.renderer.update_scene(self.rt.data, camera="overview", scene_option=option)
         self.renderer.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = False
         self.renderer.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
         path = self.folder / f"{index:02d}_{name}.png"
@@ -638,6 +653,6 @@ def episode_json(result: EpisodeResult) -> dict[str, Any]:
     for step in data["steps"]:
         step["wall"] = round(step["wall"], 4)
     data["wall_time"] = round(result.wall_time, 4)
-    data["credit"] = result.credit
+    data["credit"] = round(result.credit, 6)
     data["succeeded"] = result.succeeded
     return data

@@ -850,12 +850,14 @@ class _Front:
                         return sm.Num(value, dimension, span=node.span)
             case ast.String(value=value):
                 return sm.Text(value, span=node.span)
+            case ast.Bool(value=value):
+                return sm.Bool(value, span=node.span)
             case _:
                 pass
         self.error(
             "E0708",
             "this expression is not supported in a task (partial: predicates, "
-            "`and`/`or`/`not`, comparisons, entities, slots and quantities of length, mass, "
+            "`and`/`or`/`not`, `true`/`false`, comparisons, entities, slots and quantities of length, mass, "
             "volume, time and angle are)",
             node.span,
         )
@@ -993,7 +995,7 @@ def _lookup(scene: sm.Scene, name: str) -> sm.Entity | None:
 
 def _refs(expr: sm.Expr | None) -> Iterator[str]:
     match expr:
-        case None | sm.Num() | sm.Text():
+        case None | sm.Num() | sm.Bool() | sm.Text():
             return
         case sm.Ref(name=name):
             yield name

@@ -43,6 +43,14 @@ class Num:
 
 
 @attrs.frozen(slots=True)
+class Bool:
+    """`true` or `false` (a step whose success is `true` passes once its program has run)."""
+
+    value: bool
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True)
 class Text:
     value: str
     span: Span | None = attrs.field(default=None, eq=False)
@@ -83,7 +91,7 @@ class Compare:
     span: Span | None = attrs.field(default=None, eq=False)
 
 
-Expr: TypeAlias = Ref | Num | Text | Call | Logic | Not | Compare
+Expr: TypeAlias = Ref | Num | Bool | Text | Call | Logic | Not | Compare
 
 
 # ---------------------------------------------------------------- scenes
@@ -232,7 +240,7 @@ def bind_expr(expr: Expr, bindings: dict[str, str]) -> Expr:
         case Ref():
             bound = bindings.get(expr.name)
             return expr if bound is None else attrs.evolve(expr, name=bound)
-        case Num() | Text():
+        case Num() | Bool() | Text():
             return expr
         case Call():
             return attrs.evolve(

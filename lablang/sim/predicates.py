@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from lablang.sim.model import Call, Compare, Expr, Logic, Not, Num, Ref, Text
+from lablang.sim.model import Bool, Call, Compare, Expr, Logic, Not, Num, Ref, Text
 from lablang.sim.runtime import Runtime
 from lablang.sim.state import (
     CAP_CLOSED_TURNS,
@@ -86,7 +86,7 @@ class Evaluator:
                 return self._call(expr)
             case Ref():
                 return resolve_ref(self.rt, expr)
-            case Num(value=value):
+            case Num(value=value) | Bool(value=value):
                 return value
             case Text(value=value):
                 return value
@@ -350,6 +350,8 @@ def _text(expr: Expr) -> str:
         case Num(value=value, dimension=dim):
             scale, unit = _DISPLAY_UNITS.get(dim, (1.0, ""))
             return f"{value * scale:g}{' ' + unit if unit else ''}"
+        case Bool(value=value):
+            return "true" if value else "false"
         case Text(value=value):
             return f'"{value}"'
         case Call(func=func, args=args, kwargs=kwargs):
