@@ -87,7 +87,7 @@ def simulate_command(
     """
     from lablang.output import write_atomic
     from lablang.sim import simulate_task
-    from lablang.sim.episode import episode_json
+    from lablang.sim.episode import episode_json, premature_reason
 
     task = _load(file, roots, task_name)
     try:
@@ -129,6 +129,8 @@ def simulate_command(
             click.echo(
                 f"simulator fault (not a task failure): {result.fault.kind}: {result.fault.detail}"
             )
+        for touch in result.premature:
+            click.echo(premature_reason(result, touch))
         lost = [s.name for s, ok in zip(result.steps, result.persisted, strict=False) if not ok]
         if lost:
             click.echo(f"no longer holding at the end: {', '.join(lost)}")

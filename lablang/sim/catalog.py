@@ -168,6 +168,8 @@ MAX_STEPS = 64
 MAX_CALLS_PER_STEP = 32
 MAX_CHECK_WINDOW = 60.0  # s
 MAX_WAIT = 600.0  # s
+MAX_EVENTS = 16  # scripted events per scene
+MAX_EVENT_ACTIONS = 8  # actions per event
 MAX_EPISODE_TIME = 1800.0  # s of simulated time per episode (all steps, all windows)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from lablang.sim.episode import EpisodeResult, run_episode
+from lablang.sim.episode import EpisodeResult, premature_reason, run_episode
 from lablang.sim.model import Task
 
 RERUN_TIMESTEP = 0.001
@@ -145,6 +145,16 @@ def certify_task(
                     "step": first.name,
                     "reason": first.reason,
                     "failing": list(first.failing),
+                }
+            )
+        elif result.premature:
+            first_touch = result.premature[0]
+            failures.append(
+                {
+                    "seed": outcome.seed,
+                    "step": first_touch.step,
+                    "reason": premature_reason(result, first_touch),
+                    "failing": [],
                 }
             )
         elif not all(result.persisted):

@@ -101,8 +101,17 @@ class EpisodeResult:
         return passed / len(self.steps) if self.steps else 1.0
 
     @property
+    def premature(self) -> tuple[Event, ...]:
+        """Robot contact with what a scripted event guards, before the event started."""
+        return tuple(e for e in self.events if e.kind == "premature")
+
+    @property
     def succeeded(self) -> bool:
-        return self.fault is None and self.credit == 1.0 and all(self.persisted)
+        """Every step passed and persisted, no fault, and no premature interaction (the
+        expert's own program is held to the events' guards too)."""
+        return (
+            self.fault is None and self.credit == 1.0 and all(self.persisted) and not self.premature
+        )
 
 
 def run_episode(
@@ -449,6 +458,17 @@ class EpisodeRunner:
             )
         )
         return result
+
+
+def premature_reason(result: EpisodeResult, touch: Event) -> str:
+    """`premature interaction: the robot touched `centrifuge` at 1.24 s, before event
+    `lid_off` started (at 3.96 s)`."""
+    start = next((s for name, s, _, _ in result.interventions if name == touch.detail), None)
+    when = f" (at {start:.2f} s)" if start is not None else ""
+    return (
+        f"premature interaction: the robot touched `{touch.object}` at {touch.time:.2f} s, "
+        f"before event `{touch.detail}` started{when}"
+    )
 
 
 def coordination_events(rt: Runtime, steps: list[StepResult]) -> list[Event]:

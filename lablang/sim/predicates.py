@@ -187,7 +187,7 @@ def _p_open(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> boo
         return name in rt.uncapped or cap_turns(rt, name) >= CAP_OPEN_TURNS - 0.02
     if not rt.infos[name].lid_joint:
         raise SpecError(f"`{name}` has no lid")
-    return lid_angle(rt, name) >= LID_OPEN
+    return name in rt.lids_removed or lid_angle(rt, name) >= LID_OPEN
 
 
 def _p_closed(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
@@ -197,7 +197,7 @@ def _p_closed(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> b
         return name not in rt.uncapped and cap_turns(rt, name) <= CAP_CLOSED_TURNS
     if not rt.infos[name].lid_joint:
         raise SpecError(f"`{name}` has no lid")
-    return lid_angle(rt, name) <= LID_CLOSED
+    return name not in rt.lids_removed and lid_angle(rt, name) <= LID_CLOSED
 
 
 def _p_balanced(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:

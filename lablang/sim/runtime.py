@@ -17,6 +17,7 @@ import attrs
 import mujoco
 import numpy as np
 
+from lablang.sim.actors import Actors
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
 from lablang.sim.build import Built
 from lablang.sim.model import InSlot, OnSurface
@@ -103,22 +104,6 @@ class Ledger:
         return total
 
 
-@attrs.define
-class InterventionState:
-    """A scripted move of a fixture, and what the gripper did before and after it began."""
-
-    name: str
-    entity: str
-    start: float
-    duration: float
-    delta: tuple[float, float]
-    actuator: int  # the x servo; the y servo follows it
-    contact_ticks_before: int = 0  # ticks in which the gripper touched the fixture or its load
-    first_contact_after: float | None = None  # simulated time of the first touch after the start
-    armed: bool = False  # a step waits for this event: touching before it starts is premature
-    touching: bool = False  # the gripper touched the fixture or its load in the last tick
-
-
 @attrs.frozen
 class Checkpoint:
     """Everything needed to continue an episode exactly: the MuJoCo integration state, the
@@ -155,12 +140,15 @@ _RUNTIME_FIELDS = (
     "uncapped",
     "interventions",
     "coordination",
+    "lids_removed",
+    "parked",
+    "_geom_bits",
     "stirred",
     "_warning_bytes",
 )
 
 
-class Runtime:
+class Runtime(Actors):
     """A running episode: model, data, gripper command, ledger, scales, trace hash."""
 
     def __init__(
@@ -259,21 +247,7 @@ class Runtime:
                 for t in self.slot_list
             ]
         ).reshape(-1, 3)
-        self.interventions = [
-            InterventionState(
-                event.name,
-                event.entity,
-                start,
-                event.duration,
-                (event.dx, event.dy),
-                int(m.actuator(f"{event.entity}_move_x").id),
-            )
-            for event, start in built.interventions
-        ]
-        # (kind, time, event, entity): "trigger" when an event starts, "premature" at each
-        # onset of touching its fixture (or load) while a step waits for it, "response" at
-        # the first touch after it started
-        self.coordination: list[tuple[str, float, str, str]] = []
+        self._init_actors(built)
         self.heaters = [name for name, info in self.infos.items() if info.heater]
         self.tip_geoms = {
             name: m.geom(f"{name}_tip").id
@@ -339,6 +313,7 @@ class Runtime:
             for substance, amount, kind in items:
                 self.ledger.kinds[substance] = kind
                 self.add_contents(container, substance, amount)
+        self._park_absent()
         mujoco.mj_forward(m, d)
         self._baseline_warnings = d.warning.number[self._bad_warning_index].copy()
         self._warning_bytes = d.warning.number.tobytes()
@@ -373,7 +348,7 @@ class Runtime:
     def tick(self) -> None:
         self._ctrl[:] = self.cmd
         if self.interventions:
-            self._drive_interventions(self.time + self.dt)
+            self._actors_before_step(self.time + self.dt)
         mujoco.mj_step(self.model, self.data, nstep=self.substeps)
         self.ticks += 1
         self.physics_steps += self.substeps
@@ -388,7 +363,7 @@ class Runtime:
                 if pressed:
                     self._on_press(*key)
         if self.interventions:
-            self._watch_interventions()
+            self._actors_after_step()
         if self.heaters and self.ticks % THERMAL_EVERY == 0:
             self._update_thermal(self.dt * THERMAL_EVERY)
         self._check_health()
@@ -513,54 +488,9 @@ class Runtime:
         state = self.scales[name]
         return self.time - state.stable_since >= SCALE_STABLE_WINDOW - 1e-9
 
-    def _drive_interventions(self, t: float) -> None:
-        for event in self.interventions:
-            linear = min(1.0, max(0.0, (t - event.start) / event.duration))
-            progress = (1 - math.cos(math.pi * linear)) / 2  # smooth start and stop
-            self.data.ctrl[event.actuator] = progress * event.delta[0]
-            self.data.ctrl[event.actuator + 1] = progress * event.delta[1]
-            if linear > 0.0 and not any(e[1] == event.name for e in self.events):
-                self.events.append((self.time, event.name, "intervention started"))
-                self.coordination.append(("trigger", self.time, event.name, event.entity))
-
-    def arm(self, event_name: str) -> None:
-        """A step now waits for this event: touching its fixture before it starts is premature."""
-        for event in self.interventions:
-            if event.name == event_name:
-                event.armed = True
-
-    def _watch_interventions(self) -> None:
-        touched = self._gripper_contacts()
-        d = self.data
-        for event in self.interventions:
-            hit = False
-            if touched:
-                index = self.entity_index[event.entity]
-                centre = d.xpos[self.body_ids[event.entity]]
-                reach = self.infos[event.entity].radius + 0.01
-                hit = index in touched or any(
-                    self.infos[self.owner_names[o]].free
-                    and float(
-                        np.hypot(*(d.xpos[self.body_ids[self.owner_names[o]]][:2] - centre[:2]))
-                    )
-                    < reach
-                    for o in touched
-                    if 0 <= o < len(self.infos)
-                )
-            onset = hit and not event.touching
-            event.touching = hit
-            if not hit:
-                continue
-            if self.time < event.start:
-                event.contact_ticks_before += 1
-                if onset and event.armed:
-                    self.coordination.append(("premature", self.time, event.name, event.entity))
-            elif event.first_contact_after is None:
-                event.first_contact_after = self.time
-                self.coordination.append(("response", self.time, event.name, event.entity))
-
-    def _gripper_contacts(self) -> set[int]:
-        return {o for o in self._touching_index(self.gripper_index) if o >= 0}
+    def _handover_pose(self, name: str) -> np.ndarray:
+        pos, quat = self._placement_pose(self.infos[name], self.built.placements.get(name))
+        return np.concatenate([pos, quat])
 
     def _update_thermal(self, dt: float) -> None:
         for block in self.heaters:

@@ -220,6 +220,7 @@ def skill_place(rt: Runtime, obj: str, target: Any, *, need_slot: bool = False) 
     if (
         isinstance(target, SlotTarget)
         and rt.infos[target.container].lid_joint
+        and target.container not in rt.lids_removed
         and lid_angle(rt, target.container) < 1.0
     ):
         return fail(f"the lid of `{target.container}` is not open")
@@ -390,6 +391,8 @@ def skill_start_centrifuge(rt: Runtime, centrifuge: Any) -> Controller:
         and rt.infos[centrifuge].rotor_joint
     ):
         return fail(f"`{_name(centrifuge)}` is not a centrifuge")
+    if centrifuge in rt.lids_removed:
+        return fail(f"the lid of `{centrifuge}` was removed")
     if lid_angle(rt, centrifuge) > 0.05:
         return fail(f"the lid of `{centrifuge}` is open")
     if not balanced(rt, centrifuge):
@@ -416,6 +419,8 @@ def _swing_lid(rt: Runtime, name: str, goal_angle: float) -> Controller:
     info = rt.infos.get(name)
     if info is None or not info.lid_joint:
         return fail(f"`{name}` has no lid")
+    if name in rt.lids_removed:
+        return fail(f"the lid of `{name}` was removed")
     if rt.held is not None:
         return fail(f"the gripper holds `{rt.held}`")
     hinge, frame, radius = _lid_geometry(rt, name)

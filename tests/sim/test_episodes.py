@@ -177,7 +177,7 @@ def test_scripted_intervention_moves_the_rack_and_is_recorded_apart_from_success
 
     task = task_from(Path("examples/tasks/placement_recall.lab").read_text())
     [event] = task.scene.interventions
-    assert (event.entity, event.start_low, event.start_high) == ("rack", 9.0, 11.0)
+    assert (event.entities, event.start_low, event.start_high) == (("rack",), 9.0, 11.0)
     rt = Runtime(compile_scene(task.scene, np.random.default_rng(5)))
     rt.reset({})
     [state] = rt.interventions
