@@ -255,3 +255,42 @@ task t in s { step a { do { wait(1 s) } success: true } }
 """
     codes = [d.code for d in check_text(text).report]
     assert codes == ["E0714"]
+
+
+def test_a_guard_makes_touching_a_moved_racks_load_premature() -> None:
+    """`guard: [rack, tube]` on a move: picking the tube before the move is premature."""
+    task = _task(
+        """
+scene s {
+  rack: tube_rack(slots: 6) on table at (0.30 m, -0.10 m)
+  tube: tube_1_5ml() in rack.slot[2]
+  event watch at 6 s { move(rack, by: (5 cm, 0 cm)); guard: [rack, tube] }
+}
+task t in s { step a { do { pick(tube) } success: grasped(tube) } }
+"""
+    )
+    result = run_episode(task, 0)
+    assert result.credit == 1.0 and not result.succeeded
+    assert result.premature[0].detail == "watch"
+
+
+def test_the_event_forms_documented_in_docs_sim_md_check_cleanly() -> None:
+    """Every `event` line of the documentation's event block checks without diagnostics."""
+    text = Path("docs/sim.md").read_text(encoding="utf-8")
+    block = text.split("time in its range it performs its actions together", 1)[1]
+    block = block.split("```", 2)[1]
+    events = [line.split("  #")[0] for line in block.splitlines() if line.startswith("event ")]
+    assert len(events) == 8
+    scene = """
+scene s {
+  rack: tube_rack(slots: 6) on table at (0.30 m, -0.10 m)
+  rotor: centrifuge(slots: 8) on table at (0.10 m, 0.15 m)
+  scale: scale() on table at (0.45 m, 0.12 m)
+  tube: tube_1_5ml() in rack.slot[0]
+  spare: tube_1_5ml() in rack.slot[1]
+%s
+}
+task t in s { step a { do { wait(1 s) } success: true } }
+""" % "\n".join(f"  {e}" for e in events)
+    report = check_text(scene).report
+    assert [d.message for d in report] == []
