@@ -129,6 +129,8 @@ def simulate_command(
             click.echo(
                 f"simulator fault (not a task failure): {result.fault.kind}: {result.fault.detail}"
             )
+        if result.limit is not None:
+            click.echo(f"stopped by a bound: {result.limit}")
         for touch in result.premature:
             click.echo(premature_reason(result, touch))
         lost = [s.name for s, ok in zip(result.steps, result.persisted, strict=False) if not ok]
@@ -195,6 +197,8 @@ def certify_command(
     if out:
         write_atomic(Path(out), text)
         click.echo(f"{certify_summary(task.name, certificate)}; certificate in {out}")
+        if certificate.get("limit"):
+            click.echo(f"stopped by a bound: {certificate['limit']}")
     else:
         click.echo(text, nl=False)
     sys.exit(0 if certificate["certified"] else 1)

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from lablang.sim.build import compile_scene
+from lablang.sim.catalog import MAX_EPISODE_WORK
 from lablang.sim.episode import observation
 from lablang.sim.model import Task, bind_task
 from lablang.sim.predicates import Evaluator, SpecError
@@ -146,7 +147,8 @@ class TaskEnv:
             self._evaluator = Evaluator(rt)
             reward += 1.0
         terminated = self._step == len(steps)
-        truncated = not terminated and rt.time >= self.max_seconds
+        spent = rt.work > MAX_EPISODE_WORK
+        truncated = not terminated and (rt.time >= self.max_seconds or spent)
         if truncated:
             self._emit(
                 Event(
@@ -155,7 +157,10 @@ class TaskEnv:
                     steps[self._step].name,
                     confirmed=False,
                     status="failed",
-                    detail=f"not passed within {self.max_seconds:g} s",
+                    detail=f"E0713: the episode's physics budget of {MAX_EPISODE_WORK:,} work "
+                    "units is spent"
+                    if spent
+                    else f"not passed within {self.max_seconds:g} s",
                 )
             )
             self.observations.append(observation(rt, steps[self._step].name))

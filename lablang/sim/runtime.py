@@ -20,6 +20,7 @@ import numpy as np
 from lablang.sim.actors import Actors
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
 from lablang.sim.build import Built
+from lablang.sim.catalog import WORK_BASE
 from lablang.sim.model import InSlot, OnSurface
 from lablang.sim.state import SlotTarget, on, slot_of
 
@@ -58,6 +59,19 @@ def display_tenths(grams: float) -> int:
     (201, 200, 0)
     """
     return math.floor(grams * 10 / SCALE_QUANTUM_TENTHS + 0.5) * SCALE_QUANTUM_TENTHS
+
+
+class BudgetSpent(Exception):
+    """The episode's physics work budget is spent (E0713): a bound, not a fault."""
+
+    def __init__(self, budget: int, time: float) -> None:
+        super().__init__(
+            f"E0713: the episode's physics budget of {budget:,} work units is spent at "
+            f"t={time:.2f} s (work = physics steps x ({WORK_BASE} + degrees of freedom + "
+            "contacts); a scene this large cannot run this long)"
+        )
+        self.budget = budget
+        self.time = time
 
 
 class SimFault(Exception):
@@ -124,6 +138,7 @@ class Checkpoint:
 _RUNTIME_FIELDS = (
     "ticks",
     "physics_steps",
+    "work",
     "cmd",
     "held",
     "lid_held",
@@ -173,6 +188,9 @@ class Runtime(Actors):
         self.weld_assist = weld_assist
         self.ticks = 0
         self.physics_steps = 0
+        self.work = 0  # physics work units spent (see catalog.WORK_BASE)
+        self.work_budget: int | None = None  # raise BudgetSpent past it (episodes set it)
+        self._work_base = WORK_BASE + self.model.nv
         self.cmd = np.zeros(7)  # x, y, z, yaw, tilt, finger, finger (actuator order)
         self.held: str | None = None
         self.lid_held: str | None = None
@@ -352,6 +370,9 @@ class Runtime(Actors):
         mujoco.mj_step(self.model, self.data, nstep=self.substeps)
         self.ticks += 1
         self.physics_steps += self.substeps
+        self.work += self.substeps * (self._work_base + self.data.ncon)
+        if self.work_budget is not None and self.work > self.work_budget:
+            raise BudgetSpent(self.work_budget, self.time)
         self._hash.update(self._qpos)
         for state in self.scales.values():
             self._update_scale(state)

@@ -281,16 +281,17 @@ def test_the_event_forms_documented_in_docs_sim_md_check_cleanly() -> None:
     block = block.split("```", 2)[1]
     events = [line.split("  #")[0] for line in block.splitlines() if line.startswith("event ")]
     assert len(events) == 8
-    scene = """
-scene s {
+    declared = "\n".join(f"  {e}" for e in events)
+    scene = f"""
+scene s {{
   rack: tube_rack(slots: 6) on table at (0.30 m, -0.10 m)
   rotor: centrifuge(slots: 8) on table at (0.10 m, 0.15 m)
   scale: scale() on table at (0.45 m, 0.12 m)
   tube: tube_1_5ml() in rack.slot[0]
   spare: tube_1_5ml() in rack.slot[1]
-%s
-}
-task t in s { step a { do { wait(1 s) } success: true } }
-""" % "\n".join(f"  {e}" for e in events)
+{declared}
+}}
+task t in s {{ step a {{ do {{ wait(1 s) }} success: true }} }}
+"""
     report = check_text(scene).report
     assert [d.message for d in report] == []
