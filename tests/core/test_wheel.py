@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import sysconfig
 import venv
 import zipfile
 from pathlib import Path
@@ -46,8 +47,14 @@ def test_wheel_contains_grammar_stdlib_spec_and_registry(wheel: Path) -> None:
 def test_installed_wheel_checks_a_file_outside_the_source_tree(wheel: Path, tmp_path: Path) -> None:
     """From a wheel install (not the checkout), the grammar loads and `lablang check` works."""
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
+    # The dependencies come from the running environment (CI's fresh venv, not the
+    # machine's site-packages); a plain path entry, so its editable lablang is not seen.
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    (env_dir / "lib" / version / "site-packages" / "dependencies.pth").write_text(
+        sysconfig.get_paths()["purelib"] + "\n"
+    )
     subprocess.run(
         [
             sys.executable,
