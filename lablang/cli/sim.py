@@ -309,8 +309,7 @@ def replay_command(record: str, as_json: bool) -> None:
     Exit 0 when the re-score equals the score stored in the record, 1 when it differs,
     2 when the record cannot be read.
 
-    Example: `lablang replay episode.jsonl`
-    (after `simulate examples/tasks/move_tube.lab --record episode.jsonl`)
+    Example: `lablang simulate examples/tasks/move_tube.lab --record episode.jsonl && lablang replay episode.jsonl`
     """
     from lablang.sim.records import RecordError, replay
 

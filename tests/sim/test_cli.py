@@ -15,7 +15,8 @@ from lablang.cli import sim as cli_sim
 def _example(command) -> list[str]:  # type: ignore[no-untyped-def]
     match = re.search(r"Example: `lablang ([^`]*)`", command.help or "")
     assert match is not None
-    return match.group(1).split()
+    # `lablang A && lablang B`: the last command is the verb's own
+    return match.group(1).split(" && lablang ")[-1].split()
 
 
 def _run(args: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
