@@ -100,7 +100,7 @@ DECL_FIELDS: dict[str, FieldSet] = {
     ),
     "protocol": FieldSet(
         {
-            "materials": "reagents, `[a, b]` or `{a: \"description\"}`",
+            "materials": 'reagents, `[a, b]` or `{a: "description"}`',
             "equipment": "a list of names (documentation only)",
             "containers": "`[tube1]` or `{tube1: 20 uL of lysate, tube2: 0 uL}`",
             "realizes": "the workflow step it carries out",
