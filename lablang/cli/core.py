@@ -161,8 +161,18 @@ def explain_command(code: str) -> None:
 
 
 @click.command("spec")
-def spec_command() -> None:
-    """Print the compact language reference (for people and for LLM prompts)."""
+@click.option(
+    "--section",
+    "sections",
+    multiple=True,
+    type=click.Choice(["core", "molecular", "protocols", "sim", "contracts", "rubrics"]),
+    help="Print only this part (repeatable): core, molecular, protocols, sim, contracts, rubrics.",
+)
+def spec_command(sections: tuple[str, ...]) -> None:
+    """Print the language reference (for people and for LLM prompts).
+
+    Example: `lablang spec --section molecular`
+    """
     from lablang.spec import spec_text
 
-    click.echo(spec_text(), nl=False)
+    click.echo(spec_text(sections), nl=False)
