@@ -138,7 +138,7 @@ def segments_of(seq: Seq, token_roles: list[str] | None = None) -> list[dict[str
             groups[-1][1].append(part)
         else:
             groups.append((label, [part]))
-    out = []
+    out: list[dict[str, Any]] = []
     position = 0
     for label, parts in groups:
         piece = Seq.of(parts)
@@ -148,7 +148,7 @@ def segments_of(seq: Seq, token_roles: list[str] | None = None) -> list[dict[str
         if token_roles is not None:
             # a segment is cut where its structural role changes (paired, overhang), so
             # each exported segment has one role: the grader's pairing rules need it
-            runs = _runs(token_roles[position : position + width]) or [(0, width, "unknown")]
+            runs = list(_runs(token_roles[position : position + width])) or [(0, width, "unknown")]
             whole = isinstance(parts[0], Symbol) or (
                 isinstance(parts[0], Homopolymer) and parts[0].count is None
             )
@@ -178,13 +178,13 @@ def segments_of(seq: Seq, token_roles: list[str] | None = None) -> list[dict[str
     return out
 
 
-def _runs(roles: list[str]) -> list[tuple[int, int, str]]:
+def _runs(roles: list[str]) -> list[tuple[int, int, str | None]]:
     """Maximal runs of equal roles as (start, stop, role).
 
     >>> _runs(["paired_region", "paired_region", "three_prime_overhang"])
     [(0, 2, 'paired_region'), (2, 3, 'three_prime_overhang')]
     """
-    runs: list[tuple[int, int, str]] = []
+    runs: list[tuple[int, int, str | None]] = []
     for index, role in enumerate(roles):
         if runs and runs[-1][2] == role:
             runs[-1] = (runs[-1][0], index + 1, role)
