@@ -40,7 +40,10 @@ class CameraRig:
         if self._renderer is None:
             self._renderer = mujoco.Renderer(self.model, height=self.height, width=self.width)
         renderer = self._renderer
-        renderer.update_scene(data, camera=camera)
+        # sites are markers for the predicates (slot frames, a surface's top), not objects
+        option = mujoco.MjvOption()
+        option.sitegroup[:] = 0
+        renderer.update_scene(data, camera=camera, scene_option=option)
         renderer.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = False
         renderer.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
         renderer.scene.flags[mujoco.mjtRndFlag.mjRND_SKYBOX] = False

@@ -13,7 +13,9 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def progress(items: Iterable[T], total: int, desc: str, enabled: bool = True) -> Iterator[T]:
+def progress(
+    items: Iterable[T], total: int, desc: str, enabled: bool = True, unit: str = "episode"
+) -> Iterator[T]:
     """`items`, with a tqdm bar on stderr when `enabled` and stderr is a terminal (a log
     file or a CI run gets no bar and no carriage returns)."""
     if not (enabled and sys.stderr.isatty()):
@@ -21,4 +23,4 @@ def progress(items: Iterable[T], total: int, desc: str, enabled: bool = True) ->
         return
     from tqdm import tqdm
 
-    yield from tqdm(items, total=total, desc=desc, unit="episode", file=sys.stderr)
+    yield from tqdm(items, total=total, desc=desc, unit=unit, file=sys.stderr)
