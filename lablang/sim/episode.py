@@ -676,7 +676,7 @@ class _Keyframes:
         folder.mkdir(parents=True, exist_ok=True)
         self.rig = CameraRig(rt.model, *KEYFRAME_SIZE)
 
-    def save(self, index: int, name: str, status: str, task: str) -> str:
+    def save(self, index: int, name: str, status: str = "", task: str = "") -> str:
         from lablang.output import write_atomic
         from lablang.sim.cameras import annotate
 
@@ -684,7 +684,7 @@ class _Keyframes:
         frame = annotate(
             self.rig.render(self.rt.data, "overview"),
             [
-                (f"step {index + 1} `{name}`: {status}", colour),
+                (f"step {index + 1} `{name}`" + (f": {status}" if status else ""), colour),
                 (f"{task}  t = {self.rt.time:.2f} s", (235, 235, 235)),
             ],
         )
