@@ -62,7 +62,7 @@ def demos_command(
     rewards, dones, states, obs/...; the seed, task hash and certificate as attributes).
     Exit 0 when every episode succeeded, 1 otherwise, 2 on a bad option.
 
-    Example: `lablang demos examples/tasks/move_tube.lab --episodes 2 --out demos --robot panda`
+    Example: `lablang demos examples/tasks/move_tube.lab --episodes 2 --out demos --robot panda --image-size 64`
     """
     from lablang.sim.demos import write_demos
     from lablang.sim.robots import RobotMissing

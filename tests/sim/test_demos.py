@@ -174,3 +174,21 @@ def test_keyframes_are_960_by_720_with_the_step_and_its_outcome_drawn(tmp_path: 
     band = image[:30, :300].reshape(-1, 3).astype(int)
     green = (band[:, 1] > 180) & (band[:, 0] < 160) & (band[:, 2] < 160)
     assert green.sum() > 50  # the caption "step 1 `move`: passed" in green
+
+
+def test_docs_demos_command_runs_as_shown(tmp_path: Path) -> None:
+    """The `lablang demos` line of docs/sim.md (run in a scratch folder) writes a certified
+    Panda dataset with 64x64 front and wrist images."""
+    import re
+    import shlex
+
+    doc = Path("docs/sim.md").read_text("utf-8")
+    (line,) = re.findall(r"^\$ lablang (demos [^\n]*)$", doc, re.M)
+    args = shlex.split(line)[1:]
+    args[args.index("--out") + 1] = str(tmp_path / "demos")
+    result = CliRunner().invoke(demos_command, args)
+    assert result.exit_code == 0, result.output
+    with h5py.File(tmp_path / "demos" / "move_tube_demo.hdf5", "r") as f:
+        data = f["data"]
+        assert data.attrs["robot"] == "panda" and json.loads(data.attrs["certificate"])["certified"]
+        assert data["demo_1/obs/wrist_image"].shape[1:] == (64, 64, 3)

@@ -45,11 +45,13 @@ ARM_FORCE = (87.0, 87.0, 87.0, 87.0, 12.0, 12.0, 12.0)
 PAD_Z = 0.080  # the pads' centre along a finger (the finger tips end 95 mm out)
 # the hand frame's origin on link 7: TCP_DROP above the TCP, which is 7 mm above the pads' tips
 HAND_Z = 0.1654 + PAD_Z + 0.015 - 0.007 - TCP_DROP
-IK_ITERATIONS = 3
+IK_ITERATIONS = 1  # per tick; more only in reset()
+IK_DAMPING = 1e-3  # Levenberg-Marquardt damping of the IK's QP
+LIMIT_MARGIN = 0.2  # rad from a joint limit within which the IK constrains the joints
 # the servo targets change in steps once per 20 ms tick; a first-order filter of one tick's
 # time constant smooths the steps, which would otherwise shake the arm at 50 Hz
 TARGET_FILTER = 0.02  # s
-IK_TOLERANCE = 1e-6  # m (and rad): the solution is exact enough to stop iterating
+IK_TOLERANCE = 1e-7  # rad: a step that moves no joint more has converged
 
 
 def _hand_quat() -> list[float]:
@@ -198,31 +200,59 @@ class PandaController:
         posture.set_target(rest)
         self.tasks = [self.task, posture]
         self.limits = [mink.ConfigurationLimit(model)]
+        self._low, self._high = model.jnt_range[:7, 0].copy(), model.jnt_range[:7, 1].copy()
+        self._nv = model.nv
         self.dt = rt.dt
         self.arm_qpos = np.array([rt.model.joint(j).qposadr[0] for j in ARM_JOINTS])
         self.finger_qpos = np.array([rt.model.joint(j).qposadr[0] for j in FINGER_JOINTS])
         self.actuators = np.array([rt.model.actuator(f"act_{j}").id for j in JOINTS])
         self._last = np.full(5, np.nan)
         self._direct = False
+        self._converged = False
+        self._target_of = np.full(5, np.nan)  # the command the task's target was set for
 
     def _solve(self, command: np.ndarray, iterations: int) -> None:
         rt, mink = self.rt, self.mink
         state = rt.robot_state
         if not np.array_equal(self.config.q, state):
             self.config.update(state)
-        x, y, z, yaw, tilt = (float(v) for v in command)
-        cy, sy, ct, st = math.cos(yaw), math.sin(yaw), math.cos(tilt), math.sin(tilt)
-        rotation = np.array([[cy, -sy * ct, sy * st], [sy, cy * ct, -cy * st], [0.0, st, ct]])
-        target = mink.SE3.from_rotation_and_translation(
-            mink.SO3.from_matrix(rotation), np.array([x, y, z + GANTRY_Z])
-        )
-        self.task.set_target(target)
-        for _ in range(iterations):
-            velocity = mink.solve_ik(
-                self.config, self.tasks, self.dt, "daqp", damping=1e-3, limits=self.limits
+        if not np.array_equal(command, self._target_of):
+            x, y, z, yaw, tilt = (float(v) for v in command)
+            cy, sy, ct, st = math.cos(yaw), math.sin(yaw), math.cos(tilt), math.sin(tilt)
+            rotation = np.array([[cy, -sy * ct, sy * st], [sy, cy * ct, -cy * st], [0.0, st, ct]])
+            self.task.set_target(
+                mink.SE3.from_rotation_and_translation(
+                    mink.SO3.from_matrix(rotation), np.array([x, y, z + GANTRY_Z])
+                )
             )
+            self._target_of[:] = command
+        q = self.config.q[:7]
+        # the joint-limit constraints only bind near a limit: far from all of them (more
+        # than one tick's largest step), the QP is solved without them, which is cheaper
+        near = (
+            float((q - self._low).min()) < LIMIT_MARGIN
+            or float((self._high - q).min()) < LIMIT_MARGIN
+        )
+        for _ in range(iterations):
+            if near or iterations > 1:
+                velocity = mink.solve_ik(
+                    self.config, self.tasks, self.dt, "daqp", damping=IK_DAMPING, limits=self.limits
+                )
+            else:
+                # no inequality can bind: the QP's minimum is where its gradient vanishes,
+                # H dq = -c with mink's own objective (the tasks' terms plus the damping)
+                hessian = np.zeros((self._nv, self._nv))
+                linear = np.zeros(self._nv)
+                for task in self.tasks:
+                    h, c = task.compute_qp_objective(self.config)
+                    hessian += h
+                    linear += c
+                hessian.flat[:: self._nv + 1] += IK_DAMPING
+                velocity = -np.linalg.solve(hessian, linear) / self.dt
             self.config.integrate_inplace(velocity, self.dt)
-            if float(np.abs(self.task.compute_error(self.config)).max()) < IK_TOLERANCE:
+            # converged once a step no longer moves the joints (by the IK's own measure)
+            self._converged = float(np.abs(velocity).max()) * self.dt < IK_TOLERANCE
+            if self._converged:
                 break
         state[:] = self.config.q
 
@@ -255,7 +285,14 @@ class PandaController:
         command = rt.cmd[:5]
         # a constant command needs no new solution (holds, settles, waits)
         state = rt.robot_state
-        if not np.array_equal(command, self._last) or not np.array_equal(self.config.q, state):
+        # one IK iteration a tick while the command moves or the solution has not converged
+        # (a ramp moves the target by millimetres a tick, which one iteration follows);
+        # nothing while the command holds and the solution has converged
+        if (
+            not self._converged
+            or not np.array_equal(command, self._last)
+            or not np.array_equal(self.config.q, state)
+        ):
             self._solve(command, IK_ITERATIONS)
             self._last[:] = command
         ctrl = rt.data.ctrl
