@@ -36,7 +36,7 @@ def _size(text: str) -> tuple[int, int]:
     "--cameras",
     default="front,wrist",
     show_default=True,
-    help="Comma-separated cameras to record (front, overview, wrist); empty for none.",
+    help="Comma-separated cameras to record (front, overview, wrist), or `none`.",
 )
 @click.option("--image-size", default="128", show_default=True, help="HEIGHTxWIDTH (or one side).")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar (shown on a terminal).")
@@ -62,13 +62,13 @@ def demos_command(
     rewards, dones, states, obs/...; the seed, task hash and certificate as attributes).
     Exit 0 when every episode succeeded, 1 otherwise, 2 on a bad option.
 
-    Example: `lablang demos examples/tasks/move_tube.lab --episodes 2 --out demos --robot panda --image-size 64`
+    Example: `lablang demos examples/tasks/move_tube.lab --episodes 2 --out demos --robot panda --cameras none`
     """
     from lablang.sim.demos import write_demos
     from lablang.sim.robots import RobotMissing
 
     task = _load(file, roots, task_name, robot)
-    names = tuple(c.strip() for c in cameras.split(",") if c.strip())
+    names = tuple(c.strip() for c in cameras.split(",") if c.strip() and c.strip() != "none")
     started = time.perf_counter()
     try:
         path, certificate = write_demos(

@@ -66,7 +66,10 @@ def _hand_quat() -> list[float]:
 
 def assets_dir() -> Path:
     """The installed gymnasium-robotics Franka assets (raises `RobotMissing` if absent)."""
-    found = importlib.util.find_spec("gymnasium_robotics")
+    try:
+        found = importlib.util.find_spec("gymnasium_robotics")
+    except (ImportError, ValueError):  # a broken or blocked installation
+        found = None
     if found is None or not found.submodule_search_locations:
         raise RobotMissing("panda", "gymnasium-robotics")
     root = Path(next(iter(found.submodule_search_locations)))
