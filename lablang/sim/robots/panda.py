@@ -41,7 +41,11 @@ REST_Q = np.array([0.0, -0.1, 0.0, -2.3, 0.0, 0.8, 1.09])  # what the null space
 # stiff servos: a position servo lags a moving target by 2 v sqrt(I / kp); at these gains the
 # hand stays within ~1 mm of its target while a skill tilts it at 0.6 rad/s
 ARM_KP = (16000.0, 16000.0, 12000.0, 12000.0, 6000.0, 6000.0, 3000.0)
-ARM_FORCE = (87.0, 87.0, 87.0, 87.0, 12.0, 12.0, 12.0)
+# torque limits at Franka's default collision thresholds (20-25 N m proximal, 6 N m at the
+# wrist), not the motors' 87/12 N m: gravity is compensated, so the servos only accelerate
+# the arm, and a hand driven into a fixture pushes with tens of newtons, as the gantry's
+# 30 N, instead of driving through it
+ARM_FORCE = (25.0, 25.0, 25.0, 25.0, 6.0, 6.0, 6.0)
 PAD_Z = 0.080  # the pads' centre along a finger (the finger tips end 95 mm out)
 # the hand frame's origin on link 7: TCP_DROP above the TCP, which is 7 mm above the pads' tips
 HAND_Z = 0.1654 + PAD_Z + 0.015 - 0.007 - TCP_DROP
