@@ -261,7 +261,7 @@ def _internal_error(file: str, error: Exception) -> None:
 
 
 @click.command("evaluate")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option(
     "--policy",
     "policy_ref",
@@ -271,58 +271,77 @@ def _internal_error(file: str, error: Exception) -> None:
 @click.option("--episodes", default=10, show_default=True, type=click.IntRange(1, 10_000))
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1))
 @click.option("--max-seconds", default=120.0, show_default=True, type=click.FloatRange(0.1, 3600))
+@executor_options
 @click.option(
     "--records",
     "records_dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Write each episode's event, observation and score records (SEED.jsonl) here.",
+    help="Write each episode's event, observation and score records (SEED.jsonl) here "
+    "(one folder per task for a suite).",
 )
+@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
 @TASK_OPTION
 @PATH_OPTION
 def evaluate_command(
-    file: str,
+    files: tuple[str, ...],
     policy_ref: str,
     episodes: int,
     seed: int,
     max_seconds: float,
+    jobs: int,
+    executor_kind: str,
+    address: str | None,
     records_dir: str | None,
+    no_progress: bool,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
-    """Evaluate a policy on randomized instances of a task and print the results as JSON.
+    """Evaluate a policy on randomized instances of a task, or of every task of a suite.
 
-    The policy is your own Python code (it is imported, so only name code you trust).
+    Prints the results as JSON (for a suite: one entry per task). The policy is your own
+    Python code (it is imported, in every worker too, so only name code you trust).
 
     Example: `lablang evaluate examples/tasks/move_tube.lab --policy lablang.sim.policies:hold --episodes 1 --max-seconds 1`
     """
-    import importlib
+    from lablang.executors import ExecutorError, resolve
+    from lablang.sim.suite import SuiteError, evaluate_suite, task_refs
 
-    from lablang.sim.env import evaluate_policy
-
-    task = _load(file, roots, task_name)
-    module_name, _, function_name = policy_ref.partition(":")
+    executor = executor_from(executor_kind, jobs, address)
+    suite = len(files) > 1 or Path(files[0]).is_dir()
+    if not suite:
+        task = _load(files[0], roots, task_name)
     try:
-        policy = getattr(importlib.import_module(module_name), function_name)
+        resolve(policy_ref)
     except (ImportError, AttributeError, ValueError) as error:
         click.echo(f"error: cannot load policy `{policy_ref}`: {error}", err=True)
         sys.exit(2)
     try:
-        results = evaluate_policy(
-            task,
-            policy,
-            episodes,
-            seed,
-            max_seconds,
-            Path(records_dir) if records_dir is not None else None,
-        )
+        entries = task_refs(files, roots)
+        if not suite:
+            entries = [(t, r) for t, r in entries if t.name == task.name]
+        results = evaluate_suite(
+            entries, policy_ref, episodes, seed, max_seconds, executor,
+            progress=not no_progress,
+            records_dir=Path(records_dir) if records_dir is not None else None,
+        )  # fmt: skip
+    except (ExecutorError, SuiteError) as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
     except Exception as error:  # in the policy or in lablang
         click.echo(
             f"error: evaluating `{policy_ref}` failed: {error.__class__.__name__}: {error}",
             err=True,
         )
         sys.exit(4)
-    click.echo(json.dumps(results, indent=2))
+    click.echo(json.dumps(results if suite else next(iter(results.values())), indent=2))
+    lost = [item for result in results.values() for item in result["lost_episodes"]]
+    for item in lost:
+        click.echo(
+            f"error: episode {item['unit']} (seed {item['seed']}) failed: {item['error']}", err=True
+        )
+    if lost:
+        sys.exit(4)
 
 
 @click.command("replay")

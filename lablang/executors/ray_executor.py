@@ -4,13 +4,14 @@ Each unit is a Ray task of `call_unit(function path, payload)`; Ray reruns a tas
 whose worker died (`max_retries`), and an exception raised by the unit's own code is
 returned as a failure, not retried. Results are placed by unit index as they finish
 (`ray.wait`), so the progress bar moves in completion order while the output keeps unit
-order. When no cluster is running, a local Ray instance with `jobs` CPUs is started for
-the run and stopped after it; an existing one (`ray.init` done by the caller, or
-`--address`) is left running.
+order. When no cluster is running, a local Ray instance with `jobs` CPUs is started on the
+first run and stopped when the process exits (one command may run several batches of
+units); an existing one (`ray.init` done by the caller) is used as it is.
 """
 
 from __future__ import annotations
 
+import atexit
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -29,7 +30,6 @@ def run_on_ray(
     path: str, units: Sequence[Unit], executor: Executor, advance: Callable[[int], None]
 ) -> list[Any]:
     ray = _ray()
-    started = False
     if not ray.is_initialized():
         options: dict[str, Any] = {
             "include_dashboard": False,
@@ -44,21 +44,17 @@ def run_on_ray(
             raise ExecutorError(
                 f"cannot reach the Ray cluster at `{executor.address}`: {error}"
             ) from error
-        started = True
-    try:
-        remote = ray.remote(max_retries=executor.retries, retry_exceptions=False)(call_unit)
-        pending = {remote.remote(path, unit.payload): index for index, unit in enumerate(units)}
-        results: list[Any] = [None] * len(units)
-        while pending:
-            done, _ = ray.wait(list(pending), num_returns=1)
-            for ref in done:
-                index = pending.pop(ref)
-                results[index] = _result(ray, ref, units[index], executor.retries)
-                advance(1)
-        return results
-    finally:
-        if started:
-            ray.shutdown()
+        atexit.register(ray.shutdown)
+    remote = ray.remote(max_retries=executor.retries, retry_exceptions=False)(call_unit)
+    pending = {remote.remote(path, unit.payload): index for index, unit in enumerate(units)}
+    results: list[Any] = [None] * len(units)
+    while pending:
+        done, _ = ray.wait(list(pending), num_returns=1)
+        for ref in done:
+            index = pending.pop(ref)
+            results[index] = _result(ray, ref, units[index], executor.retries)
+            advance(1)
+    return results
 
 
 def _result(ray: Any, ref: Any, unit: Unit, retries: int) -> Any:

@@ -69,34 +69,47 @@ def load_ref(ref: TaskRef) -> Task:
     return _LOADED[ref]
 
 
-def certify_unit(payload: dict[str, Any]) -> InstanceOutcome:
-    """One certification instance, run in a worker from its payload."""
+def _task_of(payload: dict[str, Any]) -> Task:
+    """The unit's task: built in this process (local), or rebuilt from its reference (Ray)."""
+    if "local" in payload:
+        return _LOCAL_TASKS[payload["local"]]
     ref = TaskRef(**{**payload["ref"], "roots": tuple(payload["ref"]["roots"])})
     task = load_ref(ref)
     if task_hash(task) != payload["task_hash"]:
         raise SuiteError(
             f"task `{ref.task}` differs on this worker (another version of an imported module?)"
         )
-    return run_instance(task, payload["seed"])
+    return task
 
 
-def _in_process_unit(payload: dict[str, Any]) -> InstanceOutcome:
-    """A certification instance of a task already in this process (no re-check)."""
-    return run_instance(_LOCAL_TASKS[payload["local"]], payload["seed"])
+def certify_unit(payload: dict[str, Any]) -> InstanceOutcome:
+    """One certification instance, run in a worker from its payload."""
+    return run_instance(_task_of(payload), payload["seed"])
+
+
+def evaluate_unit(payload: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """One policy-evaluation episode, run in a worker: the policy is imported there."""
+    from lablang.executors import resolve
+    from lablang.sim.env import evaluate_episode
+
+    policy = resolve(payload["policy"])
+    return evaluate_episode(_task_of(payload), policy, payload["seed"], payload["max_seconds"])
 
 
 _LOCAL_TASKS: dict[int, Task] = {}
 
 
-def run_instances(
+def run_task_units(
+    function: Any,
     work: Sequence[tuple[Task, TaskRef | None, list[int]]],
     executor: Executor,
     progress: str | None,
-) -> list[list[InstanceOutcome | UnitFailure]]:
-    """Every (task, seed) as one unit; outcomes regrouped per task, in seed order.
+    extra: dict[str, Any] | None = None,
+) -> list[list[Any]]:
+    """`function` on every (task, seed) as one unit; results regrouped per task, in seed order.
 
     Local workers are forked from this process and find the tasks already built; Ray
-    workers rebuild each task from its reference.
+    workers rebuild each task from its reference. `extra` goes into every payload.
     """
     units: list[Unit] = []
     for index, (task, ref, seeds) in enumerate(work):
@@ -106,18 +119,14 @@ def run_instances(
                 "worker the task's file (load it with `lablang.sim.suite.task_refs`)"
             )
         for seed in seeds:
+            payload: dict[str, Any] = {"seed": seed, **(extra or {})}
             if executor.kind == "ray":
                 assert ref is not None
-                payload: dict[str, Any] = {
-                    "ref": attrs.asdict(ref),
-                    "seed": seed,
-                    "task_hash": task_hash(task),
-                }
+                payload.update(ref=attrs.asdict(ref), task_hash=task_hash(task))
             else:
                 _LOCAL_TASKS[index] = task
-                payload = {"local": index, "seed": seed}
+                payload["local"] = index
             units.append(Unit(f"{task.name}/{seed}", seed, payload))
-    function = certify_unit if executor.kind == "ray" else _in_process_unit
     try:
         flat = run_units(function, units, executor, progress)
     finally:
@@ -127,6 +136,55 @@ def run_instances(
         grouped.append(flat[at : at + len(seeds)])
         at += len(seeds)
     return grouped
+
+
+def run_instances(
+    work: Sequence[tuple[Task, TaskRef | None, list[int]]],
+    executor: Executor,
+    progress: str | None,
+) -> list[list[InstanceOutcome | UnitFailure]]:
+    """Certification instances of every task, regrouped per task in seed order."""
+    return run_task_units(certify_unit, work, executor, progress)
+
+
+def evaluate_suite(
+    entries: Sequence[tuple[Task, TaskRef | None]],
+    policy: str,
+    episodes: int,
+    seed: int,
+    max_seconds: float,
+    executor: Executor,
+    progress: bool = False,
+    records_dir: Path | None = None,
+) -> dict[str, dict[str, Any]]:
+    """A policy (`module:function`) evaluated on each task, keyed like certificates.
+
+    Each episode is a unit; a lost episode (its worker died on every attempt) is listed
+    under `lost_episodes` with its seed and counts as credit 0.
+    """
+    from lablang.sim.env import evaluation_of
+    from lablang.sim.records import write_records
+
+    seeds = instance_seeds(seed, episodes)
+    label = f"evaluate {len(entries)} tasks" if progress else None
+    extra = {"policy": policy, "max_seconds": max_seconds}
+    work = [(task, ref, seeds) for task, ref in entries]
+    results = run_task_units(evaluate_unit, work, executor, label, extra)
+    evaluations: dict[str, dict[str, Any]] = {}
+    for (task, ref), found in zip(entries, results, strict=True):
+        outcomes = []
+        for item in found:
+            if isinstance(item, UnitFailure):
+                outcomes.append({"lost": item.as_dict()})
+                continue
+            outcome, lines = item
+            if records_dir is not None:
+                where = records_dir if len(entries) == 1 else records_dir / task.name
+                write_records(where / f"{outcome['seed']}.jsonl", lines)
+            outcomes.append(outcome)
+        key = _key(ref, evaluations) if ref is not None else task.name
+        evaluations[key] = evaluation_of(task, episodes, seed, outcomes)
+    return evaluations
 
 
 def task_files(paths: Sequence[str | Path]) -> list[Path]:
