@@ -20,7 +20,8 @@ import attrs
 import numpy as np
 
 from lablang.executors import Executor, UnitFailure
-from lablang.sim.episode import EpisodeResult, run_episode
+from lablang.sim.catalog import MAX_CERTIFY_WORK
+from lablang.sim.episode import EpisodeResult, premature_reason, run_episode
 from lablang.sim.model import Task
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ class InstanceOutcome:
     seed: int
     result: EpisodeResult
     rerun_of_fault: str | None = None  # the fault that the rerun replaced
+    work: int = 0  # physics work of every run of this instance (a rerun included)
 
 
 def instance_seeds(seed: int, instances: int) -> list[int]:
@@ -48,12 +50,13 @@ def instance_seeds(seed: int, instances: int) -> list[int]:
 def run_instance(task: Task, seed: int) -> InstanceOutcome:
     result = run_episode(task, seed)
     if result.fault is None:
-        return InstanceOutcome(seed, result)
+        return InstanceOutcome(seed, result, work=result.work)
     rerun = run_episode(task, seed, timestep=RERUN_TIMESTEP)
     first = f"{result.fault.kind}: {result.fault.detail}"
+    work = result.work + rerun.work
     if rerun.fault is None:
-        return InstanceOutcome(seed, rerun, rerun_of_fault=first)
-    return InstanceOutcome(seed, result)
+        return InstanceOutcome(seed, rerun, rerun_of_fault=first, work=work)
+    return InstanceOutcome(seed, result, work=work)
 
 
 def task_hash(task: Task) -> str:
@@ -109,7 +112,23 @@ def certificate_of(
 
     instances = len(seeds)
     lost_units = [o.as_dict() for o in outcomes if isinstance(o, UnitFailure)]
-    done = [o for o in outcomes if isinstance(o, InstanceOutcome)]
+    done: list[InstanceOutcome] = []
+    spent = 0
+    limit: str | None = None
+    # the certification's work budget, applied in instance order: whatever the executor
+    # ran, the instances after the one that crossed it do not count (so the certificate
+    # is the same on one process or a cluster)
+    for outcome in outcomes:
+        if not isinstance(outcome, InstanceOutcome):
+            continue
+        done.append(outcome)
+        spent += outcome.work
+        if spent > MAX_CERTIFY_WORK and len(done) < instances:
+            limit = (
+                f"E0713: the certification's physics budget of {MAX_CERTIFY_WORK:,} work "
+                f"units was spent after {len(done)} of {instances} instances"
+            )
+            break
     names = [s.name for s in task.steps]
     passed = dict.fromkeys(names, 0)
     failures: list[dict[str, Any]] = []
@@ -153,6 +172,16 @@ def certificate_of(
                     "failing": list(first.failing),
                 }
             )
+        elif result.premature:
+            first_touch = result.premature[0]
+            failures.append(
+                {
+                    "seed": outcome.seed,
+                    "step": first_touch.step,
+                    "reason": premature_reason(result, first_touch),
+                    "failing": [],
+                }
+            )
         elif not all(result.persisted):
             lost = [n for n, ok in zip(names, result.persisted, strict=False) if not ok]
             failures.append(
@@ -172,10 +201,15 @@ def certificate_of(
         "instances": instances,
         "seeds": seeds,
         "steps": names,
-        "step_pass_rates": {n: passed[n] / instances for n in names},
-        "mean_credit": sum(credits) / instances if instances else 0.0,
-        "success_rate": successes / instances if instances else 0.0,
-        "certified": instances > 0 and successes == instances and not lost_units,
+        "step_pass_rates": {n: round(passed[n] / instances, 6) for n in names},
+        "mean_credit": round(sum(credits) / instances, 6) if instances else 0.0,
+        "success_rate": round(successes / instances, 6) if instances else 0.0,
+        "certified": instances > 0 and successes == instances and limit is None and not lost_units,
+        # the bound that stopped the certification early (the remaining instances do not
+        # count and are not succeeded), and the instances a bound stopped
+        "limit": limit,
+        "limited": [{"seed": o.seed, "limit": o.result.limit} for o in done if o.result.limit],
+        "work": spent,
         "failures": failures,
         "faults": faults,
         "transient_faults_rerun": reruns,
