@@ -256,10 +256,12 @@ def write_demos(
     recordings: list[Recording] = []
     for instance in progress(seeds, episodes, f"demos {task.name}", show_progress):
         recordings.append(record_demo(task, instance, action_mode, cameras, image_size))
-    outcomes = [
-        InstanceOutcome(s, r.result) for s, r in zip(seeds, recordings, strict=True) if r.result
+    outcomes: list[Any] = [
+        InstanceOutcome(s, r.result, work=r.result.work)
+        for s, r in zip(seeds, recordings, strict=True)
+        if r.result
     ]
-    certificate = certificate_of(task, seed, outcomes)
+    certificate = certificate_of(task, seed, seeds, outcomes)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{task.name}_demo.hdf5"
