@@ -88,3 +88,23 @@ def test_missing_robot_extra_is_an_error_naming_the_extra(monkeypatch) -> None:
             panda.assets_dir()
     finally:
         panda._source.cache_clear()
+
+
+def test_certify_robot_option_runs_a_suite_on_the_panda(tmp_path: Path) -> None:
+    """`lablang certify FILES --robot panda --out DIR` certifies every task of the suite
+    on the Panda, and each certificate says so."""
+    import json
+
+    from click.testing import CliRunner
+
+    from lablang.cli.sim import certify_command
+
+    result = CliRunner().invoke(
+        certify_command,
+        ["examples/tasks/move_tube.lab", "examples/tasks/move_chosen_tube.lab",
+         "--instances", "1", "--robot", "panda", "--out", str(tmp_path), "--no-progress"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    certificates = [json.loads(p.read_text()) for p in sorted(tmp_path.glob("*.json"))]
+    tasks = [c for c in certificates if "robot" in c]
+    assert len(tasks) == 2 and all(c["robot"] == "panda" and c["certified"] for c in tasks)
