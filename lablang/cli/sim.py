@@ -129,6 +129,8 @@ def simulate_command(
             click.echo(
                 f"simulator fault (not a task failure): {result.fault.kind}: {result.fault.detail}"
             )
+        for effect in result.side_effects:
+            click.echo(f"side effect: {effect}")
         if result.limit is not None:
             click.echo(f"stopped by a bound: {result.limit}")
         for touch in result.premature:

@@ -161,6 +161,15 @@ def certify_task(
                     "failing": list(first.failing),
                 }
             )
+        elif result.side_effects:
+            failures.append(
+                {
+                    "seed": outcome.seed,
+                    "step": result.side_effects[0].rsplit("`", 2)[-2],
+                    "reason": f"side effect: {result.side_effects[0]}",
+                    "failing": list(result.side_effects),
+                }
+            )
         elif result.premature:
             first_touch = result.premature[0]
             failures.append(

@@ -9,6 +9,7 @@ from typing import Any, assert_never
 import attrs
 import numpy as np
 
+from lablang.sim import effects
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_TIME, MAX_EPISODE_WORK
 from lablang.sim.interventions import Decision, Execution, Intervention, TargetPose
@@ -70,6 +71,8 @@ class EpisodeResult:
     # the bound that stopped the episode, if one did (physics work E0713, simulated time)
     limit: str | None = None
     work: int = 0  # physics work units spent (catalog.WORK_BASE)
+    # objects a step did not act on that moved, fell or tipped over (`lablang.sim.effects`)
+    side_effects: tuple[str, ...] = ()
 
     def score(self) -> dict[str, Any]:
         """Choice, execution and completion, computed from the events alone."""
@@ -115,6 +118,7 @@ class EpisodeResult:
         return (
             self.fault is None
             and self.limit is None
+            and not self.side_effects
             and self.credit == 1.0
             and all(self.persisted)
             and not self.premature
@@ -199,6 +203,7 @@ class EpisodeRunner:
         self.current = "reset"
         self._step_started = (0.0, self.started)  # simulated and wall time the step began
         self.limit: str | None = None
+        self.side_effects: list[str] = []
         self.rt.work_budget = MAX_EPISODE_WORK
         self._renderer = _Keyframes(self.rt, render_dir) if render_dir is not None else None
         contents: dict[str, list[tuple[str, float, str]]] = {}
@@ -307,6 +312,7 @@ class EpisodeRunner:
             tuple(sorted(self.bindings.items())),
             self.limit,
             rt.work,
+            tuple(self.side_effects),
         )
 
     # ------------------------------------------------------------ internals
@@ -353,8 +359,19 @@ class EpisodeRunner:
         wall0, t0 = wallclock.perf_counter(), rt.time
         records: list[SkillRecord] = []
         evaluator = Evaluator(rt)
+        untouched = effects.snapshot(rt, effects.watched(rt, step))
 
         def finished(status: str, reason: str = "", failing: tuple[str, ...] = ()) -> StepResult:
+            if status == "passed":
+                colleagues = {
+                    a.entity
+                    for e in rt.interventions
+                    if e.started and e.start >= t0 - 1e-9
+                    for a in e.actions
+                }
+                for effect in effects.disturbed(rt, untouched, step.name, colleagues):
+                    self.side_effects.append(effect)
+                    self.events.append(Event("side_effect", rt.time, step.name, detail=effect))
             self.events.append(
                 Event(
                     "completion",

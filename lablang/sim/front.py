@@ -549,6 +549,7 @@ class _Front:
         program: list[sm.Call] = []
         success: sm.Expr | None = None
         window = 6.0
+        may_move: list[str] = []
         name = entry.name or "?"
         for member in entry.body.members if entry.body else ():
             match member:
@@ -562,6 +563,15 @@ class _Front:
                     call = self.skill_call(stmt, scene)
                     if call is not None:
                         program.append(call)
+                case ast.Field(key="may_move", value=value):
+                    items = value.items if isinstance(value, ast.ListExpr) else (value,)
+                    for item in items:
+                        if not isinstance(item, ast.Name):
+                            self.error("E0708", "write `may_move: [w5, w10]`", item.span)
+                        elif scene.entity(item.id) is None:
+                            self.unknown_entity(item.id, item.span, scene)
+                        else:
+                            may_move.append(item.id)
                 case ast.Field(key="success", value=value, clauses=clauses):
                     success = self.expr(value, scene, condition=True)
                     for clause in clauses:
@@ -582,8 +592,8 @@ class _Front:
                 case _:
                     self.error(
                         "E0708",
-                        "a step holds `do { skill calls }` and `success: condition`, "
-                        "optionally followed by `within 10 s`",
+                        "a step holds `do { skill calls }`, `success: condition` (optionally "
+                        "followed by `within 10 s`) and `may_move: [objects]`",
                         member.span,
                     )
         if len(program) > catalog.MAX_CALLS_PER_STEP:
@@ -612,7 +622,15 @@ class _Front:
                     "a step may wait for a scene event with `on EVENT` (no other clauses)",
                     clause.span,
                 )
-        return sm.Step(name, tuple(program), success, window, span=entry.span, trigger=trigger)
+        return sm.Step(
+            name,
+            tuple(program),
+            success,
+            window,
+            span=entry.span,
+            trigger=trigger,
+            may_move=tuple(may_move),
+        )
 
     def skill_call(self, stmt: ast.Member, scene: sm.Scene) -> sm.Call | None:
         if isinstance(stmt, ast.ExprEntry) and stmt.keyword == "wait" and stmt.body is None:

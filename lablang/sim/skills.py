@@ -37,6 +37,9 @@ SAFE_Z = 0.22  # m, TCP height for transit
 SPEED = 0.35  # m/s, transit speed
 SLOW = 0.08  # m/s, final approach
 SETTLE_TOL = 0.002  # m
+# room beside a placed object for the open fingers: a pad's outer face stands 11 mm out
+# from the object's side when the gripper opens to release it, plus 3 mm of margin
+FINGER_ROOM = 0.014  # m
 
 
 @attrs.frozen(slots=True)
@@ -259,7 +262,8 @@ def skill_place(rt: Runtime, obj: str, target: Any, *, need_slot: bool = False) 
 
 
 def _free_spot(rt: Runtime, obj: str, surface: str) -> np.ndarray | None:
-    """An offset on a surface's top where `obj` fits beside what already rests there."""
+    """An offset on a surface's top where `obj` fits beside what already rests there, with
+    room for the open fingers between them (`FINGER_ROOM`)."""
     info = rt.infos[surface]
     top = rt.data.site(info.top_site).xpos
     radius = rt.infos[obj].radius
@@ -276,7 +280,7 @@ def _free_spot(rt: Runtime, obj: str, surface: str) -> np.ndarray | None:
         for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)
     ]
     for cx, cy in candidates:
-        if all(np.hypot(cx - p[0], cy - p[1]) > radius + r + 0.006 for p, r in others):
+        if all(np.hypot(cx - p[0], cy - p[1]) > radius + r + FINGER_ROOM for p, r in others):
             return np.array([cx, cy, 0.0])
     return None
 
