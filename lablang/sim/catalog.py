@@ -141,6 +141,7 @@ SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "read_scale": (("entity",), "solid handling and weighing"),
     "weigh": (("object", "entity"), "solid handling and weighing"),
     "twist_cap": (("object", "count"), "apparatus and workspace"),
+    "close_cap": (("object",), "apparatus and workspace"),
 }
 
 PREDICATE_NAMES = (

@@ -552,6 +552,21 @@ class Runtime(Actors):
         self.uncapped.add(bottle)
         self.events.append((self.time, f"{bottle}.cap", "removed"))
 
+    def replace_cap(self, bottle: str, turns: float) -> None:
+        """Set a removed cap back on its bottle's neck, `turns` turns out (free on the
+        thread): shown, colliding and of its own mass again."""
+        m, d = self.model, self.data
+        cap = m.body(f"{bottle}_cap").id
+        for geom in range(m.body_geomadr[cap], m.body_geomadr[cap] + m.body_geomnum[cap]):
+            self.show_geom(geom, True)
+        m.body_mass[cap] = self._base_mass[cap]
+        m.body_inertia[cap] = self._base_inertia[cap]
+        joint = m.joint(self.infos[bottle].cap_joint)
+        d.qpos[joint.qposadr[0]] = 2 * math.pi * turns
+        d.qvel[joint.dofadr[0]] = 0.0
+        self.uncapped.discard(bottle)
+        self.events.append((self.time, f"{bottle}.cap", "put back"))
+
     def show_geom(self, geom: int, shown: bool) -> None:
         """Show a geom and let it collide, or hide it and let everything pass through it."""
         m = self.model
