@@ -26,6 +26,7 @@ from lablang.diagnostics import Report
 from lablang.resolve import Program
 from lablang.sim import catalog
 from lablang.sim import model as sm
+from lablang.sim.front_checks import check_capacities, check_container_use, check_overlaps
 from lablang.sim.front_events import check_events, parse_event
 from lablang.source import Source, Span
 from lablang.units import UNITS
@@ -465,6 +466,8 @@ class _Front:
                             )
                         elif kind.role == "fixture":
                             self.error("E0706", "fixtures stand on the table", span)
+        check_capacities(scene, self.error)
+        check_overlaps(scene, self.error)
 
     def unknown_entity(self, name: str, span: Span, scene: sm.Scene) -> None:
         names = [e.name for e in scene.entities] + ["table", *scene.roles()]
@@ -677,6 +680,7 @@ class _Front:
             return None
         for kind, converted_arg in zip(kinds, converted.args, strict=False):
             self.check_argument(name, kind.lstrip("?"), converted_arg, scene)
+        check_container_use(converted, scene, self.error)
         if name == "wait" and converted.args:
             first = converted.args[0]
             if isinstance(first, sm.Num) and not 0 <= first.value <= catalog.MAX_WAIT:
