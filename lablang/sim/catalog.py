@@ -162,6 +162,8 @@ PREDICATE_NAMES = (
     "mixed",
     "temperature",
     "has_tip",
+    "throughout",
+    "during",
 )
 FUNCTION_NAMES = ("slot_of", "opposite", "mass", "height")
 

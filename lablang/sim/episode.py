@@ -14,7 +14,7 @@ from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_TIME, MAX_EPISODE_WORK
 from lablang.sim.interventions import Decision, Execution, Intervention, TargetPose
 from lablang.sim.model import Call, Step, Task, bind_task
-from lablang.sim.predicates import Evaluator, SpecError, expr_text
+from lablang.sim.predicates import Evaluator, SpecError, during_atoms, expr_text
 from lablang.sim.records import Event
 from lablang.sim.runtime import BudgetSpent, Checkpoint, Runtime, SimFault
 from lablang.sim.skills import SKILLS, SkillResult, run_skill
@@ -401,19 +401,22 @@ class EpisodeRunner:
             event = next(e for e in rt.interventions if e.name == step.trigger)
             while rt.time < min(event.start + event.duration, MAX_EPISODE_TIME) - 1e-9:
                 rt.tick()
-        for k, call in enumerate(step.program):
-            start = rt.time
-            try:
-                result = self._run_call(evaluator, step.name, k, call)
-            except SpecError as error:
-                result = SkillResult("failed", str(error))
-            records.append(
-                SkillRecord(
-                    expr_text(call), result.status, result.reason, start, rt.time, result.detail
-                )
-            )
-            if not result.ok:
-                return finished("failed", f"skill `{call.func}` {result.status}: {result.reason}")
+        watched = during_atoms(step.success)
+        if watched:
+            # `during(cond)` holds only if cond held at every tick of the program as well
+            def watch() -> None:
+                for atom in watched:
+                    evaluator.value(atom)
+
+            watch()
+            rt.watchers.append(watch)
+        try:
+            program = self._run_program(step, evaluator, records)
+        finally:
+            if watched:
+                rt.watchers.remove(watch)
+        if program is not None:
+            return finished("failed", program)
         if step.success is None:
             return finished("passed")
         deadline = min(rt.time + step.check_window, MAX_EPISODE_TIME)
@@ -435,6 +438,26 @@ class EpisodeRunner:
             f"success spec did not hold within {step.check_window:g} s after the program",
             failing,
         )
+
+    def _run_program(
+        self, step: Step, evaluator: Evaluator, records: list[SkillRecord]
+    ) -> str | None:
+        """Run the step's skill calls in order; the reason of the first that fails, if any."""
+        rt = self.rt
+        for k, call in enumerate(step.program):
+            start = rt.time
+            try:
+                result = self._run_call(evaluator, step.name, k, call)
+            except SpecError as error:
+                result = SkillResult("failed", str(error))
+            records.append(
+                SkillRecord(
+                    expr_text(call), result.status, result.reason, start, rt.time, result.detail
+                )
+            )
+            if not result.ok:
+                return f"skill `{call.func}` {result.status}: {result.reason}"
+        return None
 
     def _run_call(self, evaluator: Evaluator, step: str, k: int, call: Call) -> SkillResult:
         rt = self.rt

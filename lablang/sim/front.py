@@ -599,6 +599,17 @@ class _Front:
                         "followed by `within 10 s`) and `may_move: [objects]`",
                         member.span,
                     )
+        for atom in _calls(success):
+            length = atom.args[1] if atom.func == "throughout" and len(atom.args) == 2 else None
+            if isinstance(length, sm.Num) and length.value > window + 1e-9:
+                self.error(
+                    "E0708",
+                    f"`throughout(..., {length.value:g} s)` cannot hold within the {window:g} s "
+                    "the step allows after its program",
+                    atom.span or entry.span,
+                    help=f"end the spec with `within {math.ceil(length.value) + 2} s`, or use "
+                    "`during(...)` for the time the program runs",
+                )
         if len(program) > catalog.MAX_CALLS_PER_STEP:
             self.error(
                 "E0708", f"a step may call at most {catalog.MAX_CALLS_PER_STEP} skills", entry.span

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -190,6 +191,8 @@ class Runtime(Actors):
         self.physics_steps = 0
         self.work = 0  # physics work units spent (see catalog.WORK_BASE)
         self.work_budget: int | None = None  # raise BudgetSpent past it (episodes set it)
+        # called after every tick (reads only): `during` specs watched while a program runs
+        self.watchers: list[Callable[[], object]] = []
         self._work_base = WORK_BASE + self.model.nv
         self.cmd = np.zeros(7)  # x, y, z, yaw, tilt, finger, finger (actuator order)
         self.held: str | None = None
@@ -388,6 +391,8 @@ class Runtime(Actors):
         if self.heaters and self.ticks % THERMAL_EVERY == 0:
             self._update_thermal(self.dt * THERMAL_EVERY)
         self._check_health()
+        for watch in self.watchers:
+            watch()
 
     def checkpoint(self) -> Checkpoint:
         """Save the full simulation state, including what the runtime changed in the model."""
