@@ -138,6 +138,7 @@ def simulate_command(
         lost = [s.name for s, ok in zip(result.steps, result.persisted, strict=False) if not ok]
         if lost:
             click.echo(f"no longer holding at the end: {', '.join(lost)}")
+        click.echo(score_line(result.score()))
         click.echo(
             f"credit {result.credit:.2f}, {result.sim_time:.2f} s simulated in "
             f"{result.wall_time:.2f} s, trace {result.trace_digest[:16]}"
@@ -199,11 +200,37 @@ def certify_command(
     if out:
         write_atomic(Path(out), text)
         click.echo(f"{certify_summary(task.name, certificate)}; certificate in {out}")
+        totals = certificate["labference"]
+        click.echo(
+            f"choice {totals['correct']}/{totals['choices']} correct, execution "
+            f"{totals['executed']}/{totals['obligations']} executed over all instances"
+        )
         if certificate.get("limit"):
             click.echo(f"stopped by a bound: {certificate['limit']}")
     else:
         click.echo(text, nl=False)
     sys.exit(0 if certificate["certified"] else 1)
+
+
+def score_line(sc: dict[str, Any]) -> str:
+    """Choice apart from execution (Labference): a right choice badly executed and a wrong
+    choice well executed read differently.
+
+    >>> score_line({"choice": {"choices": 2, "correct": 1, "incorrect_attempts": ["b.0"]},
+    ...             "execution": {"obligations": 2, "executed": 2, "unexecuted": []},
+    ...             "completion": {"status": "incomplete"}})
+    'choice 1/2 correct (incorrect: b.0), execution 2/2 executed, completion incomplete'
+    """
+    choice, execution = sc["choice"], sc["execution"]
+    wrong = choice["incorrect_attempts"]
+    missed = execution["unexecuted"]
+    return (
+        f"choice {choice['correct']}/{choice['choices']} correct"
+        + (f" (incorrect: {', '.join(wrong)})" if wrong else "")
+        + f", execution {execution['executed']}/{execution['obligations']} executed"
+        + (f" (not: {', '.join(missed)})" if missed else "")
+        + f", completion {sc['completion']['status']}"
+    )
 
 
 def certify_summary(task: str, certificate: dict[str, Any]) -> str:

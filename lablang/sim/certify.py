@@ -126,9 +126,15 @@ def certify_task(
     credits: list[float] = []
     successes = 0
     completions = {"clean": 0, "recovered": 0, "incomplete": 0}
+    labference = {"choices": 0, "correct": 0, "obligations": 0, "executed": 0}
     for outcome in outcomes:
         result = outcome.result
-        completions[result.score()["completion"]["status"]] += 1
+        sc = result.score()
+        completions[sc["completion"]["status"]] += 1
+        labference["choices"] += sc["choice"]["choices"]
+        labference["correct"] += sc["choice"]["correct"]
+        labference["obligations"] += sc["execution"]["obligations"]
+        labference["executed"] += sc["execution"]["executed"]
         if records_dir is not None:
             from lablang.sim.records import write_records
 
@@ -211,7 +217,9 @@ def certify_task(
         "failures": failures,
         "faults": faults,
         "transient_faults_rerun": reruns,
-        "completion": completions,  # Labference: clean, recovered after a wrong or
+        "completion": completions,
+        # choice apart from execution, summed over the instances (Labference)
+        "labference": labference,  # Labference: clean, recovered after a wrong or
         # unconfirmed attempt, or incomplete
         "trace_digests": [o.result.trace_digest for o in outcomes],
         # `randomize role from [...]`: the entity each role was bound to, per instance
