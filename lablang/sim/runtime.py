@@ -20,7 +20,7 @@ import numpy as np
 
 from lablang.sim.actors import Actors
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
-from lablang.sim.build import Built
+from lablang.sim.build import LEVEL_SHOWN, Built
 from lablang.sim.catalog import WORK_BASE
 from lablang.sim.model import InSlot, OnSurface
 from lablang.sim.state import SlotTarget, on, slot_of
@@ -275,6 +275,11 @@ class Runtime(Actors):
             for name, info in self.infos.items()
             if info.asset == "pipette"
         }
+        self.level_geoms = {
+            name: m.geom(f"{name}_liquid").id
+            for name, info in self.infos.items()
+            if info.asset in LEVEL_SHOWN
+        }
         self.box_tip_geoms = {
             name: [m.geom(f"{name}_tip{k}").id for k in range(len(info.slots))]
             for name, info in self.infos.items()
@@ -439,6 +444,8 @@ class Runtime(Actors):
         for name, value in copy.deepcopy(checkpoint.runtime).items():
             setattr(self, name, value)
         self._hash = checkpoint.trace.copy()
+        for container in self.level_geoms:
+            self._show_level(container)  # geom sizes are not part of the checkpoint
 
     @property
     def time(self) -> float:
@@ -712,7 +719,26 @@ class Runtime(Actors):
             del bucket[substance]
         self._update_mass(container)
 
+    def _show_level(self, container: str) -> None:
+        """Draw the liquid level of a transparent container from its ledger (liquids only;
+        rendering only: the geom neither collides nor weighs)."""
+        geom = self.level_geoms.get(container)
+        if geom is None:
+            return
+        m, info = self.model, self.infos[container]
+        volume = sum(
+            amount
+            for substance, amount in self.ledger.amounts.get(container, {}).items()
+            if self.ledger.kinds.get(substance, "liquid") == "liquid"
+        )
+        radius = float(m.geom_size[geom, 0])
+        height = min(volume / (math.pi * radius * radius), info.depth - 0.004)
+        m.geom_size[geom, 1] = max(height / 2, 1e-4)
+        m.geom_pos[geom, 2] = -info.half_height + 0.002 + height / 2
+        m.geom_rgba[geom, 3] = 0.55 if height > 1e-4 else 0.0
+
     def _update_mass(self, container: str) -> None:
+        self._show_level(container)
         if container not in self.infos:
             return  # a well of a plate: the plate is a fixture
         m = self.model
