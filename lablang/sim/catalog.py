@@ -93,6 +93,8 @@ ASSET_KINDS: dict[str, AssetKind] = {
         {
             "mass": ParamSpec("mass", 0.0005, 0.01, 0.0015),
             "capped": ParamSpec("", 0, 1, 1, integer=True),
+            # 1: the bore is modelled (walls and a floor), so a pipette tip can enter it
+            "hollow": ParamSpec("", 0, 1, 0, integer=True),
         },
         open_container=True,
     ),

@@ -41,7 +41,11 @@ def capped_by_build(entity: sm.Entity) -> bool:
     """A container that starts capped and that no skill can open (bottles can be)."""
     if entity.asset == "vial":
         return True
-    return entity.asset == "tube_1_5ml" and int(entity.param("capped", 1)) == 1
+    return (
+        entity.asset == "tube_1_5ml"
+        and int(entity.param("capped", 1)) == 1
+        and not int(entity.param("hollow", 0))
+    )
 
 
 def check_capacities(scene: sm.Scene, error: Error) -> None:
@@ -148,12 +152,16 @@ def check_container_use(call: sm.Call, scene: sm.Scene, error: Error) -> None:
                 span,
                 help="declare it open (`tube_1_5ml(capped: 0)`) or use a beaker or a bottle",
             )
-        elif entity.asset == "tube_1_5ml" and index in _TIP_ENTERS.get(call.func, ()):
+        elif (
+            entity.asset == "tube_1_5ml"
+            and not int(entity.param("hollow", 0))
+            and index in _TIP_ENTERS.get(call.func, ())
+        ):
             error(
                 "E0712",
                 f"`{call.func}` cannot draw from `{entity.name}`: a pipette tip cannot enter a "
-                "tube_1_5ml (its interior is not modelled; partial)",
+                "solid tube_1_5ml (its interior is not modelled)",
                 span,
-                help="draw from a beaker, a bottle, a flask or a plate well; dispensing into "
-                "an open tube works (at its mouth)",
+                help="declare it `tube_1_5ml(hollow: 1)` (an open tube whose bore a tip can "
+                "enter), or draw from a beaker, a bottle, a flask or a plate well",
             )

@@ -114,6 +114,8 @@ task k in s {{
         ("capped: 0, ", "transfer(p, stock, t, 10 uL)", []),  # into an open tube: fine
         ("capped: 0, ", "transfer(p, t, stock, 10 uL)", ["E0712"]),  # out of it: not
         ("", "aspirate(p, stock, 10 uL)", []),
+        ("hollow: 1, ", "aspirate(p, t, 10 uL)", []),  # a tube whose bore is modelled
+        ("hollow: 1, ", "mix_by_pipetting(p, t, 2)", []),
     ],
 )
 def test_skills_that_cannot_act_on_a_container_are_rejected(tube, call, expected) -> None:
@@ -196,3 +198,30 @@ def test_the_catalog_capacities_match_the_built_assets(asset: str) -> None:
 
     info = BUILDERS[asset](mujoco.MjSpec(), Entity("e", asset), [0.0, 0.0, 0.0], 0.0)
     assert catalog.capacity(asset, {}) == pytest.approx(info.capacity)
+
+
+def test_a_hollow_tube_is_drawn_from_and_moved_like_a_solid_one(task_from) -> None:
+    """`tube_1_5ml(hollow: 1)`: the tip enters its bore (100 uL drawn and dispensed into
+    another, `examples/tasks/pipette_from_tube.lab` certifies in the example tests), and it
+    is picked and inserted into another rack's slot like a solid tube."""
+    from lablang.sim import certify_task
+
+    task = task_from(
+        """
+scene s {
+  rack: tube_rack(slots: 6) on table at (0.40 m, -0.10 m)
+  rack2: tube_rack(slots: 6) on table at (0.20 m, 0.10 m)
+  t: tube_1_5ml(hollow: 1, contents: 1 mL of buffer) in rack.slot[1]
+  randomize rack within {x: ±2 cm, y: ±2 cm, yaw: ±10 deg}
+}
+task k in s {
+  instruction: "Move t to slot 3 of rack2."
+  step m {
+    do { pick(t); insert_into_slot(t, rack2.slot[3]) }
+    success: in(t, rack2.slot[3]) and upright(t) and stable(t, 0.5 s)
+  }
+}
+"""
+    )
+    certificate = certify_task(task, instances=2, seed=0)
+    assert certificate["certified"], certificate["failures"]
