@@ -164,6 +164,8 @@ class RunnerCheckpoint:
     stopped: bool
     fault: Fault | None
     current: str
+    limit: str | None = None
+    side_effects: tuple[str, ...] = ()
 
 
 class EpisodeRunner:
@@ -252,6 +254,8 @@ class EpisodeRunner:
             self.stopped,
             self.fault,
             self.current,
+            self.limit,
+            tuple(self.side_effects),
         )
 
     def restore(self, cp: RunnerCheckpoint, interventions: tuple[Intervention, ...]) -> None:
@@ -261,6 +265,7 @@ class EpisodeRunner:
         self.events = list(cp.events)
         self.observations = list(cp.observations)
         self.stopped, self.fault, self.current = cp.stopped, cp.fault, cp.current
+        self.limit, self.side_effects = cp.limit, list(cp.side_effects)
         self.interventions = interventions
         for item in interventions:
             self.events.append(
