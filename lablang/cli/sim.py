@@ -131,6 +131,8 @@ def simulate_command(
             click.echo(
                 f"simulator fault (not a task failure): {result.fault.kind}: {result.fault.detail}"
             )
+        for effect in result.side_effects:
+            click.echo(f"side effect: {effect}")
         if result.limit is not None:
             click.echo(f"stopped by a bound: {result.limit}")
         for touch in result.premature:
@@ -138,6 +140,7 @@ def simulate_command(
         lost = [s.name for s, ok in zip(result.steps, result.persisted, strict=False) if not ok]
         if lost:
             click.echo(f"no longer holding at the end: {', '.join(lost)}")
+        click.echo(score_line(result.score()))
         click.echo(
             f"credit {result.credit:.2f}, {result.sim_time:.2f} s simulated in "
             f"{result.wall_time:.2f} s, trace {result.trace_digest[:16]}"
@@ -246,11 +249,37 @@ def certify_command(
     if out:
         write_atomic(Path(out), text)
         click.echo(f"{certify_summary(task.name, certificate)}; certificate in {out}")
+        totals = certificate["labference"]
+        click.echo(
+            f"choice {totals['correct']}/{totals['choices']} correct, execution "
+            f"{totals['executed']}/{totals['obligations']} executed over all instances"
+        )
         if certificate.get("limit"):
             click.echo(f"stopped by a bound: {certificate['limit']}")
     else:
         click.echo(text, nl=False)
     sys.exit(0 if certificate["certified"] else 1)
+
+
+def score_line(sc: dict[str, Any]) -> str:
+    """Choice apart from execution (Labference): a right choice badly executed and a wrong
+    choice well executed read differently.
+
+    >>> score_line({"choice": {"choices": 2, "correct": 1, "incorrect_attempts": ["b.0"]},
+    ...             "execution": {"obligations": 2, "executed": 2, "unexecuted": []},
+    ...             "completion": {"status": "incomplete"}})
+    'choice 1/2 correct (incorrect: b.0), execution 2/2 executed, completion incomplete'
+    """
+    choice, execution = sc["choice"], sc["execution"]
+    wrong = choice["incorrect_attempts"]
+    missed = execution["unexecuted"]
+    return (
+        f"choice {choice['correct']}/{choice['choices']} correct"
+        + (f" (incorrect: {', '.join(wrong)})" if wrong else "")
+        + f", execution {execution['executed']}/{execution['obligations']} executed"
+        + (f" (not: {', '.join(missed)})" if missed else "")
+        + f", completion {sc['completion']['status']}"
+    )
 
 
 def certify_summary(task: str, certificate: dict[str, Any]) -> str:
