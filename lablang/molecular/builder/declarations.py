@@ -53,6 +53,9 @@ class Declarations:
         self.busy: set[tuple[int, str]] = set()
         self.spans: dict[str, Span] = {}
         self.params: dict[str, Any] = dict(PARAMETER_DEFAULTS)
+        # "workflow.step" -> why it is not derived (it or a step it needs failed)
+        self.unknown: dict[str, str] = {}
+        self.unknown_steps: dict[str, str] = {}  # the same, in the workflow being derived
 
     # -- diagnostics
     def error(self, code: str, message: str, span: Span, **kw: Any) -> None:
