@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -31,19 +32,24 @@ def check_command(files: tuple[str, ...], as_json: bool, roots: tuple[str, ...])
     """
     from lablang.diagnostics.render import render_texts, to_json
     from lablang.driver import check_file
+    from lablang.molecular.interchange import provenance as molecular_provenance
 
     results = [check_file(file, roots) for file in files]
     diagnostics = [d for result in results for d in result.report.sorted()]
     errors = sum(d.severity is Severity.ERROR for d in diagnostics)
     warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
     if as_json:
-        payload = {
+        payload: dict[str, Any] = {
             "result": "ok" if errors == 0 else "not-ok",
             "files": list(files),
             "errors": errors,
             "warnings": warnings,
             "diagnostics": [to_json(d) for d in diagnostics],
         }
+        molecular = {file: molecular_provenance(r) for file, r in zip(files, results, strict=True)}
+        if any(v is not None for v in molecular.values()):
+            # per state and library: derived, declared, unknown or partial, and why
+            payload["molecular"] = {f: v for f, v in molecular.items() if v is not None}
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
         if diagnostics:

@@ -121,9 +121,20 @@ class _Builder(Libraries):
             graphs.insert(0, graph)
             self.check_graph(graph, {d.name: d for d in declared_states + declared_transitions})
             self.check_declared_pcr(graph, {d.name: d for d in declared_transitions})
-            self.check_realizes(states, derived, {d.name: d for d in declared_states})
+            statuses = self.check_realizes(states, derived, {d.name: d for d in declared_states})
+            graphs[0] = attrs.evolve(
+                graph,
+                states=tuple(
+                    attrs.evolve(s, status=statuses[s.name][0], status_reason=statuses[s.name][1])
+                    if s.name in statuses
+                    else s
+                    for s in graph.states
+                ),
+            )
         for graph in graphs:
-            if graph.derived:
+            # a workflow with a failed step is incomplete: its graph rules (a product no
+            # later step uses) would only restate that failure
+            if graph.derived and not graph.unknown:
                 self.check_graph(graph, {})
         for decl in module.decls:
             if decl.kind == "library":

@@ -23,6 +23,10 @@ MAX_SEQUENCE_PARTS = 20_000
 MAX_SEQUENCE_TOKENS = 200_000
 
 
+class Unknown(Exception):
+    """A step depends on one that could not be derived: it is unknown, not wrong."""
+
+
 class Failure(Exception):
     def __init__(
         self,

@@ -53,6 +53,9 @@ class Declarations:
         self.busy: set[tuple[int, str]] = set()
         self.spans: dict[str, Span] = {}
         self.params: dict[str, Any] = dict(PARAMETER_DEFAULTS)
+        # "workflow.step" -> why it is not derived (it or a step it needs failed)
+        self.unknown: dict[str, str] = {}
+        self.unknown_steps: dict[str, str] = {}  # the same, in the workflow being derived
 
     # -- diagnostics
     def error(self, code: str, message: str, span: Span, **kw: Any) -> None:
@@ -278,7 +281,7 @@ class Declarations:
                     seq = self.reference(info, path, part.span)
                     out.extend((reverse_complement(seq) if rc else seq).parts)
                 case ast.Modification(code=code):
-                    out.append(Modification(code))
+                    out.append(Modification.of(code))
                 case ast.Ribo(base=base):
                     out.append(Ribo(base.upper().replace("U", "T"), label))
                 case ast.LNA(base=base):

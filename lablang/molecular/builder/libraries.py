@@ -44,14 +44,24 @@ class Libraries(DeclaredChecks):
         for clause in decl.clauses:
             if clause.keyword == "from" and not isinstance(clause.value, ast.Assignment):
                 src = clause.value
+        partial_node = fields.get("partial")
+        partial = partial_node.value if isinstance(partial_node, ast.String) else None
+        status, status_reason = ("partial", partial) if partial is not None else ("declared", "")
         if src is not None:
             source_name = dotted(src)
             pool = derived.get(source_name)
-            if pool is None or not pool.carried:
+            why = self.not_derived(source_name) if pool is None else None
+            if why is not None:
+                # the step failed (reported there): the library is unknown, not wrong
+                pool = None
+                if status != "partial":
+                    status, status_reason = "unknown", f"`{source_name}` not derived: {why}"
+            elif pool is None or not pool.carried:
                 raise Failure(
                     "E0405", f"`{source_name}` is not a derived workflow output", src.span
                 )
-            derived_seq = top_strand(pool.carried[0].molecule)
+            else:
+                derived_seq = top_strand(pool.carried[0].molecule)
         seq_node = fields.get("seq") or fields.get("structure")
         seq = (
             self.sequence(self.info, seq_node, label=None)
@@ -66,12 +76,25 @@ class Libraries(DeclaredChecks):
             diff = sequence_difference(seq, derived_seq)
             if matched is not None:
                 derived_seq = matched
+                if status == "partial":
+                    self.error(
+                        "W0405",
+                        f"library `{decl.name}` is marked partial but is derived from "
+                        f"`{source_name}` and equals it",
+                        partial_node.span,  # type: ignore[union-attr]
+                        help="remove `partial:`: the interpreter verifies this library",
+                    )
+                else:
+                    status, status_reason = "derived", f"equals derived `{source_name}`"
+            elif status == "partial":
+                pass  # marked partial: the derivation is known not to reach it
             elif diff is not None:
                 others = (
                     [f"`{source_name}` carries {len(candidates)} products; none matches"]
                     if len(candidates) > 1
                     else []
                 )
+                status_reason = f"differs from derived `{source_name}` at segment `{diff}`"
                 self.error(
                     "E0405",
                     f"library `{decl.name}` differs from derived `{source_name}` at "
@@ -80,6 +103,8 @@ class Libraries(DeclaredChecks):
                     notes=[f"declared: {render(seq)}", f"derived:  {render(derived_seq)}", *others],
                     help="correct the declared structure or the workflow",
                 )
+        if seq is None and derived_seq is not None and status == "declared":
+            status, status_reason = "derived", f"derived from `{source_name}`"
         final = seq if seq is not None else derived_seq
         if final is None:
             raise Failure(
@@ -101,7 +126,16 @@ class Libraries(DeclaredChecks):
                 reads.append(read)
                 self.check_read(read, final, member)
         modality = modality_of(word_of(fields.get("modality")) or "gene expression")
-        return LibraryDef(decl.name, final, modality, decl.title or "", tuple(reads), source_name)
+        return LibraryDef(
+            decl.name,
+            final,
+            modality,
+            decl.title or "",
+            tuple(reads),
+            source_name,
+            status,
+            status_reason,
+        )
 
     def check_read(self, read: ReadDef, library: Seq, member: ast.Entry) -> None:
         if not read.primer:
