@@ -39,8 +39,7 @@ INTRODUCTION = "Illumina"  # the general introduction page, not a method
 
 # Tags that mark segments (page_format.css colours them); every other tag is layout.
 SEGMENT_TAGS = frozenset(
-    "p5 p7 s5 s7 r1 r2 r3 pe1 pe2 pe3 me cbc umi tso t7 w1 nexus cs1 cs2 hairp lstem ustem bulge"
-    .split()
+    ["p5", "p7", "s5", "s7", "r1", "r2", "r3", "pe1", "pe2", "pe3", "me", "cbc", "umi", "tso", "t7", "w1", "nexus", "cs1", "cs2", "hairp", "lstem", "ustem", "bulge"]
 )  # fmt: skip
 BLOCK_TAGS = frozenset({"h1", "h2", "h3", "h4", "p", "pre", "i", "br"})
 

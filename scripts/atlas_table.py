@@ -1,0 +1,268 @@
+"""The scg_lib_structs atlas: each page's status, and `docs/atlas.md` generated from it.
+
+For every page extracted into `tests/data/atlas/<stem>.json` (by
+`scripts/extract_atlas.py`) this finds `examples/atlas/<stem>.lab`, checks it, and
+says for each library the page draws whether the atlas derives it (the interpreter's
+library equals the page's on both strands), declares it partial with a reason, or has
+not written it yet, with the operations its workflow uses.
+
+    python scripts/atlas_table.py            # print the table
+    python scripts/atlas_table.py --write    # rewrite docs/atlas.md
+    python scripts/atlas_table.py --check    # exit 1 if docs/atlas.md is stale
+
+`tests/molecular/test_atlas.py` runs the same functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data" / "atlas"
+ATLAS = ROOT / "examples" / "atlas"
+DOC = ROOT / "docs" / "atlas.md"
+PREFIX = "scg_lib_structs:"
+
+
+@attrs.frozen
+class LibraryRow:
+    """One library of an atlas file and what became of it."""
+
+    name: str
+    section: str  # the page's label for the drawn library it reproduces
+    status: str  # derived | partial | differs | not derived
+    operations: tuple[str, ...] = ()
+    gap: str = ""  # the partial reason, or where the derived library differs
+
+
+@attrs.frozen
+class PageRow:
+    stem: str
+    title: str
+    drawn: tuple[str, ...]  # "method: label" of every library the page draws
+    libraries: tuple[LibraryRow, ...] = ()
+    diagnostics: tuple[str, ...] = ()
+    not_extracted: tuple[str, ...] = ()
+
+    @property
+    def status(self) -> str:
+        if not (ATLAS / f"{self.stem}.lab").is_file():
+            return "not yet written"
+        if self.diagnostics:
+            return "does not check"
+        states = {lib.status for lib in self.libraries}
+        if not states:
+            return "not yet written"
+        if states == {"derived"}:
+            return "derived"
+        if states <= {"derived", "partial"}:
+            return "partial"
+        return "differs"
+
+
+def page_data(stem: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((DATA / f"{stem}.json").read_text("utf-8"))
+    return data
+
+
+def drawn_libraries(data: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(section, drawn library) for every library the page draws; section is the label,
+    prefixed by the method's name on a page with several methods."""
+    many = len(data["methods"]) > 1
+    for method in data["methods"]:
+        for lib in method["libraries"]:
+            label = lib["label"]
+            yield (f"{method['name']}: {label}" if many and label != method["name"] else label), lib
+
+
+def _doc_section(decl: Any) -> tuple[str | None, str | None]:
+    """(page stem, section) of a declaration's `source: doc("scg_lib_structs:STEM", section:)`."""
+    from lablang import ast
+
+    fields = {m.key: m.value for m in decl.body.members if isinstance(m, ast.Field)}
+    value = fields.get("source")
+    items = value.items if isinstance(value, ast.ListExpr) else (value,)
+    for item in items:
+        if isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and item.args:
+            first = item.args[0].value
+            if isinstance(first, ast.String) and first.value.startswith(PREFIX):
+                section = next(
+                    (
+                        a.value.value
+                        for a in item.args[1:]
+                        if a.name == "section" and isinstance(a.value, ast.String)
+                    ),
+                    None,
+                )
+                return first.value[len(PREFIX) :], section
+    return None, None
+
+
+def _calls(node: Any) -> Iterator[str]:
+    """The names of the operations a workflow calls (`x = op(...)`, `|> op`), in order."""
+    from lablang import ast
+
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id != "doc":
+        yield node.func.id
+    if isinstance(node, ast.Binary) and node.op == "|>" and isinstance(node.right, ast.Name):
+        yield from _calls(node.left)
+        yield node.right.id
+        return
+    if attrs.has(type(node)):
+        for field in attrs.fields(type(node)):
+            yield from _calls(getattr(node, field.name))
+    elif isinstance(node, tuple):
+        for item in node:
+            yield from _calls(item)
+
+
+def _partial_reason(decl: Any) -> str | None:
+    from lablang import ast
+
+    for member in decl.body.members:
+        if (
+            isinstance(member, ast.Field)
+            and member.key == "partial"
+            and isinstance(member.value, ast.String)
+        ):
+            return member.value.value
+    return None
+
+
+def check_page(stem: str) -> PageRow:
+    """Check `examples/atlas/<stem>.lab` and compare each of its libraries with the page."""
+    from lablang.diagnostics import Report
+    from lablang.driver import check_file
+    from lablang.molecular.atlas import difference
+    from lablang.molecular.front import build_model
+
+    data = page_data(stem)
+    drawn = dict(drawn_libraries(data))
+    row = PageRow(stem, data["title"], tuple(drawn), not_extracted=tuple(data["not_extracted"]))
+    path = ATLAS / f"{stem}.lab"
+    if not path.is_file():
+        return row
+    result = check_file(path)
+    diagnostics = tuple(f"{d.code} {d.message}" for d in result.report)
+    built = build_model(result.program, Report())
+    graphs = {g.name: g for g in built.model.graphs if g.derived}
+    libraries = []
+    decls = {d.name: d for d in result.program.root.module.decls if d.kind == "library"}
+    for lib in built.model.libraries:
+        decl = decls[lib.name]
+        _, section = _doc_section(decl)
+        section = section or lib.title or lib.name
+        workflow = (lib.source or "").split(".")[0]
+        graph = graphs.get(workflow)
+        wf_decl = result.program.root.decls.get(workflow)
+        operations = tuple(dict.fromkeys(_calls(wf_decl))) if graph and wf_decl else ()
+        reason = _partial_reason(decl)
+        if reason is not None:
+            libraries.append(LibraryRow(lib.name, section, "partial", operations, reason))
+            continue
+        pool = built.derived.get(lib.source or "")
+        target = drawn.get(section)
+        if pool is None or target is None:
+            gap = "no derived workflow output" if pool is None else f"page draws no {section!r}"
+            libraries.append(LibraryRow(lib.name, section, "not derived", operations, gap))
+            continue
+        problems = [difference(p.molecule, target) for p in pool.carried]
+        if any(p is None for p in problems):
+            libraries.append(LibraryRow(lib.name, section, "derived", operations))
+        else:
+            gap = problems[0] if problems else "the step carries no product"
+            libraries.append(LibraryRow(lib.name, section, "differs", operations, gap or ""))
+    return attrs.evolve(row, libraries=tuple(libraries), diagnostics=diagnostics)
+
+
+def stems() -> list[str]:
+    return sorted(p.stem for p in DATA.glob("*.json"))
+
+
+def rows() -> list[PageRow]:
+    return [check_page(stem) for stem in stems()]
+
+
+def render(pages: list[PageRow]) -> str:
+    """`docs/atlas.md`: every page, its status, operations and gaps."""
+    counts: dict[str, int] = {}
+    for page in pages:
+        counts[page.status] = counts.get(page.status, 0) + 1
+    lines = [
+        "# The scg_lib_structs atlas",
+        "",
+        "<!-- generated by `python scripts/atlas_table.py --write`; "
+        "tests/molecular/test_atlas.py checks it is current -->",
+        "",
+        "`examples/atlas/<page>.lab` writes each method page of the public scg_lib_structs",
+        "collection (Teichlab, commit 27a6ea9) as lablang: the page's oligos, and its steps",
+        "as molecular operations, so the interpreter derives the final library. Each",
+        "library names the page and the drawn library it reproduces with",
+        '`source: doc("scg_lib_structs:<page>", section: "<label>")`. The expected',
+        "structures were extracted from the pages by `scripts/extract_atlas.py` into",
+        "`tests/data/atlas/`; a library is **derived** when the interpreter's library equals",
+        "the page's on both strands (`lablang.molecular.atlas.difference`: bases, barcode",
+        "and UMI lengths, payload, oligo-dT) and every read is primed on its template",
+        "strand; **partial** when the file declares what it cannot derive, with the reason.",
+        "",
+        "Pages: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + ".",
+        "",
+        "| page | status | library (page label) | operations | gap |",
+        "|---|---|---|---|---|",
+    ]
+    for page in pages:
+        if not page.libraries:
+            gap = "; ".join(page.not_extracted) or "-"
+            drawn = ", ".join(page.drawn) or "(none drawn)"
+            lines.append(f"| {page.stem} | {page.status} | {_cell(drawn)} | | {_cell(gap)} |")
+            continue
+        for i, lib in enumerate(page.libraries):
+            first = i == 0
+            lines.append(
+                f"| {page.stem if first else ''} | {page.status if first else ''} | "
+                f"{_cell(lib.section)} ({lib.status}) | {', '.join(lib.operations)} | "
+                f"{_cell(lib.gap) or '-'} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--write", action="store_true", help="rewrite docs/atlas.md")
+    parser.add_argument("--check", action="store_true", help="fail if docs/atlas.md is stale")
+    args = parser.parse_args(argv)
+    text = render(rows())
+    if args.write:
+        _write(DOC, text)
+    elif args.check:
+        current = DOC.read_text("utf-8") if DOC.is_file() else ""
+        if current != text:
+            print("docs/atlas.md is stale: run python scripts/atlas_table.py --write")
+            return 1
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
