@@ -54,6 +54,12 @@ class PageRow:
     not_extracted: tuple[str, ...] = ()
 
     @property
+    def unwritten(self) -> tuple[str, ...]:
+        """Drawn libraries no library of the atlas file reproduces yet."""
+        covered = {lib.section for lib in self.libraries}
+        return tuple(label for label in self.drawn if label not in covered)
+
+    @property
     def status(self) -> str:
         if not (ATLAS / f"{self.stem}.lab").is_file():
             return "not yet written"
@@ -62,11 +68,11 @@ class PageRow:
         states = {lib.status for lib in self.libraries}
         if not states:
             return "not yet written"
-        if states == {"derived"}:
-            return "derived"
-        if states <= {"derived", "partial"}:
-            return "partial"
-        return "differs"
+        if not states <= {"derived", "partial"}:
+            return "differs"
+        if self.unwritten:
+            return "in part written"
+        return "derived" if states == {"derived"} else "partial"
 
 
 def page_data(stem: str) -> dict[str, Any]:
@@ -142,7 +148,7 @@ def check_page(stem: str) -> PageRow:
     """Check `examples/atlas/<stem>.lab` and compare each of its libraries with the page."""
     from lablang.diagnostics import Report
     from lablang.driver import check_file
-    from lablang.molecular.atlas import difference
+    from lablang.molecular.atlas import difference, drawing_errors
     from lablang.molecular.front import build_model
 
     data = page_data(stem)
@@ -177,7 +183,9 @@ def check_page(stem: str) -> PageRow:
             continue
         problems = [difference(p.molecule, target) for p in pool.carried]
         if any(p is None for p in problems):
-            libraries.append(LibraryRow(lib.name, section, "derived", operations))
+            slips = drawing_errors(target)
+            note = f"the page's bottom strand does not pair at {', '.join(slips)}" if slips else ""
+            libraries.append(LibraryRow(lib.name, section, "derived", operations, note))
         else:
             gap = problems[0] if problems else "the step carries no product"
             libraries.append(LibraryRow(lib.name, section, "differs", operations, gap or ""))
@@ -225,12 +233,15 @@ def render(pages: list[PageRow]) -> str:
             drawn = ", ".join(page.drawn) or "(none drawn)"
             lines.append(f"| {page.stem} | {page.status} | {_cell(drawn)} | | {_cell(gap)} |")
             continue
-        for i, lib in enumerate(page.libraries):
+        entries = [
+            (f"{lib.section} ({lib.status})", ", ".join(lib.operations), lib.gap)
+            for lib in page.libraries
+        ] + [(f"{label} (not yet written)", "", "") for label in page.unwritten]
+        for i, (label, operations, gap) in enumerate(entries):
             first = i == 0
             lines.append(
                 f"| {page.stem if first else ''} | {page.status if first else ''} | "
-                f"{_cell(lib.section)} ({lib.status}) | {', '.join(lib.operations)} | "
-                f"{_cell(lib.gap) or '-'} |"
+                f"{_cell(label)} | {operations} | {_cell(gap) or '-'} |"
             )
     return "\n".join(lines) + "\n"
 

@@ -41,6 +41,7 @@ INTRODUCTION = "Illumina"  # the general introduction page, not a method
 SEGMENT_TAGS = frozenset(
     ["p5", "p7", "s5", "s7", "r1", "r2", "r3", "pe1", "pe2", "pe3", "me", "cbc", "umi", "tso", "t7", "w1", "nexus", "cs1", "cs2", "hairp", "lstem", "ustem", "bulge"]
 )  # fmt: skip
+PRIMES = str.maketrans({"\u2032": "'", "\u2019": "'", "\u2018": "'", "\u00a0": " "})
 BLOCK_TAGS = frozenset({"h1", "h2", "h3", "h4", "p", "pre", "i", "br"})
 
 
@@ -72,6 +73,7 @@ class _Events(HTMLParser):
             self.events.append(("end", tag, "", None))
 
     def handle_data(self, data: str) -> None:
+        data = data.translate(PRIMES)
         if self.in_title:
             self.title += data
             return
