@@ -71,6 +71,8 @@ class _Events(HTMLParser):
                 pass
         if tag in BLOCK_TAGS:
             self.events.append(("end", tag, "", None))
+        if tag in {"p", "pre", "h1", "h2", "h3", "h4"}:
+            self.stack.clear()  # a segment tag the page never closed ends with its block
 
     def handle_data(self, data: str) -> None:
         data = data.translate(PRIMES)
@@ -133,7 +135,7 @@ def _line_text(line: list[tuple[str, str]]) -> str:
 
 
 STRAND_START = re.compile(r"^\s*(\|--)?\s*(5'|3')-")
-STRAND_END = re.compile(r"(-3'|-5'|3'-|5'-)\s*$")
+STRAND_END = re.compile(r"(-3'|-5'|3'-|5'-)(\s*$|,)")
 
 
 def strand_segments(line: list[tuple[str, str]]) -> list[dict[str, str]]:
