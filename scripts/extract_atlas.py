@@ -309,7 +309,7 @@ def reads_in(blocks: list[dict[str, object]]) -> list[dict[str, object]]:
 SECTION_OLIGOS = re.compile(r"adapter and primer sequences", re.I)
 SECTION_STEPS = re.compile(r"step-by-step library generation", re.I)
 SECTION_READS = re.compile(r"library sequencing", re.I)
-FINAL = re.compile(r"final library structure|final product", re.I)
+FINAL = re.compile(r"final library structure", re.I)
 
 
 def extract_page(path: Path) -> dict[str, object]:
