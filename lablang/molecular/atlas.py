@@ -28,6 +28,7 @@ import attrs
 
 from lablang.molecular.molecule import Duplex, Molecule, Single
 from lablang.molecular.sequence import (
+    COMPLEMENT,
     DEGENERATE,
     LNA,
     Bases,
@@ -39,7 +40,7 @@ from lablang.molecular.sequence import (
     Thioate,
 )
 
-__all__ = ["difference", "drawn_tokens", "strand_tokens"]
+__all__ = ["difference", "drawing_errors", "drawn_tokens", "strand_tokens"]
 
 MIN_DRAWN_RUN = 6  # a homopolymer drawn as `(dT)` is at least this many bases
 UMI_ROLES = ("UMI",)
@@ -49,7 +50,7 @@ UMI_ROLES = ("UMI",)
 class Drawn:
     """One position of a drawn strand: a letter, a payload `X`, or a run `(dT)`/`(T)30`."""
 
-    kind: str  # "base" | "payload" | "run"
+    kind: str  # "base" | "payload" | "run" | "vrun" (`N.NNN`: unknown bases, any number)
     text: str  # the letter, or the run's base
     tag: str = ""  # the page's segment tag (`cbc`, `umi`, `s5`, ...)
     count: int | None = None  # a run's length when drawn (`(T)30`)
@@ -87,6 +88,9 @@ def drawn_tokens(segments: Sequence[Mapping[str, str]]) -> tuple[Drawn, ...]:
                 close = len(text) if close < 0 else close
                 out.extend(_bracket(text[i + 1 : close], tag))
                 i = close + 1
+            elif char == "N" and _dotted_n_run(text, i) > i:
+                out.append(Drawn("vrun", "N", tag))  # `N.NNNN`: a run of unknown length
+                i = _dotted_n_run(text, i)
             elif char in "X.":
                 j = i
                 while j < len(text) and text[j] in "X.":
@@ -100,6 +104,16 @@ def drawn_tokens(segments: Sequence[Mapping[str, str]]) -> tuple[Drawn, ...]:
             else:
                 i += 1  # `*` (a drawn thioate or nick), `-`, `|`: no position
     return tuple(out)
+
+
+def _dotted_n_run(text: str, i: int) -> int:
+    """The end of an `N` run with dots in it (`N.NNNN`, `N...NN`), or `i` if it has none."""
+    j = i
+    while j < len(text) and text[j] in "N.":
+        j += 1
+    while j > i and text[j - 1] == ".":
+        j -= 1
+    return j if "." in text[i:j] else i
 
 
 def _bracket(words: str, tag: str) -> list[Drawn]:
@@ -139,15 +153,38 @@ def strand_tokens(seq: Seq) -> tuple[Have, ...]:
 
 
 def _drawn_strands(drawn: Mapping[str, Any]) -> tuple[tuple[Drawn, ...], tuple[Drawn, ...]]:
+    """The drawn strands; where the page draws a bottom base that does not pair with the
+    top base over it (a drawing slip, see `drawing_errors`), the complement of the top."""
+    top = drawn_tokens(drawn["top"]["segments"])
+    bottom = list(drawn_tokens(drawn["bottom"]["segments"]))
+    for i, _ in _slips(top, tuple(bottom)):
+        bottom[i] = attrs.evolve(bottom[i], text=COMPLEMENT[top[i].text])
+    return top, tuple(bottom)
+
+
+def _slips(top: tuple[Drawn, ...], bottom: tuple[Drawn, ...]) -> list[tuple[int, str]]:
+    if len(top) != len(bottom):
+        return []
+    out = []
+    for i, (t, b) in enumerate(zip(top, bottom, strict=True)):
+        if t.kind == b.kind == "base" and "N" not in (t.text, b.text):
+            if t.text in COMPLEMENT and COMPLEMENT[t.text] != b.text:
+                out.append((i, f"position {i}: {b.text} drawn under {t.text}"))
+    return out
+
+
+def drawing_errors(drawn: Mapping[str, Any]) -> list[str]:
+    """Bases the page draws on the bottom strand that do not pair with the top strand."""
     top = drawn_tokens(drawn["top"]["segments"])
     bottom = drawn_tokens(drawn["bottom"]["segments"])
-    return top, bottom
+    return [text for _, text in _slips(top, bottom)]
 
 
 def difference(molecule: Molecule, drawn: Mapping[str, Any]) -> str | None:
     """Where `molecule` differs from the page's drawn library, or None when it equals it.
 
-    The bottom strand is compared as the page draws it, 3'->5' under the top.
+    The bottom strand is compared as the page draws it, 3'->5' under the top, except
+    where the page's two strands do not pair (`drawing_errors`): there the top decides.
     """
     top_drawn, bottom_drawn = _drawn_strands(drawn)
     match molecule:
@@ -182,6 +219,8 @@ def _show(d: Drawn) -> str:
         return "X"
     if d.kind == "run":
         return f"({d.text}){d.count or ''}"
+    if d.kind == "vrun":
+        return "N.N"
     return d.text
 
 
@@ -243,6 +282,15 @@ def _steps(
                     out.append((i + 1, j + d.count))
                 elif d.count is None and k - j >= MIN_DRAWN_RUN:
                     out.extend((i + 1, n) for n in range(k, j + MIN_DRAWN_RUN - 1, -1))
+        case "vrun":
+            # any run of barcodes, UMIs, spacers or unknown bases
+            k = j
+            while k < len(have) and (
+                (have[k].kind == "symbol" and _tag_fits(d.tag, have[k].text))
+                or (have[k].kind == "base" and have[k].text == "N")
+            ):
+                k += 1
+                out.append((i + 1, k))
         case "base":
             if h.kind == "base" and (h.text == d.text or (d.text == "N" and d.tag != "umi")):
                 out.append((i + 1, j + 1))
