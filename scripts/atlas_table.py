@@ -31,6 +31,37 @@ DATA = ROOT / "tests" / "data" / "atlas"
 ATLAS = ROOT / "examples" / "atlas"
 DOC = ROOT / "docs" / "atlas.md"
 PREFIX = "scg_lib_structs:"
+BENCH = ROOT.parent.parent / "shared" / "data" / "libstruct_bench" / "protocols"
+
+# libstruct-bench protocol -> (atlas page, library) whose exported library is its truth
+BENCH_MAP: dict[str, tuple[str, str]] = {
+    "10x-chromium-3prime-v1": ("10xChromium3v1", "gex_library"),
+    "10x-chromium-3prime-v2": ("10xChromium3", "gex_v2_library"),
+    "10x-chromium-3prime-v3": ("10xChromium3", "gex_v3_library"),
+    "10x-chromium-3prime-v3.1": ("10xChromium3", "gex_v3_library"),
+    "10x-chromium-3prime-v4": ("10xChromium3", "gex_v3_library"),
+    "10x-chromium-5prime-v1": ("10xChromium5", "gex_v2_library"),
+    "10x-chromium-5prime-v2": ("10xChromium5", "gex_v2_library"),
+    "10x-chromium-5prime-v3": ("10xChromium5", "gex_v3_library"),
+    "drop-seq": ("Drop-seq", "dropseq_library"),
+    "microwell-seq": ("Microwell-seq", "microwell_library"),
+    "pip-seq": ("PIP-seq", "pip_v2_library"),
+    "smart-seq2": ("SMART-seq_family", "ss2_library"),
+    "split-seq": ("SPLiT-seq", "splitseq_library"),
+    "surecell": ("SureCell", "surecell_library"),
+}
+# the other truths, and why their atlas library is not derived yet
+BENCH_PENDING: dict[str, str] = {
+    "bd-rhapsody": "BD_Rhapsody needs random-primed extension",
+    "fipresci": "FIPRESCI tagments an RNA:DNA hybrid",
+    "hydrop-rna": "HyDrop_RNA needs a hairpin adapter and uracil excision",
+    "mars-seq2": "MARS-seq needs in vitro transcription and RNA ligation",
+    "quartz-seq2": "Quartz-seq_family needs poly(A) tailing",
+    "sci-rna-seq3": "sci-RNA-seq3 needs a hairpin adapter and uracil excision",
+    "seq-well-s3": "SeqWell_S3 needs random-primed second-strand synthesis",
+    "strt-seq-2i": "STRT-seq_family needs PvuI/SalI digestion",
+    "tang2009": "tang2009 needs terminal-transferase tailing",
+}
 
 
 @attrs.frozen
@@ -192,6 +223,28 @@ def check_page(stem: str) -> PageRow:
     return attrs.evolve(row, libraries=tuple(libraries), diagnostics=diagnostics)
 
 
+def bench_exports() -> dict[str, tuple[str, str]]:
+    """protocol -> (the atlas library exported in libstruct-bench's older convention, its
+    truth's `library_sequence`), for every mapped protocol whose truth is beside the repo."""
+    from lablang.diagnostics import Report
+    from lablang.driver import check_file
+    from lablang.molecular.atlas import bench_sequence
+    from lablang.molecular.front import build_model
+
+    out: dict[str, tuple[str, str]] = {}
+    built: dict[str, Any] = {}
+    for protocol, (stem, library) in sorted(BENCH_MAP.items()):
+        truth_file = BENCH / f"{protocol}.json"
+        if not truth_file.is_file():
+            continue
+        if stem not in built:
+            built[stem] = build_model(check_file(ATLAS / f"{stem}.lab").program, Report())
+        lib = next(lib for lib in built[stem].model.libraries if lib.name == library)
+        truth = json.loads(truth_file.read_text("utf-8"))["library_sequence"]
+        out[protocol] = (bench_sequence(lib.seq), truth)
+    return out
+
+
 def stems() -> list[str]:
     return sorted(p.stem for p in DATA.glob("*.json"))
 
@@ -202,6 +255,8 @@ def rows() -> list[PageRow]:
 
 def render(pages: list[PageRow]) -> str:
     """`docs/atlas.md`: every page, its status, operations and gaps."""
+    from lablang.molecular.atlas import BENCH_LETTERS, MIN_DROPPED_RUN
+
     counts: dict[str, int] = {}
     for page in pages:
         counts[page.status] = counts.get(page.status, 0) + 1
@@ -243,6 +298,36 @@ def render(pages: list[PageRow]) -> str:
                 f"| {page.stem if first else ''} | {page.status if first else ''} | "
                 f"{_cell(label)} | {operations} | {_cell(gap) or '-'} |"
             )
+    lines += [
+        "",
+        "## libstruct-bench truths",
+        "",
+        "The 23 public libstruct-bench ground truths (seqmachines/libstruct-bench, commit",
+        "048e4c3) write a final library in an older Task 1 convention: one",
+        "`library_sequence` string where a letter repeated stands for a variable segment",
+        "and the insert is left out. `lablang.molecular.atlas.bench_sequence` exports an",
+        "atlas library in that convention:",
+        "",
+        "- concrete bases as they are (ribo and LNA bases as their base; modifications",
+        "  and thioates take no position);",
+        "- a barcode, UMI or index as its letter, once per base, by role (first prefix",
+        "  that matches): "
+        + ", ".join(f"`{prefix or '(any other)'}` {letter}" for prefix, letter in BENCH_LETTERS)
+        + ";",
+        "- the insert (payloads), the oligo-dT or poly(A) beside it (a homopolymer, or",
+        f"  {MIN_DROPPED_RUN} or more letters of one base) and the degenerate bases touching",
+        "  them (an anchor's `VN`) left out.",
+        "",
+        "`tests/molecular/test_atlas.py` checks that each mapped atlas library, exported so,",
+        "equals its truth's `library_sequence` character for character.",
+        "",
+        "| libstruct-bench protocol | atlas page | library |",
+        "|---|---|---|",
+    ]
+    for protocol, (stem, library) in sorted(BENCH_MAP.items()):
+        lines.append(f"| {protocol} | {stem} | `{library}` |")
+    lines += ["", "Not mapped yet:", ""]
+    lines += [f"- {protocol}: {why}" for protocol, why in sorted(BENCH_PENDING.items())]
     return "\n".join(lines) + "\n"
 
 

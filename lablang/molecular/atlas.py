@@ -40,7 +40,7 @@ from lablang.molecular.sequence import (
     Thioate,
 )
 
-__all__ = ["difference", "drawing_errors", "drawn_tokens", "strand_tokens"]
+__all__ = ["bench_sequence", "difference", "drawing_errors", "drawn_tokens", "strand_tokens"]
 
 MIN_DRAWN_RUN = 6  # a homopolymer drawn as `(dT)` is at least this many bases
 UMI_ROLES = ("UMI",)
@@ -167,9 +167,9 @@ def _slips(top: tuple[Drawn, ...], bottom: tuple[Drawn, ...]) -> list[tuple[int,
         return []
     out = []
     for i, (t, b) in enumerate(zip(top, bottom, strict=True)):
-        if t.kind == b.kind == "base" and "N" not in (t.text, b.text):
-            if t.text in COMPLEMENT and COMPLEMENT[t.text] != b.text:
-                out.append((i, f"position {i}: {b.text} drawn under {t.text}"))
+        pairs = t.text in COMPLEMENT and COMPLEMENT[t.text] == b.text
+        if t.kind == b.kind == "base" and "N" not in (t.text, b.text) and not pairs:
+            out.append((i, f"position {i}: {b.text} drawn under {t.text}"))
     return out
 
 
@@ -328,3 +328,89 @@ def _tag_fits(tag: str, role: str) -> bool:
     if tag == "cbc":
         return not is_umi
     return True
+
+
+# ------------------------------------------------ libstruct-bench's older Task 1 convention
+
+# The letter each symbolic role is written as in libstruct-bench's public truths
+# (`library_sequence` with a `placeholder_key`): cell barcodes B, UMIs U, sample
+# indexes I, RT barcodes R, ligation barcodes L. Roles are matched by prefix.
+BENCH_LETTERS: tuple[tuple[str, str], ...] = (
+    ("UMI", "U"),
+    ("ROUND1_BARCODE", "R"),
+    ("RT_BARCODE", "R"),
+    ("ROUND", "L"),
+    ("LIGATION_BARCODE", "L"),
+    ("HAIRPIN_BARCODE", "L"),
+    ("I5", "I"),
+    ("I7", "I"),
+    ("INDEX", "I"),
+    ("", "B"),
+)
+MIN_DROPPED_RUN = 8  # an oligo-dT written out as letters is at least this long
+
+
+def bench_sequence(seq: Seq, letters: Sequence[tuple[str, str]] = BENCH_LETTERS) -> str:
+    """A library's top strand in libstruct-bench's older convention.
+
+    Concrete bases as they are; each barcode, UMI or index as its letter repeated
+    (its length); the insert (payloads), the oligo-dT or poly(A) next to it and the
+    degenerate bases touching either (an anchor's `VN`, a random primer's `N`s) left
+    out, as the benchmark's truths leave them out.
+
+    >>> from lablang.molecular.sequence import parse_notation
+    >>> bench_sequence(parse_notation("5'-ACGT [CELL_BARCODE:3] [UMI:2] (T)30 VN [CDNA] AGATC-3'"))
+    'ACGTBBBUUAGATC'
+    """
+    tokens: list[tuple[str, str]] = []  # (kind, text): base | run | payload | symbol
+    for part in seq.parts:
+        match part:
+            case Bases(text=text):
+                tokens.extend(("base", b) for b in text)
+            case Homopolymer():
+                tokens.append(("run", part.base))
+            case Ribo(base=base) | LNA(base=base):
+                tokens.append(("base", base))
+            case Symbol():
+                if part.is_payload:
+                    tokens.append(("payload", ""))
+                else:
+                    letter = next(c for prefix, c in letters if part.role.startswith(prefix))
+                    tokens.append(("symbol", letter * (part.max_len or part.min_len or 0)))
+            case Modification() | Thioate():
+                pass
+            case _:  # pragma: no cover - Part is a closed union
+                raise AssertionError(part)
+    keep = [True] * len(tokens)
+    for i, (kind, _) in enumerate(tokens):
+        if kind in ("payload", "run"):
+            keep[i] = False
+    # letters written out for an oligo-dT / poly(A) run: a run of one base that touches
+    # the insert (through degenerate bases) and is at least MIN_DROPPED_RUN long
+    for i, (kind, _) in enumerate(tokens):
+        if kind != "payload":
+            continue
+        for step in (-1, 1):
+            k = i + step
+            while 0 <= k < len(tokens) and tokens[k][0] == "base" and tokens[k][1] in DEGENERATE:
+                keep[k] = False
+                k += step
+            if 0 <= k < len(tokens) and tokens[k][0] == "run":
+                k += step
+                while (
+                    0 <= k < len(tokens) and tokens[k][0] == "base" and tokens[k][1] in DEGENERATE
+                ):
+                    keep[k] = False
+                    k += step
+            start, base = k, tokens[k][1] if 0 <= k < len(tokens) else ""
+            while 0 <= k < len(tokens) and tokens[k] == ("base", base) and base in "AT":
+                k += step
+            if abs(k - start) >= MIN_DROPPED_RUN:
+                for n in range(start, k, step):
+                    keep[n] = False
+                while (
+                    0 <= k < len(tokens) and tokens[k][0] == "base" and tokens[k][1] in DEGENERATE
+                ):
+                    keep[k] = False
+                    k += step
+    return "".join(text for (kind, text), kept in zip(tokens, keep, strict=True) if kept)

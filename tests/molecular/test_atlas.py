@@ -84,3 +84,91 @@ def test_extracted_pages_are_what_the_extractor_writes(tmp_path: Path) -> None:
     assert fresh == sorted(p.name for p in DATA.glob("*.json"))
     for name in fresh:
         assert json.loads((tmp_path / name).read_text()) == json.loads((DATA / name).read_text())
+
+
+@pytest.mark.skipif(not TABLE.BENCH.is_dir(), reason="libstruct-bench truths not beside the repo")
+def test_atlas_libraries_exported_equal_the_libstruct_bench_truths() -> None:
+    """Each mapped atlas library, exported in libstruct-bench's older convention, equals
+    that protocol's public truth, and every truth is either mapped or listed as pending."""
+    exports = TABLE.bench_exports()
+    assert set(exports) == set(TABLE.BENCH_MAP)
+    for protocol, (exported, truth) in exports.items():
+        assert exported == truth, protocol
+    truths = {p.stem for p in TABLE.BENCH.glob("*.json")}
+    assert truths == set(TABLE.BENCH_MAP) | set(TABLE.BENCH_PENDING)
+
+
+def _drawn(top: list[tuple[str, str]], bottom: list[tuple[str, str]]) -> dict[str, object]:
+    def strand(runs: list[tuple[str, str]]) -> dict[str, object]:
+        return {"segments": [{"tag": t, "text": x} for t, x in runs]}
+
+    return {"label": "test", "top": strand(top), "bottom": strand(bottom)}
+
+
+def _duplex(text: str):  # type: ignore[no-untyped-def]
+    from lablang.molecular.molecule import Duplex
+    from lablang.molecular.sequence import parse_notation
+
+    return Duplex(core=parse_notation(text))
+
+
+DRAWN_10X = _drawn(
+    [("p5", "AATG"), ("cbc", "NNNN"), ("umi", "NNN"), ("", "(dT)VXXX...XXXA"), ("s7", "GATC")],
+    [("p5", "TTAC"), ("cbc", "NNNN"), ("umi", "NNN"), ("", "(pA)BXXX...XXXT"), ("s7", "CTAG")],
+)
+
+
+def test_a_library_equal_to_the_drawing_on_both_strands_has_no_difference() -> None:
+    """Barcode and UMI lengths, an oligo-dT of any length and an anchor's N inside the
+    insert all read as the page draws them."""
+    from lablang.molecular.atlas import difference
+
+    lib = _duplex("5'-AATG [CELL_BARCODE:4] [UMI:3] (T)30 VN [CDNA] AGATC-3'")
+    assert difference(lib, DRAWN_10X) is None
+
+
+def test_a_umi_of_the_wrong_length_is_a_difference() -> None:
+    """A UMI one base longer than drawn is reported on the top strand."""
+    from lablang.molecular.atlas import difference
+
+    lib = _duplex("5'-AATG [CELL_BARCODE:4] [UMI:4] (T)30 VN [CDNA] AGATC-3'")
+    assert (difference(lib, DRAWN_10X) or "").startswith("top strand")
+
+
+def test_n_drawn_as_a_cell_barcode_is_not_a_umi() -> None:
+    """N positions the page tags `cbc` cannot be realised by a UMI, nor `umi` by a barcode."""
+    from lablang.molecular.atlas import difference
+
+    lib = _duplex("5'-AATG [UMI:4] [CELL_BARCODE:3] (T)30 VN [CDNA] AGATC-3'")
+    assert difference(lib, DRAWN_10X) is not None
+
+
+def test_a_bottom_strand_that_is_not_the_drawn_one_is_a_difference() -> None:
+    """A single-stranded overhang changes the bottom strand while the top still matches."""
+    from lablang.molecular.atlas import difference
+    from lablang.molecular.molecule import Duplex, End
+    from lablang.molecular.sequence import bases, parse_notation
+
+    core = parse_notation("5'-AATG [CELL_BARCODE:4] [UMI:3] (T)30 VN [CDNA] AGATC-3'")
+    lib = Duplex(core=core, right=End(bottom=bases("GG")))
+    assert (difference(lib, DRAWN_10X) or "").startswith("bottom strand")
+
+
+def test_a_bottom_base_the_page_draws_unpaired_is_reported_and_the_top_decides() -> None:
+    """A page drawing S under W is a drawing slip: listed, and the top strand decides."""
+    from lablang.molecular.atlas import difference, drawing_errors
+
+    drawn = _drawn([("", "ACWWG")], [("", "TGSSC")])
+    assert drawing_errors(drawn) == ["position 2: S drawn under W", "position 3: S drawn under W"]
+    assert difference(_duplex("5'-ACWWG-3'"), drawn) is None
+
+
+def test_bench_export_writes_letters_and_leaves_out_the_insert_and_oligo_dt() -> None:
+    """The older libstruct-bench convention: B/U/I letters, no cDNA, no oligo-dT, no VN."""
+    from lablang.molecular.atlas import bench_sequence
+    from lablang.molecular.sequence import parse_notation
+
+    seq = parse_notation(
+        "5'-AC [CELL_BARCODE:2] [UMI:3] TTTTTTTTTT VN [CDNA] A GT [I7_INDEX:2] CA-3'"
+    )
+    assert bench_sequence(seq) == "ACBBUUUAGTIICA"
