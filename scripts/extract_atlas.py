@@ -135,7 +135,7 @@ def _line_text(line: list[tuple[str, str]]) -> str:
 
 
 STRAND_START = re.compile(r"^\s*(\|--)?\s*(5'|3')-")
-STRAND_END = re.compile(r"(-3'|-5'|3'-|5'-)(\s*$|,)")
+STRAND_END = re.compile(r"(-\s?3'|-\s?5'|3'-|5'-)(\s*$|,)")
 
 
 def strand_segments(line: list[tuple[str, str]]) -> list[dict[str, str]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -172,3 +173,61 @@ def test_bench_export_writes_letters_and_leaves_out_the_insert_and_oligo_dt() ->
         "5'-AC [CELL_BARCODE:2] [UMI:3] TTTTTTTTTT VN [CDNA] A GT [I7_INDEX:2] CA-3'"
     )
     assert bench_sequence(seq) == "ACBBUUUAGTIICA"
+
+
+def test_every_shared_stdlib_oligo_is_listed_on_each_page_it_cites() -> None:
+    """Each oligo of stdlib/scg_lib_structs.lab cites two or more pages, and each cited
+    page lists an oligo of that name whose bases are the stdlib oligo's."""
+    from lablang.diagnostics import Report
+    from lablang.driver import check_file
+    from lablang.molecular.atlas import bench_sequence
+    from lablang.molecular.front import build_model
+    from lablang.molecular.sequence import parse_notation
+
+    path = ROOT / "stdlib" / "scg_lib_structs.lab"
+    result = check_file(path)
+    assert [d.code for d in result.report] == []
+    oligos = {o.name: o for o in build_model(result.program, Report()).model.oligos}
+    decls = [d for d in result.program.root.module.decls if d.kind == "oligo"]
+    assert len(decls) >= 20
+    for decl in decls:
+        cites = _sources(decl)
+        assert len({page for page, _ in cites}) >= 2, decl.name
+        want = _letters(bench_sequence(oligos[decl.name].seq))
+        for page, section in cites:
+            listed = [
+                strand["sequence"]
+                for method in json.loads((DATA / f"{page}.json").read_text())["methods"]
+                for oligo in method["oligos"]
+                if oligo["name"] == section
+                for strand in oligo["strands"]
+            ]
+            assert listed, (decl.name, page, section)
+            drawn = [_letters(bench_sequence(parse_notation(_notation(s)))) for s in listed]
+            assert want in drawn, (decl.name, page, drawn)
+
+
+def _sources(decl) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    from lablang import ast
+
+    fields = {m.key: m.value for m in decl.body.members if isinstance(m, ast.Field)}
+    items = fields["source"].items
+    out = []
+    for item in items:
+        args = {a.name: a.value.value for a in item.args if a.name}
+        out.append((args["url"].rsplit("/", 1)[1].removesuffix(".html"), args["section"]))
+    return out
+
+
+def _notation(drawn: str) -> str:
+    """A page's oligo text as lablang notation: `[8-bp barcode]` as an 8-base barcode."""
+    text = re.sub(r"\[(\d+)-?bp[^\]]*\]", lambda m: f" [BC:{m.group(1)}] ", drawn)
+    text = re.sub(r"\[(i7|i5)\]", " [BC:6] ", text)
+    text = re.sub(r"/[^/]*/", " ", text).replace("*", "")
+    text = re.sub(r"r([ACGU])", r" \1 ", text).replace("+", " ")
+    return f"5'-{text}-3'"
+
+
+def _letters(exported: str) -> str:
+    """Bases with every placeholder letter as N (pages and stdlib name roles differently)."""
+    return re.sub(r"[BURLI]", "N", exported.replace("T" * 30, ""))
