@@ -8,10 +8,11 @@ for an oligo-dT and its poly(A), the top strand 5'->3' and the bottom strand und
 position:
 
 - a concrete base equals the drawn letter (an `N` drawn for a designed `N` matches);
-- a barcode, UMI or index of length L (or a range) is drawn as that many `N`s, and
-  `N`s the page tags `cbc` are a barcode or index, `N`s it tags `umi` a UMI;
-- a payload is drawn as `X`; degenerate bases touching it (an anchor's `VN`, a random
-  primer's `N`s) may be drawn inside the `X` or beside it;
+- a barcode, UMI or index of length L (or a range) is drawn as that many `N`s; `N`s
+  the page tags `cbc` are not a UMI, and `N`s it tags `umi` are not a cell barcode;
+- a payload is drawn as `X` (or as `N...N`, a run of unknown length); degenerate bases
+  touching it (an anchor's `VN`, a random primer's `N`s) may be drawn inside the `X` or
+  beside it, and a `V` or `B` drawn beside it may be the insert's own first base;
 - `(dT)`/`(pA)` is any run of T/A (a homopolymer or six or more letters); `(T)30` is
   exactly thirty.
 
@@ -262,6 +263,10 @@ def _steps(
     degenerate = h is not None and h.kind == "base" and h.text in DEGENERATE
     if degenerate and beside and _near_payload(have, j):
         out.append((i, j + 1))
+    # and a degenerate base drawn beside the X (`(dT)VXXX`) may be the insert's own
+    drawn_degenerate = d is not None and d.kind == "base" and d.text in DEGENERATE - {"N"}
+    if drawn_degenerate and h is not None and h.kind == "payload" and _drawn_near_payload(drawn, i):
+        out.append((i + 1, j))
     if d is None or h is None:
         return out
     match d.kind:
@@ -288,6 +293,7 @@ def _steps(
             while k < len(have) and (
                 (have[k].kind == "symbol" and _tag_fits(d.tag, have[k].text))
                 or (have[k].kind == "base" and have[k].text == "N")
+                or have[k].kind == "payload"
             ):
                 k += 1
                 out.append((i + 1, k))
@@ -309,6 +315,10 @@ def _steps(
     return out
 
 
+def _drawn_near_payload(drawn: tuple[Drawn, ...], i: int) -> bool:
+    return any(0 <= k < len(drawn) and drawn[k].kind == "payload" for k in (i - 1, i + 1))
+
+
 def _near_payload(have: tuple[Have, ...], j: int) -> bool:
     """A degenerate base in a run of degenerate bases that touches a payload."""
     for step in (-1, 1):
@@ -321,12 +331,13 @@ def _near_payload(have: tuple[Have, ...], j: int) -> bool:
 
 
 def _tag_fits(tag: str, role: str) -> bool:
-    """`N`s tagged `umi` are a UMI; `N`s tagged `cbc` are a barcode or index, not a UMI."""
-    is_umi = any(r in role.upper() for r in UMI_ROLES)
+    """`N`s tagged `cbc` are not a UMI; `N`s tagged `umi` are not a cell barcode (pages
+    reuse the UMI colour for other random or feature barcodes, never for cell barcodes)."""
+    upper = role.upper()
     if tag == "umi":
-        return is_umi
+        return "CELL_BARCODE" not in upper
     if tag == "cbc":
-        return not is_umi
+        return not any(r in upper for r in UMI_ROLES)
     return True
 
 
