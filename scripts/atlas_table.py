@@ -93,7 +93,7 @@ class PageRow:
     @property
     def status(self) -> str:
         if not (ATLAS / f"{self.stem}.lab").is_file():
-            return "not yet written"
+            return "not yet written" if self.drawn else "no library drawn"
         if self.diagnostics:
             return "does not check"
         states = {lib.status for lib in self.libraries}
@@ -101,6 +101,8 @@ class PageRow:
             return "not yet written"
         if not states <= {"derived", "partial"}:
             return "differs"
+        if not self.drawn:
+            return "derived by reference" if states == {"derived"} else "partial by reference"
         if self.unwritten:
             return "in part written"
         return "derived" if states == {"derived"} else "partial"
@@ -122,12 +124,22 @@ def drawn_libraries(data: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]
 
 
 def _doc_section(decl: Any) -> tuple[str | None, str | None]:
-    """(page stem, section) of a declaration's `source: doc("scg_lib_structs:STEM", section:)`."""
+    """(page stem, section) of a declaration's first `source: doc("scg_lib_structs:STEM", ...)`."""
+    docs = _doc_sections(decl)
+    return docs[0] if docs else (None, None)
+
+
+def _doc_sections(decl: Any) -> list[tuple[str, str | None]]:
+    """(page stem, section) of every `doc("scg_lib_structs:STEM", section: ...)` it cites.
+
+    A library of a page that draws no library of its own (it says "this part is made as
+    on page X") cites its page first, then `X` with the section of X's drawn library."""
     from lablang import ast
 
     fields = {m.key: m.value for m in decl.body.members if isinstance(m, ast.Field)}
     value = fields.get("source")
     items = value.items if isinstance(value, ast.ListExpr) else (value,)
+    out: list[tuple[str, str | None]] = []
     for item in items:
         if isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and item.args:
             first = item.args[0].value
@@ -140,8 +152,8 @@ def _doc_section(decl: Any) -> tuple[str | None, str | None]:
                     ),
                     None,
                 )
-                return first.value[len(PREFIX) :], section
-    return None, None
+                out.append((first.value[len(PREFIX) :], section))
+    return out
 
 
 def _calls(node: Any) -> Iterator[str]:
@@ -196,8 +208,15 @@ def check_page(stem: str) -> PageRow:
     decls = {d.name: d for d in result.program.root.module.decls if d.kind == "library"}
     for lib in built.model.libraries:
         decl = decls[lib.name]
-        _, section = _doc_section(decl)
-        section = section or lib.title or lib.name
+        cited = _doc_sections(decl)
+        section = (cited[0][1] if cited else None) or lib.title or lib.name
+        target = drawn.get(section)
+        elsewhere = [(page, sec) for page, sec in cited[1:] if page != stem and sec]
+        if target is None and elsewhere:
+            # made as the page says another page makes it: compare with that drawing
+            page, sec = elsewhere[0]
+            target = dict(drawn_libraries(page_data(page))).get(sec or "")
+            section = f"as {page}: {sec}"
         workflow = (lib.source or "").split(".")[0]
         graph = graphs.get(workflow)
         wf_decl = result.program.root.decls.get(workflow)
@@ -207,7 +226,6 @@ def check_page(stem: str) -> PageRow:
             libraries.append(LibraryRow(lib.name, section, "partial", operations, reason))
             continue
         pool = built.derived.get(lib.source or "")
-        target = drawn.get(section)
         if pool is None or target is None:
             gap = "no derived workflow output" if pool is None else f"page draws no {section!r}"
             libraries.append(LibraryRow(lib.name, section, "not derived", operations, gap))
@@ -218,8 +236,8 @@ def check_page(stem: str) -> PageRow:
             note = f"the page's bottom strand does not pair at {', '.join(slips)}" if slips else ""
             libraries.append(LibraryRow(lib.name, section, "derived", operations, note))
         else:
-            gap = problems[0] if problems else "the step carries no product"
-            libraries.append(LibraryRow(lib.name, section, "differs", operations, gap or ""))
+            gap = (problems[0] if problems else None) or "the step carries no product"
+            libraries.append(LibraryRow(lib.name, section, "differs", operations, gap))
     return attrs.evolve(row, libraries=tuple(libraries), diagnostics=diagnostics)
 
 

@@ -221,7 +221,7 @@ def oligos_in(blocks: list[dict[str, object]]) -> list[dict[str, object]]:
     oligos: list[dict[str, object]] = []
     for block in blocks:
         if block["kind"] == "p":
-            runs = block["runs"]  # type: ignore[assignment]
+            runs = block["runs"]
             text = "".join(t for _, t in runs)  # type: ignore[attr-defined]
             name, sep, rest = text.partition(":")
             if not sep:
@@ -371,6 +371,15 @@ def extract_page(path: Path) -> dict[str, object]:
             method["read_blocks"].append(block)  # type: ignore[attr-defined]
     out_methods = []
     for method in methods:
+        # libraries drawn under the same label (Drop-ChIP's four orientations) are numbered
+        labels = [lib["label"] for lib in method["libraries"]]  # type: ignore[attr-defined]
+        seen: dict[str, int] = {}
+        for lib in method["libraries"]:  # type: ignore[attr-defined]
+            label = lib["label"]
+            if labels.count(label) > 1:
+                seen[label] = seen.get(label, 0) + 1
+                lib["label"] = f"{label} ({seen[label]})"
+
         oligos = oligos_in(method.pop("oligo_blocks"))  # type: ignore[arg-type]
         reads = reads_in(method.pop("read_blocks"))  # type: ignore[arg-type]
         drawn = method.pop("drawn")
