@@ -276,8 +276,11 @@ def render(pages: list[PageRow]) -> str:
     from lablang.molecular.atlas import BENCH_LETTERS, MIN_DROPPED_RUN
 
     counts: dict[str, int] = {}
+    library_counts: dict[str, int] = {}
     for page in pages:
         counts[page.status] = counts.get(page.status, 0) + 1
+        for lib in page.libraries:
+            library_counts[lib.status] = library_counts.get(lib.status, 0) + 1
     lines = [
         "# The scg_lib_structs atlas",
         "",
@@ -296,6 +299,33 @@ def render(pages: list[PageRow]) -> str:
         "strand; **partial** when the file declares what it cannot derive, with the reason.",
         "",
         "Pages: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + ".",
+        "Libraries: "
+        + ", ".join(f"{n} {s}" for s, n in sorted(library_counts.items()))
+        + f" (of {sum(len(p.drawn) for p in pages)} the pages draw).",
+        "",
+        "How a page is written:",
+        "",
+        '- oligos the page lists are declared with `source: doc("scg_lib_structs:<page>",',
+        '  section: "<the page\'s name for it>")`; those two or more pages share come from the',
+        "  stdlib (`stdlib/scg_lib_structs.lab` holds the ones the rest of the stdlib lacked),",
+        "  and the Nextera transposons, drawn on most Tn5 pages but listed on none, from",
+        "  `illumina`;",
+        "- each workflow follows the page's numbered steps; a library is `from:` its output",
+        "  and declares the page's reads (each primer must pair over its whole length with",
+        "  its template strand);",
+        '- a library that is not derived says so with `partial: "<what is missing>"` and',
+        "  declares the page's drawing as its `seq`;",
+        "- a page that draws no library of its own but says which method makes each part",
+        '  (G&T-seq: "it uses the SMART-seq method") cites its page, then that method\'s page',
+        "  and drawn library, which the derived library must equal (*by reference*);",
+        "- bead synthesis (split-pool extension or ligation on beads) is not derived: a",
+        "  workflow starts from the finished bead oligo the page lists;",
+        "- a bottom-strand base the page draws unpaired with the base over it (a drawing",
+        "  slip) is listed in the gap column; the top strand decides there.",
+        "",
+        "Regenerate: `python scripts/extract_atlas.py` (the pages into `tests/data/atlas/`),",
+        "`python scripts/atlas_table.py --write` (this file); timings:",
+        "`python benchmarks/molecular.py --atlas`.",
         "",
         "| page | status | library (page label) | operations | gap |",
         "|---|---|---|---|---|",
