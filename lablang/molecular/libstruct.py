@@ -25,7 +25,7 @@ from lablang.molecular.model import (
     StateDef,
     TransitionDef,
 )
-from lablang.molecular.molecule import Duplex
+from lablang.molecular.molecule import Duplex, MolType
 from lablang.molecular.sequence import (
     LNA,
     Bases,
@@ -245,7 +245,10 @@ def state_record(state: StateDef) -> dict[str, Any]:
             {
                 "strand_id": strand_id,
                 "name": strand.name,
-                "molecule_type": strand.moltype.value,
+                # LibStructBench's strand types are DNA, RNA, other, unknown
+                "molecule_type": "other"
+                if strand.moltype is MolType.CHIMERA
+                else strand.moltype.value,
                 "orientation": "5_to_3",
                 "sequence_architecture": library_sequence(strand.seq),
                 "segments": segments,

@@ -278,7 +278,7 @@ class Declarations:
                     seq = self.reference(info, path, part.span)
                     out.extend((reverse_complement(seq) if rc else seq).parts)
                 case ast.Modification(code=code):
-                    out.append(Modification(code))
+                    out.append(Modification.of(code))
                 case ast.Ribo(base=base):
                     out.append(Ribo(base.upper().replace("U", "T"), label))
                 case ast.LNA(base=base):

@@ -241,14 +241,21 @@ class Derivation(Arguments):
                 first_call.span,
             )
         subject = first_call.args[0].value
-        if not isinstance(subject, ast.Name) or subject.id not in env:
-            raise Failure(
-                "E0412",
-                "the first argument must be an input or an earlier step of this workflow",
-                subject.span,
-                help="known: " + ", ".join(f"`{k}`" for k in env),
-            )
-        pool = env[subject.id]
+        items = subject.items if isinstance(subject, ast.ListExpr) else [subject]
+        sources: list[str] = []
+        for item in items:
+            if not isinstance(item, ast.Name) or item.id not in env:
+                raise Failure(
+                    "E0412",
+                    "the first argument must be an input or an earlier step of this workflow, "
+                    "or a list of them (`merge([a, b])`)",
+                    item.span,
+                    help="known: " + ", ".join(f"`{k}`" for k in env),
+                )
+            sources.append(item.id)
+        if not sources:
+            raise Failure("E0412", "an empty list merges nothing", subject.span)
+        pool = env[sources[0]] if len(sources) == 1 else _pooled([env[s] for s in sources])
         oligo_names: list[str] = []
         reagents: list[tuple[str, str]] = []
         for op_name, call in chain:
@@ -260,7 +267,7 @@ class Derivation(Arguments):
         transition = TransitionDef(
             name=name,
             operation=operation,
-            substrates=state_names.get(subject.id, (subject.id,)),
+            substrates=tuple(n for s in sources for n in state_names.get(s, (s,))),
             oligos=tuple(dict.fromkeys(oligo_names)),
             reagents=tuple(reagents),
             detail=detail,
@@ -311,3 +318,8 @@ class Derivation(Arguments):
 def _named_state(name: str, product: Product, title: str) -> StateDef:
     state = state_from_molecule(name, product.molecule, title)
     return attrs.evolve(state, disposition_reason=product.reason)
+
+
+def _pooled(pools: list[Pool]) -> Pool:
+    """The carried products of several steps in one pool (a `merge([a, b])` subject)."""
+    return Pool(tuple(product for pool in pools for product in pool.carried))

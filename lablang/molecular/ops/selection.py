@@ -155,3 +155,22 @@ def cleanup(pool: Pool, *, minimum: int = 100) -> Pool:
     short dimers stay in the supernatant. Sequence does not change.
     """
     return size_select(pool, minimum=minimum)
+
+
+@operation(
+    "merge",
+    lsb="pooling",
+    rule="pool the carried products of several steps (`merge([a, b])`); any step may also take "
+    "a list (`barcode_round([a, b], ...)`) to act on the pool",
+    subject="[steps]",
+    on_pool=True,
+)
+def merge(pool: Pool) -> Pool:
+    """Pool two or more branches into one tube.
+
+    Rule: pooling mixes molecules and changes none of them, so the pool is every carried
+    product of the merged steps (products that are the same molecule once). Later steps
+    act on each member, as on any mix: a split-pool round in nuclei that hold both cDNA
+    and tagmented chromatin barcodes both modalities at once.
+    """
+    return Pool(pool.carried)

@@ -9,6 +9,7 @@ from lablang.molecular.molecule import (
     End,
     Molecule,
     MolType,
+    Strand,
 )
 from lablang.molecular.ops.core import (
     MIN_ANNEAL,
@@ -17,14 +18,19 @@ from lablang.molecular.ops.core import (
     OperationFailure,
     anneal_sites,
     has_phosphate,
+    need_duplex,
     no_site_failure,
+    payload_positions,
+    random_run,
     template_strand,
+    three_prime_blocked,
 )
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import (
     Seq,
     bases,
     plain,
+    render,
     reverse_complement,
 )
 
@@ -52,7 +58,9 @@ def extend(
 
     Rule: the new strand is the whole primer (5' tail included) followed by the reverse
     complement of the template upstream of the site (run-off synthesis), then any
-    non-templated bases. The result is a duplex with the new strand on top.
+    non-templated bases. The result is a duplex with the new strand on top. A primer
+    ending in six or more `N` (a random hexamer, 8-mer, 9-mer) primes at random, so only
+    inside payloads (see `random_primed`); a primer with a blocked 3' end is E0421.
 
     >>> from lablang.molecular.molecule import Single, Strand
     >>> from lablang.molecular.ops.core import oligo
@@ -62,6 +70,15 @@ def extend(
     "5'-GGTTGTACGTACGTAAAACCCCGGGGTTTT-3'"
     """
     strand = template_strand(template)
+    blocked = three_prime_blocked(primer.seq)
+    if blocked:
+        raise OperationFailure(
+            "E0421",
+            f"primer `{primer.name}` cannot be extended: its 3' end is blocked (/{blocked}/)",
+            help="a polymerase extends only a free 3'-OH; use an unblocked primer",
+        )
+    if random_run(plain(primer.seq)):
+        return random_primed(strand, primer, polymerase_type, nontemplated)
     sites = anneal_sites(primer.seq, strand.seq, min_match)
     if not sites:
         raise no_site_failure(
@@ -123,7 +140,7 @@ def reverse_transcribe(
     that CCC and the enzyme copies the TSO (see `template_switch`).
     """
     strand = template_strand(rna)
-    if strand.moltype is not MolType.RNA:
+    if not strand.moltype.has_rna:
         raise OperationFailure(
             "E0412",
             "reverse transcription needs an RNA template",
@@ -206,4 +223,83 @@ def second_strand(molecule: Molecule, primer: Oligo | None = None) -> Molecule:
         top_name=duplex.top_name,
         bottom_name="second strand",
         top_phosphate=duplex.top_phosphate,
+    )
+
+
+def random_primed(
+    strand: Strand, primer: Oligo, polymerase_type: MolType, nontemplated: Seq | None
+) -> Duplex:
+    """Random priming: an N-mer primer anneals inside a payload and is extended.
+
+    Rule: a random hexamer (or longer N-mer) pairs with any bases, so where it primes is
+    decided by what is there in bulk: the sample's sequence (cDNA, gDNA, aRNA), never the
+    few known bases of adapters, poly(T) or barcodes, which a random primer hits no more
+    often than any other stretch. The new strand is the whole primer (its N-mer now
+    reading a piece of the payload) followed by the copy of the template from inside the
+    payload to the template's 5' end; with several payloads, the product primed in the
+    3'-most one is followed (it carries every segment upstream). No payload is E0420.
+    """
+    payloads = payload_positions(strand.seq)
+    if not payloads:
+        raise OperationFailure(
+            "E0420",
+            f"random primer `{primer.name}` has nothing to prime: the template has no payload "
+            "(such as `[CDNA]` or `[GDNA]`)",
+            notes=[f"template: {render(strand.seq)}"],
+            help="random primers prime in the sample's own sequence; prime known sequence "
+            "with a specific primer",
+        )
+    p = payloads[-1]
+    copy = reverse_complement(strand.seq.slice(0, p + 1)).with_label(
+        f"copy of {strand.name or 'template'}"
+    )
+    return Duplex(
+        core=copy,
+        left=End(top=primer.seq, bottom=strand.seq.slice(p + 1)),
+        right=End(top=nontemplated or Seq(), bottom=Seq()),
+        top_type=polymerase_type,
+        bottom_type=strand.moltype,
+        top_name=primer.name,
+        bottom_name=strand.name or "template",
+        top_phosphate=has_phosphate(primer.seq),
+        bottom_phosphate=strand.phosphate_5p,
+    )
+
+
+@operation(
+    "gap_fill",
+    lsb="extension",
+    rule="a polymerase extends every recessed 3' end across the opposite 5' overhang to a blunt "
+    "end, displacing annealed strands (Tn5's ME') and closing gaps; nothing to fill is E0412",
+)
+def gap_fill(molecule: Molecule) -> Duplex:
+    """Gap filling and strand displacement.
+
+    Rule: a DNA polymerase extends each free, paired 3' end along the opposite strand to
+    that strand's 5' end. A strand-displacing polymerase (Bst, Klenow exo-, Q5 at 72 C
+    after tagmentation) pushes any strand annealed downstream (the non-transferred ME'
+    of Tn5) off the template, so recessed ends become blunt and recorded gaps close.
+    Unlike `end_repair` it removes no 3' overhang and adds no phosphate. A blocked 3'
+    end is not extended.
+    """
+    duplex = need_duplex(molecule, "gap filling")
+    core, left, right = duplex.core, duplex.left, duplex.right
+    gaps = tuple(n for n in duplex.nicks if "gap" in n)
+    filled = False
+    if left.top and not left.bottom and not left.ragged and not three_prime_blocked(duplex.bottom):
+        core, left, filled = left.top + core, End(), True
+    if right.bottom and not right.top and not right.ragged and not three_prime_blocked(duplex.top):
+        core, right, filled = core + reverse_complement(right.bottom), End(), True
+    if not filled and not gaps:
+        raise OperationFailure(
+            "E0412",
+            "nothing to fill: no recessed 3' end and no gap",
+            help="gap filling extends a 3' end recessed under a 5' overhang",
+        )
+    return attrs.evolve(
+        duplex,
+        core=core,
+        left=left,
+        right=right,
+        nicks=tuple(n for n in duplex.nicks if n not in gaps),
     )
