@@ -43,6 +43,7 @@ BENCH_MAP: dict[str, tuple[str, str]] = {
     "10x-chromium-5prime-v1": ("10xChromium5", "gex_v2_library"),
     "10x-chromium-5prime-v2": ("10xChromium5", "gex_v2_library"),
     "10x-chromium-5prime-v3": ("10xChromium5", "gex_v3_library"),
+    "bd-rhapsody": ("BD_Rhapsody", "v1_library"),
     "drop-seq": ("Drop-seq", "dropseq_library"),
     "microwell-seq": ("Microwell-seq", "microwell_library"),
     "pip-seq": ("PIP-seq", "pip_v2_library"),
@@ -52,7 +53,6 @@ BENCH_MAP: dict[str, tuple[str, str]] = {
 }
 # the other truths, and why their atlas library is not derived yet
 BENCH_PENDING: dict[str, str] = {
-    "bd-rhapsody": "BD_Rhapsody needs random-primed extension",
     "fipresci": "FIPRESCI tagments an RNA:DNA hybrid",
     "hydrop-rna": "HyDrop_RNA needs a hairpin adapter and uracil excision",
     "mars-seq2": "MARS-seq needs in vitro transcription and RNA ligation",
