@@ -10,7 +10,8 @@ position:
 - a concrete base equals the drawn letter (an `N` drawn for a designed `N` matches);
 - a barcode, UMI or index of length L (or a range) is drawn as that many `N`s; `N`s
   the page tags `cbc` are not a UMI, and `N`s it tags `umi` are not a cell barcode;
-- a payload is drawn as `X` (or as `N...N`, a run of unknown length); degenerate bases
+- a payload is drawn as `X` (or as `N...N`, a run of unknown length; a few bases drawn
+  between two stretches of `X` show a context inside it and are part of it); degenerate bases
   touching it (an anchor's `VN`, a random primer's `N`s) may be drawn inside the `X` or
   beside it, and a `V` or `B` drawn beside it may be the insert's own first base;
 - `(dT)`/`(pA)` is any run of T/A (a homopolymer or six or more letters); `(T)30` is
@@ -104,6 +105,25 @@ def drawn_tokens(segments: Sequence[Mapping[str, str]]) -> tuple[Drawn, ...]:
                 i += 1
             else:
                 i += 1  # `*` (a drawn thioate or nick), `-`, `|`: no position
+    return _join_insert(out)
+
+
+MAX_DRAWN_CONTEXT = 3  # bases a page draws inside an insert to show a context (`XXXCGXXX`)
+
+
+def _join_insert(drawn: list[Drawn]) -> tuple[Drawn, ...]:
+    """`XXX...XXXCGXXX...XXX`: a few bases drawn between two stretches of insert show a
+    sequence context inside it (a methylated CpG, a converted C); they are the insert."""
+    out: list[Drawn] = []
+    for token in drawn:
+        if token.kind == "payload" and out:
+            k = len(out) - 1
+            while k >= 0 and out[k].kind == "base" and len(out) - 1 - k < MAX_DRAWN_CONTEXT:
+                k -= 1
+            if k >= 0 and out[k].kind == "payload" and k < len(out) - 1:
+                del out[k + 1 :]
+                continue
+        out.append(token)
     return tuple(out)
 
 

@@ -248,3 +248,14 @@ def _notation(drawn: str) -> str:
 def _letters(exported: str) -> str:
     """Bases with every placeholder letter as N (pages and stdlib name roles differently)."""
     return re.sub(r"[BURLI]", "N", exported.replace("T" * 30, ""))
+
+
+def test_bases_drawn_inside_an_insert_are_part_of_it() -> None:
+    """`XXXCGXXX...XXXTGXXX` (a page showing methylation contexts) reads as one insert,
+    but a longer designed sequence between two inserts does not."""
+    from lablang.molecular.atlas import drawn_tokens
+
+    kinds = [t.kind for t in drawn_tokens([{"tag": "", "text": "ACXXX...XXXCGXXX...XXXTGXXXAC"}])]
+    assert kinds == ["base", "base", "payload", "base", "base"]
+    long = drawn_tokens([{"tag": "", "text": "XXXACGTXXX"}])
+    assert [t.kind for t in long] == ["payload", "base", "base", "base", "base", "payload"]
