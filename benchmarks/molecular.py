@@ -1,9 +1,11 @@
-"""Molecular checking speed: a derived split-pool workflow and a declared state graph.
+"""Molecular checking speed: a derived split-pool workflow, a declared state graph, and
+the scg_lib_structs atlas (`examples/atlas/`).
 
-Run: `python benchmarks/molecular.py`. Prints, measured in one run, the check time per
-state for growing workflows and how it grows (the ratio of per-state times between
-sizes; 1.0 means linear growth of the total). Absolute times are printed for context
-only; nothing here is asserted.
+Run: `python benchmarks/molecular.py` (`--atlas` for the atlas only). Prints, measured
+in one run, the check time per state for growing workflows and how it grows (the ratio
+of per-state times between sizes; 1.0 means linear growth of the total), and for the
+atlas the molecular time of each page, per derived state, and the whole atlas. Absolute
+times are printed for context only; nothing here is asserted.
 """
 
 from __future__ import annotations
@@ -95,8 +97,53 @@ def _molecular(program: object) -> None:
     assert not report.has_errors, [d.message for d in report][:3]
 
 
+def atlas_report() -> None:
+    """Each atlas page: the molecular backend's time (derivation and checks of all its
+    workflows and libraries), its derived states, the time per derived state, and its
+    share of the whole `check`; then the whole atlas."""
+    from lablang.diagnostics import Report
+    from lablang.molecular.front import build_model
+
+    root = Path(__file__).resolve().parents[1] / "examples" / "atlas"
+    print("scg_lib_structs atlas (examples/atlas/), per page")
+    total_molecular = total_check = 0.0
+    total_states = 0
+    per_state: list[tuple[float, str]] = []
+    for path in sorted(root.glob("*.lab")):
+        source = Source(path.read_text("utf-8"), str(path))
+        result = check_source(source, [root], backends=False)
+        assert result.ok, path
+        program = result.program
+        molecular = timed(lambda program=program: _molecular(program), repeats=5)
+        full = timed(lambda source=source: check_source(source, [root]), repeats=3)
+        built = build_model(program, Report())
+        states = sum(len(g.states) for g in built.model.graphs if g.derived)
+        total_molecular += molecular
+        total_check += full
+        total_states += states
+        per_state.append((molecular / max(states, 1), path.stem))
+        print(
+            f"  {path.stem:30s} molecular {molecular * 1000:7.1f} ms  {states:4d} derived states"
+            f"  {molecular / max(states, 1) * 1000:6.3f} ms/state  check {full * 1000:7.1f} ms"
+            f" ({100 * molecular / full:4.1f}%)"
+        )
+    pages = len(per_state)
+    slowest = max(per_state)
+    print(
+        f"  whole atlas: {pages} pages, molecular {total_molecular * 1000:.1f} ms"
+        f" ({total_molecular / pages * 1000:.1f} ms/page), {total_states} derived states"
+        f" ({total_molecular / max(total_states, 1) * 1000:.3f} ms/state), check"
+        f" {total_check * 1000:.1f} ms; slowest per state: {slowest[1]}"
+        f" ({slowest[0] * 1000:.3f} ms/state = x{slowest[0] * total_states / total_molecular:.1f}"
+        " the atlas mean)"
+    )
+
+
 def main() -> None:
     check_text(split_pool_program(2), "warm.lab")  # imports and caches out of the timing
+    if "--atlas" in sys.argv[1:]:
+        atlas_report()
+        return
     report(
         "derived split-pool workflow, 3/6/12/24 rounds (states = rounds + 1)",
         [3, 6, 12, 24],
@@ -104,6 +151,7 @@ def main() -> None:
         lambda n: n + 1,
     )
     report("declared state graph", [50, 100, 200, 400], declared_program)
+    atlas_report()
 
 
 if __name__ == "__main__":
