@@ -170,7 +170,9 @@ def fmt_command(paths: tuple[str, ...], check_only: bool, show_diff: bool) -> No
     default="json",
     show_default=True,
     type=click.Choice(list(EXPORTERS)),
-    help="json (the program), LibStructBench Task 1-3 JSON, or seqspec YAML.",
+    help="json (the program), LibStructBench Task 1-3 JSON, or seqspec YAML: `seqspec` is "
+    "the 0.3.1 format the seqspec release on PyPI loads (also `seqspec-0.3`), `seqspec-0.4` "
+    "the 0.4.0 format of seqspec's repository.",
 )
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False), help="Write here instead of stdout."
@@ -190,8 +192,8 @@ def export_command(file: str, target: str, output: str | None, roots: tuple[str,
         echo_diagnostics(result.report.sorted())
         sys.exit(1)
     text, report = export(result, target)
+    echo_diagnostics(report.sorted())  # the warnings too (an onlist file not found)
     if text is None:
-        echo_diagnostics(report.sorted())
         sys.exit(1)
     if output:
         write_atomic(Path(output), text)
