@@ -212,13 +212,19 @@ def schema_command() -> None:
 @click.command("explain")
 @click.argument("code")
 def explain_command(code: str) -> None:
-    """Explain a diagnostic CODE, with a failing and a fixed example.
+    """Explain a diagnostic CODE, with a failing and a fixed example, or a molecular
+    operation (its arguments and rationale).
 
-    Example: `lablang explain E0203`
+    Example: `lablang explain E0203`, `lablang explain pcr`
     """
     from lablang.check.names import did_you_mean
     from lablang.diagnostics.codes import CODES, explain
+    from lablang.molecular.front import describe
 
+    operation = describe(code)
+    if operation is not None:
+        click.echo(operation)
+        return
     if code.upper() not in CODES:
         guess = did_you_mean(code.upper(), list(CODES))
         hint = f" (did you mean {guess}?)" if guess else ""
@@ -228,8 +234,18 @@ def explain_command(code: str) -> None:
 
 
 @click.command("spec")
-def spec_command() -> None:
-    """Print the compact language reference (for people and for LLM prompts)."""
+@click.option(
+    "--section",
+    "sections",
+    multiple=True,
+    type=click.Choice(["core", "molecular", "protocols", "sim", "contracts", "rubrics"]),
+    help="Print only this part (repeatable): core, molecular, protocols, sim, contracts, rubrics.",
+)
+def spec_command(sections: tuple[str, ...]) -> None:
+    """Print the language reference (for people and for LLM prompts).
+
+    Example: `lablang spec --section molecular`
+    """
     from lablang.spec import spec_text
 
-    click.echo(spec_text(), nl=False)
+    click.echo(spec_text(sections), nl=False)

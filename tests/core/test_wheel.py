@@ -49,12 +49,13 @@ def test_installed_wheel_checks_a_file_outside_the_source_tree(wheel: Path, tmp_
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
-    # The dependencies come from the running environment (CI's fresh venv, not the
-    # machine's site-packages); a plain path entry, so its editable lablang is not seen.
-    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
-    (env_dir / "lib" / version / "site-packages" / "dependencies.pth").write_text(
-        sysconfig.get_paths()["purelib"] + "\n"
-    )
+    # the new venv sees the test environment's installed dependencies (CI's own fresh
+    # venv, not the base interpreter's site-packages) through a plain path file, which
+    # does not run the `.pth` hooks there, so an editable lablang stays invisible
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    inner = env_dir / "lib" / version / "site-packages"
+    outer = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+    (inner / "test-environment.pth").write_text("\n".join(sorted(outer)) + "\n")
     subprocess.run(
         [
             sys.executable,
