@@ -10,6 +10,7 @@ The CLI, the language server and Python users all call these functions.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ __all__ = [
     "check_file",
     "check_source",
     "check_text",
+    "lab_files",
     "read_source",
 ]
 
@@ -63,8 +65,35 @@ class CheckResult:
         return not self.report.has_errors
 
 
+STDIN = "-"  # the path that names standard input, as in ruff, black and git
+
+
+def lab_files(paths: Sequence[str | Path]) -> list[str]:
+    """The files `paths` name: each directory's `.lab` files (recursively, sorted, hidden
+    folders and node_modules skipped) in its place, files and `-` (stdin) as given."""
+    files: list[str] = []
+    for path in map(str, paths):
+        if path != STDIN and Path(path).is_dir():
+            found = [
+                p
+                for p in Path(path).rglob("*.lab")
+                if p.is_file()
+                and not any(
+                    part.startswith(".") or part == "node_modules"
+                    for part in p.relative_to(path).parts[:-1]
+                )
+            ]
+            files += [str(p) for p in sorted(found)]
+        else:
+            files.append(path)
+    return files
+
+
 def read_source(path: str | Path, report: Report, limits: Limits = DEFAULT_LIMITS) -> Source | None:
-    """Read a file as UTF-8 text, or report why it cannot be read."""
+    """Read a file (or standard input for `-`) as UTF-8 text, or report why it cannot be read."""
+    if str(path) == STDIN:
+        data = sys.stdin.buffer.read(limits.max_file_bytes + 1)
+        return _decoded(data, "<stdin>", report, limits)
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -85,10 +114,22 @@ def read_source(path: str | Path, report: Report, limits: Limits = DEFAULT_LIMIT
             help="check the path and its permissions",
         )
         return None
+    return _decoded(data, str(path), report, limits)
+
+
+def _decoded(data: bytes, name: str, report: Report, limits: Limits) -> Source | None:
+    if len(data) > limits.max_file_bytes:
+        report.add(
+            "E0001",
+            f"input is more than the {limits.max_file_bytes} bytes allowed",
+            Source("", name),
+            help="split it into modules joined with `use`",
+        )
+        return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        source = Source(data.decode("utf-8", "replace"), str(path))
+        source = Source(data.decode("utf-8", "replace"), name)
         report.add(
             "E0005",
             "file is not valid UTF-8",
@@ -98,7 +139,7 @@ def read_source(path: str | Path, report: Report, limits: Limits = DEFAULT_LIMIT
             help="save the file as UTF-8 text",
         )
         return None
-    return Source(text.removeprefix("\ufeff"), str(path))
+    return Source(text.removeprefix("\ufeff"), name)
 
 
 def check_source(

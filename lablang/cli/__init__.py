@@ -11,6 +11,8 @@ import sys
 
 import click
 
+from lablang.cli.terminal import color_option
+
 # verb -> (module, attribute, one-line help). The module is imported lazily.
 VERBS: dict[str, tuple[str, str, str]] = {
     "check": ("lablang.cli.core", "check_command", "Check .lab files and report diagnostics."),
@@ -119,5 +121,6 @@ def _unavailable(name: str, help_text: str) -> click.Command:
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="lablang")
+@color_option
 def main() -> None:
     """lablang: check, format, score, verify, simulate and grade `.lab` programs."""

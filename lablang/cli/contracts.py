@@ -10,6 +10,8 @@ from typing import Any
 
 import click
 
+from lablang.cli.terminal import echo_diagnostics
+
 MAX_DEPTH = 64
 
 
@@ -19,7 +21,6 @@ def _load(
     """Parse, check and compile the contracts of FILE; exits 1 with diagnostics on errors."""
     from lablang.contracts.front import compile_contracts
     from lablang.diagnostics import Report
-    from lablang.diagnostics.render import render_texts
     from lablang.driver import check_source, read_source
 
     overrides: dict[str, int] = {}
@@ -37,7 +38,7 @@ def _load(
         if not report.has_errors:
             contracts = compile_contracts(result.program.root.module, source, report, overrides)
     if report.has_errors:
-        click.echo(render_texts(report.sorted()), err=True)
+        echo_diagnostics(report.sorted())
         sys.exit(1)
     if name is not None:
         contracts = [c for c in contracts if c.name == name]

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from lablang.cli.executor import executor_from, executor_options
+from lablang.cli.terminal import echo_diagnostics
 
 PATH_OPTION = click.option(
     "--path",
@@ -27,12 +28,11 @@ TASK_OPTION = click.option(
 
 
 def _load(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
-    from lablang.diagnostics.render import render_texts
     from lablang.sim import load_tasks
 
     tasks, report = load_tasks(file, roots)
     if report.has_errors:
-        click.echo(render_texts(report.sorted()), err=True)
+        echo_diagnostics(report.sorted())
         sys.exit(1)
     if not tasks:
         click.echo(f"error: `{file}` declares no task", err=True)
@@ -162,7 +162,9 @@ def simulate_command(
     "or several files): the folder for one certificate per task plus suite.json and "
     "suite.html (required).",
 )
-@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@click.option(
+    "--no-progress", is_flag=True, help="Hide the progress bar (shown only on a terminal)."
+)
 @click.option(
     "--records",
     "records_dir",
@@ -539,7 +541,6 @@ def branch_command(
     Example: `lablang branch examples/tasks/move_tube.lab --seed 1 --at move --intervention target_pose --call 1 --argument 1 --value rack2.slot[4]`
     """
     from lablang.diagnostics import Report
-    from lablang.diagnostics.render import render_texts
     from lablang.sim.branches import run_matched
     from lablang.sim.front import value_expr
     from lablang.sim.interventions import Decision, Execution, Intervention, TargetPose
@@ -587,7 +588,7 @@ def branch_command(
         report = Report()
         expr = value_expr(value, task.scene, report)
         if expr is None:
-            click.echo(render_texts(report.sorted()), err=True)
+            echo_diagnostics(report.sorted())
             sys.exit(2)
         cls = Decision if kind == "decision" else TargetPose
         intervention = cls(step, call, argument, expr)

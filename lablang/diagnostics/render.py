@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
@@ -52,9 +53,13 @@ def render_text(diagnostic: Diagnostic) -> str:
             if start_line != number:
                 continue
             end_line, end_col = source.position(span.end)
-            length = (end_col - start_col) if end_line == start_line else len(text) - start_col + 1
-            marks = mark * max(1, length)
-            caret_line = f"{pad} | {' ' * (start_col - 1)}{marks}"
+            under = (
+                text[start_col - 1 : end_col - 1]
+                if end_line == start_line
+                else text[start_col - 1 :]
+            )
+            marks = mark * max(1, display_width(under))
+            caret_line = f"{pad} | {' ' * display_width(text[: start_col - 1])}{marks}"
             out.append(f"{caret_line} {message}".rstrip())
         previous = number
     out.append(f"{pad} |")
@@ -64,6 +69,21 @@ def render_text(diagnostic: Diagnostic) -> str:
     if out[-1] == f"{pad} |":
         out.pop()
     return "\n".join(out)
+
+
+def display_width(text: str) -> int:
+    """Terminal columns of `text`: wide characters (CJK, most emoji) take two, combining
+    marks and zero-width characters none, so a caret lands under what it marks.
+
+    >>> display_width("a🧪b"), display_width("e\u0301"), display_width("漢字")
+    (4, 1, 4)
+    """
+    width = 0
+    for char in text:
+        if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
 
 
 def render_texts(diagnostics: Iterable[Diagnostic]) -> str:

@@ -204,6 +204,8 @@ def _role_of(label: str | None, parts: list[Part]) -> str:
             return f"poly({base})"
         case Bases(text=text) if set(text) <= set("NVBDH"):
             return "anchor"
+        case Bases(text="A"):
+            return "A-tail"  # the 1-nt overhang `a_tail` adds, as LibStructBench names it
         case Bases(text=text) if len(set(text)) == 1 and len(text) >= 8:
             return f"poly({text[0]})"
         case _:

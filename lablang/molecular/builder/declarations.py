@@ -126,7 +126,9 @@ class Declarations:
                 help="write `segment X = 5'-ACGT-3'` or `segment CB = barcode(16)`",
             )
         if isinstance(value, ast.Sequence):
-            seq = self.sequence(info, value, label=decl.name)
+            # a segment is one named unit: `segment R2 = 5'-{sample_index_seq}-3'` is `R2`
+            # wherever it is used, not the name of what it was written with
+            seq = self.sequence(info, value, label=decl.name).with_label(decl.name)
             kind = "homopolymer" if all(isinstance(p, Homopolymer) for p in seq.parts) else "fixed"
             return SegmentDef(decl.name, seq, kind, parts=tuple(parts))
         if (
