@@ -26,7 +26,12 @@ VERBS: dict[str, tuple[str, str, str]] = {
         "Print the JSON Schema of `lablang export --to json`.",
     ),
     "explain": ("lablang.cli.core", "explain_command", "Explain a diagnostic code with examples."),
-    "spec": ("lablang.cli.core", "spec_command", "Print the compact language reference."),
+    "spec": ("lablang.cli.core", "spec_command", "Print the language reference."),
+    "grammar": (
+        "lablang.cli.core",
+        "grammar_command",
+        "Print the grammar (Lark, or llguidance for constrained decoding).",
+    ),
     "import": (
         "lablang.cli.molecular",
         "import_command",
