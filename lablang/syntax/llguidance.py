@@ -231,7 +231,6 @@ def llguidance_grammar(lark_text: str) -> str:
     return text
 
 
-
 def derived_grammar() -> str:
     """The llguidance grammar of the lablang grammar this installation parses with."""
     from lablang.syntax.grammar import grammar_text
