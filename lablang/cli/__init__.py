@@ -84,6 +84,16 @@ VERBS: dict[str, tuple[str, str, str]] = {
         "Write one judge prompt per rubric item.",
     ),
     "lsp": ("lablang.cli.lsp", "lsp_command", "Run the language server over stdio."),
+    "serve": (
+        "lablang.cli.agents",
+        "serve_command",
+        "Answer check/fix/export/score requests as JSON lines on stdio.",
+    ),
+    "bench": (
+        "lablang.cli.agents",
+        "bench_group",
+        "Run an agent on benchmark tasks (libstruct) with .lab answers.",
+    ),
 }
 
 
