@@ -9,7 +9,6 @@ registry through one small function (`molecular_operations`, `skills`, `predicat
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -68,54 +67,26 @@ _KIND_DOCS = {
 def molecular_operations() -> list[Entry]:
     """Every workflow operation the interpreter dispatches, with its arguments.
 
-    Read from the molecular front end's operation tables (the ones `check` uses).
+    Read from the operation registry (`lablang.molecular.ops`), the one `check` uses.
     """
-    from lablang.molecular import front
-    from lablang.molecular import operations as ops
+    from lablang.molecular.ops import REGISTRY
+    from lablang.molecular.ops.registry import KINDS
 
-    registry = _operation_registry()
-    if registry is not None:
-        return registry
     out = []
-    for name, (wrapper, _on_pool) in front._OPERATIONS.items():
-        function = getattr(ops, name, None) or wrapper
-        defaults = {
-            p.name: p.default
-            for p in inspect.signature(wrapper).parameters.values()
-            if p.default is not inspect.Parameter.empty
-        }
-        args = []
-        for key, kind in front._PARAMETERS.get(name, {}).items():
-            default = defaults.get(key, inspect.Parameter.empty)
-            shown = None
-            if default is not inspect.Parameter.empty and default is not None:
-                shown = _literal(default)
-            args.append(
-                ArgDoc(
-                    key,
-                    "[oligo]" if kind == "oligos" else kind,
-                    shown,
-                    _KIND_DOCS.get(kind, ""),
-                    optional=default is not inspect.Parameter.empty,
-                )
+    for name in sorted(REGISTRY):
+        op = REGISTRY[name]
+        args = tuple(
+            ArgDoc(
+                p.name,
+                p.kind,
+                p.default or None,
+                p.doc or KINDS.get(p.kind, ""),
+                optional=not p.required,
             )
-        summary = (inspect.getdoc(function) or inspect.getdoc(wrapper) or "").split("\n\n")[0]
-        if not summary and name == "amplify":
-            summary = "The same as `pcr`."
-        out.append(
-            Entry(name, tuple(args), " ".join(summary.split()), front._LSB_OPERATION.get(name, ""))
+            for p in op.params
         )
+        out.append(Entry(name, args, op.rule, op.lsb))
     return out
-
-
-def _operation_registry() -> list[Entry] | None:
-    """The molecular operation registry, when the backend has one (name -> signature)."""
-    try:
-        from lablang.molecular import registry  # type: ignore[attr-defined, unused-ignore]
-    except ImportError:
-        return None
-    entries = getattr(registry, "reference_entries", None)
-    return entries() if callable(entries) else None
 
 
 def _literal(value: Any) -> str:

@@ -168,7 +168,17 @@ MAX_STEPS = 64
 MAX_CALLS_PER_STEP = 32
 MAX_CHECK_WINDOW = 60.0  # s
 MAX_WAIT = 600.0  # s
+MAX_EVENTS = 16  # scripted events per scene
+MAX_EVENT_ACTIONS = 8  # actions per event
 MAX_EPISODE_TIME = 1800.0  # s of simulated time per episode (all steps, all windows)
+# Physics work, the deterministic stand-in for wall time: each physics step costs
+# WORK_BASE + the model's degrees of freedom + the contacts at the end of its tick
+# (about 1.2 us per unit on the reference machine, so an episode's bound is ~75 s of wall
+# time and a certification's ~12 min, whatever the load). Counted, never timed, so a
+# result stays bit-identical.
+WORK_BASE = 10
+MAX_EPISODE_WORK = 60_000_000  # units per episode (E0713)
+MAX_CERTIFY_WORK = 600_000_000  # units per certification, all instances together (E0713)
 
 
 def describe(name: str) -> str | None:
