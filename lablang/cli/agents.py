@@ -12,10 +12,13 @@ import click
 def serve_command() -> None:
     """Answer check, fix, export, score and spec requests as JSON lines on stdio.
 
-    One request per line, one reply per line (see docs/agents.md):
+    One request per line, one reply per line (see docs/agents.md), until stdin ends or a
+    `shutdown` request:
 
     \b
     {"id": 1, "method": "check", "params": {"text": "segment UMI = umi(12)"}}
+
+    Example: `lablang serve`
     """
     from lablang.agent.serve import serve
 
@@ -64,7 +67,7 @@ def bench_libstruct_command(
 ) -> None:
     """LibStructBench Tasks 1-3 with `.lab` answers: prompt, answer, check, repair, score.
 
-    Example: `lablang bench libstruct --replay answers/ --tasks tasks/ --out report/`
+    Example: `lablang bench libstruct --replay tests/agents/replay --tasks tests/agents/tasks --out bench-report`
     """
     from lablang.agent.bench import BenchError, CommandAgent, ReplayAgent, run_bench
 

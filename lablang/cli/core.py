@@ -191,7 +191,7 @@ def spec_command(sections: tuple[str, ...]) -> None:
 def grammar_command(target: str) -> None:
     """Print the grammar, for constrained decoding.
 
-    Example: `lablang grammar --for llguidance > lablang.llguidance.lark`
+    Example: `lablang grammar --for llguidance`
     """
     if target == "llguidance":
         from lablang.syntax.llguidance import derived_grammar

@@ -66,6 +66,7 @@ class Declarations:
             label=failure.label,
             notes=failure.notes,
             help=failure.help,
+            fix=failure.fix,
         )
 
     # -- top level
