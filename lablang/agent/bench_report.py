@@ -1,5 +1,9 @@
 """The harness's records: every round as JSONL and CSV, a summary, and an HTML report
-showing each task's score per round (so what the repair loop is worth is visible)."""
+showing each task's score per round (so what the repair loop is worth is visible).
+
+These four are the same bit for bit for the same answers (a replay gives identical
+files); the measured times of each round go to `timings.csv` alone.
+"""
 
 from __future__ import annotations
 
@@ -25,19 +29,18 @@ _COLUMNS = (
     "codes",
     "fixes_applied",
     *HEADLINE,
-    "agent_seconds",
-    "check_seconds",
-    "score_seconds",
     "prompt_chars",
     "answer",
 )
+TIMES = ("agent_seconds", "check_seconds", "score_seconds")
 
 
 def write_reports(rounds: Sequence[Round], out: Path) -> list[Path]:
     """rounds.jsonl, rounds.csv, summary.json and report.html in `out`."""
     files = []
     jsonl = out / "rounds.jsonl"
-    write_atomic(jsonl, "".join(json.dumps(r.to_json(), sort_keys=True) + "\n" for r in rounds))
+    records = [{k: v for k, v in r.to_json().items() if k not in TIMES} for r in rounds]
+    write_atomic(jsonl, "".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
     files.append(jsonl)
     table = out / "rounds.csv"
     write_atomic(table, _csv(rounds))
@@ -48,7 +51,19 @@ def write_reports(rounds: Sequence[Round], out: Path) -> list[Path]:
     page = out / "report.html"
     write_atomic(page, _html(rounds))
     files.append(page)
+    timings = out / "timings.csv"
+    write_atomic(timings, _timings(rounds))
+    files.append(timings)
     return files
+
+
+def _timings(rounds: Sequence[Round]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(("task", "round", *TIMES))
+    for r in rounds:
+        writer.writerow((r.task, r.round, *(f"{getattr(r, t):.4f}" for t in TIMES)))
+    return buffer.getvalue()
 
 
 def _csv(rounds: Sequence[Round]) -> str:
@@ -59,7 +74,6 @@ def _csv(rounds: Sequence[Round]) -> str:
         row: list[Any] = [r.task, r.round, r.status, r.errors, r.warnings, " ".join(r.codes)]
         row.append(r.fixes_applied)
         row += [f"{r.metrics.get(m, 0.0):.6f}" for m in HEADLINE]
-        row += [f"{r.agent_seconds:.4f}", f"{r.check_seconds:.4f}", f"{r.score_seconds:.4f}"]
         row += [r.prompt_chars, r.answer]
         writer.writerow(row)
     return buffer.getvalue()

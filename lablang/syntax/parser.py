@@ -525,7 +525,11 @@ class Parser:
         with self._lock:
             text = recover.spell_units(source, report)
             starts: list[int] | None = None
+            parsed = 0
             for _attempt in range(recover.MAX_SYNTAX_ERRORS):
+                if parsed > recover.RECOVERY_BUDGET_CHARS:
+                    return None
+                parsed += len(text)
                 scratch = Report()
                 outcome = self._attempt(text, source, scratch, limits)
                 if isinstance(outcome, ast.Module):
@@ -588,12 +592,17 @@ class Parser:
         if not isinstance(at, int) or at > start:
             at = start
         begin, end = recover.bad_region(text, recover.declaration_starts(text), start)
-        region = recover.blank(recover.blank(text, end, len(text)), 0, begin)
+        if end - begin > recover.MAX_INSERTION_REGION or not begin <= at <= end:
+            return None
+        # trials parse the declaration alone: offsets in a trial are `begin` less
+        region = text[begin:end]
+        at, end = at - begin, end - begin
+        token_end = (token.end_pos or token.start_pos or 0) - begin
         best: tuple[int, int, tuple[int, str]] | None = None
         candidates = recover.insertion_candidates(set(error.expected or ()), _PATTERNS)
         for rank, literal in enumerate(candidates[:12]):
             spaced = f" {literal}" if literal[0].isalpha() or literal in "{}=" else literal
-            if literal[0].isalpha() and at < len(text) and not text[at].isspace():
+            if literal[0].isalpha() and at < len(region) and not region[at].isspace():
                 spaced += " "
             trial = region[:at] + spaced + region[at:]
             outcome = self._attempt(trial, source, Report(), limits)
@@ -604,14 +613,14 @@ class Parser:
                 # in it), never one at its end (the insertion left it open)
                 reach = _error_offset(outcome, trial)
                 limit = end + len(spaced)
-                if reach <= (token.end_pos or start) + len(spaced) or reach >= limit:
+                if reach <= token_end + len(spaced) or reach >= limit:
                     continue
                 if not trial[reach:limit].strip():
                     continue
             else:
                 continue
             if best is None or (reach, -rank) > (best[0], best[1]):
-                best = (reach, -rank, (at, spaced))
+                best = (reach, -rank, (at + begin, spaced))
         return best[2] if best is not None else None
 
 

@@ -38,6 +38,10 @@ _SPELLED = re.compile(
 MAX_SYNTAX_ERRORS = 20
 # texts longer than this get one syntax error (each recovery parses the file again)
 MAX_RECOVERY_CHARS = 400_000
+# recovery stops once the attempts together have parsed this many characters
+RECOVERY_BUDGET_CHARS = 2_000_000
+# a one-token insertion is tried only in a declaration up to this long
+MAX_INSERTION_REGION = 20_000
 
 
 def spell_units(source: Source, report: Report) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -51,18 +52,15 @@ def test_a_file_with_seven_independent_mistakes_reports_seven_errors_in_one_run(
     assert lines == [1, 3, 4, 9, 13, 14, 18]
 
 
-def test_applying_every_fix_of_one_run_leaves_only_the_errors_without_one(tmp_path) -> None:
+def test_applying_every_fix_of_one_run_leaves_only_the_errors_without_one(tmp_path: Path) -> None:
     """The fixes of one `check --json` run, applied in reverse order of offset, repair every
     mistake that has a mechanical repair; what is left are the two that need a decision."""
     runner = CliRunner()
-    with runner.isolated_filesystem():
-        with open("seven.lab", "w") as handle:
-            handle.write(SEVEN_MISTAKES)
-        first = json.loads(runner.invoke(main, ["check", "--json", "seven.lab"]).output)
-        fixed = _apply(SEVEN_MISTAKES, first["diagnostics"])
-        with open("seven.lab", "w") as handle:
-            handle.write(fixed)
-        second = json.loads(runner.invoke(main, ["check", "--json", "seven.lab"]).output)
+    path = tmp_path / "seven.lab"
+    path.write_text(SEVEN_MISTAKES, "utf-8")
+    first = json.loads(runner.invoke(main, ["check", "--json", str(path)]).output)
+    path.write_text(_apply(SEVEN_MISTAKES, first["diagnostics"]), "utf-8")
+    second = json.loads(runner.invoke(main, ["check", "--json", str(path)]).output)
     assert sorted(d["code"] for d in second["diagnostics"]) == ["E0410", "E0804"]
 
 
@@ -122,7 +120,7 @@ def test_uses_of_a_dropped_declaration_are_not_reported_as_undeclared() -> None:
     assert [d.code for d in check_text(text).report.errors] == ["E0102"]
 
 
-def test_json_diagnostics_give_offsets_in_code_points_and_utf16_units(tmp_path) -> None:
+def test_json_diagnostics_give_offsets_in_code_points_and_utf16_units(tmp_path: Path) -> None:
     """After a character outside the BMP, UTF-16 offsets and columns run one ahead."""
     text = "# 🧪 bench\nprotocol p { step b { incubate: 37 C for 20 sec } }\n"
     path = tmp_path / "u.lab"
@@ -135,3 +133,18 @@ def test_json_diagnostics_give_offsets_in_code_points_and_utf16_units(tmp_path) 
     assert d["column_utf16"] == d["column"]  # the emoji is on the line before
     edit = d["fix"]["edits"][0]
     assert edit["offset_utf16"] == d["offset_utf16"]
+
+
+def test_syntax_recovery_reports_at_most_its_bound_of_errors() -> None:
+    """Thirty declarations left open give exactly `MAX_SYNTAX_ERRORS` syntax errors, one
+    per declaration, each with the closing brace as its fix."""
+    from lablang.syntax.recover import MAX_SYNTAX_ERRORS
+
+    broken = "".join(
+        f"oligo bad{i} {{ seq: 5'-ACGT-3'  role: capture\noligo good{i} {{ seq: 5'-ACGT-3' }}\n"
+        for i in range(30)
+    )
+    errors = check_text(broken).report.errors
+    assert [d.code for d in errors] == ["E0101"] * MAX_SYNTAX_ERRORS
+    assert len({d.start[0] for d in errors}) == MAX_SYNTAX_ERRORS
+    assert all(d.fix is not None and d.fix.edits[0].replacement == " }" for d in errors)
