@@ -158,8 +158,12 @@ def check_source(
             module = parse(source, report, limits)
             program = resolve(module, source, loader, report, file=file)
             check(program, report)
-        if backends and not report.has_errors:
-            _backend_checks(program, report)
+        if backends:
+            if report.has_errors:
+                _backend_checks_after_errors(program, report)
+            else:
+                _backend_checks(program, report)
+        _drop_follow_ons(report)
     except InternalError as error:
         _internal(report, source, error)
         program = Program(root=_empty_info(source), modules={})
@@ -210,6 +214,64 @@ def _backend_checks(program: Program, report: Report) -> None:
             raise
         report.working_at = (program.root.source, Span(0, 0))
         getattr(module, function_name)(program, report)
+
+
+# core errors the backends never see: a spelled-out unit is parsed as its symbol
+_READ_AS_REPAIRED = frozenset({"E0104"})
+# checks over the whole graph of declared states and transitions (acyclic, dispositions,
+# carried products used, finals reachable): a broken state or transition makes them
+# follow-ons wherever they are reported
+_GRAPH_RULES = frozenset({"E0406", "E0407", "E0408", "E0409"})
+
+
+def _backend_checks_after_errors(program: Program, report: Report) -> None:
+    """Run the backends on a program the core found errors in, keeping only what they
+    find in declarations free of core errors (the rest would be follow-on errors); a
+    backend that fails on the broken parts is a follow-on too, never an internal error."""
+    source = program.root.source
+    broken_decls = [
+        decl
+        for decl in program.root.module.decls
+        if any(
+            d.source is source
+            and d.code not in _READ_AS_REPAIRED
+            and decl.span.start <= d.span.start < max(decl.span.end, 1)
+            for d in report.errors
+        )
+    ]
+    broken = [decl.span for decl in broken_decls]
+    graph_broken = any(decl.kind in ("state", "transition") for decl in broken_decls)
+    scratch = Report()
+    try:
+        with gc_paused():
+            _backend_checks(program, scratch)
+    except Exception:  # a follow-on of the errors already reported
+        return
+    finally:
+        report.working_at = None
+    seen = {(d.code, d.span, d.message) for d in report}
+    for diagnostic in scratch:
+        if diagnostic.code == "E0000" or (graph_broken and diagnostic.code in _GRAPH_RULES):
+            continue
+        inside = diagnostic.source is source and any(
+            span.start <= diagnostic.span.start < span.end for span in broken
+        )
+        key = (diagnostic.code, diagnostic.span, diagnostic.message)
+        if not inside and key not in seen:
+            seen.add(key)
+            report.diagnostics.append(diagnostic)
+
+
+def _drop_follow_ons(report: Report) -> None:
+    """Uses of a declaration the parser dropped are not reported as undeclared."""
+    if not report.dropped:
+        return
+    marks = tuple(f"`{name}`" for name in report.dropped)
+    report.diagnostics[:] = [
+        d
+        for d in report.diagnostics
+        if not (d.code == "E0203" and any(m in d.message for m in marks))
+    ]
 
 
 def _internal(report: Report, source: Source, error: BaseException) -> None:

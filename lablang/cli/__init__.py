@@ -28,7 +28,12 @@ VERBS: dict[str, tuple[str, str, str]] = {
         "Print the JSON Schema of `lablang export --to json`.",
     ),
     "explain": ("lablang.cli.core", "explain_command", "Explain a diagnostic code with examples."),
-    "spec": ("lablang.cli.core", "spec_command", "Print the compact language reference."),
+    "spec": ("lablang.cli.core", "spec_command", "Print the language reference."),
+    "grammar": (
+        "lablang.cli.core",
+        "grammar_command",
+        "Print the grammar (Lark, or llguidance for constrained decoding).",
+    ),
     "import": (
         "lablang.cli.molecular",
         "import_command",
@@ -81,6 +86,16 @@ VERBS: dict[str, tuple[str, str, str]] = {
         "Write one judge prompt per rubric item.",
     ),
     "lsp": ("lablang.cli.lsp", "lsp_command", "Run the language server over stdio."),
+    "serve": (
+        "lablang.cli.agents",
+        "serve_command",
+        "Answer check/fix/export/score requests as JSON lines on stdio.",
+    ),
+    "bench": (
+        "lablang.cli.agents",
+        "bench_group",
+        "Run an agent on benchmark tasks (libstruct) with .lab answers.",
+    ),
 }
 
 

@@ -255,3 +255,28 @@ def spec_command(sections: tuple[str, ...]) -> None:
     from lablang.spec import spec_text
 
     click.echo(spec_text(sections), nl=False)
+
+
+@click.command("grammar")
+@click.option(
+    "--for",
+    "target",
+    type=click.Choice(["lark", "llguidance"]),
+    default="lark",
+    show_default=True,
+    help="lark: the grammar lablang parses with; llguidance: the stricter grammar llguidance "
+    "compiles for constrained decoding.",
+)
+def grammar_command(target: str) -> None:
+    """Print the grammar, for constrained decoding.
+
+    Example: `lablang grammar --for llguidance`
+    """
+    if target == "llguidance":
+        from lablang.syntax.llguidance import derived_grammar
+
+        click.echo(derived_grammar(), nl=False)
+    else:
+        from lablang.syntax.grammar import grammar_text
+
+        click.echo(grammar_text(), nl=False)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lablang import ast
+from lablang.diagnostics import Fix
 from lablang.molecular import operations as ops
 from lablang.molecular.model import (
     MODALITIES,
@@ -37,10 +38,12 @@ class Failure(Exception):
         label: str = "",
         notes: Sequence[str] = (),
         help: str | None = None,
+        fix: Fix | None = None,
     ) -> None:
         super().__init__(message)
         self.code, self.message, self.span = code, message, span
         self.label, self.notes, self.help = label, tuple(notes), help
+        self.fix = fix
 
 
 # Interpreter parameters a workflow may set with `param NAME: VALUE`; the defaults are

@@ -69,6 +69,7 @@ class Declarations:
             label=failure.label,
             notes=failure.notes,
             help=failure.help,
+            fix=failure.fix,
         )
 
     # -- top level
