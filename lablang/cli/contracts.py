@@ -81,6 +81,13 @@ _PARAM = click.option(
     type=click.IntRange(1, None),
     help="Z3 resource units allowed per query (deterministic budget).",
 )
+@click.option(
+    "--total-rlimit",
+    "total",
+    default=None,
+    type=click.IntRange(1, None),
+    help="Z3 resource units allowed for all the queries of one contract (default 400,000,000).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results and ITF traces as JSON.")
 @click.option(
     "--chc",
@@ -101,6 +108,7 @@ def verify_command(
     file: str,
     depth: int,
     budget: int | None,
+    total: int | None,
     as_json: bool,
     chc: bool,
     itf_dir: str | None,
@@ -119,7 +127,7 @@ def verify_command(
     contracts = _load(file, params, name, roots)
     reports, ok = [], True
     for index, contract in enumerate(contracts):
-        results = verify(contract, depth, budget, chc)
+        results = verify(contract, depth, budget, chc, total)
         ok = ok and all(r.passed for r in results)
         if itf_dir is not None:
             for file_name, data in itf_files(contract, results):
