@@ -281,10 +281,15 @@ def _predicates_table() -> str:
 def _assets_table() -> str:
     from lablang.sim.catalog import ASSET_KINDS
 
-    lines = [_row("asset", "role", "parameters (default)", "has"), _row("---", "---", "---", "---")]
+    lines = [_row("asset", "role", "parameters", "has"), _row("---", "---", "---", "---")]
     for name, kind in ASSET_KINDS.items():
         params = ", ".join(
-            f"`{p}`" + (f" ({spec.dimension})" if spec.dimension else "")
+            f"`{p}`"
+            + (
+                f" ({spec.dimension})"
+                if spec.dimension
+                else f" ({int(spec.low)}-{int(spec.high)}, default {int(spec.default)})"
+            )
             for p, spec in kind.params.items()
         )
         has = [

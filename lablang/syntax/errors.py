@@ -276,9 +276,12 @@ def report_syntax_error(
         at, text_in = insertion
         fix = Fix(f"insert `{text_in.strip()}`", (Edit(Span(at, at), text_in),))
         if help_text is None or not help_text.startswith("close the block"):
-            help_text = f"insert `{text_in.strip()}`" + (
-                f" before `{keyword}`" if token.type != "$END" else ""
-            )
+            if token.type != "$END" and not text[at:start].strip():
+                where = f" before `{keyword}`"
+            else:
+                line, column = source.position(at)
+                where = f" at {line}:{column}"
+            help_text = f"insert `{text_in.strip()}`{where}"
     report.add(
         "E0101",
         f"unexpected {what}",

@@ -592,12 +592,16 @@ class Parser:
         if not isinstance(at, int) or at > start:
             at = start
         begin, end = recover.bad_region(text, recover.declaration_starts(text), start)
-        if end - begin > recover.MAX_INSERTION_REGION or not begin <= at <= end:
+        if end - begin > recover.MAX_INSERTION_REGION:
             return None
         # trials parse the declaration alone: offsets in a trial are `begin` less
         region = text[begin:end]
-        at, end = at - begin, end - begin
         token_end = (token.end_pos or token.start_pos or 0) - begin
+        if not begin <= at <= end:
+            # the error is past a declaration left open: close it where its text ends
+            at = begin + len(region.rstrip())
+            token_end = len(region)
+        at, end = at - begin, end - begin
         best: tuple[int, int, tuple[int, str]] | None = None
         candidates = recover.insertion_candidates(set(error.expected or ()), _PATTERNS)
         for rank, literal in enumerate(candidates[:12]):

@@ -87,16 +87,42 @@ def declaration_starts(text: str) -> list[int]:
 
 
 def bad_region(text: str, starts: list[int], error_at: int) -> tuple[int, int]:
-    """The top-level declaration a syntax error at `error_at` belongs to.
+    r"""The top-level declaration a syntax error at `error_at` belongs to.
 
-    An error found right at a declaration's first word (`oligo` where a `}` was due)
-    belongs to the declaration before it, which is still open.
+    An error found while a bracket opened in an earlier declaration is still open (a
+    `(` or `{` never closed, so the next declaration's words were read inside it)
+    belongs to the declaration that opened it; so does an error right at a declaration's
+    first word (`oligo` where a `}` was due).
+
+    >>> text = "segment U = umi(\noligo T { seq: 5'-ACGT-3' }\n"
+    >>> bad_region(text, declaration_starts(text), text.index("T {"))
+    (0, 17)
     """
+    opened = _first_open_bracket(text, error_at)
     before = [s for s in starts if s < error_at or (s == error_at and s == starts[0])]
     begin = before[-1] if before else 0
+    if opened is not None and opened < begin:
+        holders = [s for s in starts if s <= opened]
+        begin = holders[-1] if holders else 0
     after = [s for s in starts if s > begin]
     end = after[0] if after else len(text)
     return begin, end
+
+
+_SKIP = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|5\'-.*?-3\'|[\[\](){}]', re.S)
+
+
+def _first_open_bracket(text: str, offset: int) -> int | None:
+    """Where the outermost bracket still open at `offset` was opened (strings, comments
+    and sequence literals skipped), or None."""
+    stack: list[int] = []
+    for match in _SKIP.finditer(text, 0, offset):
+        char = match.group(0)
+        if char in "([{":
+            stack.append(match.start())
+        elif char in ")]}" and stack:
+            stack.pop()
+    return stack[0] if stack else None
 
 
 def blank(text: str, begin: int, end: int) -> str:
