@@ -195,7 +195,7 @@ def certify_command(
 
     Example: `lablang certify examples/tasks/feedback_weighing.lab --instances 2 --jobs 2 --out cert.json`
 
-    Example: `lablang certify examples/tasks --instances 2 --executor ray --jobs 2 --out certs`
+    Example: `lablang certify examples/tasks/move_tube.lab examples/tasks/tip_handling.lab --instances 1 --executor ray --jobs 2 --out certs`
     """
     from lablang.executors import ExecutorError
     from lablang.output import write_atomic
