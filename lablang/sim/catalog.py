@@ -201,6 +201,33 @@ def describe(name: str) -> str | None:
     return f"`{name}({shown})` — skill ({family})"
 
 
+# Arguments and meaning of each predicate and function (for `check`'s reference and
+# hover); "?" marks an optional argument. A test keeps the keys equal to the names above.
+PREDICATE_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
+    "in": (("object", "target"), "the object sits in the slot (or in any slot of the container); also `a in b`"),
+    "on": (("object", "entity"), "the object rests on the surface"),
+    "grasped": (("object",), "the gripper holds the object"),
+    "upright": (("object",), "the object's axis is vertical"),
+    "stable": (("object", "?duration"), "the object is at rest for the window (default 0.5 s)"),
+    "open": (("entity",), "the lid (or cap) is open"),
+    "closed": (("entity",), "the lid (or cap) is closed"),
+    "balanced": (("entity",), "the centrifuge's load is balanced"),
+    "not_spilled": (("?entity",), "no contents were spilled (by this object)"),
+    "reading": (("entity", "?mass"), "the stable scale reading; with a mass, it reads that mass (`within:` default 0.1 g)"),
+    "contains": (("container", "substance", "?amount"), "the container holds the substance (that amount, `within:` a tolerance)"),
+    "started": (("entity",), "the centrifuge or stirrer was started"),
+    "mixed": (("object",), "the contents were mixed"),
+    "temperature": (("entity", "?temperature"), "the temperature in C; with a value, within 0.5 C (`within:`)"),
+    "has_tip": (("object",), "the pipette carries a tip"),
+    "throughout": (("condition", "duration"), "the condition held at every tick of the last interval"),
+    "during": (("condition",), "the condition held at every tick since the step's program started"),
+    "slot_of": (("object",), "the slot the object sits in (or none)"),
+    "opposite": (("entity", "slot"), "the slot opposite a slot of a rotor"),
+    "mass": (("object",), "the object's mass"),
+    "height": (("object",), "the height of the object's lowest point above the table, in m"),
+}  # fmt: skip
+
+
 # ---------------------------------------------------------------- geometry for `check`
 # What `lablang check` needs to know of an asset's size without building it: its
 # footprint on the table and the volume it holds. The builders in `assets` make the
