@@ -16,7 +16,7 @@ def _variant(task_from, spec: str, preheat: bool):
     text = STIR.read_text(encoding="utf-8")
     if not preheat:  # stirring starts while the flask is still warming up
         text = text.replace(
-            "wait(50 s) }\n    success: temperature(flask, 60 C, within: 3 C) within 30 s",
+            "wait 50 s }\n    success: temperature(flask, 60 C, within: 3 C) within 30 s",
             "wait(10 s) }\n    success: true",
         )
     return task_from(text.replace(DURING, spec))
