@@ -219,6 +219,8 @@ PREDICATE_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "mixed": (("object",), "the contents were mixed"),
     "temperature": (("entity", "?temperature"), "the temperature in C; with a value, within 0.5 C (`within:`)"),
     "has_tip": (("object",), "the pipette carries a tip"),
+    "throughout": (("condition", "duration"), "the condition held at every tick of the last interval"),
+    "during": (("condition",), "the condition held at every tick since the step's program started"),
     "slot_of": (("object",), "the slot the object sits in (or none)"),
     "opposite": (("entity", "slot"), "the slot opposite a slot of a rotor"),
     "throughout": (("condition", "duration"), "the condition held at every tick of the last `duration` (at most the step's window)"),

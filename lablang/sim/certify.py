@@ -230,9 +230,9 @@ def certificate_of(
         "transient_faults_rerun": reruns,
         # units that produced no outcome after their retries (never silently dropped)
         "unit_failures": lost_units,
-        "completion": completions,
         # choice apart from execution, summed over the instances (Labference)
-        "labference": labference,  # Labference: clean, recovered after a wrong or
+        "labference": labference,
+        "completion": completions,  # Labference: clean, recovered after a wrong or
         # unconfirmed attempt, or incomplete
         "trace_digests": [o.result.trace_digest for o in done],
         # `randomize role from [...]`: the entity each role was bound to, per instance

@@ -1037,6 +1037,10 @@ _DISPLAY = {
 
 def _calls(expr: sm.Expr | None) -> Iterator[sm.Call]:
     match expr:
+        case sm.Call(func="during" | "throughout", args=args):
+            yield expr
+            if args:  # the condition inside an interval predicate
+                yield from _calls(args[0])
         case sm.Call():
             yield expr
         case sm.Logic(parts=parts):

@@ -16,7 +16,7 @@ def _variant(task_from, spec: str, preheat: bool):
     text = STIR.read_text(encoding="utf-8")
     if not preheat:  # stirring starts while the flask is still warming up
         text = text.replace(
-            "wait(50 s) }\n    success: temperature(flask, 60 C, within: 3 C) within 30 s",
+            "wait 50 s }\n    success: temperature(flask, 60 C, within: 3 C) within 30 s",
             "wait(10 s) }\n    success: true",
         )
     return task_from(text.replace(DURING, spec))
@@ -65,3 +65,15 @@ def test_a_throughout_longer_than_the_steps_window_is_rejected_by_check() -> Non
         diagnostic.help
         == "end the spec with `within 32 s`, or use `during(...)` for the time the program runs"
     )
+
+
+def test_the_instruction_must_state_a_condition_inside_during() -> None:
+    """W0702 looks inside `during(...)`: an instruction without the 60 C is warned about."""
+    text = STIR.read_text(encoding="utf-8").replace(
+        "stir it for 30 s while it stays at 60 C, until it is mixed",
+        "stir it for 30 s until it is mixed",
+    )
+    text = text.replace("heat it to 60 C", "heat it")
+    codes = [d.code for d in check_text(text).report]
+    assert "W0702" in codes
+    assert [d.code for d in check_text(STIR.read_text(encoding="utf-8")).report] == []
