@@ -28,6 +28,7 @@ from lablang.molecular.model import (
 )
 from lablang.molecular.sequence import (
     LNA,
+    PAYLOAD_ROLES,
     Bases,
     Homopolymer,
     Modification,
@@ -55,7 +56,7 @@ class Declarations:
         self.params: dict[str, Any] = dict(PARAMETER_DEFAULTS)
         # "workflow.step" -> why it is not derived (it or a step it needs failed)
         self.unknown: dict[str, str] = {}
-        self._role_lengths: dict[int, dict[str, tuple[int | None, int | None]]] = {}
+        self._role_lengths: dict[tuple[int, str], tuple[int | None, int | None]] = {}
         self.unknown_steps: dict[str, str] = {}  # the same, in the workflow being derived
 
     # -- diagnostics
@@ -258,10 +259,12 @@ class Declarations:
                         seq = seg.seq if not rc else reverse_complement(seg.seq)
                         out.extend(seq.parts)
                     else:
-                        if low is None:
+                        if low is not None:
+                            self._role_lengths.setdefault((id(info), role), (low, high))
+                        elif not is_payload_role(role):
                             # `[ROLE']` of a role written with its length elsewhere
                             # (`[UMI:12]`) has that length, on either strand
-                            low, high = self.role_lengths(info).get(role, (None, None))
+                            low, high = self.role_length(info, role)
                         made = placeholder(role, low, high, rc)
                         out.append(
                             attrs.evolve(made, label=label)
@@ -295,11 +298,14 @@ class Declarations:
             )
         return seq
 
-    def role_lengths(self, info: ModuleInfo) -> dict[str, tuple[int | None, int | None]]:
-        """The length each placeholder role is written with in the module."""
-        if id(info) not in self._role_lengths:
-            self._role_lengths[id(info)] = written_lengths(info.module)
-        return self._role_lengths[id(info)]
+    def role_length(self, info: ModuleInfo, role: str) -> tuple[int | None, int | None]:
+        """The length `role` is written with in the module (seen so far, else found by
+        reading the whole module once)."""
+        key = (id(info), role)
+        if key not in self._role_lengths:
+            for other, length in written_lengths(info.module).items():
+                self._role_lengths.setdefault((id(info), other), length)
+        return self._role_lengths.get(key, (None, None))
 
     def placeholder_segment(self, info: ModuleInfo, role: str) -> SegmentDef | None:
         found = self.lookup(info, [role])
@@ -365,6 +371,12 @@ def _length(expr: ast.Expr | None) -> tuple[int | None, int | None]:
         case ast.Binary(op="..", left=left, right=right):
             return _length(left)[0], _length(right)[0]
     raise Failure("E0413", "a length is a number or a range `8..11`", expr.span)
+
+
+def is_payload_role(role: str) -> bool:
+    """A payload (`[CDNA]`, `[GDNA_2]`): its length is the sample's, never written."""
+    upper = role.upper()
+    return upper in PAYLOAD_ROLES or upper.startswith(tuple(PAYLOAD_ROLES))
 
 
 def written_lengths(module: ast.Module) -> dict[str, tuple[int | None, int | None]]:
