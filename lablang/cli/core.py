@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from lablang.diagnostics import Severity
+from lablang.export_targets import EXPORTERS
 
 PATH_OPTION = click.option(
     "--path",
@@ -27,7 +28,7 @@ PATH_OPTION = click.option(
 def check_command(files: tuple[str, ...], as_json: bool, roots: tuple[str, ...]) -> None:
     """Check .lab FILES; exit 0 when clean, 1 on errors, 2 on usage errors.
 
-    Example: `lablang check examples/tour.lab --json`
+    Example: `lablang check examples/tenx_3p_v3.lab --json`
     """
     from lablang.diagnostics.render import render_texts, to_json
     from lablang.driver import check_file
@@ -65,7 +66,7 @@ def check_command(files: tuple[str, ...], as_json: bool, roots: tuple[str, ...])
 def fmt_command(files: tuple[str, ...], check_only: bool) -> None:
     """Rewrite FILES in the canonical layout (comments kept; refuses any change of meaning).
 
-    Example: `lablang fmt --check examples/tour.lab`
+    Example: `lablang fmt --check examples/tenx_3p_v3.lab`
     """
     from lablang.diagnostics import Report
     from lablang.diagnostics.render import render_texts
@@ -102,7 +103,8 @@ def fmt_command(files: tuple[str, ...], check_only: bool) -> None:
     "target",
     default="json",
     show_default=True,
-    help="json, or a backend format: libstruct-t1, libstruct-t2, libstruct-t3, seqspec.",
+    type=click.Choice(list(EXPORTERS)),
+    help="json (the program), LibStructBench Task 1-3 JSON, or seqspec YAML.",
 )
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False), help="Write here instead of stdout."
@@ -111,15 +113,13 @@ def fmt_command(files: tuple[str, ...], check_only: bool) -> None:
 def export_command(file: str, target: str, output: str | None, roots: tuple[str, ...]) -> None:
     """Export a checked program.
 
-    Example: `lablang export examples/tour.lab --to json`
+    Example: `lablang export examples/tenx_3p_v3.lab --to json`
     """
     from lablang.diagnostics.render import render_texts
     from lablang.driver import check_file
-    from lablang.export import EXPORTERS, export
+    from lablang.export import export
     from lablang.output import write_atomic
 
-    if target not in EXPORTERS:
-        raise click.UsageError(f"unknown format `{target}`; one of: {', '.join(sorted(EXPORTERS))}")
     result = check_file(file, roots)
     if not result.ok:
         click.echo(render_texts(result.report.sorted()), err=True)
@@ -167,8 +167,18 @@ def explain_command(code: str) -> None:
 
 
 @click.command("spec")
-def spec_command() -> None:
-    """Print the compact language reference (for people and for LLM prompts)."""
+@click.option(
+    "--section",
+    "sections",
+    multiple=True,
+    type=click.Choice(["core", "molecular", "protocols", "sim", "contracts", "rubrics"]),
+    help="Print only this part (repeatable): core, molecular, protocols, sim, contracts, rubrics.",
+)
+def spec_command(sections: tuple[str, ...]) -> None:
+    """Print the language reference (for people and for LLM prompts).
+
+    Example: `lablang spec --section molecular`
+    """
     from lablang.spec import spec_text
 
-    click.echo(spec_text(), nl=False)
+    click.echo(spec_text(sections), nl=False)
