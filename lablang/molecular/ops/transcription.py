@@ -26,15 +26,12 @@ def _find(tokens: tuple[object, ...], site: str) -> list[int]:
 @operation(
     "ivt",
     lsb="amplification",
-    rule="a phage RNA polymerase binds its double-stranded promoter and copies the template "
-    "strand from +1 (the base after the promoter) to its 5' end: the product is RNA with the "
-    "sense strand's sequence downstream of the promoter (antisense aRNA from a dT-T7 cDNA); "
-    "no promoter is E0419",
+    rule="RNA of the sense strand from +1 after a double-stranded promoter to the end (aRNA from dT-T7 cDNA); no promoter is E0419",
     params=(
         Param(
             "promoter",
             "text",
-            "the RNA polymerase and its promoter",
+            "the polymerase",
             default="T7",
             choices=tuple(PROMOTERS),
         ),
