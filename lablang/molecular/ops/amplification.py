@@ -118,7 +118,7 @@ class _Hit:
 @operation(
     "pcr",
     lsb="pcr",
-    rule="one primer on each strand, 3' ends facing: amplicon = F + template between + R'; one-primer and same-primer-both-ends products are discarded; one primer alone amplifies what it flanks",
+    rule="one primer on each strand, 3' ends facing: amplicon = F + template between + R'; linear and suppressed products are discarded",
     params=(
         Param("primers", "oligos", "forward and reverse (or one)", required=True),
         Param("cycles", "number", "recorded only", py=None),
