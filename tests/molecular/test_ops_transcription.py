@@ -116,3 +116,22 @@ def test_phosphorylate_gives_every_5_end_a_phosphate() -> None:
     done = ops.phosphorylate(duplex)
     assert isinstance(done, Duplex) and done.top_phosphate and done.bottom_phosphate
     assert done.top == duplex.top
+
+
+def test_linear_amplification_with_a_random_primer_copies_each_payload_strand() -> None:
+    """A MALBAC-style tailed random 8-mer copies both strands of a gDNA duplex, priming in
+    the payload; the copies carry the primer's tail at their 5' end."""
+    malbac = ops.oligo("malbac", "GTGAGTGATGGTTGAGGTAGTGTGGAG NNNNNNNN")
+    pool = ops.linear_amplify(Duplex(core=parse_notation("[GDNA]")), malbac)
+    tops = sorted(render(p.molecule.top) for p in pool.carried)
+    assert tops == [
+        "5'-GTGAGTGATGGTTGAGGTAGTGTGGAGNNNNNNNN [GDNA']-3'",
+        "5'-GTGAGTGATGGTTGAGGTAGTGTGGAGNNNNNNNN [GDNA]-3'",
+    ]
+
+
+def test_digest_with_a_four_cutter_leaves_its_overhang() -> None:
+    """FatI cuts ^CATG: the left piece ends with a 5' CATG overhang on the bottom strand."""
+    pool = ops.digest(Duplex(core=parse_notation("ACGTACGTCATGGGTTAACC [GDNA]")), "FatI")
+    left = pool.products[0].molecule
+    assert isinstance(left, Duplex) and render(left.right.bottom) == "5'-CATG-3'"

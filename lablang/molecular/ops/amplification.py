@@ -24,6 +24,8 @@ from lablang.molecular.ops.core import (
     anneal_sites,
     has_phosphate,
     no_site_failure,
+    payload_positions,
+    random_run,
 )
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.ops.synthesis import extend
@@ -51,7 +53,9 @@ def linear_amplify(molecule: Molecule, primer: Oligo, *, min_match: int = MIN_AN
     Rule: the molecule is denatured and the primer anneals to every strand that has a
     site for its 3' end; each such strand is copied from the primer (as in `extend`).
     A molecule whose strands carry no site is not amplified (discarded). Used where a
-    bead-bound primer copies tagmented fragments before index PCR (10x scATAC).
+    bead-bound primer copies tagmented fragments before index PCR (10x scATAC); a random
+    (N-mer) primer copies every strand with a payload, priming inside it (MALBAC's
+    quasi-linear cycles).
     """
     match molecule:
         case Single(strand=strand):
@@ -65,7 +69,9 @@ def linear_amplify(molecule: Molecule, primer: Oligo, *, min_match: int = MIN_AN
     for strand in candidates:
         if strand.moltype is not MolType.DNA:
             continue
-        if anneal_sites(plain(primer.seq), plain(strand.seq), min_match):
+        # a random (N-mer) primer primes in any payload (MALBAC, DOP-style cycles)
+        random = random_run(plain(primer.seq)) and payload_positions(strand.seq)
+        if random or anneal_sites(plain(primer.seq), plain(strand.seq), min_match):
             copy = extend(Single(strand), primer, min_match=min_match)
             products.setdefault(
                 render(plain(copy.top)),
