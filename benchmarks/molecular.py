@@ -1,5 +1,6 @@
 """Molecular checking speed: a derived split-pool workflow, a declared state graph, and
-the scg_lib_structs atlas (`examples/atlas/`).
+the check time per derived state of real protocols, and the scg_lib_structs atlas
+(`examples/atlas/`).
 
 Run: `python benchmarks/molecular.py` (`--atlas` for the atlas only). Prints, measured
 in one run, the check time per state for growing workflows and how it grows (the ratio
@@ -88,6 +89,45 @@ def report(title: str, sizes: list[int], make: object, states: object = None) ->
         previous = per_state
 
 
+def derived_state_times(paths: list[Path], repeats: int = 9) -> list[tuple[str, int, float, float]]:
+    """For each `.lab` file: (name, derived states, molecular backend seconds, whole
+    `check` seconds). The backend time covers the model, the derivation of every
+    workflow and all molecular checks, on the already parsed and resolved program."""
+    from lablang.diagnostics import Report
+    from lablang.driver import check_file
+    from lablang.molecular.front import build_model
+
+    rows = []
+    for path in paths:
+        result = check_file(path)
+        program = result.program
+        model = build_model(program, Report()).model
+        count = sum(len(g.states) for g in model.graphs if g.derived)
+        molecular = timed(lambda program=program: build_model(program, Report()), repeats)
+        full = timed(lambda path=path: check_file(path), 3)
+        rows.append((path.stem, count, molecular, full))
+    return rows
+
+
+def report_derived_states(title: str, paths: list[Path]) -> None:
+    """Print the check time per derived state of each file, and over all of them."""
+    print(title)
+    rows = derived_state_times(paths)
+    for name, count, molecular, full in rows:
+        per = molecular / count if count else 0.0
+        print(
+            f"  {name:24s} {count:4d} derived states: molecular {molecular * 1000:6.1f} ms"
+            f" = {per * 1000:6.3f} ms/state ({100 * molecular / full:4.1f}% of check)"
+        )
+    states = sum(r[1] for r in rows)
+    total = sum(r[2] for r in rows)
+    if states:
+        print(
+            f"  {'all':24s} {states:4d} derived states: {total * 1000:6.1f} ms = "
+            f"{total / states * 1000:6.3f} ms/state"
+        )
+
+
 def _molecular(program: object) -> None:
     from lablang.diagnostics import Report
     from lablang.molecular.front import build_model
@@ -151,6 +191,8 @@ def main() -> None:
         lambda n: n + 1,
     )
     report("declared state graph", [50, 100, 200, 400], declared_program)
+    examples = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.lab"))
+    report_derived_states("check time per derived state, example protocols", examples)
     atlas_report()
 
 

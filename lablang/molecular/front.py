@@ -86,6 +86,16 @@ class _Builder(Libraries):
                 self.fail(failure)
             except SequenceError as error:
                 self.error("E0413", f"`{decl.name}`: {error}", decl.name_span)
+        # oligos imported with `use` are part of the protocol's oligo set (LibStructBench
+        # Task 2): each explicitly imported one, in import order
+        for name, symbol in self.info.imported.items():
+            if symbol.decl.kind == "oligo" and all(o.name != name for o in olis):
+                try:
+                    olis.append(attrs.evolve(self.oligo(symbol.module, symbol.decl), name=name))
+                except Failure as failure:
+                    self.fail(failure)
+                except SequenceError as error:
+                    self.error("E0413", f"`{name}`: {error}", self.info.module.span)
         graphs: list[Graph] = []
         libraries: list[LibraryDef] = []
         derived: dict[str, Pool] = {}

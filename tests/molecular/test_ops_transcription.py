@@ -91,3 +91,47 @@ def test_a_primer_with_a_blocked_3_end_is_not_extended() -> None:
     with pytest.raises(ops.OperationFailure) as caught:
         ops.extend(dna("AAAACCCCGGGGTTTTACGTACGTAC"), blocked)
     assert caught.value.code == "E0421"
+
+
+LIANTI = ops.oligo("lianti", "GAATTTAATACGACTCACTATAGGGAGATGTGTATAAGAGACAG")
+
+
+def test_ivt_transcribes_each_strand_from_its_own_promoter() -> None:
+    """A tagmented fragment with a T7 transposon at both ends (LIANTI) gives two
+    transcripts, one per strand, each starting at the G after the promoter."""
+    pool = ops.tagment(Duplex(core=parse_notation("[GDNA]")), [LIANTI, LIANTI])
+    fragment = next(p.molecule for p in pool.products if p.name == "lianti-insert-lianti")
+    transcripts = ops.ivt(fragment)
+    assert isinstance(transcripts, ops.Pool) and len(transcripts.products) == 2
+    seqs = [render(p.molecule.strand.seq) for p in transcripts.products]  # type: ignore[union-attr]
+    assert seqs[0] == (
+        "5'-GGGAGATGTGTATAAGAGACAG [GDNA] CTGTCTCTTATACACATCTCCCTATAGTGAGTCGTATTAAATTC-3'"
+    )
+    assert seqs[1].startswith("5'-GGGAGATGTGTATAAGAGACAG [GDNA']")
+
+
+def test_phosphorylate_gives_every_5_end_a_phosphate() -> None:
+    """T4 PNK phosphorylates both strands' 5' ends; the sequence does not change."""
+    duplex = Duplex(core=parse_notation("ACGT [GDNA]"))
+    done = ops.phosphorylate(duplex)
+    assert isinstance(done, Duplex) and done.top_phosphate and done.bottom_phosphate
+    assert done.top == duplex.top
+
+
+def test_linear_amplification_with_a_random_primer_copies_each_payload_strand() -> None:
+    """A MALBAC-style tailed random 8-mer copies both strands of a gDNA duplex, priming in
+    the payload; the copies carry the primer's tail at their 5' end."""
+    malbac = ops.oligo("malbac", "GTGAGTGATGGTTGAGGTAGTGTGGAG NNNNNNNN")
+    pool = ops.linear_amplify(Duplex(core=parse_notation("[GDNA]")), malbac)
+    tops = sorted(render(p.molecule.top) for p in pool.carried)
+    assert tops == [
+        "5'-GTGAGTGATGGTTGAGGTAGTGTGGAGNNNNNNNN [GDNA']-3'",
+        "5'-GTGAGTGATGGTTGAGGTAGTGTGGAGNNNNNNNN [GDNA]-3'",
+    ]
+
+
+def test_digest_with_a_four_cutter_leaves_its_overhang() -> None:
+    """FatI cuts ^CATG: the left piece ends with a 5' CATG overhang on the bottom strand."""
+    pool = ops.digest(Duplex(core=parse_notation("ACGTACGTCATGGGTTAACC [GDNA]")), "FatI")
+    left = pool.products[0].molecule
+    assert isinstance(left, Duplex) and render(left.right.bottom) == "5'-CATG-3'"

@@ -8,6 +8,7 @@ from lablang.molecular.builder.common import (
     Failure,
     block_fields,
     dotted,
+    grader_roles,
     modality_of,
     word_of,
 )
@@ -20,6 +21,7 @@ from lablang.molecular.builder.declared import (
 )
 from lablang.molecular.model import (
     LibraryDef,
+    OligoDef,
     ReadDef,
 )
 from lablang.molecular.molecule import (
@@ -28,13 +30,28 @@ from lablang.molecular.molecule import (
 )
 from lablang.molecular.sequence import (
     Seq,
+    Symbol,
     plain,
     render,
     reverse_complement,
 )
+from lablang.resolve import ModuleInfo
+from lablang.source import Span
 
 
 class Libraries(DeclaredChecks):
+    def named_oligo(self, info: ModuleInfo, name: str, span: Span) -> OligoDef:
+        found = self.lookup(info, name.split("."))
+        if found is None or found[1].kind != "oligo":
+            raise Failure(
+                "E0412",
+                f"`{name}` is not an oligo",
+                span,
+                label="an oligo is expected here",
+                help="declare it with `oligo`",
+            )
+        return self.oligo(*found)
+
     def library(self, decl: ast.Decl, derived: dict[str, Pool]) -> LibraryDef:
         fields = block_fields(decl.body) if decl.body else {}
         source_name = None
@@ -110,6 +127,7 @@ class Libraries(DeclaredChecks):
             raise Failure(
                 "E0413", f"library `{decl.name}` has neither `seq` nor `from`", decl.name_span
             )
+        self.check_grader_roles(decl, final, seq_node)
         reads: list[ReadDef] = []
         for member in decl.body.members if decl.body else ():
             if isinstance(member, ast.Entry) and member.keyword == "read":
@@ -136,6 +154,32 @@ class Libraries(DeclaredChecks):
             status,
             status_reason,
         )
+
+    def check_grader_roles(self, decl: ast.Decl, final: Seq, seq_node: ast.Expr | None) -> None:
+        """W0406 for each placeholder role LibStructBench's Task 1 grader does not expand
+        (it would be scored as literal text): the known names are listed."""
+        known = grader_roles()
+        unknown = sorted(
+            {
+                part.role
+                for part in final.parts
+                if isinstance(part, Symbol)
+                and part.min_len is not None
+                and not part.is_payload
+                and part.role.upper() not in known
+            }
+        )
+        if unknown:
+            names = ", ".join(f"`[{r}:LEN]`" for r in unknown)
+            self.error(
+                "W0406",
+                f"library `{decl.name}`: LibStructBench's Task 1 grader does not expand {names}; "
+                "it is scored as literal text",
+                seq_node.span if seq_node is not None else decl.name_span,
+                notes=["roles the grader expands: " + ", ".join(sorted(known))],
+                help="use a role the grader knows (a round barcode is `[CELL_BARCODE:8]` or "
+                "`[LIGATION_BARCODE:8]`, an RT barcode `[RT_BARCODE:10]`)",
+            )
 
     def check_read(self, read: ReadDef, library: Seq, member: ast.Entry) -> None:
         if not read.primer:
