@@ -259,3 +259,14 @@ def test_bases_drawn_inside_an_insert_are_part_of_it() -> None:
     assert kinds == ["base", "base", "payload", "base", "base"]
     long = drawn_tokens([{"tag": "", "text": "XXXACGTXXX"}])
     assert [t.kind for t in long] == ["payload", "base", "base", "base", "base", "payload"]
+
+
+def test_an_oligo_dt_written_out_primes_on_a_tail_of_unknown_length() -> None:
+    """A primer ending in 24 written-out T pairs with TdT's poly(A) tail of unknown
+    length (Quartz-seq's Tagging primer); 11 T alone stays below the 12-base minimum."""
+    from lablang.molecular.ops.core import anneal_sites
+    from lablang.molecular.sequence import parse_notation
+
+    tail = parse_notation("5'-ACGT [CDNA'] [POLY_A]-3'")
+    assert anneal_sites(parse_notation("5'-GCGAT" + "T" * 24 + "-3'"), tail)
+    assert not anneal_sites(parse_notation("5'-" + "T" * 11 + "-3'"), tail)
