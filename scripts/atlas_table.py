@@ -368,7 +368,7 @@ def render(pages: list[PageRow]) -> str:
         f"  {MIN_DROPPED_RUN} or more letters of one base) and the degenerate bases touching",
         "  them (an anchor's `VN`) left out; the A-tail base after the insert kept, except",
         "  for "
-        + ", ".join(f"{p} (`{o}`)" for p, o in sorted(BENCH_OPTIONS.items()))
+        + ", ".join(sorted(BENCH_OPTIONS))
         + ", whose truth leaves it out too (`a_tail=False`).",
         "",
         "`tests/molecular/test_atlas.py` checks that each mapped atlas library, exported so,",
