@@ -62,7 +62,7 @@ BENCH_PENDING: dict[str, str] = {
     "sci-rna-seq3": "sci-RNA-seq3 needs a hairpin adapter and uracil excision",
     "seq-well-s3": "SeqWell_S3 needs random-primed second-strand synthesis",
     "strt-seq-2i": "STRT-seq_family needs PvuI/SalI digestion",
-    "tang2009": "tang2009 needs terminal-transferase tailing",
+    "tang2009": "tang2009: the UP1/UP2 PCR exceeds the 256-product limit",
 }
 
 
