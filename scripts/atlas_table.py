@@ -45,6 +45,7 @@ BENCH_MAP: dict[str, tuple[str, str]] = {
     "10x-chromium-5prime-v3": ("10xChromium5", "gex_v3_library"),
     "bd-rhapsody": ("BD_Rhapsody", "v1_library"),
     "drop-seq": ("Drop-seq", "dropseq_library"),
+    "hydrop-rna": ("HyDrop_RNA", "rna_library"),
     "microwell-seq": ("Microwell-seq", "microwell_library"),
     "pip-seq": ("PIP-seq", "pip_v2_library"),
     "quartz-seq2": ("Quartz-seq_family", "quartz2_library"),
@@ -57,7 +58,6 @@ BENCH_OPTIONS: dict[str, dict[str, bool]] = {"quartz-seq2": {"a_tail": False}}
 # the other truths, and why their atlas library is not derived yet
 BENCH_PENDING: dict[str, str] = {
     "fipresci": "FIPRESCI tagments an RNA:DNA hybrid",
-    "hydrop-rna": "HyDrop_RNA needs a hairpin adapter and uracil excision",
     "mars-seq2": "MARS-seq needs in vitro transcription and RNA ligation",
     "sci-rna-seq3": "sci-RNA-seq3 needs a hairpin adapter and uracil excision",
     "seq-well-s3": "SeqWell_S3 needs random-primed second-strand synthesis",
