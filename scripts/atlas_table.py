@@ -59,7 +59,7 @@ BENCH_OPTIONS: dict[str, dict[str, bool]] = {"quartz-seq2": {"a_tail": False}}
 BENCH_PENDING: dict[str, str] = {
     "fipresci": "FIPRESCI tagments an RNA:DNA hybrid",
     "mars-seq2": "MARS-seq needs in vitro transcription and RNA ligation",
-    "sci-rna-seq3": "sci-RNA-seq3 needs a hairpin adapter and uracil excision",
+    "sci-rna-seq3": "sci-RNA-seq3: the hairpin adapter's stem is its (symbolic) barcode, which hairpin folding does not pair",
     "seq-well-s3": "SeqWell_S3 needs random-primed second-strand synthesis",
     "strt-seq-2i": "STRT-seq_family needs PvuI/SalI digestion",
     "tang2009": "tang2009: the UP1/UP2 PCR exceeds the 256-product limit",
