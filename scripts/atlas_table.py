@@ -46,6 +46,7 @@ BENCH_MAP: dict[str, tuple[str, str]] = {
     "bd-rhapsody": ("BD_Rhapsody", "v1_library"),
     "drop-seq": ("Drop-seq", "dropseq_library"),
     "hydrop-rna": ("HyDrop_RNA", "rna_library"),
+    "mars-seq2": ("MARS-seq", "mars_library"),
     "microwell-seq": ("Microwell-seq", "microwell_library"),
     "pip-seq": ("PIP-seq", "pip_v2_library"),
     "quartz-seq2": ("Quartz-seq_family", "quartz2_library"),
@@ -58,7 +59,6 @@ BENCH_OPTIONS: dict[str, dict[str, bool]] = {"quartz-seq2": {"a_tail": False}}
 # the other truths, and why their atlas library is not derived yet
 BENCH_PENDING: dict[str, str] = {
     "fipresci": "FIPRESCI tagments an RNA:DNA hybrid",
-    "mars-seq2": "MARS-seq needs in vitro transcription and RNA ligation",
     "sci-rna-seq3": "sci-RNA-seq3: the hairpin adapter's stem is its (symbolic) barcode, which hairpin folding does not pair",
     "seq-well-s3": "SeqWell_S3 needs random-primed second-strand synthesis",
     "strt-seq-2i": "STRT-seq_family needs PvuI/SalI digestion",

@@ -372,6 +372,7 @@ BENCH_LETTERS: tuple[tuple[str, str], ...] = (
     ("RT_BARCODE", "R"),
     ("ROUND", "L"),
     ("LIGATION_BARCODE", "L"),
+    ("PLATE_BARCODE", "L"),
     ("HAIRPIN_BARCODE", "L"),
     ("I5", "I"),
     ("I7", "I"),
