@@ -18,22 +18,12 @@ import cattrs
 
 from lablang import __version__, ast
 from lablang.diagnostics import Report
+from lablang.export_targets import EXPORTERS
 from lablang.source import Span
 
 __all__ = ["CONVERTER", "EXPORTERS", "export", "json_schema", "module_from_json", "module_to_json"]
 
 FORMAT = "lablang.program.v1"
-
-# target -> "module:function(result) -> (text | None, Report)". JSON is the core's;
-# the others belong to backends and are imported only when asked for.
-EXPORTERS: dict[str, str] = {
-    "json": "lablang.export:_export_json",
-    "libstruct-t1": "lablang.molecular.interchange:export_t1_text",
-    "libstruct-t2": "lablang.molecular.interchange:export_t2_text",
-    "libstruct-t3": "lablang.molecular.interchange:export_t3_text",
-    "seqspec": "lablang.molecular.interchange:export_seqspec_text",
-    "seqspec-0.3": "lablang.molecular.interchange:export_seqspec_0_3_text",
-}
 
 _NODES: dict[str, type] = {
     name: cls for name, cls in vars(ast).items() if isinstance(cls, type) and attrs.has(cls)
@@ -109,10 +99,63 @@ def _export_json(result: Any) -> tuple[str, Report]:
         "module": module_to_json(result.program.root.module),
         "imports": sorted(".".join(path) for path in result.program.modules),
     }
+    from lablang.molecular.interchange import provenance
+
+    molecular = provenance(result)
+    if molecular is not None:
+        payload["molecular"] = molecular  # what the interpreter derived, per state/library
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n", Report()
 
 
 # ---------------------------------------------------------------- JSON Schema
+_STATUS = {"enum": ["derived", "declared", "unknown", "partial"]}
+_MOLECULAR_SCHEMA: dict[str, Any] = {
+    "description": "what the molecular interpreter derived: per state and library, its status "
+    "(derived, declared, unknown after a failed step, partial as marked) and the reason",
+    "type": "object",
+    "properties": {
+        "graphs": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "derived": {"type": "boolean"},
+                    "unknown_steps": {"type": "array", "items": {"type": "string"}},
+                    "states": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "name": {"type": "string"},
+                                "status": _STATUS,
+                                "reason": {"type": "string"},
+                            },
+                            "required": ["name", "status", "reason"],
+                        },
+                    },
+                },
+                "required": ["name", "derived", "unknown_steps", "states"],
+            },
+        },
+        "libraries": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "status": _STATUS,
+                    "reason": {"type": "string"},
+                    "source": {"type": ["string", "null"]},
+                },
+                "required": ["name", "status", "reason", "source"],
+            },
+        },
+    },
+    "required": ["graphs", "libraries"],
+}
+
+
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (2020-12) of `lablang export --to json`."""
     defs: dict[str, Any] = {
@@ -147,6 +190,7 @@ def json_schema() -> dict[str, Any]:
             "file": {"type": "string"},
             "module": {"$ref": "#/$defs/Module"},
             "imports": {"type": "array", "items": {"type": "string"}},
+            "molecular": _MOLECULAR_SCHEMA,
         },
         "required": ["format", "lablang", "file", "module", "imports"],
         "$defs": defs,

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from lablang.diagnostics import Severity
+from lablang.export_targets import EXPORTERS
 
 PATH_OPTION = click.option(
     "--path",
@@ -26,23 +28,28 @@ PATH_OPTION = click.option(
 def check_command(files: tuple[str, ...], as_json: bool, roots: tuple[str, ...]) -> None:
     """Check .lab FILES; exit 0 when clean, 1 on errors, 2 on usage errors.
 
-    Example: `lablang check examples/tour.lab --json`
+    Example: `lablang check examples/tenx_3p_v3.lab --json`
     """
     from lablang.diagnostics.render import render_texts, to_json
     from lablang.driver import check_file
+    from lablang.molecular.interchange import provenance as molecular_provenance
 
     results = [check_file(file, roots) for file in files]
     diagnostics = [d for result in results for d in result.report.sorted()]
     errors = sum(d.severity is Severity.ERROR for d in diagnostics)
     warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
     if as_json:
-        payload = {
+        payload: dict[str, Any] = {
             "result": "ok" if errors == 0 else "not-ok",
             "files": list(files),
             "errors": errors,
             "warnings": warnings,
             "diagnostics": [to_json(d) for d in diagnostics],
         }
+        molecular = {file: molecular_provenance(r) for file, r in zip(files, results, strict=True)}
+        if any(v is not None for v in molecular.values()):
+            # per state and library: derived, declared, unknown or partial, and why
+            payload["molecular"] = {f: v for f, v in molecular.items() if v is not None}
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
         if diagnostics:
@@ -59,7 +66,7 @@ def check_command(files: tuple[str, ...], as_json: bool, roots: tuple[str, ...])
 def fmt_command(files: tuple[str, ...], check_only: bool) -> None:
     """Rewrite FILES in the canonical layout (comments kept; refuses any change of meaning).
 
-    Example: `lablang fmt --check examples/tour.lab`
+    Example: `lablang fmt --check examples/tenx_3p_v3.lab`
     """
     from lablang.diagnostics import Report
     from lablang.diagnostics.render import render_texts
@@ -96,7 +103,8 @@ def fmt_command(files: tuple[str, ...], check_only: bool) -> None:
     "target",
     default="json",
     show_default=True,
-    help="json, or a backend format: libstruct-t1, libstruct-t2, libstruct-t3, seqspec.",
+    type=click.Choice(list(EXPORTERS)),
+    help="json (the program), LibStructBench Task 1-3 JSON, or seqspec YAML.",
 )
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False), help="Write here instead of stdout."
@@ -105,15 +113,13 @@ def fmt_command(files: tuple[str, ...], check_only: bool) -> None:
 def export_command(file: str, target: str, output: str | None, roots: tuple[str, ...]) -> None:
     """Export a checked program.
 
-    Example: `lablang export examples/tour.lab --to json`
+    Example: `lablang export examples/tenx_3p_v3.lab --to json`
     """
     from lablang.diagnostics.render import render_texts
     from lablang.driver import check_file
-    from lablang.export import EXPORTERS, export
+    from lablang.export import export
     from lablang.output import write_atomic
 
-    if target not in EXPORTERS:
-        raise click.UsageError(f"unknown format `{target}`; one of: {', '.join(sorted(EXPORTERS))}")
     result = check_file(file, roots)
     if not result.ok:
         click.echo(render_texts(result.report.sorted()), err=True)
@@ -161,8 +167,18 @@ def explain_command(code: str) -> None:
 
 
 @click.command("spec")
-def spec_command() -> None:
-    """Print the compact language reference (for people and for LLM prompts)."""
+@click.option(
+    "--section",
+    "sections",
+    multiple=True,
+    type=click.Choice(["core", "molecular", "protocols", "sim", "contracts", "rubrics"]),
+    help="Print only this part (repeatable): core, molecular, protocols, sim, contracts, rubrics.",
+)
+def spec_command(sections: tuple[str, ...]) -> None:
+    """Print the language reference (for people and for LLM prompts).
+
+    Example: `lablang spec --section molecular`
+    """
     from lablang.spec import spec_text
 
-    click.echo(spec_text(), nl=False)
+    click.echo(spec_text(sections), nl=False)

@@ -65,3 +65,43 @@ def _seqspec_text(result: Any, version: str) -> tuple[str | None, Report]:
     source = Path(result.source.name)
     onlist_dir = source.parent if source.is_file() else None
     return seqspec_yaml(export_seqspec(model, version, onlist_dir)), report
+
+
+def provenance(result: Any) -> dict[str, Any] | None:
+    """What the molecular interpreter verified in a checked program: for each state of
+    each workflow graph and each library, whether it was derived, only declared, unknown
+    (it depends on a step that failed) or marked partial, with the reason. None when the
+    program has no molecular declarations. `lablang check --json` and
+    `lablang export --to json` include it as `molecular`.
+
+    >>> from lablang.driver import check_text
+    >>> provenance(check_text("library lib { seq: 5'-ACGT [UMI:8]-3' }"))["libraries"]
+    [{'name': 'lib', 'status': 'declared', 'reason': '', 'source': None}]
+    """
+    kinds = {"segment", "oligo", "state", "transition", "workflow", "library"}
+    if not any(d.kind in kinds for d in result.program.root.module.decls):
+        return None
+    model = _model(result, Report())
+    return {
+        "graphs": [
+            {
+                "name": graph.name,
+                "derived": graph.derived,
+                "unknown_steps": list(graph.unknown),
+                "states": [
+                    {"name": s.name, "status": s.status, "reason": s.status_reason}
+                    for s in graph.states
+                ],
+            }
+            for graph in model.graphs
+        ],
+        "libraries": [
+            {
+                "name": lib.name,
+                "status": lib.status,
+                "reason": lib.status_reason,
+                "source": lib.source,
+            }
+            for lib in model.libraries
+        ],
+    }

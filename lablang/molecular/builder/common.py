@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from lablang import ast
@@ -21,6 +25,10 @@ OLIGO_KINDS = ("single", "assembled", "double_stranded", "hairpin", "unknown")
 MAX_SEGMENT_LENGTH = 100_000
 MAX_SEQUENCE_PARTS = 20_000
 MAX_SEQUENCE_TOKENS = 200_000
+
+
+class Unknown(Exception):
+    """A step depends on one that could not be derived: it is unknown, not wrong."""
 
 
 class Failure(Exception):
@@ -125,3 +133,21 @@ def modality_of(word: str) -> str:
     text = word.replace("_", " ").strip()
     lowered = {m.lower(): m for m in MODALITIES}
     return lowered.get(text.lower(), text)
+
+
+@functools.cache
+def grader_roles() -> frozenset[str]:
+    """The placeholder roles LibStructBench's Task 1 grader expands to score characters
+    (`LIBRARY_SCORE_CHARS` in `lablang/scoring/normalize.py`, its one copy).
+
+    That module is loaded by path, not through `lablang.scoring`, whose package import
+    loads the scoring backend and networkx (about a second) for `lablang check`.
+    """
+    loaded = sys.modules.get("lablang.scoring.normalize")
+    if loaded is None:
+        path = Path(__file__).resolve().parents[2] / "scoring" / "normalize.py"
+        spec = importlib.util.spec_from_file_location("lablang._task1_roles", path)
+        assert spec is not None and spec.loader is not None
+        loaded = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loaded)
+    return frozenset(loaded.LIBRARY_SCORE_CHARS)

@@ -105,14 +105,16 @@ GRAPH_HELP = {
     "E0407": "list every product of a transition under `carried` or `discarded`",
     "E0408": "use the product as a substrate of a later transition, mark it final, or discard it",
     "E0409": "connect the final state to an initial state through transitions",
+    "E0450": "carry the product forward in the step that makes it, or use the product it carried",
 }
 
 
 def graph_problems(graph: Graph) -> list[tuple[str, str, str]]:
     """LibStructBench's modelling rules, as (code, message, entity name) triples.
 
-    Rules: acyclic; every product carried or discarded; every carried product that is
-    not final is a later substrate; every final state reachable from an initial state.
+    Rules: acyclic; every product carried or discarded; no discarded product is a later
+    substrate; every carried product that is not final is a later substrate; every final
+    state reachable from an initial state.
     Plain graph search (no networkx), so `lablang check` stays light.
     """
     problems: list[tuple[str, str, str]] = []
@@ -156,14 +158,29 @@ def graph_problems(graph: Graph) -> list[tuple[str, str, str]]:
                         t.name,
                     )
                 )
+    discarded_by: dict[str, str] = {}
+    for t in graph.transitions:
+        for s in t.discarded:
+            discarded_by.setdefault(s, t.name)
+    for t in graph.transitions:
+        for s in t.substrates:
+            if s in discarded_by and discarded_by[s] != t.name:
+                problems.append(
+                    ("E0450", f"`{t.name}` uses `{s}`, which `{discarded_by[s]}` discarded", t.name)
+                )
     cycle = _find_cycle(edges)
     if cycle:
         names = " -> ".join(f"`{n[1]}`" for n in cycle)
         problems.append(("E0406", f"the workflow has a cycle: {names}", cycle[0][1]))
     used = {s for t in graph.transitions for s in t.substrates}
+    # a step whose discarded product is used later has its dispositions the wrong way
+    # round: its unused carried product is the same mistake, reported once (E0450)
+    swapped = {
+        discarded_by[s] for t in graph.transitions for s in t.substrates if s in discarded_by
+    }
     for t in graph.transitions:
         for s in t.carried:
-            if s not in used and s not in finals:
+            if s not in used and s not in finals and t.name not in swapped:
                 problems.append(
                     (
                         "E0408",
