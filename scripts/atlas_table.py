@@ -31,6 +31,7 @@ DATA = ROOT / "tests" / "data" / "atlas"
 ATLAS = ROOT / "examples" / "atlas"
 DOC = ROOT / "docs" / "atlas.md"
 PREFIX = "scg_lib_structs:"
+TOLERATED = frozenset({"W0406"})
 BENCH = ROOT.parent.parent / "shared" / "data" / "libstruct_bench" / "protocols"
 
 # libstruct-bench protocol -> (atlas page, library) whose exported library is its truth
@@ -85,6 +86,7 @@ class PageRow:
     libraries: tuple[LibraryRow, ...] = ()
     diagnostics: tuple[str, ...] = ()
     not_extracted: tuple[str, ...] = ()
+    grader_warnings: int = 0  # W0406: roles the older Task 1 grader does not expand
 
     @property
     def unwritten(self) -> tuple[str, ...]:
@@ -203,7 +205,11 @@ def check_page(stem: str) -> PageRow:
     if not path.is_file():
         return row
     result = check_file(path)
-    diagnostics = tuple(f"{d.code} {d.message}" for d in result.report)
+    # W0406 (a role the older Task 1 grader does not expand) is not a fault of the page's
+    # chemistry: several distinct barcodes need distinct roles, which the grader's fixed
+    # list of role names cannot all carry. It is counted, not failed.
+    diagnostics = tuple(f"{d.code} {d.message}" for d in result.report if d.code not in TOLERATED)
+    grader = sum(1 for d in result.report if d.code == "W0406")
     built = build_model(result.program, Report())
     graphs = {g.name: g for g in built.model.graphs if g.derived}
     libraries = []
@@ -240,7 +246,9 @@ def check_page(stem: str) -> PageRow:
         else:
             gap = (problems[0] if problems else None) or "the step carries no product"
             libraries.append(LibraryRow(lib.name, section, "differs", operations, gap))
-    return attrs.evolve(row, libraries=tuple(libraries), diagnostics=diagnostics)
+    return attrs.evolve(
+        row, libraries=tuple(libraries), diagnostics=diagnostics, grader_warnings=grader
+    )
 
 
 def bench_exports() -> dict[str, tuple[str, str]]:
@@ -324,6 +332,12 @@ def render(pages: list[PageRow]) -> str:
         "  workflow starts from the finished bead oligo the page lists;",
         "- a bottom-strand base the page draws unpaired with the base over it (a drawing",
         "  slip) is listed in the gap column; the top strand decides there.",
+        "",
+        "Atlas files check without errors or warnings except W0406 (a placeholder role",
+        "LibStructBench's Task 1 grader does not expand): a library with several distinct",
+        "barcodes (SPLiT-seq's three rounds, BD's three cell labels) needs a distinct role",
+        "for each, as a segment's identity is its role, and the grader knows a fixed list",
+        "of role names. " + f"{sum(p.grader_warnings for p in pages)} libraries have it.",
         "",
         "Regenerate: `python scripts/extract_atlas.py` (the pages into `tests/data/atlas/`),",
         "`python scripts/atlas_table.py --write` (this file); timings:",
