@@ -96,7 +96,7 @@ DECL_FIELDS: dict[str, FieldSet] = {
             "from": "the workflow step that makes it (`gex.lib`)",
             "modality": 'the modality, a string (`"gene expression"`)',
             "seq": "the final library's top strand, 5' to 3'",
-            "partial": 'why the interpreter cannot derive it: shown as partial, not verified',
+            "partial": "why the interpreter cannot derive it: shown as partial, not verified",
         },
         note="entries: `read NAME { primer: OLIGO  strand: top|bottom  length: 28 nt }`",
     ),

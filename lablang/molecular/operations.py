@@ -30,6 +30,7 @@ from lablang.molecular.ops.barcoding import (
 from lablang.molecular.ops.core import *  # noqa: F403
 from lablang.molecular.ops.enzymatic import *  # noqa: F403
 from lablang.molecular.ops.joining import *  # noqa: F403
+from lablang.molecular.ops.kinase import *  # noqa: F403
 from lablang.molecular.ops.ligation import *  # noqa: F403
 from lablang.molecular.ops.nucleases import *  # noqa: F403
 from lablang.molecular.ops.selection import *  # noqa: F403

@@ -91,3 +91,28 @@ def test_a_primer_with_a_blocked_3_end_is_not_extended() -> None:
     with pytest.raises(ops.OperationFailure) as caught:
         ops.extend(dna("AAAACCCCGGGGTTTTACGTACGTAC"), blocked)
     assert caught.value.code == "E0421"
+
+
+LIANTI = ops.oligo("lianti", "GAATTTAATACGACTCACTATAGGGAGATGTGTATAAGAGACAG")
+
+
+def test_ivt_transcribes_each_strand_from_its_own_promoter() -> None:
+    """A tagmented fragment with a T7 transposon at both ends (LIANTI) gives two
+    transcripts, one per strand, each starting at the G after the promoter."""
+    pool = ops.tagment(Duplex(core=parse_notation("[GDNA]")), [LIANTI, LIANTI])
+    fragment = next(p.molecule for p in pool.products if p.name == "lianti-insert-lianti")
+    transcripts = ops.ivt(fragment)
+    assert isinstance(transcripts, ops.Pool) and len(transcripts.products) == 2
+    seqs = [render(p.molecule.strand.seq) for p in transcripts.products]  # type: ignore[union-attr]
+    assert seqs[0] == (
+        "5'-GGGAGATGTGTATAAGAGACAG [GDNA] CTGTCTCTTATACACATCTCCCTATAGTGAGTCGTATTAAATTC-3'"
+    )
+    assert seqs[1].startswith("5'-GGGAGATGTGTATAAGAGACAG [GDNA']")
+
+
+def test_phosphorylate_gives_every_5_end_a_phosphate() -> None:
+    """T4 PNK phosphorylates both strands' 5' ends; the sequence does not change."""
+    duplex = Duplex(core=parse_notation("ACGT [GDNA]"))
+    done = ops.phosphorylate(duplex)
+    assert isinstance(done, Duplex) and done.top_phosphate and done.bottom_phosphate
+    assert done.top == duplex.top

@@ -15,6 +15,7 @@ re-exports the functions under their old names.
 - `transcription`: in vitro transcription;
 - `tailing`: poly(A) and terminal-transferase tails;
 - `nucleases`: RNase H, uracil excision;
+- `kinase`: 5' phosphorylation;
 - `tagmentation`: Tn5;
 - `selection`: capture, size selection, cleanup.
 """

@@ -38,11 +38,10 @@ from lablang.molecular.sequence import (
 @operation(
     "linear_amplify",
     lsb="amplification",
-    rule="denature; the primer copies every strand with a site for its 3' end (bead primers on "
-    "tagmented fragments, 10x scATAC); molecules with no site are discarded",
+    rule="the primer copies every strand with a site for its 3' end; others are discarded",
     params=(
         Param("primer", "oligo", "the one primer", required=True),
-        Param("cycles", "number", "cycle count (changes no structure)", py=None),
+        Param("cycles", "number", "recorded only", py=None),
     ),
     uses=("min_anneal",),
 )
@@ -119,13 +118,10 @@ class _Hit:
 @operation(
     "pcr",
     lsb="pcr",
-    rule="amplifies only with one primer on each strand, 3' ends facing; amplicon = F + template "
-    "between + R' (tails included); one-primer products are linear (discarded), same-primer-"
-    "both-ends products suppressed (discarded); a single primer (`[ISPCR]` or the same sequence "
-    "twice) amplifies what it flanks at both ends",
+    rule="one primer on each strand, 3' ends facing: amplicon = F + template between + R'; linear and suppressed products are discarded",
     params=(
-        Param("primers", "oligos", "forward and reverse primer (or one primer)", required=True),
-        Param("cycles", "number", "cycle count (changes no structure)", py=None),
+        Param("primers", "oligos", "forward and reverse (or one)", required=True),
+        Param("cycles", "number", "recorded only", py=None),
     ),
     uses=("min_anneal",),
     aliases={"amplify": "amplification"},

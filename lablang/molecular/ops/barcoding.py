@@ -20,14 +20,16 @@ from lablang.molecular.sequence import Seq, plain, reverse_complement
 @operation(
     "barcode_round",
     lsb="ligation",
-    rule="ligate the barcode oligo to the chosen strand end (the 5' donor needs a phosphate, the "
-    "3' acceptor must be free; a `splint` must pair over its whole length across the junction, "
-    ">= 6 bases each side) or extend the 3' end across it",
+    rule="join the oligo to a strand end (5' donor phosphorylated, 3' acceptor free; a splint pairs >= 6 bases each side) or extend the 3' end across it",
     params=(
         Param("barcode", "oligo", "the round's barcode oligo", required=True),
-        Param("end", "end", "the strand end it joins (`5'`, `3'`, `bottom 5'`...)", default="5'"),
+        Param("end", "end", "strand end joined", default="5'"),
         Param("by", "text", "how", default="ligation", choices=("ligation", "extension")),
-        Param("splint", "oligo", "a linker that bridges the junction"),
+        Param(
+            "splint",
+            "oligo",
+            "linker bridging the junction",
+        ),
     ),
 )
 def barcode_round(
@@ -77,7 +79,7 @@ def barcode_round(
     rule="several `barcode_round`s in order",
     params=(
         Param("rounds", "oligos", "the barcode oligos, first round first", required=True),
-        Param("end", "end", "the strand end they join", default="5'"),
+        Param("end", "end", "strand end joined", default="5'"),
         Param("by", "text", "how", default="ligation", choices=("ligation", "extension")),
     ),
 )

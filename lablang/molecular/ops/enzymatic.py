@@ -232,8 +232,7 @@ ENZYMES: dict[str, tuple[str, int, int]] = {
 @operation(
     "digest",
     lsb="other",
-    rule="cut at every recognition site in designed bases, leaving the enzyme's overhang with "
-    "5' phosphates",
+    rule="cut at each recognition site in designed bases, leaving the enzyme's ends",
     params=(Param("enzyme", "text", "the restriction enzyme", required=True),),
 )
 def digest(molecule: Molecule, enzyme: str) -> Pool:

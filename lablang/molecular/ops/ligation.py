@@ -193,37 +193,36 @@ def hairpin_duplex(adapter: Oligo) -> Duplex:
 @operation(
     "ligate",
     lsb="ligation",
-    rule="a double-stranded, Y or hairpin adapter joins duplex ends that form a perfect duplex "
-    "across the junction (blunt/blunt, A/T, complementary sticky), each junction needing a 5' "
-    "phosphate on one strand; a single-stranded adapter joins one strand end (`end:`) by RNA "
-    "ligase or by DNA ligase over a `splint`, its 5' donor phosphorylated or adenylated and the "
-    "3' acceptor free",
+    rule="duplex, Y or hairpin adapters join compatible duplex ends (blunt, A/T, sticky; a 5' "
+    "phosphate per junction); a one-strand adapter joins a strand end by RNA ligase or over a "
+    "splint (5' donor phosphorylated or adenylated, 3' acceptor free)",
     params=(
-        Param(
-            "adapter", "oligo", "the adapter (two strands, a hairpin, or one strand)", required=True
-        ),
+        Param("adapter", "oligo", "two strands, a hairpin or one strand", required=True),
         Param(
             "ends",
             "text",
-            "which duplex ends a double-stranded adapter joins",
+            "duplex ends joined",
             default="both",
             choices=("both", "left", "right"),
         ),
         Param(
             "end",
             "end",
-            "the strand end joined (`top 3'`, `bottom 5'`...); for a double-stranded adapter, "
-            "the end of the duplex that strand end is at",
-            default="3' for a single-stranded adapter",
+            "strand end joined: `3'`, `\"bottom 5'\"`",
+            default="3' (one-strand adapter)",
         ),
         Param(
             "ligase",
             "text",
-            "DNA ligase (T4, needs a duplex junction) or RNA ligase (T4 Rnl1/Rnl2, single strands)",
+            "T4 DNA ligase (duplex junctions) or RNA ligase (single strands)",
             default="dna",
             choices=("dna", "rna"),
         ),
-        Param("splint", "oligo", "a bridging oligo that holds a single-stranded junction"),
+        Param(
+            "splint",
+            "oligo",
+            "bridges a single-stranded junction",
+        ),
     ),
 )
 def ligate(

@@ -15,8 +15,7 @@ URACIL_CODES = frozenset({"ideoxyU", "idU", "dU"})
 @operation(
     "rnase_h",
     lsb="other",
-    rule="RNase H degrades the RNA strand of an RNA:DNA hybrid; the DNA strand goes on single-"
-    "stranded; a molecule without a hybrid is E0412",
+    rule="the RNA of a hybrid is degraded; the DNA goes on single-stranded",
 )
 def rnase_h(molecule: Molecule) -> Single:
     """RNase H digestion of the RNA in an RNA:DNA hybrid.
@@ -51,9 +50,7 @@ def _cut_at_uracil(seq: Seq) -> list[Seq]:
 @operation(
     "user",
     lsb="other",
-    rule="USER (uracil DNA glycosylase + endonuclease VIII) excises each deoxyuridine "
-    "(`/ideoxyU/`): a single strand falls into pieces, a hairpin adapter's loop opens into a "
-    "Y-shaped end; a molecule without dU is E0412",
+    rule="USER excises each `/ideoxyU/`: a strand falls into pieces, a hairpin's loop opens",
 )
 def user(molecule: Molecule) -> Pool | Molecule:
     """Uracil excision (USER enzyme).

@@ -30,8 +30,7 @@ from lablang.molecular.sequence import (
 @operation(
     "capture",
     lsb="capture",
-    rule="carry products the probe binds, or that carry a named segment or modification "
-    '(`probe: "5Biosg"` for streptavidin)',
+    rule="carry what the probe binds, or what carries the named segment or modification",
     params=(
         Param("probe", "probe", "a capture oligo, a segment or a modification", required=True),
     ),
@@ -160,8 +159,7 @@ def cleanup(pool: Pool, *, minimum: int = 100) -> Pool:
 @operation(
     "merge",
     lsb="pooling",
-    rule="pool the carried products of several steps (`merge([a, b])`); any step may also take "
-    "a list (`barcode_round([a, b], ...)`) to act on the pool",
+    rule="pool several steps' products (any step may take a list: `barcode_round([a, b], ...)`)",
     subject="[steps]",
     on_pool=True,
 )

@@ -40,9 +40,8 @@ from lablang.molecular.sequence import (
 @operation(
     "extend",
     lsb="extension",
-    rule="the primer's 3' end must pair over >= `min_anneal` (12) contiguous bases; new strand "
-    "= whole primer (5' tail included) + copy of the template to its 5' end",
-    params=(Param("primer", "oligo", "the primer that anneals and is extended", required=True),),
+    rule="the primer's 3' end pairs over >= 12 bases; new strand = whole primer + copy to the template's 5' end; N-mers prime in payloads; a blocked 3' end is E0421",
+    params=(Param("primer", "oligo", "the extended primer", required=True),),
     uses=("min_anneal",),
     subject="template",
 )
@@ -109,15 +108,18 @@ def extend(
 @operation(
     "reverse_transcribe",
     lsb="reverse_transcription",
-    rule="extension on RNA giving an RNA:DNA hybrid; MMLV adds non-templated `CCC` at the RNA's "
-    "5' end; up to three degenerate 3' primer bases (`VN`) may pair inside a payload",
+    rule="extension on RNA, an RNA:DNA hybrid; MMLV adds `CCC`; `VN` anchors pair in the payload; N-mer primers prime in payloads",
     params=(
-        Param("primer", "oligo", "the RT primer (oligo-dT, gene-specific...)", required=True),
-        Param("switch", "oligo", "a template-switching oligo: switch in the same step"),
+        Param("primer", "oligo", "the RT primer", required=True),
+        Param(
+            "switch",
+            "oligo",
+            "a TSO, switched in the same step",
+        ),
         Param(
             "nontemplated",
             "text",
-            "bases added at the cDNA's 3' end",
+            "bases added at the 3' end",
             default='"CCC" (`param nontemplated`)',
         ),
     ),
@@ -158,8 +160,7 @@ def reverse_transcribe(
 @operation(
     "template_switch",
     lsb="extension",
-    rule="the TSO's 3' rGrGrG must pair with the CCC; the cDNA is extended by the TSO's "
-    "complement; the TSO is a reagent, not a third strand",
+    rule="the TSO's rGrGrG pairs with the CCC; the cDNA gains the TSO's complement",
     params=(Param("tso", "oligo", "the template-switching oligo", required=True),),
     subject="hybrid",
 )
@@ -192,9 +193,14 @@ def template_switch(hybrid: Duplex, tso: Oligo) -> Duplex:
 @operation(
     "second_strand",
     lsb="strand_synthesis",
-    rule="without a primer, on an RNA:DNA hybrid: RNase H + Pol I nick translation gives a blunt "
-    "DNA duplex (Gubler-Hoffman); with a primer, `extend`",
-    params=(Param("primer", "oligo", "a second-strand primer; none: RNase H / Pol I"),),
+    rule="on a hybrid without a primer: RNase H + Pol I give a blunt DNA duplex; with one, `extend`",
+    params=(
+        Param(
+            "primer",
+            "oligo",
+            "a second-strand primer",
+        ),
+    ),
 )
 def second_strand(molecule: Molecule, primer: Oligo | None = None) -> Molecule:
     """Second-strand synthesis.
@@ -269,8 +275,7 @@ def random_primed(
 @operation(
     "gap_fill",
     lsb="extension",
-    rule="a polymerase extends every recessed 3' end across the opposite 5' overhang to a blunt "
-    "end, displacing annealed strands (Tn5's ME') and closing gaps; nothing to fill is E0412",
+    rule="recessed 3' ends are extended to blunt ends, displacing annealed strands (Tn5's ME')",
 )
 def gap_fill(molecule: Molecule) -> Duplex:
     """Gap filling and strand displacement.

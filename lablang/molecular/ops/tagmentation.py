@@ -52,22 +52,18 @@ def transferred_strand(adapter: Oligo) -> tuple[Seq, Seq | None]:
 @operation(
     "tagment",
     lsb="tagmentation",
-    rule="internal payload pieces carry A-A, A-B, B-B (1:2:1) after gap filling; the molecule's "
-    "ends get one adapter; the transferred strands keep their 5' chemistry (`/5Phos/`); "
-    "`gap_fill: false` leaves the 9-nt gaps with the non-transferred ME' strands annealed; an "
-    "RNA:DNA hybrid is E0412",
+    rule="payload pieces carry A-A, A-B, B-B (1:2:1), ends one adapter; transferred strands keep their 5' chemistry; hybrids are E0412",
     params=(
         Param(
             "adapters",
             "oligos",
-            "adapter A and adapter B (one transferred strand each, or each with its "
-            "non-transferred ME' strand)",
+            "adapters A and B (transferred strand, or with its ME' strand)",
             required=True,
         ),
         Param(
             "gap_fill",
             "bool",
-            "fill the 9-nt gaps at 72 C in the same step (false: a later `gap_fill`)",
+            "fill the 9-nt gaps now (false: a later `gap_fill`)",
             default="true",
         ),
     ),

@@ -31,9 +31,14 @@ def _check_free(seq: Seq, what: str) -> None:
 @operation(
     "poly_a_tail",
     lsb="other",
-    rule="E. coli poly(A) polymerase adds a run of A to the 3' end of RNA (of unknown length "
-    "unless `length:` is given); DNA is E0412",
-    params=(Param("length", "number", "bases added (default: a run of unknown length)"),),
+    rule="poly(A) polymerase adds (A)n to RNA's 3' end",
+    params=(
+        Param(
+            "length",
+            "number",
+            "bases added (default: unknown)",
+        ),
+    ),
 )
 def poly_a_tail(molecule: Molecule, length: int | None = None) -> Single:
     """Poly(A) tailing of RNA.
@@ -57,11 +62,14 @@ def poly_a_tail(molecule: Molecule, length: int | None = None) -> Single:
 @operation(
     "tdt_tail",
     lsb="other",
-    rule="terminal transferase adds a homopolymer of `base` to every free DNA 3' end (both "
-    "3' ends of a duplex); RNA is E0412",
+    rule="terminal transferase adds a homopolymer to every free DNA 3' end",
     params=(
-        Param("base", "text", "the nucleotide added", required=True, choices=tuple("ACGT")),
-        Param("length", "number", "bases added (default: a run of unknown length)"),
+        Param("base", "text", "the nucleotide", required=True, choices=tuple("ACGT")),
+        Param(
+            "length",
+            "number",
+            "bases added (default: unknown)",
+        ),
     ),
 )
 def tdt_tail(molecule: Molecule, base: str, length: int | None = None) -> Molecule:
