@@ -1,6 +1,6 @@
 """Molecular checking speed: a derived split-pool workflow, a declared state graph, and
-the check time per derived state of real protocols, and the scg_lib_structs atlas
-(`examples/atlas/`).
+the check time per derived state of real protocols: the examples and the scg_lib_structs
+atlas (`examples/atlas/`).
 
 Run: `python benchmarks/molecular.py` (`--atlas` for the atlas only). Prints, measured
 in one run, the check time per state for growing workflows and how it grows (the ratio
@@ -140,41 +140,27 @@ def _molecular(program: object) -> None:
 def atlas_report() -> None:
     """Each atlas page: the molecular backend's time (derivation and checks of all its
     workflows and libraries), its derived states, the time per derived state, and its
-    share of the whole `check`; then the whole atlas."""
-    from lablang.diagnostics import Report
-    from lablang.molecular.front import build_model
-
+    share of the whole `check`; then the whole atlas and its slowest page per state."""
     root = Path(__file__).resolve().parents[1] / "examples" / "atlas"
     print("scg_lib_structs atlas (examples/atlas/), per page")
-    total_molecular = total_check = 0.0
-    total_states = 0
-    per_state: list[tuple[float, str]] = []
-    for path in sorted(root.glob("*.lab")):
-        source = Source(path.read_text("utf-8"), str(path))
-        result = check_source(source, [root], backends=False)
-        assert result.ok, path
-        program = result.program
-        molecular = timed(lambda program=program: _molecular(program), repeats=5)
-        full = timed(lambda source=source: check_source(source, [root]), repeats=3)
-        built = build_model(program, Report())
-        states = sum(len(g.states) for g in built.model.graphs if g.derived)
-        total_molecular += molecular
-        total_check += full
-        total_states += states
-        per_state.append((molecular / max(states, 1), path.stem))
+    rows = derived_state_times(sorted(root.glob("*.lab")), repeats=5)
+    for name, count, molecular, full in rows:
+        per = molecular / count if count else 0.0
         print(
-            f"  {path.stem:30s} molecular {molecular * 1000:7.1f} ms  {states:4d} derived states"
-            f"  {molecular / max(states, 1) * 1000:6.3f} ms/state  check {full * 1000:7.1f} ms"
+            f"  {name:30s} molecular {molecular * 1000:7.1f} ms  {count:4d} derived states"
+            f"  {per * 1000:6.3f} ms/state  check {full * 1000:7.1f} ms"
             f" ({100 * molecular / full:4.1f}%)"
         )
-    pages = len(per_state)
-    slowest = max(per_state)
+    total_molecular = sum(r[2] for r in rows)
+    total_check = sum(r[3] for r in rows)
+    total_states = sum(r[1] for r in rows)
+    mean = total_molecular / max(total_states, 1)
+    slowest = max((r[2] / r[1], r[0]) for r in rows if r[1])
     print(
-        f"  whole atlas: {pages} pages, molecular {total_molecular * 1000:.1f} ms"
-        f" ({total_molecular / pages * 1000:.1f} ms/page), {total_states} derived states"
-        f" ({total_molecular / max(total_states, 1) * 1000:.3f} ms/state), check"
-        f" {total_check * 1000:.1f} ms; slowest per state: {slowest[1]}"
-        f" ({slowest[0] * 1000:.3f} ms/state = x{slowest[0] * total_states / total_molecular:.1f}"
+        f"  whole atlas: {len(rows)} pages, molecular {total_molecular * 1000:.1f} ms"
+        f" ({total_molecular / len(rows) * 1000:.1f} ms/page), {total_states} derived states"
+        f" ({mean * 1000:.3f} ms/state), check {total_check * 1000:.1f} ms; slowest per"
+        f" state: {slowest[1]} ({slowest[0] * 1000:.3f} ms/state = x{slowest[0] / mean:.1f}"
         " the atlas mean)"
     )
 

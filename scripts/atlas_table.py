@@ -31,6 +31,7 @@ DATA = ROOT / "tests" / "data" / "atlas"
 ATLAS = ROOT / "examples" / "atlas"
 DOC = ROOT / "docs" / "atlas.md"
 PREFIX = "scg_lib_structs:"
+TOLERATED = frozenset({"W0406"})
 BENCH = ROOT.parent.parent / "shared" / "data" / "libstruct_bench" / "protocols"
 
 # libstruct-bench protocol -> (atlas page, library) whose exported library is its truth
@@ -45,22 +46,24 @@ BENCH_MAP: dict[str, tuple[str, str]] = {
     "10x-chromium-5prime-v3": ("10xChromium5", "gex_v3_library"),
     "bd-rhapsody": ("BD_Rhapsody", "v1_library"),
     "drop-seq": ("Drop-seq", "dropseq_library"),
+    "hydrop-rna": ("HyDrop_RNA", "rna_library"),
+    "mars-seq2": ("MARS-seq", "mars_library"),
     "microwell-seq": ("Microwell-seq", "microwell_library"),
     "pip-seq": ("PIP-seq", "pip_v2_library"),
+    "quartz-seq2": ("Quartz-seq_family", "quartz2_library"),
     "smart-seq2": ("SMART-seq_family", "ss2_library"),
     "split-seq": ("SPLiT-seq", "splitseq_library"),
     "surecell": ("SureCell", "surecell_library"),
 }
+# where a truth departs from the convention the others follow
+BENCH_OPTIONS: dict[str, dict[str, bool]] = {"quartz-seq2": {"a_tail": False}}
 # the other truths, and why their atlas library is not derived yet
 BENCH_PENDING: dict[str, str] = {
-    "fipresci": "FIPRESCI tagments an RNA:DNA hybrid",
-    "hydrop-rna": "HyDrop_RNA needs a hairpin adapter and uracil excision",
-    "mars-seq2": "MARS-seq needs in vitro transcription and RNA ligation",
-    "quartz-seq2": "Quartz-seq_family needs poly(A) tailing",
-    "sci-rna-seq3": "sci-RNA-seq3 needs a hairpin adapter and uracil excision",
-    "seq-well-s3": "SeqWell_S3 needs random-primed second-strand synthesis",
-    "strt-seq-2i": "STRT-seq_family needs PvuI/SalI digestion",
-    "tang2009": "tang2009 needs terminal-transferase tailing",
+    "fipresci": "FIPRESCI: tagmentation of an RNA:DNA hybrid is not modelled",
+    "sci-rna-seq3": "sci-RNA-seq3: the hairpin adapter's stem is its (symbolic) barcode, which hairpin folding does not pair",
+    "seq-well-s3": "SeqWell_S3: dN-SMRT is a patterned random primer (NNNGGNNNB)",
+    "strt-seq-2i": "STRT-seq_family: PvuI and SalI are not among digest()'s enzymes",
+    "tang2009": "tang2009: the UP1/UP2 PCR exceeds the 256-product limit",
 }
 
 
@@ -83,6 +86,7 @@ class PageRow:
     libraries: tuple[LibraryRow, ...] = ()
     diagnostics: tuple[str, ...] = ()
     not_extracted: tuple[str, ...] = ()
+    grader_warnings: int = 0  # W0406: roles the older Task 1 grader does not expand
 
     @property
     def unwritten(self) -> tuple[str, ...]:
@@ -201,7 +205,11 @@ def check_page(stem: str) -> PageRow:
     if not path.is_file():
         return row
     result = check_file(path)
-    diagnostics = tuple(f"{d.code} {d.message}" for d in result.report)
+    # W0406 (a role the older Task 1 grader does not expand) is not a fault of the page's
+    # chemistry: several distinct barcodes need distinct roles, which the grader's fixed
+    # list of role names cannot all carry. It is counted, not failed.
+    diagnostics = tuple(f"{d.code} {d.message}" for d in result.report if d.code not in TOLERATED)
+    grader = sum(1 for d in result.report if d.code == "W0406")
     built = build_model(result.program, Report())
     graphs = {g.name: g for g in built.model.graphs if g.derived}
     libraries = []
@@ -238,7 +246,9 @@ def check_page(stem: str) -> PageRow:
         else:
             gap = (problems[0] if problems else None) or "the step carries no product"
             libraries.append(LibraryRow(lib.name, section, "differs", operations, gap))
-    return attrs.evolve(row, libraries=tuple(libraries), diagnostics=diagnostics)
+    return attrs.evolve(
+        row, libraries=tuple(libraries), diagnostics=diagnostics, grader_warnings=grader
+    )
 
 
 def bench_exports() -> dict[str, tuple[str, str]]:
@@ -259,7 +269,7 @@ def bench_exports() -> dict[str, tuple[str, str]]:
             built[stem] = build_model(check_file(ATLAS / f"{stem}.lab").program, Report())
         lib = next(lib for lib in built[stem].model.libraries if lib.name == library)
         truth = json.loads(truth_file.read_text("utf-8"))["library_sequence"]
-        out[protocol] = (bench_sequence(lib.seq), truth)
+        out[protocol] = (bench_sequence(lib.seq, **BENCH_OPTIONS.get(protocol, {})), truth)
     return out
 
 
@@ -323,6 +333,12 @@ def render(pages: list[PageRow]) -> str:
         "- a bottom-strand base the page draws unpaired with the base over it (a drawing",
         "  slip) is listed in the gap column; the top strand decides there.",
         "",
+        "Atlas files check without errors or warnings except W0406 (a placeholder role",
+        "LibStructBench's Task 1 grader does not expand): a library with several distinct",
+        "barcodes (SPLiT-seq's three rounds, BD's three cell labels) needs a distinct role",
+        "for each, as a segment's identity is its role, and the grader knows a fixed list",
+        "of role names. " + f"{sum(p.grader_warnings for p in pages)} libraries have it.",
+        "",
         "Regenerate: `python scripts/extract_atlas.py` (the pages into `tests/data/atlas/`),",
         "`python scripts/atlas_table.py --write` (this file); timings:",
         "`python benchmarks/molecular.py --atlas`.",
@@ -364,7 +380,10 @@ def render(pages: list[PageRow]) -> str:
         + ";",
         "- the insert (payloads), the oligo-dT or poly(A) beside it (a homopolymer, or",
         f"  {MIN_DROPPED_RUN} or more letters of one base) and the degenerate bases touching",
-        "  them (an anchor's `VN`) left out.",
+        "  them (an anchor's `VN`) left out; the A-tail base after the insert kept, except",
+        "  for "
+        + ", ".join(sorted(BENCH_OPTIONS))
+        + ", whose truth leaves it out too (`a_tail=False`).",
         "",
         "`tests/molecular/test_atlas.py` checks that each mapped atlas library, exported so,",
         "equals its truth's `library_sequence` character for character.",

@@ -372,6 +372,7 @@ BENCH_LETTERS: tuple[tuple[str, str], ...] = (
     ("RT_BARCODE", "R"),
     ("ROUND", "L"),
     ("LIGATION_BARCODE", "L"),
+    ("PLATE_BARCODE", "L"),
     ("HAIRPIN_BARCODE", "L"),
     ("I5", "I"),
     ("I7", "I"),
@@ -381,13 +382,16 @@ BENCH_LETTERS: tuple[tuple[str, str], ...] = (
 MIN_DROPPED_RUN = 8  # an oligo-dT written out as letters is at least this long
 
 
-def bench_sequence(seq: Seq, letters: Sequence[tuple[str, str]] = BENCH_LETTERS) -> str:
+def bench_sequence(
+    seq: Seq, letters: Sequence[tuple[str, str]] = BENCH_LETTERS, *, a_tail: bool = True
+) -> str:
     """A library's top strand in libstruct-bench's older convention.
 
     Concrete bases as they are; each barcode, UMI or index as its letter repeated
     (its length); the insert (payloads), the oligo-dT or poly(A) next to it and the
     degenerate bases touching either (an anchor's `VN`, a random primer's `N`s) left
-    out, as the benchmark's truths leave them out.
+    out, as the benchmark's truths leave them out. Most truths keep the A-tail base after
+    the insert; `a_tail=False` leaves it out too (as the Quartz-seq2 truth does).
 
     >>> from lablang.molecular.sequence import parse_notation
     >>> bench_sequence(parse_notation("5'-ACGT [CELL_BARCODE:3] [UMI:2] (T)30 VN [CDNA] AGATC-3'"))
@@ -444,4 +448,7 @@ def bench_sequence(seq: Seq, letters: Sequence[tuple[str, str]] = BENCH_LETTERS)
                 ):
                     keep[k] = False
                     k += step
+        after = i + 1
+        if not a_tail and after < len(tokens) and tokens[after] == ("base", "A"):
+            keep[after] = False
     return "".join(text for (kind, text), kept in zip(tokens, keep, strict=True) if kept)

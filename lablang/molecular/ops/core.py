@@ -14,12 +14,14 @@ from lablang.molecular.molecule import (
     Strand,
 )
 from lablang.molecular.sequence import (
+    COMPLEMENT,
     DEGENERATE,
     LNA,
     Bases,
     Homopolymer,
     Modification,
     Part,
+    PolyToken,
     Ribo,
     Seq,
     Symbol,
@@ -137,11 +139,26 @@ def _run(p: tuple[Token, ...], t: tuple[Token, ...], s: int) -> tuple[int, int, 
         # An anchored primer's degenerate 3' bases pair inside the payload: its last
         # bases are unknown, so any base can sit there.
         i, j, count, absorbed = m - 1 - anchor, s + 1, anchor, anchor
-    while i >= 0 and j < len(t) and tokens_pair(p[i], t[j]):
+    while i >= 0 and j < len(t):
+        tok, base = t[j], p[i]
+        if isinstance(tok, PolyToken) and isinstance(base, str) and _pairs_run(base, tok):
+            # a run written out in the primer (oligo-dT: 24 T) pairs with a tail of
+            # unknown length (TdT's or poly(A) polymerase's poly(A)) as one position
+            while i >= 0 and p[i] == base:
+                count += 1
+                i -= 1
+            j += 1
+            continue
+        if not tokens_pair(base, tok):
+            break
         count += token_width(p[i])
         i -= 1
         j += 1
     return absorbed, m - 1 - i, j, count
+
+
+def _pairs_run(base: str, run: PolyToken) -> bool:
+    return base in COMPLEMENT and COMPLEMENT[base] == run.base
 
 
 def is_payload_token(tok: SymbolToken) -> bool:
