@@ -302,8 +302,7 @@ class Declarations:
         return seq
 
     def role_length(self, info: ModuleInfo, role: str) -> tuple[int | None, int | None]:
-        """The length `role` is written with in the module (seen so far, else found by
-        reading the whole module once)."""
+        """The length `role` is written with in the module (the module is read once)."""
         key = (id(info), role)
         if key not in self._role_lengths:
             for other, length in written_lengths(info.module).items():
