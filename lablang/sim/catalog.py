@@ -223,8 +223,6 @@ PREDICATE_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "during": (("condition",), "the condition held at every tick since the step's program started"),
     "slot_of": (("object",), "the slot the object sits in (or none)"),
     "opposite": (("entity", "slot"), "the slot opposite a slot of a rotor"),
-    "throughout": (("condition", "duration"), "the condition held at every tick of the last `duration` (at most the step's window)"),
-    "during": (("condition",), "the condition held at every tick since the step's program started"),
     "mass": (("object",), "the object's mass"),
     "height": (("object",), "the height of the object's lowest point above the table, in m"),
 }  # fmt: skip
