@@ -17,10 +17,23 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
-        if path.exists():
-            os.chmod(temporary, path.stat().st_mode & 0o777)
+        # mkstemp makes the file 0600: give it the mode the file had, or the mode a new file
+        # gets from the umask (0644 by default), as any other tool's output would have
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
+        os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _umask() -> int:
+    """The process's umask (read without changing it where /proc tells it)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
