@@ -15,6 +15,11 @@ pytest.importorskip("mink")
 pytest.importorskip("gymnasium_robotics")
 
 EXAMPLES = sorted(Path("examples/tasks").glob("*.lab"))
+# partial: example tasks the Panda does not certify yet, with the reason (docs/sim.md)
+PANDA_PARTIAL = {
+    "open_pour_close": "close_cap: the Panda does not screw the cap back on (it stays open)",
+}
+CERTIFIED = [p for p in EXAMPLES if p.stem not in PANDA_PARTIAL]
 
 
 def _panda_task(path: str | Path):
@@ -23,7 +28,7 @@ def _panda_task(path: str | Path):
     return with_robot(next(iter(tasks.values())), "panda")
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+@pytest.mark.parametrize("path", CERTIFIED, ids=[p.stem for p in CERTIFIED])
 def test_example_task_certifies_with_the_panda_on_three_instances(path: Path) -> None:
     """Every example task's expert program passes every step with the Panda on 3 seeds."""
     certificate = certify_task(_panda_task(path), instances=3, seed=3)
@@ -108,3 +113,11 @@ def test_certify_robot_option_runs_a_suite_on_the_panda(tmp_path: Path) -> None:
     certificates = [json.loads(p.read_text()) for p in sorted(tmp_path.glob("*.json"))]
     tasks = [c for c in certificates if "robot" in c]
     assert len(tasks) == 2 and all(c["robot"] == "panda" and c["certified"] for c in tasks)
+
+
+def test_the_partial_panda_task_still_fails_where_the_docs_say() -> None:
+    """`open_pour_close` with the Panda opens and pours but fails at `close_cap` (the known
+    gap listed as partial in docs/sim.md); when this changes, the list must change."""
+    result = simulate_task(_panda_task("examples/tasks/open_pour_close.lab"), 0)
+    assert [s.status for s in result.steps] == ["passed", "passed", "failed"]
+    assert "close_cap" in result.steps[2].reason
