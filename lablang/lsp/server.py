@@ -274,6 +274,28 @@ def _range_json(lines: LineIndex, span: Any) -> dict[str, Any]:
     }
 
 
+WATCHER_ID = "lablang-watch-lab-files"
+
+
+def watch_lab_files(ls: LablangServer) -> None:
+    """Ask the client to report changes to `.lab` files (dynamic registration), so an
+    edited imported module re-checks its importers in every client that can watch,
+    not only in those configured to send `didChangeWatchedFiles` on their own."""
+    workspace = ls.client_capabilities.workspace
+    watched = workspace.did_change_watched_files if workspace is not None else None
+    if watched is None or not watched.dynamic_registration:
+        return
+    options = types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern="**/*.lab")]
+    )
+    registration = types.Registration(
+        id=WATCHER_ID,
+        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=options,
+    )
+    ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
+
+
 def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
     """A server with every feature registered (not yet connected to any stream)."""
     server = LablangServer(roots)
@@ -281,6 +303,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
     @server.feature(types.INITIALIZED)
     def initialized(ls: LablangServer, params: types.InitializedParams) -> None:
         ls.quick.submit(ls.chunk_cache.warm)
+        watch_lab_files(ls)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LablangServer, params: types.DidOpenTextDocumentParams) -> None:

@@ -65,3 +65,48 @@ def test_no_error_reply_carries_a_traceback(lsp: LspClient, tmp_path: Path):
     assert "Traceback" not in str(reply) and "traceback" not in str(
         reply.get("error", {}).get("data")
     )
+
+
+def test_the_server_registers_a_watcher_for_lab_files_when_the_client_can(tmp_path: Path):
+    """A client that supports dynamic registration is asked to watch `**/*.lab`; then a
+    change of an imported module re-checks the open importer."""
+    import os
+
+    from tests.editor.conftest import ROOT
+
+    client = LspClient("--path", str(tmp_path), pythonpath=ROOT)
+    try:
+        capabilities = {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}}
+        client.next_id += 1
+        client.send(
+            {
+                "jsonrpc": "2.0",
+                "id": client.next_id,
+                "method": "initialize",
+                "params": {
+                    "processId": os.getpid(),
+                    "rootUri": tmp_path.as_uri(),
+                    "capabilities": capabilities,
+                },
+            }
+        )
+        ident = client.next_id
+        client.wait(lambda m: m.get("id") == ident and "method" not in m)
+        client.notify("initialized", {})
+        request = client.wait(lambda m: m.get("method") == "client/registerCapability")
+        (registration,) = request["params"]["registrations"]
+        assert registration["method"] == "workspace/didChangeWatchedFiles"
+        assert registration["registerOptions"]["watchers"][0]["globPattern"] == "**/*.lab"
+        client.send({"jsonrpc": "2.0", "id": request["id"], "result": None})
+        module = tmp_path / "lib.lab"
+        module.write_text("oligo P { seq: 5'-ACGT-3' }\n")
+        uri = client.open(tmp_path / "main.lab", "use lib.{P}\nmaterial m { uses: [P] }\n")
+        client.diagnostics(uri)
+        module.write_text("oligo Q { seq: 5'-ACGT-3' }\n")
+        client.notify(
+            "workspace/didChangeWatchedFiles", {"changes": [{"uri": module.as_uri(), "type": 2}]}
+        )
+        codes = [d["code"] for d in client.diagnostics(uri)]
+        assert codes, "the importer was re-checked and now misses `P`"
+    finally:
+        client.close()
