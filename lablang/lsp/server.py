@@ -373,6 +373,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
                     kind=_COMPLETION_KIND.get(item.kind, types.CompletionItemKind.Text),
                     detail=item.detail or None,
                     sort_text=f"{item.sort}{item.label}",
+                    insert_text=item.insert,
                 )
                 for item in items
             ],

@@ -1,0 +1,54 @@
+"""Completion offers field keys where a member starts: a declaration's fields from the
+checker's registry, a read's fields and a protocol step's actions, each inserting `key: `."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lablang.check.fields import DECL_FIELDS
+from lablang.lsp.client import LspClient
+from lablang.lsp.complete import complete
+from lablang.protocols.front import ACTION_FIELDS
+
+
+def _fields(text: str, marker: str = "|") -> dict[str, str | None]:
+    offset = text.index(marker)
+    items = complete(text.replace(marker, ""), offset, None)
+    return {c.label: c.insert for c in items if c.kind == "field"}
+
+
+def test_an_oligo_body_offers_the_oligo_fields_and_provenance() -> None:
+    """Inside `oligo X { ... }` the keys are the registry's oligo fields plus `source`, `support`."""
+    found = _fields("oligo X {\n  seq: 5'-ACGT-3'\n  |\n}\n")
+    assert set(found) == set(DECL_FIELDS["oligo"].fields) | {"source", "support"}
+    assert found["role"] == "role: "
+
+
+def test_a_protocol_step_offers_its_actions() -> None:
+    """Inside `step s { }` every step action (`add`, `transfer`, ...) is offered."""
+    found = _fields("protocol p {\n  materials: [m]\n  step s { | }\n}\n")
+    assert set(ACTION_FIELDS) <= set(found) and "add" in found
+
+
+def test_a_read_offers_primer_strand_and_length() -> None:
+    """Inside a library's `read R1 { }` the read fields are offered, not the library's."""
+    found = _fields("library l {\n  seq: 5'-A-3'\n  read R1 { | }\n}\n")
+    assert {"primer", "strand", "length"} <= set(found) and "modality" not in found
+
+
+def test_no_field_keys_after_a_key_or_in_a_value() -> None:
+    """After `role: ` the cursor is in a value: no field keys are offered."""
+    assert _fields("oligo X {\n  role: |\n}\n") == {}
+
+
+def test_the_server_sends_field_completions_with_their_insert_text(lsp: LspClient, tmp_path: Path):
+    """Over LSP, `role` comes with `insertText` `role: `."""
+    text = "oligo X {\n  seq: 5'-ACGT-3'\n  \n}\n"
+    uri = lsp.open(tmp_path / "a.lab", text)
+    lsp.diagnostics(uri)
+    result = lsp.request(
+        "textDocument/completion",
+        {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 2}},
+    )
+    role = next(item for item in result["items"] if item["label"] == "role")
+    assert role["insertText"] == "role: "
