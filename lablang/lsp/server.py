@@ -32,6 +32,7 @@ from lablang.diagnostics import Diagnostic, Report, Severity
 from lablang.fmt import format_source
 from lablang.lsp.analysis import Analysis, LineIndex, analyze
 from lablang.lsp.complete import complete
+from lablang.lsp.formatting import range_edits
 from lablang.lsp.hover import hover as describe_at
 from lablang.lsp.incremental import ChunkCache, quick_diagnostics
 from lablang.lsp.navigate import OutlineItem, outline
@@ -437,6 +438,31 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
             return [] if formatted is not None else None
         lines = LineIndex(text)
         return [types.TextEdit(range=_range(lines, _whole(text)), new_text=formatted)]
+
+    @server.feature(types.TEXT_DOCUMENT_RANGE_FORMATTING)
+    def range_formatting(
+        ls: LablangServer, params: types.DocumentRangeFormattingParams
+    ) -> list[types.TextEdit] | None:
+        uri = params.text_document.uri
+        text = ls.text_of(uri)
+        if text is None:
+            return None
+        formatted = format_source(Source(text, _path_of(uri)), Report())
+        if formatted is None:
+            return None
+        first, last = params.range.start.line, params.range.end.line
+        if params.range.end.character == 0 and last > first:
+            last -= 1  # a selection that ends at a line's start does not include that line
+        return [
+            types.TextEdit(
+                range=types.Range(
+                    start=types.Position(line=start, character=0),
+                    end=types.Position(line=end, character=0),
+                ),
+                new_text=new_text,
+            )
+            for start, end, new_text in range_edits(text, formatted, first, last)
+        ]
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,

@@ -1,5 +1,7 @@
-"""Completion offers field keys where a member starts: a declaration's fields from the
-checker's registry, a read's fields and a protocol step's actions, each inserting `key: `."""
+"""Editing help that follows the language's registries: completion offers field keys where
+a member starts (a declaration's fields from the checker's registry, a read's fields, a
+protocol step's actions), each inserting `key: `; range formatting touches only the
+selected lines."""
 
 from __future__ import annotations
 
@@ -52,3 +54,21 @@ def test_the_server_sends_field_completions_with_their_insert_text(lsp: LspClien
     )
     role = next(item for item in result["items"] if item["label"] == "role")
     assert role["insertText"] == "role: "
+
+
+def test_range_formatting_changes_only_the_selected_declaration(lsp: LspClient, tmp_path: Path):
+    """Formatting line 0 rewrites the first (unformatted) oligo and leaves the second, also
+    unformatted, as it is."""
+    text = "oligo A{seq:5'-ACGT-3'}\n\noligo B{seq:5'-TTTT-3'}\n"
+    uri = lsp.open(tmp_path / "r.lab", text)
+    edits = lsp.request(
+        "textDocument/rangeFormatting",
+        {
+            "textDocument": {"uri": uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 5}},
+            "options": {"tabSize": 2, "insertSpaces": True},
+        },
+    )
+    assert len(edits) == 1
+    assert edits[0]["range"]["start"]["line"] == 0 and edits[0]["range"]["end"]["line"] == 1
+    assert edits[0]["newText"] == "oligo A {\n  seq: 5'-ACGT-3'\n}\n"
