@@ -340,7 +340,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
     async def hover(ls: LablangServer, params: types.HoverParams) -> types.Hover | None:
         uri = params.text_document.uri
         analysis = await ls.analysis(uri)
-        if analysis is None or not analysis.parsed:
+        if analysis is None or not analysis.usable:
             return None
         offset = analysis.lines.offset(params.position.line, params.position.character)
         text = describe_at(analysis, offset)
@@ -408,7 +408,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
     ) -> list[types.DocumentSymbol]:
         uri = params.text_document.uri
         current = await ls.analysis(uri)
-        analysis = current if current is not None and current.parsed else ls.last_parsed.get(uri)
+        analysis = current if current is not None and current.usable else ls.last_parsed.get(uri)
         if analysis is None:
             return []
         lines = analysis.lines
