@@ -72,3 +72,25 @@ def test_range_formatting_changes_only_the_selected_declaration(lsp: LspClient, 
     assert len(edits) == 1
     assert edits[0]["range"]["start"]["line"] == 0 and edits[0]["range"]["end"]["line"] == 1
     assert edits[0]["newText"] == "oligo A {\n  seq: 5'-ACGT-3'\n}\n"
+
+
+def test_hovering_a_field_key_tells_its_meaning_from_the_registries() -> None:
+    """`role:` in an oligo, `add:` and `to:` in a step and `primer:` in a read hover with
+    the registry's one-line documentation."""
+    from lablang.lsp.analysis import analyze
+    from lablang.lsp.hover import hover
+
+    text = (
+        "oligo X {\n  seq: 5'-ACGT-3'\n  role: primer\n}\n\n"
+        'protocol p "x" {\n  materials: [m]\n  step a { add: 50 uL of m  to: tube1 }\n}\n\n'
+        "library l {\n  seq: 5'-ACGT-3'\n  read R1 { primer: X  strand: top  length: 4 nt }\n}\n"
+    )
+    analysis = analyze(text, "/tmp/keys.lab")
+
+    def at(key: str) -> str:
+        return hover(analysis, text.index(key) + 1) or ""
+
+    assert at("role:").startswith("`role:` — a field of `oligo`: free text")
+    assert at("add:").startswith("`add:` — step action: Add")
+    assert at("to:") == "`to:` — a field of `add:`, `transfer:`"
+    assert at("primer:").startswith("`primer:` — a field of `read`: the sequencing primer")
