@@ -85,7 +85,7 @@ _PARAM = click.option(
     "total",
     default=None,
     type=click.IntRange(1, None),
-    help="Z3 resource units allowed for all the queries of one contract (default 400,000,000).",
+    help="Z3 resource units allowed for all the queries of one contract (default 200,000,000).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print results and ITF traces as JSON.")
 @click.option(

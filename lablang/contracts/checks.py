@@ -29,8 +29,14 @@ from lablang.contracts.semantics import Evaluator, as_env_value, first_failing, 
 
 DEFAULT_DEPTH = 8
 MAX_DEPTH = 64
-MAX_GROUND_STEPS = 100_000
-"""Ground operations times depth: a bound on the Python work of building an unrolling."""
+MAX_VERIFY_OPS = 1_024
+"""Ground operations `verify` accepts (`legal` and `monitor` accept 4,096): each step
+of the encoding chooses among them, and the solver's case split grows with their number
+(4,000 operations took minutes)."""
+MAX_GROUND_STEPS = 8_192
+"""Ground operations times depth: a bound on the size of one unrolling."""
+MAX_UNROLLED_TERMS = 2_000_000
+"""Terms of one unrolling (expressions expanded, times depth), estimated before building."""
 DEFAULT_RLIMIT = 20_000_000
 """Z3 resource units allowed for one `check()` call (deterministic, unlike time)."""
 
@@ -74,7 +80,7 @@ class Result:
         return self.status in (HOLDS, PROVED)
 
 
-DEFAULT_TOTAL_RLIMIT = 400_000_000
+DEFAULT_TOTAL_RLIMIT = 200_000_000
 """Z3 resource units allowed for all the queries of one command (`verify`), so that a
 contract with thousands of invariants or pairs cannot run for hours on small queries."""
 
@@ -300,14 +306,26 @@ def bmc(
             # every candidate must hold initially; the bounded queries above only
             # covered the checks that were asked for, so check the rest here
             broken = {key for key, r in results.items() if r.status != HOLDS}
-            for key in sorted((candidates | {"range"}) - broken):
-                term = (
-                    u.in_range(0)
-                    if key == "range"
-                    else u.holds(0, contract.invariants[int(key.removeprefix("invariant"))].expr)
+
+            def initially(key: str) -> Any:
+                if key == "range":
+                    return u.in_range(0)
+                return u.holds(0, contract.invariants[int(key.removeprefix("invariant"))].expr)
+
+            # one query for all candidates; a model drops those it breaks, and again
+            open_keys = sorted((candidates | {"range"}) - broken)
+            while open_keys:
+                answer, model = query(
+                    "induction", Z3.or_([Z3.not_(initially(key)) for key in open_keys])
                 )
-                if query("induction", Z3.not_(term))[0] != z3.unsat:
-                    broken.add(key)
+                if answer == z3.unsat:
+                    break
+                if answer == z3.unknown:
+                    broken |= set(open_keys)  # nothing is known to hold initially
+                    break
+                false = [key for key in open_keys if not _true(model, initially(key))]
+                broken |= set(false)
+                open_keys = [key for key in open_keys if key not in false]
             proved, no_deadlock, used = _houdini(
                 contract, (candidates | {"range"}) - broken, budget, deadlock
             )
@@ -784,15 +802,26 @@ def _houdini(
         return u.holds(t, contract.invariants[int(key.removeprefix("invariant"))].expr)
 
     alive = set(keys)
-    changed = True
-    while changed and alive:
-        changed = False
-        for key in sorted(alive):
-            assumed = Z3.and_([term(k, 0) for k in sorted(alive)])
-            answer, _ = s.check(assumed, Z3.not_(term(key, 1)))
-            if answer != z3.unsat:
-                alive.discard(key)
-                changed = True
+    # one query per round: from a state where all survivors hold, can a step break any?
+    # The model drops those it breaks; the greatest inductive subset does not depend on
+    # the order. If the solver stops, fall back to one query per candidate.
+    while alive:
+        ordered = sorted(alive)
+        assumed = Z3.and_([term(k, 0) for k in ordered])
+        answer, model = s.check(assumed, Z3.or_([Z3.not_(term(k, 1)) for k in ordered]))
+        if answer == z3.unsat:
+            break
+        if answer == z3.unknown:
+            changed = True
+            while changed and alive:
+                changed = False
+                for key in sorted(alive):
+                    assumed = Z3.and_([term(k, 0) for k in sorted(alive)])
+                    if s.check(assumed, Z3.not_(term(key, 1)))[0] != z3.unsat:
+                        alive.discard(key)
+                        changed = True
+            break
+        alive -= {k for k in ordered if not _true(model, term(k, 1))}
     if "range" not in alive:
         return set(), False, s.used
     no_deadlock = False
@@ -992,22 +1021,10 @@ def verify(
 
 
 def _verify(contract: Contract, depth: int, budget: int, chc: bool) -> list[Result]:
-    from lablang.contracts.model import ground
 
-    work = len(ground(contract)) * max(depth, 1)
-    if work > MAX_GROUND_STEPS:
-        return [
-            Result(
-                check="size",
-                item="unrolling size",
-                status=UNKNOWN,
-                span=contract.span,
-                message=f"{work} ground operation steps ({len(ground(contract))} operations "
-                f"x depth {depth}) exceed the limit of {MAX_GROUND_STEPS}; lower --depth "
-                "or the parameter sizes",
-                depth=depth,
-            )
-        ]
+    refused = size_limit(contract, depth)
+    if refused is not None:
+        return [refused]
     empty = check_initial(contract, budget)
     if empty is not None:
         return [empty]  # every other verdict would hold vacuously
@@ -1027,6 +1044,57 @@ def _verify(contract: Contract, depth: int, budget: int, chc: bool) -> list[Resu
     if chc:
         results = [_by_chc(contract, r, depth, budget) for r in results]
     return results
+
+
+def estimated_terms(contract: Contract, depth: int) -> int:
+    """The terms of a `depth`-step unrolling, estimated from the expressions' expanded
+    sizes before anything is built."""
+    from lablang.contracts.model import expansion, ground
+
+    defs = {d.name: d.expr for d in contract.definitions}
+    per_op = {
+        op.name: sum(expansion(r.expr, defs) for r in op.requires)
+        + sum(expansion(e.value, defs) for e in op.effects)
+        + 2
+        for op in contract.operations
+    }
+    step = sum(per_op[g.op.name] for g in ground(contract))
+    step += sum(
+        expansion(i.expr, defs) for i in (*contract.goals, *contract.invariants, *contract.terminal)
+    )
+    step += sum(expansion(v.visible, defs) + 2 for v in contract.variables)
+    return step * max(depth, 1)
+
+
+def size_limit(contract: Contract, depth: int) -> Result | None:
+    """The refusal (with the size and the limit) when the contract is too large to verify
+    at this depth; None when it fits. Computed before any term is built."""
+    from lablang.contracts.model import ground
+
+    ops = len(ground(contract))
+    terms = estimated_terms(contract, depth)
+    if ops > MAX_VERIFY_OPS:
+        why = f"{ops} ground operations exceed the limit of {MAX_VERIFY_OPS} for `verify`"
+    elif ops * max(depth, 1) > MAX_GROUND_STEPS:
+        why = (
+            f"{ops * max(depth, 1)} ground operation steps ({ops} operations x depth {depth}) "
+            f"exceed the limit of {MAX_GROUND_STEPS}"
+        )
+    elif terms > MAX_UNROLLED_TERMS:
+        why = (
+            f"the unrolling would have about {terms} terms at depth {depth}, more than the "
+            f"limit of {MAX_UNROLLED_TERMS}"
+        )
+    else:
+        return None
+    return Result(
+        check="size",
+        item="unrolling size",
+        status=UNKNOWN,
+        span=contract.span,
+        message=f"not verified: {why}; lower --depth or the parameter sizes (--param)",
+        depth=depth,
+    )
 
 
 def check_initial(contract: Contract, budget: int) -> Result | None:

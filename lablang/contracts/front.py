@@ -244,6 +244,7 @@ class _Compiler:
             source=self.source,
             span=decl.name_span,
         )
+        self.check_expansion(contract)
         for cycle in m.init_order(contract)[1]:
             shown = " -> ".join(f"`{n}`" for n in (*cycle, cycle[0]))
             self.error(
@@ -266,6 +267,32 @@ class _Compiler:
                 help="use smaller parameter types",
             )
         return contract
+
+    def check_expansion(self, contract: m.Contract) -> None:
+        """E0609 for each expression that unrolls to more terms than the limit (checked
+        before anything is built, so `verify`, `legal` and `monitor` refuse it at once)."""
+        defs = {d.name: d.expr for d in contract.definitions}
+        located: list[tuple[m.Expr, Span | None]] = []
+        for op in contract.operations:
+            located += [(r.expr, r.span) for r in op.requires]
+            located += [(e.value, e.span) for e in op.effects]
+        for item in (*contract.goals, *contract.invariants, *contract.terminal):
+            located.append((item.expr, item.span))
+        for v in contract.variables:
+            located += [(x, v.span) for x in (v.init, v.visible) if x is not None]
+        located += [(e.authorized, e.span) for e in contract.evidence]
+        for expr, span in located:
+            size = m.expansion(expr, defs)
+            if size > m.MAX_EXPANSION and span is not None:
+                self.error(
+                    "E0609",
+                    f"this expression expands to {size} terms once its quantifiers are "
+                    f"unrolled, more than the limit of {m.MAX_EXPANSION}",
+                    span,
+                    label=f"{size} terms",
+                    help="quantify over smaller types, or state the property without "
+                    "nesting quantifiers (a variable that records the witness)",
+                )
 
     def known(self, name: str) -> bool:
         return any(name == n for _, n in self.types) or name in self.defs or name in self.params
