@@ -201,6 +201,10 @@ def monitor_command(
 ) -> None:
     """Replay EVENTS (JSON lines) against a contract: choice, execution, completion.
 
+    Exit status: 0 when the choice was correct and every invariant held, 2 when the
+    choice was incorrect, 3 when an invariant was violated, 1 when the contract or the
+    log cannot be read.
+
     Example: `lablang monitor stdlib/contracts/centrifuge.lab examples/contracts/centrifuge_clean.jsonl`
     """
     from lablang.contracts.replay import MonitorError, monitor, read_events, render_monitor
@@ -215,6 +219,7 @@ def monitor_command(
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
         click.echo(render_monitor(report), nl=False)
+    sys.exit(report.exit_code)
 
 
 def _read(path: str) -> str:
