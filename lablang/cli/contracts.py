@@ -14,7 +14,11 @@ MAX_DEPTH = 64
 
 
 def _load(
-    file: str, params: tuple[str, ...], name: str | None, roots: tuple[str, ...] = ()
+    file: str,
+    params: tuple[str, ...],
+    name: str | None,
+    roots: tuple[str, ...] = (),
+    as_json: bool = False,
 ) -> list[Any]:
     """Parse, check and compile the contracts of FILE; exits 1 with diagnostics on errors."""
     from lablang.contracts.front import compile_contracts
@@ -37,7 +41,13 @@ def _load(
         if not report.has_errors:
             contracts = compile_contracts(result.program.root.module, source, report, overrides)
     if report.has_errors:
-        click.echo(render_texts(report.sorted()), err=True)
+        if as_json:
+            from lablang.diagnostics.render import to_json
+
+            data = {"passed": False, "diagnostics": [to_json(d) for d in report.sorted()]}
+            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        else:
+            click.echo(render_texts(report.sorted()), err=True)
         sys.exit(1)
     if name is not None:
         contracts = [c for c in contracts if c.name == name]
@@ -123,7 +133,7 @@ def verify_command(
     from lablang.contracts.render import itf_files, render_text, report_json
     from lablang.output import write_atomic
 
-    contracts = _load(file, params, name, roots)
+    contracts = _load(file, params, name, roots, as_json)
     reports, ok = [], True
     for index, contract in enumerate(contracts):
         results = verify(contract, depth, budget, chc, total)
@@ -168,8 +178,9 @@ def legal_command(
     """
     from lablang.contracts.semantics import legal_operations, read_state
 
-    contract = _load(file, params, name, roots)[0]
-    text = state_text if state_text.lstrip().startswith("{") else _read(state_text)
+    contract = _load(file, params, name, roots, as_json)[0]
+    # JSON text (an object, or anything else JSON, which is then refused) or a file path
+    text = state_text if _looks_like_json(state_text) else _read(state_text)
     try:
         raw = json.loads(text)
         if not isinstance(raw, dict):
@@ -209,7 +220,7 @@ def monitor_command(
     """
     from lablang.contracts.replay import MonitorError, monitor, read_events, render_monitor
 
-    contract = _load(file, params, name, roots)[0]
+    contract = _load(file, params, name, roots, as_json)[0]
     try:
         report = monitor(contract, read_events(_read(events)))
     except MonitorError as error:
@@ -220,6 +231,16 @@ def monitor_command(
     else:
         click.echo(render_monitor(report), nl=False)
     sys.exit(report.exit_code)
+
+
+def _looks_like_json(text: str) -> bool:
+    if text.lstrip()[:1] in ("{", "[", '"') or text.strip() in ("null", "true", "false"):
+        return True
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _read(path: str) -> str:
