@@ -416,13 +416,15 @@ def bmc(
                         "invariant", inv.text, s, k, inv.span, cost["invariants"]
                     )
                 elif not _true(model, u.holds(k, inv.expr)):
+                    trace = make_trace(contract, u, model, k)
                     results[key] = Result(
                         check="invariant",
                         item=inv.text,
                         status=VIOLATED,
                         span=inv.span,
                         message=f"false after {k} steps",
-                        traces=(make_trace(contract, u, model, k),),
+                        traces=(trace,),
+                        details=tuple(explain_definitions(contract, inv.expr, trace)),
                         depth=k,
                         rlimit=cost["invariants"],
                     )
@@ -673,14 +675,19 @@ def _vacuity_results(
             )
         elif stopped:
             results.append(_unknown("vacuity", name, s, depth, op.span, cost))
-        elif not _satisfiable_requirements(contract, op, budget):
+        elif (clash := _contradiction(contract, op, budget)) is not None:
             results.append(
                 Result(
                     check="vacuity",
                     item=name,
                     status=VIOLATED,
                     span=op.span,
-                    message="its requirements contradict each other: it can never be enabled",
+                    message="its requirements contradict each other: it can never be enabled"
+                    + (
+                        " (" + " and ".join(f"`{t}`" for t in clash) + " cannot hold together)"
+                        if clash
+                        else ""
+                    ),
                     depth=depth,
                     rlimit=cost,
                 )
@@ -840,6 +847,98 @@ def _houdini(
         answer, _ = d.check(Z3.and_(invariants), stuck)
         no_deadlock = answer == z3.unsat
     return alive, no_deadlock, s.used
+
+
+def explain_definitions(contract: Contract, expr: Any, trace: Trace) -> list[str]:
+    """The derived expressions a violated condition uses, evaluated in the trace's last
+    state with the values they read: `balanced` = false: a=2, b=5, opposite=6."""
+    from lablang.contracts.model import references
+    from lablang.contracts.semantics import state_env
+
+    defs = {d.name: d.expr for d in contract.definitions}
+    order = [d.name for d in contract.definitions]
+    used = _defines_used(expr, defs)
+    if not used:
+        return []
+    ev = Evaluator(contract)
+    env = state_env(contract, trace.raw_states[-1], trace.raw_evidence)
+    shown = trace.states[-1]
+    lines = []
+    for name in sorted(used, key=order.index):
+        value = ev.evaluate(defs[name], env)
+        if isinstance(value, dict):
+            continue
+        reads = sorted(references(defs[name], defs))
+        inner = sorted(_defines_used(defs[name], defs) - {name}, key=order.index)
+        parts = [f"{v}={_plain(shown[v])}" for v in reads]
+        parts += [f"{d}={_plain(ev.evaluate(defs[d], env))}" for d in inner]
+        lines.append(f"`{name}` = {_plain(value)}: " + ", ".join(parts))
+    return lines
+
+
+def _defines_used(expr: Any, defs: dict[str, Any]) -> set[str]:
+    from lablang.contracts.model import Ref
+
+    found: set[str] = set()
+    todo = [expr]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Ref):
+            if x.kind == "define" and x.name in defs and x.name not in found:
+                found.add(x.name)
+                todo.append(defs[x.name])
+        elif isinstance(x, tuple):
+            todo.extend(x)
+        elif attrs.has(type(x)):
+            todo.extend(getattr(x, f.name) for f in attrs.fields(type(x)))
+    return found
+
+
+def _plain(value: object) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _contradiction(contract: Contract, op: Any, budget: int) -> list[str] | None:
+    """None when some typed state enables a ground instance of `op`; otherwise the
+    requirement conjuncts that cannot hold together (a minimized unsat core over one
+    assumption per conjunct; empty if the solver found none)."""
+    from lablang.contracts.model import conjuncts
+    from lablang.contracts.semantics import with_args
+
+    if _satisfiable_requirements(contract, op, budget):
+        return None
+    s = _Session(budget)
+    s.solver.set("core.minimize", True)
+    u = _arbitrary_state(contract, "why", s)
+    parts = [(p, i) for i, r in enumerate(op.requires) for p in conjuncts(r.expr)]
+    lits = [z3.Bool(f"req:{n}", s.ctx) for n in range(len(parts))]
+    instances = []
+    for idx, g in enumerate(u.ops):
+        if g.op is not op:
+            continue
+        genv = with_args(u.env(0), g)
+        instances.append(
+            Z3.and_(
+                [
+                    Z3.implies(lit, u.ev.evaluate(p, genv))
+                    for lit, (p, _) in zip(lits, parts, strict=True)
+                ]
+            )
+        )
+        del idx
+    s.solver.add(as_bool(Z3.or_(instances), s.ctx))
+    if s.check_assuming(*lits) != z3.unsat:
+        return []
+    core = {str(c) for c in s.solver.unsat_core()}
+    return [
+        _snippet(contract, p.span) if p.span is not None else op.requires[i].text
+        for lit, (p, i) in zip(lits, parts, strict=True)
+        if str(lit) in core
+    ]
 
 
 def _satisfiable_requirements(contract: Contract, op: Any, budget: int) -> bool:

@@ -86,3 +86,34 @@ def test_pair_sides_can_be_expressions_over_parameters() -> None:
     (same,), _ = compile_text(text.replace("I + 1", "I + 0"))
     [pair] = [r for r in verify(same, 3) if r.check == "pair"]
     assert pair.status == VIOLATED and "not answer-changing" in pair.message
+
+
+EXPLAIN = (
+    "contract c(N: 6) {\n  var a: slot?\n  var b: slot?\n  var lid: bool\n"
+    "  opposite: (a + 3) % N\n  balanced: b == opposite\n"
+    "  op place_a(k: slot) requires a == none effect a = k\n"
+    "  op place_b(k: slot) requires a != none and b == none effect b = k\n"
+    "  op close requires b != none and not lid effect lid = true\n"
+    "  op never requires lid and not lid and b == none effect lid = false\n"
+    "  invariant lid -> balanced\n}\n"
+)
+
+
+def test_a_counterexample_expands_the_derived_predicates_it_violates() -> None:
+    """A violated `lid -> balanced` shows `balanced` with the values it reads and the
+    expected slot `opposite`."""
+    (contract,), _ = compile_text(EXPLAIN)
+    inv = next(r for r in verify(contract, 4) if r.check == "invariant")
+    assert inv.status == VIOLATED
+    last = inv.traces[0].states[-1]
+    expected = (last["a"] + 3) % 6
+    assert f"`opposite` = {expected}: a={last['a']}" in inv.details
+    assert f"`balanced` = false: a={last['a']}, b={last['b']}, opposite={expected}" in inv.details
+
+
+def test_a_dead_operation_names_the_requirements_that_contradict() -> None:
+    """`requires lid and not lid and b == none` is reported with `lid` and `not lid`."""
+    (contract,), _ = compile_text(EXPLAIN)
+    never = next(r for r in verify(contract, 4) if r.item == "operation `never`")
+    assert never.status == VIOLATED
+    assert "(`lid` and `not lid` cannot hold together)" in never.message
