@@ -18,6 +18,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 
 import attrs
 
@@ -160,28 +161,25 @@ def best_of_k(scores: Sequence[float | Fraction], k: int) -> Fraction | float:
 
 
 def cluster_bootstrap(
-    per_protocol: Sequence[Sequence[float]], *, seed: int, resamples: int, level: float = 0.95
+    per_protocol: Sequence[Sequence[float]],
+    *,
+    seed: int,
+    resamples: int,
+    level: float = 0.95,
+    executor: Any = None,
 ) -> list[tuple[float, float]]:
     """Percentile CIs of column means (clipped to [0, 1]) resampling rows (protocols).
 
     `per_protocol[p][m]` is statistic m of protocol p (computed from all its attempts).
+    Resamples are drawn in seeded chunks (`lablang.executors.bootstrap`), on `executor`.
 
     >>> cluster_bootstrap([[0.0], [1.0]], seed=1, resamples=200)[0][0] <= 0.5
     True
     """
-    import numpy as np
+    from lablang.executors.bootstrap import bootstrap_means, percentile_intervals
 
-    table = np.asarray(per_protocol, dtype=float)
-    protocols = table.shape[0]
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, protocols, size=(resamples, protocols))
-    counts = np.zeros((resamples, protocols))
-    np.add.at(counts, (np.arange(resamples)[:, None], draws), 1.0)
-    means = np.clip(counts @ np.nan_to_num(table) / protocols, 0.0, 1.0)
-    tail = (1.0 - level) / 2.0
-    low = np.quantile(means, tail, axis=0)
-    high = np.quantile(means, 1.0 - tail, axis=0)
-    return [(float(a), float(b)) for a, b in zip(low, high, strict=True)]
+    means = bootstrap_means(per_protocol, seed=seed, resamples=resamples, executor=executor)
+    return percentile_intervals(means, level, clip=True)
 
 
 def clip(value: float | Fraction) -> float:
@@ -328,6 +326,7 @@ def grade(
     seed: int = 0,
     resamples: int = 10_000,
     machine_checked: Sequence[str] = (),
+    executor: Any = None,
 ) -> Grade:
     """Score complete grades (from `collect_grades` without errors).
 
@@ -379,7 +378,9 @@ def grade(
     means = (
         [sum(row[c] for row in table) / len(table) for c in range(len(columns))] if table else []
     )
-    cis = cluster_bootstrap(table, seed=seed, resamples=resamples) if table else []
+    cis = (
+        cluster_bootstrap(table, seed=seed, resamples=resamples, executor=executor) if table else []
+    )
     ci = {name: cis[c] for c, name in enumerate(columns)} if cis else {}
 
     tags: dict[str, TagScore] = {}
