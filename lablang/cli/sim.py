@@ -27,7 +27,43 @@ TASK_OPTION = click.option(
 )
 
 
-def _load(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
+ROBOT_OPTION = click.option(
+    "--robot",
+    type=click.Choice(["gantry", "panda"]),
+    default=None,
+    help="Run on this robot instead of the scene's (`panda` needs the `robot` extra).",
+)
+
+
+def _load(
+    file: str, roots: tuple[str, ...], task_name: str | None, robot: str | None = None
+) -> Any:
+    task = _load_task(file, roots, task_name)
+    if robot is None:
+        return task
+    from lablang.sim.robots import with_robot
+
+    return with_robot(task, robot)
+
+
+def _on_robot(entries: list[Any], robot: str | None) -> list[Any]:
+    """A suite's (task, reference) entries run on `robot` (None: each scene's own)."""
+    if robot is None:
+        return entries
+    import attrs
+
+    from lablang.sim.robots import with_robot
+
+    return [(with_robot(t, robot), attrs.evolve(r, robot=robot)) for t, r in entries]
+
+
+def _robot_missing(error: Exception) -> None:
+    """A robot extra is not installed: said plainly (exit 2), never as an internal error."""
+    click.echo(f"error: {error}", err=True)
+    sys.exit(2)
+
+
+def _load_task(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
     from lablang.sim import load_tasks
 
     tasks, report = load_tasks(file, roots)
@@ -60,7 +96,7 @@ def _load(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
     "render_dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Write a PNG keyframe per step and trace.json into this directory.",
+    help="Write a 960x720 PNG keyframe per step and trace.json into this directory.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the episode as JSON.")
 @click.option(
@@ -70,6 +106,14 @@ def _load(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
     default=None,
     help="Write the episode's event, observation and score records (JSON lines) here.",
 )
+@click.option(
+    "--video",
+    "video",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write the episode as an MP4 (front camera, 960x720, 25 fps; the `robot` extra).",
+)
+@ROBOT_OPTION
 @TASK_OPTION
 @PATH_OPTION
 def simulate_command(
@@ -78,6 +122,8 @@ def simulate_command(
     render_dir: str | None,
     as_json: bool,
     record: str | None,
+    video: str | None,
+    robot: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
@@ -90,10 +136,20 @@ def simulate_command(
     from lablang.output import write_atomic
     from lablang.sim import simulate_task
     from lablang.sim.episode import episode_json, premature_reason
+    from lablang.sim.robots import RobotMissing
 
-    task = _load(file, roots, task_name)
+    task = _load(file, roots, task_name, robot)
     try:
-        result = simulate_task(task, seed, render_dir)
+        if video is not None:
+            from lablang.sim.video import record_video
+
+            result = record_video(task, seed, video)
+            if render_dir is not None:  # keyframes too: the same run again (deterministic)
+                result = simulate_task(task, seed, render_dir)
+        else:
+            result = simulate_task(task, seed, render_dir)
+    except (RobotMissing, RuntimeError) as error:
+        _robot_missing(error)
     except Exception as error:  # a bug in lablang: reported, never a traceback
         _internal_error(file, error)
     payload = episode_json(result)
@@ -172,6 +228,7 @@ def simulate_command(
     default=None,
     help="Write each instance's event, observation and score records (SEED.jsonl) here.",
 )
+@ROBOT_OPTION
 @TASK_OPTION
 @PATH_OPTION
 def certify_command(
@@ -184,6 +241,7 @@ def certify_command(
     out: str | None,
     no_progress: bool,
     records_dir: str | None,
+    robot: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
@@ -201,14 +259,15 @@ def certify_command(
     from lablang.output import write_atomic
     from lablang.sim import certify_task
     from lablang.sim.certify import certificate_json
+    from lablang.sim.robots import RobotMissing
     from lablang.sim.suite import SuiteError, certify_suite, task_refs, write_suite
 
     executor = executor_from(executor_kind, jobs, address)
     suite = len(files) > 1 or Path(files[0]).is_dir()
     if not suite:
-        task = _load(files[0], roots, task_name)
+        task = _load(files[0], roots, task_name, robot)
     try:
-        entries = task_refs(files, roots)
+        entries = _on_robot(task_refs(files, roots), robot)
     except SuiteError as error:
         click.echo(f"error: {error}", err=True)
         sys.exit(1 if "error[" in str(error) else 2)
@@ -228,7 +287,7 @@ def certify_command(
             certificates, summary = certify_suite(
                 entries, instances, seed, executor, progress=not no_progress and on_terminal()
             )
-    except (ExecutorError, SuiteError) as error:
+    except (ExecutorError, SuiteError, RobotMissing) as error:
         click.echo(f"error: {error}", err=True)
         sys.exit(2)
     except Exception as error:  # a bug in lablang: reported, never a traceback
@@ -336,6 +395,7 @@ def _internal_error(file: str, error: Exception) -> None:
     "(one folder per task for a suite).",
 )
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@ROBOT_OPTION
 @TASK_OPTION
 @PATH_OPTION
 def evaluate_command(
@@ -349,6 +409,7 @@ def evaluate_command(
     address: str | None,
     records_dir: str | None,
     no_progress: bool,
+    robot: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
@@ -365,14 +426,14 @@ def evaluate_command(
     executor = executor_from(executor_kind, jobs, address)
     suite = len(files) > 1 or Path(files[0]).is_dir()
     if not suite:
-        task = _load(files[0], roots, task_name)
+        task = _load(files[0], roots, task_name, robot)
     try:
         resolve(policy_ref)
     except (ImportError, AttributeError, ValueError) as error:
         click.echo(f"error: cannot load policy `{policy_ref}`: {error}", err=True)
         sys.exit(2)
     try:
-        entries = task_refs(files, roots)
+        entries = _on_robot(task_refs(files, roots), robot)
         if not suite:
             entries = [(t, r) for t, r in entries if t.name == task.name]
         results = evaluate_suite(

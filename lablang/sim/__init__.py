@@ -70,7 +70,8 @@ def certify_task(
 
 
 def make_env(task: Task, **options: Any) -> Any:
-    """A Gymnasium-style environment (reset/step) for a task (see `lablang.sim.env`)."""
-    from lablang.sim.env import make_env as make
+    """A `gymnasium.Env` for a task (see `lablang.sim.gym_env.LabEnv` for the options:
+    robot, action_mode, cameras, image_size, render_mode, ...); needs the `robot` extra."""
+    from lablang.sim.gym_env import LabEnv
 
-    return make(task, **options)
+    return LabEnv(task, **options)

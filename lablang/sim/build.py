@@ -9,7 +9,7 @@ import attrs
 import mujoco
 import numpy as np
 
-from lablang.sim.assets import BUILDERS, AssetInfo, build_gripper, build_table
+from lablang.sim.assets import BUILDERS, AssetInfo, build_table
 from lablang.sim.catalog import ASSET_KINDS
 from lablang.sim.model import (
     Entity,
@@ -21,6 +21,7 @@ from lablang.sim.model import (
     Scene,
     SlotPermutation,
 )
+from lablang.sim.robots import robot_named
 
 PHYSICS_DT = 0.002
 
@@ -36,6 +37,7 @@ class Built:
     rotor_angles: dict[str, float]
     interventions: list[tuple[Intervention, float]] = attrs.field(factory=list)  # with start times
     bindings: dict[str, str] = attrs.field(factory=dict)  # role -> entity, drawn per instance
+    robot: str = "gantry"
 
 
 # containers whose contents show through their walls (a liquid level is drawn in them)
@@ -51,8 +53,8 @@ def _base_spec() -> mujoco.MjSpec:
     spec.option.impratio = 10
     spec.default.geom.solref = [0.004, 1.0]
     spec.default.joint.armature = 0.001
-    spec.visual.global_.offwidth = 640
-    spec.visual.global_.offheight = 480
+    spec.visual.global_.offwidth = 1280  # the largest camera image (`cameras.MAX_SIZE`)
+    spec.visual.global_.offheight = 960
     spec.worldbody.add_geom(
         type=mujoco.mjtGeom.mjGEOM_PLANE,
         pos=[0, 0, -0.75],
@@ -62,6 +64,10 @@ def _base_spec() -> mujoco.MjSpec:
     spec.worldbody.add_light(pos=[0.3, -0.4, 1.6], dir=[0, 0.2, -1])
     spec.worldbody.add_camera(
         name="overview", pos=[0.3, -0.85, 0.75], xyaxes=[1, 0, 0, 0, 0.6, 0.8]
+    )
+    # across the table, facing the robot (what a policy's third-person camera sees)
+    spec.worldbody.add_camera(
+        name="front", pos=[1.25, 0.0, 0.85], xyaxes=[0, 1, 0, -0.555, 0, 0.832], fovy=55
     )
     return spec
 
@@ -107,7 +113,7 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
             infos[entity.name] = builder(spec, entity, [x, y, 0.0], yaw)
         else:
             infos[entity.name] = builder(spec, entity, [0.0, 0.0, 0.0], 0.0)
-    build_gripper(spec)
+    robot_named(scene.robot).build(spec)
     actions = [a for event in scene.interventions for a in event.actions]
     moved = sorted({a.entity for a in actions if a.kind == "move" and (a.dx or a.dy)})
     turned = sorted({a.entity for a in actions if a.kind in ("move", "turn") and a.turn})
@@ -208,4 +214,4 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
         (event, float(rng.uniform(event.start_low, event.start_high)))
         for event in scene.interventions
     ]
-    return Built(spec, model, infos, placements, rotor_angles, interventions, bindings)
+    return Built(spec, model, infos, placements, rotor_angles, interventions, bindings, scene.robot)

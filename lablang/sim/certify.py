@@ -210,6 +210,7 @@ def certificate_of(
     return {
         "task": task.name,
         "task_hash": task_hash(task),
+        "robot": task.scene.robot,
         "lablang_version": lablang.__version__,
         "mujoco_version": mujoco.__version__,
         "seed": seed,

@@ -1,11 +1,12 @@
 """A policy interface in the Gymnasium convention: `reset()` and `step(action)`.
 
-Observations: the gantry's joint positions (proprioception), the TCP position, every
+Observations: the robot's joint positions (proprioception), the TCP position, every
 free object's pose (position and quaternion), and optionally a camera image.
 Actions: an end-effector target `[x, y, z, yaw, tilt, grip]` (metres, radians, and the
 half-opening of the fingers in metres), applied for one 20 ms control tick.
-The weld assist behaves as for the expert's skills: it engages only when both pads
-touch an object while the fingers close, and lets go when they open.
+The weld assist behaves as for the expert's skills: it engages only when both pads have
+touched an object for 0.1 s while the fingers close (as `pick` waits), and lets go when
+they open; so the expert's commands, replayed as actions, grasp on the same tick.
 
 `info` carries the current step, which steps have passed (in order), `step_success`
 (every step: has it passed), a simulator fault if one happened, and `events`: the Labference
@@ -79,6 +80,7 @@ class TaskEnv:
         self._pending: list[tuple[float, Event]] = []  # releases awaiting confirmation
         self._attempts = 0
         self._coordination_seen = 0
+        self._touch_ticks: dict[str, int] = {}  # ticks of two-pad contact while closing
 
     # ------------------------------------------------------------ gymnasium API
 
@@ -101,20 +103,22 @@ class TaskEnv:
         self.events, self.observations, self._new, self._pending = [], [], [], []
         self._attempts = 0
         self._coordination_seen = 0
+        self._touch_ticks = {}
         self._arm()
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
         return self._observation(), self._info(None)
 
-    def step(self, action: np.ndarray) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+    def step(
+        self, action: np.ndarray, joints: np.ndarray | None = None
+    ) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        """One tick towards the hand target `action`; with `joints`, the arm's joint targets
+        are given instead (they bypass the inverse kinematics) and `action` sets the grip."""
         rt = self.rt
         if rt is None or self._evaluator is None:
             raise RuntimeError("call reset() before step()")
-        target = np.clip(np.asarray(action, dtype=float), ACTION_LOW, ACTION_HIGH)
-        rt.set_tcp(target[:3])
-        rt.cmd[3], rt.cmd[4] = target[3], target[4]
-        rt.set_grip(float(target[5]))
+        target = apply_action(rt, action, joints)
         self._new = []
         try:
             self._assist(float(target[5]))
@@ -169,8 +173,7 @@ class TaskEnv:
     def hold_action(self) -> np.ndarray:
         """The action that keeps the gripper where it is commanded now."""
         assert self.rt is not None
-        cmd = self.rt.cmd
-        return np.array([*self.rt.cmd_tcp(), cmd[3], cmd[4], cmd[5]])
+        return hold_action(self.rt)
 
     def record_lines(self) -> list[str]:
         """The episode so far as persistent records (header, events, observations, score)."""
@@ -202,14 +205,21 @@ class TaskEnv:
             return
         if not self.weld_assist:
             return
+        # as the expert's `pick`: the weld engages once both pads have touched the object
+        # for 0.1 s while the fingers close (the tick of first contact and 5 more)
         for name, info in rt.infos.items():
+            touching = False
             if info.free and grip < info.radius:
                 left, right = rt.pad_contacts(rt.entity_index[name])
-                if left and right:
-                    rt.activate_weld(name)
-                    rt.held = name
-                    self._grasped(name)
-                    return
+                touching = left and right
+            count = self._touch_ticks.get(name, 0) + 1 if touching else 0
+            self._touch_ticks[name] = count
+            if count > ASSIST_TICKS:
+                self._touch_ticks.clear()
+                rt.activate_weld(name)
+                rt.held = name
+                self._grasped(name)
+                return
 
     # ------------------------------------------------------------ Labference records
 
@@ -344,9 +354,7 @@ class TaskEnv:
         rt = self.rt
         assert rt is not None
         m, d = rt.model, rt.data
-        proprio = np.array(
-            [d.qpos[m.joint(j).qposadr[0]] for j in ("gx", "gy", "gz", "gyaw", "gtilt", "fl", "fr")]
-        )
+        proprio = np.array([d.qpos[m.joint(j).qposadr[0]] for j in rt.robot.joints])
         objects = {}
         for name, info in rt.infos.items():
             if info.free:
@@ -386,7 +394,28 @@ class TaskEnv:
         }
 
 
+def hold_action(rt: Runtime) -> np.ndarray:
+    """The hand target `[x, y, z, yaw, tilt, grip]` the runtime is commanded to now."""
+    cmd = rt.cmd
+    return np.array([*rt.cmd_tcp(), cmd[3], cmd[4], cmd[5]])
+
+
+def apply_action(rt: Runtime, action: np.ndarray, joints: np.ndarray | None = None) -> np.ndarray:
+    """Command a hand target (clipped to the action bounds) for the next tick, or the arm's
+    joint targets with the target's grip; returns the clipped target. Recording and
+    replaying demonstrations go through this one function, so both command the same bits."""
+    target = np.clip(np.asarray(action, dtype=float), ACTION_LOW, ACTION_HIGH)
+    if joints is None:
+        rt.set_tcp(target[:3])
+        rt.cmd[3], rt.cmd[4] = target[3], target[4]
+    else:
+        rt.drive_joints(np.asarray(joints, dtype=float))
+    rt.set_grip(float(target[5]))
+    return target
+
+
 CONFIRM_AFTER = 0.5  # s after a release at which its placement is confirmed or not
+ASSIST_TICKS = 5  # ticks of two-pad contact after the first before the weld assist engages
 
 
 def _release_target(rt: Runtime, name: str) -> str | None:

@@ -240,7 +240,8 @@ class EpisodeRunner:
                 self._spent(str(error))
                 return
             if self._renderer is not None:
-                result = attrs.evolve(result, keyframe=self._renderer.save(index, step.name))
+                keyframe = self._renderer.save(index, step.name, result.status, self.task.name)
+                result = attrs.evolve(result, keyframe=keyframe)
             self.results.append(result)
             if result.status != "passed":
                 self.stopped = True
@@ -705,32 +706,39 @@ def _persistent_part(expr: Any, later: set[str]) -> Any:
             return None
 
 
+KEYFRAME_SIZE = (720, 960)  # height, width
+
+
 class _Keyframes:
+    """A 960x720 picture of the scene at each step's end, captioned with the step and its
+    outcome (green when it passed, red otherwise)."""
+
     def __init__(self, rt: Runtime, folder: Path) -> None:
-        import mujoco
+        from lablang.sim.cameras import CameraRig
 
         self.rt = rt
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
-        self.renderer = mujoco.Renderer(rt.model, height=360, width=480)
+        self.rig = CameraRig(rt.model, *KEYFRAME_SIZE)
 
-    def save(self, index: int, name: str) -> str:
-        import mujoco
-
+    def save(self, index: int, name: str, status: str = "", task: str = "") -> str:
         from lablang.output import write_atomic
+        from lablang.sim.cameras import annotate
 
-        # sites are markers for the predicates (slot frames, a surface's top), not objects
-        option = mujoco.MjvOption()
-        option.sitegroup[:] = 0
-        self.renderer.update_scene(self.rt.data, camera="overview", scene_option=option)
-        self.renderer.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = False
-        self.renderer.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
+        colour = (120, 230, 120) if status == "passed" else (240, 110, 100)
+        frame = annotate(
+            self.rig.render(self.rt.data, "overview"),
+            [
+                (f"step {index + 1} `{name}`" + (f": {status}" if status else ""), colour),
+                (f"{task}  t = {self.rt.time:.2f} s", (235, 235, 235)),
+            ],
+        )
         path = self.folder / f"{index:02d}_{name}.png"
-        write_atomic(path, encode_png(self.renderer.render()))
+        write_atomic(path, encode_png(frame))
         return str(path)
 
     def close(self) -> None:
-        self.renderer.close()
+        self.rig.close()
 
 
 def encode_png(pixels: np.ndarray) -> bytes:

@@ -28,6 +28,7 @@ from lablang.sim import catalog
 from lablang.sim import model as sm
 from lablang.sim.front_checks import check_capacities, check_container_use, check_overlaps
 from lablang.sim.front_events import check_events, parse_event
+from lablang.sim.robots import DEFAULT_ROBOT, ROBOTS
 from lablang.source import Source, Span
 from lablang.units import UNITS
 
@@ -80,9 +81,12 @@ class _Front:
         entities: list[sm.Entity] = []
         randomizations: list[sm.Randomization] = []
         interventions: list[sm.Intervention] = []
+        robot = DEFAULT_ROBOT
         members = decl.body.members if decl.body else ()
         for member in members:
             match member:
+                case ast.Field(key="robot"):
+                    robot = self.robot(member) or robot
                 case ast.Field():
                     entity = self.entity(member)
                     if entity is not None:
@@ -106,7 +110,9 @@ class _Front:
             self.error(
                 "E0708", f"a scene may hold at most {catalog.MAX_ENTITIES} entities", decl.name_span
             )
-        scene = sm.Scene(decl.name, tuple(entities), tuple(randomizations), tuple(interventions))
+        scene = sm.Scene(
+            decl.name, tuple(entities), tuple(randomizations), tuple(interventions), robot
+        )
         self.check_placements(scene)
         if len(interventions) > catalog.MAX_EVENTS:
             self.error(
@@ -129,6 +135,23 @@ class _Front:
             if isinstance(rand, sm.RoleBinding):
                 self.check_role(rand, scene, decl.name_span)
         return None if self.failed else scene
+
+    def robot(self, field: ast.Field) -> str | None:
+        """`robot: panda` (or `gantry`, the default): which robot the scene's tasks run on."""
+        name = field.value.id if isinstance(field.value, ast.Name) else ""
+        if name in ROBOTS:
+            return name
+        guess = did_you_mean(name, ROBOTS) if name else None
+        self.error(
+            "E0730",
+            f"unknown robot `{name or '?'}`",
+            field.value.span,
+            label="not a robot the simulator can build",
+            help=f"did you mean `{guess}`?"
+            if guess
+            else "known robots: " + ", ".join(f"`{r}`" for r in ROBOTS),
+        )
+        return None
 
     def entity(self, field: ast.Field) -> sm.Entity | None:
         value: ast.Expr = field.value

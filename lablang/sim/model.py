@@ -229,6 +229,7 @@ class Scene:
     entities: tuple[Entity, ...]
     randomizations: tuple[Randomization, ...] = ()
     interventions: tuple[Intervention, ...] = ()
+    robot: str = "gantry"  # `robot: panda` in the scene (or a task option) selects the arm
 
     def roles(self) -> dict[str, tuple[str, ...]]:
         """The roles bound per instance (`randomize role from [...]`) and their candidates."""

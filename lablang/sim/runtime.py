@@ -23,6 +23,7 @@ from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
 from lablang.sim.build import LEVEL_SHOWN, Built
 from lablang.sim.catalog import WORK_BASE
 from lablang.sim.model import InSlot, OnSurface
+from lablang.sim.robots import robot_named
 from lablang.sim.state import SlotTarget, on, slot_of
 
 GRAVITY = 9.81
@@ -160,6 +161,7 @@ _RUNTIME_FIELDS = (
     "parked",
     "_geom_bits",
     "stirred",
+    "robot_state",
     "_warning_bytes",
 )
 
@@ -213,8 +215,8 @@ class Runtime(Actors):
         self.owner_names = [*self.infos, "gripper"]
         self.gripper_index = len(self.owner_names) - 1
         root_of = {info.body: i for i, info in enumerate(self.infos.values())}
-        for name in ("gantry_x",):
-            root_of[name] = self.gripper_index
+        self.robot = robot_named(built.robot)
+        root_of[self.robot.root_body] = self.gripper_index
         body_owner = np.full(m.nbody, -1, dtype=np.int64)
         for b in range(m.nbody):
             walk = b
@@ -295,7 +297,9 @@ class Runtime(Actors):
         self._bad_warning_index = np.array([int(w) for w in _BAD_WARNINGS])
         self._baseline_warnings = np.zeros(len(_BAD_WARNINGS), dtype=np.int64)
         self._warning_bytes = b""
-        self._ctrl, self._qpos, self._qvel = self.data.ctrl[:7], self.data.qpos, self.data.qvel
+        self._qpos, self._qvel = self.data.qpos, self.data.qvel
+        self.robot_state = np.zeros(0)  # the robot controller's own state (the arm's IK)
+        self._robot = self.robot.controller(self)
         # a view kept once: building it through `data.warning` every check costs more
         self._warning_numbers = self.data.warning.number
         self._sensordata = self.data.sensordata
@@ -316,8 +320,7 @@ class Runtime(Actors):
         for name, angle in self.built.rotor_angles.items():
             d.qpos[m.joint(self.infos[name].rotor_joint).qposadr[0]] = angle
         self.cmd[:] = [0.3, -0.25, 0.3 + TCP_DROP - GANTRY_Z, 0.0, 0.0, 0.02, 0.02]
-        for i, jname in enumerate(("gx", "gy", "gz", "gyaw", "gtilt", "fl", "fr")):
-            d.qpos[m.joint(jname).qposadr[0]] = self.cmd[i]
+        self._robot.reset()
         mujoco.mj_forward(m, d)
         for name, info in self.infos.items():
             if not info.free:
@@ -372,7 +375,7 @@ class Runtime(Actors):
     # ------------------------------------------------------------ the tick
 
     def tick(self) -> None:
-        self._ctrl[:] = self.cmd
+        self._robot.write()
         if self.interventions:
             self._actors_before_step(self.time + self.dt)
         mujoco.mj_step(self.model, self.data, nstep=self.substeps)
@@ -437,7 +440,7 @@ class Runtime(Actors):
         # bit-identical only if they are the same too
         self.data = copy.copy(checkpoint.data)
         d = self.data
-        self._ctrl, self._qpos, self._qvel = d.ctrl[:7], d.qpos, d.qvel
+        self._qpos, self._qvel = d.qpos, d.qvel
         self._warning_numbers = d.warning.number
         self._sensordata = d.sensordata
         # copied again, so that one checkpoint can be restored any number of times
@@ -614,6 +617,10 @@ class Runtime(Actors):
 
     def cmd_tcp(self) -> np.ndarray:
         return np.array([self.cmd[0], self.cmd[1], self.cmd[2] - TCP_DROP + GANTRY_Z])
+
+    def drive_joints(self, joints: np.ndarray) -> None:
+        """Command the robot's arm joints directly for the next tick (no inverse kinematics)."""
+        self._robot.drive_joints(joints)
 
     def set_grip(self, half_width: float) -> None:
         q = min(max(half_width, 0.0), FINGER_MAX)

@@ -46,6 +46,7 @@ class TaskRef:
     file: str
     roots: tuple[str, ...]
     task: str
+    robot: str | None = None  # a task option (`--robot`) overriding the scene's robot
 
 
 _LOADED: dict[TaskRef, Task] = {}
@@ -65,7 +66,12 @@ def load_ref(ref: TaskRef) -> Task:
         tasks = tasks_of(result.program, Report())
         if ref.task not in tasks:
             raise SuiteError(f"no task `{ref.task}` in `{ref.file}` on this worker")
-        _LOADED[ref] = tasks[ref.task]
+        task = tasks[ref.task]
+        if ref.robot is not None:
+            from lablang.sim.robots import with_robot
+
+            task = with_robot(task, ref.robot)
+        _LOADED[ref] = task
     return _LOADED[ref]
 
 

@@ -44,14 +44,14 @@ def test_simulate_docstring_example_passes_every_step() -> None:
 
 
 def test_simulate_render_writes_one_png_per_step_and_the_trace(tmp_path: Path) -> None:
-    """`--render DIR` leaves a valid PNG keyframe per step and trace.json with the digest."""
+    """`--render DIR` leaves a 960x720 PNG keyframe per step and trace.json with the digest."""
     out = _run(["simulate", "examples/tasks/move_tube.lab", "--render", str(tmp_path), "--json"])
     assert out.returncode == 0, out.stderr
     episode = json.loads(out.stdout)
     [png] = sorted(tmp_path.glob("*.png"))
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    assert struct.unpack(">II", data[16:24]) == (480, 360)
+    assert struct.unpack(">II", data[16:24]) == (960, 720)
     assert (
         json.loads((tmp_path / "trace.json").read_text())["trace_digest"] == episode["trace_digest"]
     )

@@ -82,11 +82,12 @@ def test_reset_with_a_seed_reproduces_the_instance_and_another_seed_changes_it(t
 
 
 def test_camera_observation_is_an_rgb_image(task_from) -> None:
-    """With `camera=True` the observation carries a 120x160 RGB frame."""
-    env = make_env(task_from(LIFT), camera=True)
+    """With `cameras=("overview",)` the observation carries a 120x160 RGB frame."""
+    env = make_env(task_from(LIFT), cameras=("overview",), image_size=(120, 160))
     obs, _ = env.reset(seed=0)
-    assert obs["image"].shape == (120, 160, 3) and obs["image"].dtype == np.uint8
-    assert obs["image"].std() > 5  # a real picture, not a blank frame
+    image = obs["images"]["overview"]
+    assert image.shape == (120, 160, 3) and image.dtype == np.uint8
+    assert image.std() > 5  # a real picture, not a blank frame
     env.close()
 
 

@@ -1,0 +1,194 @@
+"""Demonstrations: written as robomimic-style HDF5, read back with h5py, replayed in the
+Gymnasium environment to the same trajectory; keyframes, videos and progress bars."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+h5py = pytest.importorskip("h5py")
+pytest.importorskip("gymnasium")
+pytest.importorskip("mink")
+
+from click.testing import CliRunner  # noqa: E402
+
+from lablang.cli.demos import demos_command  # noqa: E402
+from lablang.sim import load_tasks  # noqa: E402
+from lablang.sim.demos import replay, replay_exact, write_demos  # noqa: E402
+from lablang.sim.robots import with_robot  # noqa: E402
+
+
+def _task(name: str = "move_tube"):
+    tasks, report = load_tasks(f"examples/tasks/{name}.lab")
+    assert not report.has_errors
+    return next(iter(tasks.values()))
+
+
+def test_demos_command_writes_a_dataset_that_h5py_reads_back(tmp_path: Path) -> None:
+    """`lablang demos` writes data/demo_i groups whose actions, rewards, states and
+    observations (state and images) have consistent lengths, with the seed, task hash and
+    the certificate of these very episodes as attributes."""
+    result = CliRunner().invoke(
+        demos_command,
+        ["examples/tasks/move_tube.lab", "--episodes", "2", "--out", str(tmp_path),
+         "--cameras", "front,wrist", "--image-size", "48x64", "--no-progress"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    path = tmp_path / "move_tube_demo.hdf5"
+    with h5py.File(path, "r") as f:
+        data = f["data"]
+        certificate = json.loads(data.attrs["certificate"])
+        assert certificate["certified"] and certificate["instances"] == 2
+        assert data.attrs["task_hash"] == certificate["task_hash"]
+        assert json.loads(data.attrs["env_args"])["env_kwargs"]["action_mode"] == "ee_delta"
+        assert sorted(data) == ["demo_0", "demo_1"]
+        total = 0
+        for i, name in enumerate(["demo_0", "demo_1"]):
+            demo = data[name]
+            ticks = int(demo.attrs["num_samples"])
+            total += ticks
+            assert demo.attrs["seed"] == certificate["seeds"][i]
+            assert demo.attrs["trace_digest"] == certificate["trace_digests"][i]
+            assert demo.attrs["success"] and demo.attrs["replay_exact"]
+            assert demo["actions"].shape == (ticks, 6)
+            assert np.abs(demo["actions"][()]).max() <= 1.0
+            assert demo["rewards"][()].sum() == 1.0 and demo["dones"][()][-1] == 1
+            assert demo["step_success"][()][-1].all() and not demo["step_success"][()][0].any()
+            assert demo["states"].shape[0] == ticks
+            assert demo["obs/proprio"].shape == (ticks, 7)
+            assert demo["obs/objects"].shape == (ticks, 7)
+            for camera in ("front_image", "wrist_image"):
+                frames = demo["obs"][camera][()]
+                assert frames.shape == (ticks, 48, 64, 3) and frames.dtype == np.uint8
+                assert frames[0].std() > 10  # a picture, not a blank frame
+        assert data.attrs["total"] == total
+        seeds = [int(data[n].attrs["seed"]) for n in ("demo_0", "demo_1")]
+    assert seeds[0] != seeds[1]
+
+
+@pytest.mark.parametrize(("robot", "mode"), [("gantry", "ee_delta"), ("panda", "ee_delta"),
+                                             ("panda", "joint"), ("gantry", "ee_pose")])  # fmt: skip
+def test_replaying_the_recorded_actions_reproduces_the_trajectory_exactly(
+    tmp_path: Path, robot: str, mode: str
+) -> None:
+    """The actions read back from the file, replayed in `LabEnv` with the recorded seed,
+    give bit-identical joint, TCP and object observations at every tick."""
+    task = with_robot(_task(), robot)
+    path, certificate = write_demos(task, 1, tmp_path, seed=4, action_mode=mode, cameras=())
+    assert certificate["certified"]
+    with h5py.File(path, "r") as f:
+        recorded = {k: f["data/demo_0/obs"][k][()] for k in ("proprio", "tcp", "objects")}
+    replayed = replay(path, 0, _task())
+    for key, values in recorded.items():
+        assert np.array_equal(replayed[key], values), key
+
+
+def test_writing_the_same_demonstrations_twice_gives_identical_arrays(tmp_path: Path) -> None:
+    """Two runs with one base seed write bit-identical actions, states and images."""
+    task = _task()
+    first, _ = write_demos(task, 1, tmp_path / "a", seed=2, cameras=("front",), image_size=(32, 32))
+    second, _ = write_demos(
+        task, 1, tmp_path / "b", seed=2, cameras=("front",), image_size=(32, 32)
+    )
+    with h5py.File(first, "r") as a, h5py.File(second, "r") as b:
+        for key in ("actions", "states", "obs/front_image", "obs/objects"):
+            assert np.array_equal(a["data/demo_0"][key][()], b["data/demo_0"][key][()]), key
+
+
+def test_bookkeeping_skills_mark_their_demonstrations_as_not_exactly_replayable() -> None:
+    """`pour` moves contents by bookkeeping, which actions cannot replay: replay_exact is
+    false for it, and true for a pick-and-place."""
+    assert replay_exact(_task("move_tube"))
+    assert not replay_exact(_task("liquid_transfer"))
+
+
+def test_demos_refuses_bad_options_with_a_message(tmp_path: Path) -> None:
+    """An unknown camera or an image size out of range exits 2 with a sentence, no traceback."""
+    runner = CliRunner()
+    bad_camera = runner.invoke(
+        demos_command, ["examples/tasks/move_tube.lab", "--out", str(tmp_path), "--cameras", "side"]
+    )
+    assert bad_camera.exit_code == 2 and "unknown camera `side`" in bad_camera.output
+    bad_size = runner.invoke(
+        demos_command,
+        ["examples/tasks/move_tube.lab", "--out", str(tmp_path), "--image-size", "4096"],
+    )
+    assert bad_size.exit_code == 2 and "image sides" in bad_size.output
+
+
+def test_simulate_video_writes_an_mp4_with_the_episode(tmp_path: Path) -> None:
+    """`simulate --video` writes an H.264 MP4 at 960x720 and 25 fps whose length matches
+    the simulated time, and the episode's result is unchanged by filming it."""
+    import imageio.v2 as imageio
+
+    from lablang.cli.sim import simulate_command
+
+    out = tmp_path / "episode.mp4"
+    result = CliRunner().invoke(
+        simulate_command, ["examples/tasks/move_tube.lab", "--seed", "1", "--video", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    reader = imageio.get_reader(out)
+    meta = reader.get_meta_data()
+    assert meta["size"] == (960, 720) and meta["fps"] == 25.0
+    frame = reader.get_data(10)
+    assert frame.shape == (720, 960, 3) and frame.std() > 10
+    assert abs(meta["duration"] - 7.0) < 0.5
+    reader.close()
+    assert "trace dfecfd76c9637cb1" in result.output  # the unfilmed run's digest (docs/sim.md)
+
+
+def test_progress_bar_shows_on_a_terminal_only(monkeypatch) -> None:
+    """The progress helper draws a bar when stderr is a terminal and nothing otherwise."""
+    from lablang.sim import progress as module
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(module.sys, "stderr", terminal)
+    assert list(module.progress(range(3), 3, "demos t")) == [0, 1, 2]
+    assert "demos t" in terminal.getvalue()
+    pipe = io.StringIO()
+    monkeypatch.setattr(module.sys, "stderr", pipe)
+    assert list(module.progress(range(3), 3, "demos t")) == [0, 1, 2]
+    assert pipe.getvalue() == ""
+
+
+def test_keyframes_are_960_by_720_with_the_step_and_its_outcome_drawn(tmp_path: Path) -> None:
+    """A keyframe carries a caption band: text pixels in green for a passed step."""
+    from PIL import Image
+
+    from lablang.sim import simulate_task
+
+    result = simulate_task(_task(), 1, tmp_path)
+    keyframe = result.steps[0].keyframe
+    assert keyframe is not None
+    image = np.asarray(Image.open(keyframe))
+    assert image.shape == (720, 960, 3)
+    band = image[:30, :300].reshape(-1, 3).astype(int)
+    green = (band[:, 1] > 180) & (band[:, 0] < 160) & (band[:, 2] < 160)
+    assert green.sum() > 50  # the caption "step 1 `move`: passed" in green
+
+
+def test_docs_demos_command_runs_as_shown(tmp_path: Path) -> None:
+    """The `lablang demos` line of docs/sim.md (run in a scratch folder) writes a certified
+    Panda dataset without images (`--cameras none`)."""
+    import re
+    import shlex
+
+    doc = Path("docs/sim.md").read_text("utf-8")
+    (line,) = re.findall(r"^\$ lablang (demos [^\n]*)$", doc, re.M)
+    args = shlex.split(line)[1:]
+    args[args.index("--out") + 1] = str(tmp_path / "demos")
+    result = CliRunner().invoke(demos_command, args)
+    assert result.exit_code == 0, result.output
+    with h5py.File(tmp_path / "demos" / "move_tube_demo.hdf5", "r") as f:
+        data = f["data"]
+        assert data.attrs["robot"] == "panda" and json.loads(data.attrs["certificate"])["certified"]
+        assert sorted(data["demo_1/obs"]) == ["objects", "proprio", "tcp"]
