@@ -1,4 +1,4 @@
-"""Fragmentation, end repair, A-tailing, denaturation, digestion, bisulfite."""
+"""Fragmentation, end repair, A-tailing, denaturation, bisulfite (digestion: `digestion`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from lablang.molecular.molecule import (
     Strand,
 )
 from lablang.molecular.ops.core import (
-    MAX_PRODUCTS,
     OperationFailure,
     describe_end,
     explode,
@@ -169,7 +168,7 @@ def a_tail(molecule: Molecule) -> Duplex:
     return attrs.evolve(duplex, left=End(bottom=a), right=End(top=a))
 
 
-# ------------------------------------------------------------------ strands, digestion, bisulfite
+# ------------------------------------------------------------------ strands, bisulfite
 
 
 @operation(
@@ -217,102 +216,6 @@ def denature(molecule: Molecule, keep: str | None = None) -> Pool:
                 )
             return Pool(tuple(out))
     raise AssertionError(molecule)
-
-
-# (recognition site, top-strand cut, bottom-strand cut), cut offsets within the site
-ENZYMES: dict[str, tuple[str, int, int]] = {
-    "EcoRI": ("GAATTC", 1, 5), "BamHI": ("GGATCC", 1, 5), "HindIII": ("AAGCTT", 1, 5),
-    "NotI": ("GCGGCCGC", 2, 6), "XhoI": ("CTCGAG", 1, 5), "NlaIII": ("CATG", 4, 0),
-    "DpnII": ("GATC", 0, 4), "MboI": ("GATC", 0, 4), "MseI": ("TTAA", 1, 3),
-    "AluI": ("AGCT", 2, 2), "EcoRV": ("GATATC", 3, 3), "MluCI": ("AATT", 0, 4),
-    "Csp6I": ("GTAC", 1, 3), "HaeIII": ("GGCC", 2, 2), "MspI": ("CCGG", 1, 3),
-    "HpaII": ("CCGG", 1, 3), "Sau3AI": ("GATC", 0, 4), "BfaI": ("CTAG", 1, 3),
-    "CviAII": ("CATG", 1, 3), "FatI": ("CATG", 0, 4),
-}  # fmt: skip
-
-
-@operation(
-    "digest",
-    lsb="other",
-    rule="cut at each recognition site in designed bases, leaving the enzyme's ends",
-    params=(Param("enzyme", "text", "the restriction enzyme", required=True),),
-)
-def digest(molecule: Molecule, enzyme: str) -> Pool:
-    """Cut a duplex at every recognition site of a restriction enzyme in its designed bases.
-
-    Rule: the enzyme cuts each strand at a fixed offset in its palindromic site,
-    leaving a 5' overhang, a 3' overhang or a blunt end, with 5' phosphates. Sites
-    that may occur inside a payload are unknown and not cut (noted on the product).
-    """
-    if enzyme not in ENZYMES:
-        raise OperationFailure(
-            "E0412",
-            f"unknown restriction enzyme `{enzyme}`",
-            help="known enzymes: " + ", ".join(sorted(ENZYMES)),
-        )
-    site, tc, bc = ENZYMES[enzyme]
-    duplex = need_duplex(molecule, "digestion")
-    toks = duplex.core.tokens()
-    starts = [
-        i
-        for i in range(len(toks) - len(site) + 1)
-        if all(toks[i + k] == site[k] for k in range(len(site)))
-    ]
-    if len(starts) >= MAX_PRODUCTS:
-        raise OperationFailure(
-            "E0415",
-            f"{enzyme} cuts the molecule at {len(starts)} sites, more than {MAX_PRODUCTS - 1}",
-        )
-    if not starts:
-        return Pool(
-            (
-                Product(
-                    duplex,
-                    Disposition.CARRIED,
-                    f"no {enzyme} site in designed sequence; payload sites unknown",
-                    name="uncut",
-                ),
-            )
-        )
-    pieces: list[Product] = []
-    current = duplex
-    offset = 0
-    for s in starts:
-        p = s - offset
-        core = current.core
-        t_cut, b_cut = p + tc, p + bc
-        lo, hi = min(t_cut, b_cut), max(t_cut, b_cut)
-        overhang = core.slice(lo, hi)
-        if t_cut < b_cut:  # 5' overhang
-            left_piece = attrs.evolve(
-                current,
-                core=core.slice(0, lo),
-                right=End(bottom=reverse_complement(overhang)),
-                bottom_phosphate=True,
-            )
-            right_rest = attrs.evolve(
-                current, core=core.slice(hi), left=End(top=overhang), top_phosphate=True
-            )
-        elif t_cut > b_cut:  # 3' overhang
-            left_piece = attrs.evolve(
-                current, core=core.slice(0, lo), right=End(top=overhang), bottom_phosphate=True
-            )
-            right_rest = attrs.evolve(
-                current,
-                core=core.slice(hi),
-                left=End(bottom=reverse_complement(overhang)),
-                top_phosphate=True,
-            )
-        else:
-            left_piece = attrs.evolve(
-                current, core=core.slice(0, lo), right=End(), bottom_phosphate=True
-            )
-            right_rest = attrs.evolve(current, core=core.slice(hi), left=End(), top_phosphate=True)
-        pieces.append(Product(left_piece, name=f"{enzyme} piece {len(pieces) + 1}"))
-        current = right_rest
-        offset = s + hi - p
-    pieces.append(Product(current, name=f"{enzyme} piece {len(pieces) + 1}"))
-    return Pool(tuple(pieces))
 
 
 @operation(
