@@ -242,7 +242,8 @@ def ligate(
     adapter joins a duplex end whose single-stranded extensions form a perfect duplex
     with its own (see `ends_compatible`); at least one strand of each junction needs a
     5' phosphate, and a junction whose 5' end lacks one stays nicked; the adapter is
-    used in whichever orientation presents a compatible end, and `end:` picks the duplex
+    used in each orientation that presents a compatible end (an adapter blunt at both
+    ends joins either way round, and both molecules form), and `end:` picks the duplex
     end (`top 3'` and `bottom 5'` are the right end). A single-stranded adapter joins
     one strand end: T4 RNA ligase joins single strands (RNA or DNA); T4 DNA ligase needs
     the junction held in a duplex by a `splint`. The 5' donor must carry a phosphate
