@@ -83,3 +83,43 @@ def test_payload_sites_of_a_non_palindromic_enzyme_are_refused() -> None:
     with pytest.raises(ops.OperationFailure) as caught:
         ops.digest(Duplex(core=parse_notation("[GDNA]")), "BciVI", payload_sites=True)
     assert caught.value.code == "E0422" and "not palindromic" in caught.value.message
+
+
+METHYLATED_Y = ops.Oligo(
+    "my",
+    (
+        parse_notation("/5Phos/GATCGGAAGAGCACACGTCT").with_label("my"),
+        parse_notation("ACACTCTTTCCCTACACGACGCTCTTCCGATCT").with_label("my"),
+    ),  # labelled with the oligo's name, as a `.lab` oligo's parts are
+    "double_stranded",
+)
+
+
+def test_rrbs_fragment_mspi_cut_and_filled_from_a_genome() -> None:
+    """MspI (C^CGG) on gDNA with `payload_sites` gives the inner fragment CGG [GDNA] C
+    with 5' CG overhangs; end repair fills them to CGG [GDNA] CCG."""
+    inner = pieces("[GDNA]", "MspI", payload_sites=True)[1]
+    assert render(inner.top) == "5'-CGG [GDNA] C-3'"
+    assert render(ops.end_repair(inner).top) == "5'-CGG [GDNA] CCG-3'"
+
+
+def test_bisulfite_spares_the_cytosines_of_a_methylated_adaptor() -> None:
+    """With `spare: [adaptor]`, the ligated 5mC adaptor keeps every C while the insert's
+    unmethylated C become T, on both strands; without it the adaptor is converted too."""
+    insert = ops.a_tail(ops.end_repair(Duplex(core=parse_notation("CGG [GDNA] CCG"))))
+    ligated = ops.ligate(insert, METHYLATED_Y)
+    assert isinstance(ligated, Duplex)
+    spared = ops.bisulfite(ligated, spare=[METHYLATED_Y]).products
+    top = render(spared[0].molecule.strand.seq)  # type: ignore[union-attr]
+    assert top == ("5'-ACACTCTTTCCCTACACGACGCTCTTCCGATCTTGG [GDNA] TTGAGATCGGAAGAGCACACGTCT-3'")
+    bottom = render(spared[1].molecule.strand.seq)  # type: ignore[union-attr]
+    assert bottom.startswith("5'-ACACTCTTTCCCTACACGACGCTCTTCCGATCTTGG [GDNA']")
+    plain_top = render(ops.bisulfite(ligated).products[0].molecule.strand.seq)  # type: ignore[union-attr]
+    assert plain_top.startswith("5'-ATATTTTTTTTTTATATGATGTTTTTTTGATTTTGG [GDNA]")
+
+
+def test_bisulfite_sparing_an_oligo_not_in_the_molecule_is_e0423() -> None:
+    """Sparing an adaptor that was never ligated protects nothing: E0423 names it."""
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.bisulfite(Duplex(core=parse_notation("ACGT [GDNA] ACGT")), spare=[METHYLATED_Y])
+    assert caught.value.code == "E0423" and "`my`" in caught.value.message

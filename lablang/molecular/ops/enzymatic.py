@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 import attrs
 
@@ -17,6 +18,7 @@ from lablang.molecular.molecule import (
     Strand,
 )
 from lablang.molecular.ops.core import (
+    Oligo,
     OperationFailure,
     describe_end,
     explode,
@@ -221,55 +223,100 @@ def denature(molecule: Molecule, keep: str | None = None) -> Pool:
 @operation(
     "bisulfite",
     lsb="other",
-    rule="unmethylated C -> T on each strand; converted payloads get new identities",
+    rule="unmethylated C -> T on each strand (spared oligos' 5mC kept); converted payloads renamed",
     params=(
         Param(
             "methylated",
             "text",
-            "which C are protected",
+            "which C of the sample are protected",
             default="none",
             choices=("none", "cpg", "all"),
         ),
+        Param(
+            "spare",
+            "oligos",
+            "oligos synthesized with 5-methylcytosine (methylated adaptors): their C stay C",
+            default="none",
+        ),
     ),
 )
-def bisulfite(molecule: Molecule, methylated: str = "none") -> Pool:
+def bisulfite(molecule: Molecule, methylated: str = "none", spare: Sequence[Oligo] = ()) -> Pool:
     """Bisulfite conversion: unmethylated C becomes U (read as T after PCR).
 
     Rule: sodium bisulfite deaminates cytosine on single strands; 5-methylcytosine is
-    protected. `methylated` is "none", "cpg" (C before G kept) or "all". The two
-    strands of a duplex are no longer complementary afterwards, so each is its own
-    product; payload segments become converted payloads (a new identity).
+    protected. `methylated` says which C of the sample are methylated: "none", "cpg"
+    (C before G kept) or "all". Adaptors for bisulfite libraries (RRBS, scBS) are
+    synthesized with 5-methylcytosine so that they survive conversion and their primers
+    still bind: the bases that came from an oligo named in `spare` (or from an oligo it
+    splices in, `{truseq_universal_adapter}`) keep their C. A
+    spared oligo that is not part of the molecule is E0423 (it must be ligated before
+    conversion). The two strands of a duplex are no longer complementary afterwards, so
+    each is its own product; payload segments become converted payloads (a new identity).
     """
     if methylated not in ("none", "cpg", "all"):
         raise OperationFailure(
             "E0412", f"`methylated` must be none, cpg or all, not `{methylated}`"
         )
     pool = denature(molecule)
+    # an oligo's bases carry its name, or the name of the oligo it splices in (`{...}`)
+    spared = {o.name for o in spare}.union(*(_labels(o) for o in spare))
+    present = {
+        _origin(getattr(part, "label", None))
+        for product in pool.products
+        if isinstance(product.molecule, Single)
+        for part in product.molecule.strand.seq.parts
+    }
+    missing = sorted(o.name for o in spare if not ({o.name} | _labels(o)) & present)
+    if missing:
+        names = ", ".join(f"`{n}`" for n in missing)
+        raise OperationFailure(
+            "E0423",
+            f"spared oligo {names} is not part of the molecule: its methylated cytosines "
+            "protect nothing",
+            help="ligate the methylated adaptor before bisulfite conversion, or drop it from "
+            "`spare`",
+        )
     out = []
     for idx, product in enumerate(pool.products):
         assert isinstance(product.molecule, Single)
         strand = product.molecule.strand
         out.append(
             Product(
-                Single(attrs.evolve(strand, seq=_convert(strand.seq, methylated, idx))),
+                Single(attrs.evolve(strand, seq=_convert(strand.seq, methylated, idx, spared))),
                 name=f"converted {product.name}",
             )
         )
     return Pool(tuple(out))
 
 
-def _convert(seq: Seq, methylated: str, which: int) -> Seq:
-    if methylated == "all":
-        return seq
+def _labels(oligo: Oligo) -> set[str]:
+    return {
+        label
+        for s in oligo.strands
+        for p in s.parts
+        if (label := _origin(getattr(p, "label", None)))
+    }
+
+
+def _origin(label: str | None) -> str | None:
+    """The oligo a part came from: its label without the `'` of a copied strand."""
+    return label.rstrip("'") if label else None
+
+
+def _convert(seq: Seq, methylated: str, which: int, spared: frozenset[str] | set[str]) -> Seq:
     flat = plain(seq)
     toks = flat.tokens()
     parts: list[Part] = []
     for i, part in enumerate(explode(flat)):
         if isinstance(part, Bases) and part.text == "C":
             nxt = toks[i + 1] if i + 1 < len(toks) else None
-            keep = methylated == "cpg" and nxt == "G"
+            keep = (
+                methylated == "all"
+                or (methylated == "cpg" and nxt == "G")
+                or _origin(part.label) in spared
+            )
             parts.append(part if keep else Bases("T", part.label))
-        elif isinstance(part, Symbol):
+        elif isinstance(part, Symbol) and methylated != "all":
             parts.append(attrs.evolve(part, name=f"{part.name}_BS{which + 1}"))
         else:
             parts.append(part)
