@@ -5,6 +5,12 @@ Run: `python benchmarks/contracts.py`. Prints wall seconds and Z3 rlimit units (
 deterministic cost measure); targets: each stdlib contract's full verify < 2 s, the
 N = 32 deadlock check < 2 s. Times are also printed relative to the fastest run of the
 table, since absolute seconds depend on the machine and its load.
+
+`--large` runs the hostile cases of issues 13 and 20 (two nested `exists` over 0..4095,
+4,000 operations, 40 variables of 4,096 values, 9,990 operations, 2,000 invariants),
+each through `lablang verify` in a subprocess with a time limit; each must be fast or
+refused quickly. `--reference N` compares `verify` with the reference explicit-state
+checker on N random contracts (the long mode of tests/contracts/test_reference.py).
 """
 
 from __future__ import annotations
@@ -105,5 +111,126 @@ def main() -> None:
     )
 
 
+LARGE = {
+    "nested exists over 0..4095 (x2)": "contract q {\n  var x: int[0..4095]\n"
+    "  op inc requires x < 4095 and (exists i in 0..4095: exists j in 0..4095: i + j == x)"
+    " effect x = x + 1\n  goal x == 3\n}\n",
+    "4,000 operations (one parameter)": "contract q {\n  var v: int[0..3999]\n  var done: bool\n"
+    "  op set(k: int[0..3999]) requires not done {\n    v = k\n    done = true\n  }\n"
+    "  goal done and v == 17\n  terminal done\n}\n",
+    "4,000 operations (declared)": "contract q {\n  var v: int[0..3999]\n  var done: bool\n"
+    + "".join(f"  op o{i} requires not done effect v = {i}\n" for i in range(4000))
+    + "  op finish requires not done effect done = true\n  goal done\n  terminal done\n}\n",
+    "1,000 operations (one parameter)": "contract q {\n  var v: int[0..999]\n  var done: bool\n"
+    "  op set(k: int[0..999]) requires not done {\n    v = k\n    done = true\n  }\n"
+    "  goal done and v == 17\n  terminal done\n}\n",
+    "40 variables of 4,096 values": "contract q {\n  vals: one_of("
+    + ", ".join(str(2 * i) for i in range(4096))
+    + ")\n"
+    + "".join(f"  var v{i}: vals\n" for i in range(40))
+    + "  op bump requires v0 == 0 effect v0 = 2\n  goal v0 == 2\n}\n",
+    "9,990 operations": "contract q {\n  var done: bool\n"
+    + "".join(f"  op o{i} requires not done effect done = true\n" for i in range(9990))
+    + "  goal done\n}\n",
+    "2,000 invariants": "contract q {\n  var v: int[0..4095]\n"
+    "  op up requires v < 4095 effect v = v + 1\n  goal v == 3\n"
+    + "".join(f"  invariant v != {i + 5000}\n" for i in range(2000))
+    + "}\n",
+}
+
+
+def large(limit: float = 300.0) -> None:
+    """Each hostile case through `lablang verify` (and `legal`) in a subprocess."""
+    import subprocess
+    import tempfile
+
+    width = max(len(n) for n in LARGE) + 8
+    print(f"{'case':<{width}}  {'seconds':>8}  {'cpu':>8}  exit  last line")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in LARGE.items():
+            path = Path(tmp) / "case.lab"
+            path.write_text(text, "utf-8")
+            for verb in ("verify", "legal"):
+                args = [sys.executable, "-m", "lablang", verb, str(path)]
+                if verb == "legal":
+                    args += ["--state", "{}"]
+                start = time.perf_counter()
+                before = _children_cpu()
+                try:
+                    done = subprocess.run(
+                        args,
+                        capture_output=True,
+                        text=True,
+                        timeout=limit,
+                        cwd=tmp,
+                        env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
+                    )
+                    code, out = str(done.returncode), (done.stdout + done.stderr).strip()
+                except subprocess.TimeoutExpired:
+                    code, out = "T/O", f"killed after {limit:.0f} s"
+                seconds, cpu = time.perf_counter() - start, _children_cpu() - before
+                last = out.splitlines()[-1][:70] if out else ""
+                if verb == "legal" and code not in ("0", "T/O") and "error[" in out:
+                    last = next(x for x in out.splitlines() if x.startswith("error["))[:70]
+                print(
+                    f"{name + ' ' + verb:<{width}}  {seconds:8.2f}  {cpu:8.2f}  {code:>4}  {last}"
+                )
+
+
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def reference(n: int) -> None:
+    """`verify` against the reference checker on `n` random contracts (depth 4)."""
+    from hypothesis import HealthCheck, given, settings
+
+    sys.path.insert(0, str(ROOT))
+    from lablang.contracts.reference import ReferenceTooLarge, answers
+    from tests.contracts.loading import compile_text
+    from tests.contracts.random_contracts import contracts, disagreements
+
+    counts = {"agreed": 0, "disagreed": 0, "too large for the reference": 0}
+    failures: list[tuple[str, list[str]]] = []
+    start = time.perf_counter()
+
+    @settings(
+        max_examples=n,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(text=contracts())
+    def run(text: str) -> None:
+        (contract,), _ = compile_text(text)
+        try:
+            ref = answers(contract, 4)
+        except ReferenceTooLarge:
+            counts["too large for the reference"] += 1
+            return
+        found = disagreements(contract, verify(contract, 4), ref, 4)
+        if found:
+            counts["disagreed"] += 1
+            failures.append((text, found))
+        else:
+            counts["agreed"] += 1
+
+    run()
+    print(
+        f"{sum(counts.values())} random contracts in {time.perf_counter() - start:.0f} s: {counts}"
+    )
+    for text, found in failures[:5]:
+        print(text, found)
+
+
 if __name__ == "__main__":
-    main()
+    if "--large" in sys.argv:
+        large()
+    elif "--reference" in sys.argv:
+        reference(int(sys.argv[sys.argv.index("--reference") + 1]))
+    else:
+        main()

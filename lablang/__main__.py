@@ -1,3 +1,3 @@
-from lablang.cli import main
+from lablang.cli import run
 
-main()
+run()

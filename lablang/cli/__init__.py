@@ -1,17 +1,14 @@
 """The `lablang` command line: a thin click front end over library functions.
 
 Each verb lives in its own module and is imported only when it is run, so that
-`lablang check` never pays for z3, mujoco or scipy.
+`lablang check` never pays for z3, mujoco or scipy; `lablang check PATHS...` without
+options does not even load click (`run`, the console script).
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
-
-import click
-
-from lablang.cli.terminal import color_option
+from typing import Any
 
 # verb -> (module, attribute, one-line help). The module is imported lazily.
 VERBS: dict[str, tuple[str, str, str]] = {
@@ -99,43 +96,26 @@ VERBS: dict[str, tuple[str, str, str]] = {
 }
 
 
-class LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(VERBS)
+def run(argv: list[str] | None = None) -> None:
+    """The `lablang` command. `lablang check PATHS...` with no option goes straight to the
+    checker (click's import is a tenth of a small check's start-up); everything else, and
+    every case that check cannot finish (a usage error), goes through click."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) > 1 and args[0] == "check" and all(a == "-" or a[:1] != "-" for a in args[1:]):
+        from lablang.cli.checking import check_paths
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in VERBS:
-            return None
-        module_name, attribute, help_text = VERBS[cmd_name]
-        try:
-            module = importlib.import_module(module_name)
-            command = getattr(module, attribute)
-        except (ImportError, AttributeError):
-            return _unavailable(cmd_name, help_text)
-        assert isinstance(command, click.Command)
-        return command
+        code = check_paths(args[1:])
+        if code is not None:
+            sys.exit(code)
+    from lablang.cli.group import main
 
-
-def _unavailable(name: str, help_text: str) -> click.Command:
-    @click.command(
-        name=name,
-        help=f"{help_text} (not available in this build)",
-        context_settings={"ignore_unknown_options": True},
-    )
-    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-    def command(args: tuple[str, ...]) -> None:
-        click.echo(
-            f"error: `lablang {name}` is not available in this build (partial: "
-            "its backend has not landed yet)",
-            err=True,
-        )
-        sys.exit(2)
-
-    return command
+    main(args=args, prog_name="lablang")
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="lablang")
-@color_option
-def main() -> None:
-    """lablang: check, format, score, verify, simulate and grade `.lab` programs."""
+def __getattr__(name: str) -> Any:
+    # `from lablang.cli import main` (the click group) loads click only when asked for
+    if name in ("main", "LazyGroup"):
+        from lablang.cli import group
+
+        return getattr(group, name)
+    raise AttributeError(f"module 'lablang.cli' has no attribute {name!r}")

@@ -16,7 +16,11 @@ MAX_DEPTH = 64
 
 
 def _load(
-    file: str, params: tuple[str, ...], name: str | None, roots: tuple[str, ...] = ()
+    file: str,
+    params: tuple[str, ...],
+    name: str | None,
+    roots: tuple[str, ...] = (),
+    as_json: bool = False,
 ) -> list[Any]:
     """Parse, check and compile the contracts of FILE; exits 1 with diagnostics on errors."""
     from lablang.contracts.front import compile_contracts
@@ -38,7 +42,13 @@ def _load(
         if not report.has_errors:
             contracts = compile_contracts(result.program.root.module, source, report, overrides)
     if report.has_errors:
-        echo_diagnostics(report.sorted())
+        if as_json:
+            from lablang.diagnostics.render import to_json
+
+            data = {"passed": False, "diagnostics": [to_json(d) for d in report.sorted()]}
+            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        else:
+            echo_diagnostics(report.sorted())
         sys.exit(1)
     if name is not None:
         contracts = [c for c in contracts if c.name == name]
@@ -86,7 +96,7 @@ _PARAM = click.option(
     "total",
     default=None,
     type=click.IntRange(1, None),
-    help="Z3 resource units allowed for all the queries of one contract (default 400,000,000).",
+    help="Z3 resource units allowed for all the queries of one contract (default 200,000,000).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print results and ITF traces as JSON.")
 @click.option(
@@ -124,7 +134,7 @@ def verify_command(
     from lablang.contracts.render import itf_files, render_text, report_json
     from lablang.output import write_atomic
 
-    contracts = _load(file, params, name, roots)
+    contracts = _load(file, params, name, roots, as_json)
     reports, ok = [], True
     for index, contract in enumerate(contracts):
         results = verify(contract, depth, budget, chc, total)
@@ -169,8 +179,9 @@ def legal_command(
     """
     from lablang.contracts.semantics import legal_operations, read_state
 
-    contract = _load(file, params, name, roots)[0]
-    text = state_text if state_text.lstrip().startswith("{") else _read(state_text)
+    contract = _load(file, params, name, roots, as_json)[0]
+    # JSON text (an object, or anything else JSON, which is then refused) or a file path
+    text = state_text if _looks_like_json(state_text) else _read(state_text)
     try:
         raw = json.loads(text)
         if not isinstance(raw, dict):
@@ -202,11 +213,15 @@ def monitor_command(
 ) -> None:
     """Replay EVENTS (JSON lines) against a contract: choice, execution, completion.
 
+    Exit status: 0 when the choice was correct and every invariant held, 2 when the
+    choice was incorrect, 3 when an invariant was violated, 1 when the contract or the
+    log cannot be read.
+
     Example: `lablang monitor stdlib/contracts/centrifuge.lab examples/contracts/centrifuge_clean.jsonl`
     """
     from lablang.contracts.replay import MonitorError, monitor, read_events, render_monitor
 
-    contract = _load(file, params, name, roots)[0]
+    contract = _load(file, params, name, roots, as_json)[0]
     try:
         report = monitor(contract, read_events(_read(events)))
     except MonitorError as error:
@@ -216,6 +231,17 @@ def monitor_command(
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
         click.echo(render_monitor(report), nl=False)
+    sys.exit(report.exit_code)
+
+
+def _looks_like_json(text: str) -> bool:
+    if text.lstrip()[:1] in ("{", "[", '"') or text.strip() in ("null", "true", "false"):
+        return True
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _read(path: str) -> str:

@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
-from lablang.cli.terminal import color_option, echo_diagnostics
-from lablang.diagnostics import Severity
+from lablang.cli.terminal import color_option, echo_diagnostics, use_color
 from lablang.export_targets import EXPORTERS
 
 PATH_OPTION = click.option(
@@ -61,39 +59,12 @@ def check_command(
 
     Example: `lablang check examples/tenx_3p_v3.lab --json`
     """
-    from lablang.diagnostics.render import to_json
-    from lablang.driver import check_file
-    from lablang.molecular.interchange import provenance as molecular_provenance
+    from lablang.cli.checking import check_paths
 
-    files = _lab_files(paths)
-    results = [check_file(file, roots) for file in files]
-    diagnostics = [d for result in results for d in result.report.sorted()]
-    errors = sum(d.severity is Severity.ERROR for d in diagnostics)
-    warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
-    failed = errors > 0 or (warnings_as_errors and warnings > 0)
-    if as_json:
-        payload: dict[str, Any] = {
-            "result": "not-ok" if failed else "ok",
-            "files": list(files),
-            "errors": errors,
-            "warnings": warnings,
-            "diagnostics": [to_json(d) for d in diagnostics],
-        }
-        molecular = {file: molecular_provenance(r) for file, r in zip(files, results, strict=True)}
-        if any(v is not None for v in molecular.values()):
-            # per state and library: derived, declared, unknown or partial, and why
-            payload["molecular"] = {f: v for f, v in molecular.items() if v is not None}
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
-    else:
-        echo_diagnostics(diagnostics, blank_line=True)
-        summary = (
-            f"{_plural(len(files), 'file')} checked: {_plural(errors, 'error')}, "
-            f"{_plural(warnings, 'warning')}"
-        )
-        if warnings_as_errors and warnings:
-            summary += " (warnings count as errors)"
-        click.echo(summary, err=True)
-    sys.exit(1 if failed else 0)
+    code = check_paths(paths, as_json, warnings_as_errors, roots, color=use_color())
+    if code is None:
+        raise click.UsageError(f"no .lab files in {', '.join(paths)}")
+    sys.exit(code)
 
 
 @click.command("fmt")

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from lablang.cli.executor import executor_from, executor_options
-from lablang.cli.terminal import echo_diagnostics
+from lablang.cli.terminal import echo_diagnostics, on_terminal
 
 PATH_OPTION = click.option(
     "--path",
@@ -220,13 +220,13 @@ def certify_command(
     try:
         if not suite:
             certificate = certify_task(
-                task, instances, seed, jobs, progress=not no_progress,
+                task, instances, seed, jobs, progress=not no_progress and on_terminal(),
                 records_dir=Path(records_dir) if records_dir else None,
                 executor=executor, origin=ref,
             )  # fmt: skip
         else:
             certificates, summary = certify_suite(
-                entries, instances, seed, executor, progress=not no_progress
+                entries, instances, seed, executor, progress=not no_progress and on_terminal()
             )
     except (ExecutorError, SuiteError) as error:
         click.echo(f"error: {error}", err=True)

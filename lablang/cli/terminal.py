@@ -10,13 +10,21 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
-
-import click
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lablang.diagnostics import Diagnostic
 
-__all__ = ["color_option", "echo_diagnostics", "on_terminal", "use_color"]
+if TYPE_CHECKING:
+    import click
+
+__all__ = [
+    "auto_color",
+    "color_option",
+    "diagnostics_text",
+    "echo_diagnostics",
+    "on_terminal",
+    "use_color",
+]
 
 COLORS = ("auto", "always", "never")
 _KEY = "lablang.color"
@@ -30,6 +38,8 @@ def _remember(ctx: click.Context, _param: click.Parameter, value: str | None) ->
 
 def color_option(function: F) -> F:
     """`--color auto|always|never`, kept in the context for `use_color`."""
+    import click
+
     option = click.option(
         "--color",
         type=click.Choice(COLORS),
@@ -49,25 +59,39 @@ def on_terminal(stream: Any = None) -> bool:
     return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
 
 
+def auto_color() -> bool:
+    """`--color auto`: colour when stderr is a terminal and NO_COLOR is unset or empty."""
+    return not os.environ.get("NO_COLOR") and on_terminal()
+
+
 def use_color() -> bool:
     """Whether diagnostics on stderr are coloured (see the module docstring)."""
+    import click
+
     context = click.get_current_context(silent=True)
     choice = context.meta.get(_KEY, "auto") if context is not None else "auto"
     if choice != "auto":
         return choice == "always"
-    return not os.environ.get("NO_COLOR") and on_terminal()
+    return auto_color()
+
+
+def diagnostics_text(diagnostics: Iterable[Diagnostic], color: bool) -> str:
+    """Diagnostics rendered as `lablang check` prints them, with ANSI colour if asked."""
+    from lablang.diagnostics.render import render_texts
+
+    text = render_texts(diagnostics)
+    if color and text:
+        from lablang.diagnostics.color import colorize
+
+        text = colorize(text)
+    return text
 
 
 def echo_diagnostics(diagnostics: Iterable[Diagnostic], blank_line: bool = False) -> None:
     """Rendered diagnostics on stderr (every verb uses this stream), then a blank line if asked."""
-    from lablang.diagnostics.render import render_texts
+    import click
 
-    text = render_texts(diagnostics)
-    if not text:
-        return
     color = use_color()
-    if color:
-        from lablang.diagnostics.color import colorize
-
-        text = colorize(text)
-    click.echo(text + ("\n" if blank_line else ""), err=True, color=color)
+    text = diagnostics_text(diagnostics, color)
+    if text:
+        click.echo(text + ("\n" if blank_line else ""), err=True, color=color)

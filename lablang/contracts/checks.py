@@ -29,8 +29,14 @@ from lablang.contracts.semantics import Evaluator, as_env_value, first_failing, 
 
 DEFAULT_DEPTH = 8
 MAX_DEPTH = 64
-MAX_GROUND_STEPS = 100_000
-"""Ground operations times depth: a bound on the Python work of building an unrolling."""
+MAX_VERIFY_OPS = 1_024
+"""Ground operations `verify` accepts (`legal` and `monitor` accept 4,096): each step
+of the encoding chooses among them, and the solver's case split grows with their number
+(4,000 operations took minutes)."""
+MAX_GROUND_STEPS = 8_192
+"""Ground operations times depth: a bound on the size of one unrolling."""
+MAX_UNROLLED_TERMS = 2_000_000
+"""Terms of one unrolling (expressions expanded, times depth), estimated before building."""
 DEFAULT_RLIMIT = 20_000_000
 """Z3 resource units allowed for one `check()` call (deterministic, unlike time)."""
 
@@ -74,7 +80,7 @@ class Result:
         return self.status in (HOLDS, PROVED)
 
 
-DEFAULT_TOTAL_RLIMIT = 400_000_000
+DEFAULT_TOTAL_RLIMIT = 200_000_000
 """Z3 resource units allowed for all the queries of one command (`verify`), so that a
 contract with thousands of invariants or pairs cannot run for hours on small queries."""
 
@@ -300,14 +306,26 @@ def bmc(
             # every candidate must hold initially; the bounded queries above only
             # covered the checks that were asked for, so check the rest here
             broken = {key for key, r in results.items() if r.status != HOLDS}
-            for key in sorted((candidates | {"range"}) - broken):
-                term = (
-                    u.in_range(0)
-                    if key == "range"
-                    else u.holds(0, contract.invariants[int(key.removeprefix("invariant"))].expr)
+
+            def initially(key: str) -> Any:
+                if key == "range":
+                    return u.in_range(0)
+                return u.holds(0, contract.invariants[int(key.removeprefix("invariant"))].expr)
+
+            # one query for all candidates; a model drops those it breaks, and again
+            open_keys = sorted((candidates | {"range"}) - broken)
+            while open_keys:
+                answer, model = query(
+                    "induction", Z3.or_([Z3.not_(initially(key)) for key in open_keys])
                 )
-                if query("induction", Z3.not_(term))[0] != z3.unsat:
-                    broken.add(key)
+                if answer == z3.unsat:
+                    break
+                if answer == z3.unknown:
+                    broken |= set(open_keys)  # nothing is known to hold initially
+                    break
+                false = [key for key in open_keys if not _true(model, initially(key))]
+                broken |= set(false)
+                open_keys = [key for key in open_keys if key not in false]
             proved, no_deadlock, used = _houdini(
                 contract, (candidates | {"range"}) - broken, budget, deadlock
             )
@@ -398,13 +416,15 @@ def bmc(
                         "invariant", inv.text, s, k, inv.span, cost["invariants"]
                     )
                 elif not _true(model, u.holds(k, inv.expr)):
+                    trace = make_trace(contract, u, model, k)
                     results[key] = Result(
                         check="invariant",
                         item=inv.text,
                         status=VIOLATED,
                         span=inv.span,
                         message=f"false after {k} steps",
-                        traces=(make_trace(contract, u, model, k),),
+                        traces=(trace,),
+                        details=tuple(explain_definitions(contract, inv.expr, trace)),
                         depth=k,
                         rlimit=cost["invariants"],
                     )
@@ -655,14 +675,19 @@ def _vacuity_results(
             )
         elif stopped:
             results.append(_unknown("vacuity", name, s, depth, op.span, cost))
-        elif not _satisfiable_requirements(contract, op, budget):
+        elif (clash := _contradiction(contract, op, budget)) is not None:
             results.append(
                 Result(
                     check="vacuity",
                     item=name,
                     status=VIOLATED,
                     span=op.span,
-                    message="its requirements contradict each other: it can never be enabled",
+                    message="its requirements contradict each other: it can never be enabled"
+                    + (
+                        " (" + " and ".join(f"`{t}`" for t in clash) + " cannot hold together)"
+                        if clash
+                        else ""
+                    ),
                     depth=depth,
                     rlimit=cost,
                 )
@@ -784,15 +809,26 @@ def _houdini(
         return u.holds(t, contract.invariants[int(key.removeprefix("invariant"))].expr)
 
     alive = set(keys)
-    changed = True
-    while changed and alive:
-        changed = False
-        for key in sorted(alive):
-            assumed = Z3.and_([term(k, 0) for k in sorted(alive)])
-            answer, _ = s.check(assumed, Z3.not_(term(key, 1)))
-            if answer != z3.unsat:
-                alive.discard(key)
-                changed = True
+    # one query per round: from a state where all survivors hold, can a step break any?
+    # The model drops those it breaks; the greatest inductive subset does not depend on
+    # the order. If the solver stops, fall back to one query per candidate.
+    while alive:
+        ordered = sorted(alive)
+        assumed = Z3.and_([term(k, 0) for k in ordered])
+        answer, model = s.check(assumed, Z3.or_([Z3.not_(term(k, 1)) for k in ordered]))
+        if answer == z3.unsat:
+            break
+        if answer == z3.unknown:
+            changed = True
+            while changed and alive:
+                changed = False
+                for key in sorted(alive):
+                    assumed = Z3.and_([term(k, 0) for k in sorted(alive)])
+                    if s.check(assumed, Z3.not_(term(key, 1)))[0] != z3.unsat:
+                        alive.discard(key)
+                        changed = True
+            break
+        alive -= {k for k in ordered if not _true(model, term(k, 1))}
     if "range" not in alive:
         return set(), False, s.used
     no_deadlock = False
@@ -811,6 +847,98 @@ def _houdini(
         answer, _ = d.check(Z3.and_(invariants), stuck)
         no_deadlock = answer == z3.unsat
     return alive, no_deadlock, s.used
+
+
+def explain_definitions(contract: Contract, expr: Any, trace: Trace) -> list[str]:
+    """The derived expressions a violated condition uses, evaluated in the trace's last
+    state with the values they read: `balanced` = false: a=2, b=5, opposite=6."""
+    from lablang.contracts.model import references
+    from lablang.contracts.semantics import state_env
+
+    defs = {d.name: d.expr for d in contract.definitions}
+    order = [d.name for d in contract.definitions]
+    used = _defines_used(expr, defs)
+    if not used:
+        return []
+    ev = Evaluator(contract)
+    env = state_env(contract, trace.raw_states[-1], trace.raw_evidence)
+    shown = trace.states[-1]
+    lines = []
+    for name in sorted(used, key=order.index):
+        value = ev.evaluate(defs[name], env)
+        if isinstance(value, dict):
+            continue
+        reads = sorted(references(defs[name], defs))
+        inner = sorted(_defines_used(defs[name], defs) - {name}, key=order.index)
+        parts = [f"{v}={_plain(shown[v])}" for v in reads]
+        parts += [f"{d}={_plain(ev.evaluate(defs[d], env))}" for d in inner]
+        lines.append(f"`{name}` = {_plain(value)}: " + ", ".join(parts))
+    return lines
+
+
+def _defines_used(expr: Any, defs: dict[str, Any]) -> set[str]:
+    from lablang.contracts.model import Ref
+
+    found: set[str] = set()
+    todo = [expr]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Ref):
+            if x.kind == "define" and x.name in defs and x.name not in found:
+                found.add(x.name)
+                todo.append(defs[x.name])
+        elif isinstance(x, tuple):
+            todo.extend(x)
+        elif attrs.has(type(x)):
+            todo.extend(getattr(x, f.name) for f in attrs.fields(type(x)))
+    return found
+
+
+def _plain(value: object) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _contradiction(contract: Contract, op: Any, budget: int) -> list[str] | None:
+    """None when some typed state enables a ground instance of `op`; otherwise the
+    requirement conjuncts that cannot hold together (a minimized unsat core over one
+    assumption per conjunct; empty if the solver found none)."""
+    from lablang.contracts.model import conjuncts
+    from lablang.contracts.semantics import with_args
+
+    if _satisfiable_requirements(contract, op, budget):
+        return None
+    s = _Session(budget)
+    s.solver.set("core.minimize", True)
+    u = _arbitrary_state(contract, "why", s)
+    parts = [(p, i) for i, r in enumerate(op.requires) for p in conjuncts(r.expr)]
+    lits = [z3.Bool(f"req:{n}", s.ctx) for n in range(len(parts))]
+    instances = []
+    for idx, g in enumerate(u.ops):
+        if g.op is not op:
+            continue
+        genv = with_args(u.env(0), g)
+        instances.append(
+            Z3.and_(
+                [
+                    Z3.implies(lit, u.ev.evaluate(p, genv))
+                    for lit, (p, _) in zip(lits, parts, strict=True)
+                ]
+            )
+        )
+        del idx
+    s.solver.add(as_bool(Z3.or_(instances), s.ctx))
+    if s.check_assuming(*lits) != z3.unsat:
+        return []
+    core = {str(c) for c in s.solver.unsat_core()}
+    return [
+        _snippet(contract, p.span) if p.span is not None else op.requires[i].text
+        for lit, (p, i) in zip(lits, parts, strict=True)
+        if str(lit) in core
+    ]
 
 
 def _satisfiable_requirements(contract: Contract, op: Any, budget: int) -> bool:
@@ -992,22 +1120,10 @@ def verify(
 
 
 def _verify(contract: Contract, depth: int, budget: int, chc: bool) -> list[Result]:
-    from lablang.contracts.model import ground
 
-    work = len(ground(contract)) * max(depth, 1)
-    if work > MAX_GROUND_STEPS:
-        return [
-            Result(
-                check="size",
-                item="unrolling size",
-                status=UNKNOWN,
-                span=contract.span,
-                message=f"{work} ground operation steps ({len(ground(contract))} operations "
-                f"x depth {depth}) exceed the limit of {MAX_GROUND_STEPS}; lower --depth "
-                "or the parameter sizes",
-                depth=depth,
-            )
-        ]
+    refused = size_limit(contract, depth)
+    if refused is not None:
+        return [refused]
     empty = check_initial(contract, budget)
     if empty is not None:
         return [empty]  # every other verdict would hold vacuously
@@ -1027,6 +1143,57 @@ def _verify(contract: Contract, depth: int, budget: int, chc: bool) -> list[Resu
     if chc:
         results = [_by_chc(contract, r, depth, budget) for r in results]
     return results
+
+
+def estimated_terms(contract: Contract, depth: int) -> int:
+    """The terms of a `depth`-step unrolling, estimated from the expressions' expanded
+    sizes before anything is built."""
+    from lablang.contracts.model import expansion, ground
+
+    defs = {d.name: d.expr for d in contract.definitions}
+    per_op = {
+        op.name: sum(expansion(r.expr, defs) for r in op.requires)
+        + sum(expansion(e.value, defs) for e in op.effects)
+        + 2
+        for op in contract.operations
+    }
+    step = sum(per_op[g.op.name] for g in ground(contract))
+    step += sum(
+        expansion(i.expr, defs) for i in (*contract.goals, *contract.invariants, *contract.terminal)
+    )
+    step += sum(expansion(v.visible, defs) + 2 for v in contract.variables)
+    return step * max(depth, 1)
+
+
+def size_limit(contract: Contract, depth: int) -> Result | None:
+    """The refusal (with the size and the limit) when the contract is too large to verify
+    at this depth; None when it fits. Computed before any term is built."""
+    from lablang.contracts.model import ground
+
+    ops = len(ground(contract))
+    terms = estimated_terms(contract, depth)
+    if ops > MAX_VERIFY_OPS:
+        why = f"{ops} ground operations exceed the limit of {MAX_VERIFY_OPS} for `verify`"
+    elif ops * max(depth, 1) > MAX_GROUND_STEPS:
+        why = (
+            f"{ops * max(depth, 1)} ground operation steps ({ops} operations x depth {depth}) "
+            f"exceed the limit of {MAX_GROUND_STEPS}"
+        )
+    elif terms > MAX_UNROLLED_TERMS:
+        why = (
+            f"the unrolling would have about {terms} terms at depth {depth}, more than the "
+            f"limit of {MAX_UNROLLED_TERMS}"
+        )
+    else:
+        return None
+    return Result(
+        check="size",
+        item="unrolling size",
+        status=UNKNOWN,
+        span=contract.span,
+        message=f"not verified: {why}; lower --depth or the parameter sizes (--param)",
+        depth=depth,
+    )
 
 
 def check_initial(contract: Contract, budget: int) -> Result | None:

@@ -115,6 +115,35 @@ class Z3Algebra(Algebra):
 Z3 = Z3Algebra()
 
 
+def symbol(t: Type, name: str, ctx: Any = None) -> Value:
+    """A new symbolic value of type `t`, without domain constraints."""
+    match t:
+        case BoolType():
+            return z3.Bool(name, ctx)
+        case SetType():
+            return {e: z3.Bool(f"{name}[{e}]", ctx) for e in elements(t.elem)}
+    return z3.Int(name, ctx)
+
+
+def _member(x: Any, values: tuple[int, ...]) -> Any:
+    """`x` is one of `values`, as a few interval tests (or a stride) rather than one
+    equality per value (4,096 values times 40 variables times the depth added up)."""
+    ordered = sorted(values)
+    lo, hi = ordered[0], ordered[-1]
+    if len(ordered) > 2:
+        stride = ordered[1] - ordered[0]
+        if stride > 1 and ordered == list(range(lo, hi + 1, stride)):
+            return z3.And(x >= lo, x <= hi, (x - lo) % stride == 0)
+    runs: list[tuple[int, int]] = []
+    for v in ordered:
+        if runs and runs[-1][1] == v - 1:
+            runs[-1] = (runs[-1][0], v)
+        else:
+            runs.append((v, v))
+    tests = [x == a if a == b else z3.And(x >= a, x <= b) for a, b in runs]
+    return tests[0] if len(tests) == 1 else z3.Or(*tests)
+
+
 def fresh(t: Type, name: str, ctx: Any = None) -> tuple[Value, list[Any]]:
     """A new symbolic value of type `t` and its domain constraints."""
     match t:
@@ -125,13 +154,10 @@ def fresh(t: Type, name: str, ctx: Any = None) -> tuple[Value, list[Any]]:
             return x, [x >= t.lo, x <= t.hi]
         case ValuesType() | EnumType():
             x = z3.Int(name, ctx)
-            return x, [z3.Or(*[x == v for v in elements(t)])]
+            return x, [_member(x, elements(t))]
         case OptionType():
             x = z3.Int(name, ctx)
-            inner = elements(t.inner)
-            if inner == tuple(range(inner[0], inner[-1] + 1)) and inner[0] == 0:
-                return x, [x >= NONE, x <= inner[-1]]
-            return x, [z3.Or(x == NONE, *[x == v for v in inner])]
+            return x, [_member(x, (NONE, *elements(t.inner)))]
         case SetType():
             return {e: z3.Bool(f"{name}[{e}]", ctx) for e in elements(t.elem)}, []
     raise AssertionError(t)
@@ -144,9 +170,9 @@ def range_constraints(t: Type, x: Value) -> list[Any]:
         case IntType():
             return [x >= t.lo, x <= t.hi]
         case ValuesType() | EnumType():
-            return [z3.Or(*[x == v for v in elements(t)])]
+            return [_member(x, elements(t))]
         case OptionType():
-            return [z3.Or(x == NONE, *[x == v for v in elements(t.inner)])]
+            return [_member(x, (NONE, *elements(t.inner)))]
     raise AssertionError(t)
 
 
@@ -204,7 +230,7 @@ class Unrolling:
             cons += dom
         state: dict[str, Value] = {}
         for v in self.contract.variables:
-            value, _ = fresh(v.type, f"{self.tag}.{v.name}@0", self.ctx)  # fixed by its init below
+            value = symbol(v.type, f"{self.tag}.{v.name}@0", self.ctx)  # fixed by its init below
             state[v.name] = value
         self.states.append(state)
         env = self.env(0)
@@ -235,7 +261,7 @@ class Unrolling:
         # instead of silently disabling the operation.
         nxt: dict[str, Value] = {}
         for v in self.contract.variables:
-            value, _ = fresh(v.type, f"{self.tag}.{v.name}@{t + 1}", self.ctx)
+            value = symbol(v.type, f"{self.tag}.{v.name}@{t + 1}", self.ctx)
             nxt[v.name] = value
         self.states.append(nxt)
         act = z3.Int(f"{self.tag}.act@{t}", self.ctx)
@@ -260,7 +286,17 @@ class Unrolling:
                 updates[e.var].append((i, self.ev.evaluate(e.value, genv)))
         cons.append(z3.Implies(act == self.stutter, _as_bool(self.terminal(t), self.ctx)))
         for name, cases in updates.items():
-            cons.append(_assign(nxt[name], _choose(act, cases, cur[name])))
+            if len(cases) <= CHAIN_CASES:
+                cons.append(_assign(nxt[name], _choose(act, cases, cur[name])))
+                continue
+            # many assigning operations: one implication each and a frame for the rest;
+            # a long if-then-else chain over the selector is slow to solve
+            for i, value in cases:
+                cons.append(z3.Implies(act == i, _as_bool(_assign(nxt[name], value), self.ctx)))
+            assigning = {i for i, _ in cases}
+            others = [i for i in range(top + 1) if i not in assigning]
+            keep = _as_bool(_assign(nxt[name], cur[name]), self.ctx)
+            cons.append(z3.Implies(_selects(act, others, self.ctx), keep))
         return cons
 
     # ---- terms over step t
@@ -325,6 +361,22 @@ class Unrolling:
             outs = {o.name: read(model, self.outcomes[t][o.name], o.type) for o in c.outcomes}
             steps.append((act, outs))
         return evidence, states, steps
+
+
+CHAIN_CASES = 16
+"""Up to this many assigning operations, a variable's next value is one if-then-else."""
+
+
+def _selects(act: Any, indices: list[int], ctx: Any) -> Any:
+    """`act` is one of `indices` (sorted), as a few interval tests."""
+    runs: list[tuple[int, int]] = []
+    for i in indices:
+        if runs and runs[-1][1] == i - 1:
+            runs[-1] = (runs[-1][0], i)
+        else:
+            runs.append((i, i))
+    tests = [act == lo if lo == hi else z3.And(act >= lo, act <= hi) for lo, hi in runs]
+    return z3.Or(*tests) if len(tests) > 1 else tests[0] if tests else z3.BoolVal(False, ctx)
 
 
 def _choose(act: Any, cases: list[tuple[int, Value]], default: Value) -> Value:

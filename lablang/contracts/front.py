@@ -72,9 +72,94 @@ def compile_contract(
     `params` overrides the declared parameter values (`centrifuge(N: 8)` with `{"N": 16}`).
     """
     before = len(report.errors)
-    c = _Compiler(decl, source, report, params or {})
+    overrides = params or {}
+    declared = [p.name for p in decl.params or ()]
+    unknown = sorted(set(overrides) - set(declared))
+    for name in unknown:
+        report.add(
+            "E0610",
+            f"contract `{decl.name}` has no parameter `{name}`",
+            source,
+            decl.name_span,
+            label="--param " + name + " given for this contract",
+            help=(
+                f"its parameters are {', '.join(f'`{n}`' for n in declared)}"
+                if declared
+                else "it has no parameters"
+            )
+            + (f"; did you mean `{_close}`?" if (_close := _closest(name, declared)) else ""),
+        )
+    if unknown:
+        return None
+    if overrides:
+        trial = Report()
+        contract = _Compiler(decl, source, trial, overrides).run()
+        if trial.has_errors and not _errors_with(decl, source, {}):
+            # one error naming the range that compiles, instead of the cascade
+            for name, value in sorted(overrides.items()):
+                lo, hi = _allowed_range(decl, source, overrides, name)
+                report.add(
+                    "E0611",
+                    f"`--param {name}={value}` is out of range for contract `{decl.name}`",
+                    source,
+                    next(p.span for p in decl.params or () if p.name == name),
+                    label=(
+                        f"the contract compiles for {name} from {lo} to {hi}"
+                        if lo is not None and hi is not None
+                        else "no value of it compiles with the other parameters given"
+                    ),
+                    help=f"choose {name} between {lo} and {hi}" if lo is not None else None,
+                )
+            return None
+        report.extend(trial)
+        return contract if len(report.errors) == before else None
+    c = _Compiler(decl, source, report, overrides)
     contract = c.run()
     return contract if len(report.errors) == before else None
+
+
+def _errors_with(decl: ast.Decl, source: Source, overrides: dict[str, int]) -> bool:
+    trial = Report()
+    _Compiler(decl, source, trial, overrides).run()
+    return trial.has_errors
+
+
+def _allowed_range(
+    decl: ast.Decl, source: Source, overrides: dict[str, int], name: str
+) -> tuple[int | None, int | None]:
+    """The values of parameter `name` (the others as given) around the declared one for
+    which the contract compiles: two binary searches, assuming the valid values form an
+    interval that holds the declared value (as domain-size limits do)."""
+    declared: dict[str, int] = {}
+    _Compiler(decl, source, Report(), {}).run_params(declared)
+    start = declared.get(name)
+    if start is None:
+        return None, None
+
+    def fine(v: int) -> bool:
+        return not _errors_with(decl, source, {**overrides, name: v})
+
+    if not fine(start):
+        return None, None
+    bounds = []
+    for direction in (-1, 1):
+        good, bad = start, start + direction * MAX_PARAM
+        if fine(bad):
+            bounds.append(bad)
+            continue
+        while abs(bad - good) > 1:
+            mid = (good + bad) // 2
+            if fine(mid):
+                good = mid
+            else:
+                bad = mid
+        bounds.append(good)
+    return bounds[0], bounds[1]
+
+
+def _closest(name: str, candidates: list[str]) -> str | None:
+    hint = _did_you_mean(name, candidates)
+    return hint.split("`")[1] if hint else None
 
 
 class _Compiler:
@@ -208,6 +293,21 @@ class _Compiler:
                 pass
         operations = [op for op in (self.operation(e) for e in op_entries) if op is not None]
         operations += [op for op in (self.wait(e) for e in waits) if op is not None]
+        first_op: dict[str, m.Operation] = {}
+        for op in list(operations):
+            if op.name in first_op:
+                first_span = first_op[op.name].span
+                line = self.source.position(first_span.start)[0] if first_span else 0
+                self.error(
+                    "E0605",
+                    f"operation `{op.name}` is declared twice",
+                    op.span or decl.name_span,
+                    label=f"first declared on line {line}",
+                    help="rename one of them, or merge their requirements and effects",
+                )
+                operations.remove(op)
+            else:
+                first_op[op.name] = op
         goals: list[m.Item] = []
         invariants: list[m.Item] = []
         terminal: list[m.Item] = []
@@ -244,6 +344,7 @@ class _Compiler:
             source=self.source,
             span=decl.name_span,
         )
+        self.check_expansion(contract)
         for cycle in m.init_order(contract)[1]:
             shown = " -> ".join(f"`{n}`" for n in (*cycle, cycle[0]))
             self.error(
@@ -266,6 +367,32 @@ class _Compiler:
                 help="use smaller parameter types",
             )
         return contract
+
+    def check_expansion(self, contract: m.Contract) -> None:
+        """E0609 for each expression that unrolls to more terms than the limit (checked
+        before anything is built, so `verify`, `legal` and `monitor` refuse it at once)."""
+        defs = {d.name: d.expr for d in contract.definitions}
+        located: list[tuple[m.Expr, Span | None]] = []
+        for op in contract.operations:
+            located += [(r.expr, r.span) for r in op.requires]
+            located += [(e.value, e.span) for e in op.effects]
+        for item in (*contract.goals, *contract.invariants, *contract.terminal):
+            located.append((item.expr, item.span))
+        for v in contract.variables:
+            located += [(x, v.span) for x in (v.init, v.visible) if x is not None]
+        located += [(e.authorized, e.span) for e in contract.evidence]
+        for expr, span in located:
+            size = m.expansion(expr, defs)
+            if size > m.MAX_EXPANSION and span is not None:
+                self.error(
+                    "E0609",
+                    f"this expression expands to {size} terms once its quantifiers are "
+                    f"unrolled, more than the limit of {m.MAX_EXPANSION}",
+                    span,
+                    label=f"{size} terms",
+                    help="quantify over smaller types, or state the property without "
+                    "nesting quantifiers (a variable that records the witness)",
+                )
 
     def known(self, name: str) -> bool:
         return any(name == n for _, n in self.types) or name in self.defs or name in self.params
@@ -290,6 +417,12 @@ class _Compiler:
         return result
 
     # ---------------------------------------------------------------- parameters and types
+    def run_params(self, into: dict[str, int]) -> None:
+        """Only evaluate the declared parameter values (for range searches)."""
+        for p in self.decl.params or ():
+            self.param(p)
+        into.update(self.params)
+
     def param(self, p: ast.Param) -> None:
         value_expr = p.default if p.default is not None else p.type
         if p.name in self.overrides:
@@ -701,6 +834,19 @@ class _Compiler:
                 return None
             params.append(m.OpParam(name=p.name, type=t))
             local[p.name] = ("arg", t)
+            shadowed = next((k for k, n in self.types if n == p.name), None)
+            if shadowed is not None or p.name in self.defs:
+                what = {"var": "variable", "evidence": "evidence", "outcome": "outcome"}.get(
+                    shadowed or "", "derived expression"
+                )
+                self.report.add(
+                    "W0601",
+                    f"parameter `{p.name}` of `{entry.name}` shadows the {what} `{p.name}`",
+                    self.source,
+                    p.span,
+                    label=f"inside `{entry.name}`, `{p.name}` means this parameter",
+                    help=f"rename the parameter (e.g. `{p.name}_arg`) to read the {what}",
+                )
         self._local = {n: t for n, (_, t) in local.items()}
         requires: list[m.Item] = []
         effects: list[m.Effect] = []

@@ -269,6 +269,60 @@ def references(expr: object, definitions: Mapping[str, Expr], kind: str = "var")
     return found
 
 
+MAX_EXPANSION = 100_000
+"""Terms one expression may expand to once its quantifiers are unrolled and its derived
+expressions inlined (`forall x in 0..4095: exists y in 0..4095: ...` is 16,777,216)."""
+
+
+def expansion(expr: object, definitions: Mapping[str, Expr]) -> int:
+    """How many terms an expression becomes when the evaluator unrolls its quantifiers
+    over their domains and inlines derived expressions (an estimate made before
+    building anything; nested quantifiers multiply).
+
+    >>> body = Binary(op="eq", left=Ref(kind="bound", name="i"), right=Const(value=3))
+    >>> expansion(Quant(kind="exists", var="i", domain=IntType(lo=0, hi=9), body=body), {})
+    31
+    """
+    memo: dict[str, int] = {}
+
+    def size(x: object) -> int:
+        match x:
+            case Ref(kind="define", name=name) if name in definitions:
+                if name not in memo:
+                    memo[name] = 1  # a cycle is an error elsewhere; count it once
+                    memo[name] = size(definitions[name])
+                return memo[name]
+            case Quant(domain=dom, body=body):
+                if isinstance(dom, IntType | ValuesType | EnumType):
+                    count, cost = len(elements(dom)), 0
+                else:
+                    count, cost = _set_width(dom, definitions), size(dom)
+                return 1 + cost + count * size(body)
+            case SetLit(items=items, elem=elem):
+                width = len(elements(elem)) if elem is not None else 1
+                return 1 + width * sum(size(i) for i in items)
+            case Agg(arg=arg):
+                return 1 + size(arg)
+            case _ if attrs.has(type(x)):
+                fields = attrs.fields(type(x))  # type: ignore[arg-type]
+                return 1 + sum(size(getattr(x, f.name)) for f in fields if f.name != "span")
+            case tuple():
+                return sum(size(y) for y in x)
+        return 0
+
+    return size(expr)
+
+
+def _set_width(expr: object, definitions: Mapping[str, Expr]) -> int:
+    """An upper bound on the elements of a set-valued expression (its type's width)."""
+    del expr, definitions
+    return MAX_SET_WIDTH
+
+
+MAX_SET_WIDTH = 32
+"""Elements of a `set(T)` (one flag each): the bound a quantifier over a set unrolls."""
+
+
 def init_order(contract: Contract) -> tuple[list[str], list[list[str]]]:
     """The variables in an order where each `init` reads only variables before it, and
     the cycles that prevent one (a self-referencing `init` is a cycle of one).

@@ -22,7 +22,12 @@ The report keeps three measures apart:
   however many attempts or lines it takes): executed when some attempt was physically
   confirmed at its target;
 * **completion**: `clean` (goal reached, every attempt legal and executed first
-  time), `recovered` (goal reached after an illegal or failed attempt) or `incomplete`.
+  time, every invariant held in every observed state), `recovered` (goal reached and
+  every invariant holds at the end, after an illegal or failed attempt or an invariant
+  broken on the way), `violated` (the final state breaks an invariant) or `incomplete`.
+
+Every invariant is evaluated on every observed state (the initial one and the one
+after each attempt); the first violation is reported with the event that led to it.
 """
 
 from __future__ import annotations
@@ -72,13 +77,36 @@ class Obligation:
 
 
 @attrs.frozen(slots=True, kw_only=True)
+class Violation:
+    """The first observed state that breaks an invariant, and the event that led to it."""
+
+    invariant: str
+    line: int | None  # None: the initial state
+    attempt: str | None
+    operation: str | None
+    state: dict[str, object]
+
+
+@attrs.frozen(slots=True, kw_only=True)
 class MonitorReport:
     choice: Attempt | None
     attempts: tuple[Attempt, ...]
     obligations: tuple[Obligation, ...]
-    completion: str  # clean | recovered | incomplete
+    completion: str  # clean | recovered | violated | incomplete
     final_state: dict[str, object]
     notes: tuple[str, ...]
+    violation: Violation | None = None
+    final_broken: tuple[str, ...] = ()  # invariants the final state breaks
+
+    @property
+    def exit_code(self) -> int:
+        """0: fine; 2: the choice was incorrect; 3: an invariant was violated (1 is
+        left for a contract or log that cannot be read)."""
+        if self.violation is not None:
+            return 3
+        if self.choice is not None and not self.choice.legal:
+            return 2
+        return 0
 
     def to_json(self) -> dict[str, Any]:
         def attempt(a: Attempt) -> dict[str, Any]:
@@ -100,6 +128,10 @@ class MonitorReport:
                 "per_obligation": [attrs.asdict(o) for o in self.obligations],
             },
             "completion": self.completion,
+            "invariants": {
+                "first_violation": None if self.violation is None else attrs.asdict(self.violation),
+                "broken_at_end": list(self.final_broken),
+            },
             "attempts": [attempt(a) for a in self.attempts],
             "final_state": self.final_state,
             "notes": list(self.notes),
@@ -161,6 +193,23 @@ def monitor(contract: Contract, events: Iterable[tuple[int, Mapping[str, Any]]])
     notes: list[str] = []
     attempts: list[Attempt] = []
     ev = Evaluator(contract)
+
+    def broken(here: Mapping[str, object]) -> list[str]:
+        env = state_env(contract, here, evidence)
+        return [i.text for i in contract.invariants if not ev.evaluate(i.expr, env)]
+
+    def shown_state(here: Mapping[str, object]) -> dict[str, object]:
+        return {v.name: show_value(v.type, here[v.name]) for v in contract.variables}
+
+    violation: Violation | None = None
+    if broken(state):
+        violation = Violation(
+            invariant=broken(state)[0],
+            line=None,
+            attempt=None,
+            operation=None,
+            state=shown_state(state),
+        )
     for key in order:
         lines = groups[key]
         first_line, first = lines[0]
@@ -183,6 +232,19 @@ def monitor(contract: Contract, events: Iterable[tuple[int, Mapping[str, Any]]])
         if confirmed is not None and not isinstance(confirmed, bool):
             raise MonitorError(f"line {lines[-1][0]}: `confirmed` must be true or false")
         outcomes = {}
+        given = last.get("outcomes")
+        if given is not None and not isinstance(given, dict):
+            raise MonitorError(f"line {lines[-1][0]}: `outcomes` must be an object")
+        for name in given or {}:
+            if not any(o.name == name for o in contract.outcomes):
+                raise MonitorError(
+                    f"line {lines[-1][0]}: `{name}` is not an outcome of `{contract.name}`"
+                    + (
+                        " (outcomes: " + ", ".join(o.name for o in contract.outcomes) + ")"
+                        if contract.outcomes
+                        else " (it has none)"
+                    )
+                )
         for o in contract.outcomes:
             raw = (
                 last.get("outcomes", {}).get(o.name)
@@ -228,7 +290,14 @@ def monitor(contract: Contract, events: Iterable[tuple[int, Mapping[str, Any]]])
             )
         )
         state = after
-
+        if violation is None and broken(state):
+            violation = Violation(
+                invariant=broken(state)[0],
+                line=lines[-1][0],
+                attempt=key,
+                operation=g.name,
+                state=shown_state(state),
+            )
     choice = next((a for a in attempts if delivered is None or a.time >= delivered), None)
     obligations: dict[str, list[Attempt]] = {}
     for a in attempts:
@@ -240,10 +309,15 @@ def monitor(contract: Contract, events: Iterable[tuple[int, Mapping[str, Any]]])
     )
     env = state_env(contract, state, evidence)
     reached = bool(contract.goals) and all(bool(ev.evaluate(gl.expr, env)) for gl in contract.goals)
-    if not reached:
+    final_broken = tuple(broken(state))
+    if final_broken:
+        completion = "violated"  # never recovered while the final state breaks an invariant
+    elif not reached:
         completion = "incomplete"
-    elif all(a.legal for a in attempts) and all(
-        o.attempts == 1 and o.executed for o in obligation_list
+    elif (
+        violation is None
+        and all(a.legal for a in attempts)
+        and all(o.attempts == 1 and o.executed for o in obligation_list)
     ):
         completion = "clean"
     else:
@@ -256,6 +330,8 @@ def monitor(contract: Contract, events: Iterable[tuple[int, Mapping[str, Any]]])
         completion=completion,
         final_state=shown,
         notes=tuple(notes),
+        violation=violation,
+        final_broken=final_broken,
     )
 
 
@@ -277,6 +353,18 @@ def render_monitor(report: MonitorReport) -> str:
             f"  {o.key}: {'executed' if o.executed else 'not executed'} "
             f"({o.attempts} attempt{'s' * (o.attempts != 1)})"
         )
+    v = report.violation
+    if v is None:
+        lines.append("invariants: held in every observed state")
+    else:
+        where = (
+            "the initial state"
+            if v.line is None
+            else f"`{v.operation}` (attempt {v.attempt}, line {v.line})"
+        )
+        lines.append(f"invariants: `{v.invariant}` first violated after {where}")
+        if report.final_broken:
+            lines.append("  broken at the end: " + ", ".join(f"`{t}`" for t in report.final_broken))
     lines.append(f"completion: {report.completion}")
     lines += [f"note: {n}" for n in report.notes]
     return "\n".join(lines) + "\n"

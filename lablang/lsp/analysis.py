@@ -21,9 +21,9 @@ import attrs
 
 from lablang import ast
 from lablang.check.walk import children
-from lablang.diagnostics import Diagnostic
+from lablang.diagnostics import Diagnostic, Report
 from lablang.driver import CheckResult, check_source
-from lablang.resolve import ModuleInfo, Symbol
+from lablang.resolve import ModuleInfo, Program, Symbol
 from lablang.source import Source, Span
 
 __all__ = ["Analysis", "LineIndex", "Target", "analyze", "nodes_at", "target_at"]
@@ -67,6 +67,7 @@ class Analysis:
     source: Source
     result: CheckResult
     lines: LineIndex
+    partial: bool = False  # the tree holds only the declarations that parse on their own
 
     @property
     def module(self) -> ast.Module:
@@ -112,17 +113,74 @@ class Analysis:
 
     @property
     def parsed(self) -> bool:
-        """False when a syntax error left the tree empty."""
-        return not any(d.code.startswith("E01") for d in self.result.report)
+        """False when a syntax error left the tree empty (or only partial)."""
+        if self.partial:
+            return False
+        syntax_error = any(d.code.startswith("E01") for d in self.result.report)
+        return not syntax_error or bool(self.module.decls or self.module.uses)
+
+    @property
+    def usable(self) -> bool:
+        """Whether there is a tree to answer from: parsed, or a partial tree of the
+        declarations that parse on their own."""
+        return self.parsed or bool(self.module.decls)
 
 
 def analyze(text: str, path: str, roots: Sequence[str | Path] = ()) -> Analysis:
-    """Check `text` as the file `path`; its directory and `roots` are module roots."""
+    """Check `text` as the file `path`; its directory and `roots` are module roots.
+
+    When a syntax error leaves the tree empty, the declarations that parse on their own
+    still make a partial tree (with the full check's diagnostics), so hover, outline and
+    definition keep working in a file being edited.
+    """
     source = Source(text, path)
     folder = Path(path).parent
     module_roots = [folder, *roots] if folder.is_dir() else list(roots)
     result = check_source(source, module_roots)
-    return Analysis(source=source, result=result, lines=LineIndex(text))
+    analysis = Analysis(source=source, result=result, lines=LineIndex(text))
+    if not analysis.parsed:
+        program = _partial_program(source, module_roots)
+        if program is not None:
+            partial = CheckResult(source=source, program=program, report=result.report)
+            return Analysis(source=source, result=partial, lines=analysis.lines, partial=True)
+    return analysis
+
+
+def _partial_program(source: Source, roots: Sequence[str | Path]) -> Program | None:
+    """The program of the top-level declarations that parse alone (recovery at declaration
+    boundaries); each is parsed at its own offsets (the text before it blanked out)."""
+    from lablang.lsp.incremental import chunks
+    from lablang.resolve import Loader, resolve
+    from lablang.syntax import parse
+
+    uses: list[ast.Use] = []
+    decls: list[ast.Decl] = []
+    comments: list[ast.Comment] = []
+    name = title = None
+    for start, chunk in chunks(source.text):
+        before = "".join("\n" if c == "\n" else " " for c in source.text[:start])
+        report = Report()
+        module = parse(Source(before + chunk, source.name), report)
+        if report.has_errors:
+            continue
+        uses += module.uses
+        decls += module.decls
+        comments += module.comments
+        name, title = name or module.name, title or module.title
+    if not decls:
+        return None
+    partial = ast.Module(
+        name=name,
+        title=title,
+        uses=tuple(uses),
+        decls=tuple(decls),
+        comments=tuple(comments),
+        span=Span(0, len(source.text)),
+    )
+    try:
+        return resolve(partial, source, Loader.with_roots(roots), Report())
+    except Exception:  # a partial tree is a convenience: without it, features answer nothing
+        return None
 
 
 def _span(node: Any) -> Span | None:

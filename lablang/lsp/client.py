@@ -133,7 +133,10 @@ class LspClient:
 
     def close(self) -> int:
         try:
-            self.request("shutdown", {})
+            self.next_id += 1  # a second shutdown is answered with an error: not a failure
+            ident = self.next_id
+            self.send({"jsonrpc": "2.0", "id": ident, "method": "shutdown", "params": None})
+            self.wait(lambda m: m.get("id") == ident and "method" not in m)
             self.notify("exit", {})
             return self.process.wait(timeout=TIMEOUT)
         finally:

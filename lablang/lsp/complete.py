@@ -29,6 +29,7 @@ class Completion:
     kind: str  # keyword, module, declaration kind, unit, field, variable
     detail: str = ""
     sort: str = "5"
+    insert: str | None = None  # the text to insert when it is not the label (`role: `)
 
 
 TOP_LEVEL = ("module", "use", *ast.DECL_KINDS)
@@ -107,7 +108,8 @@ def complete(
         ]
     kind = _enclosing_kind(text, offset)
     keywords = KEYWORDS_BY_KIND.get(kind or "", ())
-    items = [Completion(k, "keyword", f"in {kind}", "1") for k in keywords]
+    items = _field_keys(kind, _enclosing_entry(text, offset), state.depth, head)
+    items += [Completion(k, "keyword", f"in {kind}", "1") for k in keywords]
     items += [Completion(k, "keyword", "clause", "4") for k in CLAUSES]
     items += [Completion(k, "keyword", "", "4") for k in LITERALS]
     items += _names(analysis, kinds=None)
@@ -156,6 +158,50 @@ def _enclosing_kind(text: str, offset: int) -> str | None:
     for match in _DECL_LINE.finditer(text, 0, offset):
         kind = match.group(1)
     return kind
+
+
+def _enclosing_entry(text: str, offset: int) -> str | None:
+    """The first word of the line that opens the innermost block around `offset`
+    (`step` for `step mix { ... }`), or None at a declaration's own level."""
+    depth = 0
+    for index in range(offset - 1, -1, -1):
+        char = text[index]
+        if char == "}":
+            depth += 1
+        elif char == "{":
+            if depth == 0:
+                line = text[text.rfind("\n", 0, index) + 1 : index]
+                if _DECL_LINE.match(line.lstrip()):
+                    return None
+                word = re.match(r"\s*([A-Za-z_]\w*)", line)
+                return word.group(1) if word else None
+            depth -= 1
+    return None
+
+
+def _field_keys(kind: str | None, entry: str | None, depth: int, head: str) -> list[Completion]:
+    """Field keys where a member starts: a declaration's fields (`role:`, `seq:`, from the
+    checker's registry), a read's fields, a protocol step's actions (`add:`) and fields."""
+    if not re.fullmatch(r"(.*[{;])?\s*", head):
+        return []
+    from lablang.check.fields import DECL_FIELDS, ENTRY_FIELDS, PROVENANCE_FIELDS
+
+    found: dict[str, str] = {}
+    if depth == 1 and kind in DECL_FIELDS and not DECL_FIELDS[kind].open:
+        found = dict(DECL_FIELDS[kind].fields)
+        found.update((f, "provenance") for f in PROVENANCE_FIELDS)
+    elif entry in ENTRY_FIELDS:
+        found = dict(ENTRY_FIELDS[entry].fields)
+    elif kind == "protocol" and entry == "step":
+        from lablang.protocols.front import ACTION_FIELDS, STEP_FIELDS
+
+        found = {action: "step action" for action in ACTION_FIELDS}
+        for action, fields in ACTION_FIELDS.items():
+            found.update((f, f"a field of `{action}:`") for f in fields if f not in found)
+        found.update((f, "step field") for f in STEP_FIELDS if f not in found)
+    return [
+        Completion(key, "field", detail, "0", insert=f"{key}: ") for key, detail in found.items()
+    ]
 
 
 def _names(analysis: Analysis | None, kinds: set[str] | None) -> list[Completion]:

@@ -5,7 +5,7 @@ placeholder ranges counted); a quantity its dimension and base-unit value; an en
 its header; a local name the line that binds it; a built-in operation the
 documentation its backend gives.
 
->>> from lablang.lsp.analysis import analyze
+>>> from lablang.lsp.analysis import nodes_at, analyze
 >>> a = analyze("oligo TSO { seq: 5'-AAGC (T)10 [UMI:12]-3' }\\nworkflow w { x = f(TSO) }", "x.lab")
 >>> print(hover(a, a.source.text.rindex("TSO")))
 **oligo** `TSO`
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lablang import ast
-from lablang.lsp.analysis import Analysis, lookup, module_of_use, target_at
+from lablang.lsp.analysis import Analysis, lookup, module_of_use, nodes_at, target_at
 from lablang.lsp.navigate import local_definition
 from lablang.resolve import ModuleInfo
 
@@ -33,6 +33,9 @@ MAX_REFERENCE_DEPTH = 8
 
 def hover(analysis: Analysis, offset: int) -> str | None:
     """Markdown describing what is under `offset`: a declaration, a quantity, a call."""
+    key = _field_key_hover(nodes_at(analysis.module, offset), offset)
+    if key is not None:
+        return key
     target = target_at(analysis, offset)
     if target is None:
         return None
@@ -65,6 +68,40 @@ def hover(analysis: Analysis, offset: int) -> str | None:
     if isinstance(node, ast.Sequence):
         return _sequence_hover(node, analysis.info)
     return None
+
+
+def _field_key_hover(chain: list[object], offset: int) -> str | None:
+    """The meaning of the field key under `offset` (`role:`, `add:`, `primer:`), from the
+    registries the checker reads: declaration and entry fields, protocol step actions."""
+    from lablang.check.fields import DECL_FIELDS, ENTRY_FIELDS, PROVENANCE_FIELDS
+
+    fields = [n for n in chain if isinstance(n, ast.Field)]
+    if not fields or not (fields[-1].key_span.start <= offset <= fields[-1].key_span.end):
+        return None
+    field = fields[-1]
+    decl = chain[0] if chain and isinstance(chain[0], ast.Decl) else None
+    entries = [n for n in chain if isinstance(n, ast.Entry)]
+    entry = entries[-1].keyword if entries else None
+    where = f"`{entry}`" if entry else f"`{decl.kind}`" if decl else "this block"
+    if field.key in PROVENANCE_FIELDS:
+        return f"`{field.key}:` — provenance: where this comes from, how it is supported"
+    if decl is not None and decl.kind == "protocol" and entry == "step":
+        action = operation_doc(field.key)
+        if action is not None:
+            return action
+        from lablang.protocols.front import ACTION_FIELDS, STEP_FIELDS
+
+        owners = [a for a, keys in ACTION_FIELDS.items() if field.key in keys]
+        if owners:
+            return f"`{field.key}:` — a field of " + ", ".join(f"`{a}:`" for a in owners)
+        if field.key in STEP_FIELDS:
+            return f"`{field.key}:` — a field of any protocol step"
+        return None
+    table = ENTRY_FIELDS.get(entry or "") if entry else None
+    if table is None and decl is not None and len(fields) == 1 and not entries:
+        table = DECL_FIELDS.get(decl.kind)
+    doc = table.fields.get(field.key) if table is not None else None
+    return f"`{field.key}:` — a field of {where}: {doc}" if doc else None
 
 
 def describe_decl(decl: ast.Decl, info: ModuleInfo) -> str:

@@ -24,12 +24,15 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from lablang.diagnostics import Diagnostic, Report, Severity
 from lablang.fmt import format_source
 from lablang.lsp.analysis import Analysis, LineIndex, analyze
 from lablang.lsp.complete import complete
+from lablang.lsp.formatting import range_edits
 from lablang.lsp.hover import hover as describe_at
 from lablang.lsp.incremental import ChunkCache, quick_diagnostics
 from lablang.lsp.navigate import OutlineItem, outline
@@ -79,13 +82,65 @@ _SYMBOL_KIND = {
 }
 
 
+class _Answered:
+    """What `_Protocol.structure_message` returns for a request it has already answered."""
+
+    jsonrpc = "answered"
+
+
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol with two guarantees: every request gets a JSON-RPC reply (one whose
+    params cannot be read gets `InvalidParams`, not silence), and no Python traceback
+    crosses the wire (an internal error's `data` is dropped; it is in the server's log)."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if not ("jsonrpc" in data and "id" in data and "method" in data):
+                raise
+            method = data.get("method")
+            self._send_response(
+                data["id"],
+                None,
+                types.ResponseError(
+                    code=error.code, message=f"invalid params for `{method}`: {error.message}"
+                ),
+            )
+            return _Answered()
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, _Answered):
+            return
+        method, ident = getattr(message, "method", None), getattr(message, "id", None)
+        if self._shutdown and method not in (None, "exit") and ident is not None:
+            # pygls drops requests after `shutdown`; the protocol says to answer them
+            self._send_response(
+                ident,
+                None,
+                types.ResponseError(
+                    code=types.ErrorCodes.InvalidRequest,
+                    message=f"`{method}` after shutdown: the server accepts only `exit`",
+                ),
+            )
+            return
+        super().handle_message(message)
+
+    def _send_response(
+        self, msg_id: Any, result: Any | None = None, error: types.ResponseError | None = None
+    ) -> None:
+        if error is not None and error.data is not None:
+            error = types.ResponseError(code=error.code, message=error.message)
+        super()._send_response(msg_id, result, error)
+
+
 class LablangServer(LanguageServer):
     """The server and its per-document state (last analysis, pending checks)."""
 
     def __init__(self, roots: Sequence[str | Path] = ()) -> None:
         from lablang import __version__
 
-        super().__init__("lablang", __version__)
+        super().__init__("lablang", __version__, protocol_cls=_Protocol)
         self.roots = tuple(str(r) for r in roots)
         self.analyses: dict[str, Analysis] = {}
         self.last_parsed: dict[str, Analysis] = {}
@@ -134,10 +189,19 @@ class LablangServer(LanguageServer):
             )
         )
 
-    async def analysis(self, uri: str) -> Analysis:
+    def text_of(self, uri: str) -> str | None:
+        """The document's text: the editor's copy, else the file on disk, else None (a
+        request about a document that is neither open nor a readable file answers null)."""
+        try:
+            return str(self.workspace.get_text_document(uri).source)
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+
+    async def analysis(self, uri: str) -> Analysis | None:
         """The analysis of the document's current text, checked on the worker if stale."""
-        document = self.workspace.get_text_document(uri)
-        text = document.source
+        text = self.text_of(uri)
+        if text is None:
+            return None
         known = self.analyses.get(uri)
         if known is not None and known.source.text == text:
             return known
@@ -145,7 +209,7 @@ class LablangServer(LanguageServer):
         analysis = await loop.run_in_executor(
             self.checker, analyze, text, _path_of(uri), self.roots
         )
-        if self.workspace.get_text_document(uri).source == text:
+        if self.text_of(uri) == text:
             self.analyses[uri] = analysis
             if analysis.parsed:
                 self.last_parsed[uri] = analysis
@@ -211,9 +275,26 @@ def _range_json(lines: LineIndex, span: Any) -> dict[str, Any]:
     }
 
 
-def _offset(server: LablangServer, uri: str, position: types.Position) -> tuple[int, str]:
-    text = server.workspace.get_text_document(uri).source
-    return LineIndex(text).offset(position.line, position.character), text
+WATCHER_ID = "lablang-watch-lab-files"
+
+
+def watch_lab_files(ls: LablangServer) -> None:
+    """Ask the client to report changes to `.lab` files (dynamic registration), so an
+    edited imported module re-checks its importers in every client that can watch,
+    not only in those configured to send `didChangeWatchedFiles` on their own."""
+    workspace = ls.client_capabilities.workspace
+    watched = workspace.did_change_watched_files if workspace is not None else None
+    if watched is None or not watched.dynamic_registration:
+        return
+    options = types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern="**/*.lab")]
+    )
+    registration = types.Registration(
+        id=WATCHER_ID,
+        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+        register_options=options,
+    )
+    ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
 
 
 def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
@@ -223,6 +304,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
     @server.feature(types.INITIALIZED)
     def initialized(ls: LablangServer, params: types.InitializedParams) -> None:
         ls.quick.submit(ls.chunk_cache.warm)
+        watch_lab_files(ls)
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: LablangServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -258,7 +340,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
     async def hover(ls: LablangServer, params: types.HoverParams) -> types.Hover | None:
         uri = params.text_document.uri
         analysis = await ls.analysis(uri)
-        if not analysis.parsed:
+        if analysis is None or not analysis.usable:
             return None
         offset = analysis.lines.offset(params.position.line, params.position.character)
         text = describe_at(analysis, offset)
@@ -270,12 +352,19 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
         types.TEXT_DOCUMENT_COMPLETION,
         types.CompletionOptions(trigger_characters=[".", "{"]),
     )
-    async def completion(ls: LablangServer, params: types.CompletionParams) -> types.CompletionList:
+    async def completion(
+        ls: LablangServer, params: types.CompletionParams
+    ) -> types.CompletionList | None:
         uri = params.text_document.uri
-        offset, text = _offset(ls, uri, params.position)
+        text = ls.text_of(uri)
+        if text is None:
+            return None
+        offset = LineIndex(text).offset(params.position.line, params.position.character)
         analysis = ls.analyses.get(uri)
         if analysis is None or not analysis.parsed:
             analysis = ls.last_parsed.get(uri) or await ls.analysis(uri)
+        if analysis is None:
+            return None
         items = complete(text, offset, analysis, ls.roots)
         return types.CompletionList(
             is_incomplete=False,
@@ -285,6 +374,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
                     kind=_COMPLETION_KIND.get(item.kind, types.CompletionItemKind.Text),
                     detail=item.detail or None,
                     sort_text=f"{item.sort}{item.label}",
+                    insert_text=item.insert,
                 )
                 for item in items
             ],
@@ -296,6 +386,8 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
     ) -> types.Location | None:
         uri = params.text_document.uri
         analysis = await ls.analysis(uri)
+        if analysis is None:
+            return None
         offset = analysis.lines.offset(params.position.line, params.position.character)
         location = definition_at(analysis, offset)
         if location is None:
@@ -316,7 +408,7 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
     ) -> list[types.DocumentSymbol]:
         uri = params.text_document.uri
         current = await ls.analysis(uri)
-        analysis = current if current.parsed else ls.last_parsed.get(uri)
+        analysis = current if current is not None and current.usable else ls.last_parsed.get(uri)
         if analysis is None:
             return []
         lines = analysis.lines
@@ -338,12 +430,39 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
         ls: LablangServer, params: types.DocumentFormattingParams
     ) -> list[types.TextEdit] | None:
         uri = params.text_document.uri
-        text = ls.workspace.get_text_document(uri).source
+        text = ls.text_of(uri)
+        if text is None:
+            return None
         formatted = format_source(Source(text, _path_of(uri)), Report())
         if formatted is None or formatted == text:
             return [] if formatted is not None else None
         lines = LineIndex(text)
         return [types.TextEdit(range=_range(lines, _whole(text)), new_text=formatted)]
+
+    @server.feature(types.TEXT_DOCUMENT_RANGE_FORMATTING)
+    def range_formatting(
+        ls: LablangServer, params: types.DocumentRangeFormattingParams
+    ) -> list[types.TextEdit] | None:
+        uri = params.text_document.uri
+        text = ls.text_of(uri)
+        if text is None:
+            return None
+        formatted = format_source(Source(text, _path_of(uri)), Report())
+        if formatted is None:
+            return None
+        first, last = params.range.start.line, params.range.end.line
+        if params.range.end.character == 0 and last > first:
+            last -= 1  # a selection that ends at a line's start does not include that line
+        return [
+            types.TextEdit(
+                range=types.Range(
+                    start=types.Position(line=start, character=0),
+                    end=types.Position(line=end, character=0),
+                ),
+                new_text=new_text,
+            )
+            for start, end, new_text in range_edits(text, formatted, first, last)
+        ]
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,

@@ -12,8 +12,7 @@ when a graph or a spec is made). The public entry points:
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from lablang.exports import lazy_exports
 
 __all__ = [
     "build_model",
@@ -32,7 +31,4 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _WHERE:
-        return getattr(importlib.import_module(_WHERE[name]), name)
-    raise AttributeError(f"module 'lablang.molecular' has no attribute {name!r}")
+__getattr__ = lazy_exports("lablang.molecular", _WHERE)

@@ -3,12 +3,14 @@
 Stages: `frontend.build_protocols` (AST -> model), `checks.check_protocol` (values,
 ranges, materials, volume ledger), `diff.semantic_diff` (old, new -> changes) and
 `task.draft_task` (diff -> a BenchBench-style task with a rubric skeleton).
+
+The names are imported when first used, so `lablang check` (which needs only the
+checks) does not pay for the diff, the task drafter and the formatter it uses.
 """
 
-from lablang.protocols.checks import check_protocol
-from lablang.protocols.diff import ProtocolDiff, semantic_diff
-from lablang.protocols.model import Protocol, Step, step_parameters
-from lablang.protocols.task import draft_task
+from __future__ import annotations
+
+from lablang.exports import lazy_exports
 
 __all__ = [
     "Protocol",
@@ -19,3 +21,16 @@ __all__ = [
     "semantic_diff",
     "step_parameters",
 ]
+
+_WHERE = {
+    "Protocol": "lablang.protocols.model",
+    "ProtocolDiff": "lablang.protocols.diff",
+    "Step": "lablang.protocols.model",
+    "check_protocol": "lablang.protocols.checks",
+    "draft_task": "lablang.protocols.task",
+    "semantic_diff": "lablang.protocols.diff",
+    "step_parameters": "lablang.protocols.model",
+}
+
+
+__getattr__ = lazy_exports("lablang.protocols", _WHERE)

@@ -3,17 +3,13 @@
 Stages: `frontend.build_rubrics` (AST -> model), `evaluate.evaluate_check` (an item's
 check against an answer), `prompts.judge_prompts` (one prompt per item) and
 `grading` (`read_judgments` -> `collect_grades` -> `grade`).
+
+The names are imported when first used, so `lablang check` does not pay for grading.
 """
 
-from lablang.rubrics.grading import (
-    best_of_k,
-    cluster_bootstrap,
-    collect_grades,
-    grade,
-    read_judgments,
-)
-from lablang.rubrics.model import Item, Rubric, node_value
-from lablang.rubrics.prompts import judge_prompts
+from __future__ import annotations
+
+from lablang.exports import lazy_exports
 
 __all__ = [
     "Item",
@@ -26,3 +22,18 @@ __all__ = [
     "node_value",
     "read_judgments",
 ]
+
+_WHERE = {
+    "Item": "lablang.rubrics.model",
+    "Rubric": "lablang.rubrics.model",
+    "best_of_k": "lablang.rubrics.grading",
+    "cluster_bootstrap": "lablang.rubrics.grading",
+    "collect_grades": "lablang.rubrics.grading",
+    "grade": "lablang.rubrics.grading",
+    "judge_prompts": "lablang.rubrics.prompts",
+    "node_value": "lablang.rubrics.model",
+    "read_judgments": "lablang.rubrics.grading",
+}
+
+
+__getattr__ = lazy_exports("lablang.rubrics", _WHERE)

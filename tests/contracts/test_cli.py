@@ -77,7 +77,7 @@ def test_monitor_prints_the_three_measures() -> None:
         "examples/contracts/centrifuge_wrong_choice.jsonl",
         "--json",
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 2, result.output  # the choice was incorrect
     data = json.loads(result.output)
     assert data["choice"]["correct"] is False
     assert data["execution"]["obligations"] == 7

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from lablang.contracts.model import BoolType, EnumType, IntType, OptionType, SetType, ValuesType
@@ -24,9 +26,11 @@ def test_bad_example_gives_its_code_and_good_example_is_clean(code: str) -> None
     """The registry's failing example yields the code (its rendering is pinned by the core
     golden case tests/goldens/CODE.lab); the fixed example compiles cleanly."""
     entry = CODES[code]
-    _, report = compile_text(entry.bad + "\n", f"{code}.lab")
-    assert code in {d.code for d in report}, [d.message for d in report]
     golden = (ROOT / "tests" / "goldens" / f"{code}.lab").read_text("utf-8")
+    # a golden case run with `--param NAME=VALUE` (E0610, E0611) compiles with it
+    params = {k: int(v) for k, v in re.findall(r"--param (\w+)=(-?\d+)", golden.splitlines()[0])}
+    _, report = compile_text(entry.bad + "\n", f"{code}.lab", params or None)
+    assert code in {d.code for d in report}, [d.message for d in report]
     assert entry.bad.strip() in golden
     contracts, report = compile_text(entry.good + "\n", f"{code}.lab")
     assert not report.has_errors, [d.message for d in report]

@@ -88,3 +88,99 @@ def test_bad_log_lines_are_named(text: str, message: str) -> None:
     """Malformed or unknown log content is an error naming its line."""
     with pytest.raises(MonitorError, match=message.replace("(", r"\(")):
         monitor(CENTRIFUGE, read_events(text))
+
+
+BOX = load(EXAMPLES / "lidded_box.lab")
+
+
+def _log(*events: dict) -> list:  # type: ignore[type-arg]
+    return read_events("\n".join(json.dumps(e) for e in events))
+
+
+def test_a_final_state_breaking_an_invariant_is_never_recovered() -> None:
+    """Closing the lid of an empty box reaches the goal `lid` but breaks
+    `lid -> slot != none`: completion is `violated` (it used to be `recovered`), and the
+    first violation names the invariant and the attempt that broke it."""
+    report = monitor(
+        BOX, _log({"time": 1, "attempt": "c1", "operation": "close", "confirmed": True})
+    )
+    assert report.completion == "violated"
+    assert report.violation is not None
+    assert (report.violation.invariant, report.violation.attempt) == ("lid -> slot != none", "c1")
+    assert report.final_broken == ("lid -> slot != none",)
+    assert report.exit_code == 3
+
+
+def test_a_transient_violation_is_reported_but_the_episode_can_recover() -> None:
+    """An invariant broken on the way and holding again at the end: the first violation
+    is reported (exit 3), completion is `recovered`, never `clean`."""
+    from tests.contracts.loading import compile_text
+
+    (c,), report = compile_text(
+        "contract t {\n  var x: int[0..3]\n  op up requires x < 3 effect x = x + 1\n"
+        "  op down requires x > 0 effect x = x - 1\n  goal x == 1\n  invariant x != 2\n}\n"
+    )
+    assert not report.has_errors
+    steps = [("a", "up"), ("b", "up"), ("c", "down")]
+    rep = monitor(
+        c,
+        _log(
+            *(
+                {"time": i, "attempt": a, "operation": o, "confirmed": True}
+                for i, (a, o) in enumerate(steps)
+            )
+        ),
+    )
+    assert rep.violation is not None and rep.violation.operation == "up"
+    assert rep.violation.attempt == "b"
+    assert rep.completion == "recovered" and rep.exit_code == 3
+
+
+def test_an_unknown_outcome_name_is_an_error() -> None:
+    """An event that gives an outcome the contract does not declare is rejected with its
+    line, like unknown evidence names (it used to be ignored)."""
+    events = _log(
+        {"time": 0, "attempt": "a1", "operation": "place_a(2)", "outcomes": {"slipp": True}}
+    )
+    with pytest.raises(MonitorError, match="line 1: `slipp` is not an outcome of `centrifuge`"):
+        monitor(CENTRIFUGE, events)
+
+
+def test_monitor_exit_codes_follow_the_documentation() -> None:
+    """`lablang monitor` exits 0 on a clean log, 2 on an incorrect choice, 3 on a violated
+    invariant and 1 on a log it cannot read."""
+    import os
+    import tempfile
+
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        runner = CliRunner()
+        centrifuge = "stdlib/contracts/centrifuge.lab"
+        clean = runner.invoke(
+            main, ["monitor", centrifuge, "examples/contracts/centrifuge_clean.jsonl"]
+        )
+        wrong = runner.invoke(
+            main, ["monitor", centrifuge, "examples/contracts/centrifuge_wrong_choice.jsonl"]
+        )
+        with tempfile.TemporaryDirectory() as tmp:
+            bad = os.path.join(tmp, "bad.jsonl")
+            with open(bad, "w") as f:
+                f.write('{"time": 0, "attempt": "c1", "operation": "close", "confirmed": true}\n')
+            violated = runner.invoke(main, ["monitor", "examples/contracts/lidded_box.lab", bad])
+            with open(bad, "w") as f:
+                f.write("not json\n")
+            unreadable = runner.invoke(main, ["monitor", centrifuge, bad])
+    finally:
+        os.chdir(cwd)
+    assert [clean.exit_code, wrong.exit_code, violated.exit_code, unreadable.exit_code] == [
+        0,
+        2,
+        3,
+        1,
+    ]
+    assert "invariants: `lid -> slot != none` first violated after `close`" in violated.output

@@ -238,3 +238,22 @@ def test_the_caret_stands_under_the_span_after_wide_characters() -> None:
     caret_line = next(line for line in lines if "^" in line)
     # the display column of `TS0` is one more than its code-point column
     assert caret_line.index("^") == source_line.index("TS0") + 1
+
+
+def test_check_without_options_prints_what_the_click_command_prints(tmp_path: Path) -> None:
+    """`lablang check FILES` (the fast path that skips click) gives the click command's
+    output and exit status, and does not import click."""
+    path = tmp_path / "bad.lab"
+    path.write_text(BAD)
+    code = (
+        "import sys\nfrom lablang.cli import run\n"
+        "try:\n    run(['check', sys.argv[1]])\nexcept SystemExit as e:\n"
+        "    print('exit', e.code, 'click' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert done.stdout == "exit 1 False\n"
+    through_click = CliRunner().invoke(main, ["check", str(path)])
+    assert through_click.exit_code == 1
+    assert done.stderr == through_click.stderr
