@@ -28,6 +28,7 @@ from lablang.molecular.ops.barcoding import (
     split_pool as split_pool,
 )
 from lablang.molecular.ops.core import *  # noqa: F403
+from lablang.molecular.ops.digestion import *  # noqa: F403
 from lablang.molecular.ops.enzymatic import *  # noqa: F403
 from lablang.molecular.ops.joining import *  # noqa: F403
 from lablang.molecular.ops.kinase import *  # noqa: F403

@@ -6,7 +6,15 @@ from __future__ import annotations
 import pytest
 
 from lablang.molecular import operations as ops
-from lablang.molecular.molecule import Architecture, Duplex, MolType, Single, Strand, architecture
+from lablang.molecular.molecule import (
+    Architecture,
+    Duplex,
+    MolType,
+    Pool,
+    Single,
+    Strand,
+    architecture,
+)
 from lablang.molecular.sequence import parse_notation, render
 
 BLUNT = ops.Oligo(
@@ -39,10 +47,36 @@ def test_end_names_a_strand_end_and_ligates_only_there() -> None:
     insert = ops.end_repair(Duplex(core=parse_notation("[GDNA]")))
     right = ops.ligate(insert, BLUNT, end="bottom 5'")
     assert right == ops.ligate(insert, BLUNT, ends="right")
-    assert render(right.top).startswith("5'-[GDNA] ACGT")
+    assert isinstance(right, Pool)  # a blunt adapter joins either way round
+    assert render(right.products[0].molecule.top).startswith("5'-[GDNA] ACGT")  # type: ignore[union-attr]
     left = ops.ligate(insert, BLUNT, end="top 5'")
     assert left == ops.ligate(insert, BLUNT, ends="left")
-    assert render(left.top).endswith("GGCCTTAACCGGACGT [GDNA]-3'")
+    assert isinstance(left, Pool)
+    assert render(left.products[0].molecule.top).endswith("GGCCTTAACCGGACGT [GDNA]-3'")  # type: ignore[union-attr]
+
+
+def test_a_blunt_adapter_joins_a_blunt_end_in_both_orientations() -> None:
+    """A duplex adapter blunt at both ends joins a blunt end either way round: both
+    molecules form; a Y adapter with one fitting end joins one way only."""
+    insert = ops.end_repair(Duplex(core=parse_notation("[GDNA]")))
+    pool = ops.ligate(insert, BLUNT, ends="right")
+    assert isinstance(pool, Pool)
+    tops = [render(p.molecule.top) for p in pool.products]  # type: ignore[union-attr]
+    assert tops == [
+        "5'-[GDNA] ACGTCCGGTTAAGGCC-3'",
+        "5'-[GDNA] GGCCTTAACCGGACGT-3'",
+    ]
+    both = ops.ligate(insert, BLUNT)
+    assert isinstance(both, Pool) and len(both.products) == 4  # 2 orientations x 2 ends
+    truseq_y = ops.Oligo(
+        "truseq",
+        (
+            parse_notation("/5Phos/GATCGGAAGAGCACACGTCTGAACTCCAGTCA"),
+            parse_notation("GCTCTTCCGATCT"),
+        ),
+        "double_stranded",
+    )
+    assert isinstance(ops.ligate(a_tailed(), truseq_y), Duplex)
 
 
 def test_hairpin_adapter_folds_ligates_and_opens_with_user() -> None:
@@ -130,8 +164,9 @@ def test_barcode_round_joins_the_bottom_strand_when_asked() -> None:
 
 
 def test_ligation_over_a_mix_discards_what_cannot_ligate_with_its_reason() -> None:
-    """In a merged pool of a duplex and a single strand, the duplex is ligated and the
-    single strand is discarded with the reason; the step is not an error."""
+    """In a merged pool of a duplex and a single strand, the duplex is ligated (the blunt
+    adapter either way round) and the single strand is discarded with the reason; the
+    step is not an error."""
     from lablang.diagnostics import Report
     from lablang.driver import check_text
     from lablang.molecular.front import build_model
@@ -150,7 +185,7 @@ workflow w {
     built = build_model(result.program, Report())
     (graph,) = built.model.graphs
     lig = next(t for t in graph.transitions if t.name == "lig")
-    assert lig.substrates == ("rep", "ss") and len(lig.carried) == 1 and len(lig.discarded) == 1
+    assert lig.substrates == ("rep", "ss") and len(lig.carried) == 2 and len(lig.discarded) == 1
     discarded = graph.state(lig.discarded[0])
     assert discarded is not None and "double-stranded" in discarded.disposition_reason
 

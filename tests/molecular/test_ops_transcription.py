@@ -85,6 +85,30 @@ def test_random_primer_with_no_payload_is_e0420() -> None:
     assert caught.value.code == "E0420"
 
 
+def test_a_patterned_degenerate_3_end_primes_at_random_inside_the_payload() -> None:
+    """Seq-Well S3's dN-SMRT ends in NNNGGNNNB: seven degenerate positions with two fixed
+    G between them prime at random, so inside the cDNA, and the product starts with the
+    whole primer; its patterned end given no payload is E0420 like any random primer."""
+    smrt = ops.oligo("smrt", "AAGCAGTGGTATCAACGCAGAGTGA NNNGGNNNB")
+    template = dna("ACGTACGTACGTACGTAC [CDNA] TTTTTTTTTTTTTTTTTTTTTTTT")
+    duplex = ops.extend(template, smrt)
+    assert render(duplex.top) == (
+        "5'-AAGCAGTGGTATCAACGCAGAGTGANNNGGNNNB [CDNA'] GTACGTACGTACGTACGT-3'"
+    )
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.extend(dna("ACGTACGTACGTACGTACGTTTTTTTTTTT"), smrt)
+    assert caught.value.code == "E0420"
+
+
+def test_a_degenerate_end_broken_by_fixed_bases_is_not_random() -> None:
+    """Three fixed bases in a row end the random stretch: NNNACGNNN has only three
+    degenerate bases at its 3' end, so it must pair as a specific primer (E0401 here)."""
+    primer = ops.oligo("p", "CCTTGGAACC NNNACGNNN")
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.extend(dna("ACGTACGTACGTACGTAC [CDNA] TTTTTTTTTTTTTTTTTTTTTTTT"), primer)
+    assert caught.value.code == "E0401"
+
+
 def test_a_primer_with_a_blocked_3_end_is_not_extended() -> None:
     """A /3ddC/-blocked primer cannot be extended (E0421), even where it pairs."""
     blocked = ops.oligo("blk", "GGTTGTACGTACGTAAAACCCC/3ddC/")

@@ -398,6 +398,7 @@ BLOCKING_3P = frozenset(
 # ligase 2 (and ligases without ATP) joins to a 3'-OH.
 ADENYLATED_5P = frozenset({"5rApp", "5App", "5rApp/"})
 RANDOM_MIN = 6  # a 3' run of this many N primes at random (random hexamers and longer)
+RANDOM_FIXED_RUN = 2  # fixed bases a patterned random end may hold in a row (NNNGGNNNB)
 
 
 def three_prime_blocked(seq: Seq) -> str | None:
@@ -423,11 +424,29 @@ def oligo_moltype(seq: Seq) -> MolType:
 
 
 def random_run(seq: Seq) -> int:
-    """How many degenerate `N` end the primer (a random hexamer's six); runs shorter
-    than `RANDOM_MIN` are anchors (`VN`), not random primers."""
-    count = 0
-    for tok in reversed(seq.without_modifications().tokens()):
-        if tok != "N":
+    """How many degenerate positions make the primer's 3' end random, or 0.
+
+    The random end is the longest 3' stretch that starts (at the 3' end) with a
+    degenerate base (`N`, `B`, `D`, `H`, `V`) and holds no run of more than
+    `RANDOM_FIXED_RUN` fixed bases: a random hexamer's `NNNNNN`, or a patterned
+    randomer such as Seq-Well S3's `NNNGGNNNB`, whose two fixed `G` bias it without
+    making it specific. It primes at random when it holds at least `RANDOM_MIN`
+    degenerate positions; shorter degenerate ends are anchors (`VN` after oligo-dT).
+
+    >>> from lablang.molecular.sequence import parse_notation
+    >>> [random_run(parse_notation(s)) for s in ("ACGTNNNNNN", "ACGTNNNGGNNNB", "TTTTTTVN", "ACGTNNNACGNNN")]
+    [6, 7, 0, 0]
+    """
+    toks = seq.without_modifications().tokens()
+    degenerate = fixed = 0
+    for tok in reversed(toks):
+        if isinstance(tok, str) and tok in DEGENERATE:
+            degenerate += 1
+            fixed = 0
+        elif isinstance(tok, str) and tok in "ACGT" and degenerate:
+            fixed += 1
+            if fixed > RANDOM_FIXED_RUN:
+                break
+        else:
             break
-        count += 1
-    return count if count >= RANDOM_MIN else 0
+    return degenerate if degenerate >= RANDOM_MIN else 0

@@ -1,8 +1,9 @@
-"""Fragmentation, end repair, A-tailing, denaturation, digestion, bisulfite."""
+"""Fragmentation, end repair, A-tailing, denaturation, bisulfite (digestion: `digestion`)."""
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 import attrs
 
@@ -17,7 +18,7 @@ from lablang.molecular.molecule import (
     Strand,
 )
 from lablang.molecular.ops.core import (
-    MAX_PRODUCTS,
+    Oligo,
     OperationFailure,
     describe_end,
     explode,
@@ -169,7 +170,7 @@ def a_tail(molecule: Molecule) -> Duplex:
     return attrs.evolve(duplex, left=End(bottom=a), right=End(top=a))
 
 
-# ------------------------------------------------------------------ strands, digestion, bisulfite
+# ------------------------------------------------------------------ strands, bisulfite
 
 
 @operation(
@@ -219,154 +220,103 @@ def denature(molecule: Molecule, keep: str | None = None) -> Pool:
     raise AssertionError(molecule)
 
 
-# (recognition site, top-strand cut, bottom-strand cut), cut offsets within the site
-ENZYMES: dict[str, tuple[str, int, int]] = {
-    "EcoRI": ("GAATTC", 1, 5), "BamHI": ("GGATCC", 1, 5), "HindIII": ("AAGCTT", 1, 5),
-    "NotI": ("GCGGCCGC", 2, 6), "XhoI": ("CTCGAG", 1, 5), "NlaIII": ("CATG", 4, 0),
-    "DpnII": ("GATC", 0, 4), "MboI": ("GATC", 0, 4), "MseI": ("TTAA", 1, 3),
-    "AluI": ("AGCT", 2, 2), "EcoRV": ("GATATC", 3, 3), "MluCI": ("AATT", 0, 4),
-    "Csp6I": ("GTAC", 1, 3), "HaeIII": ("GGCC", 2, 2), "MspI": ("CCGG", 1, 3),
-    "HpaII": ("CCGG", 1, 3), "Sau3AI": ("GATC", 0, 4), "BfaI": ("CTAG", 1, 3),
-    "CviAII": ("CATG", 1, 3), "FatI": ("CATG", 0, 4),
-}  # fmt: skip
-
-
-@operation(
-    "digest",
-    lsb="other",
-    rule="cut at each recognition site in designed bases, leaving the enzyme's ends",
-    params=(Param("enzyme", "text", "the restriction enzyme", required=True),),
-)
-def digest(molecule: Molecule, enzyme: str) -> Pool:
-    """Cut a duplex at every recognition site of a restriction enzyme in its designed bases.
-
-    Rule: the enzyme cuts each strand at a fixed offset in its palindromic site,
-    leaving a 5' overhang, a 3' overhang or a blunt end, with 5' phosphates. Sites
-    that may occur inside a payload are unknown and not cut (noted on the product).
-    """
-    if enzyme not in ENZYMES:
-        raise OperationFailure(
-            "E0412",
-            f"unknown restriction enzyme `{enzyme}`",
-            help="known enzymes: " + ", ".join(sorted(ENZYMES)),
-        )
-    site, tc, bc = ENZYMES[enzyme]
-    duplex = need_duplex(molecule, "digestion")
-    toks = duplex.core.tokens()
-    starts = [
-        i
-        for i in range(len(toks) - len(site) + 1)
-        if all(toks[i + k] == site[k] for k in range(len(site)))
-    ]
-    if len(starts) >= MAX_PRODUCTS:
-        raise OperationFailure(
-            "E0415",
-            f"{enzyme} cuts the molecule at {len(starts)} sites, more than {MAX_PRODUCTS - 1}",
-        )
-    if not starts:
-        return Pool(
-            (
-                Product(
-                    duplex,
-                    Disposition.CARRIED,
-                    f"no {enzyme} site in designed sequence; payload sites unknown",
-                    name="uncut",
-                ),
-            )
-        )
-    pieces: list[Product] = []
-    current = duplex
-    offset = 0
-    for s in starts:
-        p = s - offset
-        core = current.core
-        t_cut, b_cut = p + tc, p + bc
-        lo, hi = min(t_cut, b_cut), max(t_cut, b_cut)
-        overhang = core.slice(lo, hi)
-        if t_cut < b_cut:  # 5' overhang
-            left_piece = attrs.evolve(
-                current,
-                core=core.slice(0, lo),
-                right=End(bottom=reverse_complement(overhang)),
-                bottom_phosphate=True,
-            )
-            right_rest = attrs.evolve(
-                current, core=core.slice(hi), left=End(top=overhang), top_phosphate=True
-            )
-        elif t_cut > b_cut:  # 3' overhang
-            left_piece = attrs.evolve(
-                current, core=core.slice(0, lo), right=End(top=overhang), bottom_phosphate=True
-            )
-            right_rest = attrs.evolve(
-                current,
-                core=core.slice(hi),
-                left=End(bottom=reverse_complement(overhang)),
-                top_phosphate=True,
-            )
-        else:
-            left_piece = attrs.evolve(
-                current, core=core.slice(0, lo), right=End(), bottom_phosphate=True
-            )
-            right_rest = attrs.evolve(current, core=core.slice(hi), left=End(), top_phosphate=True)
-        pieces.append(Product(left_piece, name=f"{enzyme} piece {len(pieces) + 1}"))
-        current = right_rest
-        offset = s + hi - p
-    pieces.append(Product(current, name=f"{enzyme} piece {len(pieces) + 1}"))
-    return Pool(tuple(pieces))
-
-
 @operation(
     "bisulfite",
     lsb="other",
-    rule="unmethylated C -> T on each strand; converted payloads get new identities",
+    rule="unmethylated C -> T on each strand (spared oligos' 5mC kept); converted payloads renamed",
     params=(
         Param(
             "methylated",
             "text",
-            "which C are protected",
+            "which C of the sample are protected",
             default="none",
             choices=("none", "cpg", "all"),
         ),
+        Param(
+            "spare",
+            "oligos",
+            "oligos synthesized with 5-methylcytosine (methylated adaptors): their C stay C",
+            default="none",
+        ),
     ),
 )
-def bisulfite(molecule: Molecule, methylated: str = "none") -> Pool:
+def bisulfite(molecule: Molecule, methylated: str = "none", spare: Sequence[Oligo] = ()) -> Pool:
     """Bisulfite conversion: unmethylated C becomes U (read as T after PCR).
 
     Rule: sodium bisulfite deaminates cytosine on single strands; 5-methylcytosine is
-    protected. `methylated` is "none", "cpg" (C before G kept) or "all". The two
-    strands of a duplex are no longer complementary afterwards, so each is its own
-    product; payload segments become converted payloads (a new identity).
+    protected. `methylated` says which C of the sample are methylated: "none", "cpg"
+    (C before G kept) or "all". Adaptors for bisulfite libraries (RRBS, scBS) are
+    synthesized with 5-methylcytosine so that they survive conversion and their primers
+    still bind: the bases that came from an oligo named in `spare` (or from an oligo it
+    splices in, `{truseq_universal_adapter}`) keep their C. A
+    spared oligo that is not part of the molecule is E0423 (it must be ligated before
+    conversion). The two strands of a duplex are no longer complementary afterwards, so
+    each is its own product; payload segments become converted payloads (a new identity).
     """
     if methylated not in ("none", "cpg", "all"):
         raise OperationFailure(
             "E0412", f"`methylated` must be none, cpg or all, not `{methylated}`"
         )
     pool = denature(molecule)
+    # an oligo's bases carry its name, or the name of the oligo it splices in (`{...}`)
+    spared = {o.name for o in spare}.union(*(_labels(o) for o in spare))
+    present = {
+        _origin(getattr(part, "label", None))
+        for product in pool.products
+        if isinstance(product.molecule, Single)
+        for part in product.molecule.strand.seq.parts
+    }
+    missing = sorted(o.name for o in spare if not ({o.name} | _labels(o)) & present)
+    if missing:
+        names = ", ".join(f"`{n}`" for n in missing)
+        raise OperationFailure(
+            "E0423",
+            f"spared oligo {names} is not part of the molecule: its methylated cytosines "
+            "protect nothing",
+            help="ligate the methylated adaptor before bisulfite conversion, or drop it from "
+            "`spare`",
+        )
     out = []
     for idx, product in enumerate(pool.products):
         assert isinstance(product.molecule, Single)
         strand = product.molecule.strand
         out.append(
             Product(
-                Single(attrs.evolve(strand, seq=_convert(strand.seq, methylated, idx))),
+                Single(attrs.evolve(strand, seq=_convert(strand.seq, methylated, idx, spared))),
                 name=f"converted {product.name}",
             )
         )
     return Pool(tuple(out))
 
 
-def _convert(seq: Seq, methylated: str, which: int) -> Seq:
-    if methylated == "all":
-        return seq
+def _labels(oligo: Oligo) -> set[str]:
+    return {
+        label
+        for s in oligo.strands
+        for p in s.parts
+        if (label := _origin(getattr(p, "label", None)))
+    }
+
+
+def _origin(label: str | None) -> str | None:
+    """The oligo a part came from: its label without the `'` of a copied strand."""
+    return label.rstrip("'") if label else None
+
+
+def _convert(seq: Seq, methylated: str, which: int, spared: frozenset[str] | set[str]) -> Seq:
     flat = plain(seq)
     toks = flat.tokens()
     parts: list[Part] = []
     for i, part in enumerate(explode(flat)):
         if isinstance(part, Bases) and part.text == "C":
             nxt = toks[i + 1] if i + 1 < len(toks) else None
-            keep = methylated == "cpg" and nxt == "G"
+            keep = (
+                methylated == "all"
+                or (methylated == "cpg" and nxt == "G")
+                or _origin(part.label) in spared
+            )
             parts.append(part if keep else Bases("T", part.label))
-        elif isinstance(part, Symbol):
+        elif isinstance(part, Symbol) and methylated != "all":
             parts.append(attrs.evolve(part, name=f"{part.name}_BS{which + 1}"))
         else:
             parts.append(part)

@@ -9,6 +9,8 @@ from lablang.molecular.molecule import (
     Duplex,
     End,
     Molecule,
+    Pool,
+    Product,
 )
 from lablang.molecular.ops.core import (
     MAX_ADAPTER_STRAND,
@@ -233,14 +235,15 @@ def ligate(
     end: str | None = None,
     ligase: str = "dna",
     splint: Oligo | None = None,
-) -> Molecule:
+) -> Molecule | Pool:
     """Ligate an adapter to a molecule.
 
     Rule: ligase joins a 3'-OH to a 5'-phosphate. A double-stranded (or Y, or hairpin)
     adapter joins a duplex end whose single-stranded extensions form a perfect duplex
     with its own (see `ends_compatible`); at least one strand of each junction needs a
     5' phosphate, and a junction whose 5' end lacks one stays nicked; the adapter is
-    used in whichever orientation presents a compatible end, and `end:` picks the duplex
+    used in each orientation that presents a compatible end (an adapter blunt at both
+    ends joins either way round, and both molecules form), and `end:` picks the duplex
     end (`top 3'` and `bottom 5'` are the right end). A single-stranded adapter joins
     one strand end: T4 RNA ligase joins single strands (RNA or DNA); T4 DNA ligase needs
     the junction held in a duplex by a `splint`. The 5' donor must carry a phosphate
@@ -262,7 +265,6 @@ def ligate(
         return join(insert, adapter, strand, prime, splint=splint)
     duplex = need_duplex(insert, "ligation of a double-stranded adapter")
     ad = adapter_duplex(adapter)
-    result = duplex
     if end is not None:
         strand, prime = target_end(duplex, end)
         sides: tuple[str, ...] = ("right",) if (strand == "top") == (prime == "3'") else ("left",)
@@ -271,17 +273,32 @@ def ligate(
         if found is None:
             raise OperationFailure("E0412", f"`ends` must be both, left or right, not `{ends}`")
         sides = found
+    results = [duplex]
     for side in sides:
-        target = result if side == "right" else result.flipped()
-        errors: list[OperationFailure] = []
-        joined: Duplex | None = None
-        for candidate in (ad, ad.flipped()):
-            try:
-                joined = _ligate_right(target, candidate, adapter.name)
-                break
-            except OperationFailure as failure:
-                errors.append(failure)
-        if joined is None:
-            raise next((e for e in errors if e.code == "E0403"), errors[0])
-        result = joined if side == "right" else joined.flipped()
-    return result
+        results = [joined for r in results for joined in _join_side(r, ad, side, adapter.name)]
+    if len(results) == 1:
+        return results[0]
+    return Pool(
+        tuple(Product(r, name=f"{adapter.name} orientation {k + 1}") for k, r in enumerate(results))
+    )
+
+
+def _join_side(duplex: Duplex, ad: Duplex, side: str, name: str) -> list[Duplex]:
+    """The adapter joined to one side of the duplex in each orientation that ligates:
+    an adapter whose two ends both fit (a blunt adapter on a blunt end) joins either
+    way round, so both molecules form; the first failure is raised when none fits."""
+    target = duplex if side == "right" else duplex.flipped()
+    errors: list[OperationFailure] = []
+    out: list[Duplex] = []
+    for candidate in (ad, ad.flipped()):
+        try:
+            joined = _ligate_right(target, candidate, name)
+        except OperationFailure as failure:
+            errors.append(failure)
+            continue
+        joined = joined if side == "right" else joined.flipped()
+        if joined not in out:
+            out.append(joined)
+    if not out:
+        raise next((e for e in errors if e.code == "E0403"), errors[0])
+    return out

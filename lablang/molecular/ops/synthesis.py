@@ -58,8 +58,8 @@ def extend(
     Rule: the new strand is the whole primer (5' tail included) followed by the reverse
     complement of the template upstream of the site (run-off synthesis), then any
     non-templated bases. The result is a duplex with the new strand on top. A primer
-    ending in six or more `N` (a random hexamer, 8-mer, 9-mer) primes at random, so only
-    inside payloads (see `random_primed`); a primer with a blocked 3' end is E0421.
+    ending in six or more `N` (a random hexamer, 8-mer, 9-mer) or in a patterned
+    degenerate end (`NNNGGNNNB`, see `random_run`) primes at random, so only inside payloads (see `random_primed`); a primer with a blocked 3' end is E0421.
 
     >>> from lablang.molecular.molecule import Single, Strand
     >>> from lablang.molecular.ops.core import oligo
