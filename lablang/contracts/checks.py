@@ -542,14 +542,30 @@ def bmc(
                 depth=reached,
                 rlimit=cost.get("invariants", 0) + cost.get("induction", 0),
             )
+        elif (
+            induction
+            and "range" in proved
+            and (by := _k_induction(contract, j, proved, min(MAX_K, reached + 1), budget))[0]
+        ):
+            results[key] = Result(
+                check="invariant",
+                item=inv.text,
+                status=PROVED,
+                span=inv.span,
+                message=f"proved for every depth by {by[0]}-induction (with the proved "
+                "invariants; the base case is the bounded search)",
+                depth=reached,
+                rlimit=cost.get("invariants", 0) + by[1],
+            )
         else:
             results[key] = Result(
                 check="invariant",
                 item=inv.text,
                 status=HOLDS,
                 span=inv.span,
-                message=f"holds within depth {reached}; not 1-inductive (a step from an "
-                "unreachable state breaks it: a supporting invariant could prove it)",
+                message=f"holds within depth {reached}; not k-inductive for k <= "
+                f"{min(MAX_K, reached + 1)} (a run from unreachable states breaks it: a "
+                "supporting invariant could prove it)",
                 depth=reached,
                 rlimit=cost.get("invariants", 0),
             )
@@ -939,6 +955,43 @@ def _contradiction(contract: Contract, op: Any, budget: int) -> list[str] | None
         for lit, (p, i) in zip(lits, parts, strict=True)
         if str(lit) in core
     ]
+
+
+MAX_K = 4
+"""The largest k tried by k-induction for an invariant 1-induction cannot prove."""
+
+
+def _k_induction(
+    contract: Contract, j: int, proved: set[str], k_max: int, budget: int
+) -> tuple[int, int]:
+    """(k, rlimit) for the smallest k in 2..k_max such that invariant j is k-inductive:
+    on any run of k steps from a typed state, where every state satisfies the proved
+    invariants and invariant j holds in the first k states, it holds in the last one.
+    With the bounded search having found no violation within k - 1 steps (the base
+    case, which the caller guarantees), it holds at every depth. (0, rlimit) if none."""
+    inv = contract.invariants[j].expr
+    s = _Session(budget)
+    u = _arbitrary_state(contract, "kind", s)
+    known = [
+        contract.invariants[int(key.removeprefix("invariant"))].expr
+        for key in sorted(proved)
+        if key != "range"
+    ]
+
+    def assume(t: int) -> Any:
+        return Z3.and_([u.in_range(t), *(u.holds(t, e) for e in known), u.holds(t, inv)])
+
+    s.add([assume(0)])
+    for k in range(1, k_max + 1):
+        s.add(u.extend())
+        if k >= 2:
+            answer, _ = s.check(Z3.not_(u.holds(k, inv)))
+            if answer == z3.unsat:
+                return k, s.used
+            if answer == z3.unknown:
+                return 0, s.used
+        s.add([assume(k)])
+    return 0, s.used
 
 
 def _satisfiable_requirements(contract: Contract, op: Any, budget: int) -> bool:

@@ -40,7 +40,7 @@ from lablang.contracts.checks import (
     _unknown,
     make_trace,
 )
-from lablang.contracts.encode import Z3, Unrolling
+from lablang.contracts.encode import Z3, Unrolling, as_bool, same, symbol
 from lablang.contracts.model import Contract, Item, default_value
 from lablang.contracts.semantics import as_env_value, with_args
 
@@ -60,7 +60,8 @@ def check_liveness(contract: Contract, goal: Item, depth: int, budget: int) -> R
     s.add(u.start())
     plans: list[Plan] = []
     known: set[Plan] = set()
-    spent = [0]  # rlimit units of the plan searches (their own solvers)
+    spent = [0]  # rlimit units of the plan searches (their own solver)
+    planner = _Planner(contract, goal, budget)
     for j in range(depth + 1):
         if j:
             s.add(u.extend())
@@ -69,20 +70,26 @@ def check_liveness(contract: Contract, goal: Item, depth: int, budget: int) -> R
                 return _unknown("liveness", item, s, j, goal.span, s.used + spent[0])
             if answer == z3.unsat:
                 break  # no execution is longer than j - 1 steps
-        covered = [_follows(u, j, p, goal) for p in plans]
+        # each known plan excludes the states it covers at depth j: one clause per plan,
+        # added once and switched on by this depth's literal (not rebuilt per query)
+        lit = z3.Bool(f"lv.cover@{j}", s.ctx)
+
+        def block(plan: Plan, j: int = j, lit: Any = lit) -> None:
+            s.solver.add(z3.Implies(lit, as_bool(Z3.not_(_follows(u, j, plan, goal)), s.ctx)))
+
+        for p in plans:
+            block(p)
         while True:
-            answer, model = s.check(
-                Z3.not_(u.holds(j, goal.expr)), Z3.not_(Z3.or_(covered)) if covered else True
-            )
+            answer, model = s.check(Z3.not_(u.holds(j, goal.expr)), lit)
             if answer == z3.unknown:
                 return _unknown("liveness", item, s, j, goal.span, s.used + spent[0])
             if answer == z3.unsat:
                 break
             trace = make_trace(contract, u, model, j)
-            found = _plan_from(
-                contract, goal, trace.raw_states[-1], trace.raw_evidence, depth, s, spent
-            )
+            found = planner.plan(trace.raw_states[-1], trace.raw_evidence, depth)
+            spent[0] = planner.s.used
             if found is None:
+                s.reason = planner.s.reason
                 return _unknown("liveness", item, s, j, goal.span, s.used + spent[0])
             if not found:
                 return _dead_end(
@@ -101,7 +108,7 @@ def check_liveness(contract: Contract, goal: Item, depth: int, budget: int) -> R
                 if suffix not in known:
                     known.add(suffix)
                     plans.append(suffix)
-                    covered.append(_follows(u, j, suffix, goal))
+                    block(suffix)
             if len(plans) > MAX_PLANS:
                 return Result(
                     check="liveness",
@@ -160,28 +167,38 @@ def _dead_end(
     )
 
 
-def _plan_from(
-    contract: Contract,
-    goal: Item,
-    state: dict[str, object],
-    evidence: dict[str, object],
-    depth: int,
-    parent: _Session,
-    spent: list[int],
-) -> tuple[Plan] | tuple[()] | None:
-    """The shortest plan (at most `depth` steps) from a concrete state to the goal:
-    `(plan,)`, `()` when there is none, None when the solver stopped."""
-    s = _Session(parent.budget)
-    u = Unrolling(contract, "plan", ctx=s.ctx)
-    u.evidence = {e.name: as_env_value(e.type, evidence[e.name]) for e in contract.evidence}
-    u.states.append({v.name: as_env_value(v.type, state[v.name]) for v in contract.variables})
-    try:
+class _Planner:
+    """Shortest plans from concrete states, on one unrolling from a symbolic state that
+    each search pins to its candidate (built once, extended as deep as needed)."""
+
+    def __init__(self, contract: Contract, goal: Item, budget: int) -> None:
+        self.contract, self.goal = contract, goal
+        self.s = _Session(budget)
+        self.u = Unrolling(contract, "plan", ctx=self.s.ctx)
+        self.u.evidence = {
+            e.name: symbol(e.type, f"plan.ev.{e.name}", self.s.ctx) for e in contract.evidence
+        }
+        self.u.states.append(
+            {v.name: symbol(v.type, f"plan.{v.name}@0", self.s.ctx) for v in contract.variables}
+        )
+
+    def plan(
+        self, state: dict[str, object], evidence: dict[str, object], depth: int
+    ) -> tuple[Plan] | tuple[()] | None:
+        """The shortest plan (at most `depth` steps) from a concrete state to the goal:
+        `(plan,)`, `()` when there is none, None when the solver stopped."""
+        c, u = self.contract, self.u
+        pins = [
+            same(u.evidence[e.name], as_env_value(e.type, evidence[e.name])) for e in c.evidence
+        ]
+        pins += [
+            same(u.states[0][v.name], as_env_value(v.type, state[v.name])) for v in c.variables
+        ]
         for d in range(depth + 1):
-            if d:
-                s.add(u.extend())
-            answer, model = s.check(u.holds(d, goal.expr))
+            while len(u.states) <= d:
+                self.s.add(u.extend())
+            answer, model = self.s.check(*pins, u.holds(d, self.goal.expr))
             if answer == z3.unknown:
-                parent.reason = s.reason
                 return None
             if answer == z3.sat:
                 _, _, steps = u.read_trace(model, d)
@@ -191,8 +208,6 @@ def _plan_from(
                     plan.append((act, tuple(sorted((n, outs[n]) for n in used))))
                 return (tuple(plan),)
         return ()
-    finally:
-        spent[0] += s.used
 
 
 def _follows(u: Unrolling, t: int, plan: Plan, goal: Item) -> Any:

@@ -200,20 +200,23 @@ def test_an_invariant_false_initially_never_proves_deadlock_freedom() -> None:
 
 
 def test_chc_engine_proves_what_one_step_induction_cannot() -> None:
-    """`n != 3` (n moves 0 -> 2) is not 1-inductive; with `chc=True` Spacer proves it."""
+    """`n != 3` (n moves 0 -> 2; the unreachable n = 1 loops and can jump to 3) is not
+    k-inductive for any k; with `chc=True` Spacer proves it."""
     from tests.contracts.loading import compile_text
 
     (contract,), report = compile_text(
         "contract even {\n"
         "  var n: int[0..4]\n"
-        "  op inc requires n < 2 effect n = n + 2\n"
+        "  op inc requires n == 0 effect n = n + 2\n"
+        "  op idle requires n == 1 effect n = 1\n"
+        "  op jump requires n == 1 effect n = 3\n"
         "  terminal n == 2\n"
         "  invariant n != 3\n"
         "}\n"
     )
     assert not report.has_errors
     bounded = next(r for r in verify(contract, 4) if r.check == "invariant")
-    assert bounded.status == "holds" and "not 1-inductive" in bounded.message
+    assert bounded.status == "holds" and "not k-inductive" in bounded.message
     proved = next(r for r in verify(contract, 4, chc=True) if r.check == "invariant")
     assert proved.status == PROVED and "CHC engine" in proved.message
 
@@ -232,3 +235,19 @@ def test_chc_engine_finds_a_violation_beyond_the_depth() -> None:
     assert not report.has_errors
     result = next(r for r in verify(contract, 2, chc=True) if r.check == "invariant")
     assert result.status == VIOLATED and "more than 2 steps" in result.message
+
+
+def test_k_induction_proves_an_invariant_that_one_induction_cannot() -> None:
+    """`x == 0` with `x = y; y = 0` breaks from the unreachable state y = 3 in one step
+    but never in two: it is proved by 2-induction, and the reference checker agrees."""
+    from lablang.contracts.reference import answers
+    from tests.contracts.loading import compile_text
+
+    (contract,), report = compile_text(
+        "contract k {\n  var x: int[0..3]\n  var y: int[0..3]\n"
+        "  op shift requires true {\n    x = y\n    y = 0\n  }\n  invariant x == 0\n}\n"
+    )
+    assert not report.has_errors
+    inv = next(r for r in verify(contract, 4) if r.check == "invariant")
+    assert inv.status == "proved" and "2-induction" in inv.message
+    assert answers(contract, 4).invariants == (None,)
