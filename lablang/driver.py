@@ -19,6 +19,7 @@ import attrs
 from lablang.check import check
 from lablang.diagnostics import InternalError, Report
 from lablang.limits import DEFAULT_LIMITS, Limits, gc_paused
+from lablang.output import remember_input
 from lablang.resolve import Loader, Program, resolve
 from lablang.source import Source, Span
 from lablang.syntax import parse
@@ -76,7 +77,9 @@ def read_source(path: str | Path, report: Report, limits: Limits = DEFAULT_LIMIT
                 help="split it into modules joined with `use`",
             )
             return None
-        data = path.read_bytes()
+        with open(path, "rb") as handle:  # at most the limit, even if the file grew
+            data = handle.read(limits.max_file_bytes + 1)
+        remember_input(path)
     except OSError as error:
         report.add(
             "E0006",

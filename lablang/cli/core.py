@@ -81,7 +81,7 @@ def fmt_command(files: tuple[str, ...], check_only: bool) -> None:
             if check_only:
                 click.echo(f"would reformat {file}")
             else:
-                write_atomic(Path(file), formatted)
+                write_atomic(Path(file), formatted, replaces_input=True)
                 click.echo(f"reformatted {file}")
     if failed:
         sys.exit(1)

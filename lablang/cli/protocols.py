@@ -7,9 +7,7 @@ Each verb loads `.lab` files, calls the library (`lablang.protocols`,
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,20 +42,9 @@ def print_report(report: Report) -> None:
         click.echo(render_texts(report.sorted()) + "\n", err=True)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same directory."""
-    directory = path.parent if str(path.parent) else Path(".")
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def _emit(text: str, output: Path | None) -> None:
+    from lablang.output import write_atomic
+
     if output is None:
         click.echo(text, nl=False)
     else:

@@ -89,10 +89,12 @@ def _judgment(
             code, f"line {number}: {message}", source, span, label="this judgment", help=help
         )
 
+    from lablang.datafile import DataFileError, load_json
+
     try:
-        data = json.loads(line)
-    except (json.JSONDecodeError, RecursionError) as error:
-        bad("E0830", f"not valid JSON ({error.msg if hasattr(error, 'msg') else error})")
+        data = load_json(line)  # the guarded loader: depth, integer digits, finiteness
+    except DataFileError as error:
+        bad("E0830", str(error))
         return None
     if not isinstance(data, dict):
         bad("E0830", "a judgment must be a JSON object")

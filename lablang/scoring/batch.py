@@ -12,9 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -205,16 +203,10 @@ def write_outputs(result: BatchResult, out_dir: str | Path) -> list[Path]:
 
 
 def write_atomic(path: Path, text: str) -> Path:
-    """Write through a temporary file in the same folder, then `os.replace`."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Write through the shared atomic writer (E0023 refusals included); the path back."""
+    from lablang.output import write_atomic as write
+
+    write(path, text)
     return path
 
 

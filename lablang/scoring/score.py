@@ -9,7 +9,6 @@ backend, lazily).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -183,24 +182,17 @@ def load_documents(
 
 
 def _read_json(path: Path, report: Report) -> Any | None:
-    source = Source("", str(path))
+    from lablang.datafile import DataFileError, load_json, read_data_text
+    from lablang.limits import DEFAULT_LIMITS
+
+    limits = attrs.evolve(
+        DEFAULT_LIMITS, max_data_bytes=min(MAX_INPUT_BYTES, DEFAULT_LIMITS.max_data_bytes)
+    )
     try:
-        size = path.stat().st_size
-        if size > MAX_INPUT_BYTES:
-            report.add("E0501", f"`{path.name}` is {size} bytes, over the {MAX_INPUT_BYTES} byte limit",
-                       source, help="score a smaller file")  # fmt: skip
-            return None
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        report.add("E0501", f"cannot read `{path}`: {error}", source, help="check the path")
-        return None
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as error:
-        message = getattr(error, "msg", "nesting too deep")
-        line = getattr(error, "lineno", 0)
-        report.add("E0501", f"`{path.name}` is not valid JSON: {message} (line {line})",
-                   Source(text, str(path)), help="fix the JSON syntax")  # fmt: skip
+        return load_json(read_data_text(path, limits), path.name, limits)
+    except DataFileError as error:
+        report.add("E0501", str(error), Source("", str(path)),
+                   help="fix the JSON, or raise the limit it names")  # fmt: skip
         return None
 
 

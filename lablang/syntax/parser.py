@@ -82,6 +82,36 @@ def _span_of(children: list[Any]) -> Span:
     return Span(start.start, end.end)
 
 
+def _clip(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+_NUMBER_PARTS = re.compile(r"(\d+)(?:\.(\d+))?(?:[eE]([-+]?\d+))?")
+
+
+def number_problem(text: str, limits: Limits) -> str | None:
+    """Why a number literal (possibly followed by a unit) is out of bounds, or None.
+
+    >>> number_problem("1e100000000 s", Limits())
+    'exponent 100000000 is beyond ±100'
+    >>> number_problem("98.5", Limits()) is None
+    True
+    """
+    match = _NUMBER_PARTS.match(text)
+    if match is None:
+        return None
+    whole, fraction, exponent = match.groups()
+    digits = len(whole.lstrip("0") or "0") + len(fraction or "")
+    if digits > limits.max_number_digits:
+        return f"{digits} digits, more than {limits.max_number_digits}"
+    if exponent is not None:
+        bare = exponent.lstrip("+-").lstrip("0")
+        if len(bare) > 6 or int(bare or "0") > limits.max_number_exponent:
+            shown = exponent if len(exponent) <= 12 else exponent[:11] + "…"
+            return f"exponent {shown} is beyond ±{limits.max_number_exponent}"
+    return None
+
+
 def _tspan(token: Token) -> Span:
     return Span(token.start_pos or 0, token.end_pos or 0)
 
@@ -421,8 +451,14 @@ class _ToAst(lark.Transformer):
         return ast.String(value=_unquote(children[0]), span=_span_of(children))
 
     def paren(self, children: list[Any]) -> Any:
-        # `(expr)`: the expression itself, its span widened to the parentheses
-        return attrs.evolve(children[1], span=_span_of(children))
+        # `(expr)`: the expression itself, its span widened to the parentheses. The new
+        # node keeps the depth of the old one (else parentheses reset the depth bound).
+        inner = children[1]
+        node = attrs.evolve(inner, span=_span_of(children))
+        table = self.ctx.expr_depth
+        if id(inner) in table:
+            table[id(node)] = table[id(inner)]
+        return node
 
     def bool_lit(self, children: list[Any]) -> ast.Bool:
         return ast.Bool(value=children[0] == "true", span=_span_of(children))
@@ -471,6 +507,8 @@ class Parser:
             _ToAst(self._context),
             {
                 "COMMENT": self._on_comment,
+                "NUMBER": self._on_number,
+                "QUANTITY": self._on_number,
                 "LBRACE": self._open,
                 "LPAR": self._open,
                 "LSQB": self._open,
@@ -493,6 +531,25 @@ class Parser:
 
     def _on_comment(self, token: Token) -> Token:
         self._context.comments.append(ast.Comment(text=str(token), span=_tspan(token)))
+        return token
+
+    def _on_number(self, token: Token) -> Token:
+        # Checked on the text, before anything converts it: every later stage turns a
+        # literal into an exact Fraction (or a float, or an int), whose cost grows with
+        # the exponent and which Python refuses past 4,300 digits.
+        ctx = self._context
+        problem = number_problem(str(token), ctx.limits)
+        if problem is not None:
+            ctx.report.add(
+                "E0020",
+                f"number literal `{_clip(str(token))}` is out of bounds: {problem}",
+                ctx.source,
+                _tspan(token),
+                label=f"at most {ctx.limits.max_number_digits} digits and an exponent "
+                f"within ±{ctx.limits.max_number_exponent}",
+                help="write the value in a larger or smaller unit, or with fewer digits",
+            )
+            raise _Abort
         return token
 
     def _open(self, token: Token) -> Token:

@@ -34,6 +34,8 @@ COVERED_ELSEWHERE = {
     "E0006": "tests/core/test_cli.py::test_check_of_a_missing_file_reports_E0006",
     "E0007": "tests/core/test_cli.py::test_export_to_an_unavailable_format_is_reported_partial",
     "E0010": "tests/core/test_fmt.py::test_fmt_refuses_output_that_changes_the_tree",
+    "E0022": "tests/hostile/test_data_files.py::test_every_data_reader_refuses_crafted_files_in_bounds",
+    "E0023": "tests/hostile/test_outputs.py::test_export_refuses_to_overwrite_its_input",
     # scoring codes concern benchmark JSON and scoring runs: each is pinned by its own test
     "E0501": "tests/scoring/test_diagnostics.py::test_E0501_unreadable_json",
     "E0502": "tests/scoring/test_diagnostics.py::test_E0502_not_a_libstruct_document",
