@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
 import re
 import threading
 from typing import Any
@@ -571,22 +572,40 @@ class Parser:
         return token
 
     def parse(self, source: Source, report: Report, limits: Limits) -> ast.Module | None:
+        with self._lock:
+            before = len(report.diagnostics)
+            try:
+                return self._parse(source, report, limits)
+            except Exception:
+                if not getattr(self._lark, "lablang_cached", False):
+                    raise
+            # A parser loaded from the cache failed: the cache is damaged in a way the
+            # loader could not see. Rebuild from the grammar (rewriting the cache), retry.
+            from lablang.syntax.grammar import build_parser, cache_file, grammar_text
+
+            with contextlib.suppress(OSError):
+                cache_file(grammar_text()).unlink()
+            self._lark = self._build(lambda t, c: build_parser(t, c, use_cache=False))
+            self._remember()
+            del report.diagnostics[before:]
+            return self._parse(source, report, limits)
+
+    def _parse(self, source: Source, report: Report, limits: Limits) -> ast.Module | None:
         from lablang.syntax.errors import report_syntax_error
 
-        with self._lock:
-            self._context.reset(source, report, limits)
-            try:
-                module = self._lark.parse(source.text)
-            except _Abort:
+        self._context.reset(source, report, limits)
+        try:
+            module = self._lark.parse(source.text)
+        except _Abort:
+            return None
+        except lark.exceptions.UnexpectedInput as error:
+            report_syntax_error(error, source, report)
+            return None
+        except lark.exceptions.VisitError as error:
+            if isinstance(error.orig_exc, _Abort):
                 return None
-            except lark.exceptions.UnexpectedInput as error:
-                report_syntax_error(error, source, report)
-                return None
-            except lark.exceptions.VisitError as error:
-                if isinstance(error.orig_exc, _Abort):
-                    return None
-                raise
-            finally:
-                self._context.expr_depth.clear()
+            raise
+        finally:
+            self._context.expr_depth.clear()
         assert isinstance(module, ast.Module)
         return module
