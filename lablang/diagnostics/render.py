@@ -107,7 +107,7 @@ def render_texts(diagnostics: Iterable[Diagnostic], limit: int | None = None) ->
     from lablang.limits import DEFAULT_LIMITS
 
     cap = DEFAULT_LIMITS.max_printed_diagnostics if limit is None else limit
-    parts = []
+    parts: list[str] = []
     hidden = 0
     for diagnostic in diagnostics:
         if len(parts) < cap:
