@@ -1,7 +1,7 @@
 """Scoring speed: realistic pairs and large graphs, with the share spent in assignment.
 
 Run: `python benchmarks/scoring.py [--pairs 100] [--large 5]`. Prints wall and CPU
-seconds per pair and the share of time in scipy's `linear_sum_assignment`, measured in
+seconds per pair and the share of time in the assignment solver (the grader's Hungarian method), measured in
 one run. CPU
 time is the figure to read on a shared machine. Target: a realistic pair (30 oligos,
 25 states, 20 transitions) in under 50 ms.

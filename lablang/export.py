@@ -18,22 +18,12 @@ import cattrs
 
 from lablang import __version__, ast
 from lablang.diagnostics import Report
+from lablang.export_targets import EXPORTERS
 from lablang.source import Span
 
 __all__ = ["CONVERTER", "EXPORTERS", "export", "json_schema", "module_from_json", "module_to_json"]
 
 FORMAT = "lablang.program.v1"
-
-# target -> "module:function(result) -> (text | None, Report)". JSON is the core's;
-# the others belong to backends and are imported only when asked for.
-EXPORTERS: dict[str, str] = {
-    "json": "lablang.export:_export_json",
-    "libstruct-t1": "lablang.molecular.interchange:export_t1_text",
-    "libstruct-t2": "lablang.molecular.interchange:export_t2_text",
-    "libstruct-t3": "lablang.molecular.interchange:export_t3_text",
-    "seqspec": "lablang.molecular.interchange:export_seqspec_text",
-    "seqspec-0.3": "lablang.molecular.interchange:export_seqspec_0_3_text",
-}
 
 _NODES: dict[str, type] = {
     name: cls for name, cls in vars(ast).items() if isinstance(cls, type) and attrs.has(cls)

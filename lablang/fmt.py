@@ -25,9 +25,12 @@ from lablang.diagnostics import Report
 from lablang.source import Source, Span
 from lablang.syntax import parse
 
-__all__ = ["format_module", "format_source", "strip_spans"]
+__all__ = ["canonical_text", "format_module", "format_source", "strip_spans"]
 
 INDENT = "  "
+# A block or record stays on one line when it was written on one line (or is printed from
+# a tree alone), holds no comment and fits in LINE_LENGTH; otherwise one member a line.
+LINE_LENGTH = 100
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 # binding power of each binary operator (higher binds tighter)
@@ -81,6 +84,18 @@ def format_source(source: Source, report: Report) -> str | None:
     return text
 
 
+def canonical_text(text: str, name: str = "<generated>") -> str:
+    """Generated `.lab` text (a drafted task, an import) in the canonical layout.
+
+    Text that cannot be formatted is returned as it is: the generator's own tests catch it.
+
+    >>> canonical_text("oligo X{seq:5'-ACGT-3'}")
+    "oligo X {\\n  seq: 5'-ACGT-3'\\n}\\n"
+    """
+    formatted = format_source(Source(text, name), Report())
+    return text if formatted is None else formatted
+
+
 def strip_spans(node: Any) -> Any:
     """A tree without positions and comments, for comparing meaning."""
     if isinstance(node, tuple):
@@ -107,11 +122,12 @@ def format_module(module: ast.Module, text: str = "") -> str:
 
 
 class _Printer:
-    def __init__(self, text: str, comments: list[ast.Comment]) -> None:
+    def __init__(self, text: str, comments: list[ast.Comment], wrap: bool = True) -> None:
         self.text = text
         self.comments = comments
         self.next_comment = 0
         self.lines: list[str] = []
+        self.wrap = wrap  # False inside a record printed on one line
 
     # ------------------------------------------------------------ comments
     def _flush(self, before: int, indent: str) -> None:
@@ -121,6 +137,12 @@ class _Printer:
         ):
             self.lines.append(indent + self.comments[self.next_comment].text.rstrip())
             self.next_comment += 1
+
+    def _comment_before(self, position: int) -> bool:
+        return (
+            self.next_comment < len(self.comments)
+            and self.comments[self.next_comment].span.start < position
+        )
 
     def _trailing(self, end: int, limit: int | None = None) -> None:
         """Append a comment that sits on the same source line just after `end`."""
@@ -143,9 +165,7 @@ class _Printer:
     # ------------------------------------------------------------ top level
     def module(self, module: ast.Module) -> str:
         if module.name is not None:
-            first = module.decls[0].span.start if module.decls else len(self.text)
-            starts = [u.span.start for u in module.uses] + [first]
-            self._flush(min(starts), "")
+            self._flush(self._header_start(), "")
             header = f"module {module.name}" + (
                 f" {_string(module.title)}" if module.title is not None else ""
             )
@@ -159,6 +179,8 @@ class _Printer:
                 self.lines.append(_use(use))
                 self._trailing(use.span.end)
         for decl in module.decls:
+            if self._comment_before(decl.span.start) and self.lines and self.lines[-1] != "":
+                self.lines.append("")  # a comment above a declaration starts a paragraph
             self._flush(decl.span.start, "")
             if self.lines and self.lines[-1] != "" and not self.lines[-1].startswith("#"):
                 self.lines.append("")
@@ -168,8 +190,21 @@ class _Printer:
             self.lines.pop()
         return "\n".join(self.lines) + "\n" if self.lines else ""
 
+    def _header_match(self) -> re.Match[str] | None:
+        # comments are skipped: the header is the first `module` outside a comment
+        for match in re.finditer(
+            r"#[^\n]*|module\s+[A-Za-z_][\w.]*(\s*\"(?:[^\"\\\n]|\\.)*\")?", self.text
+        ):
+            if not match.group().startswith("#"):
+                return match
+        return None
+
+    def _header_start(self) -> int:
+        match = self._header_match()
+        return match.start() if match else 0
+
     def _header_end(self, module: ast.Module) -> int:
-        match = re.search(r"module\s+[A-Za-z_][\w.]*(\s*\"(?:[^\"\\\n]|\\.)*\")?", self.text)
+        match = self._header_match()
         return match.end() if match else 0
 
     def _decl(self, decl: ast.Decl) -> None:
@@ -188,14 +223,20 @@ class _Printer:
             self.lines.append(f"{text} = {expr(decl.value)}")
             self._trailing(decl.span.end)
         elif decl.body is not None:
-            self._block(text, decl.body, "", ())
+            self._block(text, decl.body, "", (), one_line=False)
         else:
             self.lines.append(text)
             self._trailing(decl.span.end)
 
     def _block(
-        self, head: str, block: ast.Block, indent: str, after: tuple[ast.Clause, ...]
+        self,
+        head: str,
+        block: ast.Block,
+        indent: str,
+        after: tuple[ast.Clause, ...],
+        one_line: bool = True,
     ) -> None:
+        """A block: a declaration's body one member a line; a nested block may stay on one line."""
         tail = "".join(" " + _clause(c) for c in after)
         if after and not self._comments_inside(block.span):
             # `pair p {a = 2} vs {a = 3} at op`: a body between clauses reads best inline
@@ -203,6 +244,11 @@ class _Printer:
             return
         if not block.members and not self._comments_inside(block.span):
             self.lines.append(f"{head} {{}}{tail}")
+            return
+        line = self._one_line(head, block, tail) if one_line else None
+        if line is not None:
+            self.lines.append(line)
+            self._skip_comments(block.span.end)
             return
         self.lines.append(f"{head} {{")
         first = block.members[0].span.start if block.members else block.span.end
@@ -225,6 +271,38 @@ class _Printer:
         self._flush(block.span.end - 1, inner)
         self.lines.append(f"{indent}}}{tail}")
 
+    def _written_on_one_line(self, span: Span) -> bool:
+        return "\n" not in self.text[span.start : span.end] and not self._comments_inside(span)
+
+    def _one_line(self, head: str, block: ast.Block, tail: str) -> str | None:
+        """`head { a: 1  b: 2 }` when the block may stay on one line, else None."""
+        if self.wrap and not self._written_on_one_line(block.span):
+            return None
+        inline = _Printer(self.text, [], self.wrap)
+        texts = []
+        for member in block.members:
+            inline.lines = []
+            inline._member(member, "")
+            if len(inline.lines) != 1:
+                return None
+            texts.append(inline.lines[0])
+        line = f"{head} {{ {_joined(block.members, texts)} }}{tail}"
+        return line if len(line) <= LINE_LENGTH or not self.wrap else None
+
+    def _skip_comments(self, end: int) -> None:
+        while (
+            self.next_comment < len(self.comments)
+            and self.comments[self.next_comment].span.start < end
+        ):
+            self.next_comment += 1
+
+    def _wraps(self, field: ast.Field, line: str) -> bool:
+        """Whether a record value is printed one member a line (see LINE_LENGTH)."""
+        record = field.value
+        if not (self.wrap and isinstance(record, ast.Block) and record.members) or field.clauses:
+            return False
+        return len(line) > LINE_LENGTH or not self._written_on_one_line(record.span)
+
     def _comments_inside(self, span: Span) -> bool:
         return any(span.start < c.span.start < span.end for c in self.comments[self.next_comment :])
 
@@ -239,7 +317,13 @@ class _Printer:
                 text = f"{key}: {expr(member.value)}" + "".join(
                     " " + _clause(c) for c in member.clauses
                 )
-                self.lines.append(indent + text)
+                if self._wraps(member, indent + text):
+                    assert isinstance(member.value, ast.Block)
+                    self._block(f"{indent}{key}:", member.value, indent, ())
+                elif self.wrap and len(indent + text) > LINE_LENGTH and not member.clauses:
+                    self.lines += _wrapped_chain(f"{indent}{key}: ", member.value)
+                else:
+                    self.lines.append(indent + text)
             case ast.Binding():
                 self.lines.append(f"{indent}{member.name} = {expr(member.value)}")
             case ast.Entry():
@@ -271,6 +355,41 @@ class _Printer:
                 self.lines.append(indent + text)
             case _:
                 assert_never(member)
+
+
+def _joined(members: tuple[ast.Member, ...], texts: list[str]) -> str:
+    """Members on one line: `add: 5 uL  to: pcr`, `do { ... }  success: ...`, `a = 1; b = 2`."""
+    joined = texts[0]
+    for previous, member, text in zip(members[:-1], members[1:], texts[1:], strict=True):
+        keyed = isinstance(previous, ast.Field) or (
+            isinstance(previous, ast.Entry) and previous.body is not None
+        )
+        keyed = keyed and isinstance(member, ast.Field | ast.Entry)
+        joined += ("  " if keyed and not _needs_separator(previous, member) else "; ") + text
+    return joined
+
+
+def _wrapped_chain(head: str, value: ast.Expr) -> list[str]:
+    """A long `a and b and c` (or `or`) broken before its operators, aligned under `a`."""
+    if not (isinstance(value, ast.Binary) and value.op in ("and", "or")):
+        return [head + expr(value)]
+    op, operands = value.op, []
+    node: ast.Expr = value
+    while isinstance(node, ast.Binary) and node.op == op:
+        operands.append(node.right)
+        node = node.left
+    operands.append(node)
+    operands.reverse()
+    power = _BINARY[op]
+    texts = [expr(operands[0], power)] + [f"{op} {expr(o, power + 1)}" for o in operands[1:]]
+    lines = [head + texts[0]]
+    margin = " " * len(head)
+    for text in texts[1:]:
+        if len(lines[-1]) + 1 + len(text) <= LINE_LENGTH:
+            lines[-1] += " " + text
+        else:
+            lines.append(margin + text)
+    return lines
 
 
 def _split_clauses(
@@ -386,7 +505,9 @@ def _expr(node: ast.Expr) -> str:
         case ast.Optional(value=value):
             return f"{expr(value, _POSTFIX)}?"
         case ast.Unary(op="not", operand=operand):
-            return f"not {expr(operand, _NOT)}"
+            # `not (w in pan)`: a negated comparison keeps its parentheses, for the reader
+            compared = isinstance(operand, ast.Binary) and _BINARY[operand.op] == 7
+            return f"not ({expr(operand)})" if compared else f"not {expr(operand, _NOT)}"
         case ast.Unary(op=op, operand=operand):
             inner = expr(operand, _UNARY)
             if op in "+-" and inner[:1] in "+-±":
@@ -396,6 +517,9 @@ def _expr(node: ast.Expr) -> str:
             power = _BINARY[op]
             if op == "->":
                 return f"{expr(left, 4)} -> {expr(right, 2)}"
+            tight = not isinstance(left, ast.Quantity) and not isinstance(right, ast.Quantity)
+            if op == ".." and tight and min(_precedence(left), _precedence(right)) >= _POSTFIX:
+                return f"{expr(left)}..{expr(right)}"  # `0..5`, `rack.slot[0..N]`
             if op in _NON_ASSOC:
                 return f"{expr(left, power + 1)} {op} {expr(right, power + 1)}"
             if op == "|>":
@@ -412,7 +536,10 @@ def _expr(node: ast.Expr) -> str:
         case ast.Block(members=members):
             if not members:
                 return "{}"
-            return "{" + ", ".join(_inline_member(m) for m in members) + "}"
+            texts = [_inline_member(m) for m in members]
+            if all(isinstance(m, ast.Field) for m in members):
+                return "{" + ", ".join(texts) + "}"  # a record: `{pcr: 0 uL, final: 0 uL}`
+            return "{ " + _joined(members, texts) + " }"  # statements: `{ a = 2; b = 3 }`
         case _:
             assert_never(node)
 
@@ -422,6 +549,6 @@ def _arg(arg: ast.Arg) -> str:
 
 
 def _inline_member(member: ast.Member) -> str:
-    printer = _Printer("", [])
+    printer = _Printer("", [], wrap=False)
     printer._member(member, "")
     return " ".join(line.strip() for line in printer.lines)

@@ -10,6 +10,7 @@ import itertools
 from fractions import Fraction
 
 from lablang import ast
+from lablang.check.fields import check_field_names
 from lablang.check.names import did_you_mean
 from lablang.check.walk import members, walk
 from lablang.diagnostics import Edit, Fix, Report
@@ -93,6 +94,7 @@ EXPRESSION_BLOCKS = {"do", "thermocycle", "repeat"}
 
 def _check_decl(info: ModuleInfo, decl: ast.Decl, report: Report) -> None:
     report.working_at = (info.source, decl.name_span)
+    check_field_names(info.source, decl, report)
     _check_fields(info, members(decl.body), report)
     _check_statements(info, members(decl.body), report)
     for node in walk(decl):

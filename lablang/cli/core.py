@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from lablang.diagnostics import Severity
+from lablang.export_targets import EXPORTERS
 
 PATH_OPTION = click.option(
     "--path",
@@ -26,7 +27,7 @@ PATH_OPTION = click.option(
 def check_command(files: tuple[str, ...], as_json: bool, roots: tuple[str, ...]) -> None:
     """Check .lab FILES; exit 0 when clean, 1 on errors, 2 on usage errors.
 
-    Example: `lablang check examples/tour.lab --json`
+    Example: `lablang check examples/tenx_3p_v3.lab --json`
     """
     from lablang.diagnostics.render import render_texts, to_json
     from lablang.driver import check_file
@@ -59,7 +60,7 @@ def check_command(files: tuple[str, ...], as_json: bool, roots: tuple[str, ...])
 def fmt_command(files: tuple[str, ...], check_only: bool) -> None:
     """Rewrite FILES in the canonical layout (comments kept; refuses any change of meaning).
 
-    Example: `lablang fmt --check examples/tour.lab`
+    Example: `lablang fmt --check examples/tenx_3p_v3.lab`
     """
     from lablang.diagnostics import Report
     from lablang.diagnostics.render import render_texts
@@ -96,7 +97,8 @@ def fmt_command(files: tuple[str, ...], check_only: bool) -> None:
     "target",
     default="json",
     show_default=True,
-    help="json, or a backend format: libstruct-t1, libstruct-t2, libstruct-t3, seqspec.",
+    type=click.Choice(list(EXPORTERS)),
+    help="json (the program), LibStructBench Task 1-3 JSON, or seqspec YAML.",
 )
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False), help="Write here instead of stdout."
@@ -105,15 +107,13 @@ def fmt_command(files: tuple[str, ...], check_only: bool) -> None:
 def export_command(file: str, target: str, output: str | None, roots: tuple[str, ...]) -> None:
     """Export a checked program.
 
-    Example: `lablang export examples/tour.lab --to json`
+    Example: `lablang export examples/tenx_3p_v3.lab --to json`
     """
     from lablang.diagnostics.render import render_texts
     from lablang.driver import check_file
-    from lablang.export import EXPORTERS, export
+    from lablang.export import export
     from lablang.output import write_atomic
 
-    if target not in EXPORTERS:
-        raise click.UsageError(f"unknown format `{target}`; one of: {', '.join(sorted(EXPORTERS))}")
     result = check_file(file, roots)
     if not result.ok:
         click.echo(render_texts(result.report.sorted()), err=True)
@@ -139,13 +139,19 @@ def schema_command() -> None:
 @click.command("explain")
 @click.argument("code")
 def explain_command(code: str) -> None:
-    """Explain a diagnostic CODE, with a failing and a fixed example.
+    """Explain a diagnostic CODE, with a failing and a fixed example, or a molecular
+    operation (its arguments and rationale).
 
-    Example: `lablang explain E0203`
+    Example: `lablang explain E0203`, `lablang explain pcr`
     """
     from lablang.check.names import did_you_mean
     from lablang.diagnostics.codes import CODES, explain
+    from lablang.molecular.front import describe
 
+    operation = describe(code)
+    if operation is not None:
+        click.echo(operation)
+        return
     if code.upper() not in CODES:
         guess = did_you_mean(code.upper(), list(CODES))
         hint = f" (did you mean {guess}?)" if guess else ""
@@ -155,8 +161,18 @@ def explain_command(code: str) -> None:
 
 
 @click.command("spec")
-def spec_command() -> None:
-    """Print the compact language reference (for people and for LLM prompts)."""
+@click.option(
+    "--section",
+    "sections",
+    multiple=True,
+    type=click.Choice(["core", "molecular", "protocols", "sim", "contracts", "rubrics"]),
+    help="Print only this part (repeatable): core, molecular, protocols, sim, contracts, rubrics.",
+)
+def spec_command(sections: tuple[str, ...]) -> None:
+    """Print the language reference (for people and for LLM prompts).
+
+    Example: `lablang spec --section molecular`
+    """
     from lablang.spec import spec_text
 
-    click.echo(spec_text(), nl=False)
+    click.echo(spec_text(sections), nl=False)

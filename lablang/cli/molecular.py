@@ -42,7 +42,7 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
     Repairs made to a seqspec that its own 0.4.0 checks reject are reported as W0401;
     a file that cannot be read is E0417.
 
-    Example: `lablang import pred_t2.json pred_t3.json -o answer.lab`
+    Example: `lablang import tests/scoring/data/official_cases/drop_seq/truth_t2.json tests/scoring/data/official_cases/drop_seq/truth_t3.json -o answer.lab`
     """
     from lablang.datafile import DataFileError, load_json, read_data_text
     from lablang.diagnostics import Report

@@ -336,7 +336,7 @@ def judge_prompts_command(
     """One judge prompt per rubric item, as JSON lines (lablang calls no model).
 
     Example: lablang judge-prompts examples/protocols/gc_rich_rubric.lab
-             --answer examples/protocols/answers/pcr_published/1.lab
+             --answer examples/protocols/answers/lib_pcr/1.lab
     """
     from lablang.rubrics.prompts import judge_prompts
 

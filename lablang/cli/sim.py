@@ -87,7 +87,7 @@ def simulate_command(
     """
     from lablang.output import write_atomic
     from lablang.sim import simulate_task
-    from lablang.sim.episode import episode_json
+    from lablang.sim.episode import episode_json, premature_reason
 
     task = _load(file, roots, task_name)
     try:
@@ -129,6 +129,10 @@ def simulate_command(
             click.echo(
                 f"simulator fault (not a task failure): {result.fault.kind}: {result.fault.detail}"
             )
+        if result.limit is not None:
+            click.echo(f"stopped by a bound: {result.limit}")
+        for touch in result.premature:
+            click.echo(premature_reason(result, touch))
         lost = [s.name for s, ok in zip(result.steps, result.persisted, strict=False) if not ok]
         if lost:
             click.echo(f"no longer holding at the end: {', '.join(lost)}")
@@ -192,14 +196,34 @@ def certify_command(
     text = certificate_json(certificate)
     if out:
         write_atomic(Path(out), text)
-        rates = ", ".join(f"{k} {v:.0%}" for k, v in certificate["step_pass_rates"].items())
-        click.echo(
-            f"{task.name}: {certificate['success_rate']:.0%} of {instances} instances succeeded "
-            f"({rates}); certificate in {out}"
-        )
+        click.echo(f"{certify_summary(task.name, certificate)}; certificate in {out}")
+        if certificate.get("limit"):
+            click.echo(f"stopped by a bound: {certificate['limit']}")
     else:
         click.echo(text, nl=False)
     sys.exit(0 if certificate["certified"] else 1)
+
+
+def certify_summary(task: str, certificate: dict[str, Any]) -> str:
+    """One line: how many instances succeeded, failed and faulted, and the step pass rates.
+
+    >>> certify_summary("t", {"instances": 2, "success_rate": 0.0, "faults": [{}, {}],
+    ...                       "failures": [], "step_pass_rates": {"a": 0.0}})
+    't: 2 of 2 instances faulted (simulator faults, not task results); a 0%'
+    """
+    instances = certificate["instances"]
+    faulted = len(certificate["faults"])
+    succeeded = round(certificate["success_rate"] * instances)
+    failed = instances - succeeded - faulted
+    rates = ", ".join(f"{k} {v:.0%}" for k, v in certificate["step_pass_rates"].items())
+    if faulted == instances:
+        return f"{task}: {faulted} of {instances} instances faulted (simulator faults, not task results); {rates}"
+    parts = [f"{succeeded} of {instances} instances succeeded"]
+    if failed:
+        parts.append(f"{failed} failed")
+    if faulted:
+        parts.append(f"{faulted} faulted")
+    return f"{task}: {', '.join(parts)} ({rates})"
 
 
 def _internal_error(file: str, error: Exception) -> None:
@@ -285,8 +309,7 @@ def replay_command(record: str, as_json: bool) -> None:
     Exit 0 when the re-score equals the score stored in the record, 1 when it differs,
     2 when the record cannot be read.
 
-    Example: `lablang replay episode.jsonl`
-    (after `simulate examples/tasks/move_tube.lab --record episode.jsonl`)
+    Example: `lablang simulate examples/tasks/move_tube.lab --record episode.jsonl && lablang replay episode.jsonl`
     """
     from lablang.sim.records import RecordError, replay
 

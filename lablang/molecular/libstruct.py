@@ -45,6 +45,9 @@ from lablang.molecular.sequence import (
 )
 from lablang.syntax import reserved_words
 
+# structural roles a LibStructBench paired region may include
+PAIRED_ROLES = frozenset({"paired_region", "mixed", "unknown"})
+
 T1_SCHEMA = "libstruct.library_structure.v0"
 TASKS = ("t1", "t2", "t3")
 
@@ -253,10 +256,19 @@ def state_record(state: StateDef) -> dict[str, Any]:
             }
         )
     ids = {s.name: f"{state.name}_{_ident(s.name)}" for s in state.strands}
-    segment_ids = {st["strand_id"]: [seg["segment_id"] for seg in st["segments"]] for st in strands}
+    # a paired region names only the segments that pair (the grader rejects a region
+    # that includes an overhang); they are contiguous: 5' overhang, paired, 3' overhang
+    segment_ids = {
+        st["strand_id"]: [
+            seg["segment_id"]
+            for seg in st["segments"]
+            if seg.get("structural_role", "unknown") in PAIRED_ROLES
+        ]
+        for st in strands
+    }
     paired = []
     for n, (a, b) in enumerate(state.pairs):
-        if a in ids and b in ids:
+        if a in ids and b in ids and segment_ids[ids[a]] and segment_ids[ids[b]]:
             paired.append(
                 {
                     "paired_region_id": f"{state.name}_pr{n + 1}",

@@ -31,6 +31,7 @@ from typing import Any
 
 import attrs
 
+from lablang.fmt import canonical_text
 from lablang.molecular.model import LibraryDef, MolecularModel, SegmentDef
 from lablang.molecular.sequence import Bases, Homopolymer, Seq, Symbol, plain, reverse_complement
 
@@ -360,7 +361,7 @@ def _import(spec: dict[str, Any], name: str | None) -> SeqspecImport:
             "onlist md5 values that are not 32 hex digits are ignored (onlist names kept)"
         )
     lines.append("")
-    text = "\n".join(lines + library_lines).rstrip() + "\n"
+    text = canonical_text("\n".join(lines + library_lines).rstrip() + "\n")
     return SeqspecImport(text, tuple(problems), tuple(repairs), tuple(sequences))
 
 

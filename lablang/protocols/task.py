@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from lablang.fmt import canonical_text
 from lablang.protocols.diff import Change, ParameterChange, ProtocolDiff
 from lablang.protocols.model import Protocol, Step, Value, step_parameters
 from lablang.protocols.quantities import Amount
@@ -49,7 +50,7 @@ def draft_task(diff: ProtocolDiff, old: Protocol, new: Protocol) -> str:
         else:
             lines += _step_item(change, old, new, used)
     lines.append("}")
-    return "\n".join(lines) + "\n"
+    return canonical_text("\n".join(lines) + "\n")
 
 
 def _question(old: Protocol, new: Protocol) -> str:

@@ -1,7 +1,12 @@
 """The grader's shared primitives: edit similarity, one-to-one assignment, soft P/R/F1.
 
-Plain Levenshtein distances come from rapidfuzz and assignments from scipy's
-`linear_sum_assignment`. The grader also has two wildcard-aware edit distances
+Plain Levenshtein distances come from rapidfuzz. Assignments use the grader's own
+algorithm, the shortest-augmenting-path Hungarian method with row and column
+potentials (rows added one at a time, the first column on equal reduced costs), so
+exactly tied assignments break the way the grader breaks them; scipy's
+`linear_sum_assignment` finds the same optimum value but may pick another of the tied
+pairings. The inner loop over columns is vectorized with numpy, operation for
+operation the scalar algorithm, so its floating-point results are the same. The grader also has two wildcard-aware edit distances
 (family placeholders that match any nucleotide; a truth `[VARIABLE]` that matches any
 placeholder; `VN`/`NB` for a truth `[ANCHOR:2]`). rapidfuzz has no custom equality,
 so those use `wildcard_distance`, a row-vectorized dynamic program, and only when a
@@ -16,7 +21,6 @@ from typing import Any
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
-from scipy.optimize import linear_sum_assignment
 
 Match = tuple[int, int, float]
 # a score difference no floating-point rounding of a 2 x 2 assignment can reverse
@@ -24,7 +28,7 @@ _CLEAR_MARGIN = 1e-9
 
 
 class AssignmentClock:
-    """Accumulates the seconds spent inside `linear_sum_assignment` (for the benchmark)."""
+    """Accumulates the seconds spent inside the assignment solver (for the benchmark)."""
 
     seconds: float = 0.0
     calls: int = 0
@@ -123,14 +127,20 @@ def bit_parallel_distance(pattern_length: int, match_masks: Mapping[str, int], t
 def best_one_to_one_matching(scores: Sequence[Sequence[float]]) -> list[Match]:
     """Maximum-weight one-to-one assignment (every row or every column is used).
 
+    Rows are assigned when there are no more rows than columns, else columns (the
+    transposed problem), as the grader does; pairs come back sorted.
+
     >>> best_one_to_one_matching([[0.9, 0.1], [0.8, 0.7]])
     [(0, 0, 0.9), (1, 1, 0.7)]
+    >>> best_one_to_one_matching([[1.0, 1.0], [1.0, 1.0]])  # a tie: the grader's pick
+    [(0, 0, 1.0), (1, 1, 1.0)]
     """
     if not scores or not scores[0]:
         return []
     n, m = len(scores), len(scores[0])
     if n == 1 or m == 1:
-        # a single row (or column) needs no assignment: its best entry (first on ties)
+        # a single row (or column) needs no assignment: its best entry (first on ties,
+        # which is the column the Hungarian method's first row takes)
         if n == 1:
             best = max(range(m), key=lambda j: (scores[0][j], -j))
             return [(0, best, scores[0][best])]
@@ -138,8 +148,7 @@ def best_one_to_one_matching(scores: Sequence[Sequence[float]]) -> list[Match]:
         return [(best, 0, scores[best][0])]
     if n == 2 and m == 2:
         # the common 2 x 2 case (two strands, two oligos) has two assignments; when one
-        # is better by a clear margin it is scipy's answer too, found without the call.
-        # Near-ties go to scipy, whose tie-breaks (and rounding) are the reference.
+        # is better by a clear margin it is the only optimum, found without the solver
         diagonal = scores[0][0] + scores[1][1]
         crossed = scores[0][1] + scores[1][0]
         if diagonal - crossed > _CLEAR_MARGIN:
@@ -147,8 +156,13 @@ def best_one_to_one_matching(scores: Sequence[Sequence[float]]) -> list[Match]:
         if crossed - diagonal > _CLEAR_MARGIN:
             return [(0, 1, scores[0][1]), (1, 0, scores[1][0])]
     matrix = np.asarray(scores, dtype=float)
-    rows, cols = _assign(matrix)
-    return [(int(r), int(c), scores[int(r)][int(c)]) for r, c in zip(rows, cols, strict=True)]
+    if n <= m:
+        columns = _assign(-matrix)
+        pairs = [(row, int(col)) for row, col in enumerate(columns)]
+    else:
+        rows = _assign(-matrix.T)
+        pairs = [(int(row), col) for col, row in enumerate(rows)]
+    return sorted((r, c, scores[r][c]) for r, c in pairs)
 
 
 def best_partial_one_to_one_matching(
@@ -156,38 +170,93 @@ def best_partial_one_to_one_matching(
 ) -> list[Match]:
     """Maximum-weight partial assignment: pairs below `minimum_score` stay unmatched.
 
+    As the grader: the matrix is padded to (rows + columns) square with dummy rows and
+    columns worth 0 and ineligible real pairs worth less than anything, so a weak pair
+    is never forced; the padded problem is solved whole (its ties break as the grader's).
+
     >>> best_partial_one_to_one_matching([[0.2, 0.9], [0.3, 0.1]], minimum_score=0.25)
     [(0, 1, 0.9), (1, 0, 0.3)]
     """
     if not scores or not scores[0]:
         return []
     matrix = np.asarray(scores, dtype=float)
+    n, m = matrix.shape
     eligible = matrix >= minimum_score
-    if minimum_score > 0:
-        # An ineligible pair weighs 0, exactly what leaving both sides unmatched is
-        # worth, so the optimum equals the grader's dummy-padded assignment.
-        rows, cols = _assign(np.where(eligible, matrix, 0.0))
-    else:
-        n, m = matrix.shape
-        forbidden = min(float(matrix.min()), 0.0, minimum_score) - 1.0
-        padded = np.zeros((n + m, n + m))
-        padded[:n, :m] = np.where(eligible, matrix, forbidden)
-        rows, cols = _assign(padded)
-        keep = (rows < n) & (cols < m)
-        rows, cols = rows[keep], cols[keep]
+    forbidden = min(float(matrix.min()), 0.0, minimum_score) - 1.0
+    padded = np.zeros((n + m, n + m))
+    padded[:n, :m] = np.where(eligible, matrix, forbidden)
+    columns = _assign(-padded)
     return sorted(
-        (int(r), int(c), scores[int(r)][int(c)])
-        for r, c in zip(rows, cols, strict=True)
-        if eligible[r, c]
+        (row, int(col), scores[row][int(col)])
+        for row, col in enumerate(columns[:n])
+        if col < m and eligible[row, col]
     )
 
 
-def _assign(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _assign(costs: np.ndarray) -> np.ndarray:
+    """The column assigned to each row of a minimum-cost assignment (rows <= columns)."""
     start = time.perf_counter()
-    rows, cols = linear_sum_assignment(matrix, maximize=True)
+    columns = hungarian_min_cost(costs)
     AssignmentClock.seconds += time.perf_counter() - start
     AssignmentClock.calls += 1
-    return rows, cols
+    return columns
+
+
+def hungarian_min_cost(costs: np.ndarray) -> np.ndarray:
+    """Minimum-cost assignment of every row to its own column, for rows <= columns.
+
+    The Hungarian method in its shortest-augmenting-path form: rows join one at a time;
+    dual potentials `u` (rows) and `v` (columns) keep reduced costs non-negative; from
+    the new row a Dijkstra-like search over columns grows the tree of tight edges
+    (`minv` is each column's smallest reduced cost so far, `way` the column it came
+    from) until it reaches a free column, then the path is flipped. A column's `minv`
+    is replaced only by a strictly smaller value, and the next column is the first one
+    with the smallest `minv`: the tie-breaks that make the result unique. O(rows^2 x
+    columns). Index 0 of `p`, `way` and the potentials is the virtual root.
+
+    >>> hungarian_min_cost(np.array([[4.0, 1.0, 3.0], [2.0, 0.0, 5.0]])).tolist()
+    [1, 0]
+    """
+    rows, cols = costs.shape
+    if rows > cols:
+        raise ValueError("the assignment needs no more rows than columns")
+    u = np.zeros(rows + 1)
+    v = np.zeros(cols + 1)
+    p = np.zeros(cols + 1, dtype=np.int64)  # p[col]: the row holding col (0: free)
+    way = np.zeros(cols + 1, dtype=np.int64)
+    padded = np.zeros((rows + 1, cols + 1))
+    padded[1:, 1:] = costs
+    for row in range(1, rows + 1):
+        p[0] = row
+        col0 = 0
+        minv = np.full(cols + 1, np.inf)
+        used = np.zeros(cols + 1, dtype=bool)
+        while True:
+            used[col0] = True
+            row0 = p[col0]
+            free = ~used
+            free[0] = False
+            current = padded[row0] - u[row0] - v
+            better = free & (current < minv)
+            minv[better] = current[better]
+            way[better] = col0
+            candidates = np.where(free, minv, np.inf)
+            col1 = int(np.argmin(candidates))  # the first column with the smallest minv
+            delta = candidates[col1]
+            u[p[used]] += delta
+            v[used] -= delta
+            minv[~used] -= delta
+            col0 = col1
+            if p[col0] == 0:
+                break
+        while col0:
+            col1 = int(way[col0])
+            p[col0] = p[col1]
+            col0 = col1
+    assignment = np.full(rows, -1, dtype=np.int64)
+    held = np.nonzero(p[1:])[0] + 1
+    assignment[p[held] - 1] = held - 1
+    return assignment
 
 
 def soft_prf(score_sum: float, predicted: int, truth: int) -> tuple[float, float, float]:

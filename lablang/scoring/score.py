@@ -455,7 +455,7 @@ def _libgen_valid(
         predictions["t2"].get("oligos"), list
     ):
         oligo_ids = {
-            str(o.get("oligo_id")) for o in predictions["t2"]["oligos"] if isinstance(o, dict)
+            str(o.get("oligo_id")): o for o in predictions["t2"]["oligos"] if isinstance(o, dict)
         }
     if "t3" in tasks and predictions["t3"] is not _MISSING:
         problems += [("T3", p) for p in t3_problems(predictions["t3"], oligo_ids)]

@@ -24,7 +24,12 @@ _ROLES = (
 )
 _OPERATIONS = ("reverse_transcription", "pcr", "ligation", "extension", "tagmentation",
                "fragmentation", "cleanup", "indexing")  # fmt: skip
-_ARCHITECTURES = ("single_stranded", "double_stranded", "partially_duplex", "rna_dna_hybrid")
+# wrong but still valid architectures, by strand count (the grader rejects an
+# architecture that contradicts the strands, e.g. a hybrid of two DNA strands)
+_ARCHITECTURES = {
+    1: ("single_stranded", "unknown", "mixed_population"),
+    2: ("double_stranded", "unknown", "mixed_population"),
+}
 
 
 def _bases(rng: random.Random, n: int) -> str:
@@ -65,7 +70,9 @@ def make_truth(
                 if g % 3 == 1:
                     segment = {"placeholder": f"[CELL_BARCODE:{10 + g}]"}
                 else:
-                    segment = {"sequence": _bases(rng, 12 + (s + g) % 9)}
+                    # shorter than every oligo (18 nt and up), so no segment claims to be a
+                    # whole oligo it does not equal (the grader checks full-length claims)
+                    segment = {"sequence": _bases(rng, 12 + (s + g) % 6)}
                 segment.update({
                     "segment_id": f"s{s}_{k}_{g}", "role": f"segment {g}",
                     "structural_role": "paired_region" if strand_count == 2 else "unpaired",
@@ -166,7 +173,8 @@ def perturb(
                             d for d in segment["oligo_derivations"] if d["oligo_id"] != gone
                         ]
         elif kind == 3:
-            rng.choice(workflow["states"])["strand_architecture"] = rng.choice(_ARCHITECTURES)
+            state = rng.choice(workflow["states"])
+            state["strand_architecture"] = rng.choice(_ARCHITECTURES[len(state["strands"])])
         elif kind == 4:
             state = copy.deepcopy(rng.choice(workflow["states"]))
             state["state_id"] = f"spurious{len(workflow['states'])}"
@@ -174,6 +182,10 @@ def perturb(
             # exact duplicates tie, and the grader breaks ties by order
             strand = state["strands"][0]
             strand["segments"] = strand["segments"][:-1] or strand["segments"]
+            kept = {segment["segment_id"] for segment in strand["segments"]}
+            for region in state["paired_regions"]:
+                side = region["side_1"]
+                side["segment_ids"] = [sid for sid in side["segment_ids"] if sid in kept]
             strand["sequence_architecture"] = _bases(rng, 6) + strand["sequence_architecture"]
             workflow["states"].append(state)
             transition = rng.choice(workflow["transitions"])

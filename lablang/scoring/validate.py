@@ -15,6 +15,8 @@ from typing import Any
 
 import networkx as nx
 
+from lablang.scoring.validity import semantic_problems, unique_workflows
+
 OLIGO_KINDS = frozenset({"single", "assembled", "double_stranded", "hairpin", "unknown"})
 ORIENTATIONS = frozenset({"5_to_3", "3_to_5", "unknown"})
 
@@ -76,8 +78,12 @@ def t2_problems(document: Any) -> list[str]:
     return problems
 
 
-def t3_problems(document: Any, oligo_ids: set[str] | None) -> list[str]:
-    """What makes a Task 3 prediction unscorable; `oligo_ids` are the Task 2 ids, if known."""
+def t3_problems(document: Any, oligos: Mapping[str, Mapping[str, Any]] | None) -> list[str]:
+    """What makes a Task 3 prediction unscorable; `oligos` are the Task 2 oligos by id, if known.
+
+    Shapes first; a workflow whose shapes are sound is then held to the grader's
+    semantic rules (`validity.py`).
+    """
     if not isinstance(document, dict):
         return ["/: the document must be a JSON object"]
     problems = []
@@ -88,8 +94,11 @@ def t3_problems(document: Any, oligo_ids: set[str] | None) -> list[str]:
         return [*problems, "/workflows: an array is required"]
     if not workflows:
         return [*problems, "/workflows: [] should be non-empty"]
+    problems.extend(unique_workflows(workflows))
     for w_index, workflow in enumerate(workflows):
-        problems.extend(_workflow_problems(workflow, f"/workflows/{w_index}", oligo_ids))
+        where = f"/workflows/{w_index}"
+        shape = _workflow_problems(workflow, where, None if oligos is None else set(oligos))
+        problems.extend(shape or semantic_problems(workflow, where, oligos))
     return problems
 
 

@@ -104,7 +104,9 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
         else:
             infos[entity.name] = builder(spec, entity, [0.0, 0.0, 0.0], 0.0)
     build_gripper(spec)
-    moved = sorted({event.entity for event in scene.interventions})
+    actions = [a for event in scene.interventions for a in event.actions]
+    moved = sorted({a.entity for a in actions if a.kind == "move" and (a.dx or a.dy)})
+    turned = sorted({a.entity for a in actions if a.kind in ("move", "turn") and a.turn})
     for name in moved:
         # a fixture that someone moves gets x/y slides driven by stiff position servos (added
         # after the gripper's actuators): as a mocap body it would have no velocity, and its
@@ -130,6 +132,31 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
                 trntype=mujoco.mjtTrn.mjTRN_JOINT,
             )
             act.set_to_position(kp=20000, dampratio=1.0)
+    for name in turned:
+        # turned about the vertical axis through the fixture's origin (after any slides)
+        spec.body(infos[name].body).add_joint(
+            name=f"{name}_turn",
+            type=mujoco.mjtJoint.mjJNT_HINGE,
+            axis=[0.0, 0.0, 1.0],
+            damping=2.0,
+            armature=0.01,
+        )
+        act = spec.add_actuator(
+            name=f"{name}_turn", target=f"{name}_turn", trntype=mujoco.mjtTrn.mjTRN_JOINT
+        )
+        act.set_to_position(kp=400, dampratio=1.0)
+    for name in sorted({a.entity for a in actions if a.kind in ("open_lid", "close_lid")}):
+        # a colleague's hand on the lid: a joint equality whose target angle the runtime
+        # ramps while the event runs (inactive otherwise)
+        spec.add_equality(
+            name=f"colleague_{name}_lid",
+            type=mujoco.mjtEq.mjEQ_JOINT,
+            objtype=mujoco.mjtObj.mjOBJ_JOINT,
+            name1=infos[name].lid_joint,
+            active=0,
+            data=[0.0] * 12,
+            solref=[0.02, 1.0],
+        )
     for name, info in infos.items():
         if info.free:
             spec.add_equality(

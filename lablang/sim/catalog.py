@@ -168,7 +168,17 @@ MAX_STEPS = 64
 MAX_CALLS_PER_STEP = 32
 MAX_CHECK_WINDOW = 60.0  # s
 MAX_WAIT = 600.0  # s
+MAX_EVENTS = 16  # scripted events per scene
+MAX_EVENT_ACTIONS = 8  # actions per event
 MAX_EPISODE_TIME = 1800.0  # s of simulated time per episode (all steps, all windows)
+# Physics work, the deterministic stand-in for wall time: each physics step costs
+# WORK_BASE + the model's degrees of freedom + the contacts at the end of its tick
+# (about 1.2 us per unit on the reference machine, so an episode's bound is ~75 s of wall
+# time and a certification's ~12 min, whatever the load). Counted, never timed, so a
+# result stays bit-identical.
+WORK_BASE = 10
+MAX_EPISODE_WORK = 60_000_000  # units per episode (E0713)
+MAX_CERTIFY_WORK = 600_000_000  # units per certification, all instances together (E0713)
 
 
 def describe(name: str) -> str | None:
@@ -182,3 +192,28 @@ def describe(name: str) -> str | None:
     params, family = SKILL_SIGNATURES[name]
     shown = ", ".join(p.lstrip("?") + ("?" if p.startswith("?") else "") for p in params)
     return f"`{name}({shown})` — skill ({family})"
+
+
+# Arguments and meaning of each predicate and function (for `check`'s reference and
+# hover); "?" marks an optional argument. A test keeps the keys equal to the names above.
+PREDICATE_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
+    "in": (("object", "target"), "the object sits in the slot (or in any slot of the container); also `a in b`"),
+    "on": (("object", "entity"), "the object rests on the surface"),
+    "grasped": (("object",), "the gripper holds the object"),
+    "upright": (("object",), "the object's axis is vertical"),
+    "stable": (("object", "?duration"), "the object is at rest for the window (default 0.5 s)"),
+    "open": (("entity",), "the lid (or cap) is open"),
+    "closed": (("entity",), "the lid (or cap) is closed"),
+    "balanced": (("entity",), "the centrifuge's load is balanced"),
+    "not_spilled": (("?entity",), "no contents were spilled (by this object)"),
+    "reading": (("entity", "?mass"), "the stable scale reading; with a mass, it reads that mass (`within:` default 0.1 g)"),
+    "contains": (("container", "substance", "?amount"), "the container holds the substance (that amount, `within:` a tolerance)"),
+    "started": (("entity",), "the centrifuge or stirrer was started"),
+    "mixed": (("object",), "the contents were mixed"),
+    "temperature": (("entity", "?temperature"), "the temperature in C; with a value, within 0.5 C (`within:`)"),
+    "has_tip": (("object",), "the pipette carries a tip"),
+    "slot_of": (("object",), "the slot the object sits in (or none)"),
+    "opposite": (("entity", "slot"), "the slot opposite a slot of a rotor"),
+    "mass": (("object",), "the object's mass"),
+    "height": (("object",), "the height of the object's lowest point above the table, in m"),
+}  # fmt: skip

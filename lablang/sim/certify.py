@@ -20,7 +20,8 @@ from typing import Any
 import attrs
 import numpy as np
 
-from lablang.sim.episode import EpisodeResult, run_episode
+from lablang.sim.catalog import MAX_CERTIFY_WORK
+from lablang.sim.episode import EpisodeResult, premature_reason, run_episode
 from lablang.sim.model import Task
 
 RERUN_TIMESTEP = 0.001
@@ -31,6 +32,7 @@ class InstanceOutcome:
     seed: int
     result: EpisodeResult
     rerun_of_fault: str | None = None  # the fault that the rerun replaced
+    work: int = 0  # physics work of every run of this instance (a rerun included)
 
 
 def instance_seeds(seed: int, instances: int) -> list[int]:
@@ -45,12 +47,13 @@ def instance_seeds(seed: int, instances: int) -> list[int]:
 def run_instance(task: Task, seed: int) -> InstanceOutcome:
     result = run_episode(task, seed)
     if result.fault is None:
-        return InstanceOutcome(seed, result)
+        return InstanceOutcome(seed, result, work=result.work)
     rerun = run_episode(task, seed, timestep=RERUN_TIMESTEP)
     first = f"{result.fault.kind}: {result.fault.detail}"
+    work = result.work + rerun.work
     if rerun.fault is None:
-        return InstanceOutcome(seed, rerun, rerun_of_fault=first)
-    return InstanceOutcome(seed, result)
+        return InstanceOutcome(seed, rerun, rerun_of_fault=first, work=work)
+    return InstanceOutcome(seed, result, work=work)
 
 
 def _run(args: tuple[Task, int]) -> InstanceOutcome:
@@ -97,13 +100,24 @@ def certify_task(
 
     seeds = instance_seeds(seed, instances)
     stream = _outcomes(task, seeds, jobs)
-    if progress:
+    if progress and sys.stderr.isatty():  # no carriage-return bar in a log file or a pipe
         from tqdm import tqdm
 
         stream = tqdm(
             stream, total=instances, desc=f"certify {task.name}", unit="instance", file=sys.stderr
         )
-    outcomes = list(stream)
+    outcomes: list[InstanceOutcome] = []
+    spent = 0
+    limit: str | None = None
+    for outcome in stream:  # in instance order, whatever the number of jobs
+        outcomes.append(outcome)
+        spent += outcome.work
+        if spent > MAX_CERTIFY_WORK and len(outcomes) < instances:
+            limit = (
+                f"E0713: the certification's physics budget of {MAX_CERTIFY_WORK:,} work "
+                f"units was spent after {len(outcomes)} of {instances} instances"
+            )
+            break
     names = [s.name for s in task.steps]
     passed = dict.fromkeys(names, 0)
     failures: list[dict[str, Any]] = []
@@ -147,6 +161,16 @@ def certify_task(
                     "failing": list(first.failing),
                 }
             )
+        elif result.premature:
+            first_touch = result.premature[0]
+            failures.append(
+                {
+                    "seed": outcome.seed,
+                    "step": first_touch.step,
+                    "reason": premature_reason(result, first_touch),
+                    "failing": [],
+                }
+            )
         elif not all(result.persisted):
             lost = [n for n, ok in zip(names, result.persisted, strict=False) if not ok]
             failures.append(
@@ -166,10 +190,15 @@ def certify_task(
         "instances": instances,
         "seeds": seeds,
         "steps": names,
-        "step_pass_rates": {n: passed[n] / instances for n in names},
-        "mean_credit": sum(credits) / instances if instances else 0.0,
-        "success_rate": successes / instances if instances else 0.0,
-        "certified": instances > 0 and successes == instances,
+        "step_pass_rates": {n: round(passed[n] / instances, 6) for n in names},
+        "mean_credit": round(sum(credits) / instances, 6) if instances else 0.0,
+        "success_rate": round(successes / instances, 6) if instances else 0.0,
+        "certified": instances > 0 and successes == instances and limit is None,
+        # the bound that stopped the certification early (the remaining instances did not
+        # run and count as not succeeded), and the instances a bound stopped
+        "limit": limit,
+        "limited": [{"seed": o.seed, "limit": o.result.limit} for o in outcomes if o.result.limit],
+        "work": spent,
         "failures": failures,
         "faults": faults,
         "transient_faults_rerun": reruns,

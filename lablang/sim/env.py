@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from lablang.sim.build import compile_scene
+from lablang.sim.catalog import MAX_EPISODE_WORK
 from lablang.sim.episode import observation
 from lablang.sim.model import Task, bind_task
 from lablang.sim.predicates import Evaluator, SpecError
@@ -146,7 +147,8 @@ class TaskEnv:
             self._evaluator = Evaluator(rt)
             reward += 1.0
         terminated = self._step == len(steps)
-        truncated = not terminated and rt.time >= self.max_seconds
+        spent = rt.work > MAX_EPISODE_WORK
+        truncated = not terminated and (rt.time >= self.max_seconds or spent)
         if truncated:
             self._emit(
                 Event(
@@ -155,7 +157,10 @@ class TaskEnv:
                     steps[self._step].name,
                     confirmed=False,
                     status="failed",
-                    detail=f"not passed within {self.max_seconds:g} s",
+                    detail=f"E0713: the episode's physics budget of {MAX_EPISODE_WORK:,} work "
+                    "units is spent"
+                    if spent
+                    else f"not passed within {self.max_seconds:g} s",
                 )
             )
             self.observations.append(observation(rt, steps[self._step].name))
@@ -297,8 +302,7 @@ class TaskEnv:
         return None
 
     def _confirm_pending(self) -> None:
-        from lablang.sim.predicates import in_slot, on, slot_of
-        from lablang.sim.skills import SlotTarget
+        from lablang.sim.state import SlotTarget, in_slot, on, slot_of
 
         rt = self.rt
         assert rt is not None
@@ -459,8 +463,8 @@ def evaluate_policy(
         "episodes": episodes,
         "seed": seed,
         "steps": names,
-        "step_pass_rates": {n: passed[n] / episodes for n in names},
-        "mean_credit": sum(credits) / episodes,
-        "success_rate": sum(c == 1.0 for c in credits) / episodes,
+        "step_pass_rates": {n: round(passed[n] / episodes, 6) for n in names},
+        "mean_credit": round(sum(credits) / episodes, 6),
+        "success_rate": round(sum(c == 1.0 for c in credits) / episodes, 6),
         "outcomes": outcomes,
     }

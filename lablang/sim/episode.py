@@ -10,12 +10,12 @@ import attrs
 import numpy as np
 
 from lablang.sim.build import compile_scene
-from lablang.sim.catalog import MAX_EPISODE_TIME
+from lablang.sim.catalog import MAX_EPISODE_TIME, MAX_EPISODE_WORK
 from lablang.sim.interventions import Decision, Execution, Intervention, TargetPose
 from lablang.sim.model import Call, Step, Task, bind_task
 from lablang.sim.predicates import Evaluator, SpecError, expr_text
 from lablang.sim.records import Event
-from lablang.sim.runtime import Checkpoint, Runtime, SimFault
+from lablang.sim.runtime import BudgetSpent, Checkpoint, Runtime, SimFault
 from lablang.sim.skills import SKILLS, SkillResult, run_skill
 
 
@@ -67,6 +67,9 @@ class EpisodeResult:
     events: tuple[Event, ...] = ()  # Labference records (see `lablang.sim.records`)
     observations: tuple[dict[str, Any], ...] = ()  # object poses at each step's completion
     bindings: tuple[tuple[str, str], ...] = ()  # role -> entity drawn for this instance
+    # the bound that stopped the episode, if one did (physics work E0713, simulated time)
+    limit: str | None = None
+    work: int = 0  # physics work units spent (catalog.WORK_BASE)
 
     def score(self) -> dict[str, Any]:
         """Choice, execution and completion, computed from the events alone."""
@@ -101,8 +104,21 @@ class EpisodeResult:
         return passed / len(self.steps) if self.steps else 1.0
 
     @property
+    def premature(self) -> tuple[Event, ...]:
+        """Robot contact with what a scripted event guards, before the event started."""
+        return tuple(e for e in self.events if e.kind == "premature")
+
+    @property
     def succeeded(self) -> bool:
-        return self.fault is None and self.credit == 1.0 and all(self.persisted)
+        """Every step passed and persisted, no fault, and no premature interaction (the
+        expert's own program is held to the events' guards too)."""
+        return (
+            self.fault is None
+            and self.limit is None
+            and self.credit == 1.0
+            and all(self.persisted)
+            and not self.premature
+        )
 
 
 def run_episode(
@@ -181,6 +197,9 @@ class EpisodeRunner:
         self.stopped = False
         self.fault: Fault | None = None
         self.current = "reset"
+        self._step_started = (0.0, self.started)  # simulated and wall time the step began
+        self.limit: str | None = None
+        self.rt.work_budget = MAX_EPISODE_WORK
         self._renderer = _Keyframes(self.rt, render_dir) if render_dir is not None else None
         contents: dict[str, list[tuple[str, float, str]]] = {}
         for entity in task.scene.entities:
@@ -192,6 +211,8 @@ class EpisodeRunner:
             self.rt.reset(contents)
         except SimFault as error:
             self._faulted(error)
+        except BudgetSpent as error:
+            self._spent(str(error))
 
     def run(self, until: str | None = None) -> None:
         """Run the steps not yet run, up to (not including) the step named `until`."""
@@ -202,10 +223,14 @@ class EpisodeRunner:
             index = len(self.results)
             step = steps[index]
             self.current = step.name
+            self._step_started = (self.rt.time, wallclock.perf_counter())
             try:
                 result = self._run_step(step)
             except SimFault as error:
                 self._faulted(error)
+                return
+            except BudgetSpent as error:
+                self._spent(str(error))
                 return
             if self._renderer is not None:
                 result = attrs.evolve(result, keyframe=self._renderer.save(index, step.name))
@@ -249,6 +274,9 @@ class EpisodeRunner:
             except SimFault as error:
                 self._faulted(error)
                 persisted = ()
+            except BudgetSpent as error:
+                self.limit = str(error)
+                persisted = tuple(False for r in self.results if r.status == "passed")
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
@@ -277,15 +305,43 @@ class EpisodeRunner:
             tuple(sorted(self.events, key=lambda e: e.time)),
             tuple(self.observations),
             tuple(sorted(self.bindings.items())),
+            self.limit,
+            rt.work,
         )
 
     # ------------------------------------------------------------ internals
 
     def _faulted(self, error: SimFault) -> None:
         self.fault = Fault(error.kind, error.detail, error.time, self.current)
-        self.results.append(StepResult(self.current, "fault", str(error)))
+        start, wall0 = self._step_started
+        self.results.append(
+            StepResult(
+                self.current,
+                "fault",
+                str(error),
+                start=start,
+                end=error.time,
+                wall=wallclock.perf_counter() - wall0,
+            )
+        )
         self.events.append(
             Event("fault", error.time, self.current, detail=f"{error.kind}: {error.detail}")
+        )
+        self.stopped = True
+
+    def _spent(self, reason: str) -> None:
+        """A bound stopped the episode: the step fails, naming the bound; not a fault."""
+        self.limit = reason
+        start, wall0 = self._step_started
+        self.results.append(
+            StepResult(
+                self.current,
+                "failed",
+                reason,
+                start=start,
+                end=self.rt.time,
+                wall=wallclock.perf_counter() - wall0,
+            )
         )
         self.stopped = True
 
@@ -354,6 +410,9 @@ class EpisodeRunner:
         except SpecError as error:
             return finished("failed", f"success spec: {error}")
         failing = tuple(sorted(text for text, value in evaluator.last.items() if not value))
+        if rt.time >= MAX_EPISODE_TIME - 1e-9:
+            self.limit = _time_limit()
+            return finished("failed", self.limit, failing)
         return finished(
             "failed",
             f"success spec did not hold within {step.check_window:g} s after the program",
@@ -415,12 +474,13 @@ class EpisodeRunner:
                 timeout = float(executed[-1]) + extra
             remaining = MAX_EPISODE_TIME - rt.time
             if remaining <= 0:
-                result = SkillResult(
-                    "timed out",
-                    f"the episode's budget of {MAX_EPISODE_TIME:g} s of simulated time is spent",
-                )
+                self.limit = _time_limit()
+                result = SkillResult("timed out", self.limit)
             else:
                 result = run_skill(rt, fn(rt, *executed, **kwargs), min(timeout, remaining))
+                if result.status == "timed out" and rt.time >= MAX_EPISODE_TIME - 1e-9:
+                    self.limit = _time_limit()
+                    result = SkillResult("timed out", self.limit)
         confirmed, actual = _confirm(rt, call.func, obj, chosen[where] if chosen else None, result)
         self.events.append(
             Event(
@@ -437,6 +497,21 @@ class EpisodeRunner:
             )
         )
         return result
+
+
+def _time_limit() -> str:
+    return f"the episode's budget of {MAX_EPISODE_TIME:g} s of simulated time is spent"
+
+
+def premature_reason(result: EpisodeResult, touch: Event) -> str:
+    """`premature interaction: the robot touched `centrifuge` at 1.24 s, before event
+    `lid_off` started (at 3.96 s)`."""
+    start = next((s for name, s, _, _ in result.interventions if name == touch.detail), None)
+    when = f" (at {start:.2f} s)" if start is not None else ""
+    return (
+        f"premature interaction: the robot touched `{touch.object}` at {touch.time:.2f} s, "
+        f"before event `{touch.detail}` started{when}"
+    )
 
 
 def coordination_events(rt: Runtime, steps: list[StepResult]) -> list[Event]:
@@ -473,8 +548,7 @@ def _confirm(
     rt: Runtime, func: str, obj: str | None, target: Any, result: SkillResult
 ) -> tuple[bool, str | None]:
     """The physical confirmation of a skill call, and where its object actually is."""
-    from lablang.sim.predicates import grasped, in_slot, on, slot_of
-    from lablang.sim.skills import SlotTarget
+    from lablang.sim.state import SlotTarget, grasped, in_slot, on, slot_of
 
     if obj is None or not rt.infos[obj].free:
         return result.ok, None
@@ -600,7 +674,10 @@ class _Keyframes:
 
         from lablang.output import write_atomic
 
-        self.renderer.update_scene(self.rt.data, camera="overview")
+        # sites are markers for the predicates (slot frames, a surface's top), not objects
+        option = mujoco.MjvOption()
+        option.sitegroup[:] = 0
+        self.renderer.update_scene(self.rt.data, camera="overview", scene_option=option)
         self.renderer.scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = False
         self.renderer.scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = False
         path = self.folder / f"{index:02d}_{name}.png"
@@ -639,6 +716,6 @@ def episode_json(result: EpisodeResult) -> dict[str, Any]:
     for step in data["steps"]:
         step["wall"] = round(step["wall"], 4)
     data["wall_time"] = round(result.wall_time, 4)
-    data["credit"] = result.credit
+    data["credit"] = round(result.credit, 6)
     data["succeeded"] = result.succeeded
     return data

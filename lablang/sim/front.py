@@ -26,6 +26,7 @@ from lablang.diagnostics import Report
 from lablang.resolve import Program
 from lablang.sim import catalog
 from lablang.sim import model as sm
+from lablang.sim.front_events import check_events, parse_event
 from lablang.source import Source, Span
 from lablang.units import UNITS
 
@@ -106,16 +107,11 @@ class _Front:
             )
         scene = sm.Scene(decl.name, tuple(entities), tuple(randomizations), tuple(interventions))
         self.check_placements(scene)
-        for event in interventions:
-            host = scene.entity(event.entity)
-            if host is None:
-                self.unknown_entity(event.entity, event.span or decl.name_span, scene)
-            elif catalog.ASSET_KINDS[host.asset].role != "fixture":
-                self.error(
-                    "E0708",
-                    f"an event moves a fixture; `{event.entity}` is a {host.asset}",
-                    event.span or decl.name_span,
-                )
+        if len(interventions) > catalog.MAX_EVENTS:
+            self.error(
+                "E0708", f"a scene may hold at most {catalog.MAX_EVENTS} events", decl.name_span
+            )
+        check_events(scene, self.error, lambda name, span: self.unknown_entity(name, span, scene))
         for rand in randomizations:
             match rand:
                 case sm.SlotPermutation():
@@ -422,46 +418,8 @@ class _Front:
         return None
 
     def event(self, entry: ast.Entry) -> sm.Intervention | None:
-        """`event NAME at 9 s .. 12 s { move(rack, by: (8 cm, 0 cm)) }`."""
-        usage = "write `event NAME at 9 s .. 12 s { move(rack, by: (8 cm, 0 cm)) }`"
-        at = next((c.value for c in entry.clauses if c.keyword == "at"), None)
-        low = high = None
-        if isinstance(at, ast.Binary) and at.op == "..":
-            low, high = self.number(at.left, "time"), self.number(at.right, "time")
-        elif at is not None and not isinstance(at, ast.Assignment):
-            low = high = self.number(at, "time")
-        calls = entry.body.members if entry.body else ()
-        if (
-            low is None
-            or high is None
-            or not 0 <= low <= high <= catalog.MAX_WAIT
-            or len(calls) != 1
-        ):
-            self.error("E0708", usage, entry.span)
-            return None
-        stmt = calls[0]
-        call = stmt.value if isinstance(stmt, ast.ExprStmt) else None
-        by = None
-        if (
-            isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Name)
-            and call.func.id == "move"
-            and len(call.args) == 2
-            and isinstance(call.args[0].value, ast.Name)
-            and call.args[1].name == "by"
-            and isinstance(call.args[1].value, ast.TupleExpr)
-        ):
-            items = call.args[1].value.items
-            by = [self.number(i, "length") for i in items] if len(items) == 2 else None
-        if call is None or by is None or None in by:
-            self.error("E0708", usage, stmt.span)
-            return None
-        dx, dy = float(by[0] or 0.0), float(by[1] or 0.0)
-        if math.hypot(dx, dy) > 0.3:
-            self.error("E0708", "an event moves a fixture by at most 30 cm", stmt.span)
-            return None
-        entity = call.args[0].value.id  # type: ignore[union-attr]
-        return sm.Intervention(entry.name or "event", entity, low, high, dx, dy, span=entry.span)
+        """`event NAME at 9 s .. 12 s { move(rack, by: (8 cm, 0 cm)) }` (`front_events`)."""
+        return parse_event(entry, self.error, self.number)
 
     def check_placements(self, scene: sm.Scene) -> None:
         taken: dict[tuple[str, int], str] = {}
@@ -850,12 +808,14 @@ class _Front:
                         return sm.Num(value, dimension, span=node.span)
             case ast.String(value=value):
                 return sm.Text(value, span=node.span)
+            case ast.Bool(value=value):
+                return sm.Bool(value, span=node.span)
             case _:
                 pass
         self.error(
             "E0708",
             "this expression is not supported in a task (partial: predicates, "
-            "`and`/`or`/`not`, comparisons, entities, slots and quantities of length, mass, "
+            "`and`/`or`/`not`, `true`/`false`, comparisons, entities, slots and quantities of length, mass, "
             "volume, time and angle are)",
             node.span,
         )
@@ -993,7 +953,7 @@ def _lookup(scene: sm.Scene, name: str) -> sm.Entity | None:
 
 def _refs(expr: sm.Expr | None) -> Iterator[str]:
     match expr:
-        case None | sm.Num() | sm.Text():
+        case None | sm.Num() | sm.Bool() | sm.Text():
             return
         case sm.Ref(name=name):
             yield name

@@ -43,6 +43,14 @@ class Num:
 
 
 @attrs.frozen(slots=True)
+class Bool:
+    """`true` or `false` (a step whose success is `true` passes once its program has run)."""
+
+    value: bool
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen(slots=True)
 class Text:
     value: str
     span: Span | None = attrs.field(default=None, eq=False)
@@ -83,7 +91,7 @@ class Compare:
     span: Span | None = attrs.field(default=None, eq=False)
 
 
-Expr: TypeAlias = Ref | Num | Text | Call | Logic | Not | Compare
+Expr: TypeAlias = Ref | Num | Bool | Text | Call | Logic | Not | Compare
 
 
 # ---------------------------------------------------------------- scenes
@@ -168,19 +176,51 @@ class RoleBinding:
 Randomization: TypeAlias = PoseRandomization | SlotPermutation | RoleBinding
 
 
+# what a scripted colleague can do in an event (`event NAME at T { ACTION(...) }`)
+ACTION_KINDS = (
+    "move",  # slide (and turn) a fixture, carrying its load
+    "turn",  # turn a fixture about its vertical axis
+    "remove_lid",  # take a centrifuge's lid off (it is gone from then on)
+    "open_lid",  # swing a lid open and let go
+    "close_lid",  # swing a lid shut and let go
+    "hand_over",  # put an object, absent until then, at its declared placement
+    "take_away",  # take an object off the bench
+    "press",  # press an entity's button
+)
+
+
+@attrs.frozen(slots=True)
+class Action:
+    """One thing a scripted colleague does during an event."""
+
+    kind: str  # one of ACTION_KINDS
+    entity: str
+    dx: float = 0.0  # move: metres, world frame
+    dy: float = 0.0
+    turn: float = 0.0  # move / turn: radians about the fixture's vertical axis
+    part: str = ""  # press: the button
+
+
 @attrs.frozen(slots=True)
 class Intervention:
-    """A scripted external event: at a random time in [start_low, start_high] someone
-    moves a fixture by (dx, dy) over `duration` seconds (SciVLABench coordination tasks)."""
+    """A scripted external event (SciVLABench coordination tasks): at a random time in
+    [start_low, start_high] a colleague performs `actions` over `duration` seconds.
+
+    Robot contact with a `guards` entity (or what it holds) before the event starts is a
+    premature interaction, whoever's program made it."""
 
     name: str
-    entity: str
     start_low: float
     start_high: float
-    dx: float
-    dy: float
+    actions: tuple[Action, ...]
     duration: float = 1.0
+    guards: tuple[str, ...] = ()
     span: Span | None = attrs.field(default=None, eq=False)
+
+    @property
+    def entities(self) -> tuple[str, ...]:
+        """The entities the event acts on, in order, each once."""
+        return tuple(dict.fromkeys(a.entity for a in self.actions))
 
 
 @attrs.frozen(slots=True)
@@ -232,7 +272,7 @@ def bind_expr(expr: Expr, bindings: dict[str, str]) -> Expr:
         case Ref():
             bound = bindings.get(expr.name)
             return expr if bound is None else attrs.evolve(expr, name=bound)
-        case Num() | Text():
+        case Num() | Bool() | Text():
             return expr
         case Call():
             return attrs.evolve(

@@ -1,7 +1,7 @@
 """Success predicates evaluated from simulator state, and the spec evaluator.
 
-Geometric predicates take their tolerances from the assets' geometry (a slot's
-bore and depth, a pan's radius). Temporal ones (`stable`, `reading`) keep timers
+The geometric facts they test live in `lablang.sim.state` (shared with the skills),
+with tolerances from the assets' geometry. Temporal predicates (`stable`, `reading`) keep timers
 in the `Evaluator`, which is evaluated once per control tick.
 """
 
@@ -11,149 +11,33 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-import mujoco
-import numpy as np
-
-from lablang.sim.model import Call, Compare, Expr, Logic, Not, Num, Ref, Text
+from lablang.sim.model import Bool, Call, Compare, Expr, Logic, Not, Num, Ref, Text
 from lablang.sim.runtime import Runtime
-from lablang.sim.skills import ButtonTarget, SlotTarget, WellTarget, ledger_key
+from lablang.sim.state import (
+    CAP_CLOSED_TURNS,
+    CAP_OPEN_TURNS,
+    LID_CLOSED,
+    LID_OPEN,
+    ButtonTarget,
+    SlotTarget,
+    WellTarget,
+    at_rest,
+    balanced,
+    cap_turns,
+    grasped,
+    in_slot,
+    ledger_key,
+    lid_angle,
+    on,
+    slot_of,
+    upright,
+)
 
-UPRIGHT_TILT = math.radians(15)
-STABLE_SPEED = 0.01  # m/s relative to the support
-STABLE_SPIN = 0.3  # rad/s relative to the support
-LID_OPEN = math.radians(75)
-CAP_OPEN_TURNS = 1.5  # a screw cap is open after this many turns (assets.CAP_OPEN_TURNS)
-LID_CLOSED = math.radians(3)
 DEFAULT_READING_TOL = 0.05  # g: the display must show the target exactly
-BALANCE_TOL = 0.1e-3  # kg: the imbalance a centrifuge tolerates (0.1 g at unit radius)
 
 
 class SpecError(Exception):
     """A success spec or program refers to something this scene cannot evaluate."""
-
-
-# ---------------------------------------------------------------- geometry
-
-
-def tilt(rt: Runtime, name: str) -> float:
-    R = rt.data.xmat[rt.body_ids[name]]
-    return math.acos(max(-1.0, min(1.0, float(R[8]))))
-
-
-def in_slot(rt: Runtime, name: str, target: SlotTarget) -> bool:
-    """The object's bottom sits in the slot's bore, leaning no more than the bore allows,
-    touching the container and not the gripper."""
-    info = rt.infos[name]
-    slot = rt.infos[target.container].slots[target.index]
-    d = rt.data
-    site = rt.slot_site_index[target]  # index access: named access builds a view object
-    site_pos = d.site_xpos[site]
-    site_R = d.site_xmat[site].reshape(3, 3)
-    body = rt.body_ids[name]
-    pos = d.xpos[body]
-    axis = d.xmat[body, 2::3]
-    # centre of the bottom hemisphere / bottom face, in the slot frame
-    bottom = site_R.T @ (pos - axis * (info.half_height - info.radius) - site_pos)
-    play = slot.bore - info.radius + 0.001
-    if abs(bottom[0]) > play or abs(bottom[1]) > play:
-        return False
-    if not -0.003 <= bottom[2] <= info.radius + 0.006:
-        return False
-    # the steepest lean the bore allows: the top of the bore against the far wall
-    lean = math.atan2(2 * (slot.bore - info.radius) + 0.002, slot.depth) + math.radians(3)
-    cos_tilt = float(np.dot(axis, site_R[:, 2]))
-    if cos_tilt < math.cos(lean):
-        return False
-    touching = rt.touching(name)
-    return rt.entity_index[target.container] in touching and rt.gripper_index not in touching
-
-
-def slot_of(rt: Runtime, name: str) -> SlotTarget | None:
-    """The slot an object actually sits in: the one whose `in` predicate holds (never nearest).
-
-    Only slots whose bore could contain the object's bottom are tested.
-    """
-    if not rt.slot_list:
-        return None
-    info = rt.infos[name]
-    d = rt.data
-    body = rt.body_ids[name]
-    bottom = d.xpos[body] - d.xmat[body, 2::3] * (info.half_height - info.radius)
-    # one vectorized pass over every slot of every container, then the predicate proper
-    offsets = np.abs(d.site_xpos[rt.slot_site_ids] - bottom)
-    near = np.flatnonzero((offsets <= rt.slot_reach).all(axis=1))
-    for k in near.tolist():
-        target = rt.slot_list[k]
-        if in_slot(rt, name, target):
-            return target
-    return None
-
-
-def on(rt: Runtime, name: str, surface: str) -> bool:
-    """Resting on the surface: in contact, above its top, within its footprint, not held."""
-    touching = rt.touching(name)
-    if rt.entity_index.get(surface) not in touching or rt.gripper_index in touching:
-        return False
-    info = rt.infos[surface]
-    pos = rt.data.xpos[rt.body_ids[name]]
-    if info.top_site:
-        top = rt.data.site_xpos[rt.site_ids[info.top_site]]
-        if pos[2] < top[2]:
-            return False
-        return float(np.hypot(pos[0] - top[0], pos[1] - top[1])) <= info.radius
-    return True
-
-
-def grasped(rt: Runtime, name: str) -> bool:
-    """Both finger pads touch the object (the two-sided check robosuite uses)."""
-    left, right = rt.pad_contacts(rt.entity_index[name])
-    return left and right
-
-
-def upright(rt: Runtime, name: str) -> bool:
-    return tilt(rt, name) <= UPRIGHT_TILT
-
-
-def lid_angle(rt: Runtime, name: str) -> float:
-    joint = rt.infos[name].lid_joint
-    return float(rt.data.qpos[rt.model.joint(joint).qposadr[0]])
-
-
-def at_rest(rt: Runtime, name: str) -> bool:
-    """Slow relative to whatever supports it, and not touched by the gripper."""
-    touching = rt.touching(name)
-    if rt.gripper_index in touching:
-        return False
-    m, d = rt.model, rt.data
-    v = np.zeros(6)
-    mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, rt.body_ids[name], v, 0)
-    support = np.zeros(6)
-    body = rt.support_body(name)
-    if body is not None:
-        mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, body, support, 0)
-    rel = v - support
-    return (
-        float(np.linalg.norm(rel[3:])) < STABLE_SPEED
-        and float(np.linalg.norm(rel[:3])) < STABLE_SPIN
-    )
-
-
-def balanced(rt: Runtime, name: str) -> bool:
-    """The loaded tubes' mass moments about the rotor axis cancel within 0.1 g."""
-    rt.infos[name]
-    d = rt.data
-    rotor_axis = d.xpos[rt.body_ids[name]]
-    moment = np.zeros(2)
-    for other, oinfo in rt.infos.items():
-        if not oinfo.free:
-            continue
-        where = slot_of(rt, other)
-        if where is None or where.container != name:
-            continue
-        p = d.site_xpos[rt.slot_site_index[where]] - rotor_axis
-        direction = p[:2] / max(float(np.linalg.norm(p[:2])), 1e-9)
-        moment += rt.object_mass(other) * direction
-    return float(np.linalg.norm(moment)) <= BALANCE_TOL + 1e-12
 
 
 def not_spilled(rt: Runtime, name: str | None = None) -> bool:
@@ -202,7 +86,7 @@ class Evaluator:
                 return self._call(expr)
             case Ref():
                 return resolve_ref(self.rt, expr)
-            case Num(value=value):
+            case Num(value=value) | Bool(value=value):
                 return value
             case Text(value=value):
                 return value
@@ -300,25 +184,20 @@ def _p_open(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> boo
     _arity(call, args, 1, 1)
     name = _entity(rt, call, args[0])
     if rt.infos[name].cap_joint:
-        return name in rt.uncapped or _cap_turns(rt, name) >= CAP_OPEN_TURNS - 0.02
+        return name in rt.uncapped or cap_turns(rt, name) >= CAP_OPEN_TURNS - 0.02
     if not rt.infos[name].lid_joint:
         raise SpecError(f"`{name}` has no lid")
-    return lid_angle(rt, name) >= LID_OPEN
+    return name in rt.lids_removed or lid_angle(rt, name) >= LID_OPEN
 
 
 def _p_closed(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
     _arity(call, args, 1, 1)
     name = _entity(rt, call, args[0])
     if rt.infos[name].cap_joint:
-        return name not in rt.uncapped and _cap_turns(rt, name) <= 0.05
+        return name not in rt.uncapped and cap_turns(rt, name) <= CAP_CLOSED_TURNS
     if not rt.infos[name].lid_joint:
         raise SpecError(f"`{name}` has no lid")
-    return lid_angle(rt, name) <= LID_CLOSED
-
-
-def _cap_turns(rt: Runtime, name: str) -> float:
-    joint = rt.model.joint(rt.infos[name].cap_joint)
-    return float(rt.data.qpos[joint.qposadr[0]]) / (2 * math.pi)
+    return name not in rt.lids_removed and lid_angle(rt, name) <= LID_CLOSED
 
 
 def _p_balanced(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> bool:
@@ -471,6 +350,8 @@ def _text(expr: Expr) -> str:
         case Num(value=value, dimension=dim):
             scale, unit = _DISPLAY_UNITS.get(dim, (1.0, ""))
             return f"{value * scale:g}{' ' + unit if unit else ''}"
+        case Bool(value=value):
+            return "true" if value else "false"
         case Text(value=value):
             return f'"{value}"'
         case Call(func=func, args=args, kwargs=kwargs):

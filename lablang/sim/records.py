@@ -83,8 +83,10 @@ def score(steps: Sequence[str], events: Iterable[Event]) -> dict[str, Any]:
     """Choice correctness, execution and completion, each from the events alone.
 
     Choice: every choice with a measured target is correct when it equals the chosen
-    one. Execution: per obligation (an object and an operation, counted once however many
-    attempts it takes), executed when some attempt was physically confirmed. Completion:
+    one. Execution: per obligation (a step, an operation and its object, counted once
+    however many attempts it takes), executed when one of its own attempts was physically
+    confirmed: an attempt counts once (its first execution record) and only for the
+    obligation of its own step, so a grasp in one step never completes another step's. Completion:
     ordered credit over the steps; `clean` when every step passed, persisted, and every
     attempt was correct and confirmed the first time, `recovered` when every step passed
     and persisted after some wrong or unconfirmed attempt, `incomplete` otherwise.
@@ -94,10 +96,15 @@ def score(steps: Sequence[str], events: Iterable[Event]) -> dict[str, Any]:
     wrong = [e.attempt for e in choices if e.target != e.measured]
     obligations: dict[str, bool] = {}
     first_time = True
+    counted: set[str] = set()
     for e in events:
         if e.kind != "execution":
             continue
-        key = f"{_family(e.operation)}:{e.object or ''}"
+        if e.attempt:
+            if e.attempt in counted:
+                continue  # no double counting: one execution per attempt
+            counted.add(e.attempt)
+        key = f"{e.step}:{_family(e.operation)}:{e.object or ''}"
         confirmed = bool(e.confirmed)
         if not confirmed:
             first_time = False
@@ -140,7 +147,7 @@ def score(steps: Sequence[str], events: Iterable[Event]) -> dict[str, Any]:
         },
         "completion": {
             "status": status,
-            "credit": credit_steps / len(steps) if steps else 1.0,
+            "credit": round(credit_steps / len(steps), 6) if steps else 1.0,
             "steps_passed": credit_steps,
             "not_persisted": lost,
             "fault": faults[0] if faults else None,

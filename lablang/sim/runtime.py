@@ -17,9 +17,12 @@ import attrs
 import mujoco
 import numpy as np
 
+from lablang.sim.actors import Actors
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
 from lablang.sim.build import Built
+from lablang.sim.catalog import WORK_BASE
 from lablang.sim.model import InSlot, OnSurface
+from lablang.sim.state import SlotTarget, on, slot_of
 
 GRAVITY = 9.81
 LIQUID_DENSITY = 1000.0  # kg/m^3; contents are water-like unless stated
@@ -56,6 +59,19 @@ def display_tenths(grams: float) -> int:
     (201, 200, 0)
     """
     return math.floor(grams * 10 / SCALE_QUANTUM_TENTHS + 0.5) * SCALE_QUANTUM_TENTHS
+
+
+class BudgetSpent(Exception):
+    """The episode's physics work budget is spent (E0713): a bound, not a fault."""
+
+    def __init__(self, budget: int, time: float) -> None:
+        super().__init__(
+            f"E0713: the episode's physics budget of {budget:,} work units is spent at "
+            f"t={time:.2f} s (work = physics steps x ({WORK_BASE} + degrees of freedom + "
+            "contacts); a scene this large cannot run this long)"
+        )
+        self.budget = budget
+        self.time = time
 
 
 class SimFault(Exception):
@@ -102,22 +118,6 @@ class Ledger:
         return total
 
 
-@attrs.define
-class InterventionState:
-    """A scripted move of a fixture, and what the gripper did before and after it began."""
-
-    name: str
-    entity: str
-    start: float
-    duration: float
-    delta: tuple[float, float]
-    actuator: int  # the x servo; the y servo follows it
-    contact_ticks_before: int = 0  # ticks in which the gripper touched the fixture or its load
-    first_contact_after: float | None = None  # simulated time of the first touch after the start
-    armed: bool = False  # a step waits for this event: touching before it starts is premature
-    touching: bool = False  # the gripper touched the fixture or its load in the last tick
-
-
 @attrs.frozen
 class Checkpoint:
     """Everything needed to continue an episode exactly: the MuJoCo integration state, the
@@ -138,6 +138,7 @@ class Checkpoint:
 _RUNTIME_FIELDS = (
     "ticks",
     "physics_steps",
+    "work",
     "cmd",
     "held",
     "lid_held",
@@ -154,12 +155,15 @@ _RUNTIME_FIELDS = (
     "uncapped",
     "interventions",
     "coordination",
+    "lids_removed",
+    "parked",
+    "_geom_bits",
     "stirred",
     "_warning_bytes",
 )
 
 
-class Runtime:
+class Runtime(Actors):
     """A running episode: model, data, gripper command, ledger, scales, trace hash."""
 
     def __init__(
@@ -184,6 +188,9 @@ class Runtime:
         self.weld_assist = weld_assist
         self.ticks = 0
         self.physics_steps = 0
+        self.work = 0  # physics work units spent (see catalog.WORK_BASE)
+        self.work_budget: int | None = None  # raise BudgetSpent past it (episodes set it)
+        self._work_base = WORK_BASE + self.model.nv
         self.cmd = np.zeros(7)  # x, y, z, yaw, tilt, finger, finger (actuator order)
         self.held: str | None = None
         self.lid_held: str | None = None
@@ -242,8 +249,6 @@ class Runtime:
             for name, info in self.infos.items()
             if info.slots
         }
-        from lablang.sim.skills import SlotTarget
-
         self.slot_list = [
             SlotTarget(name, k) for name, info in self.infos.items() for k in range(len(info.slots))
         ]
@@ -260,21 +265,7 @@ class Runtime:
                 for t in self.slot_list
             ]
         ).reshape(-1, 3)
-        self.interventions = [
-            InterventionState(
-                event.name,
-                event.entity,
-                start,
-                event.duration,
-                (event.dx, event.dy),
-                int(m.actuator(f"{event.entity}_move_x").id),
-            )
-            for event, start in built.interventions
-        ]
-        # (kind, time, event, entity): "trigger" when an event starts, "premature" at each
-        # onset of touching its fixture (or load) while a step waits for it, "response" at
-        # the first touch after it started
-        self.coordination: list[tuple[str, float, str, str]] = []
+        self._init_actors(built)
         self.heaters = [name for name, info in self.infos.items() if info.heater]
         self.tip_geoms = {
             name: m.geom(f"{name}_tip").id
@@ -340,6 +331,7 @@ class Runtime:
             for substance, amount, kind in items:
                 self.ledger.kinds[substance] = kind
                 self.add_contents(container, substance, amount)
+        self._park_absent()
         mujoco.mj_forward(m, d)
         self._baseline_warnings = d.warning.number[self._bad_warning_index].copy()
         self._warning_bytes = d.warning.number.tobytes()
@@ -374,10 +366,13 @@ class Runtime:
     def tick(self) -> None:
         self._ctrl[:] = self.cmd
         if self.interventions:
-            self._drive_interventions(self.time + self.dt)
+            self._actors_before_step(self.time + self.dt)
         mujoco.mj_step(self.model, self.data, nstep=self.substeps)
         self.ticks += 1
         self.physics_steps += self.substeps
+        self.work += self.substeps * (self._work_base + self.data.ncon)
+        if self.work_budget is not None and self.work > self.work_budget:
+            raise BudgetSpent(self.work_budget, self.time)
         self._hash.update(self._qpos)
         for state in self.scales.values():
             self._update_scale(state)
@@ -389,7 +384,7 @@ class Runtime:
                 if pressed:
                     self._on_press(*key)
         if self.interventions:
-            self._watch_interventions()
+            self._actors_after_step()
         if self.heaters and self.ticks % THERMAL_EVERY == 0:
             self._update_thermal(self.dt * THERMAL_EVERY)
         self._check_health()
@@ -514,58 +509,11 @@ class Runtime:
         state = self.scales[name]
         return self.time - state.stable_since >= SCALE_STABLE_WINDOW - 1e-9
 
-    def _drive_interventions(self, t: float) -> None:
-        for event in self.interventions:
-            linear = min(1.0, max(0.0, (t - event.start) / event.duration))
-            progress = (1 - math.cos(math.pi * linear)) / 2  # smooth start and stop
-            self.data.ctrl[event.actuator] = progress * event.delta[0]
-            self.data.ctrl[event.actuator + 1] = progress * event.delta[1]
-            if linear > 0.0 and not any(e[1] == event.name for e in self.events):
-                self.events.append((self.time, event.name, "intervention started"))
-                self.coordination.append(("trigger", self.time, event.name, event.entity))
-
-    def arm(self, event_name: str) -> None:
-        """A step now waits for this event: touching its fixture before it starts is premature."""
-        for event in self.interventions:
-            if event.name == event_name:
-                event.armed = True
-
-    def _watch_interventions(self) -> None:
-        touched = self._gripper_contacts()
-        d = self.data
-        for event in self.interventions:
-            hit = False
-            if touched:
-                index = self.entity_index[event.entity]
-                centre = d.xpos[self.body_ids[event.entity]]
-                reach = self.infos[event.entity].radius + 0.01
-                hit = index in touched or any(
-                    self.infos[self.owner_names[o]].free
-                    and float(
-                        np.hypot(*(d.xpos[self.body_ids[self.owner_names[o]]][:2] - centre[:2]))
-                    )
-                    < reach
-                    for o in touched
-                    if 0 <= o < len(self.infos)
-                )
-            onset = hit and not event.touching
-            event.touching = hit
-            if not hit:
-                continue
-            if self.time < event.start:
-                event.contact_ticks_before += 1
-                if onset and event.armed:
-                    self.coordination.append(("premature", self.time, event.name, event.entity))
-            elif event.first_contact_after is None:
-                event.first_contact_after = self.time
-                self.coordination.append(("response", self.time, event.name, event.entity))
-
-    def _gripper_contacts(self) -> set[int]:
-        return {o for o in self._touching_index(self.gripper_index) if o >= 0}
+    def _handover_pose(self, name: str) -> np.ndarray:
+        pos, quat = self._placement_pose(self.infos[name], self.built.placements.get(name))
+        return np.concatenate([pos, quat])
 
     def _update_thermal(self, dt: float) -> None:
-        from lablang.sim.predicates import on, slot_of
-
         for block in self.heaters:
             self.temperature[block] += (1 - math.exp(-dt / BLOCK_TAU)) * (
                 self.setpoint[block] - self.temperature[block]

@@ -19,34 +19,24 @@ import numpy as np
 
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP
 from lablang.sim.runtime import Runtime
+from lablang.sim.state import (
+    CAP_OPEN_TURNS,
+    ButtonTarget,
+    SlotTarget,
+    WellTarget,
+    balanced,
+    cap_turns,
+    ledger_key,
+    lid_angle,
+    on,
+    slot_of,
+    tilt,
+)
 
 SAFE_Z = 0.22  # m, TCP height for transit
 SPEED = 0.35  # m/s, transit speed
 SLOW = 0.08  # m/s, final approach
 SETTLE_TOL = 0.002  # m
-
-
-@attrs.frozen(slots=True)
-class SlotTarget:
-    container: str
-    index: int
-
-
-@attrs.frozen(slots=True)
-class WellTarget:
-    plate: str
-    index: int
-
-    @property
-    def key(self) -> str:
-        """The well's name in the contents ledger."""
-        return f"{self.plate}.well[{self.index}]"
-
-
-@attrs.frozen(slots=True)
-class ButtonTarget:
-    entity: str
-    button: str
 
 
 @attrs.frozen(slots=True)
@@ -227,11 +217,13 @@ def skill_place(rt: Runtime, obj: str, target: Any, *, need_slot: bool = False) 
     point = target_point(rt, target)
     if point is None:
         return fail(f"`{_name(target)}` is not a place an object can be put")
-    if isinstance(target, SlotTarget) and rt.infos[target.container].lid_joint:
-        from lablang.sim.predicates import lid_angle
-
-        if lid_angle(rt, target.container) < 1.0:
-            return fail(f"the lid of `{target.container}` is not open")
+    if (
+        isinstance(target, SlotTarget)
+        and rt.infos[target.container].lid_joint
+        and target.container not in rt.lids_removed
+        and lid_angle(rt, target.container) < 1.0
+    ):
+        return fail(f"the lid of `{target.container}` is not open")
     clearance = 0.003
     if isinstance(target, str):
         spot = _free_spot(rt, obj, target)
@@ -337,8 +329,6 @@ def skill_put_on_scale(rt: Runtime, obj: str, scale: Any) -> Controller:
 
 
 def skill_remove_from_slot(rt: Runtime, obj: str, slot: Any = None) -> Controller:
-    from lablang.sim.predicates import slot_of
-
     where = slot_of(rt, obj)
     if where is None:
         return fail(f"`{obj}` is not in a slot")
@@ -395,14 +385,14 @@ def skill_tare(rt: Runtime, scale: Any) -> Controller:
 
 
 def skill_start_centrifuge(rt: Runtime, centrifuge: Any) -> Controller:
-    from lablang.sim.predicates import balanced, lid_angle
-
     if not (
         isinstance(centrifuge, str)
         and rt.infos.get(centrifuge)
         and rt.infos[centrifuge].rotor_joint
     ):
         return fail(f"`{_name(centrifuge)}` is not a centrifuge")
+    if centrifuge in rt.lids_removed:
+        return fail(f"the lid of `{centrifuge}` was removed")
     if lid_angle(rt, centrifuge) > 0.05:
         return fail(f"the lid of `{centrifuge}` is open")
     if not balanced(rt, centrifuge):
@@ -426,11 +416,11 @@ def _handle_point(hinge: np.ndarray, frame: np.ndarray, radius: float, angle: fl
 
 
 def _swing_lid(rt: Runtime, name: str, goal_angle: float) -> Controller:
-    from lablang.sim.predicates import lid_angle
-
     info = rt.infos.get(name)
     if info is None or not info.lid_joint:
         return fail(f"`{name}` has no lid")
+    if name in rt.lids_removed:
+        return fail(f"the lid of `{name}` was removed")
     if rt.held is not None:
         return fail(f"the gripper holds `{rt.held}`")
     hinge, frame, radius = _lid_geometry(rt, name)
@@ -473,8 +463,6 @@ def _swing_lid(rt: Runtime, name: str, goal_angle: float) -> Controller:
 
 
 def skill_open_lid(rt: Runtime, centrifuge: Any) -> Controller:
-    from lablang.sim.predicates import lid_angle
-
     if (
         isinstance(centrifuge, str)
         and centrifuge in rt.infos
@@ -486,8 +474,6 @@ def skill_open_lid(rt: Runtime, centrifuge: Any) -> Controller:
 
 
 def skill_close_lid(rt: Runtime, centrifuge: Any) -> Controller:
-    from lablang.sim.predicates import lid_angle
-
     if (
         isinstance(centrifuge, str)
         and centrifuge in rt.infos
@@ -651,8 +637,6 @@ def skill_shake(rt: Runtime, obj: str, duration: float) -> Controller:
 
 def skill_invert(rt: Runtime, obj: str, count: float) -> Controller:
     """Turn a held, capped tube upside down and back `count` times."""
-    from lablang.sim.predicates import tilt
-
     if rt.held != obj:
         return fail(f"the gripper is not holding `{obj}`")
     times = int(count)
@@ -741,8 +725,6 @@ def skill_stir(rt: Runtime, stirrer: Any, duration: float) -> Controller:
 
     The container counts as mixed after 5 s of stirring (the runtime's stirring model).
     """
-    from lablang.sim.predicates import on
-
     info = rt.infos.get(stirrer) if isinstance(stirrer, str) else None
     if info is None or "stir" not in info.buttons:
         return fail(f"`{_name(stirrer)}` is not a stirrer")
@@ -900,12 +882,6 @@ def skill_weigh(rt: Runtime, obj: str, scale: Any) -> Controller:
     return (yield from skill_read_scale(rt, scale))
 
 
-def cap_turns(rt: Runtime, bottle: str) -> float:
-    """How many turns a bottle's screw cap has been unscrewed."""
-    joint = rt.model.joint(rt.infos[bottle].cap_joint)
-    return float(rt.data.qpos[joint.qposadr[0]]) / (2 * math.pi)
-
-
 def skill_twist_cap(rt: Runtime, bottle: str, turns: float) -> Controller:
     """Unscrew a standing bottle's cap by `turns` turns, in quarter-turn strokes: grip the
     cap, turn the wrist 90 degrees, let go, turn back. The cap turns only by friction
@@ -920,8 +896,6 @@ def skill_twist_cap(rt: Runtime, bottle: str, turns: float) -> Controller:
     count = int(turns)
     if count != turns or not 1 <= count <= 5:
         return fail("`twist_cap` takes a whole number of turns from 1 to 5")
-    from lablang.sim.assets import CAP_OPEN_TURNS
-
     start = cap_turns(rt, bottle)
     goal = min(start + count, CAP_OPEN_TURNS)
     cap = rt.model.body(f"{bottle}_cap").id
@@ -982,10 +956,6 @@ def skill_twist_cap(rt: Runtime, bottle: str, turns: float) -> Controller:
 def _tip(rt: Runtime, pipette: str) -> np.ndarray:
     pos, R = object_frame(rt, pipette)
     return pos - R[:, 2] * rt.infos[pipette].half_height
-
-
-def ledger_key(container: Any) -> str:
-    return container.key if isinstance(container, WellTarget) else str(container)
 
 
 @attrs.frozen(slots=True)

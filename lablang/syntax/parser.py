@@ -225,7 +225,9 @@ class _ToAst(lark.Transformer):
         return ("header", children[1], title)
 
     def dotted_name(self, children: list[Token]) -> str:
-        return ".".join(str(c) for c in children)
+        # `use` keeps all its tokens (`!use`), which names the "." terminal DOT, and a named
+        # terminal is kept everywhere: join the names only.
+        return ".".join(str(c) for c in children if c.type == "NAME")
 
     def use(self, children: list[Token]) -> ast.Use:
         path: list[str] = []

@@ -129,6 +129,16 @@ def _units() -> dict[str, Unit]:
 
 UNITS: dict[str, Unit] = _units()
 
+# Words agents and people write for a unit, and the symbol lablang reads: `20 sec` is
+# reported with the fix `20 s` (E0104) and read as that quantity.
+UNIT_SPELLINGS: dict[str, str] = {
+    "sec": "s", "secs": "s", "second": "s", "seconds": "s",
+    "mins": "min", "minute": "min", "minutes": "min",
+    "hr": "h", "hrs": "h", "hour": "h", "hours": "h",
+    "ul": "uL", "ml": "mL", "nl": "nL", "Ul": "uL", "Ml": "mL",
+    "rcf": "xg", "RPM": "rpm", "bps": "bp", "nts": "nt",
+}  # fmt: skip
+
 
 def closest_units(text: str, limit: int = 3) -> list[str]:
     """Unit symbols that look like `text` (for "did you mean").

@@ -186,6 +186,26 @@ decls = st.tuples(
         span=Z,
     )
 )
-modules = st.lists(decls, max_size=4).map(
-    lambda ds: ast.Module(name=None, title=None, uses=(), decls=tuple(ds), comments=(), span=Z)
+dotted_names = st.lists(names, min_size=1, max_size=3).map(".".join)
+uses = st.builds(
+    lambda path, members, alias: ast.Use(
+        path=tuple(path), names=tuple(members), alias=None if members else alias, span=Z
+    ),
+    st.lists(names, min_size=1, max_size=3),
+    st.lists(names, max_size=2, unique=True),
+    st.none() | names,
+)
+# A header with a dotted name (`module lab.pcr "x"`), with or without a title, and imports.
+modules = st.builds(
+    lambda header, us, ds: ast.Module(
+        name=header[0] if header else None,
+        title=header[1] if header else None,
+        uses=tuple(us),
+        decls=tuple(ds),
+        comments=(),
+        span=Z,
+    ),
+    st.none() | st.tuples(dotted_names, st.none() | strings),
+    st.lists(uses, max_size=2),
+    st.lists(decls, max_size=4),
 )

@@ -86,8 +86,8 @@ def test_export_to_an_unavailable_format_is_reported_partial(tmp_path: Path, mon
     """A backend format whose module is absent says it is partial instead of failing obscurely."""
     from lablang import export
 
-    monkeypatch.setitem(export.EXPORTERS, "nowhere", "lablang.no_such_backend:export")
-    result = CliRunner().invoke(main, ["export", write(tmp_path, GOOD), "--to", "nowhere"])
+    monkeypatch.setitem(export.EXPORTERS, "seqspec-0.3", "lablang.no_such_backend:export")
+    result = CliRunner().invoke(main, ["export", write(tmp_path, GOOD), "--to", "seqspec-0.3"])
     assert result.exit_code == 1
     assert "[E0007]" in result.output and "partial" in result.output
 

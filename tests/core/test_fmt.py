@@ -64,9 +64,11 @@ def test_comments_stay_next_to_what_they_describe() -> None:
 
 def test_members_that_would_run_together_get_a_semicolon() -> None:
     """`98 C for 3 min` followed by `(...)` would read as a call: fmt separates them."""
-    text = "protocol p { step s { thermocycle { 98 C for 3 min; (95 C, 1 s) } } }"
+    text = "protocol p { step s { thermocycle {\n98 C for 3 min; (95 C, 1 s)\n} } }"
     out = format_source(Source(text), Report())
     assert out is not None and "98 C for 3 min;\n" in out
+    one_line = format_source(Source(text.replace("\n", " ")), Report())
+    assert one_line is not None and "{ 98 C for 3 min; (95 C, 1 s) }" in one_line
 
 
 def test_fmt_refuses_output_that_changes_the_tree(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -103,3 +105,87 @@ def test_fmt_leaves_a_file_with_syntax_errors_untouched(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["fmt", str(path)])
     assert result.exit_code == 1
     assert path.read_text() == "oligo X {"
+
+
+SHIPPED = sorted((ROOT / "stdlib").rglob("*.lab")) + sorted((ROOT / "examples").rglob("*.lab"))
+
+
+def test_every_shipped_lab_file_is_in_canonical_form() -> None:
+    """`lablang fmt --check` passes on every `.lab` under stdlib/ and examples/ (CI runs it here)."""
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    assert len(SHIPPED) > 40
+    result = CliRunner().invoke(main, ["fmt", "--check", *map(str, SHIPPED)])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_dotted_module_name_is_kept_and_formats_unchanged() -> None:
+    """`module lab.pcr "x"` is the module `lab.pcr` (not `lab...pcr`) and is already canonical."""
+    text = 'module lab.pcr "x"\n\nuse illumina.{P5}\n'
+    assert parse(Source(text), Report()).name == "lab.pcr"
+    assert format_source(Source(text), Report()) == text
+
+
+def test_a_record_longer_than_the_line_is_printed_one_member_a_line() -> None:
+    """A record past LINE_LENGTH wraps one member a line; a short one-line record stays on one line."""
+    names = ", ".join(f'm{i}: "material number {i}"' for i in range(8))
+    text = f"protocol p {{\n  materials: {{{names}}}\n  containers: {{a: 1 uL, b: 2 uL}}\n}}\n"
+    out = format_source(Source(text), Report())
+    assert out is not None
+    assert max(len(line) for line in out.splitlines()) <= fmt.LINE_LENGTH
+    assert '  materials: {\n    m0: "material number 0"\n' in out
+    assert "  containers: {a: 1 uL, b: 2 uL}\n" in out
+    assert format_source(Source(out), Report()) == out
+
+
+def test_a_block_written_on_one_line_stays_there_while_it_fits() -> None:
+    """`step s { add: ...  to: ... }` keeps its one line; the same block over the line length wraps."""
+    short = "protocol p {\n  step s { add: 5 uL of m  to: pcr }\n}\n"
+    assert format_source(Source(short), Report()) == short
+    long = short.replace("to: pcr", 'to: pcr  note: "' + "x" * 80 + '"')
+    out = format_source(Source(long), Report())
+    assert out is not None and "  step s {\n    add: 5 uL of m\n    to: pcr\n" in out
+
+
+def test_a_long_and_chain_breaks_before_its_operators() -> None:
+    """A field whose `a and b and c` value is past the line length continues under its first operand."""
+    terms = " and ".join(f"contains(tube_{i}, buffer, {i}0 uL)" for i in range(5))
+    text = f"task t {{\n  step s {{\n    success: {terms}\n  }}\n}}\n"
+    out = format_source(Source(text), Report())
+    assert out is not None
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= fmt.LINE_LENGTH
+    continued = [line for line in lines if line.strip().startswith("and ")]
+    assert continued and all(line.startswith(" " * len("    success: ")) for line in continued)
+
+
+def test_generated_lab_text_comes_out_in_canonical_form(tmp_path: Path) -> None:
+    """What `diff --task`, `import` of seqspec and `import` of LibStructBench JSON write is canonical."""
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    runner = CliRunner()
+    protocols = ROOT / "examples" / "protocols"
+    truth = ROOT / "tests" / "scoring" / "data" / "official_cases" / "drop_seq"
+    spec = tmp_path / "spec.yaml"
+    commands = [
+        [
+            "diff",
+            str(protocols / "pcr_published.lab"),
+            str(protocols / "pcr_gc_rich.lab"),
+            "--task",
+        ],
+        ["export", str(ROOT / "examples" / "tenx_3p_v3.lab"), "--to", "seqspec", "-o", str(spec)],
+        ["import", str(spec)],
+        ["import", str(truth / "truth_t2.json"), str(truth / "truth_t3.json")],
+    ]
+    for command in commands:
+        result = runner.invoke(main, command)
+        assert result.exit_code in (0, 1), result.output
+        if command[0] == "export":
+            continue
+        text = result.stdout
+        assert format_source(Source(text), Report()) == text, command

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import sysconfig
 import venv
 import zipfile
 from pathlib import Path
@@ -46,8 +47,15 @@ def test_wheel_contains_grammar_stdlib_spec_and_registry(wheel: Path) -> None:
 def test_installed_wheel_checks_a_file_outside_the_source_tree(wheel: Path, tmp_path: Path) -> None:
     """From a wheel install (not the checkout), the grammar loads and `lablang check` works."""
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
+    # the new venv sees the test environment's installed dependencies (CI's own fresh
+    # venv, not the base interpreter's site-packages) through a plain path file, which
+    # does not run the `.pth` hooks there, so an editable lablang stays invisible
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    inner = env_dir / "lib" / version / "site-packages"
+    outer = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+    (inner / "test-environment.pth").write_text("\n".join(sorted(outer)) + "\n")
     subprocess.run(
         [
             sys.executable,

@@ -12,6 +12,7 @@ from lablang.molecular.molecule import (
     End,
     MolType,
     Pool,
+    Product,
     Single,
     Strand,
     architecture,
@@ -306,14 +307,14 @@ def test_barcode_by_extension_copies_the_oligo() -> None:
 
 def test_capture_keeps_only_products_with_the_probe_site() -> None:
     """Capture by a probe carries molecules it pairs with and discards the rest."""
-    pool = Pool((ops.Product(dna(TEMPLATE, "hit")), ops.Product(dna("GGGGGGGGGGGGGGGGGG", "miss"))))
+    pool = Pool((Product(dna(TEMPLATE, "hit")), Product(dna("GGGGGGGGGGGGGGGGGG", "miss"))))
     out = ops.capture(pool, ops.oligo("probe", "GTACGTACGTAAAACCCC"))
     assert [p.disposition for p in out.products] == [Disposition.CARRIED, Disposition.DISCARDED]
 
 
 def test_size_selection_discards_short_products_and_keeps_unknown_payloads() -> None:
     """Products shorter than the window are discarded; a payload of unknown length is kept."""
-    pool = Pool((ops.Product(dna("ACGT" * 10)), ops.Product(dna("ACGT [CDNA]"))))
+    pool = Pool((Product(dna("ACGT" * 10)), Product(dna("ACGT [CDNA]"))))
     out = ops.size_select(pool, minimum=100, maximum=600)
     assert [p.disposition for p in out.products] == [Disposition.DISCARDED, Disposition.CARRIED]
     assert "shorter than 100" in out.products[0].reason
@@ -384,7 +385,7 @@ def test_single_primer_pcr_amplifies_the_molecule_it_flanks() -> None:
 
 def test_size_selection_uses_a_given_payload_length() -> None:
     """With the payload's length range given, a product whose total cannot reach the window is discarded."""
-    pool = Pool((ops.Product(dna("ACGT [CDNA] ACGT")),))
+    pool = Pool((Product(dna("ACGT [CDNA] ACGT")),))
     kept = ops.size_select(pool, minimum=100, maximum=600, payload_length=(150, 400))
     assert kept.carried
     dropped = ops.size_select(pool, minimum=500, maximum=600, payload_length=(50, 100))

@@ -114,7 +114,8 @@ def test_doctests_of_the_sim_package_pass(module: str) -> None:
 def test_checkpoint_restore_continues_bit_identically(task_from) -> None:
     """From a checkpoint taken mid-grasp (weld active, contents in the ledger), two
     continuations with the same actions end in the same state and trace digest."""
-    from lablang.sim.skills import SlotTarget, run_skill, skill_pick, skill_place
+    from lablang.sim.skills import run_skill, skill_pick, skill_place
+    from lablang.sim.state import SlotTarget
 
     env = make_env(task_from(LIFT.replace("tube_1_5ml()", "tube_1_5ml(contents: 300 uL of water)")))
     env.reset(seed=3)

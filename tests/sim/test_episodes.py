@@ -177,7 +177,7 @@ def test_scripted_intervention_moves_the_rack_and_is_recorded_apart_from_success
 
     task = task_from(Path("examples/tasks/placement_recall.lab").read_text())
     [event] = task.scene.interventions
-    assert (event.entity, event.start_low, event.start_high) == ("rack", 9.0, 11.0)
+    assert (event.entities, event.start_low, event.start_high) == (("rack",), 9.0, 11.0)
     rt = Runtime(compile_scene(task.scene, np.random.default_rng(5)))
     rt.reset({})
     [state] = rt.interventions
@@ -202,6 +202,7 @@ def test_dispensing_outside_any_container_counts_as_spilled(task_from) -> None:
     from lablang.sim import skills
     from lablang.sim.build import compile_scene
     from lablang.sim.runtime import Runtime
+    from lablang.sim.state import WellTarget
 
     task = task_from("""
 scene s {
@@ -216,7 +217,7 @@ task t in s { step a { do { pick(p) } success: grasped(p) } }
     rt.reset({"stock": [("buffer", 5e-6, "liquid")]})
     assert skills.run_skill(rt, skills.skill_pick(rt, "p"), 10).ok
     assert skills.run_skill(rt, skills.skill_aspirate(rt, "p", "stock", 40e-9), 15).ok
-    well = skills.WellTarget("plate", 0)
+    well = WellTarget("plate", 0)
 
     def beside(rt_, pipette, container, depth_goal):  # aim 2 cm off the well's centre
         vessel = skills._vessel(rt_, container)

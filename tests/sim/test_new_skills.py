@@ -7,7 +7,6 @@ import pytest
 
 from lablang.sim.skills import (
     SKILLS,
-    SlotTarget,
     run_skill,
     skill_attach_tip,
     skill_dispense_powder,
@@ -22,6 +21,7 @@ from lablang.sim.skills import (
     skill_transfer,
     skill_weigh,
 )
+from lablang.sim.state import SlotTarget, cap_turns
 
 TIPS = """
 scene s {
@@ -171,7 +171,7 @@ task t in s { instruction: "Open the bottle b." step a { do { twist_cap(b, 2) } 
 
 def test_twist_cap_unscrews_by_friction_without_turning_the_bottle(make_runtime) -> None:
     """Quarter-turn strokes on the cap open it (1.5 turns) while the bottle stays put."""
-    from lablang.sim.skills import cap_turns, skill_twist_cap
+    from lablang.sim.skills import skill_twist_cap
 
     rt = make_runtime(BOTTLE)
     before = rt.data.xquat[rt.body_ids["b"]].copy()

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from lablang.sim.model import Call, Num, Ref
-from lablang.sim.predicates import Evaluator, balanced, in_slot, on, slot_of, tilt, upright
-from lablang.sim.skills import SlotTarget
+from lablang.sim.predicates import Evaluator
+from lablang.sim.state import SlotTarget, balanced, in_slot, on, slot_of, tilt, upright
 
 RACK = """
 scene s {

@@ -1,0 +1,231 @@
+"""A workflow step's call: its arguments read, checked against the registry, applied."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from lablang import ast
+from lablang.molecular import operations as ops
+from lablang.molecular.builder.common import (
+    Failure,
+    dotted,
+)
+from lablang.molecular.builder.declarations import (
+    Declarations,
+)
+from lablang.molecular.molecule import (
+    Disposition,
+    Pool,
+    Product,
+)
+from lablang.molecular.ops import REGISTRY, Operation, Param
+from lablang.molecular.ops.core import parse_end
+from lablang.molecular.ops.registry import KINDS
+from lablang.molecular.sequence import (
+    SequenceError,
+    plain,
+    render,
+)
+
+
+class Arguments(Declarations):
+    def call_args(self, call: ast.Call | ast.Name, oligo_names: list[str]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if isinstance(call, ast.Name):
+            return out
+        for arg in call.args[1:] if call.args and call.args[0].name is None else call.args:
+            if arg.name is None:
+                raise Failure("E0412", "only the first argument may be unnamed", arg.span)
+            out[arg.name] = self.arg_value(arg.value, oligo_names)
+        return out
+
+    def arg_value(self, expr: ast.Expr, oligo_names: list[str]) -> Any:
+        match expr:
+            case ast.Name(id=ident):
+                found = self.lookup(self.info, [ident])
+                if found is not None and found[1].kind == "oligo":
+                    oligo_names.append(ident)
+                    return self.oligo(*found).as_oligo()
+                if found is not None and found[1].kind == "segment":
+                    return ident
+                return ident
+            case ast.Attribute():
+                path = dotted(expr)
+                found = self.lookup(self.info, path.split("."))
+                if found is not None and found[1].kind == "oligo":
+                    oligo_names.append(path)
+                    return self.oligo(*found).as_oligo()
+                return path
+            case ast.ListExpr(items=items):
+                return [self.arg_value(item, oligo_names) for item in items]
+            case ast.String(value=value):
+                return value
+            case ast.Number(text=text):
+                return int(Fraction(text))
+            case ast.Quantity(number=number, unit=unit):
+                scale = {"kb": 1000}.get(unit, 1)
+                return int(Fraction(number) * scale)
+            case ast.End(prime=prime):
+                return prime
+            case ast.Bool(value=value):
+                return value
+            case ast.Sequence():
+                return self.sequence(self.info, expr)
+        raise Failure(
+            "E0412", "this argument is not a name, list, number, length or string", expr.span
+        )
+
+    def apply(
+        self, op_name: str, call: ast.Call | ast.Name, pool: Pool, kwargs: dict[str, Any]
+    ) -> Pool:
+        op = REGISTRY.get(op_name)
+        if op is None:
+            raise Failure(
+                "E0412",
+                f"`{op_name}` is not a molecular operation",
+                call.span,
+                help="operations: " + ", ".join(sorted(REGISTRY)),
+            )
+        kwargs = self.check_args(op, call, kwargs)
+        if "min_anneal" in op.uses:
+            kwargs = {"min_match": self.params["min_anneal"], **kwargs}
+        if "nontemplated" in op.uses:
+            kwargs = {"nontemplated": self.params["nontemplated"], **kwargs}
+        try:
+            if op.on_pool:
+                result = op.function(pool, **kwargs)
+                return result if isinstance(result, Pool) else Pool.of(result)
+            return self.map_pool(op, call, pool, kwargs)
+        except ops.OperationFailure as failure:
+            raise Failure(
+                failure.code, failure.message, call.span, notes=failure.notes, help=failure.help
+            ) from None
+        except SequenceError as error:
+            raise Failure("E0412", f"`{op_name}`: {error}", call.span) from None
+
+    def map_pool(
+        self, op: Operation, call: ast.Call | ast.Name, pool: Pool, kwargs: dict[str, Any]
+    ) -> Pool:
+        """Run `op` on each carried molecule of the pool.
+
+        In a mix, a molecule the operation cannot act on (no primer site, ends that
+        cannot ligate, no promoter) is not carried on, with the reason, as a PCR leaves
+        what it does not amplify; only when that is true of every molecule is it an error.
+        """
+        products: list[Product] = []
+        refused: list[ops.OperationFailure] = []
+        carried = pool.carried
+        for product in carried:
+            try:
+                result = op.function(product.molecule, **kwargs)
+            except ops.OperationFailure as failure:
+                if failure.code == "E0415" or len(carried) == 1:
+                    raise
+                refused.append(failure)
+                products.append(
+                    Product(
+                        product.molecule,
+                        Disposition.DISCARDED,
+                        failure.message.split(":")[0] + ": not carried"
+                        if failure.code == "E0401"
+                        else f"not carried: {failure.message}",
+                        name=product.name,
+                    )
+                )
+                continue
+            if isinstance(result, Pool):
+                products.extend(result.products)
+            else:
+                products.append(Product(result, name=product.name))
+            if len(products) > ops.MAX_PRODUCTS:
+                raise Failure(
+                    "E0415",
+                    f"`{op.name}` gives more than {ops.MAX_PRODUCTS} products",
+                    call.span,
+                )
+        if refused and len(refused) == len(carried):
+            raise refused[0]
+        return Pool(_distinct(products))
+
+    def check_args(
+        self, op: Operation, call: ast.Call | ast.Name, given: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The keyword arguments for `op.function`, every argument checked against the
+        registry: unknown (E0412), of the wrong kind (E0412), required but missing (E0418)."""
+        known = ", ".join(f"`{p.name}`" for p in op.params) or "none"
+        out: dict[str, Any] = {}
+        for key, value in given.items():
+            param = op.param(key)
+            if param is None:
+                raise Failure(
+                    "E0412",
+                    f"`{op.name}` has no argument `{key}`",
+                    call.span,
+                    help=f"arguments of `{op.signature()}`: {known}",
+                )
+            value = self.checked_value(op, param, value, call)
+            if param.keyword is not None:
+                out[param.keyword] = value
+        missing = [p for p in op.params if p.required and p.name not in given]
+        if missing:
+            names = ", ".join(f"`{p.name}`" for p in missing)
+            first = missing[0]
+            raise Failure(
+                "E0418",
+                f"`{op.name}` needs {names}",
+                call.span,
+                label=f"`{first.name}` is missing",
+                notes=[f"`{p.name}`: {p.doc} ({KINDS[p.kind]})" for p in missing],
+                help=f"write `{op.signature()}`",
+            )
+        return out
+
+    def checked_value(
+        self, op: Operation, param: Param, value: Any, call: ast.Call | ast.Name
+    ) -> Any:
+        kind = param.kind
+        ok = {
+            "oligo": isinstance(value, ops.Oligo),
+            "oligos": isinstance(value, list) and all(isinstance(v, ops.Oligo) for v in value),
+            "probe": isinstance(value, ops.Oligo | str),
+            "text": isinstance(value, str),
+            "end": isinstance(value, str) and parse_end(value) is not None,
+            "number": isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+            "bool": isinstance(value, bool),
+            "any": True,
+        }[kind]
+        if ok and param.choices and value not in param.choices:
+            raise Failure(
+                "E0412",
+                f"`{param.name}` of `{op.name}` must be one of {', '.join(param.choices)}, "
+                f"not `{value}`",
+                call.span,
+            )
+        if not ok:
+            raise Failure(
+                "E0412",
+                f"`{param.name}` of `{op.name}` must be {KINDS[kind]}",
+                call.span,
+                help="declare the oligo with `oligo` and pass its name"
+                if kind in ("oligo", "oligos")
+                else f"`{param.name}`: {param.doc}",
+            )
+        return value
+
+
+def _distinct(products: list[Product]) -> tuple[Product, ...]:
+    """Products that are the same molecule (made from different inputs of a mix) once."""
+    from lablang.molecular.molecule import strands as molecule_strands
+
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for product in products:
+        key = (
+            product.disposition.value,
+            *(render(plain(s.seq)) for s in molecule_strands(product.molecule)),
+        )
+        if key not in seen:
+            seen.add(key)
+            out.append(product)
+    return tuple(out)

@@ -1,0 +1,313 @@
+"""Derived workflows: each step run through the interpreter, state by state."""
+
+from __future__ import annotations
+
+import attrs
+
+from lablang import ast
+from lablang.molecular import operations as ops
+from lablang.molecular.builder.arguments import (
+    Arguments,
+)
+from lablang.molecular.builder.common import (
+    MAX_WORKFLOW_STEPS,
+    PARAMETER_DEFAULTS,
+    Failure,
+    func_name,
+    modality_of,
+    word_of,
+)
+from lablang.molecular.builder.compare import (
+    sequence_difference,
+)
+from lablang.molecular.model import (
+    Graph,
+    StateDef,
+    TransitionDef,
+    state_from_molecule,
+)
+from lablang.molecular.molecule import (
+    Disposition,
+    Duplex,
+    MolType,
+    Pool,
+    Product,
+    Single,
+    Strand,
+    top_strand,
+)
+from lablang.molecular.ops import REGISTRY
+from lablang.molecular.sequence import (
+    render,
+)
+
+
+class Derivation(Arguments):
+    def workflow(self, decl: ast.Decl) -> tuple[Graph, dict[str, Pool]]:
+        self.params = dict(PARAMETER_DEFAULTS)
+        env: dict[str, Pool] = {}
+        states: list[StateDef] = []
+        transitions: list[TransitionDef] = []
+        initial: list[str] = []
+        finals: list[tuple[str, str]] = []
+        outputs: list[tuple[str, str]] = []
+        state_names: dict[str, tuple[str, ...]] = {}
+        members = decl.body.members if decl.body else ()
+        if len(members) > MAX_WORKFLOW_STEPS:
+            raise Failure(
+                "E0415",
+                f"workflow has {len(members)} steps, more than {MAX_WORKFLOW_STEPS}",
+                decl.name_span,
+            )
+        for member in members:
+            try:
+                match member:
+                    case ast.Entry(keyword="input", name=name) if name:
+                        pool = self.input_pool(member)
+                        env[name] = pool
+                        states.append(_named_state(name, pool.products[0], member.title or ""))
+                        state_names[name] = (name,)
+                        initial.append(name)
+                    case ast.Binding(name=name, value=value):
+                        pool, transition = self.step(decl.name, name, value, env, state_names)
+                        env[name] = pool
+                        product_names = []
+                        for idx, product in enumerate(pool.products):
+                            pname = name if len(pool.products) == 1 else f"{name}_{idx + 1}"
+                            product_names.append(pname)
+                            states.append(_named_state(pname, product, product.name))
+                        state_names[name] = tuple(
+                            n
+                            for n, p in zip(product_names, pool.products, strict=True)
+                            if p.disposition is Disposition.CARRIED
+                        )
+                        carried = tuple(
+                            n
+                            for n, p in zip(product_names, pool.products, strict=True)
+                            if p.disposition is Disposition.CARRIED
+                        )
+                        discarded = tuple(
+                            n
+                            for n, p in zip(product_names, pool.products, strict=True)
+                            if p.disposition is Disposition.DISCARDED
+                        )
+                        transitions.append(
+                            attrs.evolve(
+                                transition,
+                                products=tuple(product_names),
+                                carried=carried,
+                                discarded=discarded,
+                            )
+                        )
+                        if not carried:
+                            reasons = "; ".join(
+                                sorted({p.reason for p in pool.products if p.reason})
+                            )
+                            raise Failure(
+                                "E0404",
+                                f"step `{name}` leaves no product to carry forward",
+                                member.span,
+                                notes=[reasons] if reasons else (),
+                                help="check primers and adapters: every product was discarded",
+                            )
+                    case ast.ExprEntry(keyword="output", value=ast.Name(id=out)):
+                        modality = "gene expression"
+                        for clause in member.clauses:
+                            if clause.keyword == "as" and isinstance(
+                                clause.value, ast.Name | ast.String
+                            ):
+                                modality = modality_of(word_of(clause.value) or "")
+                        if out not in state_names:
+                            raise Failure(
+                                "E0412",
+                                f"output `{out}` is not a step of this workflow",
+                                member.value.span,
+                            )
+                        finals.extend((s, modality) for s in state_names[out])
+                        outputs.extend((s, out) for s in state_names[out])
+                    case ast.ExprEntry(keyword="expect", value=value):
+                        self.expect(value, env)
+                    case ast.Entry(keyword="param"):
+                        self.param(member)
+                    case _:
+                        pass
+            except Failure as failure:
+                self.fail(failure)
+                break
+            except ops.OperationFailure as failure:
+                self.error(
+                    failure.code,
+                    failure.message,
+                    member.span,
+                    notes=failure.notes,
+                    help=failure.help,
+                )
+                break
+        if not finals and transitions:
+            last = transitions[-1]
+            finals = [(s, "gene expression") for s in last.carried]
+        graph = Graph(
+            decl.name,
+            tuple(states),
+            tuple(transitions),
+            tuple(initial),
+            tuple(finals),
+            derived=True,
+            outputs=tuple(outputs),
+        )
+        return graph, env
+
+    def param(self, entry: ast.Entry) -> None:
+        """`param min_anneal: 15` / `param nontemplated: "CC"`: an interpreter parameter
+        for the steps of this workflow that follow (defaults: `stdlib/molecular.lab`)."""
+        name = entry.name or ""
+        if name not in PARAMETER_DEFAULTS:
+            raise Failure(
+                "E0412",
+                f"`{name}` is not a parameter of the molecular interpreter",
+                entry.span,
+                help="parameters: " + ", ".join(f"`{k}`" for k in PARAMETER_DEFAULTS),
+            )
+        value = entry.type
+        if name == "min_anneal":
+            if not isinstance(value, ast.Number | ast.Quantity):
+                raise Failure("E0412", "`min_anneal` is a number of bases", entry.span)
+            count = self.arg_value(value, [])
+            if not 1 <= count <= 200:
+                raise Failure(
+                    "E0412",
+                    f"`min_anneal` must be between 1 and 200 bases, not {count}",
+                    entry.span,
+                )
+            self.params[name] = count
+        elif name == "nontemplated":
+            text = value.value if isinstance(value, ast.String) else None
+            if text is None or len(text) > 10 or set(text) - set("ACGT"):
+                raise Failure(
+                    "E0412", '`nontemplated` is a short string of bases, e.g. "CCC"', entry.span
+                )
+            self.params[name] = text
+
+    def input_pool(self, entry: ast.Entry) -> Pool:
+        if not isinstance(entry.type, ast.Sequence):
+            raise Failure(
+                "E0412",
+                f"input `{entry.name}` needs a sequence such as `RNA 5'-[CDNA] (A)30-3'`",
+                entry.span,
+            )
+        seq = self.sequence(self.info, entry.type)
+        moltype = MolType.RNA if entry.type.moltype == "RNA" else MolType.DNA
+        name = entry.name or "input"
+        if any(
+            c.keyword == "as"
+            and not isinstance(c.value, ast.Assignment)
+            and word_of(c.value) == "duplex"
+            for c in entry.clauses
+        ):
+            return Pool.of(Duplex(core=seq, top_name=name, bottom_name=f"{name}'"), name)
+        return Pool.of(Single(Strand(seq, moltype, name)), name)
+
+    def step(
+        self,
+        workflow: str,
+        name: str,
+        value: ast.Expr,
+        env: dict[str, Pool],
+        state_names: dict[str, tuple[str, ...]],
+    ) -> tuple[Pool, TransitionDef]:
+        chain: list[tuple[str, ast.Call | ast.Name]] = []
+        node: ast.Expr = value
+        while isinstance(node, ast.Binary) and node.op == "|>":
+            if not isinstance(node.right, ast.Call | ast.Name):
+                raise Failure(
+                    "E0412", "the right side of `|>` must be an operation", node.right.span
+                )
+            chain.append((func_name(node.right), node.right))
+            node = node.left
+        if not isinstance(node, ast.Call):
+            raise Failure(
+                "E0412",
+                f"step `{name}` must call an operation, such as `pcr(x, primers: [F, R])`",
+                node.span,
+            )
+        chain.append((func_name(node), node))
+        chain.reverse()
+        first_name, first_call = chain[0]
+        assert isinstance(first_call, ast.Call)
+        if not first_call.args or first_call.args[0].name is not None:
+            raise Failure(
+                "E0412",
+                f"`{first_name}` needs the molecule it acts on as its first argument",
+                first_call.span,
+            )
+        subject = first_call.args[0].value
+        if not isinstance(subject, ast.Name) or subject.id not in env:
+            raise Failure(
+                "E0412",
+                "the first argument must be an input or an earlier step of this workflow",
+                subject.span,
+                help="known: " + ", ".join(f"`{k}`" for k in env),
+            )
+        pool = env[subject.id]
+        oligo_names: list[str] = []
+        reagents: list[tuple[str, str]] = []
+        for op_name, call in chain:
+            kwargs = self.call_args(call, oligo_names)
+            pool = self.apply(op_name, call, pool, kwargs)
+        found = REGISTRY.get(first_name)
+        operation = found.lsb if found is not None else "other"
+        detail = " |> ".join(n for n, _ in chain)
+        transition = TransitionDef(
+            name=name,
+            operation=operation,
+            substrates=state_names.get(subject.id, (subject.id,)),
+            oligos=tuple(dict.fromkeys(oligo_names)),
+            reagents=tuple(reagents),
+            detail=detail,
+        )
+        return pool, transition
+
+    def expect(self, value: ast.Expr, env: dict[str, Pool]) -> None:
+        if not (
+            isinstance(value, ast.Binary)
+            and value.op == "=="
+            and isinstance(value.right, ast.Sequence)
+        ):
+            return
+        left = value.left
+        strand_name = "top"
+        if isinstance(left, ast.Attribute) and left.name in ("top", "bottom"):
+            strand_name = left.name
+            left = left.value
+        if not isinstance(left, ast.Name) or left.id not in env:
+            raise Failure(
+                "E0412",
+                "`expect` compares a step's strand, as in `expect lib.top == 5'-...-3'`",
+                value.left.span,
+            )
+        carried = env[left.id].carried
+        if not carried:
+            return
+        molecule = carried[0].molecule
+        got = (
+            top_strand(molecule)
+            if strand_name == "top" or isinstance(molecule, Single)
+            else molecule.bottom
+        )
+        want = self.sequence(self.info, value.right)
+        diff = sequence_difference(want, got)
+        if diff is not None:
+            raise Failure(
+                "E0416",
+                f"`{left.id}.{strand_name}` differs from the expected sequence at segment `{diff}`",
+                value.span,
+                notes=[f"expected: {render(want)}", f"derived:  {render(got)}"],
+                help="correct the expectation or the workflow step that makes it",
+            )
+
+    # -- declared states and transitions
+
+
+def _named_state(name: str, product: Product, title: str) -> StateDef:
+    state = state_from_molecule(name, product.molecule, title)
+    return attrs.evolve(state, disposition_reason=product.reason)

@@ -1,0 +1,158 @@
+"""Libraries and their reads."""
+
+from __future__ import annotations
+
+from lablang import ast
+from lablang.molecular import operations as ops
+from lablang.molecular.builder.common import (
+    Failure,
+    block_fields,
+    dotted,
+    modality_of,
+    word_of,
+)
+from lablang.molecular.builder.compare import (
+    sequence_difference,
+)
+from lablang.molecular.builder.declarations import length_range
+from lablang.molecular.builder.declared import (
+    DeclaredChecks,
+)
+from lablang.molecular.model import (
+    LibraryDef,
+    ReadDef,
+)
+from lablang.molecular.molecule import (
+    Pool,
+    top_strand,
+)
+from lablang.molecular.sequence import (
+    Seq,
+    plain,
+    render,
+    reverse_complement,
+)
+
+
+class Libraries(DeclaredChecks):
+    def library(self, decl: ast.Decl, derived: dict[str, Pool]) -> LibraryDef:
+        fields = block_fields(decl.body) if decl.body else {}
+        source_name = None
+        derived_seq: Seq | None = None
+        pool: Pool | None = None
+        src = fields.get("from")
+        for clause in decl.clauses:
+            if clause.keyword == "from" and not isinstance(clause.value, ast.Assignment):
+                src = clause.value
+        if src is not None:
+            source_name = dotted(src)
+            pool = derived.get(source_name)
+            if pool is None or not pool.carried:
+                raise Failure(
+                    "E0405", f"`{source_name}` is not a derived workflow output", src.span
+                )
+            derived_seq = top_strand(pool.carried[0].molecule)
+        seq_node = fields.get("seq") or fields.get("structure")
+        seq = (
+            self.sequence(self.info, seq_node, label=None)
+            if isinstance(seq_node, ast.Sequence)
+            else None
+        )
+        if seq is not None and derived_seq is not None and pool is not None:
+            # a step that carries several libraries (Smart-seq3: 5' UMI and internal
+            # fragments): the declared library may be any one of them
+            candidates = [top_strand(p.molecule) for p in pool.carried]
+            matched = next((c for c in candidates if sequence_difference(seq, c) is None), None)
+            diff = sequence_difference(seq, derived_seq)
+            if matched is not None:
+                derived_seq = matched
+            elif diff is not None:
+                others = (
+                    [f"`{source_name}` carries {len(candidates)} products; none matches"]
+                    if len(candidates) > 1
+                    else []
+                )
+                self.error(
+                    "E0405",
+                    f"library `{decl.name}` differs from derived `{source_name}` at "
+                    f"segment `{diff}`",
+                    seq_node.span,  # type: ignore[union-attr]
+                    notes=[f"declared: {render(seq)}", f"derived:  {render(derived_seq)}", *others],
+                    help="correct the declared structure or the workflow",
+                )
+        final = seq if seq is not None else derived_seq
+        if final is None:
+            raise Failure(
+                "E0413", f"library `{decl.name}` has neither `seq` nor `from`", decl.name_span
+            )
+        reads: list[ReadDef] = []
+        for member in decl.body.members if decl.body else ():
+            if isinstance(member, ast.Entry) and member.keyword == "read":
+                rf = block_fields(member.body) if member.body else {}
+                primer = dotted(rf["primer"]) if "primer" in rf else ""
+                low, high = length_range(rf.get("length")) if "length" in rf else (None, None)
+                read = ReadDef(
+                    member.name or f"R{len(reads) + 1}",
+                    primer,
+                    word_of(rf.get("strand")) or "bottom",
+                    high,
+                    low,
+                )
+                reads.append(read)
+                self.check_read(read, final, member)
+        modality = modality_of(word_of(fields.get("modality")) or "gene expression")
+        return LibraryDef(decl.name, final, modality, decl.title or "", tuple(reads), source_name)
+
+    def check_read(self, read: ReadDef, library: Seq, member: ast.Entry) -> None:
+        if not read.primer:
+            self.error(
+                "E0411",
+                f"read `{read.name}` names no primer",
+                member.span,
+                help="add `primer: <oligo>`",
+            )
+            return
+        try:
+            primer = self.named_oligo(self.info, read.primer, member.span)
+        except Failure as failure:
+            self.fail(failure)
+            return
+        if read.strand not in ("top", "bottom"):
+            self.error(
+                "E0411", f"read `{read.name}`: strand must be `top` or `bottom`", member.span
+            )
+            return
+        # `strand` names the template strand the primer anneals to (LibStructBench's
+        # `template_strand`); the read then copies the other strand.
+        # A sequencing primer hybridises over its whole length (it has no tail), so
+        # every base must pair, not only the 12 a PCR primer's 3' end needs.
+        template = plain(_strand_for(library, read.strand))
+        whole = plain(primer.seq).min_length
+        sites = ops.anneal_sites(plain(primer.seq), template, whole)
+        if sites and read.length is not None:
+            # the read copies the template from the primer's 3' end to the template's 5' end
+            room = template.slice(0, sites[0].start).max_length
+            if room is not None and read.length > room:
+                self.error(
+                    "W0403",
+                    f"read `{read.name}` is {read.length} nt but only {room} bases follow "
+                    f"primer `{primer.name}` on the library",
+                    member.span,
+                    help="shorten the read or check the library's structure",
+                )
+        if not sites:
+            problem = ops.no_site_failure(
+                primer.name, plain(primer.seq), [(f"library {read.strand} strand", template)], whole
+            )
+            self.error(
+                "E0411",
+                f"read `{read.name}` cannot be sequenced: primer `{primer.name}` does not "
+                f"anneal to the library's {read.strand} strand",
+                member.span,
+                notes=problem.notes,
+                help="check the primer and the strand the read is primed on",
+            )
+
+
+def _strand_for(library: Seq, strand: str) -> Seq:
+    return library if strand == "top" else reverse_complement(library)

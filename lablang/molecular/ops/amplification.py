@@ -1,0 +1,240 @@
+"""PCR and linear amplification."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from lablang.molecular.molecule import (
+    Disposition,
+    Duplex,
+    Molecule,
+    MolType,
+    Pool,
+    Product,
+    Single,
+    Strand,
+)
+from lablang.molecular.ops.core import (
+    MAX_PRODUCTS,
+    MIN_ANNEAL,
+    Oligo,
+    OperationFailure,
+    anneal_sites,
+    has_phosphate,
+    no_site_failure,
+)
+from lablang.molecular.ops.registry import Param, operation
+from lablang.molecular.ops.synthesis import extend
+from lablang.molecular.sequence import (
+    Seq,
+    plain,
+    render,
+    reverse_complement,
+)
+
+
+@operation(
+    "linear_amplify",
+    lsb="amplification",
+    rule="denature; the primer copies every strand with a site for its 3' end (bead primers on "
+    "tagmented fragments, 10x scATAC); molecules with no site are discarded",
+    params=(
+        Param("primer", "oligo", "the one primer", required=True),
+        Param("cycles", "number", "cycle count (changes no structure)", py=None),
+    ),
+    uses=("min_anneal",),
+)
+def linear_amplify(molecule: Molecule, primer: Oligo, *, min_match: int = MIN_ANNEAL) -> Pool:
+    """Linear amplification (primer extension after denaturation) with one primer.
+
+    Rule: the molecule is denatured and the primer anneals to every strand that has a
+    site for its 3' end; each such strand is copied from the primer (as in `extend`).
+    A molecule whose strands carry no site is not amplified (discarded). Used where a
+    bead-bound primer copies tagmented fragments before index PCR (10x scATAC).
+    """
+    match molecule:
+        case Single(strand=strand):
+            candidates = [strand]
+        case Duplex():
+            candidates = [
+                Strand(molecule.top, molecule.top_type, molecule.top_name),
+                Strand(molecule.bottom, molecule.bottom_type, molecule.bottom_name),
+            ]
+    products: dict[str, Product] = {}
+    for strand in candidates:
+        if strand.moltype is not MolType.DNA:
+            continue
+        if anneal_sites(plain(primer.seq), plain(strand.seq), min_match):
+            copy = extend(Single(strand), primer, min_match=min_match)
+            products.setdefault(
+                render(plain(copy.top)),
+                Product(copy, reason=f"copied from `{primer.name}`", name="linear copy"),
+            )
+    if not products:
+        return Pool(
+            (
+                Product(
+                    molecule,
+                    Disposition.DISCARDED,
+                    f"`{primer.name}` binds neither strand: not amplified",
+                    name="not amplified",
+                ),
+            )
+        )
+    return Pool(tuple(products.values()))
+
+
+# ------------------------------------------------------------------ PCR
+
+
+def _dna_strands(molecule: Molecule) -> list[tuple[str, Seq]]:
+    match molecule:
+        case Single(strand=strand):
+            if strand.moltype is MolType.RNA:
+                raise OperationFailure(
+                    "E0412",
+                    "PCR needs a DNA template; this strand is RNA",
+                    help="reverse-transcribe the RNA first",
+                )
+            return [(strand.name or "strand", plain(strand.seq))]
+        case Duplex():
+            out = []
+            if molecule.top_type is MolType.DNA:
+                out.append((molecule.top_name, plain(molecule.top)))
+            if molecule.bottom_type is MolType.DNA:
+                out.append((molecule.bottom_name, plain(molecule.bottom)))
+            return out
+    raise AssertionError(molecule)
+
+
+@attrs.frozen(slots=True)
+class _Hit:
+    primer: int  # index into primers
+    strand: int
+    b_or_c: int  # F: end of site in X coords (b); R: start of site in X coords (c)
+
+
+@operation(
+    "pcr",
+    lsb="pcr",
+    rule="amplifies only with one primer on each strand, 3' ends facing; amplicon = F + template "
+    "between + R' (tails included); one-primer products are linear (discarded), same-primer-"
+    "both-ends products suppressed (discarded); a single primer (`[ISPCR]` or the same sequence "
+    "twice) amplifies what it flanks at both ends",
+    params=(
+        Param("primers", "oligos", "forward and reverse primer (or one primer)", required=True),
+        Param("cycles", "number", "cycle count (changes no structure)", py=None),
+    ),
+    uses=("min_anneal",),
+    aliases={"amplify": "amplification"},
+)
+def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_ANNEAL) -> Pool:
+    """Exponential amplification between two primers pointing toward each other.
+
+    Rule: a molecule amplifies only if one primer pairs with one strand and the other
+    primer with the complementary strand, 3' ends facing; the amplicon's top strand is
+    the forward primer (whole, 5' tail included) + the template between the two sites +
+    the reverse primer's reverse complement (whole). A molecule bound by one primer
+    gives linear copies only; in a two-primer reaction, one bound at both ends by the
+    same primer forms a pan-handle that suppresses it. Both are reported as discarded,
+    not amplified. With a single primer (given once, or the same sequence twice, as
+    Smart-seq2's ISPCR) the product flanked by it at both ends is the designed amplicon.
+    """
+    if len(primers) not in (1, 2):
+        raise OperationFailure("E0412", f"PCR takes one or two primers, got {len(primers)}")
+    # Single-primer PCR (one primer, or the same sequence twice, as Smart-seq2's ISPCR):
+    # the molecule carries the primer's site at both ends by design and amplifies.
+    single = len(primers) == 1 or plain(primers[0].seq).tokens() == plain(primers[1].seq).tokens()
+    if len(primers) == 1:
+        primers = [primers[0], primers[0]]
+    templates = _dna_strands(molecule)
+    amplicons: dict[str, Product] = {}
+    suppressed: dict[str, Product] = {}
+    binders: set[int] = set()
+    for _strand_name, x in templates:
+        xr = reverse_complement(x)
+        n = len(x)
+        forward: list[tuple[int, int]] = []  # (primer index, b) sites pointing right
+        reverse: list[tuple[int, int]] = []  # (primer index, c) sites pointing left
+        for idx, primer in enumerate(primers):
+            pseq = plain(primer.seq)
+            for site in anneal_sites(pseq, xr, min_match):
+                if site.anchored:
+                    continue
+                forward.append((idx, n - site.start))
+                binders.add(idx)
+            for site in anneal_sites(pseq, x, min_match):
+                if site.anchored:
+                    continue
+                reverse.append((idx, site.start))
+                binders.add(idx)
+        if len(forward) * len(reverse) > 4 * MAX_PRODUCTS:
+            raise OperationFailure(
+                "E0415",
+                f"PCR primers bind {len(forward)} x {len(reverse)} site pairs: too many products",
+            )
+        for f_index, b_pos in forward:
+            for r_index, c_pos in reverse:
+                if b_pos > c_pos:
+                    continue
+                fi, ri, b, c, x_used = f_index, r_index, b_pos, c_pos, x
+                if fi > ri:
+                    # the same molecule as the (ri, fi) amplicon read from the other
+                    # strand: write it with the first listed primer on top
+                    fi, ri, b, c, x_used = ri, fi, n - c, n - b, xr
+                top = primers[fi].seq + x_used.slice(b, c) + reverse_complement(primers[ri].seq)
+                key = min(render(plain(top)), render(reverse_complement(plain(top))))
+                molecule_out = Duplex(
+                    core=top,
+                    top_name=f"{primers[fi].name} strand",
+                    bottom_name=f"{primers[ri].name} strand",
+                    top_phosphate=has_phosphate(primers[fi].seq),
+                    bottom_phosphate=has_phosphate(primers[ri].seq),
+                )
+                if single and fi != ri:
+                    continue  # the same molecule as the (0, 0) or (1, 1) product
+                if fi != ri or single:
+                    amplicons.setdefault(
+                        key,
+                        Product(
+                            molecule_out,
+                            Disposition.CARRIED,
+                            f"amplicon `{primers[fi].name}`…`{primers[ri].name}'`",
+                            name="amplicon",
+                        ),
+                    )
+                else:
+                    suppressed.setdefault(
+                        key,
+                        Product(
+                            molecule_out,
+                            Disposition.DISCARDED,
+                            f"same primer `{primers[fi].name}` at both ends: suppression PCR, "
+                            "not amplified",
+                            name="suppressed",
+                        ),
+                    )
+        if len(amplicons) + len(suppressed) > MAX_PRODUCTS:
+            raise OperationFailure("E0415", f"PCR gives more than {MAX_PRODUCTS} products")
+    products = list(amplicons.values()) + list(suppressed.values())
+    if not binders:
+        first = primers[0]
+        raise no_site_failure(
+            first.name,
+            plain(first.seq),
+            [(n, s) for n, s in templates]
+            + [(f"{n}'", reverse_complement(s)) for n, s in templates],
+            min_match,
+        )
+    if not amplicons and not suppressed:
+        names = ", ".join(f"`{primers[i].name}`" for i in sorted(binders))
+        missing = [p.name for i, p in enumerate(primers) if i not in binders]
+        reason = (
+            f"only {names} binds: linear copies, not amplified"
+            if missing
+            else f"{names} bind but never face each other: not amplified"
+        )
+        products.append(Product(molecule, Disposition.DISCARDED, reason, name="not amplified"))
+    return Pool(tuple(products))

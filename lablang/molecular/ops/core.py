@@ -1,0 +1,369 @@
+"""What every operation shares: failures, oligos, annealing, end descriptions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from lablang.molecular.molecule import (
+    Duplex,
+    Molecule,
+    Single,
+    Strand,
+)
+from lablang.molecular.sequence import (
+    DEGENERATE,
+    LNA,
+    Bases,
+    Homopolymer,
+    Modification,
+    Part,
+    Ribo,
+    Seq,
+    Symbol,
+    SymbolToken,
+    Token,
+    render,
+    reverse_complement,
+    token_width,
+    tokens_pair,
+)
+
+MIN_ANNEAL = 12  # bases paired at a primer's 3' end (a common working default)
+MIN_SWITCH = 3  # the rGrGrG of a TSO pairs with the non-templated CCC
+MIN_STEM = 6  # paired bases that hold two adapter strands together
+MAX_SITES = 64  # sites per primer and template considered (bounded work on any input)
+MAX_PRODUCTS = 256
+# bounded work on untrusted input: primer x template positions one annealing search may
+# examine, and the longest strands an adapter may have (its stem search is cubic)
+ANNEAL_BUDGET = 20_000_000
+MAX_ADAPTER_STRAND = 300
+PHOSPHATE_CODES = frozenset({"5Phos", "5phos", "Phos", "5PHOS"})
+
+
+class OperationFailure(Exception):
+    """An operation cannot run on these inputs; `code` is a registered diagnostic."""
+
+    def __init__(
+        self, code: str, message: str, *, notes: Sequence[str] = (), help: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.notes = tuple(notes)
+        self.help = help
+
+
+# ------------------------------------------------------------------ oligos as strands
+
+
+@attrs.frozen(slots=True)
+class Oligo:
+    """An oligo as the interpreter sees it: a name and one or more strands (5'->3')."""
+
+    name: str
+    strands: tuple[Seq, ...]
+    kind: str = "single"
+
+    @property
+    def seq(self) -> Seq:
+        return self.strands[0]
+
+
+def oligo(name: str, seq: Seq | str, kind: str = "single") -> Oligo:
+    """A single-stranded oligo whose unlabelled parts are labelled with its name."""
+    from lablang.molecular.sequence import parse_notation
+
+    value = parse_notation(seq) if isinstance(seq, str) else seq
+    return Oligo(name, (_label_unlabelled(value, name),), kind)
+
+
+def _label_unlabelled(seq: Seq, label: str) -> Seq:
+    out: list[Part] = []
+    for part in seq.parts:
+        if isinstance(part, Bases | Homopolymer | Symbol | Ribo | LNA) and part.label is None:
+            out.append(attrs.evolve(part, label=label))
+        else:
+            out.append(part)
+    return Seq(tuple(out))
+
+
+def has_phosphate(seq: Seq) -> bool:
+    return (
+        bool(seq.parts)
+        and isinstance(seq.parts[0], Modification)
+        and seq.parts[0].code in PHOSPHATE_CODES
+    )
+
+
+# ------------------------------------------------------------------ annealing
+
+
+@attrs.frozen(slots=True)
+class Site:
+    """Where a primer's 3' end pairs on a template.
+
+    `start` is the template token paired with the primer's 3'-terminal base; the paired
+    region is `template[start:stop]`. `template` is the template as annealed (refined
+    when an anchor reads into a payload, see `anneal_sites`).
+    """
+
+    template: Seq
+    start: int
+    stop: int
+    primer_paired: int  # primer tokens paired, counted from the 3' end
+    bases: int
+    anchored: bool = False
+
+
+def _run(p: tuple[Token, ...], t: tuple[Token, ...], s: int) -> tuple[int, int, int, int]:
+    """Pair primer tokens `p` (3' end last) against template `t` from position `s`.
+
+    Returns (anchor tokens absorbed, primer tokens paired, template stop, paired bases).
+    """
+    m = len(p)
+    anchor = 0
+    while (
+        anchor < min(3, m)
+        and isinstance(p[m - 1 - anchor], str)
+        and p[m - 1 - anchor] in DEGENERATE
+    ):
+        anchor += 1
+    i, j, count, absorbed = m - 1, s, 0, 0
+    first = t[s]
+    if anchor and isinstance(first, SymbolToken) and is_payload_token(first):
+        # An anchored primer's degenerate 3' bases pair inside the payload: its last
+        # bases are unknown, so any base can sit there.
+        i, j, count, absorbed = m - 1 - anchor, s + 1, anchor, anchor
+    while i >= 0 and j < len(t) and tokens_pair(p[i], t[j]):
+        count += token_width(p[i])
+        i -= 1
+        j += 1
+    return absorbed, m - 1 - i, j, count
+
+
+def is_payload_token(tok: SymbolToken) -> bool:
+    from lablang.molecular.sequence import PAYLOAD_ROLES
+
+    return tok.name.upper() in PAYLOAD_ROLES or tok.name.upper().startswith(tuple(PAYLOAD_ROLES))
+
+
+def anneal_sites(primer: Seq, template: Seq, min_match: int = MIN_ANNEAL) -> list[Site]:
+    """All sites where the primer's 3' end pairs over at least `min_match` bases, best first.
+
+    Rule: pairing is contiguous from the primer's 3'-terminal base, because a
+    polymerase extends only a paired 3'-OH; mismatches further 5' end the paired
+    region and what is left is a 5' tail carried into the product. Concrete bases
+    pair by IUPAC complementarity, symbolic segments only with their own reverse
+    complement. Up to three degenerate 3' bases (`VN`) may pair inside a payload.
+
+    >>> from lablang.molecular.sequence import bases
+    >>> t = bases("GGGGAAAACCCCTTTTGGGGAAAA")
+    >>> [(s.start, s.stop) for s in anneal_sites(bases("TTTTCCCCAAAAGGGG"), t)]
+    [(8, 24)]
+    """
+    p, t = primer.tokens(), template.tokens()
+    if len(p) * len(t) > ANNEAL_BUDGET:
+        raise OperationFailure(
+            "E0415",
+            f"annealing a {len(p)}-position primer to a {len(t)}-position strand exceeds the "
+            f"search limit ({ANNEAL_BUDGET} position pairs)",
+        )
+    sites: list[Site] = []
+    for s in range(len(t)):
+        absorbed, paired, stop, count = _run(p, t, s)
+        if count >= min_match and paired > 0:
+            refined = template
+            start = s
+            if absorbed:
+                anchor_rc = reverse_complement(primer.slice(len(p) - absorbed))
+                refined = (
+                    template.slice(0, s + 1)
+                    + anchor_rc.with_label("anchor site")
+                    + template.slice(s + 1)
+                )
+                start, stop = s + 1, stop + absorbed
+            sites.append(Site(refined, start, stop, paired, count, bool(absorbed)))
+            if len(sites) >= MAX_SITES:
+                break
+    sites.sort(key=lambda site: (-site.bases, site.start))
+    return sites
+
+
+@attrs.frozen(slots=True)
+class ClosestMatch:
+    position: int  # template token where the primer's 3' end would sit
+    paired: int  # bases paired contiguously from the 3' end
+    best_total: int  # bases paired in the best ungapped alignment, 3' end paired or not
+    total_position: int
+    segment: str  # label of the template part at `position`
+
+
+def closest_match(primer: Seq, template: Seq) -> ClosestMatch:
+    """The best near-site for a primer that does not anneal, for the diagnostic."""
+    p, t = primer.tokens(), template.tokens()
+    best = (0, 0)
+    for s in range(len(t)):
+        count = _run(p, t, s)[3]
+        if count > best[0]:
+            best = (count, s)
+    total = (0, 0)
+    m = len(p)
+    if m * len(t) > ANNEAL_BUDGET // 10:  # the ungapped scan is a note, not worth the time
+        return ClosestMatch(best[1], best[0], 0, 0, _label_at(template, best[1]))
+    for s in range(-m + 1, len(t)):
+        # primer token m-1-k against template token s+k
+        hits = sum(
+            token_width(p[m - 1 - k])
+            for k in range(m)
+            if 0 <= s + k < len(t) and tokens_pair(p[m - 1 - k], t[s + k])
+        )
+        if hits > total[0]:
+            total = (hits, max(s, 0))
+    return ClosestMatch(best[1], best[0], total[0], total[1], _label_at(template, best[1]))
+
+
+def _label_at(seq: Seq, position: int) -> str:
+    pos = 0
+    for part in seq.parts:
+        width = len(Seq((part,)))
+        if pos <= position < pos + width:
+            label = getattr(part, "label", None)
+            if label:
+                return str(label)
+            if isinstance(part, Bases):
+                window = part.text[position - pos : position - pos + 12]
+                return window + ("..." if position - pos + 12 < len(part.text) else "")
+            return render(Seq((part,)))[3:-3]
+        pos += width
+    return "end"
+
+
+def no_site_failure(
+    primer_name: str, primer: Seq, templates: Sequence[tuple[str, Seq]], min_match: int
+) -> OperationFailure:
+    best: tuple[int, str, ClosestMatch] | None = None
+    for name, template in templates:
+        cm = closest_match(primer, template)
+        if best is None or (cm.paired, cm.best_total) > (best[2].paired, best[2].best_total):
+            best = (0, name, cm)
+    notes = []
+    if best is not None:
+        _, name, cm = best
+        base_pos = Seq(best_template(templates, name).parts).slice(0, cm.position).min_length + 1
+        notes.append(
+            f"closest site: strand `{name}` at base {base_pos} (in `{cm.segment}`), "
+            f"{cm.paired} base{'s' if cm.paired != 1 else ''} pair from the primer's 3' end "
+            f"(needs {min_match})"
+        )
+        if cm.best_total > cm.paired:
+            notes.append(
+                f"the best ungapped alignment pairs {cm.best_total} bases, but not "
+                f"contiguously from the 3' end, so it cannot prime"
+            )
+    return OperationFailure(
+        "E0401",
+        f"primer `{primer_name}` has no site: its 3' end does not pair with any strand over "
+        f"{min_match} bases",
+        notes=notes,
+        help="check the primer's orientation (it is written 5'->3') and that the template "
+        "carries its binding site",
+    )
+
+
+def best_template(templates: Sequence[tuple[str, Seq]], name: str) -> Seq:
+    return next(seq for n, seq in templates if n == name)
+
+
+def template_strand(molecule: Molecule) -> Strand:
+    match molecule:
+        case Single(strand=strand):
+            return strand
+        case Duplex():
+            raise OperationFailure(
+                "E0412",
+                "a primer cannot anneal to a duplex: its strands are paired",
+                help="denature the duplex first, or use `pcr`",
+            )
+    raise AssertionError(molecule)
+
+
+def payload_positions(seq: Seq) -> list[int]:
+    return [
+        i
+        for i, tok in enumerate(seq.tokens())
+        if isinstance(tok, SymbolToken) and is_payload_token(tok)
+    ]
+
+
+def need_duplex(molecule: Molecule, what: str) -> Duplex:
+    if isinstance(molecule, Duplex):
+        return molecule
+    raise OperationFailure(
+        "E0412",
+        f"{what} needs a double-stranded molecule",
+        help="synthesise the second strand or amplify first",
+    )
+
+
+def describe_end(duplex: Duplex, side: str) -> str:
+    """A short description of one end: blunt, 5'/3' overhang with its bases, forked, ragged."""
+    end = duplex.left if side == "left" else duplex.right
+    if end.ragged:
+        return "ragged (not repaired)"
+    if end.forked:
+        return "forked (unpaired arms on both strands)"
+    if not end.top and not end.bottom:
+        return "blunt"
+    if side == "left":
+        return (
+            f"5' overhang `{_short(end.top)}` on the top strand"
+            if end.top
+            else f"3' overhang `{_short(end.bottom)}` on the bottom strand"
+        )
+    return (
+        f"3' overhang `{_short(end.top)}` on the top strand"
+        if end.top
+        else f"5' overhang `{_short(end.bottom)}` on the bottom strand"
+    )
+
+
+def _short(seq: Seq) -> str:
+    body = render(seq)[3:-3]
+    return body if len(body) <= 30 else body[:27] + "..."
+
+
+def strip_leading_modifications(seq: Seq) -> Seq:
+    parts = list(seq.parts)
+    while parts and isinstance(parts[0], Modification):
+        parts.pop(0)
+    return Seq(tuple(parts))
+
+
+def explode(seq: Seq) -> list[Part]:
+    out: list[Part] = []
+    for part in seq.parts:
+        if isinstance(part, Bases):
+            out.extend(Bases(ch, part.label) for ch in part.text)
+        elif isinstance(part, Homopolymer) and part.count is not None:
+            out.extend(Bases(part.base, part.label) for _ in range(part.count))
+        else:
+            out.append(part)
+    return out
+
+
+def parse_end(text: str) -> tuple[str, str] | None:
+    """An end as written in an `end:` argument: `5'`, `3'`, `top 3'`, `bottom 5'`.
+
+    Returns (strand, prime) with strand `top` when not named; None when malformed.
+
+    >>> parse_end("bottom 5'"), parse_end("3'"), parse_end("left")
+    (('bottom', "5'"), ('top', "3'"), None)
+    """
+    words = text.replace("_", " ").split()
+    if len(words) == 1:
+        words = ["top", words[0]]
+    if len(words) != 2 or words[0] not in ("top", "bottom") or words[1] not in ("5'", "3'"):
+        return None
+    return words[0], words[1]
