@@ -57,7 +57,7 @@ class Limits:
     )
     # ---------------------------------------------------------------- molecular
     max_workflow_bases: int = _limit(
-        2_000_000,
+        1_000_000,
         "E0460",
         "bases (and symbolic positions) of all products one workflow derives, summed",
     )

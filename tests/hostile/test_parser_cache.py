@@ -72,11 +72,11 @@ def test_structurally_unsound_tables_are_refused(cache_dir: Path, damage: str) -
     table = saved["data"]["parser"]["parser"]
     state, (toks, codes) = next(iter(table["states"].items()))
     if damage == "shift-to-nowhere":
-        codes = (2 * 10 ** 6, *tuple(codes[1:]))
+        codes = (2 * 10**6, *tuple(codes[1:]))
     elif damage == "reduce-to-nothing":
-        codes = (2 * 10 ** 6 + 1, *tuple(codes[1:]))
+        codes = (2 * 10**6 + 1, *tuple(codes[1:]))
     elif damage == "unknown-token":
-        toks = (10 ** 6, *tuple(toks[1:]))
+        toks = (10**6, *tuple(toks[1:]))
     if damage == "layout-renamed":
         layouts = saved["lexers"]
         key = next(iter(layouts))

@@ -20,6 +20,7 @@ from lablang.molecular.builder.common import (
 from lablang.molecular.builder.compare import (
     sequence_difference,
 )
+from lablang.molecular.growth import Growth
 from lablang.molecular.model import (
     Graph,
     StateDef,
@@ -41,6 +42,8 @@ from lablang.molecular.sequence import (
     render,
 )
 
+_GROWTH_HELP = "derive fewer or shorter products: split the workflow, or raise the limit"
+
 
 class Derivation(Arguments):
     def workflow(self, decl: ast.Decl) -> tuple[Graph, dict[str, Pool]]:
@@ -59,6 +62,7 @@ class Derivation(Arguments):
                 f"workflow has {len(members)} steps, more than {MAX_WORKFLOW_STEPS}",
                 decl.name_span,
             )
+        growth = Growth()
         for member in members:
             try:
                 match member:
@@ -70,6 +74,9 @@ class Derivation(Arguments):
                         initial.append(name)
                     case ast.Binding(name=name, value=value):
                         pool, transition = self.step(decl.name, name, value, env, state_names)
+                        too_much = growth.exceeded(pool)
+                        if too_much is not None:
+                            raise Failure("E0460", too_much, member.span, help=_GROWTH_HELP)
                         env[name] = pool
                         product_names = []
                         for idx, product in enumerate(pool.products):
