@@ -84,7 +84,11 @@ class Limits:
     )
     # ---------------------------------------------------------------- scoring and grading
     max_scored_states: int = _limit(
-        2_000, "E0530", "states (or transitions) of one Task 3 graph that `score` compares"
+        200, "E0530", "states (or transitions) of one Task 3 document, over its workflows"
+    )
+    max_scored_oligos: int = _limit(2_000, "E0530", "oligos of one Task 2 document")
+    max_scored_sequence_bases: int = _limit(
+        200_000, "E0530", "bases of library sequence of one Task 1 document"
     )
     max_diff_steps: int = _limit(5_000, "E0840", "steps of one protocol that `diff` aligns")
 

@@ -268,6 +268,10 @@ def score_documents(
             report.add("E0502", f"the prediction has no readable {task.upper()} document; it scores 0",
                        source, help=f"add the {task.upper()} answer to the prediction")  # fmt: skip
             predictions[task] = _MISSING
+    truth = dict(truth)
+    for task in TASKS:
+        if task in predictions and task in truth:
+            _refuse_oversized(task, predictions, truth, report, source)
     tasks = tuple(t for t in TASKS if t in predictions and t in truth)
     for task in TASKS:
         if (task in predictions) != (task in truth):
@@ -353,6 +357,27 @@ def score_documents(
 
 
 _MISSING: dict[str, Any] = {"__missing__": True}
+
+
+def _refuse_oversized(
+    task: str, predictions: dict[str, Any], truth: dict[str, Any], report: Report, source: Source
+) -> None:
+    """E0530 for a document too large to compare: a prediction scores 0, a truth is dropped."""
+    from lablang.scoring.bounds import oversized
+
+    problem = oversized(task, truth[task])
+    if problem is not None:
+        report.add("E0530", f"the truth is too large to score: {problem}", source,
+                   help=f"{task.upper()} is not scored; raise the limit to score it")  # fmt: skip
+        del truth[task]
+        return
+    problem = oversized(task, predictions[task])
+    if problem is not None:
+        report.add("E0530", f"the prediction is too large to score: {problem}; it scores 0", source,
+                   help="a reconstruction this large is not an answer; raise the limit to score it")  # fmt: skip
+        predictions[task] = _MISSING
+
+
 # a prediction whose fields have unexpected shapes (beyond what validation checks)
 _SHAPE_ERRORS = (TypeError, KeyError, AttributeError, ValueError, IndexError, RecursionError)
 

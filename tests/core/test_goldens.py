@@ -47,6 +47,7 @@ COVERED_ELSEWHERE = {
     "E0505": "tests/scoring/test_diagnostics.py::test_E0505_invalid_weights_file",
     "E0506": "tests/scoring/test_diagnostics.py::test_E0506_unreadable_truth",
     "E0507": "tests/scoring/test_diagnostics.py::test_E0507_batch_protocol_without_truth",
+    "E0530": "tests/hostile/test_scoring_bounds.py::test_an_oversized_prediction_scores_zero_with_E0530",
     "E0508": "tests/scoring/test_diagnostics.py::test_E0508_lab_answer_with_errors",
     "W0501": "tests/scoring/test_diagnostics.py::test_W0501_task_on_one_side_only",
     "W0502": "tests/scoring/test_diagnostics.py::test_W0502_t3_without_t2_compares_oligos_by_id",
