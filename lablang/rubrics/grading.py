@@ -143,7 +143,8 @@ def _judgment(
 def best_of_k(scores: Sequence[float | Fraction], k: int) -> Fraction | float:
     """Expected maximum of `k` scores drawn without replacement from `scores`.
 
-    Sorted ascending, x_(i) has weight C(i-1, k-1) / C(n, k). Exact for Fractions.
+    Sorted ascending, x_(i) has weight C(i-1, k-1) / C(n, k). Exact for Fractions
+    (integer weights by the recurrence C(i, k-1) = C(i-1, k-1) * i / (i-k+1), one pass).
 
     >>> best_of_k([Fraction(0), Fraction(1), Fraction(1, 2)], 2)   # subsets: 1, 1/2, 1
     Fraction(5, 6)
@@ -152,13 +153,50 @@ def best_of_k(scores: Sequence[float | Fraction], k: int) -> Fraction | float:
     if not 1 <= k <= n:
         raise ValueError(f"k must be between 1 and {n}")
     ordered = sorted(scores)
-    total = math.comb(n, k)
     if all(isinstance(x, Fraction) for x in ordered):
-        return sum(
-            (Fraction(math.comb(i - 1, k - 1), total) * ordered[i - 1] for i in range(k, n + 1)),
-            Fraction(0),
-        )
-    return sum(math.comb(i - 1, k - 1) / total * float(ordered[i - 1]) for i in range(k, n + 1))
+        denominator = math.lcm(*(x.denominator for x in ordered))  # type: ignore[union-attr]
+        weight, numerator = 1, 0  # weight = C(i-1, k-1), from i = k
+        for i in range(k, n + 1):
+            numerator += weight * int(ordered[i - 1] * denominator)
+            weight = weight * i // (i - k + 1)
+        return Fraction(numerator, math.comb(n, k) * denominator)
+    return float(expected_best_of_ks([float(x) for x in ordered], [k])[0])
+
+
+# Up to this many attempts per protocol best-of-k is computed exactly (Fractions, then one
+# rounding); beyond, with floats in linear time per k (the weights' ratios, no big integers).
+EXACT_BEST_OF_K = 64
+
+
+def expected_best_of_ks(scores: Sequence[float], ks: Sequence[int]) -> list[float]:
+    """Expected best-of-k for each k, in floats: O(n) per k after one sort.
+
+    With x sorted ascending, the weight of x_(n) is k/n and each next-lower weight is
+    the previous times (i-k)/(i-1): no binomial coefficient is formed (they overflow
+    floats past n of about 1,000), and weights too small for a float vanish harmlessly.
+
+    >>> [round(v, 12) for v in expected_best_of_ks([0.0, 1.0, 0.5], [1, 2, 3])]
+    [0.5, 0.833333333333, 1.0]
+    """
+    import numpy as np
+
+    ordered = np.sort(np.asarray(scores, dtype=float))
+    n = len(ordered)
+    results = []
+    for k in ks:
+        if not 1 <= k <= n:
+            raise ValueError(f"k must be between 1 and {n}")
+        i = np.arange(n, k, -1, dtype=float)  # n, n-1, ..., k+1
+        ratios = (i - k) / (i - 1)
+        weights = (k / n) * np.concatenate(([1.0], np.cumprod(ratios)))  # for x_(n) .. x_(k)
+        results.append(float(np.dot(weights, ordered[k - 1 :][::-1])))
+    return results
+
+
+def _best_of_ks(scores: Sequence[Fraction], ks: Sequence[int]) -> list[float]:
+    if len(scores) <= EXACT_BEST_OF_K:
+        return [float(best_of_k(scores, k)) for k in ks]
+    return expected_best_of_ks([float(x) for x in scores], ks)
 
 
 def cluster_bootstrap(
@@ -167,23 +205,34 @@ def cluster_bootstrap(
     """Percentile CIs of column means (clipped to [0, 1]) resampling rows (protocols).
 
     `per_protocol[p][m]` is statistic m of protocol p (computed from all its attempts).
+    Resamples are drawn and reduced in chunks of about a million draws, so memory stays
+    bounded whatever the number of protocols (the random stream is the same as drawing
+    them all at once).
 
     >>> cluster_bootstrap([[0.0], [1.0]], seed=1, resamples=200)[0][0] <= 0.5
     True
     """
     import numpy as np
 
-    table = np.asarray(per_protocol, dtype=float)
+    table = np.nan_to_num(np.asarray(per_protocol, dtype=float))
     protocols = table.shape[0]
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, protocols, size=(resamples, protocols))
-    counts = np.zeros((resamples, protocols))
-    np.add.at(counts, (np.arange(resamples)[:, None], draws), 1.0)
-    means = np.clip(counts @ np.nan_to_num(table) / protocols, 0.0, 1.0)
+    chunk = max(1, _BOOTSTRAP_CHUNK // protocols)
+    means = np.empty((resamples, table.shape[1]))
+    for start in range(0, resamples, chunk):
+        rows = min(chunk, resamples - start)
+        draws = rng.integers(0, protocols, size=(rows, protocols))
+        flat = (draws + protocols * np.arange(rows)[:, None]).ravel()
+        counts = np.bincount(flat, minlength=rows * protocols).reshape(rows, protocols)
+        means[start : start + rows] = counts @ table / protocols
+    means = np.clip(means, 0.0, 1.0)
     tail = (1.0 - level) / 2.0
     low = np.quantile(means, tail, axis=0)
     high = np.quantile(means, 1.0 - tail, axis=0)
     return [(float(a), float(b)) for a, b in zip(low, high, strict=True)]
+
+
+_BOOTSTRAP_CHUNK = 1 << 20
 
 
 def clip(value: float | Fraction) -> float:
@@ -365,7 +414,7 @@ def grade(
     for p in names:
         scores = by_protocol[p]
         mean_p = sum(scores, Fraction(0)) / len(scores)
-        bok = [best_of_k(scores, k) for k in ks]
+        bok = _best_of_ks(scores, ks)
         row = [float(mean_p), *(float(b) for b in bok)]
         for tag in tag_names:
             values = tag_scores[tag].get(p)
