@@ -90,7 +90,6 @@ class Limits:
     max_scored_sequence_bases: int = _limit(
         200_000, "E0530", "bases of library sequence of one Task 1 document"
     )
-    max_diff_steps: int = _limit(5_000, "E0840", "steps of one protocol that `diff` aligns")
 
     @classmethod
     def from_environment(cls, environ: dict[str, str] | None = None) -> Limits:
