@@ -118,11 +118,15 @@ def load_yaml(
     """One YAML document read with PyYAML's safe loader, aliases and depth bounded."""
     import yaml
 
-    if len(text) > limits.max_data_bytes:
-        raise DataFileError(_too_big(name, len(text), limits))
+    if len(text) > limits.max_yaml_bytes:  # PyYAML reads about 150 KB a second
+        raise DataFileError(
+            f"`{name}` is {len(text)} characters of YAML, more than the {limits.max_yaml_bytes} "
+            "allowed (the limit is `max_yaml_bytes`)"
+        )
     loader_class = _bounded_loader(yaml, limits, constructors or {})
-    loader = loader_class(text)
+    loader = None
     try:
+        loader = loader_class(text)  # the reader refuses some characters here already
         value = loader.get_single_data()
         _check_tree(value, limits)
     except _Refused as error:
@@ -134,7 +138,8 @@ def load_yaml(
     except (ValueError, TypeError, OverflowError) as error:  # e.g. int() of 5,000 digits
         raise DataFileError(f"`{name}` is refused: {_short(str(error))}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return value
 
 

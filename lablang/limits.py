@@ -72,6 +72,9 @@ class Limits:
         100, "E0022", "arrays and objects inside each other in a data file"
     )
     max_data_integer_digits: int = _limit(100, "E0022", "digits of one integer in a data file")
+    max_yaml_bytes: int = _limit(
+        512 * 1024, "E0022", "characters of one YAML file (PyYAML reads about 150 KB a second)"
+    )
     max_yaml_aliases: int = _limit(
         0, "E0022", "YAML aliases (`*name`) in one file (seqspec files need none)"
     )

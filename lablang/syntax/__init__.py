@@ -34,7 +34,11 @@ def _parser() -> Any:
 
 # What the lexer counts as one token, closely enough to bound its work: a string, comment
 # or sequence literal is one, a name or number is one, any other visible character is one.
-_TOKENISH = re.compile(r"""\"(?:[^"\\\n]|\\.)*"|#[^\n]*|[35]'-[^\n]*?-[35]'|[\w.]+|\S""")
+# Every alternative stops at a character that ends it, so counting is linear in the text
+# (a sequence scans as the grammar's own SEQUENCE does: up to the next quote or bracket).
+_TOKENISH = re.compile(
+    r"""\"(?:[^"\\\n]|\\.)*"|#[^\n]*|[35]'-(?:[^'{}\[\]#"\n]|\{[^}\n]*\}|\[[^\]\n]*\])*?-[35]'|[\w.]+|\S"""
+)
 
 
 def token_limit_offset(text: str, limits: Limits = DEFAULT_LIMITS) -> int | None:

@@ -120,3 +120,15 @@ def test_every_data_reader_refuses_crafted_files_in_bounds(case: str, tmp_path: 
     assert run.returncode != 0, run.output
     assert expected in run.output, run.output[-2000:]
     assert "RecursionError" not in run.output and "ValueError" not in run.output
+
+
+def test_yaml_with_characters_the_reader_refuses_is_a_data_error() -> None:
+    """A NUL inside YAML (refused by PyYAML's reader, a fuzz traceback) is a DataFileError."""
+    with pytest.raises(DataFileError, match="not valid YAML"):
+        load_yaml("library_spec: [a\x00]\n", "x.yaml")
+
+
+def test_large_yaml_is_refused_by_size_before_parsing() -> None:
+    """3 MB of YAML (24 s in PyYAML, a fuzz hang) is refused by `max_yaml_bytes`."""
+    with pytest.raises(DataFileError, match="max_yaml_bytes"):
+        load_yaml("a: [" + "1, " * 1_000_000 + "1]\n", "x.yaml")

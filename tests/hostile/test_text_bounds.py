@@ -108,3 +108,12 @@ def test_export_and_fmt_of_a_parenthesised_deep_expression_do_not_crash(tmp_path
         run = run_bounded(args, cpu_seconds=20, memory_mb=700)
         run.assert_clean()
         assert run.returncode == 1 and "E0002" in run.output, (args, run.output[-500:])
+
+
+def test_token_counting_is_linear_on_unterminated_sequences(tmp_path: Path) -> None:
+    """A 1 MB line of `5'-` openings that never close (a fuzz hang) is counted in bounds."""
+    path = tmp_path / "open.lab"
+    path.write_text("oligo x { seq: " + "5'-ACGT " * 120_000 + "}\n")
+    run = run_bounded(["check", str(path)], cpu_seconds=20, memory_mb=900)
+    run.assert_clean()
+    assert run.returncode == 1
