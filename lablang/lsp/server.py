@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -82,6 +83,27 @@ _SYMBOL_KIND = {
 class LablangServer(LanguageServer):
     """The server and its per-document state (last analysis, pending checks)."""
 
+    def _start_io_async(self, stdin: Any = None, stdout: Any = None) -> None:
+        # pygls's loop with bounded, recoverable framing (`lablang.lsp.framing`)
+        import sys
+        from threading import Event
+
+        from pygls.io_ import StdinAsyncReader, StdoutWriter
+
+        from lablang.lsp.framing import run_bounded
+
+        self._stop_event = Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(run_bounded(self._stop_event, reader, self.protocol, logger))
+        except BrokenPipeError:
+            logger.error("the connection to the client is lost; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
     def __init__(self, roots: Sequence[str | Path] = ()) -> None:
         from lablang import __version__
 
@@ -134,10 +156,38 @@ class LablangServer(LanguageServer):
             )
         )
 
+    # ---------------------------------------------------------------- what is served
+    def serves(self, uri: str) -> bool:
+        """Only open documents and files under the workspace folders (or `--path` roots)
+        are answered for: a request naming any other `file://` URI reads nothing."""
+        if uri in self.workspace.text_documents or unquote(uri) in self.workspace.text_documents:
+            return True
+        if urlparse(uri).scheme != "file":
+            return False
+        real = os.path.realpath(_path_of(uri))
+        roots = [self.workspace.root_path, *self.roots]
+        roots += [_path_of(folder.uri) for folder in self.workspace.folders.values()]
+        for root in roots:
+            if root:
+                base = os.path.realpath(root)
+                if real == base or real.startswith(base.rstrip(os.sep) + os.sep):
+                    return os.path.isfile(real)
+        return False
+
+    def text_of(self, uri: str) -> str | None:
+        """The document's text, or None when it is not served (see `serves`)."""
+        if not self.serves(uri):
+            return None
+        try:
+            return str(self.workspace.get_text_document(uri).source)
+        except (OSError, UnicodeDecodeError):
+            return None
+
     async def analysis(self, uri: str) -> Analysis:
         """The analysis of the document's current text, checked on the worker if stale."""
-        document = self.workspace.get_text_document(uri)
-        text = document.source
+        text = self.text_of(uri)
+        if text is None:
+            return analyze("", _path_of(uri), ())  # nothing is read for an unserved URI
         known = self.analyses.get(uri)
         if known is not None and known.source.text == text:
             return known
@@ -145,7 +195,7 @@ class LablangServer(LanguageServer):
         analysis = await loop.run_in_executor(
             self.checker, analyze, text, _path_of(uri), self.roots
         )
-        if self.workspace.get_text_document(uri).source == text:
+        if self.text_of(uri) == text:
             self.analyses[uri] = analysis
             if analysis.parsed:
                 self.last_parsed[uri] = analysis
@@ -212,7 +262,7 @@ def _range_json(lines: LineIndex, span: Any) -> dict[str, Any]:
 
 
 def _offset(server: LablangServer, uri: str, position: types.Position) -> tuple[int, str]:
-    text = server.workspace.get_text_document(uri).source
+    text = server.text_of(uri) or ""
     return LineIndex(text).offset(position.line, position.character), text
 
 
@@ -338,7 +388,9 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
         ls: LablangServer, params: types.DocumentFormattingParams
     ) -> list[types.TextEdit] | None:
         uri = params.text_document.uri
-        text = ls.workspace.get_text_document(uri).source
+        text = ls.text_of(uri)
+        if text is None:
+            return None
         formatted = format_source(Source(text, _path_of(uri)), Report())
         if formatted is None or formatted == text:
             return [] if formatted is not None else None
