@@ -96,6 +96,8 @@ def _literal(value: Any) -> str:
 
 
 def _operations_table() -> str:
+    from lablang.molecular.ops import REGISTRY
+
     lines = [
         _row("operation", "arguments after the input", "LibStructBench operation", "rule"),
         _row("---", "---", "---", "---"),
@@ -106,7 +108,8 @@ def _operations_table() -> str:
             + (f" (default `{a.default}`)" if a.default else (" (optional)" if a.optional else ""))
             for a in entry.args
         )
-        lines.append(_row(_signature(entry, "x"), args or "none", entry.extra, entry.summary))
+        signature = f"`{REGISTRY[entry.name].signature()}`"
+        lines.append(_row(signature, args or "none", entry.extra, entry.summary))
     return "\n".join(lines)
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from lablang.cli.executor import executor_from, executor_options
 from lablang.diagnostics import Diagnostic, Report, Severity
 
 if TYPE_CHECKING:
@@ -183,6 +184,7 @@ def diff_command(
     type=click.Path(path_type=Path, dir_okay=False),
     help="Write to this file (atomically) instead of stdout.",
 )
+@executor_options
 def grade_command(
     rubric_path: Path,
     judgments: Path,
@@ -192,8 +194,14 @@ def grade_command(
     resamples: int,
     rubric_name: str | None,
     output: Path | None,
+    jobs: int,
+    executor_kind: str,
+    address: str | None,
 ) -> None:
     """Grade judgments against a rubric: mean, best-of-k, bootstrap CIs, tags.
+
+    The bootstrap's resamples are drawn in seeded chunks that run on --executor (local
+    or ray); the intervals are the same either way.
 
     Example: lablang grade examples/protocols/gc_rich_rubric.lab
              --judgments examples/protocols/judgments.jsonl --answers examples/protocols/answers
@@ -230,7 +238,10 @@ def grade_command(
         sys.exit(1)
     print_report(report)
     checked = sorted({item for _, _, item in machine})
-    result = grade(rubric, grades, seed=seed, resamples=resamples, machine_checked=checked)
+    executor = executor_from(executor_kind, jobs, address)
+    result = grade(
+        rubric, grades, seed=seed, resamples=resamples, machine_checked=checked, executor=executor
+    )
     if as_json:
         _emit(json.dumps(grade_json(result), indent=2) + "\n", output)
     else:

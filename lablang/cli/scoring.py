@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from lablang.cli.executor import executor_from, executor_options
+
 
 @click.command(name="score")
 @click.argument("pred", required=False, type=click.Path(exists=True, path_type=Path))
@@ -44,6 +46,7 @@ import click
 )
 @click.option("--seed", default=0, show_default=True, help="Bootstrap seed (batch).")
 @click.option("--resamples", default=2000, show_default=True, help="Bootstrap resamples (batch).")
+@executor_options
 def score_command(
     pred: Path | None,
     truth: Path,
@@ -55,6 +58,9 @@ def score_command(
     roots: tuple[Path, ...],
     seed: int,
     resamples: int,
+    jobs: int,
+    executor_kind: str,
+    address: str | None,
 ) -> None:
     """Score a reconstruction against a reference with the LibStructBench grader.
 
@@ -67,6 +73,10 @@ def score_command(
     lablang score answer.lab --truth truth/ --explain
     lablang score pred/ --truth truth/ --explain
     lablang score --batch preds/ --truth truths/ --out report/
+    lablang score --batch preds/ --truth truths/ --out report/ --executor ray --jobs 2
+
+    With --batch, attempts are scored as units on --executor (local or ray), with
+    byte-identical outputs either way.
     """
     from lablang.scoring import Weights, WeightsError
 
@@ -78,7 +88,8 @@ def score_command(
     if batch_dir is not None:
         if pred is not None or out is None:
             raise click.UsageError("--batch takes no PRED argument and needs --out")
-        _batch(batch_dir, truth, out, loaded, roots, seed, resamples, as_json)
+        executor = executor_from(executor_kind, jobs, address)
+        _batch(batch_dir, truth, out, loaded, roots, seed, resamples, as_json, executor)
         return
     if pred is None:
         raise click.UsageError("give PRED (or --batch PRED_DIR)")
@@ -113,14 +124,21 @@ def _batch(
     seed: int,
     resamples: int,
     as_json: bool,
+    executor: object,
 ) -> None:
+    from lablang.executors import ExecutorError
     from lablang.scoring.batch import score_batch, write_outputs
     from lablang.scoring.weights import Weights
 
     assert isinstance(weights, Weights)
-    result = score_batch(
-        batch_dir, truth, weights=weights, roots=roots, seed=seed, resamples=resamples
-    )
+    try:
+        result = score_batch(
+            batch_dir, truth, weights=weights, roots=roots, seed=seed, resamples=resamples,
+            executor=executor,
+        )  # fmt: skip
+    except ExecutorError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
     files = write_outputs(result, out)
     if as_json:
         click.echo((out / "summary.json").read_text(encoding="utf-8"))

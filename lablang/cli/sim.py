@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from lablang.cli.executor import executor_from, executor_options
+
 PATH_OPTION = click.option(
     "--path",
     "roots",
@@ -144,16 +146,18 @@ def simulate_command(
 
 
 @click.command("certify")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--instances", default=20, show_default=True, type=click.IntRange(1, 100_000))
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1))
-@click.option("--jobs", default=1, show_default=True, type=click.IntRange(1, 64))
+@executor_options
 @click.option(
     "--out",
     "out",
-    type=click.Path(dir_okay=False),
+    type=click.Path(),
     default=None,
-    help="Write the certificate JSON here (printed otherwise).",
+    help="One task: write its certificate JSON here (printed otherwise). A suite (a folder "
+    "or several files): the folder for one certificate per task plus suite.json and "
+    "suite.html (required).",
 )
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
 @click.option(
@@ -166,33 +170,78 @@ def simulate_command(
 @TASK_OPTION
 @PATH_OPTION
 def certify_command(
-    file: str,
+    files: tuple[str, ...],
     instances: int,
     seed: int,
     jobs: int,
+    executor_kind: str,
+    address: str | None,
     out: str | None,
     no_progress: bool,
     records_dir: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
-    """Certify a task on randomized instances and write its certificate.
+    """Certify a task, or every task of a suite, on randomized instances.
 
-    Exit 0 when every instance succeeds, 1 otherwise.
+    FILES are `.lab` files or folders (searched recursively). One task gives one
+    certificate; a suite gives one certificate per task and a summary. Exit 0 when every
+    instance of every task succeeds, 1 otherwise, 2 on a usage error.
 
     Example: `lablang certify examples/tasks/feedback_weighing.lab --instances 2 --jobs 2 --out cert.json`
+
+    Example: `lablang certify examples/tasks --instances 2 --executor ray --jobs 2 --out certs`
     """
+    from lablang.executors import ExecutorError
     from lablang.output import write_atomic
     from lablang.sim import certify_task
     from lablang.sim.certify import certificate_json
+    from lablang.sim.suite import SuiteError, certify_suite, task_refs, write_suite
 
-    task = _load(file, roots, task_name)
+    executor = executor_from(executor_kind, jobs, address)
+    suite = len(files) > 1 or Path(files[0]).is_dir()
+    if not suite:
+        task = _load(files[0], roots, task_name)
     try:
-        certificate = certify_task(
-            task, instances, seed, jobs, progress=not no_progress, records_dir=records_dir
-        )
+        entries = task_refs(files, roots)
+    except SuiteError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(1 if "error[" in str(error) else 2)
+    if not suite:
+        ref = next(r for t, r in entries if t.name == task.name)
+    elif out is None or Path(out).is_file():
+        click.echo("error: certifying a suite writes a folder: give it with --out DIR", err=True)
+        sys.exit(2)
+    try:
+        if not suite:
+            certificate = certify_task(
+                task, instances, seed, jobs, progress=not no_progress,
+                records_dir=Path(records_dir) if records_dir else None,
+                executor=executor, origin=ref,
+            )  # fmt: skip
+        else:
+            certificates, summary = certify_suite(
+                entries, instances, seed, executor, progress=not no_progress
+            )
+    except (ExecutorError, SuiteError) as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
     except Exception as error:  # a bug in lablang: reported, never a traceback
-        _internal_error(file, error)
+        _internal_error(files[0], error)
+    if suite:
+        assert out is not None
+        write_suite(Path(out), certificates, summary)
+        for row in summary["tasks"]:
+            click.echo(
+                f"{row['id']}: {row['success_rate']:.0%} of {instances} instances succeeded"
+                + (f", {row['faults']} faulted" if row["faults"] else "")
+                + (f", {row['unit_failures']} lost" if row["unit_failures"] else "")
+            )
+        click.echo(
+            f"{summary['certified']} of {summary['total']} tasks certified; "
+            f"certificates, suite.json and suite.html in {out}"
+        )
+        sys.exit(0 if summary["certified"] == summary["total"] else 1)
     text = certificate_json(certificate)
     if out:
         write_atomic(Path(out), text)
@@ -236,7 +285,7 @@ def _internal_error(file: str, error: Exception) -> None:
 
 
 @click.command("evaluate")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option(
     "--policy",
     "policy_ref",
@@ -246,58 +295,77 @@ def _internal_error(file: str, error: Exception) -> None:
 @click.option("--episodes", default=10, show_default=True, type=click.IntRange(1, 10_000))
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**32 - 1))
 @click.option("--max-seconds", default=120.0, show_default=True, type=click.FloatRange(0.1, 3600))
+@executor_options
 @click.option(
     "--records",
     "records_dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Write each episode's event, observation and score records (SEED.jsonl) here.",
+    help="Write each episode's event, observation and score records (SEED.jsonl) here "
+    "(one folder per task for a suite).",
 )
+@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
 @TASK_OPTION
 @PATH_OPTION
 def evaluate_command(
-    file: str,
+    files: tuple[str, ...],
     policy_ref: str,
     episodes: int,
     seed: int,
     max_seconds: float,
+    jobs: int,
+    executor_kind: str,
+    address: str | None,
     records_dir: str | None,
+    no_progress: bool,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
-    """Evaluate a policy on randomized instances of a task and print the results as JSON.
+    """Evaluate a policy on randomized instances of a task, or of every task of a suite.
 
-    The policy is your own Python code (it is imported, so only name code you trust).
+    Prints the results as JSON (for a suite: one entry per task). The policy is your own
+    Python code (it is imported, in every worker too, so only name code you trust).
 
     Example: `lablang evaluate examples/tasks/move_tube.lab --policy lablang.sim.policies:hold --episodes 1 --max-seconds 1`
     """
-    import importlib
+    from lablang.executors import ExecutorError, resolve
+    from lablang.sim.suite import SuiteError, evaluate_suite, task_refs
 
-    from lablang.sim.env import evaluate_policy
-
-    task = _load(file, roots, task_name)
-    module_name, _, function_name = policy_ref.partition(":")
+    executor = executor_from(executor_kind, jobs, address)
+    suite = len(files) > 1 or Path(files[0]).is_dir()
+    if not suite:
+        task = _load(files[0], roots, task_name)
     try:
-        policy = getattr(importlib.import_module(module_name), function_name)
+        resolve(policy_ref)
     except (ImportError, AttributeError, ValueError) as error:
         click.echo(f"error: cannot load policy `{policy_ref}`: {error}", err=True)
         sys.exit(2)
     try:
-        results = evaluate_policy(
-            task,
-            policy,
-            episodes,
-            seed,
-            max_seconds,
-            Path(records_dir) if records_dir is not None else None,
-        )
+        entries = task_refs(files, roots)
+        if not suite:
+            entries = [(t, r) for t, r in entries if t.name == task.name]
+        results = evaluate_suite(
+            entries, policy_ref, episodes, seed, max_seconds, executor,
+            progress=not no_progress,
+            records_dir=Path(records_dir) if records_dir is not None else None,
+        )  # fmt: skip
+    except (ExecutorError, SuiteError) as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(2)
     except Exception as error:  # in the policy or in lablang
         click.echo(
             f"error: evaluating `{policy_ref}` failed: {error.__class__.__name__}: {error}",
             err=True,
         )
         sys.exit(4)
-    click.echo(json.dumps(results, indent=2))
+    click.echo(json.dumps(results if suite else next(iter(results.values())), indent=2))
+    lost = [item for result in results.values() for item in result["lost_episodes"]]
+    for item in lost:
+        click.echo(
+            f"error: episode {item['unit']} (seed {item['seed']}) failed: {item['error']}", err=True
+        )
+    if lost:
+        sys.exit(4)
 
 
 @click.command("replay")

@@ -36,6 +36,7 @@ from lablang.molecular.sequence import (
     Seq,
     SequenceError,
     Symbol,
+    SymbolToken,
     Thioate,
     parse_notation,
     plain,
@@ -137,27 +138,59 @@ def segments_of(seq: Seq, token_roles: list[str] | None = None) -> list[dict[str
             groups[-1][1].append(part)
         else:
             groups.append((label, [part]))
-    out = []
+    out: list[dict[str, Any]] = []
     position = 0
-    for index, (label, parts) in enumerate(groups):
+    for label, parts in groups:
         piece = Seq.of(parts)
-        record: dict[str, Any] = {"segment_id": f"seg{index + 1}", "role": _role_of(label, parts)}
         width = len(piece)
+        role = _role_of(label, parts)
+        runs: list[tuple[int, int, str | None]] = [(0, width, None)]
         if token_roles is not None:
-            roles = set(token_roles[position : position + width]) or {"unknown"}
-            record["structural_role"] = roles.pop() if len(roles) == 1 else "mixed"
+            # a segment is cut where its structural role changes (paired, overhang), so
+            # each exported segment has one role: the grader's pairing rules need it
+            runs = list(_runs(token_roles[position : position + width])) or [(0, width, "unknown")]
+            whole = isinstance(parts[0], Symbol) or (
+                isinstance(parts[0], Homopolymer) and parts[0].count is None
+            )
+            if len(runs) > 1 and len(parts) == 1 and whole:
+                runs = [(0, width, "mixed")]  # a placeholder cannot be cut
         position += width
-        if len(parts) == 1 and isinstance(parts[0], Symbol):
-            record["placeholder"] = render_libstruct(unflag(piece))
-        elif len(parts) == 1 and isinstance(parts[0], Homopolymer) and parts[0].count is None:
-            record["placeholder"] = render_libstruct(piece)
-        else:
-            record["sequence"] = render_libstruct(unflag(piece))
-        derivation = _derivation(label)
-        if derivation:
-            record["oligo_derivations"] = [derivation]
-        out.append(record)
+        for start, stop, structural in runs:
+            sub = piece if (start, stop) == (0, width) else piece.slice(start, stop)
+            record: dict[str, Any] = {"segment_id": f"seg{len(out) + 1}", "role": role}
+            if structural is not None:
+                record["structural_role"] = structural
+            sub_parts = sub.parts
+            if len(sub_parts) == 1 and isinstance(sub_parts[0], Symbol):
+                record["placeholder"] = render_libstruct(unflag(sub))
+            elif (
+                len(sub_parts) == 1
+                and isinstance(sub_parts[0], Homopolymer)
+                and sub_parts[0].count is None
+            ):
+                record["placeholder"] = render_libstruct(sub)
+            else:
+                record["sequence"] = render_libstruct(unflag(sub))
+            derivation = _derivation(label)
+            if derivation:
+                record["oligo_derivations"] = [derivation]
+            out.append(record)
     return out
+
+
+def _runs(roles: list[str]) -> list[tuple[int, int, str | None]]:
+    """Maximal runs of equal roles as (start, stop, role).
+
+    >>> _runs(["paired_region", "paired_region", "three_prime_overhang"])
+    [(0, 2, 'paired_region'), (2, 3, 'three_prime_overhang')]
+    """
+    runs: list[tuple[int, int, str | None]] = []
+    for index, role in enumerate(roles):
+        if runs and runs[-1][2] == role:
+            runs[-1] = (runs[-1][0], index + 1, role)
+        else:
+            runs.append((index, index + 1, role))
+    return runs
 
 
 def _role_of(label: str | None, parts: list[Part]) -> str:
@@ -284,7 +317,7 @@ def state_record(state: StateDef) -> dict[str, Any]:
         "molecule_type": "/".join(reversed(types))
         if len(types) > 1
         else (types[0] if types else "unknown"),
-        "strand_architecture": state.architecture.value,
+        "strand_architecture": _architecture(state.architecture.value, strands, paired),
         "reference_strand_id": strands[0]["strand_id"] if strands else "",
         "physical_state": "",
         "strands": strands,
@@ -302,6 +335,29 @@ def state_record(state: StateDef) -> dict[str, Any]:
         "properties": [],
         "support_status": state.support_status,
     }
+
+
+def _architecture(
+    declared: str, strands: list[dict[str, Any]], paired: list[dict[str, Any]]
+) -> str:
+    """The architecture as the exported pairing shows it, for a two-strand duplex.
+
+    A `double_stranded` state whose strands have overhangs (an A-tail, a ligated Y arm)
+    is `partially_duplex` in LibStructBench's terms, and a `partially_duplex` one whose
+    segments all pair is `double_stranded`: the grader rejects an architecture that
+    contradicts the pairing. Other architectures are kept as declared.
+
+    >>> _architecture("single_stranded", [], [])
+    'single_stranded'
+    """
+    if declared not in ("double_stranded", "partially_duplex") or len(strands) != 2 or not paired:
+        return declared
+    roles = {seg.get("structural_role", "unknown") for st in strands for seg in st["segments"]}
+    if roles <= PAIRED_ROLES - {"unknown"}:
+        return "double_stranded"
+    if roles & {"five_prime_overhang", "three_prime_overhang", "unpaired"}:
+        return "partially_duplex"
+    return declared
 
 
 def _structural_roles(state: StateDef) -> list[list[str]]:
@@ -341,7 +397,12 @@ def _structural_roles(state: StateDef) -> list[list[str]]:
             0, len(fa), 0, len(frb)
         )
         whole = 0 < match.size == len(fa) == len(frb)  # e.g. a bare `[GDNA]` duplex
-        if match.size >= 6 or whole:
+        # a shared payload (`[CDNA]` on both strands) pairs whatever the match's length:
+        # six bases guard against chance matches of literal bases, not of named payloads
+        payload = any(
+            isinstance(token, SymbolToken) for token in fa[match.a : match.a + match.size]
+        )
+        if match.size >= 6 or whole or payload:
             a_lo, a_hi = keep_a[match.a], keep_a[match.a + match.size - 1] + 1
             r_lo, r_hi = keep_rb[match.b], keep_rb[match.b + match.size - 1] + 1
             b_lo, b_hi = len(rb) - r_hi, len(rb) - r_lo

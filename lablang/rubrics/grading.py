@@ -18,6 +18,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 
 import attrs
 
@@ -200,39 +201,25 @@ def _best_of_ks(scores: Sequence[Fraction], ks: Sequence[int]) -> list[float]:
 
 
 def cluster_bootstrap(
-    per_protocol: Sequence[Sequence[float]], *, seed: int, resamples: int, level: float = 0.95
+    per_protocol: Sequence[Sequence[float]],
+    *,
+    seed: int,
+    resamples: int,
+    level: float = 0.95,
+    executor: Any = None,
 ) -> list[tuple[float, float]]:
     """Percentile CIs of column means (clipped to [0, 1]) resampling rows (protocols).
 
     `per_protocol[p][m]` is statistic m of protocol p (computed from all its attempts).
-    Resamples are drawn and reduced in chunks of about a million draws, so memory stays
-    bounded whatever the number of protocols (the random stream is the same as drawing
-    them all at once).
+    Resamples are drawn in seeded chunks (`lablang.executors.bootstrap`), on `executor`.
 
     >>> cluster_bootstrap([[0.0], [1.0]], seed=1, resamples=200)[0][0] <= 0.5
     True
     """
-    import numpy as np
+    from lablang.executors.bootstrap import bootstrap_means, percentile_intervals
 
-    table = np.nan_to_num(np.asarray(per_protocol, dtype=float))
-    protocols = table.shape[0]
-    rng = np.random.default_rng(seed)
-    chunk = max(1, _BOOTSTRAP_CHUNK // protocols)
-    means = np.empty((resamples, table.shape[1]))
-    for start in range(0, resamples, chunk):
-        rows = min(chunk, resamples - start)
-        draws = rng.integers(0, protocols, size=(rows, protocols))
-        flat = (draws + protocols * np.arange(rows)[:, None]).ravel()
-        counts = np.bincount(flat, minlength=rows * protocols).reshape(rows, protocols)
-        means[start : start + rows] = counts @ table / protocols
-    means = np.clip(means, 0.0, 1.0)
-    tail = (1.0 - level) / 2.0
-    low = np.quantile(means, tail, axis=0)
-    high = np.quantile(means, 1.0 - tail, axis=0)
-    return [(float(a), float(b)) for a, b in zip(low, high, strict=True)]
-
-
-_BOOTSTRAP_CHUNK = 1 << 20
+    means = bootstrap_means(per_protocol, seed=seed, resamples=resamples, executor=executor)
+    return percentile_intervals(means, level, clip=True)
 
 
 def clip(value: float | Fraction) -> float:
@@ -379,6 +366,7 @@ def grade(
     seed: int = 0,
     resamples: int = 10_000,
     machine_checked: Sequence[str] = (),
+    executor: Any = None,
 ) -> Grade:
     """Score complete grades (from `collect_grades` without errors).
 
@@ -430,7 +418,9 @@ def grade(
     means = (
         [sum(row[c] for row in table) / len(table) for c in range(len(columns))] if table else []
     )
-    cis = cluster_bootstrap(table, seed=seed, resamples=resamples) if table else []
+    cis = (
+        cluster_bootstrap(table, seed=seed, resamples=resamples, executor=executor) if table else []
+    )
     ci = {name: cis[c] for c, name in enumerate(columns)} if cis else {}
 
     tags: dict[str, TagScore] = {}

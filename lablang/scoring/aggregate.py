@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from math import comb
+from typing import Any
 
 import attrs
 import numpy as np
@@ -38,7 +39,11 @@ class MetricSummary:
 
 
 def summarize(
-    per_protocol: Mapping[str, Sequence[float]], *, seed: int = 0, resamples: int = 2000
+    per_protocol: Mapping[str, Sequence[float]],
+    *,
+    seed: int = 0,
+    resamples: int = 2000,
+    executor: Any = None,
 ) -> MetricSummary:
     """Mean over protocols of each protocol's attempt mean, a percentile bootstrap CI
     (resampling protocols, seeded), and best-of-k for every k all protocols support.
@@ -51,10 +56,10 @@ def summarize(
     if not protocols:
         return MetricSummary(0.0, 0.0, 0.0, {}, 0)
     means = np.array([float(np.mean(per_protocol[p])) for p in protocols])
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, len(means), size=(resamples, len(means)))
-    boot = means[draws].mean(axis=1)
-    low, high = np.percentile(boot, [2.5, 97.5])
+    from lablang.executors.bootstrap import bootstrap_means, percentile_intervals
+
+    boot = bootstrap_means(means[:, None], seed=seed, resamples=resamples, executor=executor)
+    ((low, high),) = percentile_intervals(boot)
     k_max = min(len(per_protocol[p]) for p in protocols)
     best = {
         k: float(np.mean([expected_best_of_k(per_protocol[p], k) for p in protocols]))

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from tqdm import tqdm
 
 from lablang.diagnostics import Report
 from lablang.scoring.aggregate import MetricSummary, summarize
@@ -93,29 +92,56 @@ def score_batch(
     seed: int = 0,
     resamples: int = 2000,
     progress: bool | None = None,
+    executor: Any = None,
 ) -> BatchResult:
     """Score every attempt and aggregate per metric over protocols.
 
-    `progress=None` shows the tqdm bar only on a terminal; `roots` are extra module
-    roots for `.lab` predictions.
+    `progress=None` shows the progress bar only on a terminal; `roots` are extra module
+    roots for `.lab` predictions. Each attempt is one unit on `executor` (a
+    `lablang.executors.Executor`; default: this process); rows come back in attempt
+    order, so the result does not depend on the executor. Ray workers read the
+    prediction and truth paths themselves (a filesystem shared with the cluster).
     """
+    from lablang.executors import Executor, Unit, UnitFailure, run_units
+
     report = Report()
     attempts = discover(Path(pred_dir), Path(truth_dir), report)
-    truth_cache: dict[Path, tuple[dict[str, Any], Report]] = {}
+    executor = executor if executor is not None else Executor()
+    roots = [str(Path(r).resolve()) for r in roots]
+    units = [
+        Unit(f"{a.protocol}/{a.attempt}", index, {"attempt": a, "weights": weights, "roots": roots})
+        for index, a in enumerate(attempts)
+    ]
+    show = sys.stderr.isatty() if progress is None else progress
     rows = []
-    for attempt in tqdm(attempts, desc="scoring", unit="attempt", file=sys.stderr,
-                        disable=None if progress is None else not progress):  # fmt: skip
-        rows.append(_score_attempt(attempt, truth_cache, weights, roots))
+    for attempt, row in zip(
+        attempts, run_units(score_unit, units, executor, "scoring" if show else None), strict=True
+    ):
+        if isinstance(row, UnitFailure):  # lost after retries: reported, scored 0
+            report.add("E0000", f"scoring `{row.key}` failed: {row.error}",
+                       Source("", str(attempt.prediction)))  # fmt: skip
+            row = AttemptScore(
+                attempt.protocol, attempt.attempt, dict.fromkeys(HEADLINE, 0.0), False, ()
+            )
+        rows.append(row)
     per_metric: dict[str, dict[str, list[float]]] = {}
     for row in rows:
         for name, value in row.metrics.items():
             per_metric.setdefault(name, {}).setdefault(row.protocol, []).append(value)
     summary = {
-        name: summarize(values, seed=seed, resamples=resamples)
+        name: summarize(values, seed=seed, resamples=resamples, executor=executor)
         for name, values in sorted(per_metric.items())
     }
     skipped = tuple(_diagnostic_json(d) for d in report.diagnostics)
     return BatchResult(tuple(rows), summary, skipped, seed)
+
+
+_TRUTHS: dict[Path, tuple[dict[str, Any], Report]] = {}
+
+
+def score_unit(payload: dict[str, Any]) -> AttemptScore:
+    """One attempt scored in a worker (truths are read once per process)."""
+    return _score_attempt(payload["attempt"], _TRUTHS, payload["weights"], payload["roots"])
 
 
 def _score_attempt(

@@ -55,12 +55,18 @@ def certify_task(
     jobs: int = 1,
     progress: bool = False,
     records_dir: str | Path | None = None,
+    executor: Any = None,
+    origin: Any = None,
 ) -> dict[str, Any]:
-    """Certify a task over randomized instances (see `lablang.sim.certify`)."""
+    """Certify a task over randomized instances (see `lablang.sim.certify`).
+
+    `executor` is a `lablang.executors.Executor` (default: local, `jobs` processes);
+    the Ray executor needs `origin`, the task's `lablang.sim.suite.TaskRef`.
+    """
     from lablang.sim.certify import certify_task as certify
 
     records = Path(records_dir) if records_dir is not None else None
-    return certify(task, instances, seed, jobs, progress, records)
+    return certify(task, instances, seed, jobs, progress, records, executor, origin)
 
 
 def make_env(task: Task, **options: Any) -> Any:

@@ -1,8 +1,9 @@
 """Certification: run a task's expert program on many randomized instances.
 
-Instances are seeded from one base seed (numpy SeedSequence), run in order or
-in a process pool, and aggregated in instance order, so the certificate is the
-same for any number of jobs. A simulator fault is rerun once with a 1 ms
+Instances are seeded from one base seed (numpy SeedSequence), run as units on an
+executor (this process, local worker processes or Ray: `lablang.executors`) and
+aggregated in instance order, so the certificate is the same for any executor and
+any number of workers. A simulator fault is rerun once with a 1 ms
 physics step: if the rerun is clean the fault was transient (a numerical
 artefact of the 2 ms step) and the rerun counts; otherwise the fault stands and
 is reported separately from task failures.
@@ -12,17 +13,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import numpy as np
 
+from lablang.executors import Executor, UnitFailure
 from lablang.sim.catalog import MAX_CERTIFY_WORK
 from lablang.sim.episode import EpisodeResult, premature_reason, run_episode
 from lablang.sim.model import Task
+
+if TYPE_CHECKING:
+    from lablang.sim.suite import TaskRef
 
 RERUN_TIMESTEP = 0.001
 
@@ -56,22 +59,6 @@ def run_instance(task: Task, seed: int) -> InstanceOutcome:
     return InstanceOutcome(seed, result, work=work)
 
 
-def _run(args: tuple[Task, int]) -> InstanceOutcome:
-    return run_instance(*args)
-
-
-def _outcomes(task: Task, seeds: list[int], jobs: int) -> Iterator[InstanceOutcome]:
-    if jobs <= 1:
-        for seed in seeds:
-            yield run_instance(task, seed)
-        return
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
-    with context.Pool(jobs) as pool:
-        yield from pool.imap(_run, [(task, s) for s in seeds])
-
-
 def task_hash(task: Task) -> str:
     """SHA-256 of the task's text and its scene model (what the certificate certifies)."""
     digest = hashlib.sha256()
@@ -88,34 +75,58 @@ def certify_task(
     jobs: int = 1,
     progress: bool = False,
     records_dir: Path | None = None,
+    executor: Executor | None = None,
+    origin: TaskRef | None = None,
 ) -> dict[str, Any]:
     """The certificate (a JSON-ready dict) for `instances` randomized runs of a task.
 
+    Instances run on `executor` (default: local with `jobs` processes); the Ray
+    executor needs the task's `origin` (its file's text), which is what workers get.
     With `records_dir`, each instance's event, observation and score records are written
     there as `SEED.jsonl` (re-scored by `lablang replay`).
+    """
+    from lablang.sim.suite import run_instances
+
+    executor = executor if executor is not None else Executor("local", jobs)
+    seeds = instance_seeds(seed, instances)
+    label = f"certify {task.name}" if progress else None
+    outcomes = run_instances([(task, origin, seeds)], executor, label)[0]
+    return certificate_of(task, seed, seeds, outcomes, records_dir)
+
+
+def certificate_of(
+    task: Task,
+    seed: int,
+    seeds: list[int],
+    outcomes: list[InstanceOutcome | UnitFailure],
+    records_dir: Path | None = None,
+) -> dict[str, Any]:
+    """Aggregate instance outcomes (in seed order) into the certificate.
+
+    A unit that produced no outcome (its worker died on every attempt) is listed under
+    `unit_failures` with its seed and the task is not certified.
     """
     import mujoco
 
     import lablang
 
-    seeds = instance_seeds(seed, instances)
-    stream = _outcomes(task, seeds, jobs)
-    if progress and sys.stderr.isatty():  # no carriage-return bar in a log file or a pipe
-        from tqdm import tqdm
-
-        stream = tqdm(
-            stream, total=instances, desc=f"certify {task.name}", unit="instance", file=sys.stderr
-        )
-    outcomes: list[InstanceOutcome] = []
+    instances = len(seeds)
+    lost_units = [o.as_dict() for o in outcomes if isinstance(o, UnitFailure)]
+    done: list[InstanceOutcome] = []
     spent = 0
     limit: str | None = None
-    for outcome in stream:  # in instance order, whatever the number of jobs
-        outcomes.append(outcome)
+    # the certification's work budget, applied in instance order: whatever the executor
+    # ran, the instances after the one that crossed it do not count (so the certificate
+    # is the same on one process or a cluster)
+    for outcome in outcomes:
+        if not isinstance(outcome, InstanceOutcome):
+            continue
+        done.append(outcome)
         spent += outcome.work
-        if spent > MAX_CERTIFY_WORK and len(outcomes) < instances:
+        if spent > MAX_CERTIFY_WORK and len(done) < instances:
             limit = (
                 f"E0713: the certification's physics budget of {MAX_CERTIFY_WORK:,} work "
-                f"units was spent after {len(outcomes)} of {instances} instances"
+                f"units was spent after {len(done)} of {instances} instances"
             )
             break
     names = [s.name for s in task.steps]
@@ -126,7 +137,7 @@ def certify_task(
     credits: list[float] = []
     successes = 0
     completions = {"clean": 0, "recovered": 0, "incomplete": 0}
-    for outcome in outcomes:
+    for outcome in done:
         result = outcome.result
         completions[result.score()["completion"]["status"]] += 1
         if records_dir is not None:
@@ -193,21 +204,23 @@ def certify_task(
         "step_pass_rates": {n: round(passed[n] / instances, 6) for n in names},
         "mean_credit": round(sum(credits) / instances, 6) if instances else 0.0,
         "success_rate": round(successes / instances, 6) if instances else 0.0,
-        "certified": instances > 0 and successes == instances and limit is None,
-        # the bound that stopped the certification early (the remaining instances did not
-        # run and count as not succeeded), and the instances a bound stopped
+        "certified": instances > 0 and successes == instances and limit is None and not lost_units,
+        # the bound that stopped the certification early (the remaining instances do not
+        # count and are not succeeded), and the instances a bound stopped
         "limit": limit,
-        "limited": [{"seed": o.seed, "limit": o.result.limit} for o in outcomes if o.result.limit],
+        "limited": [{"seed": o.seed, "limit": o.result.limit} for o in done if o.result.limit],
         "work": spent,
         "failures": failures,
         "faults": faults,
         "transient_faults_rerun": reruns,
+        # units that produced no outcome after their retries (never silently dropped)
+        "unit_failures": lost_units,
         "completion": completions,  # Labference: clean, recovered after a wrong or
         # unconfirmed attempt, or incomplete
-        "trace_digests": [o.result.trace_digest for o in outcomes],
+        "trace_digests": [o.result.trace_digest for o in done],
         # `randomize role from [...]`: the entity each role was bound to, per instance
         "bindings": [
-            {"seed": o.seed, **dict(o.result.bindings)} for o in outcomes if o.result.bindings
+            {"seed": o.seed, **dict(o.result.bindings)} for o in done if o.result.bindings
         ],
     }
 

@@ -416,6 +416,55 @@ def make_env(task: Task, **options: Any) -> TaskEnv:
     return TaskEnv(task, **options)
 
 
+def evaluate_episode(
+    task: Task, policy: Any, seed: int, max_seconds: float = 120.0
+) -> tuple[dict[str, Any], list[str]]:
+    """One seeded episode of `policy(observation, info) -> action`: its outcome and records."""
+    from lablang.sim.records import json_roundtrip, score
+
+    names = [s.name for s in task.steps]
+    env = make_env(task, max_seconds=max_seconds)
+    obs, info = env.reset(seed=seed)
+    terminated = truncated = False
+    while not (terminated or truncated):
+        obs, _reward, terminated, truncated, info = env.step(policy(obs, info))
+    lines = list(env.record_lines())
+    episode_score = json_roundtrip(score(names, env.events))
+    env.close()
+    outcome = {
+        "seed": seed,
+        "passed": info["passed"],
+        "fault": info["fault"],
+        "time": round(info["time"], 4),
+        "score": episode_score,
+    }
+    return outcome, lines
+
+
+def evaluation_of(
+    task: Task, episodes: int, seed: int, outcomes: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Aggregate episode outcomes (in seed order); a lost episode is listed, not dropped."""
+    names = [s.name for s in task.steps]
+    passed = dict.fromkeys(names, 0)
+    done = [o for o in outcomes if "lost" not in o]
+    for outcome in done:
+        for name in outcome["passed"]:
+            passed[name] += 1
+    credits = [len(o["passed"]) / len(names) for o in done] + [0.0] * (len(outcomes) - len(done))
+    return {
+        "task": task.name,
+        "episodes": episodes,
+        "seed": seed,
+        "steps": names,
+        "step_pass_rates": {n: round(passed[n] / episodes, 6) for n in names},
+        "mean_credit": round(sum(credits) / episodes, 6),
+        "success_rate": round(sum(c == 1.0 for c in credits) / episodes, 6),
+        "outcomes": [o for o in outcomes if "lost" not in o],
+        "lost_episodes": [o["lost"] for o in outcomes if "lost" in o],
+    }
+
+
 def evaluate_policy(
     task: Task,
     policy: Any,
@@ -428,43 +477,16 @@ def evaluate_policy(
 
     Returns per-step pass rates (ordered credit, as in certification), the mean credit,
     the success rate and each episode's outcome with its Labference score. With
-    `records_dir`, each episode's records are written there as `SEED.jsonl`.
+    `records_dir`, each episode's records are written there as `SEED.jsonl`. (On
+    several processes or Ray: `lablang.sim.suite.evaluate_suite`.)
     """
     from lablang.sim.certify import instance_seeds
-    from lablang.sim.records import json_roundtrip, score, write_records
+    from lablang.sim.records import write_records
 
-    names = [s.name for s in task.steps]
-    passed = dict.fromkeys(names, 0)
     outcomes = []
     for instance_seed in instance_seeds(seed, episodes):
-        env = make_env(task, max_seconds=max_seconds)
-        obs, info = env.reset(seed=instance_seed)
-        terminated = truncated = False
-        while not (terminated or truncated):
-            obs, _reward, terminated, truncated, info = env.step(policy(obs, info))
+        outcome, lines = evaluate_episode(task, policy, instance_seed, max_seconds)
         if records_dir is not None:
-            write_records(records_dir / f"{instance_seed}.jsonl", env.record_lines())
-        episode_score = json_roundtrip(score(names, env.events))
-        env.close()
-        for name in info["passed"]:
-            passed[name] += 1
-        outcomes.append(
-            {
-                "seed": instance_seed,
-                "passed": info["passed"],
-                "fault": info["fault"],
-                "time": round(info["time"], 4),
-                "score": episode_score,
-            }
-        )
-    credits = [len(o["passed"]) / len(names) for o in outcomes]
-    return {
-        "task": task.name,
-        "episodes": episodes,
-        "seed": seed,
-        "steps": names,
-        "step_pass_rates": {n: round(passed[n] / episodes, 6) for n in names},
-        "mean_credit": round(sum(credits) / episodes, 6),
-        "success_rate": round(sum(c == 1.0 for c in credits) / episodes, 6),
-        "outcomes": outcomes,
-    }
+            write_records(records_dir / f"{instance_seed}.jsonl", lines)
+        outcomes.append(outcome)
+    return evaluation_of(task, episodes, seed, outcomes)

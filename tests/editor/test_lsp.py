@@ -274,7 +274,7 @@ def test_after_a_change_fast_diagnostics_come_first_then_the_full_check(
 def test_an_error_inside_an_imported_module_is_shown_at_its_use(lsp: LspClient, tmp_path: Path):
     """A diagnostic located in another file is published on the `use` that imports it,
     naming the file, line and column where it is."""
-    (tmp_path / "kit.lab").write_text(PRIMERS + "oligo Bad { seq: 5'-ACGT-3'  volume: 5 }\n")
+    (tmp_path / "kit.lab").write_text(PRIMERS + "material Bad { volume: 5 }\n")
     text = "use kit.{TSO}\nmaterial rt_mix { primer: TSO }\n"
     uri = lsp.open(tmp_path / "uses_kit.lab", text)
     [diagnostic] = lsp.diagnostics(uri)

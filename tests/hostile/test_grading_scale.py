@@ -1,5 +1,5 @@
 """Grading scales: expected best-of-k is linear per k after one sort (no big binomials),
-and the cluster bootstrap is drawn in chunks (memory bounded whatever the protocols)."""
+and the cluster bootstrap stays within memory for tens of thousands of protocols."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lablang.rubrics.grading import best_of_k, cluster_bootstrap, expected_best_of_ks
+from lablang.rubrics.grading import best_of_k, expected_best_of_ks
 from tests.hostile.bounded import run_bounded
 
 RUBRIC = 'rubric r "one item" {\n  item a "does it" weight 1\n}\n'
@@ -48,23 +48,6 @@ def test_float_best_of_k_agrees_with_the_exact_value() -> None:
     floats = expected_best_of_ks([float(s) for s in scores], range(1, 301))
     exact = [float(_binomial_best_of_k(scores, k)) for k in (1, 2, 50, 299, 300)]
     assert np.allclose([floats[k - 1] for k in (1, 2, 50, 299, 300)], exact, rtol=0, atol=1e-12)
-
-
-def test_chunked_bootstrap_draws_the_same_resamples() -> None:
-    """Chunking does not change the CIs: the same stream as one big draw."""
-    rng = np.random.default_rng(5)
-    table = rng.random((3000, 4))
-    protocols = table.shape[0]
-    draws = np.random.default_rng(9).integers(0, protocols, size=(500, protocols))
-    counts = np.zeros((500, protocols))
-    np.add.at(counts, (np.arange(500)[:, None], draws), 1.0)
-    means = np.clip(counts @ table / protocols, 0.0, 1.0)
-    expected = list(
-        zip(np.quantile(means, 0.025, axis=0), np.quantile(means, 0.975, axis=0), strict=True)
-    )
-    assert cluster_bootstrap(table.tolist(), seed=9, resamples=500) == [
-        (float(a), float(b)) for a, b in expected
-    ]
 
 
 def test_two_thousand_attempts_grade_in_bounds(tmp_path: Path) -> None:

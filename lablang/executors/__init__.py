@@ -1,0 +1,144 @@
+"""Executors: run independent units of work in order-free parallel, results in unit order.
+
+Long work (certifying instances, evaluating episodes, scoring pairs, bootstrap
+resamples) is split into *units*: one function applied to one JSON-ready payload whose
+seed was fixed before dispatch. `run_units` runs them in this process, in local worker
+processes or on a Ray cluster and returns their results in the order of the units, so
+the output is byte-identical whatever the executor, the number of workers or the order
+in which they finish.
+
+Workers receive the function's import path and the payload (for tasks: the `.lab`
+source text and the seeds), never pickled simulator state. A unit whose worker dies is
+retried (`retries` times); a unit that still fails comes back as a `UnitFailure` with
+its key and seed, which the caller reports; it is never dropped. An exception raised by
+the unit's own code is not a worker failure and is not retried (deterministic code
+would fail again): it comes back as a `UnitFailure` too.
+
+Ray is optional (`pip install 'lablang[ray]'`); nothing here imports it unless the
+`ray` executor is chosen.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import attrs
+
+EXECUTORS = ("local", "ray")
+
+
+class ExecutorError(Exception):
+    """The executor cannot run (Ray missing, a cluster unreachable): the message says why."""
+
+
+@attrs.frozen(slots=True)
+class Unit:
+    """One unit of work: `function(payload)`, named by `key`, seeded by `seed`."""
+
+    key: str
+    seed: int
+    payload: Any
+
+
+@attrs.frozen(slots=True)
+class UnitFailure:
+    """A unit that did not produce a result after its retries."""
+
+    key: str
+    seed: int
+    attempts: int
+    error: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"unit": self.key, "seed": self.seed, "attempts": self.attempts, "error": self.error}
+
+
+@attrs.frozen(slots=True)
+class Executor:
+    """Where units run: `local` with `jobs` processes (1: in this process) or `ray`.
+
+    For Ray, `address` is an existing cluster (`auto`, `ray://host:port`); without one a
+    local Ray instance with `jobs` CPUs is started for the run and stopped after it.
+    """
+
+    kind: str = "local"
+    jobs: int = 1
+    address: str | None = None
+    retries: int = 2
+
+    def __attrs_post_init__(self) -> None:
+        if self.kind not in EXECUTORS:
+            raise ExecutorError(
+                f"unknown executor `{self.kind}`: use one of {', '.join(EXECUTORS)}"
+            )
+        if self.address is not None and self.kind != "ray":
+            raise ExecutorError("--address names a Ray cluster: use it with --executor ray")
+
+
+def function_path(function: Callable[..., Any]) -> str:
+    """`module:qualname` of a module-level function (what workers import)."""
+    path = f"{function.__module__}:{function.__qualname__}"
+    if "<" in function.__qualname__ or function.__module__ == "__main__":
+        raise ExecutorError(f"`{path}` is not importable by workers: use a module-level function")
+    return path
+
+
+def resolve(path: str) -> Callable[[Any], Any]:
+    """The function named by `function_path` (imported in the worker)."""
+    module, _, name = path.partition(":")
+    target: Any = importlib.import_module(module)
+    for part in name.split("."):
+        target = getattr(target, part)
+    return target
+
+
+def call_unit(path: str, payload: Any) -> Any:
+    """Run one unit in a worker (the entry point every executor calls)."""
+    return resolve(path)(payload)
+
+
+def run_units(
+    function: Callable[[Any], Any],
+    units: Sequence[Unit],
+    executor: Executor = Executor(),
+    progress: str | None = None,
+) -> list[Any]:
+    """`function(unit.payload)` for every unit, results (or `UnitFailure`s) in unit order.
+
+    `progress` is the label of a progress bar drawn on a terminal as units finish (and
+    not at all when standard error is not a terminal).
+
+    >>> run_units(abs, [Unit("a", 0, -2), Unit("b", 1, 3)])
+    [2, 3]
+    """
+    path = function_path(function)
+    bar = _progress(progress, len(units))
+    try:
+        if executor.kind == "ray":
+            from lablang.executors.ray_executor import run_on_ray
+
+            return run_on_ray(path, units, executor, bar.update)
+        from lablang.executors.local import run_locally
+
+        return run_locally(path, units, executor, bar.update)
+    finally:
+        bar.close()
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(label: str | None, total: int) -> Any:
+    if label is None or not sys.stderr.isatty():
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=label, unit="unit", file=sys.stderr)

@@ -1,0 +1,135 @@
+"""Suites certify every task they find, byte-identically on every executor, even when a worker dies."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from lablang.cli.sim import certify_command
+from lablang.executors import Executor, UnitFailure
+from lablang.sim.certify import certificate_of, instance_seeds
+from lablang.sim.suite import certify_suite, task_refs, write_suite
+
+ROOT = Path(__file__).resolve().parents[2]
+TASKS = ROOT / "examples" / "tasks"
+SUITE = [TASKS / "move_tube.lab", TASKS / "tip_handling.lab", TASKS / "open_bottle.lab"]
+
+
+def _certify(executor: Executor, out: Path) -> dict[str, bytes]:
+    certificates, summary = certify_suite(task_refs(SUITE), 3, 7, executor)
+    write_suite(out, certificates, summary)
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+def test_a_suite_is_byte_identical_on_one_process_two_processes_and_ray(
+    ray_cluster: Any, tmp_path: Path
+) -> None:
+    """Certificates, suite.json and suite.html do not depend on the executor or the worker count."""
+    one = _certify(Executor("local", 1), tmp_path / "one")
+    assert one == _certify(Executor("local", 2), tmp_path / "two")
+    assert one == _certify(Executor("ray", 2), tmp_path / "ray")
+    assert sorted(one) == [
+        "move_tube.move_tube.cert.json",
+        "open_bottle.open_it.cert.json",
+        "suite.html",
+        "suite.json",
+        "tip_handling.tips.cert.json",
+    ]
+
+
+def test_a_suite_certificate_equals_certifying_the_task_alone(tmp_path: Path) -> None:
+    """Regrouping the suite's flat unit list gives each task the certificate it gets on its own."""
+    runner = CliRunner()
+    alone = runner.invoke(certify_command, [str(SUITE[0]), "--instances", "3", "--seed", "7"])
+    certificates, _ = certify_suite(task_refs(SUITE), 3, 7, Executor("local", 1))
+    assert json.loads(alone.output) == certificates["move_tube.move_tube"]
+
+
+def _kill_a_worker(stop: threading.Event, killed: list[int]) -> None:
+    """Kill -9 the first Ray worker seen running a unit."""
+    while not stop.is_set() and not killed:
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                title = (entry / "cmdline").read_bytes().split(b"\0")[0]
+            except OSError:
+                continue
+            if title.startswith(b"ray::call_unit"):
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed.append(int(entry.name))
+                return
+        time.sleep(0.01)
+
+
+def test_killing_a_ray_worker_mid_run_leaves_the_certificates_complete_and_identical(
+    ray_cluster: Any, tmp_path: Path
+) -> None:
+    """A worker killed with SIGKILL while it runs an instance: its unit is retried, nothing differs."""
+    undisturbed = _certify(Executor("local", 1), tmp_path / "local")
+    stop, killed = threading.Event(), []
+    killer = threading.Thread(target=_kill_a_worker, args=(stop, killed))
+    killer.start()
+    try:
+        disturbed = _certify(Executor("ray", 2), tmp_path / "ray")
+    finally:
+        stop.set()
+        killer.join()
+    assert killed, "no Ray worker was seen running a unit"
+    assert disturbed == undisturbed
+
+
+def test_a_lost_unit_is_listed_with_its_seed_and_the_task_is_not_certified() -> None:
+    """A unit that produced no outcome is in `unit_failures` (seed, attempts, why) and blocks certification."""
+    (task, _ref), *_ = task_refs(SUITE[:1])
+    seeds = instance_seeds(0, 2)
+    from lablang.sim.certify import run_instance
+
+    outcomes: list[Any] = [
+        run_instance(task, seeds[0]),
+        UnitFailure("move_tube/x", seeds[1], 3, "its worker died on every attempt"),
+    ]
+    certificate = certificate_of(task, 0, seeds, outcomes)
+    assert certificate["unit_failures"] == [
+        {"unit": "move_tube/x", "seed": seeds[1], "attempts": 3,
+         "error": "its worker died on every attempt"}
+    ]  # fmt: skip
+    assert not certificate["certified"]
+
+
+def test_the_cli_certifies_a_folder_into_a_suite_folder(tmp_path: Path) -> None:
+    """`lablang certify DIR --out OUT` writes one certificate per task, suite.json and suite.html."""
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    for file in SUITE[:2]:
+        (folder / file.name).write_text(file.read_text())
+    result = CliRunner().invoke(
+        certify_command, [str(folder), "--instances", "1", "--out", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "2 of 2 tasks certified" in result.output
+    summary = json.loads((tmp_path / "out" / "suite.json").read_text())
+    assert [row["task"] for row in summary["tasks"]] == ["move_tube", "tips"]
+    assert "2 of 2 tasks certified" in (tmp_path / "out" / "suite.html").read_text()
+
+
+def test_a_suite_without_an_output_folder_is_a_usage_error(tmp_path: Path) -> None:
+    """A suite writes several files, so --out DIR is required (exit 2 with the reason)."""
+    result = CliRunner().invoke(certify_command, [str(TASKS), "--instances", "1"])
+    assert result.exit_code == 2
+    assert "--out DIR" in result.output
+
+
+@pytest.mark.parametrize("name", ["missing.lab"])
+def test_a_missing_file_is_a_usage_error(name: str, tmp_path: Path) -> None:
+    """A path that does not exist is refused before anything runs."""
+    result = CliRunner().invoke(certify_command, [str(tmp_path / name)])
+    assert result.exit_code == 2
