@@ -33,7 +33,7 @@ class Limits:
     # ---------------------------------------------------------------- .lab text
     max_file_bytes: int = _limit(4 * 1024 * 1024, "E0001", "bytes in one `.lab` file or module")
     max_tokens: int = _limit(
-        400_000, "E0021", "tokens in one `.lab` file (parsing costs about 30 µs a token)"
+        150_000, "E0021", "tokens in one `.lab` file (parsing costs 15-45 µs a token)"
     )
     max_number_digits: int = _limit(
         40, "E0020", "significant digits of one number literal (`98.5`, `1e-9 M`)"

@@ -35,9 +35,10 @@ def _parser() -> Any:
 # What the lexer counts as one token, closely enough to bound its work: a string, comment
 # or sequence literal is one, a name or number is one, any other visible character is one.
 # Every alternative stops at a character that ends it, so counting is linear in the text
-# (a sequence scans as the grammar's own SEQUENCE does: up to the next quote or bracket).
+# (a sequence scans as the grammar's own SEQUENCE does, up to the next quote, but a
+# bracket looks at most 200 characters ahead for its partner).
 _TOKENISH = re.compile(
-    r"""\"(?:[^"\\\n]|\\.)*"|#[^\n]*|[35]'-(?:[^'{}\[\]#"\n]|\{[^}\n]*\}|\[[^\]\n]*\])*?-[35]'|[\w.]+|\S"""
+    r"""\"(?:[^"\\\n]|\\.)*"|#[^\n]*|[35]'-(?:[^'{}\[\]#"\n]|\{[^}\n]{0,200}\}|\[[^\]\n]{0,200}\])*?-[35]'|[\w.]+|\S"""
 )
 
 
