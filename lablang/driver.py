@@ -58,6 +58,7 @@ class CheckResult:
     source: Source
     program: Program
     report: Report
+    roots: tuple[str, ...] = ()  # roots the user named: exporters read data files only there
 
     @property
     def ok(self) -> bool:
@@ -134,7 +135,9 @@ def check_source(
     except Exception as error:  # every other failure is a lablang bug, reported as such
         _internal(report, source, error)
         program = Program(root=_empty_info(source), modules={})
-    return CheckResult(source=source, program=program, report=report)
+    return CheckResult(
+        source=source, program=program, report=report, roots=tuple(str(r) for r in roots)
+    )
 
 
 def check_text(text: str, name: str = "<input>", roots: Sequence[str | Path] = ()) -> CheckResult:
@@ -152,7 +155,9 @@ def check_file(
         return CheckResult(
             source=empty, program=Program(root=_empty_info(empty), modules={}), report=report
         )
-    return check_source(source, [Path(path).parent, *roots], limits, report)
+    result = check_source(source, [Path(path).parent, *roots], limits, report)
+    # the roots the user named (the file's own folder is a module root, not a trusted one)
+    return attrs.evolve(result, roots=tuple(str(r) for r in roots))
 
 
 def _backend_checks(program: Program, report: Report) -> None:

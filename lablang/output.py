@@ -58,6 +58,9 @@ def write_atomic(path: str | Path, data: str | bytes, *, replaces_input: bool = 
         info = os.stat(target) if os.path.lexists(target) else None
     except OSError as error:
         raise OutputError(_why(path, error)) from None
+    if info is not None and (stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
+        _write_stream(path, target, payload)  # `-o /dev/null`, `-o /dev/stdout`, a pipe
+        return
     if info is not None:
         if not stat.S_ISREG(info.st_mode):
             raise OutputError(f"`{path}` exists and is not a regular file")
@@ -89,6 +92,15 @@ def write_atomic(path: str | Path, data: str | bytes, *, replaces_input: bool = 
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _write_stream(path: Path, target: Path, payload: bytes) -> None:
+    # a device or a pipe is written as it is: there is no file to replace atomically
+    try:
+        with open(target, "wb") as handle:
+            handle.write(payload)
+    except OSError as error:
+        raise OutputError(_why(path, error)) from None
 
 
 def _new_file_mode() -> int:

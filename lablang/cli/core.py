@@ -119,8 +119,9 @@ def export_command(file: str, target: str, output: str | None, roots: tuple[str,
         click.echo(render_texts(result.report.sorted()), err=True)
         sys.exit(1)
     text, report = export(result, target)
+    if text is None or len(report):
+        click.echo(render_texts(report.sorted()), err=True)  # warnings too (W0020)
     if text is None:
-        click.echo(render_texts(report.sorted()), err=True)
         sys.exit(1)
     if output:
         write_atomic(Path(output), text)

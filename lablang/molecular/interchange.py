@@ -11,6 +11,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,4 +65,20 @@ def _seqspec_text(result: Any, version: str) -> tuple[str | None, Report]:
     model = _model(result, report)
     source = Path(result.source.name)
     onlist_dir = source.parent if source.is_file() else None
+    if onlist_dir is not None and not _inside_roots(onlist_dir, result.roots):
+        # the `.lab` comes from an agent: its folder is read only when the user named it
+        if any(segment.onlist for segment in model.segments):
+            report.add(
+                "W0020",
+                "onlist files beside the program are not read: its folder is not under a "
+                "`--path` root",
+                result.source,
+                help=f"pass `--path {onlist_dir}` to read the onlists' size and md5 there",
+            )
+        onlist_dir = None
     return seqspec_yaml(export_seqspec(model, version, onlist_dir)), report
+
+
+def _inside_roots(folder: Path, roots: Sequence[str]) -> bool:
+    real = folder.resolve()
+    return any(real.is_relative_to(Path(root).resolve()) for root in roots)

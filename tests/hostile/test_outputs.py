@@ -134,3 +134,26 @@ def test_stale_temporary_files_are_removed_on_the_next_write(tmp_path: Path) -> 
     os.utime(foreign, (old, old))
     write_atomic(target, "{}")
     assert not stale.exists() and fresh.exists() and foreign.exists()
+
+
+def test_onlists_beside_an_agents_program_are_read_only_under_a_root(tmp_path: Path) -> None:
+    """`export --to seqspec` prints a neighbouring file's md5 only when its folder is a root."""
+    program = tmp_path / "x.lab"
+    program.write_text('segment CB = barcode(16, onlist: "secret")\n'
+                       "library lib { seq: 5'-ACGTACGT {CB} [CDNA]-3' }\n")  # fmt: skip
+    (tmp_path / "secret").write_text("private\n")
+    refused = run_bounded(["export", str(program), "--to", "seqspec"])
+    assert refused.returncode == 0 and "warning[W0020]" in refused.output
+    assert "md5:" not in refused.stdout
+    allowed = run_bounded(["export", str(program), "--to", "seqspec", "--path", str(tmp_path)])
+    assert allowed.returncode == 0 and "W0020" not in allowed.output
+    assert "md5:" in allowed.stdout
+
+
+def test_output_to_a_device_is_written_not_replaced(tmp_path: Path) -> None:
+    """`-o /dev/null` writes to the device (it is never replaced by a regular file)."""
+    program = tmp_path / "x.lab"
+    program.write_text(PROGRAM)
+    run = run_bounded(["export", str(program), "-o", "/dev/null"])
+    assert run.returncode == 0, run.output
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
