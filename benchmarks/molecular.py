@@ -1,9 +1,12 @@
-"""Molecular checking speed: a derived split-pool workflow and a declared state graph.
+"""Molecular checking speed: a derived split-pool workflow, a declared state graph, and
+the check time per derived state of real protocols: the examples and the scg_lib_structs
+atlas (`examples/atlas/`).
 
-Run: `python benchmarks/molecular.py`. Prints, measured in one run, the check time per
-state for growing workflows and how it grows (the ratio of per-state times between
-sizes; 1.0 means linear growth of the total). Absolute times are printed for context
-only; nothing here is asserted.
+Run: `python benchmarks/molecular.py` (`--atlas` for the atlas only). Prints, measured
+in one run, the check time per state for growing workflows and how it grows (the ratio
+of per-state times between sizes; 1.0 means linear growth of the total), and for the
+atlas the molecular time of each page, per derived state, and the whole atlas. Absolute
+times are printed for context only; nothing here is asserted.
 """
 
 from __future__ import annotations
@@ -86,6 +89,45 @@ def report(title: str, sizes: list[int], make: object, states: object = None) ->
         previous = per_state
 
 
+def derived_state_times(paths: list[Path], repeats: int = 9) -> list[tuple[str, int, float, float]]:
+    """For each `.lab` file: (name, derived states, molecular backend seconds, whole
+    `check` seconds). The backend time covers the model, the derivation of every
+    workflow and all molecular checks, on the already parsed and resolved program."""
+    from lablang.diagnostics import Report
+    from lablang.driver import check_file
+    from lablang.molecular.front import build_model
+
+    rows = []
+    for path in paths:
+        result = check_file(path)
+        program = result.program
+        model = build_model(program, Report()).model
+        count = sum(len(g.states) for g in model.graphs if g.derived)
+        molecular = timed(lambda program=program: build_model(program, Report()), repeats)
+        full = timed(lambda path=path: check_file(path), 3)
+        rows.append((path.stem, count, molecular, full))
+    return rows
+
+
+def report_derived_states(title: str, paths: list[Path]) -> None:
+    """Print the check time per derived state of each file, and over all of them."""
+    print(title)
+    rows = derived_state_times(paths)
+    for name, count, molecular, full in rows:
+        per = molecular / count if count else 0.0
+        print(
+            f"  {name:24s} {count:4d} derived states: molecular {molecular * 1000:6.1f} ms"
+            f" = {per * 1000:6.3f} ms/state ({100 * molecular / full:4.1f}% of check)"
+        )
+    states = sum(r[1] for r in rows)
+    total = sum(r[2] for r in rows)
+    if states:
+        print(
+            f"  {'all':24s} {states:4d} derived states: {total * 1000:6.1f} ms = "
+            f"{total / states * 1000:6.3f} ms/state"
+        )
+
+
 def _molecular(program: object) -> None:
     from lablang.diagnostics import Report
     from lablang.molecular.front import build_model
@@ -95,8 +137,39 @@ def _molecular(program: object) -> None:
     assert not report.has_errors, [d.message for d in report][:3]
 
 
+def atlas_report() -> None:
+    """Each atlas page: the molecular backend's time (derivation and checks of all its
+    workflows and libraries), its derived states, the time per derived state, and its
+    share of the whole `check`; then the whole atlas and its slowest page per state."""
+    root = Path(__file__).resolve().parents[1] / "examples" / "atlas"
+    print("scg_lib_structs atlas (examples/atlas/), per page")
+    rows = derived_state_times(sorted(root.glob("*.lab")), repeats=5)
+    for name, count, molecular, full in rows:
+        per = molecular / count if count else 0.0
+        print(
+            f"  {name:30s} molecular {molecular * 1000:7.1f} ms  {count:4d} derived states"
+            f"  {per * 1000:6.3f} ms/state  check {full * 1000:7.1f} ms"
+            f" ({100 * molecular / full:4.1f}%)"
+        )
+    total_molecular = sum(r[2] for r in rows)
+    total_check = sum(r[3] for r in rows)
+    total_states = sum(r[1] for r in rows)
+    mean = total_molecular / max(total_states, 1)
+    slowest = max((r[2] / r[1], r[0]) for r in rows if r[1])
+    print(
+        f"  whole atlas: {len(rows)} pages, molecular {total_molecular * 1000:.1f} ms"
+        f" ({total_molecular / len(rows) * 1000:.1f} ms/page), {total_states} derived states"
+        f" ({mean * 1000:.3f} ms/state), check {total_check * 1000:.1f} ms; slowest per"
+        f" state: {slowest[1]} ({slowest[0] * 1000:.3f} ms/state = x{slowest[0] / mean:.1f}"
+        " the atlas mean)"
+    )
+
+
 def main() -> None:
     check_text(split_pool_program(2), "warm.lab")  # imports and caches out of the timing
+    if "--atlas" in sys.argv[1:]:
+        atlas_report()
+        return
     report(
         "derived split-pool workflow, 3/6/12/24 rounds (states = rounds + 1)",
         [3, 6, 12, 24],
@@ -104,6 +177,9 @@ def main() -> None:
         lambda n: n + 1,
     )
     report("declared state graph", [50, 100, 200, 400], declared_program)
+    examples = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.lab"))
+    report_derived_states("check time per derived state, example protocols", examples)
+    atlas_report()
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ The CLI, the language server and Python users all call these functions.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ __all__ = [
     "check_file",
     "check_source",
     "check_text",
+    "lab_files",
     "read_source",
 ]
 
@@ -65,8 +67,35 @@ class CheckResult:
         return not self.report.has_errors
 
 
+STDIN = "-"  # the path that names standard input, as in ruff, black and git
+
+
+def lab_files(paths: Sequence[str | Path]) -> list[str]:
+    """The files `paths` name: each directory's `.lab` files (recursively, sorted, hidden
+    folders and node_modules skipped) in its place, files and `-` (stdin) as given."""
+    files: list[str] = []
+    for path in map(str, paths):
+        if path != STDIN and Path(path).is_dir():
+            found = [
+                p
+                for p in Path(path).rglob("*.lab")
+                if p.is_file()
+                and not any(
+                    part.startswith(".") or part == "node_modules"
+                    for part in p.relative_to(path).parts[:-1]
+                )
+            ]
+            files += [str(p) for p in sorted(found)]
+        else:
+            files.append(path)
+    return files
+
+
 def read_source(path: str | Path, report: Report, limits: Limits = DEFAULT_LIMITS) -> Source | None:
-    """Read a file as UTF-8 text, or report why it cannot be read."""
+    """Read a file (or standard input for `-`) as UTF-8 text, or report why it cannot be read."""
+    if str(path) == STDIN:
+        data = sys.stdin.buffer.read(limits.max_file_bytes + 1)
+        return _decoded(data, "<stdin>", report, limits)
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -89,10 +118,22 @@ def read_source(path: str | Path, report: Report, limits: Limits = DEFAULT_LIMIT
             help="check the path and its permissions",
         )
         return None
+    return _decoded(data, str(path), report, limits)
+
+
+def _decoded(data: bytes, name: str, report: Report, limits: Limits) -> Source | None:
+    if len(data) > limits.max_file_bytes:
+        report.add(
+            "E0001",
+            f"input is more than the {limits.max_file_bytes} bytes allowed",
+            Source("", name),
+            help="split it into modules joined with `use`",
+        )
+        return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        source = Source(data.decode("utf-8", "replace"), str(path))
+        source = Source(data.decode("utf-8", "replace"), name)
         report.add(
             "E0005",
             "file is not valid UTF-8",
@@ -102,7 +143,7 @@ def read_source(path: str | Path, report: Report, limits: Limits = DEFAULT_LIMIT
             help="save the file as UTF-8 text",
         )
         return None
-    return Source(text.removeprefix("\ufeff"), str(path))
+    return Source(text.removeprefix("\ufeff"), name)
 
 
 def check_source(
@@ -121,8 +162,12 @@ def check_source(
             module = parse(source, report, limits)
             program = resolve(module, source, loader, report, file=file)
             check(program, report)
-        if backends and not report.has_errors:
-            _backend_checks(program, report)
+        if backends:
+            if report.has_errors:
+                _backend_checks_after_errors(program, report)
+            else:
+                _backend_checks(program, report)
+        _drop_follow_ons(report)
     except InternalError as error:
         _internal(report, source, error)
         program = Program(root=_empty_info(source), modules={})
@@ -177,6 +222,64 @@ def _backend_checks(program: Program, report: Report) -> None:
             raise
         report.working_at = (program.root.source, Span(0, 0))
         getattr(module, function_name)(program, report)
+
+
+# core errors the backends never see: a spelled-out unit is parsed as its symbol
+_READ_AS_REPAIRED = frozenset({"E0104"})
+# checks over the whole graph of declared states and transitions (acyclic, dispositions,
+# carried products used, finals reachable): a broken state or transition makes them
+# follow-ons wherever they are reported
+_GRAPH_RULES = frozenset({"E0406", "E0407", "E0408", "E0409"})
+
+
+def _backend_checks_after_errors(program: Program, report: Report) -> None:
+    """Run the backends on a program the core found errors in, keeping only what they
+    find in declarations free of core errors (the rest would be follow-on errors); a
+    backend that fails on the broken parts is a follow-on too, never an internal error."""
+    source = program.root.source
+    broken_decls = [
+        decl
+        for decl in program.root.module.decls
+        if any(
+            d.source is source
+            and d.code not in _READ_AS_REPAIRED
+            and decl.span.start <= d.span.start < max(decl.span.end, 1)
+            for d in report.errors
+        )
+    ]
+    broken = [decl.span for decl in broken_decls]
+    graph_broken = any(decl.kind in ("state", "transition") for decl in broken_decls)
+    scratch = Report()
+    try:
+        with gc_paused():
+            _backend_checks(program, scratch)
+    except Exception:  # a follow-on of the errors already reported
+        return
+    finally:
+        report.working_at = None
+    seen = {(d.code, d.span, d.message) for d in report}
+    for diagnostic in scratch:
+        if diagnostic.code == "E0000" or (graph_broken and diagnostic.code in _GRAPH_RULES):
+            continue
+        inside = diagnostic.source is source and any(
+            span.start <= diagnostic.span.start < span.end for span in broken
+        )
+        key = (diagnostic.code, diagnostic.span, diagnostic.message)
+        if not inside and key not in seen:
+            seen.add(key)
+            report.diagnostics.append(diagnostic)
+
+
+def _drop_follow_ons(report: Report) -> None:
+    """Uses of a declaration the parser dropped are not reported as undeclared."""
+    if not report.dropped:
+        return
+    marks = tuple(f"`{name}`" for name in report.dropped)
+    report.diagnostics[:] = [
+        d
+        for d in report.diagnostics
+        if not (d.code == "E0203" and any(m in d.message for m in marks))
+    ]
 
 
 def _internal(report: Report, source: Source, error: BaseException) -> None:

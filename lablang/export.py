@@ -99,10 +99,63 @@ def _export_json(result: Any) -> tuple[str, Report]:
         "module": module_to_json(result.program.root.module),
         "imports": sorted(".".join(path) for path in result.program.modules),
     }
+    from lablang.molecular.interchange import provenance
+
+    molecular = provenance(result)
+    if molecular is not None:
+        payload["molecular"] = molecular  # what the interpreter derived, per state/library
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n", Report()
 
 
 # ---------------------------------------------------------------- JSON Schema
+_STATUS = {"enum": ["derived", "declared", "unknown", "partial"]}
+_MOLECULAR_SCHEMA: dict[str, Any] = {
+    "description": "what the molecular interpreter derived: per state and library, its status "
+    "(derived, declared, unknown after a failed step, partial as marked) and the reason",
+    "type": "object",
+    "properties": {
+        "graphs": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "derived": {"type": "boolean"},
+                    "unknown_steps": {"type": "array", "items": {"type": "string"}},
+                    "states": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "name": {"type": "string"},
+                                "status": _STATUS,
+                                "reason": {"type": "string"},
+                            },
+                            "required": ["name", "status", "reason"],
+                        },
+                    },
+                },
+                "required": ["name", "derived", "unknown_steps", "states"],
+            },
+        },
+        "libraries": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "status": _STATUS,
+                    "reason": {"type": "string"},
+                    "source": {"type": ["string", "null"]},
+                },
+                "required": ["name", "status", "reason", "source"],
+            },
+        },
+    },
+    "required": ["graphs", "libraries"],
+}
+
+
 def json_schema() -> dict[str, Any]:
     """The JSON Schema (2020-12) of `lablang export --to json`."""
     defs: dict[str, Any] = {
@@ -137,6 +190,7 @@ def json_schema() -> dict[str, Any]:
             "file": {"type": "string"},
             "module": {"$ref": "#/$defs/Module"},
             "imports": {"type": "array", "items": {"type": "string"}},
+            "molecular": _MOLECULAR_SCHEMA,
         },
         "required": ["format", "lablang", "file", "module", "imports"],
         "$defs": defs,

@@ -13,6 +13,9 @@ EXPORTERS: dict[str, str] = {
     "libstruct-t1": "lablang.molecular.interchange:export_t1_text",
     "libstruct-t2": "lablang.molecular.interchange:export_t2_text",
     "libstruct-t3": "lablang.molecular.interchange:export_t3_text",
-    "seqspec": "lablang.molecular.interchange:export_seqspec_text",
+    # seqspec's PyPI release (0.3.1) loads only the 0.3 format: that is the default; the
+    # 0.4.0 format of seqspec's repository is asked for by name
+    "seqspec": "lablang.molecular.interchange:export_seqspec_0_3_text",
     "seqspec-0.3": "lablang.molecular.interchange:export_seqspec_0_3_text",
+    "seqspec-0.4": "lablang.molecular.interchange:export_seqspec_text",
 }

@@ -105,9 +105,7 @@ def _write_stream(path: Path, target: Path, payload: bytes) -> None:
 
 def _new_file_mode() -> int:
     # what open() would give a new file (mkstemp's own files are 0600)
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
+    return 0o666 & ~_umask()
 
 
 def _rewrite_in_place(target: Path, payload: bytes) -> None:
@@ -151,3 +149,14 @@ def _why(path: Path, error: OSError) -> str:
     }
     reason = reasons.get(error.errno or 0, error.strerror or str(error))
     return f"cannot write `{path}`: {reason}"
+
+
+def _umask() -> int:
+    """The process's umask (read without changing it where /proc tells it)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

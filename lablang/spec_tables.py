@@ -32,6 +32,7 @@ class Entry:
     args: tuple[ArgDoc, ...]
     summary: str = ""
     extra: str = ""  # one more column (LibStructBench operation, skill family)
+    signature: str = ""  # as its registry writes it, when it has one
 
 
 def _row(*cells: str) -> str:
@@ -80,12 +81,13 @@ def molecular_operations() -> list[Entry]:
                 p.name,
                 p.kind,
                 p.default or None,
-                p.doc or KINDS.get(p.kind, ""),
+                (p.doc or KINDS.get(p.kind, ""))
+                + (f" (one of {', '.join(f'`{c}`' for c in p.choices)})" if p.choices else ""),
                 optional=not p.required,
             )
             for p in op.params
         )
-        out.append(Entry(name, args, op.rule, op.lsb))
+        out.append(Entry(name, args, op.rule, op.lsb, op.signature()))
     return out
 
 
@@ -96,8 +98,6 @@ def _literal(value: Any) -> str:
 
 
 def _operations_table() -> str:
-    from lablang.molecular.ops import REGISTRY
-
     lines = [
         _row("operation", "arguments after the input", "LibStructBench operation", "rule"),
         _row("---", "---", "---", "---"),
@@ -108,7 +108,7 @@ def _operations_table() -> str:
             + (f" (default `{a.default}`)" if a.default else (" (optional)" if a.optional else ""))
             for a in entry.args
         )
-        signature = f"`{REGISTRY[entry.name].signature()}`"
+        signature = f"`{entry.signature}`" if entry.signature else _signature(entry, "molecule")
         lines.append(_row(signature, args or "none", entry.extra, entry.summary))
     return "\n".join(lines)
 
@@ -281,10 +281,15 @@ def _predicates_table() -> str:
 def _assets_table() -> str:
     from lablang.sim.catalog import ASSET_KINDS
 
-    lines = [_row("asset", "role", "parameters (default)", "has"), _row("---", "---", "---", "---")]
+    lines = [_row("asset", "role", "parameters", "has"), _row("---", "---", "---", "---")]
     for name, kind in ASSET_KINDS.items():
         params = ", ".join(
-            f"`{p}`" + (f" ({spec.dimension})" if spec.dimension else "")
+            f"`{p}`"
+            + (
+                f" ({spec.dimension})"
+                if spec.dimension
+                else f" ({int(spec.low)}-{int(spec.high)}, default {int(spec.default)})"
+            )
             for p, spec in kind.params.items()
         )
         has = [

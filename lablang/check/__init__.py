@@ -116,6 +116,7 @@ def _check_decl(info: ModuleInfo, decl: ast.Decl, report: Report) -> None:
                     label="a sequence is `DNA` or `RNA`",
                     help=f"write `DNA 5'-...-3'` or `RNA 5'-...-3'`; if `{moltype}` is a field, "
                     f"write `{moltype}: 5'-...-3'`",
+                    fix=_field_colon(info, node, moltype),
                 )
             case ast.Entry() | ast.ExprEntry():
                 if node.body is not None:
@@ -124,6 +125,17 @@ def _check_decl(info: ModuleInfo, decl: ast.Decl, report: Report) -> None:
                         _check_statements(info, node.body.members, report)
             case _:
                 pass
+
+
+def _field_colon(info: ModuleInfo, node: ast.Sequence, word: str) -> Fix | None:
+    """`seq 5'-...-3'` is a field missing its colon when the word is a field name."""
+    from lablang.check.fields import DECL_FIELDS
+
+    known = {key for fields in DECL_FIELDS.values() for key in fields.fields}
+    end = node.span.start + len(word)
+    if word not in known or info.source.text[node.span.start : end] != word:
+        return None
+    return Fix(f"insert `:` after `{word}`", (Edit(Span(end, end), ":"),))
 
 
 def _check_fields(info: ModuleInfo, items: tuple[ast.Member, ...], report: Report) -> None:

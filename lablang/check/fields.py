@@ -69,6 +69,7 @@ DECL_FIELDS: dict[str, FieldSet] = {
             "final": "the modality, for a final state (`gene_expression`)",
             "derived": "the workflow step it realizes (`gex.rt`)",
             "realizes": "the same as the `realizes` clause",
+            "partial": 'why the interpreter cannot derive it (`"the second RT is not modelled"`)',
         },
         note="entries: `strand NAME: DNA|RNA 5'-...-3' from OLIGO`, `pair a ~ b`, "
         "`nick|gap|break { strand: s  after: x  before: y }`",
@@ -95,6 +96,7 @@ DECL_FIELDS: dict[str, FieldSet] = {
             "from": "the workflow step that makes it (`gex.lib`)",
             "modality": 'the modality, a string (`"gene expression"`)',
             "seq": "the final library's top strand, 5' to 3'",
+            "partial": "why the interpreter cannot derive it: shown as partial, not verified",
         },
         note="entries: `read NAME { primer: OLIGO  strand: top|bottom  length: 28 nt }`",
     ),

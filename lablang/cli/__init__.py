@@ -12,6 +12,8 @@ from typing import NoReturn
 
 import click
 
+from lablang.cli.terminal import color_option
+
 # verb -> (module, attribute, one-line help). The module is imported lazily.
 VERBS: dict[str, tuple[str, str, str]] = {
     "check": ("lablang.cli.core", "check_command", "Check .lab files and report diagnostics."),
@@ -27,7 +29,12 @@ VERBS: dict[str, tuple[str, str, str]] = {
         "Print the JSON Schema of `lablang export --to json`.",
     ),
     "explain": ("lablang.cli.core", "explain_command", "Explain a diagnostic code with examples."),
-    "spec": ("lablang.cli.core", "spec_command", "Print the compact language reference."),
+    "spec": ("lablang.cli.core", "spec_command", "Print the language reference."),
+    "grammar": (
+        "lablang.cli.core",
+        "grammar_command",
+        "Print the grammar (Lark, or llguidance for constrained decoding).",
+    ),
     "import": (
         "lablang.cli.molecular",
         "import_command",
@@ -80,6 +87,16 @@ VERBS: dict[str, tuple[str, str, str]] = {
         "Write one judge prompt per rubric item.",
     ),
     "lsp": ("lablang.cli.lsp", "lsp_command", "Run the language server over stdio."),
+    "serve": (
+        "lablang.cli.agents",
+        "serve_command",
+        "Answer check/fix/export/score requests as JSON lines on stdio.",
+    ),
+    "bench": (
+        "lablang.cli.agents",
+        "bench_group",
+        "Run an agent on benchmark tasks (libstruct) with .lab answers.",
+    ),
 }
 
 
@@ -141,5 +158,6 @@ def _unavailable(name: str, help_text: str) -> click.Command:
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="lablang")
+@color_option
 def main() -> None:
     """lablang: check, format, score, verify, simulate and grade `.lab` programs."""

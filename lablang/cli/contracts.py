@@ -10,6 +10,8 @@ from typing import Any
 
 import click
 
+from lablang.cli.terminal import echo_diagnostics
+
 MAX_DEPTH = 64
 
 
@@ -19,7 +21,6 @@ def _load(
     """Parse, check and compile the contracts of FILE; exits 1 with diagnostics on errors."""
     from lablang.contracts.front import compile_contracts
     from lablang.diagnostics import Report
-    from lablang.diagnostics.render import render_texts
     from lablang.driver import check_source, read_source
 
     overrides: dict[str, int] = {}
@@ -37,7 +38,7 @@ def _load(
         if not report.has_errors:
             contracts = compile_contracts(result.program.root.module, source, report, overrides)
     if report.has_errors:
-        click.echo(render_texts(report.sorted()), err=True)
+        echo_diagnostics(report.sorted())
         sys.exit(1)
     if name is not None:
         contracts = [c for c in contracts if c.name == name]
@@ -80,6 +81,13 @@ _PARAM = click.option(
     type=click.IntRange(1, None),
     help="Z3 resource units allowed per query (deterministic budget).",
 )
+@click.option(
+    "--total-rlimit",
+    "total",
+    default=None,
+    type=click.IntRange(1, None),
+    help="Z3 resource units allowed for all the queries of one contract (default 400,000,000).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results and ITF traces as JSON.")
 @click.option(
     "--chc",
@@ -100,6 +108,7 @@ def verify_command(
     file: str,
     depth: int,
     budget: int | None,
+    total: int | None,
     as_json: bool,
     chc: bool,
     itf_dir: str | None,
@@ -118,7 +127,7 @@ def verify_command(
     contracts = _load(file, params, name, roots)
     reports, ok = [], True
     for index, contract in enumerate(contracts):
-        results = verify(contract, depth, budget, chc)
+        results = verify(contract, depth, budget, chc, total)
         ok = ok and all(r.passed for r in results)
         if itf_dir is not None:
             for file_name, data in itf_files(contract, results):

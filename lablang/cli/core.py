@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
+from lablang.cli.terminal import color_option, echo_diagnostics
 from lablang.diagnostics import Severity
 from lablang.export_targets import EXPORTERS
 
@@ -20,74 +22,150 @@ PATH_OPTION = click.option(
 )
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
+def _lab_files(paths: tuple[str, ...]) -> list[str]:
+    from lablang.driver import lab_files
+
+    files = lab_files(paths)
+    if not files:
+        raise click.UsageError(f"no .lab files in {', '.join(paths)}")
+    return files
+
+
+PATHS_ARGUMENT = click.argument(
+    "paths", metavar="PATHS...", nargs=-1, required=True, type=click.Path(allow_dash=True)
+)
+
+
 @click.command("check")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print diagnostics as JSON.")
+@PATHS_ARGUMENT
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
+@click.option(
+    "--warnings-as-errors",
+    is_flag=True,
+    help="Exit 1 when there are warnings too (for CI).",
+)
 @PATH_OPTION
-def check_command(files: tuple[str, ...], as_json: bool, roots: tuple[str, ...]) -> None:
-    """Check .lab FILES; exit 0 when clean, 1 on errors, 2 on usage errors.
+@color_option
+def check_command(
+    paths: tuple[str, ...], as_json: bool, warnings_as_errors: bool, roots: tuple[str, ...]
+) -> None:
+    """Check .lab files: PATHS are files, directories (their .lab files, recursively) or
+    `-` for standard input.
+
+    Exit 0 when clean, 1 on errors (or on warnings, with --warnings-as-errors), 2 on usage
+    errors. Diagnostics and the summary go to stderr, as in every verb.
 
     Example: `lablang check examples/tenx_3p_v3.lab --json`
     """
-    from lablang.diagnostics.render import render_texts, to_json
+    from lablang.diagnostics.render import to_json
     from lablang.driver import check_file
+    from lablang.molecular.interchange import provenance as molecular_provenance
 
+    files = _lab_files(paths)
     results = [check_file(file, roots) for file in files]
     diagnostics = [d for result in results for d in result.report.sorted()]
     errors = sum(d.severity is Severity.ERROR for d in diagnostics)
     warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
+    failed = errors > 0 or (warnings_as_errors and warnings > 0)
     if as_json:
-        payload = {
-            "result": "ok" if errors == 0 else "not-ok",
+        payload: dict[str, Any] = {
+            "result": "not-ok" if failed else "ok",
             "files": list(files),
             "errors": errors,
             "warnings": warnings,
             "diagnostics": [to_json(d) for d in diagnostics],
         }
+        molecular = {file: molecular_provenance(r) for file, r in zip(files, results, strict=True)}
+        if any(v is not None for v in molecular.values()):
+            # per state and library: derived, declared, unknown or partial, and why
+            payload["molecular"] = {f: v for f, v in molecular.items() if v is not None}
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
-        if diagnostics:
-            click.echo(render_texts(diagnostics), err=False)
-            click.echo()
-        summary = f"{len(files)} file{'s' * (len(files) != 1)} checked: {errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"
-        click.echo(summary)
-    sys.exit(1 if errors else 0)
+        echo_diagnostics(diagnostics, blank_line=True)
+        summary = (
+            f"{_plural(len(files), 'file')} checked: {_plural(errors, 'error')}, "
+            f"{_plural(warnings, 'warning')}"
+        )
+        if warnings_as_errors and warnings:
+            summary += " (warnings count as errors)"
+        click.echo(summary, err=True)
+    sys.exit(1 if failed else 0)
 
 
 @click.command("fmt")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--check", "check_only", is_flag=True, help="Only report files that would change.")
-def fmt_command(files: tuple[str, ...], check_only: bool) -> None:
-    """Rewrite FILES in the canonical layout (comments kept; refuses any change of meaning).
+@PATHS_ARGUMENT
+@click.option(
+    "--check", "check_only", is_flag=True, help="Write nothing; exit 1 if a file would change."
+)
+@click.option(
+    "--diff",
+    "show_diff",
+    is_flag=True,
+    help="Write nothing; print a unified diff of the changes on stdout; exit 1 if any.",
+)
+@color_option
+def fmt_command(paths: tuple[str, ...], check_only: bool, show_diff: bool) -> None:
+    """Rewrite .lab files in the canonical layout (comments kept; refuses any change of
+    meaning). PATHS are files, directories (their .lab files, recursively) or `-`, which
+    formats standard input to standard output.
+
+    Exit 0 when done (or nothing would change), 1 if a file would change under --check or
+    --diff or cannot be formatted, 2 on usage errors. Messages go to stderr.
 
     Example: `lablang fmt --check examples/tenx_3p_v3.lab`
     """
+    import difflib
+
     from lablang.diagnostics import Report
-    from lablang.diagnostics.render import render_texts
-    from lablang.driver import read_source
+    from lablang.driver import STDIN, read_source
     from lablang.fmt import format_source
     from lablang.output import write_atomic
 
+    files = _lab_files(paths)
     changed = failed = 0
+    dry = check_only or show_diff
     for file in files:
         report = Report()
         source = read_source(file, report)
         formatted = format_source(source, report) if source is not None else None
         if formatted is None or source is None:
-            click.echo(render_texts(report.sorted()), err=True)
+            echo_diagnostics(report.sorted())
             failed += 1
             continue
-        if formatted != source.text:
-            changed += 1
-            if check_only:
-                click.echo(f"would reformat {file}")
-            else:
-                write_atomic(Path(file), formatted, replaces_input=True)
-                click.echo(f"reformatted {file}")
-    if failed:
-        sys.exit(1)
-    if check_only and changed:
-        sys.exit(1)
+        if file == STDIN and not dry:
+            click.echo(formatted, nl=False)
+        if formatted == source.text:
+            continue
+        changed += 1
+        if show_diff:
+            name = source.name
+            lines = difflib.unified_diff(
+                source.text.splitlines(keepends=True),
+                formatted.splitlines(keepends=True),
+                fromfile=name,
+                tofile=name,
+            )
+            click.echo("".join(lines), nl=False)
+        elif check_only:
+            click.echo(f"would reformat {file}", err=True)
+        elif file != STDIN:
+            write_atomic(Path(file), formatted, replaces_input=True)
+            click.echo(f"reformatted {file}", err=True)
+    if files != [STDIN] or dry:
+        unchanged = len(files) - changed - failed
+        summary = (
+            f"{_plural(changed, 'file')} would be reformatted, {unchanged} already formatted"
+            if dry
+            else f"{_plural(changed, 'file')} reformatted, {unchanged} left unchanged"
+        )
+        if failed:
+            summary += f", {failed} could not be formatted"
+        click.echo(summary, err=True)
+    sys.exit(1 if failed or (dry and changed) else 0)
 
 
 @click.command("export")
@@ -98,7 +176,9 @@ def fmt_command(files: tuple[str, ...], check_only: bool) -> None:
     default="json",
     show_default=True,
     type=click.Choice(list(EXPORTERS)),
-    help="json (the program), LibStructBench Task 1-3 JSON, or seqspec YAML.",
+    help="json (the program), LibStructBench Task 1-3 JSON, or seqspec YAML: `seqspec` is "
+    "the 0.3.1 format the seqspec release on PyPI loads (also `seqspec-0.3`), `seqspec-0.4` "
+    "the 0.4.0 format of seqspec's repository.",
 )
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False), help="Write here instead of stdout."
@@ -109,18 +189,16 @@ def export_command(file: str, target: str, output: str | None, roots: tuple[str,
 
     Example: `lablang export examples/tenx_3p_v3.lab --to json`
     """
-    from lablang.diagnostics.render import render_texts
     from lablang.driver import check_file
     from lablang.export import export
     from lablang.output import write_atomic
 
     result = check_file(file, roots)
     if not result.ok:
-        click.echo(render_texts(result.report.sorted()), err=True)
+        echo_diagnostics(result.report.sorted())
         sys.exit(1)
     text, report = export(result, target)
-    if text is None or len(report):
-        click.echo(render_texts(report.sorted()), err=True)  # warnings too (W0020)
+    echo_diagnostics(report.sorted())  # the warnings too (an onlist file not found)
     if text is None:
         sys.exit(1)
     if output:
@@ -177,3 +255,28 @@ def spec_command(sections: tuple[str, ...]) -> None:
     from lablang.spec import spec_text
 
     click.echo(spec_text(sections), nl=False)
+
+
+@click.command("grammar")
+@click.option(
+    "--for",
+    "target",
+    type=click.Choice(["lark", "llguidance"]),
+    default="lark",
+    show_default=True,
+    help="lark: the grammar lablang parses with; llguidance: the stricter grammar llguidance "
+    "compiles for constrained decoding.",
+)
+def grammar_command(target: str) -> None:
+    """Print the grammar, for constrained decoding.
+
+    Example: `lablang grammar --for llguidance`
+    """
+    if target == "llguidance":
+        from lablang.syntax.llguidance import derived_grammar
+
+        click.echo(derived_grammar(), nl=False)
+    else:
+        from lablang.syntax.grammar import grammar_text
+
+        click.echo(grammar_text(), nl=False)

@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from lablang.cli.terminal import echo_diagnostics
+
 PATH_OPTION = click.option(
     "--path",
     "roots",
@@ -19,13 +21,12 @@ PATH_OPTION = click.option(
 
 def _checked(file: str, roots: tuple[str, ...]) -> Any:
     from lablang.diagnostics import Report
-    from lablang.diagnostics.render import render_texts
     from lablang.driver import check_file
     from lablang.molecular.front import build_model
 
     result = check_file(file, roots)
     if not result.ok:
-        click.echo(render_texts(result.report.sorted()), err=True)
+        echo_diagnostics(result.report.sorted())
         sys.exit(1)
     return build_model(result.program, Report()).model
 
@@ -46,7 +47,6 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
     """
     from lablang.datafile import DataFileError, load_json, read_data_text
     from lablang.diagnostics import Report
-    from lablang.diagnostics.render import render_texts
     from lablang.molecular.libstruct import ImportProblem, import_libstruct
     from lablang.molecular.seqspec import SeqspecProblem, import_seqspec, load_seqspec_yaml
     from lablang.output import write_atomic
@@ -94,7 +94,7 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
             help="give LibStructBench JSON (T1/T2/T3) or a seqspec YAML file",
         )
     if report.diagnostics:
-        click.echo(render_texts(report.sorted()), err=True)
+        echo_diagnostics(report.sorted())
     if text is None:
         sys.exit(1)
     if output:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from lablang.cli.executor import executor_from, executor_options
+from lablang.cli.terminal import echo_diagnostics
 from lablang.diagnostics import Diagnostic, Report, Severity
 
 if TYPE_CHECKING:
@@ -37,10 +38,7 @@ def load_program(path: Path, report: Report, roots: Sequence[Path] = ()) -> Chec
 
 def print_report(report: Report) -> None:
     """Diagnostics to stderr, rendered as `lablang check` renders them."""
-    from lablang.diagnostics.render import render_texts
-
-    if len(report):
-        click.echo(render_texts(report.sorted()) + "\n", err=True)
+    echo_diagnostics(report.sorted(), blank_line=True)
 
 
 def _emit(text: str, output: Path | None) -> None:
@@ -131,6 +129,9 @@ def diff_command(
 ) -> None:
     """Semantic diff of two protocols: steps matched by name and content, not by line.
 
+    Exit 0 when the protocols are the same, 1 when they differ (as `diff` and
+    `git diff --exit-code` do) or cannot be read; with --task, 0 once the task is drafted.
+
     Example: lablang diff examples/protocols/pcr_published.lab examples/protocols/pcr_gc_rich.lab
     """
     from lablang.protocols.diff import diff_json, render_diff, semantic_diff
@@ -148,10 +149,12 @@ def diff_command(
     result = semantic_diff(before, after)
     if task:
         _emit(draft_task(result, before, after), output)
-    elif as_json:
+        return
+    if as_json:
         _emit(json.dumps(diff_json(result), indent=2) + "\n", output)
     else:
         _emit(render_diff(result, before, after), output)
+    sys.exit(1 if result.changes else 0)
 
 
 # ------------------------------------------------------------ grading

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from lablang.cli.executor import executor_from, executor_options
+from lablang.cli.terminal import echo_diagnostics
 
 PATH_OPTION = click.option(
     "--path",
@@ -27,12 +28,11 @@ TASK_OPTION = click.option(
 
 
 def _load(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
-    from lablang.diagnostics.render import render_texts
     from lablang.sim import load_tasks
 
     tasks, report = load_tasks(file, roots)
     if report.has_errors:
-        click.echo(render_texts(report.sorted()), err=True)
+        echo_diagnostics(report.sorted())
         sys.exit(1)
     if not tasks:
         click.echo(f"error: `{file}` declares no task", err=True)
@@ -131,6 +131,8 @@ def simulate_command(
             click.echo(
                 f"simulator fault (not a task failure): {result.fault.kind}: {result.fault.detail}"
             )
+        for effect in result.side_effects:
+            click.echo(f"side effect: {effect}")
         if result.limit is not None:
             click.echo(f"stopped by a bound: {result.limit}")
         for touch in result.premature:
@@ -138,6 +140,7 @@ def simulate_command(
         lost = [s.name for s, ok in zip(result.steps, result.persisted, strict=False) if not ok]
         if lost:
             click.echo(f"no longer holding at the end: {', '.join(lost)}")
+        click.echo(score_line(result.score()))
         click.echo(
             f"credit {result.credit:.2f}, {result.sim_time:.2f} s simulated in "
             f"{result.wall_time:.2f} s, trace {result.trace_digest[:16]}"
@@ -159,7 +162,9 @@ def simulate_command(
     "or several files): the folder for one certificate per task plus suite.json and "
     "suite.html (required).",
 )
-@click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@click.option(
+    "--no-progress", is_flag=True, help="Hide the progress bar (shown only on a terminal)."
+)
 @click.option(
     "--records",
     "records_dir",
@@ -190,7 +195,7 @@ def certify_command(
 
     Example: `lablang certify examples/tasks/feedback_weighing.lab --instances 2 --jobs 2 --out cert.json`
 
-    Example: `lablang certify examples/tasks --instances 2 --executor ray --jobs 2 --out certs`
+    Example: `lablang certify examples/tasks/move_tube.lab examples/tasks/tip_handling.lab --instances 1 --executor ray --jobs 2 --out certs`
     """
     from lablang.executors import ExecutorError
     from lablang.output import write_atomic
@@ -246,11 +251,37 @@ def certify_command(
     if out:
         write_atomic(Path(out), text)
         click.echo(f"{certify_summary(task.name, certificate)}; certificate in {out}")
+        totals = certificate["labference"]
+        click.echo(
+            f"choice {totals['correct']}/{totals['choices']} correct, execution "
+            f"{totals['executed']}/{totals['obligations']} executed over all instances"
+        )
         if certificate.get("limit"):
             click.echo(f"stopped by a bound: {certificate['limit']}")
     else:
         click.echo(text, nl=False)
     sys.exit(0 if certificate["certified"] else 1)
+
+
+def score_line(sc: dict[str, Any]) -> str:
+    """Choice apart from execution (Labference): a right choice badly executed and a wrong
+    choice well executed read differently.
+
+    >>> score_line({"choice": {"choices": 2, "correct": 1, "incorrect_attempts": ["b.0"]},
+    ...             "execution": {"obligations": 2, "executed": 2, "unexecuted": []},
+    ...             "completion": {"status": "incomplete"}})
+    'choice 1/2 correct (incorrect: b.0), execution 2/2 executed, completion incomplete'
+    """
+    choice, execution = sc["choice"], sc["execution"]
+    wrong = choice["incorrect_attempts"]
+    missed = execution["unexecuted"]
+    return (
+        f"choice {choice['correct']}/{choice['choices']} correct"
+        + (f" (incorrect: {', '.join(wrong)})" if wrong else "")
+        + f", execution {execution['executed']}/{execution['obligations']} executed"
+        + (f" (not: {', '.join(missed)})" if missed else "")
+        + f", completion {sc['completion']['status']}"
+    )
 
 
 def certify_summary(task: str, certificate: dict[str, Any]) -> str:
@@ -510,7 +541,6 @@ def branch_command(
     Example: `lablang branch examples/tasks/move_tube.lab --seed 1 --at move --intervention target_pose --call 1 --argument 1 --value rack2.slot[4]`
     """
     from lablang.diagnostics import Report
-    from lablang.diagnostics.render import render_texts
     from lablang.sim.branches import run_matched
     from lablang.sim.front import value_expr
     from lablang.sim.interventions import Decision, Execution, Intervention, TargetPose
@@ -558,7 +588,7 @@ def branch_command(
         report = Report()
         expr = value_expr(value, task.scene, report)
         if expr is None:
-            click.echo(render_texts(report.sorted()), err=True)
+            echo_diagnostics(report.sorted())
             sys.exit(2)
         cls = Decision if kind == "decision" else TargetPose
         intervention = cls(step, call, argument, expr)

@@ -28,12 +28,22 @@ def compile_contracts(*args: Any, **kwargs: Any) -> list[Contract]:
 
 
 def verify(
-    contract: Contract, depth: int = 8, budget: int | None = None, chc: bool = False
+    contract: Contract,
+    depth: int = 8,
+    budget: int | None = None,
+    chc: bool = False,
+    total: int | None = None,
 ) -> list[Result]:
-    from lablang.contracts.checks import DEFAULT_RLIMIT
+    from lablang.contracts.checks import DEFAULT_RLIMIT, DEFAULT_TOTAL_RLIMIT
     from lablang.contracts.checks import verify as run
 
-    return run(contract, depth, DEFAULT_RLIMIT if budget is None else budget, chc)
+    return run(
+        contract,
+        depth,
+        DEFAULT_RLIMIT if budget is None else budget,
+        chc,
+        DEFAULT_TOTAL_RLIMIT if total is None else total,
+    )
 
 
 def legal_operations(contract: Contract, state: Any, evidence: Any = None) -> list[str]:

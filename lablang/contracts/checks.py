@@ -8,6 +8,7 @@ witness is the shortest. A check's result is `holds` (no witness up to the depth
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Sequence
 from typing import Any
 
@@ -73,6 +74,34 @@ class Result:
         return self.status in (HOLDS, PROVED)
 
 
+DEFAULT_TOTAL_RLIMIT = 400_000_000
+"""Z3 resource units allowed for all the queries of one command (`verify`), so that a
+contract with thousands of invariants or pairs cannot run for hours on small queries."""
+
+
+class Ledger:
+    """The solver work of one command: every query draws from `total`; once it is spent,
+    the remaining queries answer `unknown` (reason: the total budget) without solving."""
+
+    def __init__(self, total: int = DEFAULT_TOTAL_RLIMIT) -> None:
+        self.total = total
+        self.spent = 0
+
+    @property
+    def left(self) -> int:
+        return max(0, self.total - self.spent)
+
+
+_LEDGER: contextvars.ContextVar[Ledger | None] = contextvars.ContextVar("ledger", default=None)
+
+
+def _total_reason(ledger: Ledger) -> str:
+    return (
+        f"the total budget of {ledger.total} rlimit units for this command is spent "
+        "(raise it with --total-rlimit)"
+    )
+
+
 class _Session:
     """One solver with a deterministic budget and rlimit accounting."""
 
@@ -93,19 +122,48 @@ class _Session:
             self.solver.add(as_bool(c, self.ctx))
 
     def check(self, *extra: Any) -> Any:
+        ledger = _LEDGER.get()
+        if ledger is not None:
+            if ledger.left == 0:
+                self.reason = _total_reason(ledger)
+                return z3.unknown, None
+            self.solver.set("rlimit", min(self.budget, ledger.left))
+        before = self.used
         self.solver.push()
         for c in extra:
             self.solver.add(as_bool(c, self.ctx))
         answer = self.solver.check()
+        if ledger is not None:
+            ledger.spent += self.used - before
         if answer == z3.sat:
             model = self.solver.model()
         elif answer == z3.unknown:
             self.reason = self.solver.reason_unknown()
+            if ledger is not None and ledger.left == 0:
+                self.reason = _total_reason(ledger)
             model = None
         else:
             model = None
         self.solver.pop()
         return answer, model
+
+    def check_assuming(self, *assumptions: Any) -> Any:
+        """`check` with assumption literals (for unsat cores), on the same budget."""
+        ledger = _LEDGER.get()
+        if ledger is not None:
+            if ledger.left == 0:
+                self.reason = _total_reason(ledger)
+                return z3.unknown
+            self.solver.set("rlimit", min(self.budget, ledger.left))
+        before = self.used
+        answer = self.solver.check(*assumptions)
+        if ledger is not None:
+            ledger.spent += self.used - before
+        if answer == z3.unknown:
+            self.reason = self.solver.reason_unknown()
+            if ledger is not None and ledger.left == 0:
+                self.reason = _total_reason(ledger)
+        return answer
 
     @property
     def used(self) -> int:
@@ -379,10 +437,10 @@ def bmc(
         blockers = _goal_blockers(contract, goal, depth, budget)
         why = (
             (
-                "the requirements of "
+                "dropping the requirements of "
+                + ("" if len(blockers) == 1 else "any one of ")
                 + ", ".join(f"`{b}`" for b in blockers)
-                + " together keep the goal out of reach (a minimal unsat core: relaxing any"
-                " one of them makes it reachable within the depth)",
+                + " makes the goal reachable within the depth (each relaxation checked)",
             )
             if blockers
             else ()
@@ -513,10 +571,18 @@ def _goal_blockers(contract: Contract, goal: Item, depth: int, budget: int) -> l
     for _ in range(depth):
         s.add(u.extend())
     s.solver.add(as_bool(Z3.or_([u.holds(k, goal.expr) for k in range(depth + 1)]), s.ctx))
-    if s.solver.check(*u.guards.values()) != z3.unsat:
+    if s.check_assuming(*u.guards.values()) != z3.unsat:
         return []
     core = {str(lit) for lit in s.solver.unsat_core()}
-    return [name for name, lit in u.guards.items() if str(lit) in core]
+    blockers = [name for name, lit in u.guards.items() if str(lit) in core]
+    # name only relaxations checked to work: without the requirements of that one
+    # operation (all others kept) the goal is reachable within the depth
+    checked = []
+    for name in blockers:
+        others = [lit for other, lit in u.guards.items() if other != name]
+        if s.check_assuming(*others) == z3.sat:
+            checked.append(name)
+    return checked
 
 
 def _true(model: Any, v: Any) -> bool:
@@ -565,7 +631,16 @@ def _vacuity_results(
         if any(i in enabled_at for i in idx):
             first = min(enabled_at[i] for i in idx if i in enabled_at)
             dead = [u.ops[i].name for i in idx if i not in enabled_at]
-            details = (f"never enabled within depth {depth}: {', '.join(dead)}",) if dead else ()
+            if not dead:
+                details: tuple[str, ...] = ()
+            elif stopped:
+                # the search stopped early: that they were not seen enabled proves nothing
+                details = (
+                    f"unknown whether {', '.join(dead)} are ever enabled: the solver stopped "
+                    f"({s.reason or 'unknown'}) before the search finished",
+                )
+            else:
+                details = (f"never enabled within depth {depth}: {', '.join(dead)}",)
             results.append(
                 Result(
                     check="vacuity",
@@ -883,133 +958,18 @@ def _legal_names(contract: Contract, trace: Trace) -> list[str]:
     return legal_operations(contract, trace.raw_states[-1], trace.raw_evidence)
 
 
-# ------------------------------------------------------------------ non-interference
-def check_noninterference(
-    contract: Contract, depth: int, budget: int, proved: Sequence[int] | None = None
-) -> Result:
-    """After the same operations, two states the agent cannot tell apart (equal on what it
-    may see; evidence and outcomes free) must have the same legal set.
-
-    With `proved` (indices of invariants proved for every reachable state), it first
-    tries to prove this for every pair of states allowed by those invariants, which
-    covers every depth; otherwise, or if that fails, it searches by BMC.
-    """
-    item = "non-interference"
-    if proved is not None:
-        done = _noninterference_by_invariants(contract, proved, budget)
-        if done is not None:
-            return done
-    s = _Session(budget)
-    left, right = Unrolling(contract, "L", ctx=s.ctx), Unrolling(contract, "R", ctx=s.ctx)
-    s.add(left.start())
-    s.add(right.start())
-    for k in range(depth + 1):
-        if k:
-            s.add(left.extend())
-            s.add(right.extend())
-            s.add([left.acts[k - 1] == right.acts[k - 1]])
-        same_view = _same_view(contract, left, right, k)
-        differ = Z3.or_(
-            [Z3.not_(Z3.eq(left.legal(k, i), right.legal(k, i))) for i in range(len(left.ops))]
-        )
-        answer, model = s.check(same_view, differ)
-        if answer == z3.unknown:
-            return _unknown("noninterference", item, s, k, contract.span)
-        if answer == z3.sat:
-            lt, rt = make_trace(contract, left, model, k), make_trace(contract, right, model, k)
-            ll, rl = set(_legal_names(contract, lt)), set(_legal_names(contract, rt))
-            hidden = _hidden_difference(contract, lt, rt)
-            return Result(
-                check="noninterference",
-                item=item,
-                status=VIOLATED,
-                span=contract.span,
-                message="two states the agent cannot tell apart have different legal operations"
-                + (f" (they differ only in hidden {', '.join(hidden)})" if hidden else ""),
-                traces=(lt, rt),
-                details=(
-                    f"only left: {', '.join(sorted(ll - rl)) or '(none)'}",
-                    f"only right: {', '.join(sorted(rl - ll)) or '(none)'}",
-                ),
-                depth=k,
-                rlimit=s.used,
-            )
-    return Result(
-        check="noninterference",
-        item=item,
-        status=HOLDS,
-        span=contract.span,
-        message=f"the legal set depends only on what the agent may see, within depth {depth}",
-        depth=depth,
-        rlimit=s.used,
-    )
-
-
-def _noninterference_by_invariants(
-    contract: Contract, proved: Sequence[int], budget: int
-) -> Result | None:
-    s = _Session(budget)
-    sides = []
-    for tag in ("niL", "niR"):
-        u = Unrolling(contract, tag, ctx=s.ctx)
-        for e in contract.evidence:
-            value, dom = fresh(e.type, f"{tag}.ev.{e.name}", s.ctx)
-            u.evidence[e.name] = value
-            s.add(dom)
-        here: dict[str, Any] = {}
-        for v in contract.variables:
-            value, dom = fresh(v.type, f"{tag}.{v.name}@0", s.ctx)
-            here[v.name] = value
-            s.add(dom)
-        u.states.append(here)
-        s.add([u.holds(0, contract.invariants[j].expr) for j in proved])
-        sides.append(u)
-    left, right = sides
-    differ = Z3.or_(
-        [Z3.not_(Z3.eq(left.legal(0, i), right.legal(0, i))) for i in range(len(left.ops))]
-    )
-    answer, _ = s.check(_same_view(contract, left, right, 0), differ)
-    if answer != z3.unsat:
-        return None
-    return Result(
-        check="noninterference",
-        item="non-interference",
-        status=PROVED,
-        span=contract.span,
-        message="proved for every depth: any two states allowed by the proved invariants "
-        "that look the same to the agent have the same legal operations",
-        rlimit=s.used,
-    )
-
-
-def _same_view(contract: Contract, left: Unrolling, right: Unrolling, k: int) -> Any:
-    parts = []
-    for v in contract.variables:
-        lv, rv = left.holds(k, v.visible), right.holds(k, v.visible)
-        parts += [
-            Z3.eq(lv, rv),
-            Z3.implies(lv, same(left.states[k][v.name], right.states[k][v.name])),
-        ]
-    for e in contract.evidence:
-        lv, rv = left.holds(k, e.authorized), right.holds(k, e.authorized)
-        parts += [
-            Z3.eq(lv, rv),
-            Z3.implies(lv, same(left.evidence[e.name], right.evidence[e.name])),
-        ]
-    return Z3.and_(parts)
-
-
-def _hidden_difference(contract: Contract, lt: Trace, rt: Trace) -> list[str]:
-    names = [f"`{n}`" for n in lt.states[-1] if lt.states[-1][n] != rt.states[-1][n]]
-    names += [f"`{n}`" for n in lt.evidence if lt.evidence[n] != rt.evidence[n]]
-    return names
-
-
 # ------------------------------------------------------------------ everything
 def verify(
-    contract: Contract, depth: int = DEFAULT_DEPTH, budget: int = DEFAULT_RLIMIT, chc: bool = False
+    contract: Contract,
+    depth: int = DEFAULT_DEPTH,
+    budget: int = DEFAULT_RLIMIT,
+    chc: bool = False,
+    total: int = DEFAULT_TOTAL_RLIMIT,
 ) -> list[Result]:
     """Run every check on a contract; results in a fixed order.
+
+    `budget` caps each solver query, `total` all of them together (after it is spent,
+    every remaining check answers `unknown` and names that limit).
 
     With `chc`, invariants and deadlock freedom that hold only up to the depth are handed
     to Z3's CHC engine (Spacer) for a proof for every depth (opt-in: it can be slow).
@@ -1024,7 +984,14 @@ def verify(
     >>> [(r.check, r.status) for r in verify(c, depth=3)][:2]
     [('goal', 'holds'), ('deadlock', 'proved')]
     """
-    depth = max(0, min(depth, MAX_DEPTH))
+    token = _LEDGER.set(Ledger(total))
+    try:
+        return _verify(contract, max(0, min(depth, MAX_DEPTH)), budget, chc)
+    finally:
+        _LEDGER.reset(token)
+
+
+def _verify(contract: Contract, depth: int, budget: int, chc: bool) -> list[Result]:
     from lablang.contracts.model import ground
 
     work = len(ground(contract)) * max(depth, 1)
@@ -1041,13 +1008,76 @@ def verify(
                 depth=depth,
             )
         ]
+    empty = check_initial(contract, budget)
+    if empty is not None:
+        return [empty]  # every other verdict would hold vacuously
     facts: dict[str, Any] = {}
     results = bmc(contract, depth, budget, facts=facts)
+    from lablang.contracts.liveness import check_liveness
+
+    goals = {r.item: r for r in results if r.check == "goal"}
+    for goal in contract.goals:
+        # a goal not reached at all already failed; its liveness would repeat that
+        if goals.get(goal.text) is not None and goals[goal.text].status == HOLDS:
+            results.append(check_liveness(contract, goal, depth, budget))
     results += [check_pair(contract, p, depth, budget) for p in contract.pairs]
+    from lablang.contracts.noninterference import check_noninterference
+
     results.append(check_noninterference(contract, depth, budget, facts.get("proved")))
     if chc:
         results = [_by_chc(contract, r, depth, budget) for r in results]
     return results
+
+
+def check_initial(contract: Contract, budget: int) -> Result | None:
+    """None when the contract has an initial state; otherwise the failing result that
+    names the variables whose `init`s leave none (an unsat core over one assumption per
+    `init`), or `unknown` if the solver stopped. Without an initial state every other
+    check would pass vacuously."""
+    from lablang.contracts.model import init_order
+
+    item = "initial states"
+    cycles = init_order(contract)[1]
+    if cycles:
+        return Result(
+            check="initial",
+            item=item,
+            status=VIOLATED,
+            span=contract.span,
+            message="no initial state: the `init` of "
+            + "; ".join(" -> ".join(f"`{n}`" for n in (*c, c[0])) for c in cycles)
+            + " refers to itself",
+        )
+    s = _Session(budget)
+    u = Unrolling(contract, "init", ctx=s.ctx)
+    cons = u.start()
+    inits = set(map(id, u.init_of.values()))
+    s.add([c for c in cons if id(c) not in inits])
+    guards = {n: z3.Bool(f"init:{n}", s.ctx) for n in u.init_of}
+    for n, c in u.init_of.items():
+        s.solver.add(z3.Implies(guards[n], c))
+    s.solver.set("core.minimize", True)
+    answer = s.check_assuming(*guards.values())
+    if answer == z3.sat:
+        return None
+    if answer == z3.unknown:
+        return _unknown("initial", item, s, 0, contract.span)
+    core = {str(lit) for lit in s.solver.unsat_core()}
+    names = [n for n, lit in guards.items() if str(lit) in core]
+    return Result(
+        check="initial",
+        item=item,
+        status=VIOLATED,
+        span=contract.span,
+        message="no initial state: "
+        + (
+            "the `init`s of " + ", ".join(f"`{n}`" for n in names) + " contradict each other"
+            if names
+            else "the evidence has no value"
+        )
+        + "; every other check would hold vacuously",
+        rlimit=s.used,
+    )
 
 
 def _by_chc(contract: Contract, r: Result, depth: int, budget: int) -> Result:
@@ -1100,6 +1130,12 @@ def chc_reachable(contract: Contract, bad: Any, budget: int) -> bool | None:
 
     `bad` is a function of an unrolling and a step index returning a condition.
     """
+    ledger = _LEDGER.get()
+    if ledger is not None:
+        budget = min(budget, ledger.left)
+        if budget == 0:
+            return None
+        ledger.spent += budget  # Spacer's own count is not exposed: charge the whole cap
     ctx = z3.Context(rlimit=budget)
     u = Unrolling(contract, "chc", ctx=ctx)
     init = u.start()

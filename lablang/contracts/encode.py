@@ -192,6 +192,7 @@ class Unrolling:
         self.acts: list[Any] = []
         self._pre: dict[tuple[int, int], Value] = {}
         self._terminal: dict[int, Value] = {}
+        self.init_of: dict[str, Any] = {}  # variable -> its `init` constraint (after start)
 
     # ---- construction
     def start(self) -> list[Any]:
@@ -215,7 +216,8 @@ class Unrolling:
                 init = as_env_value(v.type, default_value(v.type))
             else:
                 init = self.ev.evaluate(v.init, env)
-            cons.append(_assign(state[v.name], init))
+            self.init_of[v.name] = _as_bool(_assign(state[v.name], init), self.ctx)
+            cons.append(self.init_of[v.name])
         return cons
 
     def extend(self) -> list[Any]:

@@ -174,6 +174,7 @@ class _Compiler:
                     self.defs[member.key] = self.expr(member.value, {})
                 except _Skip:
                     self.poisoned.add(member.key)
+        init_spans: dict[str, Span] = {}
         for kind, entry in pending:
             assert entry.name is not None
             t = self.types[(kind, entry.name)]
@@ -184,6 +185,8 @@ class _Compiler:
             try:
                 if kind == "var":
                     init = self.expr(fields["init"], {}) if "init" in fields else None
+                    if "init" in fields:
+                        init_spans[entry.name] = fields["init"].span
                     visible = self.expr(fields["visible"], {}) if "visible" in fields else m.TRUE
                     variables.append(
                         m.Variable(
@@ -241,6 +244,18 @@ class _Compiler:
             source=self.source,
             span=decl.name_span,
         )
+        for cycle in m.init_order(contract)[1]:
+            shown = " -> ".join(f"`{n}`" for n in (*cycle, cycle[0]))
+            self.error(
+                "E0608",
+                f"the `init` of `{cycle[0]}` refers to itself"
+                if len(cycle) == 1
+                else f"the `init`s of {', '.join(f'`{n}`' for n in cycle)} refer to each other",
+                init_spans[cycle[0]],
+                label=f"{shown}: no initial state can be computed",
+                help="an `init` may read evidence and variables initialised without reading "
+                "it back; give one of them a constant `init`",
+            )
         n_ground = sum(_count(op) for op in operations)
         if n_ground > MAX_GROUND_OPS:
             self.error(

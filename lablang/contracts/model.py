@@ -242,6 +242,74 @@ Expr: TypeAlias = Const | Ref | Unary | Binary | If | SetLit | Agg | Quant
 TRUE = Const(value=True)
 
 
+def references(expr: object, definitions: Mapping[str, Expr], kind: str = "var") -> set[str]:
+    """The names of `kind` (`var`, `evidence`, ...) an expression reads, through the
+    derived expressions it uses.
+
+    >>> e = Binary(op="add", left=Ref(kind="var", name="a"), right=Ref(kind="define", name="d"))
+    >>> sorted(references(e, {"d": Ref(kind="var", name="b")}))
+    ['a', 'b']
+    """
+    found: set[str] = set()
+    seen: set[str] = set()
+    todo: list[object] = [expr]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Ref):
+            if x.kind == kind:
+                found.add(x.name)
+            elif x.kind == "define" and x.name not in seen and x.name in definitions:
+                seen.add(x.name)
+                todo.append(definitions[x.name])
+        elif isinstance(x, tuple):
+            todo.extend(x)
+        elif attrs.has(type(x)):
+            fields = attrs.fields(type(x))  # type: ignore[arg-type]
+            todo.extend(getattr(x, f.name) for f in fields)
+    return found
+
+
+def init_order(contract: Contract) -> tuple[list[str], list[list[str]]]:
+    """The variables in an order where each `init` reads only variables before it, and
+    the cycles that prevent one (a self-referencing `init` is a cycle of one).
+
+    >>> y = Variable(name="y", type=BoolType(), init=Unary(op="not", operand=Ref(kind="var", name="y")))
+    >>> init_order(Contract(name="c", variables=(y,)))
+    ([], [['y']])
+    """
+    defs = {d.name: d.expr for d in contract.definitions}
+    reads = {
+        v.name: sorted(references(v.init, defs)) if v.init is not None else []
+        for v in contract.variables
+    }
+    order: list[str] = []
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    path: list[str] = []
+
+    def visit(name: str) -> None:
+        state[name] = 1
+        path.append(name)
+        for other in reads[name]:
+            if other not in reads:
+                continue
+            if state.get(other) == 1:
+                cycle = path[path.index(other) :]
+                if sorted(cycle) not in [sorted(c) for c in cycles]:
+                    cycles.append(list(cycle))
+            elif other not in state:
+                visit(other)
+        path.pop()
+        state[name] = 2
+        order.append(name)
+
+    for v in contract.variables:
+        if v.name not in state:
+            visit(v.name)
+    in_cycle = {n for c in cycles for n in c}
+    return ([n for n in order if n not in in_cycle] if cycles else order), cycles
+
+
 def conjuncts(expr: Expr) -> list[Expr]:
     """The top-level `and` operands of an expression, left to right."""
     if isinstance(expr, Binary) and expr.op == "and":

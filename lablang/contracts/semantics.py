@@ -374,15 +374,25 @@ def default_evidence(contract: Contract) -> dict[str, object]:
 
 def initial_state(contract: Contract, evidence: Mapping[str, object]) -> State:
     """The state an episode starts in, given its evidence."""
+    from lablang.contracts.model import init_order
+
+    order, cycles = init_order(contract)
+    if cycles:
+        raise EvaluationError(
+            "no initial state: the `init` of "
+            + "; ".join(" -> ".join(f"`{n}`" for n in (*c, c[0])) for c in cycles)
+            + " refers to itself"
+        )
     evidence = {**default_evidence(contract), **evidence}
-    env = state_env(contract, {v.name: default_value(v.type) for v in contract.variables}, evidence)
+    state: State = {v.name: default_value(v.type) for v in contract.variables}
     ev = Evaluator(contract)
-    return {
-        v.name: default_value(v.type)
-        if v.init is None
-        else from_env_value(v.type, ev.evaluate(v.init, env))
-        for v in contract.variables
-    }
+    decl = {v.name: v for v in contract.variables}
+    for name in order:  # each `init` reads only the variables initialised before it
+        v = decl[name]
+        if v.init is not None:
+            env = state_env(contract, state, evidence)
+            state[name] = from_env_value(v.type, ev.evaluate(v.init, env))
+    return {v.name: state[v.name] for v in contract.variables}
 
 
 def with_args(env: Env, g: GroundOp) -> dict[tuple[str, str], Value]:

@@ -80,6 +80,9 @@ class Report:
     # where a stage is working now (its current declaration): the location an internal
     # error is reported at
     working_at: tuple[Source, Span] | None = None
+    # names of declarations the parser dropped after a syntax error: their uses are not
+    # reported again as undeclared
+    dropped: set[str] = attrs.field(factory=set)
 
     def add(
         self,
@@ -117,6 +120,7 @@ class Report:
 
     def extend(self, other: Report) -> None:
         self.diagnostics.extend(other.diagnostics)
+        self.dropped.update(other.dropped)
 
     @property
     def errors(self) -> list[Diagnostic]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
@@ -55,11 +56,11 @@ def render_text(diagnostic: Diagnostic) -> str:
             if start_line != number:
                 continue
             end_line, end_col = source.position(span.end)
-            length = (end_col - start_col) if end_line == start_line else len(full) - start_col + 1
             start_col -= shift
-            length = min(length, len(text) - start_col + 1)
-            marks = mark * max(1, length)
-            caret_line = f"{pad} | {' ' * (start_col - 1)}{marks}"
+            end_col = end_col - shift if end_line == start_line else len(text) + 1
+            under = text[start_col - 1 : end_col - 1]
+            marks = mark * max(1, display_width(under))
+            caret_line = f"{pad} | {' ' * display_width(text[: start_col - 1])}{marks}"
             out.append(f"{caret_line} {message}".rstrip())
         previous = number
     out.append(f"{pad} |")
@@ -69,6 +70,21 @@ def render_text(diagnostic: Diagnostic) -> str:
     if out[-1] == f"{pad} |":
         out.pop()
     return "\n".join(out)
+
+
+def display_width(text: str) -> int:
+    """Terminal columns of `text`: wide characters (CJK, most emoji) take two, combining
+    marks and zero-width characters none, so a caret lands under what it marks.
+
+    >>> display_width("a🧪b"), display_width("e\u0301"), display_width("漢字")
+    (4, 1, 4)
+    """
+    width = 0
+    for char in text:
+        if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+            continue
+        width += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return width
 
 
 def _clipped(message: str) -> str:
@@ -123,18 +139,22 @@ def render_texts(diagnostics: Iterable[Diagnostic], limit: int | None = None) ->
 
 
 def to_json(diagnostic: Diagnostic) -> dict[str, Any]:
-    """A diagnostic as plain JSON data (1-based lines and columns, end exclusive)."""
-    line, column = diagnostic.start
-    end_line, end_column = diagnostic.end
+    r"""A diagnostic as plain JSON data (1-based lines and columns in code points, end
+    exclusive; offsets both in code points and in UTF-16 units, as JavaScript counts).
+
+    >>> from lablang.diagnostics import Report
+    >>> from lablang.source import Source, Span
+    >>> d = Report().add("E0203", "m", Source("# \U0001d11e TS0", "a.lab"), Span(4, 7))
+    >>> data = to_json(d)
+    >>> data["offset"], data["offset_utf16"], data["column"], data["column_utf16"]
+    (4, 5, 5, 6)
+    """
     data: dict[str, Any] = {
         "code": diagnostic.code,
         "severity": diagnostic.severity.value,
         "message": diagnostic.message,
         "file": diagnostic.file,
-        "line": line,
-        "column": column,
-        "end_line": end_line,
-        "end_column": end_column,
+        **_location(diagnostic, diagnostic.span),
         "label": diagnostic.label,
         "help": diagnostic.help,
         "notes": list(diagnostic.notes),
@@ -157,24 +177,42 @@ def to_json(diagnostic: Diagnostic) -> dict[str, Any]:
 
 def _location(diagnostic: Diagnostic, span: Any) -> dict[str, Any]:
     if diagnostic.source is None:
-        return {
-            "line": 1,
-            "column": 1,
-            "end_line": 1,
-            "end_column": 1,
-            "offset": 0,
-            "end_offset": 0,
-        }
-    line, column = diagnostic.source.position(span.start)
-    end_line, end_column = diagnostic.source.position(span.end)
+        return (
+            dict.fromkeys(("line", "column", "end_line", "end_column"), 1)
+            | dict.fromkeys(
+                (
+                    "column_utf16",
+                    "end_column_utf16",
+                    "offset",
+                    "end_offset",
+                    "offset_utf16",
+                    "end_offset_utf16",
+                ),
+                0,
+            )
+            | {"column_utf16": 1, "end_column_utf16": 1}
+        )
+    source = diagnostic.source
+    line, column = source.position(span.start)
+    end_line, end_column = source.position(span.end)
     return {
         "line": line,
         "column": column,
         "end_line": end_line,
         "end_column": end_column,
+        "column_utf16": _utf16_column(diagnostic, line, column) + 1,
+        "end_column_utf16": _utf16_column(diagnostic, end_line, end_column) + 1,
         "offset": span.start,
         "end_offset": span.end,
+        "offset_utf16": _utf16_length(source.text, span.start),
+        "end_offset_utf16": _utf16_length(source.text, span.end),
     }
+
+
+def _utf16_length(text: str, offset: int) -> int:
+    """UTF-16 code units before a code-point offset (characters past U+FFFF count two)."""
+    prefix = text[:offset]
+    return len(prefix) + sum(1 for ch in prefix if ord(ch) > 0xFFFF)
 
 
 def _utf16_column(diagnostic: Diagnostic, line: int, column: int) -> int:

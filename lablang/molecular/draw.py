@@ -275,20 +275,27 @@ def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) 
             f'text-anchor="{lane["anchor"]}">{html.escape(lane["text"])}</text>'
         )
         y += lane_h
-    x = x0
-    for kind in sorted({_kind(r) for r in records}, key=list(COLOURS).index):
-        out.append(
-            f'<rect x="{x:.0f}" y="{y_legend:.0f}" width="14" height="12" fill="{COLOURS[kind]}" '
-            'stroke="#4d4d4d" stroke-width="0.6"/>'
-            f'<text x="{x + 19:.0f}" y="{y_legend + 10:.0f}" fill="#444">{LEGEND[kind]}</text>'
-        )
-        x += 32 + len(LEGEND[kind]) * 6.6
+    legend, x = _legend({_kind(r) for r in records}, x0, y_legend)
+    out += legend
     out.append(
         f'<text x="{x + 10:.0f}" y="{y_legend + 10:.0f}" fill="#444">bar: sequencing primer, '
         "arrow: bases read</text>"
     )
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _legend(kinds: set[str], x: float, y: float) -> tuple[list[str], float]:
+    """Colour swatches with their meaning, left to right from `x`; returns the end."""
+    out = []
+    for kind in sorted(kinds, key=list(COLOURS).index):
+        out.append(
+            f'<rect x="{x:.0f}" y="{y:.0f}" width="14" height="12" fill="{COLOURS[kind]}" '
+            'stroke="#4d4d4d" stroke-width="0.6"/>'
+            f'<text x="{x + 19:.0f}" y="{y + 10:.0f}" fill="#444">{LEGEND[kind]}</text>'
+        )
+        x += 32 + len(LEGEND[kind]) * 6.6
+    return out, x
 
 
 def _complement_text(text: str) -> str:
@@ -454,12 +461,20 @@ def workflow_svg(graph: Graph) -> str:
     col_w, row_h = 206.0, 92.0
     widest = max((len(layer) for layer in layers), default=1)
     width = 40 + widest * col_w
+    kinds = {
+        _kind(record)
+        for state in graph.states
+        for strand in state.strands[:2]
+        for record in segments_of(plain(strand.seq))
+    }
+    legend, legend_end = _legend(kinds, 20, 48 + len(layers) * row_h + 4)
+    width = max(width, legend_end + 110)  # room for the strands' legend
     pos: dict[str, tuple[float, float]] = {}
     for r, layer in enumerate(layers):
         offset = (width - len(layer) * col_w) / 2
         for c, node in enumerate(sorted(layer, key=order.__getitem__)):
             pos[node] = (offset + c * col_w + (col_w - box_w) / 2, 48 + r * row_h)
-    height = 48 + len(layers) * row_h
+    height = 48 + len(layers) * row_h + 30  # the last row, then the strands' legend
     states = {s.name: s for s in graph.states}
     kind = "derived" if graph.derived else "declared"
     out = [
@@ -495,7 +510,7 @@ def workflow_svg(graph: Graph) -> str:
                 f'{x + 14:.0f},{y + box_h:.0f} {x:.0f},{y + box_h / 2:.0f}" '
                 'fill="#fff5eb" stroke="#e6550d"/>'
             )
-            operation = data["operation"].replace("_", " ")
+            operation = _operation_label(data, graph.derived)
             out.append(
                 f'<text x="{x + box_w / 2:.0f}" y="{y + 20:.0f}" text-anchor="middle">'
                 f'<tspan font-weight="bold">{html.escape(_fit(data["name"], 12))}</tspan>'
@@ -512,8 +527,21 @@ def workflow_svg(graph: Graph) -> str:
                     f'<text x="{x + box_w / 2:.0f}" y="{y + 51:.0f}" text-anchor="middle" '
                     f'fill="#888" font-size="9">{html.escape(_fit(detail, 38))}</text>'
                 )
+    out += legend
+    out.append(
+        f'<text x="{legend_end + 10:.0f}" y="{height - 16:.0f}" fill="#444">(strand colours)</text>'
+    )
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _operation_label(data: dict[str, Any], derived: bool) -> str:
+    """What a transition does: in a derived workflow the lablang operation it ran
+    (`template switch`, not LibStructBench's `extension` category), else the declared kind."""
+    detail = str(data["detail"])
+    if derived and detail and "|>" not in detail and " " not in detail:
+        return detail.replace("_", " ")
+    return str(data["operation"]).replace("_", " ")
 
 
 def _state_box(
@@ -563,8 +591,10 @@ def html_page(model: MolecularModel) -> str:
         "<!DOCTYPE html>",
         '<html><head><meta charset="utf-8">',
         f"<title>{html.escape(model.title or model.name or 'lablang')}</title>",
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        # the pictures scale down to the window (their viewBox keeps the proportions)
         "<style>body{font-family:Helvetica,Arial,sans-serif;margin:24px}"
-        "code{word-break:break-all}</style></head><body>",
+        "svg{max-width:100%;height:auto}code{word-break:break-all}</style></head><body>",
         f"<h1>{html.escape(model.title or model.name or 'lablang')}</h1>",
     ]
     for library in model.libraries:

@@ -86,6 +86,16 @@ class _Builder(Libraries):
                 self.fail(failure)
             except SequenceError as error:
                 self.error("E0413", f"`{decl.name}`: {error}", decl.name_span)
+        # oligos imported with `use` are part of the protocol's oligo set (LibStructBench
+        # Task 2): each explicitly imported one, in import order
+        for name, symbol in self.info.imported.items():
+            if symbol.decl.kind == "oligo" and all(o.name != name for o in olis):
+                try:
+                    olis.append(attrs.evolve(self.oligo(symbol.module, symbol.decl), name=name))
+                except Failure as failure:
+                    self.fail(failure)
+                except SequenceError as error:
+                    self.error("E0413", f"`{name}`: {error}", self.info.module.span)
         graphs: list[Graph] = []
         libraries: list[LibraryDef] = []
         derived: dict[str, Pool] = {}
@@ -121,9 +131,20 @@ class _Builder(Libraries):
             graphs.insert(0, graph)
             self.check_graph(graph, {d.name: d for d in declared_states + declared_transitions})
             self.check_declared_pcr(graph, {d.name: d for d in declared_transitions})
-            self.check_realizes(states, derived, {d.name: d for d in declared_states})
+            statuses = self.check_realizes(states, derived, {d.name: d for d in declared_states})
+            graphs[0] = attrs.evolve(
+                graph,
+                states=tuple(
+                    attrs.evolve(s, status=statuses[s.name][0], status_reason=statuses[s.name][1])
+                    if s.name in statuses
+                    else s
+                    for s in graph.states
+                ),
+            )
         for graph in graphs:
-            if graph.derived:
+            # a workflow with a failed step is incomplete: its graph rules (a product no
+            # later step uses) would only restate that failure
+            if graph.derived and not graph.unknown:
                 self.check_graph(graph, {})
         for decl in module.decls:
             if decl.kind == "library":

@@ -1,5 +1,6 @@
-"""The hooks `lablang export --to libstruct-t1|t2|t3|seqspec` calls (see `lablang.export`);
-`export_seqspec_0_3_text` writes the seqspec 0.3.1 (PyPI) format, for a `seqspec-0.3` target.
+"""The hooks `lablang export --to libstruct-t1|t2|t3|seqspec|seqspec-0.4` calls (see
+`lablang.export_targets`): `seqspec` (and `seqspec-0.3`) is the 0.3.1 format that the
+seqspec release on PyPI loads, `seqspec-0.4` the 0.4.0 format of seqspec's repository.
 
 Each takes a `CheckResult` and returns the text and a report.
 
@@ -15,9 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lablang.diagnostics import Report
+from lablang.diagnostics import NO_SPAN, Report
 from lablang.molecular.libstruct import dumps, export_libstruct
-from lablang.molecular.seqspec import export_seqspec, seqspec_yaml
+from lablang.molecular.seqspec import export_seqspec, missing_onlists, seqspec_yaml
+from lablang.source import Span
 
 
 def _model(result: Any, report: Report) -> Any:
@@ -45,7 +47,7 @@ def export_t3_text(result: Any) -> tuple[str | None, Report]:
 
 
 def export_seqspec_text(result: Any) -> tuple[str | None, Report]:
-    """seqspec 0.4.0 YAML; onlist files beside the `.lab` file give their md5."""
+    """seqspec 0.4.0 YAML (`--to seqspec-0.4`); onlist files beside the `.lab` give their md5."""
     return _seqspec_text(result, "0.4.0")
 
 
@@ -75,8 +77,59 @@ def _seqspec_text(result: Any, version: str) -> tuple[str | None, Report]:
                 result.source,
                 help=f"pass `--path {onlist_dir}` to read the onlists' size and md5 there",
             )
-        onlist_dir = None
+        return seqspec_yaml(export_seqspec(model, version, None)), report
+    for name in missing_onlists(model, onlist_dir):
+        at = result.source.text.find(f'"{name}"')  # the `onlist: "NAME"` of this file, if here
+        report.add(
+            "W0050",
+            f"onlist `{name}` has no file beside `{result.source.name}`: the spec gives no "
+            "md5 or size for it, and `seqspec check` reports the file missing",
+            result.source,
+            Span(at, at + len(name) + 2) if at >= 0 else NO_SPAN,
+            label="no file of this name",
+            help=f"put `{name}.txt` (or `.txt.gz`) beside the .lab file and export again",
+        )
     return seqspec_yaml(export_seqspec(model, version, onlist_dir)), report
+
+
+def provenance(result: Any) -> dict[str, Any] | None:
+    """What the molecular interpreter verified in a checked program: for each state of
+    each workflow graph and each library, whether it was derived, only declared, unknown
+    (it depends on a step that failed) or marked partial, with the reason. None when the
+    program has no molecular declarations. `lablang check --json` and
+    `lablang export --to json` include it as `molecular`.
+
+    >>> from lablang.driver import check_text
+    >>> provenance(check_text("library lib { seq: 5'-ACGT [UMI:8]-3' }"))["libraries"]
+    [{'name': 'lib', 'status': 'declared', 'reason': '', 'source': None}]
+    """
+    kinds = {"segment", "oligo", "state", "transition", "workflow", "library"}
+    if not any(d.kind in kinds for d in result.program.root.module.decls):
+        return None
+    model = _model(result, Report())
+    return {
+        "graphs": [
+            {
+                "name": graph.name,
+                "derived": graph.derived,
+                "unknown_steps": list(graph.unknown),
+                "states": [
+                    {"name": s.name, "status": s.status, "reason": s.status_reason}
+                    for s in graph.states
+                ],
+            }
+            for graph in model.graphs
+        ],
+        "libraries": [
+            {
+                "name": lib.name,
+                "status": lib.status,
+                "reason": lib.status_reason,
+                "source": lib.source,
+            }
+            for lib in model.libraries
+        ],
+    }
 
 
 def _inside_roots(folder: Path, roots: Sequence[str]) -> bool:

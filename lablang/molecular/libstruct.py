@@ -25,7 +25,7 @@ from lablang.molecular.model import (
     StateDef,
     TransitionDef,
 )
-from lablang.molecular.molecule import Duplex
+from lablang.molecular.molecule import Duplex, MolType
 from lablang.molecular.sequence import (
     LNA,
     Bases,
@@ -204,6 +204,8 @@ def _role_of(label: str | None, parts: list[Part]) -> str:
             return f"poly({base})"
         case Bases(text=text) if set(text) <= set("NVBDH"):
             return "anchor"
+        case Bases(text="A"):
+            return "A-tail"  # the 1-nt overhang `a_tail` adds, as LibStructBench names it
         case Bases(text=text) if len(set(text)) == 1 and len(text) >= 8:
             return f"poly({text[0]})"
         case _:
@@ -247,14 +249,78 @@ def oligo_record(oligo: OligoDef) -> dict[str, Any]:
     return record
 
 
+# IDT modification codes in LibStructBench's words (its Task 2 answers describe chemistry
+# in words: "5' phosphate", "three riboguanosines (rG) at the 3' end"); where on the
+# oligo is added from the modification's position
+MODIFICATION_WORDS: dict[str, str] = {
+    "5phos": "phosphate", "phos": "phosphate", "3phos": "phosphate",
+    "5biosg": "biotin", "5bio": "biotin", "5biotinteg": "biotin", "3bio": "biotin",
+    "3bioteg": "biotin", "ibiodt": "biotin dT", "5acryd": "acrydite",
+    "56-fam": "fluorescein (6-FAM)", "6-fam": "fluorescein (6-FAM)", "5fam": "fluorescein",
+    "5ammc6": "amino modifier", "5ammc12": "amino modifier", "3ammo": "amino modifier",
+    "iammc6t": "amino modifier dT", "3spc3": "C3 spacer", "ispc3": "C3 spacer",
+    "isppc": "photocleavable spacer", "5pcbio": "photocleavable biotin",
+    "3invdt": "inverted dT", "3ddc": "dideoxycytidine", "ideoxyu": "deoxyuridine",
+    "idu": "deoxyuridine", "du": "deoxyuridine", "ime-dc": "5-methylcytosine",
+    "i5medc": "5-methylcytosine", "5rapp": "pre-adenylation (5' adenylate)",
+    "isp18": "PEG linker (Sp18)", "isp9": "PEG linker (Sp9)", "i5nitind": "5-nitroindole",
+}  # fmt: skip
+_COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def _where(index: int, parts: tuple[Part, ...]) -> str:
+    """`5'`, `3'` or `internal` for the part at `index` (modifications take no base)."""
+    before = any(isinstance(p, Bases | Homopolymer | Symbol | Ribo | LNA) for p in parts[:index])
+    after = any(
+        isinstance(p, Bases | Homopolymer | Symbol | Ribo | LNA) for p in parts[index + 1 :]
+    )
+    return "5'" if not before else "3'" if not after else "internal"
+
+
+def _at(where: str) -> str:
+    return "internal" if where == "internal" else f"at the {where} end"
+
+
+def _count(n: int) -> str:
+    return _COUNT_WORDS[n] if n < len(_COUNT_WORDS) else str(n)
+
+
 def _modifications(seq: Seq) -> list[str]:
-    mods = [f"/{p.code}/" for p in seq.parts if isinstance(p, Modification)]
-    ribo = [p for p in seq.parts if isinstance(p, Ribo)]
-    lna = [p for p in seq.parts if isinstance(p, LNA)]
-    if ribo:
-        mods.append(f"{len(ribo)}x ribonucleotide (" + " ".join(f"r{p.base}" for p in ribo) + ")")
-    if lna:
-        mods.append(f"{len(lna)}x LNA (" + " ".join(f"+{p.base}" for p in lna) + ")")
+    """An oligo's chemistry in LibStructBench's words, with where it sits."""
+    parts = seq.parts
+    mods: list[str] = []
+    for i, part in enumerate(parts):
+        if isinstance(part, Modification):
+            where = _where(i, parts)
+            words = MODIFICATION_WORDS.get(part.code.lower(), f"modification /{part.code}/")
+            mods.append(f"{where} {words}" if where != "internal" else f"internal {words}")
+    for kind, name, plural, mark in (
+        (Ribo, "ribo", "ribonucleotides", "r"),
+        (LNA, "LNA", "LNA bases", "+"),
+    ):
+        found = [(i, p) for i, p in enumerate(parts) if isinstance(p, kind)]
+        if not found:
+            continue
+        bases = {p.base for _, p in found}
+        others = tuple(p for p in parts if not isinstance(p, kind))
+        first, last = found[0][0], found[-1][0]
+        before = any(isinstance(p, Bases | Homopolymer | Symbol) for p in parts[:first])
+        after = any(isinstance(p, Bases | Homopolymer | Symbol) for p in parts[last + 1 :])
+        where = "5'" if not before and others else "3'" if not after else "internal"
+        if bases == {"G"}:
+            noun = "riboguanosine" if kind is Ribo else "LNA guanosine"
+            noun += "s" if len(found) > 1 else ""
+            mods.append(f"{_count(len(found))} {noun} ({mark}G) {_at(where)}")
+        else:
+            listed = " ".join(f"{mark}{p.base}" for _, p in found)
+            mods.append(
+                f"{_count(len(found))} {plural if len(found) > 1 else name} ({listed}) {_at(where)}"
+            )
+    thioates = [i for i, p in enumerate(parts) if isinstance(p, Thioate)]
+    if thioates:
+        where = _where(thioates[0], parts) if len(thioates) == 1 else "internal"
+        bond = "phosphorothioate bond" + ("s" if len(thioates) > 1 else "")
+        mods.append(f"{_count(len(thioates))} {bond} {_at(where)}")
     return mods
 
 
@@ -281,7 +347,10 @@ def state_record(state: StateDef) -> dict[str, Any]:
             {
                 "strand_id": strand_id,
                 "name": strand.name,
-                "molecule_type": strand.moltype.value,
+                # LibStructBench's strand types are DNA, RNA, other, unknown
+                "molecule_type": "other"
+                if strand.moltype is MolType.CHIMERA
+                else strand.moltype.value,
                 "orientation": "5_to_3",
                 "sequence_architecture": library_sequence(strand.seq),
                 "segments": segments,

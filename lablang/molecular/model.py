@@ -88,6 +88,12 @@ class StateDef:
     molecule: Molecule | None = None  # set for derived states
     disposition_reason: str = ""
     support_status: str = "explicit"
+    # what the interpreter verified: "derived" (computed, or declared and equal to the
+    # derived step it realizes), "declared" (as written, not computed), "unknown" (it
+    # realizes a step that could not be derived because an earlier step failed),
+    # "partial" (the file marks it `partial: "reason"`); `status_reason` says why
+    status: str = "declared"
+    status_reason: str = ""
 
     @property
     def reference(self) -> StrandDef | None:
@@ -125,6 +131,8 @@ class LibraryDef:
     title: str = ""
     reads: tuple[ReadDef, ...] = ()
     source: str | None = None  # `workflow.output` it comes from, when derived
+    status: str = "declared"  # derived, declared, unknown or partial, as for `StateDef`
+    status_reason: str = ""
 
 
 @attrs.frozen(slots=True)
@@ -138,6 +146,8 @@ class Graph:
     finals: tuple[tuple[str, str], ...] = ()  # (state, modality)
     derived: bool = False
     outputs: tuple[tuple[str, str], ...] = ()  # (state, the workflow output it is)
+    # steps not derived because a step they depend on failed (one error, no cascade)
+    unknown: tuple[str, ...] = ()
 
     def state(self, name: str) -> StateDef | None:
         return next((s for s in self.states if s.name == name), None)
@@ -181,4 +191,13 @@ def state_from_molecule(name: str, molecule: Molecule, title: str = "") -> State
                 Discontinuity("nick", top_name if "top" in n else bottom_name, after=n)
                 for n in molecule.nicks
             )
-    return StateDef(name, strands, architecture(molecule), title, pairs, nicks, molecule=molecule)
+    return StateDef(
+        name,
+        strands,
+        architecture(molecule),
+        title,
+        pairs,
+        nicks,
+        molecule=molecule,
+        status="derived",
+    )

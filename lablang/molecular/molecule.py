@@ -25,6 +25,16 @@ from lablang.molecular.sequence import Seq, reverse_complement
 class MolType(enum.Enum):
     DNA = "DNA"
     RNA = "RNA"
+    CHIMERA = "chimera"  # RNA and DNA joined in one strand (a DNA adapter ligated to RNA)
+
+    @property
+    def has_rna(self) -> bool:
+        """RNA, or a chimera with an RNA part (a template for reverse transcriptase)."""
+        return self is not MolType.DNA
+
+    def joined(self, other: MolType) -> MolType:
+        """The type of a strand made by joining a strand of this type to one of `other`."""
+        return self if self is other else MolType.CHIMERA
 
 
 class Architecture(enum.Enum):
@@ -79,6 +89,7 @@ class Duplex:
     top_phosphate: bool = False  # 5' phosphate of the top strand (left end)
     bottom_phosphate: bool = False  # 5' phosphate of the bottom strand (right end)
     nicks: tuple[str, ...] = ()  # junctions left unsealed, described in words
+    loops: tuple[str, ...] = ()  # closed hairpin loops joining the strands, in words
 
     @property
     def top(self) -> Seq:
@@ -101,6 +112,7 @@ class Duplex:
             top_phosphate=self.bottom_phosphate,
             bottom_phosphate=self.top_phosphate,
             nicks=self.nicks,
+            loops=self.loops,
         )
 
 

@@ -12,144 +12,29 @@ function's docstring gives the rule it implements and why that rule is the chemi
 from __future__ import annotations
 
 import lablang.molecular.ops  # noqa: F401  (registers every operation)
+from lablang.molecular.molecule import Pool, Product  # noqa: F401  (operations return them)
+from lablang.molecular.ops.amplification import *  # noqa: F403
 from lablang.molecular.ops.amplification import (
     linear_amplify as linear_amplify,
 )
 from lablang.molecular.ops.amplification import (
     pcr as pcr,
 )
-from lablang.molecular.ops.core import (
-    ANNEAL_BUDGET as ANNEAL_BUDGET,
-)
-from lablang.molecular.ops.core import (
-    MAX_ADAPTER_STRAND as MAX_ADAPTER_STRAND,
-)
-from lablang.molecular.ops.core import (
-    MAX_PRODUCTS as MAX_PRODUCTS,
-)
-from lablang.molecular.ops.core import (
-    MAX_SITES as MAX_SITES,
-)
-from lablang.molecular.ops.core import (
-    MIN_ANNEAL as MIN_ANNEAL,
-)
-from lablang.molecular.ops.core import (
-    MIN_STEM as MIN_STEM,
-)
-from lablang.molecular.ops.core import (
-    MIN_SWITCH as MIN_SWITCH,
-)
-from lablang.molecular.ops.core import (
-    PHOSPHATE_CODES as PHOSPHATE_CODES,
-)
-from lablang.molecular.ops.core import (
-    ClosestMatch as ClosestMatch,
-)
-from lablang.molecular.ops.core import (
-    Oligo as Oligo,
-)
-from lablang.molecular.ops.core import (
-    OperationFailure as OperationFailure,
-)
-from lablang.molecular.ops.core import (
-    Site as Site,
-)
-from lablang.molecular.ops.core import (
-    anneal_sites as anneal_sites,
-)
-from lablang.molecular.ops.core import (
-    best_template as best_template,
-)
-from lablang.molecular.ops.core import (
-    closest_match as closest_match,
-)
-from lablang.molecular.ops.core import (
-    describe_end as describe_end,
-)
-from lablang.molecular.ops.core import (
-    explode as explode,
-)
-from lablang.molecular.ops.core import (
-    has_phosphate as has_phosphate,
-)
-from lablang.molecular.ops.core import (
-    is_payload_token as is_payload_token,
-)
-from lablang.molecular.ops.core import (
-    need_duplex as need_duplex,
-)
-from lablang.molecular.ops.core import (
-    no_site_failure as no_site_failure,
-)
-from lablang.molecular.ops.core import (
-    oligo as oligo,
-)
-from lablang.molecular.ops.core import (
-    payload_positions as payload_positions,
-)
-from lablang.molecular.ops.core import (
-    strip_leading_modifications as strip_leading_modifications,
-)
-from lablang.molecular.ops.core import (
-    template_strand as template_strand,
-)
-from lablang.molecular.ops.enzymatic import (
-    ENZYMES as ENZYMES,
-)
-from lablang.molecular.ops.enzymatic import (
-    a_tail as a_tail,
-)
-from lablang.molecular.ops.enzymatic import (
-    bisulfite as bisulfite,
-)
-from lablang.molecular.ops.enzymatic import (
-    denature as denature,
-)
-from lablang.molecular.ops.enzymatic import (
-    digest as digest,
-)
-from lablang.molecular.ops.enzymatic import (
-    end_repair as end_repair,
-)
-from lablang.molecular.ops.enzymatic import (
-    fragment as fragment,
-)
-from lablang.molecular.ops.ligation import (
-    adapter_duplex as adapter_duplex,
-)
-from lablang.molecular.ops.ligation import (
+from lablang.molecular.ops.barcoding import *  # noqa: F403
+from lablang.molecular.ops.barcoding import (
     barcode_round as barcode_round,
 )
-from lablang.molecular.ops.ligation import (
-    ends_compatible as ends_compatible,
-)
-from lablang.molecular.ops.ligation import (
-    ligate as ligate,
-)
-from lablang.molecular.ops.ligation import (
+from lablang.molecular.ops.barcoding import (
     split_pool as split_pool,
 )
-from lablang.molecular.ops.selection import (
-    capture as capture,
-)
-from lablang.molecular.ops.selection import (
-    cleanup as cleanup,
-)
-from lablang.molecular.ops.selection import (
-    size_select as size_select,
-)
-from lablang.molecular.ops.synthesis import (
-    extend as extend,
-)
-from lablang.molecular.ops.synthesis import (
-    reverse_transcribe as reverse_transcribe,
-)
-from lablang.molecular.ops.synthesis import (
-    second_strand as second_strand,
-)
-from lablang.molecular.ops.synthesis import (
-    template_switch as template_switch,
-)
-from lablang.molecular.ops.tagmentation import (
-    tagment as tagment,
-)
+from lablang.molecular.ops.core import *  # noqa: F403
+from lablang.molecular.ops.enzymatic import *  # noqa: F403
+from lablang.molecular.ops.joining import *  # noqa: F403
+from lablang.molecular.ops.kinase import *  # noqa: F403
+from lablang.molecular.ops.ligation import *  # noqa: F403
+from lablang.molecular.ops.nucleases import *  # noqa: F403
+from lablang.molecular.ops.selection import *  # noqa: F403
+from lablang.molecular.ops.synthesis import *  # noqa: F403
+from lablang.molecular.ops.tagmentation import *  # noqa: F403
+from lablang.molecular.ops.tailing import *  # noqa: F403
+from lablang.molecular.ops.transcription import *  # noqa: F403

@@ -598,6 +598,12 @@ def _onlist(name: str, version: str, onlist_dir: str | Path | None) -> dict[str,
     return onlist
 
 
+def missing_onlists(model: MolecularModel, onlist_dir: str | Path | None) -> list[str]:
+    """The onlists the model's libraries name whose file is not in `onlist_dir` (sorted)."""
+    names = {s.onlist for s in model.segments if s.onlist}
+    return sorted(name for name in names if _onlist_file(name, onlist_dir) is None)
+
+
 def _onlist_file(name: str, onlist_dir: str | Path | None) -> Path | None:
     """The onlist's file in `onlist_dir`: a plain file name only (the name comes from an
     untrusted `.lab`), a regular file, not a symlink."""
@@ -690,7 +696,25 @@ def _regions(
 
 def _region_type(role: str, text: str) -> str:
     lowered = role.lower()
+    if (text and len(set(text)) == 1 and len(text) >= 8) or lowered in (
+        "dt",
+        "poly_dt",
+        "oligo_dt",
+    ):
+        # a homopolymer run (the capture oligo's dT) is seqspec's poly_T, not a linker
+        base = text[0] if text else "T"
+        return {"A": "poly_A", "C": "poly_C", "G": "poly_G"}.get(base, "poly_T")
+    if lowered in ("r1", "read1", "read_1"):
+        return "truseq_read1"
+    if lowered in ("r2", "read2", "read_2"):
+        return "truseq_read2"
+    # most specific first: `TruSeq_R1_after_P5` is Read 1's primer site, not P5
     table = [
+        ("truseq_read1", "truseq_read1"),
+        ("truseq_r1", "truseq_read1"),
+        ("read1_primer", "truseq_read1"),
+        ("truseq_read2", "truseq_read2"),
+        ("truseq_r2", "truseq_read2"),
         ("illumina_p5", "illumina_p5"),
         ("p5", "illumina_p5"),
         ("p7", "illumina_p7"),
@@ -701,8 +725,6 @@ def _region_type(role: str, text: str) -> str:
         ("cdna", "cdna"),
         ("gdna", "gdna"),
         ("poly", "poly_T"),
-        ("read1_primer", "truseq_read1"),
-        ("truseq_read1", "truseq_read1"),
         ("sample_index", "truseq_read2"),
         ("read2", "truseq_read2"),
         ("me", "ME1"),
@@ -733,8 +755,7 @@ def _reads(
                 target = _plain_text(reverse_complement(oligo.seq))
             index = top.find(target)
             if index >= 0:
-                end = index + len(target) if read.strand == "bottom" else index
-                primer_id = _region_at(regions, end - 1 if read.strand == "bottom" else end)
+                primer_id = _region_covering(regions, index, index + len(target))
         out.append(
             {
                 "read_id": f"{modality}-{read.name}",
@@ -754,13 +775,17 @@ def _plain_text(seq: Seq) -> str:
     return "".join(t for t in plain(seq).tokens() if isinstance(t, str))
 
 
-def _region_at(regions: list[dict[str, Any]], position: int) -> str | None:
-    pos = 0
+def _region_covering(regions: list[dict[str, Any]], start: int, end: int) -> str | None:
+    """The region that holds most of the primer's site `start..end`: TruSeq Read 2's
+    primer site, not the 1-nt A-tail its last base pairs with (first one on a tie)."""
+    best, most, pos = None, 0, 0
     for region in regions:
-        if pos <= position < pos + len(region["sequence"]):
-            return str(region["region_id"])
-        pos += len(region["sequence"])
-    return None
+        width = len(region["sequence"])
+        overlap = min(end, pos + width) - max(start, pos)
+        if overlap > most:
+            best, most = str(region["region_id"]), overlap
+        pos += width
+    return best
 
 
 def seqspec_yaml(spec: dict[str, Any]) -> str:

@@ -107,11 +107,33 @@ class Symbol:
         return self.role in PAYLOAD_ROLES or self.min_len is None
 
 
+# Internal modifications that are themselves a nucleotide (a modified base): each takes
+# one position and pairs as the base it stands for (biotin-dT as T, deoxyuridine as T in
+# the DNA alphabet, 5-methyl-dC as C, universal bases as N).
+MODIFIED_BASES: dict[str, str] = {
+    "iBiodT": "T", "iBiotindT": "T", "iFluorT": "T", "iAmMC6T": "T", "iAmMC2T": "T",
+    "iDigN": "T", "ideoxyU": "T", "idU": "T", "iMe-dC": "C", "i5MedC": "C", "iMedC": "C",
+    "i5NitInd": "N", "ideoxyI": "N", "iInosine": "N", "i2OMeU": "T", "iUniAmM": "N",
+    "iBiodC": "C", "iBiodG": "G", "iBiodA": "A", "iSuper-dT": "T", "iSuperdT": "T",
+}  # fmt: skip
+
+
 @attrs.frozen(slots=True)
 class Modification:
-    """An IDT-style modification such as `/5Phos/` or `/3ddC/`; it occupies no position."""
+    """An IDT-style modification such as `/5Phos/` or `/3ddC/`.
+
+    A modification that is a nucleotide (`/iBiodT/`, `/ideoxyU/`: see `MODIFIED_BASES`)
+    has a `base`: it occupies one position and pairs as that base. Others (phosphates,
+    blocking groups, spacers) occupy no position.
+    """
 
     code: str
+    base: str | None = None
+
+    @classmethod
+    def of(cls, code: str) -> Modification:
+        """The modification `code`, with its base when it is a modified nucleotide."""
+        return cls(code, MODIFIED_BASES.get(code))
 
 
 @attrs.frozen(slots=True)
@@ -222,9 +244,14 @@ class Seq:
         return tuple(p.code for p in self.parts if isinstance(p, Modification))
 
     def without_modifications(self) -> Seq:
-        return Seq(
-            _merge(tuple(p for p in self.parts if not isinstance(p, Modification | Thioate)))
-        )
+        """The sequence without modifications; a modified base stays as its base."""
+        kept: list[Part] = []
+        for p in self.parts:
+            if isinstance(p, Modification) and p.base is not None:
+                kept.append(Bases(p.base))
+            elif not isinstance(p, Modification | Thioate):
+                kept.append(p)
+        return Seq(_merge(tuple(kept)))
 
     def symbols(self) -> tuple[Symbol, ...]:
         return tuple(p for p in self.parts if isinstance(p, Symbol))
@@ -255,7 +282,9 @@ def _width(part: Part) -> int:
             return 1 if count is None else count
         case Symbol() | Ribo() | LNA():
             return 1
-        case Modification() | Thioate():
+        case Modification(base=base):
+            return 0 if base is None else 1
+        case Thioate():
             return 0
         case _:
             assert_never(part)
@@ -271,7 +300,9 @@ def _length(part: Part) -> tuple[int, int | None]:
             return (low or 0), high
         case Ribo() | LNA():
             return 1, 1
-        case Modification() | Thioate():
+        case Modification(base=base):
+            return (0, 0) if base is None else (1, 1)
+        case Thioate():
             return 0, 0
         case _:
             assert_never(part)
@@ -315,7 +346,10 @@ def _tokens(parts: Iterable[Part]) -> Iterator[Token]:
                 yield SymbolToken(name, rc)
             case Ribo(base=base) | LNA(base=base):
                 yield base
-            case Modification() | Thioate():
+            case Modification(base=base):
+                if base is not None:
+                    yield base
+            case Thioate():
                 pass
             case _:
                 assert_never(part)
@@ -358,7 +392,9 @@ def complement_part(part: Part) -> Part | None:
             return attrs.evolve(part, rc=not rc, label=_prime(label))
         case Ribo(base=base, label=label) | LNA(base=base, label=label):
             return Bases(COMPLEMENT[base], _prime(label))
-        case Modification() | Thioate():
+        case Modification(base=base):
+            return None if base is None else Bases(COMPLEMENT[base])
+        case Thioate():
             return None
         case _:
             assert_never(part)
@@ -385,7 +421,10 @@ def plain(seq: Seq) -> Seq:
         match part:
             case Ribo(base=base, label=label) | LNA(base=base, label=label):
                 out.append(Bases(base, label))
-            case Modification() | Thioate():
+            case Modification(base=base):
+                if base is not None:
+                    out.append(Bases(base))
+            case Thioate():
                 pass
             case _:
                 out.append(part)
@@ -525,7 +564,7 @@ def parse_notation(text: str, resolve: Callable[[str, bool], Seq] | None = None)
             m = _MODIFICATION.match(body, i)
             if not m:
                 raise SequenceError(f"unterminated modification at column {i + 1}")
-            parts.append(Modification(m.group(1)))
+            parts.append(Modification.of(m.group(1)))
             i = m.end()
         elif ch == "{":
             m = _REFERENCE.match(body, i)

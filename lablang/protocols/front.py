@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 from lablang import ast
-from lablang.diagnostics import Report
+from lablang.diagnostics import Edit, Fix, Report
 from lablang.protocols.checks import check_protocol
 from lablang.protocols.model import (
     Action,
@@ -66,6 +66,13 @@ ACTION_FIELDS: dict[str, frozenset[str]] = {
     "note": frozenset(),
 }
 STEP_FIELDS = frozenset({"container", "note", "realizes"})
+# field names people write for a field an action has under another name
+FIELD_SYNONYMS = {"duration": "time", "rpm": "speed", "temp": "temperature"}
+_DURATION_EXAMPLES = {
+    "incubate": "incubate: 37 C for 30 min",
+    "centrifuge": "centrifuge: 300 xg for 5 min",
+    "mix": "mix: vortex for 5 s",
+}
 MAX_STAGES = 1000
 
 
@@ -290,15 +297,7 @@ class _Builder:
         for key, member in fields.items():
             allowed = key == kind or key in STEP_FIELDS or key in ACTION_FIELDS[kind]
             if not allowed:
-                accepted = sorted(ACTION_FIELDS[kind] | STEP_FIELDS)
-                self.report.add(
-                    "E0807",
-                    f"`{key}` is not a field of a `{kind}` step",
-                    self.source,
-                    member.key_span,
-                    label="not understood here",
-                    help="a `" + kind + "` step accepts: " + ", ".join(f"`{a}`" for a in accepted),
-                )
+                self._unknown_step_field(kind, key, member)
         spans = {key: member.value.span for key, member in fields.items()}
         self.spans = spans
         action = self._action(kind, name, fields, cycle)
@@ -320,6 +319,37 @@ class _Builder:
             note=note,
             span=entry.span,
             spans=spans,
+        )
+
+    def _unknown_step_field(self, kind: str, key: str, member: ast.Field) -> None:
+        """E0807 naming the field the action wants: a synonym (`duration` is `time`) or
+        the closest accepted field, with the rename as a fix."""
+        from lablang.check.names import did_you_mean
+
+        accepted = sorted(ACTION_FIELDS[kind] | STEP_FIELDS)
+        wanted = FIELD_SYNONYMS.get(key)
+        if wanted not in accepted:
+            wanted = did_you_mean(key, accepted)
+        listed = ", ".join(f"`{a}`" for a in accepted)
+        article = "an" if kind[0] in "aeiou" else "a"
+        help_text = f"{article} `{kind}` step accepts: {listed}"
+        fix = None
+        if wanted is not None:
+            fix = Fix(f"use `{wanted}`", (Edit(member.key_span, wanted),))
+            help_text = f"write `{wanted}:`; {help_text}"
+            if wanted == "time" and kind in ("incubate", "centrifuge", "mix"):
+                help_text = (
+                    f"{article} `{kind}` step takes its duration after `for` in the action "
+                    f"(`{_DURATION_EXAMPLES[kind]}`) or as `time:`; {listed}"
+                )
+        self.report.add(
+            "E0807",
+            f"`{key}` is not a field of {article} `{kind}` step",
+            self.source,
+            member.key_span,
+            label="not understood here",
+            help=help_text,
+            fix=fix,
         )
 
     def _action(

@@ -229,7 +229,7 @@ def write_outputs(result: BatchResult, out_dir: str | Path) -> list[Path]:
 
 
 def write_atomic(path: Path, text: str) -> Path:
-    """Write through the shared atomic writer (E0023 refusals included); the path back."""
+    """Write through `lablang.output.write_atomic` (newlines as given) and return the path."""
     from lablang.output import write_atomic as write
 
     write(path, text)

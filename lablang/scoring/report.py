@@ -12,6 +12,7 @@ body{font-family:system-ui,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}
 th:first-child,td:first-child{text-align:left}h2{margin-top:2em}.plots{display:flex;flex-wrap:wrap;gap:1em}
 figure{margin:0}figcaption{font-size:12px;text-align:center}
+.scroll{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}
 """
 
 
@@ -25,7 +26,8 @@ def render_html(result: BatchResult) -> str:
         "<h2>Summary</h2>",
         _summary_table(result, metrics),
         "<h2>Per protocol (mean over attempts)</h2>",
-        _protocol_table(result, metrics),
+        # a table wider than the window scrolls inside its box instead of widening the page
+        f"<div class='scroll'>{_protocol_table(result, metrics)}</div>",
         "<h2>Per-protocol bars</h2><div class='plots'>",
         *(
             f"<figure>{_bar_chart(protocol_means(result, m))}<figcaption>{html.escape(m)}</figcaption></figure>"
@@ -100,7 +102,8 @@ def _bar_chart(values: dict[str, list[float]], width: int = 360) -> str:
     height = row * len(values) + 24
     span = width - left - 10
     items = [
-        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img'>"
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
+        f"viewBox='0 0 {width} {height}' role='img'>"
     ]
     for i, (protocol, scores) in enumerate(sorted(values.items())):
         y = 4 + i * row
@@ -127,27 +130,42 @@ def _bar_chart(values: dict[str, list[float]], width: int = 360) -> str:
 
 
 def _histogram(values: list[float], width: int = 300, height: int = 140, bins: int = 10) -> str:
-    """Counts of attempt scores in ten bins over [0, 1]."""
+    """Counts of attempt scores in ten bins over [0, 1], with a y-axis of attempt counts."""
     counts = [0] * bins
     for v in values:
         counts[min(bins - 1, max(0, int(v * bins)))] += 1
     top = max(counts) or 1
-    plot_h, bar_w = height - 24, (width - 20) / bins
+    left = 34  # room for the count axis
+    plot_h, bar_w = height - 24, (width - left - 10) / bins
     items = [
-        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' role='img'>"
+        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
+        f"viewBox='0 0 {width} {height}' role='img'>"
     ]
     for i, c in enumerate(counts):
         h = plot_h * c / top
         items.append(
-            f"<rect x='{10 + i * bar_w:.1f}' y='{4 + plot_h - h:.1f}' width='{bar_w - 2:.1f}' "
+            f"<rect x='{left + i * bar_w:.1f}' y='{4 + plot_h - h:.1f}' width='{bar_w - 2:.1f}' "
             f"height='{h:.1f}' fill='#7aa95c'><title>{i / bins:.1f}-{(i + 1) / bins:.1f}: {c}</title></rect>"
         )
     base = 4 + plot_h
-    items.append(f"<line x1='10' x2='{width - 10}' y1='{base:.1f}' y2='{base:.1f}' stroke='#888'/>")
+    items.append(
+        f"<line x1='{left}' x2='{width - 10}' y1='{base:.1f}' y2='{base:.1f}' stroke='#888'/>"
+        f"<line x1='{left}' x2='{left}' y1='4' y2='{base:.1f}' stroke='#888'/>"
+    )
     for tick in (0.0, 0.5, 1.0):
-        x = 10 + tick * (width - 20)
+        x = left + tick * (width - left - 10)
         items.append(
             f"<text x='{x:.1f}' y='{base + 14:.1f}' font-size='10' text-anchor='middle'>{tick:g}</text>"
         )
+    for count in sorted({0, top // 2, top}):
+        y = 4 + plot_h - plot_h * count / top
+        items.append(
+            f"<line x1='{left - 3}' x2='{left}' y1='{y:.1f}' y2='{y:.1f}' stroke='#888'/>"
+            f"<text x='{left - 5}' y='{y + 3.5:.1f}' font-size='10' text-anchor='end'>{count}</text>"
+        )
+    items.append(
+        f"<text x='9' y='{4 + plot_h / 2:.1f}' font-size='10' text-anchor='middle' "
+        f"transform='rotate(-90 9 {4 + plot_h / 2:.1f})'>attempts</text>"
+    )
     items.append("</svg>")
     return "".join(items)

@@ -303,6 +303,8 @@ def build_tube(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float
     r, half = 0.0054, 0.0145
     mass = float(entity.param("mass", 0.0015))
     body = _free_body(spec, entity.name)
+    if int(entity.param("hollow", 0)):
+        return _hollow_tube(body, entity, r, half, mass)
     body.add_geom(
         type=G.mjGEOM_CAPSULE,
         size=[r, half, 0],
@@ -332,6 +334,52 @@ def build_tube(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float
         capacity=1.5e-6,
         capped=bool(entity.param("capped", 1)),
         base_mass=mass,
+    )
+
+
+def _hollow_tube(
+    body: mujoco.MjsBody, entity: Entity, r: float, half: float, mass: float
+) -> AssetInfo:
+    """An open tube whose bore is modelled: a flat 2 mm floor and 10 wall segments (0.9 mm)
+    around a 4.5 mm bore, the solid tube's outer size, so that a pipette tip can enter it."""
+    wall, nseg = 0.0009, 10
+    height = 2 * (half + r)
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, -height / 2 + 0.001],
+        size=[r, 0.001, 0],
+        mass=mass * 0.25,
+        rgba=_TUBE,
+        condim=4,
+        friction=[1.0, 0.01, 0.001],
+    )
+    seg_half = r * math.tan(math.pi / nseg) + 0.0003
+    for k in range(nseg):
+        a = 2 * math.pi * k / nseg
+        body.add_geom(
+            type=G.mjGEOM_BOX,
+            pos=[(r - wall / 2) * math.cos(a), (r - wall / 2) * math.sin(a), 0.001],
+            quat=_quat_z(a),
+            size=[wall / 2, seg_half, height / 2 - 0.001],
+            mass=mass * 0.75 / nseg,
+            rgba=_TUBE,
+            condim=4,
+            friction=[1.0, 0.01, 0.001],
+        )
+    return AssetInfo(
+        entity.name,
+        "tube_1_5ml",
+        entity.name,
+        free=True,
+        radius=r,
+        half_height=half + r,
+        grasp_z=0.008,
+        opening=r - wall,
+        depth=height - 0.002,
+        capacity=1.5e-6,
+        capped=False,
+        base_mass=mass,
+        hollow=True,
     )
 
 

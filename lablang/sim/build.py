@@ -38,6 +38,10 @@ class Built:
     bindings: dict[str, str] = attrs.field(factory=dict)  # role -> entity, drawn per instance
 
 
+# containers whose contents show through their walls (a liquid level is drawn in them)
+LEVEL_SHOWN = ("tube_1_5ml", "beaker", "flask", "bottle", "vial")
+
+
 def _base_spec() -> mujoco.MjSpec:
     spec = mujoco.MjSpec()
     spec.compiler.degree = False
@@ -157,6 +161,21 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
             data=[0.0] * 12,
             solref=[0.02, 1.0],
         )
+    for name, info in infos.items():
+        if info.asset in LEVEL_SHOWN:
+            # the liquid level, shown in transparent containers: a visual cylinder that
+            # neither collides nor weighs, resized by the runtime as the contents change
+            spec.body(info.body).add_geom(
+                name=f"{name}_liquid",
+                type=mujoco.mjtGeom.mjGEOM_CYLINDER,
+                size=[(info.fill_radius or info.opening) - 0.0008, 1e-4, 0],
+                pos=[0.0, 0.0, -info.half_height + 0.002],
+                rgba=[0.25, 0.5, 0.95, 0.0],
+                contype=0,
+                conaffinity=0,
+                density=0.0,
+                group=1,
+            )
     for name, info in infos.items():
         if info.free:
             spec.add_equality(

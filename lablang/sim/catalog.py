@@ -8,6 +8,8 @@ and predicates that implement these names live in `assets`, `skills` and
 
 from __future__ import annotations
 
+import math
+
 import attrs
 
 
@@ -91,6 +93,8 @@ ASSET_KINDS: dict[str, AssetKind] = {
         {
             "mass": ParamSpec("mass", 0.0005, 0.01, 0.0015),
             "capped": ParamSpec("", 0, 1, 1, integer=True),
+            # 1: the bore is modelled (walls and a floor), so a pipette tip can enter it
+            "hollow": ParamSpec("", 0, 1, 0, integer=True),
         },
         open_container=True,
     ),
@@ -141,6 +145,7 @@ SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "read_scale": (("entity",), "solid handling and weighing"),
     "weigh": (("object", "entity"), "solid handling and weighing"),
     "twist_cap": (("object", "count"), "apparatus and workspace"),
+    "close_cap": (("object",), "apparatus and workspace"),
 }
 
 PREDICATE_NAMES = (
@@ -159,6 +164,8 @@ PREDICATE_NAMES = (
     "mixed",
     "temperature",
     "has_tip",
+    "throughout",
+    "during",
 )
 FUNCTION_NAMES = ("slot_of", "opposite", "mass", "height")
 
@@ -212,8 +219,84 @@ PREDICATE_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "mixed": (("object",), "the contents were mixed"),
     "temperature": (("entity", "?temperature"), "the temperature in C; with a value, within 0.5 C (`within:`)"),
     "has_tip": (("object",), "the pipette carries a tip"),
+    "throughout": (("condition", "duration"), "the condition held at every tick of the last interval"),
+    "during": (("condition",), "the condition held at every tick since the step's program started"),
     "slot_of": (("object",), "the slot the object sits in (or none)"),
     "opposite": (("entity", "slot"), "the slot opposite a slot of a rotor"),
     "mass": (("object",), "the object's mass"),
     "height": (("object",), "the height of the object's lowest point above the table, in m"),
 }  # fmt: skip
+
+
+# ---------------------------------------------------------------- geometry for `check`
+# What `lablang check` needs to know of an asset's size without building it: its
+# footprint on the table and the volume it holds. The builders in `assets` make the
+# same shapes; `tests/sim/test_scene_checks.py` keeps the two in step.
+
+STEEL_DENSITY = 7950.0  # kg/m^3 (weights)
+POWDER_DENSITY = 600.0  # kg/m^3: bulk density of powders in a container
+
+
+def _param(asset: str, params: dict[str, float | int | str], key: str) -> float:
+    value = params.get(key, ASSET_KINDS[asset].params[key].default)
+    return float(value)
+
+
+def capacity(asset: str, params: dict[str, float | int | str]) -> float | None:
+    """The volume (m^3) a container holds, or None for an asset that is not one."""
+    if asset in ("beaker", "bottle", "flask"):
+        return _param(asset, params, "capacity")
+    if asset == "pipette":
+        return _param(asset, params, "volume")
+    return {"tube_1_5ml": 1.5e-6, "vial": 4e-6}.get(asset)
+
+
+def footprint(asset: str, params: dict[str, float | int | str]) -> tuple[float, float, bool]:
+    """Half extents (x, y, in m, in the entity's frame) of what an asset covers on the
+    table, and whether it is round (then both are its radius)."""
+    match asset:
+        case "tube_1_5ml":
+            return 0.0054, 0.0054, True
+        case "weight":
+            mass = _param(asset, params, "mass")
+            r = max(0.005, (mass / (STEEL_DENSITY * math.pi * 6)) ** (1 / 3))
+            return r, r, True
+        case "beaker":
+            r = 0.02 * (_param(asset, params, "capacity") / 50e-6) ** (1 / 3) + 0.0015
+            return r, r, True
+        case "bottle":
+            r = 0.02 * (_param(asset, params, "capacity") / 100e-6) ** (1 / 3) + 0.002
+            return r, r, True
+        case "flask":
+            r = 0.025 * (_param(asset, params, "capacity") / 100e-6) ** (1 / 3) + 0.0015
+            return r, r, True
+        case "vial":
+            return 0.0074, 0.0074, True
+        case "pipette":
+            return 0.007, 0.007, True
+        case "tube_rack" | "thermal_block" | "tip_box":
+            n = int(_param(asset, params, "slots"))
+            cols, rows = min(n, 6), math.ceil(n / min(n, 6))
+            pitch, margin, extra_y = {
+                "tube_rack": (0.025, 0.004, 0.0),
+                "thermal_block": (0.025, 0.006, 0.02),
+                "tip_box": (0.009, 0.006, 0.0),
+            }[asset]
+            return cols * pitch / 2 + margin, rows * pitch / 2 + margin + extra_y, False
+        case "pipette_stand":
+            n = int(_param(asset, params, "slots"))
+            return n * 0.03 / 2 + 0.004, 0.03 / 2 + 0.004, False
+        case "centrifuge":
+            n = int(_param(asset, params, "slots"))
+            r = max(0.05, n * 0.024 / (2 * math.pi)) + 0.05
+            return r, r + 0.04, False  # the start console stands in front of the housing
+        case "scale":
+            return 0.07, 0.085, False
+        case "well_plate":
+            return 0.0639, 0.0428, False
+        case "waste_bin":
+            return 0.06, 0.06, False
+        case "stirrer":
+            return 0.08, 0.1, False
+        case _:
+            return 0.0, 0.0, True

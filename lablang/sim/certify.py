@@ -137,9 +137,15 @@ def certificate_of(
     credits: list[float] = []
     successes = 0
     completions = {"clean": 0, "recovered": 0, "incomplete": 0}
+    labference = {"choices": 0, "correct": 0, "obligations": 0, "executed": 0}
     for outcome in done:
         result = outcome.result
-        completions[result.score()["completion"]["status"]] += 1
+        sc = result.score()
+        completions[sc["completion"]["status"]] += 1
+        labference["choices"] += sc["choice"]["choices"]
+        labference["correct"] += sc["choice"]["correct"]
+        labference["obligations"] += sc["execution"]["obligations"]
+        labference["executed"] += sc["execution"]["executed"]
         if records_dir is not None:
             from lablang.sim.records import write_records
 
@@ -170,6 +176,15 @@ def certificate_of(
                     "step": first.name,
                     "reason": first.reason,
                     "failing": list(first.failing),
+                }
+            )
+        elif result.side_effects:
+            failures.append(
+                {
+                    "seed": outcome.seed,
+                    "step": result.side_effects[0].rsplit("`", 2)[-2],
+                    "reason": f"side effect: {result.side_effects[0]}",
+                    "failing": list(result.side_effects),
                 }
             )
         elif result.premature:
@@ -215,6 +230,8 @@ def certificate_of(
         "transient_faults_rerun": reruns,
         # units that produced no outcome after their retries (never silently dropped)
         "unit_failures": lost_units,
+        # choice apart from execution, summed over the instances (Labference)
+        "labference": labference,
         "completion": completions,  # Labference: clean, recovered after a wrong or
         # unconfirmed attempt, or incomplete
         "trace_digests": [o.result.trace_digest for o in done],

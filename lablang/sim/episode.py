@@ -9,11 +9,12 @@ from typing import Any, assert_never
 import attrs
 import numpy as np
 
+from lablang.sim import effects
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_TIME, MAX_EPISODE_WORK
 from lablang.sim.interventions import Decision, Execution, Intervention, TargetPose
 from lablang.sim.model import Call, Step, Task, bind_task
-from lablang.sim.predicates import Evaluator, SpecError, expr_text
+from lablang.sim.predicates import Evaluator, SpecError, during_atoms, expr_text
 from lablang.sim.records import Event
 from lablang.sim.runtime import BudgetSpent, Checkpoint, Runtime, SimFault
 from lablang.sim.skills import SKILLS, SkillResult, run_skill
@@ -70,6 +71,8 @@ class EpisodeResult:
     # the bound that stopped the episode, if one did (physics work E0713, simulated time)
     limit: str | None = None
     work: int = 0  # physics work units spent (catalog.WORK_BASE)
+    # objects a step did not act on that moved, fell or tipped over (`lablang.sim.effects`)
+    side_effects: tuple[str, ...] = ()
 
     def score(self) -> dict[str, Any]:
         """Choice, execution and completion, computed from the events alone."""
@@ -115,6 +118,7 @@ class EpisodeResult:
         return (
             self.fault is None
             and self.limit is None
+            and not self.side_effects
             and self.credit == 1.0
             and all(self.persisted)
             and not self.premature
@@ -160,6 +164,8 @@ class RunnerCheckpoint:
     stopped: bool
     fault: Fault | None
     current: str
+    limit: str | None = None
+    side_effects: tuple[str, ...] = ()
 
 
 class EpisodeRunner:
@@ -199,6 +205,7 @@ class EpisodeRunner:
         self.current = "reset"
         self._step_started = (0.0, self.started)  # simulated and wall time the step began
         self.limit: str | None = None
+        self.side_effects: list[str] = []
         self.rt.work_budget = MAX_EPISODE_WORK
         self._renderer = _Keyframes(self.rt, render_dir) if render_dir is not None else None
         contents: dict[str, list[tuple[str, float, str]]] = {}
@@ -247,6 +254,8 @@ class EpisodeRunner:
             self.stopped,
             self.fault,
             self.current,
+            self.limit,
+            tuple(self.side_effects),
         )
 
     def restore(self, cp: RunnerCheckpoint, interventions: tuple[Intervention, ...]) -> None:
@@ -256,6 +265,7 @@ class EpisodeRunner:
         self.events = list(cp.events)
         self.observations = list(cp.observations)
         self.stopped, self.fault, self.current = cp.stopped, cp.fault, cp.current
+        self.limit, self.side_effects = cp.limit, list(cp.side_effects)
         self.interventions = interventions
         for item in interventions:
             self.events.append(
@@ -307,6 +317,7 @@ class EpisodeRunner:
             tuple(sorted(self.bindings.items())),
             self.limit,
             rt.work,
+            tuple(self.side_effects),
         )
 
     # ------------------------------------------------------------ internals
@@ -353,8 +364,19 @@ class EpisodeRunner:
         wall0, t0 = wallclock.perf_counter(), rt.time
         records: list[SkillRecord] = []
         evaluator = Evaluator(rt)
+        untouched = effects.snapshot(rt, effects.watched(rt, step))
 
         def finished(status: str, reason: str = "", failing: tuple[str, ...] = ()) -> StepResult:
+            if status == "passed":
+                colleagues = {
+                    a.entity
+                    for e in rt.interventions
+                    if e.started and e.start >= t0 - 1e-9
+                    for a in e.actions
+                }
+                for effect in effects.disturbed(rt, untouched, step.name, colleagues):
+                    self.side_effects.append(effect)
+                    self.events.append(Event("side_effect", rt.time, step.name, detail=effect))
             self.events.append(
                 Event(
                     "completion",
@@ -384,19 +406,22 @@ class EpisodeRunner:
             event = next(e for e in rt.interventions if e.name == step.trigger)
             while rt.time < min(event.start + event.duration, MAX_EPISODE_TIME) - 1e-9:
                 rt.tick()
-        for k, call in enumerate(step.program):
-            start = rt.time
-            try:
-                result = self._run_call(evaluator, step.name, k, call)
-            except SpecError as error:
-                result = SkillResult("failed", str(error))
-            records.append(
-                SkillRecord(
-                    expr_text(call), result.status, result.reason, start, rt.time, result.detail
-                )
-            )
-            if not result.ok:
-                return finished("failed", f"skill `{call.func}` {result.status}: {result.reason}")
+        watched = during_atoms(step.success)
+        if watched:
+            # `during(cond)` holds only if cond held at every tick of the program as well
+            def watch() -> None:
+                for atom in watched:
+                    evaluator.value(atom)
+
+            watch()
+            rt.watchers.append(watch)
+        try:
+            program = self._run_program(step, evaluator, records)
+        finally:
+            if watched:
+                rt.watchers.remove(watch)
+        if program is not None:
+            return finished("failed", program)
         if step.success is None:
             return finished("passed")
         deadline = min(rt.time + step.check_window, MAX_EPISODE_TIME)
@@ -418,6 +443,26 @@ class EpisodeRunner:
             f"success spec did not hold within {step.check_window:g} s after the program",
             failing,
         )
+
+    def _run_program(
+        self, step: Step, evaluator: Evaluator, records: list[SkillRecord]
+    ) -> str | None:
+        """Run the step's skill calls in order; the reason of the first that fails, if any."""
+        rt = self.rt
+        for k, call in enumerate(step.program):
+            start = rt.time
+            try:
+                result = self._run_call(evaluator, step.name, k, call)
+            except SpecError as error:
+                result = SkillResult("failed", str(error))
+            records.append(
+                SkillRecord(
+                    expr_text(call), result.status, result.reason, start, rt.time, result.detail
+                )
+            )
+            if not result.ok:
+                return f"skill `{call.func}` {result.status}: {result.reason}"
+        return None
 
     def _run_call(self, evaluator: Evaluator, step: str, k: int, call: Call) -> SkillResult:
         rt = self.rt

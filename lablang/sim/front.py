@@ -26,6 +26,7 @@ from lablang.diagnostics import Report
 from lablang.resolve import Program
 from lablang.sim import catalog
 from lablang.sim import model as sm
+from lablang.sim.front_checks import check_capacities, check_container_use, check_overlaps
 from lablang.sim.front_events import check_events, parse_event
 from lablang.source import Source, Span
 from lablang.units import UNITS
@@ -465,6 +466,8 @@ class _Front:
                             )
                         elif kind.role == "fixture":
                             self.error("E0706", "fixtures stand on the table", span)
+        check_capacities(scene, self.error)
+        check_overlaps(scene, self.error)
 
     def unknown_entity(self, name: str, span: Span, scene: sm.Scene) -> None:
         names = [e.name for e in scene.entities] + ["table", *scene.roles()]
@@ -549,6 +552,7 @@ class _Front:
         program: list[sm.Call] = []
         success: sm.Expr | None = None
         window = 6.0
+        may_move: list[str] = []
         name = entry.name or "?"
         for member in entry.body.members if entry.body else ():
             match member:
@@ -562,6 +566,15 @@ class _Front:
                     call = self.skill_call(stmt, scene)
                     if call is not None:
                         program.append(call)
+                case ast.Field(key="may_move", value=value):
+                    items = value.items if isinstance(value, ast.ListExpr) else (value,)
+                    for item in items:
+                        if not isinstance(item, ast.Name):
+                            self.error("E0708", "write `may_move: [w5, w10]`", item.span)
+                        elif scene.entity(item.id) is None:
+                            self.unknown_entity(item.id, item.span, scene)
+                        else:
+                            may_move.append(item.id)
                 case ast.Field(key="success", value=value, clauses=clauses):
                     success = self.expr(value, scene, condition=True)
                     for clause in clauses:
@@ -582,10 +595,21 @@ class _Front:
                 case _:
                     self.error(
                         "E0708",
-                        "a step holds `do { skill calls }` and `success: condition`, "
-                        "optionally followed by `within 10 s`",
+                        "a step holds `do { skill calls }`, `success: condition` (optionally "
+                        "followed by `within 10 s`) and `may_move: [objects]`",
                         member.span,
                     )
+        for atom in _calls(success):
+            length = atom.args[1] if atom.func == "throughout" and len(atom.args) == 2 else None
+            if isinstance(length, sm.Num) and length.value > window + 1e-9:
+                self.error(
+                    "E0708",
+                    f"`throughout(..., {length.value:g} s)` cannot hold within the {window:g} s "
+                    "the step allows after its program",
+                    atom.span or entry.span,
+                    help=f"end the spec with `within {math.ceil(length.value) + 2} s`, or use "
+                    "`during(...)` for the time the program runs",
+                )
         if len(program) > catalog.MAX_CALLS_PER_STEP:
             self.error(
                 "E0708", f"a step may call at most {catalog.MAX_CALLS_PER_STEP} skills", entry.span
@@ -612,7 +636,15 @@ class _Front:
                     "a step may wait for a scene event with `on EVENT` (no other clauses)",
                     clause.span,
                 )
-        return sm.Step(name, tuple(program), success, window, span=entry.span, trigger=trigger)
+        return sm.Step(
+            name,
+            tuple(program),
+            success,
+            window,
+            span=entry.span,
+            trigger=trigger,
+            may_move=tuple(may_move),
+        )
 
     def skill_call(self, stmt: ast.Member, scene: sm.Scene) -> sm.Call | None:
         if isinstance(stmt, ast.ExprEntry) and stmt.keyword == "wait" and stmt.body is None:
@@ -659,6 +691,7 @@ class _Front:
             return None
         for kind, converted_arg in zip(kinds, converted.args, strict=False):
             self.check_argument(name, kind.lstrip("?"), converted_arg, scene)
+        check_container_use(converted, scene, self.error)
         if name == "wait" and converted.args:
             first = converted.args[0]
             if isinstance(first, sm.Num) and not 0 <= first.value <= catalog.MAX_WAIT:
@@ -1004,6 +1037,10 @@ _DISPLAY = {
 
 def _calls(expr: sm.Expr | None) -> Iterator[sm.Call]:
     match expr:
+        case sm.Call(func="during" | "throughout", args=args):
+            yield expr
+            if args:  # the condition inside an interval predicate
+                yield from _calls(args[0])
         case sm.Call():
             yield expr
         case sm.Logic(parts=parts):

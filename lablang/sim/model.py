@@ -255,6 +255,8 @@ class Step:
     # `step NAME on EVENT`: the step waits for a scripted event; touching the event's
     # fixture (or its load) while waiting is a premature interaction
     trigger: str | None = None
+    # `may_move: [w5]`: objects the step may disturb without it counting as a side effect
+    may_move: tuple[str, ...] = ()
 
 
 @attrs.frozen(slots=True)

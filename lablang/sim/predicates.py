@@ -55,6 +55,7 @@ class Evaluator:
         self.rt = rt
         self.since: dict[Expr, float] = {}
         self.last: dict[str, bool] = {}  # atom text -> value at the last evaluation
+        self.broken: set[Expr] = set()  # `during` atoms whose condition failed once
 
     def holds(self, expr: Expr) -> bool:
         value = self.value(expr)
@@ -101,6 +102,17 @@ class Evaluator:
             window = float(args[1]) if len(args) > 1 else float(kwargs.get("for", 0.5))
             now = at_rest(rt, _entity(rt, call, args[0]))
             result = self._timer(call, now, window)
+        elif func == "throughout":
+            # `throughout(cond, 30 s)`: the condition held at every tick of the last 30 s
+            _arity(call, args, 2, 2)
+            result = self._timer(call, _condition(call, args[0]), float(args[1]))
+        elif func == "during":
+            # `during(cond)`: the condition held at every tick since the step's program
+            # started (the episode evaluates it each tick while the program runs)
+            _arity(call, args, 1, 1)
+            if not _condition(call, args[0]):
+                self.broken.add(call)
+            result = call not in self.broken
         elif func in PREDICATES:
             result = PREDICATES[func](rt, call, args, kwargs)
         elif func in FUNCTIONS:
@@ -116,6 +128,27 @@ class Evaluator:
             return False
         start = self.since.setdefault(node, self.rt.time)
         return self.rt.time - start >= window - 1e-9
+
+
+def during_atoms(expr: Expr | None) -> list[Call]:
+    """The `during(...)` calls of a spec: evaluated every tick while the program runs."""
+    match expr:
+        case Call(func="during"):
+            return [expr]
+        case Call(args=args):
+            return [c for a in args for c in during_atoms(a)]
+        case Logic(parts=parts):
+            return [c for p in parts for c in during_atoms(p)]
+        case Not(operand=operand):
+            return during_atoms(operand)
+        case _:
+            return []
+
+
+def _condition(call: Call, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise SpecError(f"`{call.func}` needs a condition, got `{value}`")
+    return value
 
 
 def _arity(call: Call, args: list[Any], low: int, high: int) -> None:
@@ -320,7 +353,7 @@ FUNCTIONS: dict[str, PredicateFn] = {
     "mass": _f_mass,
     "height": _f_height,
 }
-TEMPORAL = ("stable",)
+TEMPORAL = ("stable", "throughout", "during")
 ALL_PREDICATES = (*PREDICATES, *TEMPORAL)
 
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {

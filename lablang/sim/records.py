@@ -120,7 +120,8 @@ def score(steps: Sequence[str], events: Iterable[Event]) -> dict[str, Any]:
     triggers = {e.detail: e.time for e in events if e.kind == "trigger"}
     responses = [e for e in events if e.kind == "response"]
     first_response = min(responses, key=lambda e: e.time) if responses else None
-    complete = credit_steps == len(steps) and not lost and not faults
+    side_effects = [e.detail for e in events if e.kind == "side_effect"]
+    complete = credit_steps == len(steps) and not lost and not faults and not side_effects
     if not complete:
         status = "incomplete"
     elif wrong or not first_time:
@@ -151,6 +152,7 @@ def score(steps: Sequence[str], events: Iterable[Event]) -> dict[str, Any]:
             "steps_passed": credit_steps,
             "not_persisted": lost,
             "fault": faults[0] if faults else None,
+            "side_effects": side_effects,
         },
         # kept apart from completion: touching a fixture before the event a step waits for,
         # and how soon after the event it was touched again

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -19,7 +20,7 @@ import numpy as np
 
 from lablang.sim.actors import Actors
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
-from lablang.sim.build import Built
+from lablang.sim.build import LEVEL_SHOWN, Built
 from lablang.sim.catalog import WORK_BASE
 from lablang.sim.model import InSlot, OnSurface
 from lablang.sim.state import SlotTarget, on, slot_of
@@ -190,6 +191,8 @@ class Runtime(Actors):
         self.physics_steps = 0
         self.work = 0  # physics work units spent (see catalog.WORK_BASE)
         self.work_budget: int | None = None  # raise BudgetSpent past it (episodes set it)
+        # called after every tick (reads only): `during` specs watched while a program runs
+        self.watchers: list[Callable[[], object]] = []
         self._work_base = WORK_BASE + self.model.nv
         self.cmd = np.zeros(7)  # x, y, z, yaw, tilt, finger, finger (actuator order)
         self.held: str | None = None
@@ -271,6 +274,11 @@ class Runtime(Actors):
             name: m.geom(f"{name}_tip").id
             for name, info in self.infos.items()
             if info.asset == "pipette"
+        }
+        self.level_geoms = {
+            name: m.geom(f"{name}_liquid").id
+            for name, info in self.infos.items()
+            if info.asset in LEVEL_SHOWN
         }
         self.box_tip_geoms = {
             name: [m.geom(f"{name}_tip{k}").id for k in range(len(info.slots))]
@@ -388,6 +396,8 @@ class Runtime(Actors):
         if self.heaters and self.ticks % THERMAL_EVERY == 0:
             self._update_thermal(self.dt * THERMAL_EVERY)
         self._check_health()
+        for watch in self.watchers:
+            watch()
 
     def checkpoint(self) -> Checkpoint:
         """Save the full simulation state, including what the runtime changed in the model."""
@@ -434,6 +444,8 @@ class Runtime(Actors):
         for name, value in copy.deepcopy(checkpoint.runtime).items():
             setattr(self, name, value)
         self._hash = checkpoint.trace.copy()
+        for container in self.level_geoms:
+            self._show_level(container)  # geom sizes are not part of the checkpoint
 
     @property
     def time(self) -> float:
@@ -551,6 +563,21 @@ class Runtime(Actors):
         m.body_inertia[cap] = 1e-10
         self.uncapped.add(bottle)
         self.events.append((self.time, f"{bottle}.cap", "removed"))
+
+    def replace_cap(self, bottle: str, turns: float) -> None:
+        """Set a removed cap back on its bottle's neck, `turns` turns out (free on the
+        thread): shown, colliding and of its own mass again."""
+        m, d = self.model, self.data
+        cap = m.body(f"{bottle}_cap").id
+        for geom in range(m.body_geomadr[cap], m.body_geomadr[cap] + m.body_geomnum[cap]):
+            self.show_geom(geom, True)
+        m.body_mass[cap] = self._base_mass[cap]
+        m.body_inertia[cap] = self._base_inertia[cap]
+        joint = m.joint(self.infos[bottle].cap_joint)
+        d.qpos[joint.qposadr[0]] = 2 * math.pi * turns
+        d.qvel[joint.dofadr[0]] = 0.0
+        self.uncapped.discard(bottle)
+        self.events.append((self.time, f"{bottle}.cap", "put back"))
 
     def show_geom(self, geom: int, shown: bool) -> None:
         """Show a geom and let it collide, or hide it and let everything pass through it."""
@@ -692,7 +719,26 @@ class Runtime(Actors):
             del bucket[substance]
         self._update_mass(container)
 
+    def _show_level(self, container: str) -> None:
+        """Draw the liquid level of a transparent container from its ledger (liquids only;
+        rendering only: the geom neither collides nor weighs)."""
+        geom = self.level_geoms.get(container)
+        if geom is None:
+            return
+        m, info = self.model, self.infos[container]
+        volume = sum(
+            amount
+            for substance, amount in self.ledger.amounts.get(container, {}).items()
+            if self.ledger.kinds.get(substance, "liquid") == "liquid"
+        )
+        radius = float(m.geom_size[geom, 0])
+        height = min(volume / (math.pi * radius * radius), info.depth - 0.004)
+        m.geom_size[geom, 1] = max(height / 2, 1e-4)
+        m.geom_pos[geom, 2] = -info.half_height + 0.002 + height / 2
+        m.geom_rgba[geom, 3] = 0.55 if height > 1e-4 else 0.0
+
     def _update_mass(self, container: str) -> None:
+        self._show_level(container)
         if container not in self.infos:
             return  # a well of a plate: the plate is a fixture
         m = self.model

@@ -20,6 +20,7 @@ import numpy as np
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP
 from lablang.sim.runtime import Runtime
 from lablang.sim.state import (
+    CAP_CLOSED_TURNS,
     CAP_OPEN_TURNS,
     ButtonTarget,
     SlotTarget,
@@ -37,6 +38,9 @@ SAFE_Z = 0.22  # m, TCP height for transit
 SPEED = 0.35  # m/s, transit speed
 SLOW = 0.08  # m/s, final approach
 SETTLE_TOL = 0.002  # m
+# room beside a placed object for the open fingers: a pad's outer face stands 11 mm out
+# from the object's side when the gripper opens to release it, plus 3 mm of margin
+FINGER_ROOM = 0.014  # m
 
 
 @attrs.frozen(slots=True)
@@ -259,7 +263,8 @@ def skill_place(rt: Runtime, obj: str, target: Any, *, need_slot: bool = False) 
 
 
 def _free_spot(rt: Runtime, obj: str, surface: str) -> np.ndarray | None:
-    """An offset on a surface's top where `obj` fits beside what already rests there."""
+    """An offset on a surface's top where `obj` fits beside what already rests there, with
+    room for the open fingers between them (`FINGER_ROOM`)."""
     info = rt.infos[surface]
     top = rt.data.site(info.top_site).xpos
     radius = rt.infos[obj].radius
@@ -276,7 +281,7 @@ def _free_spot(rt: Runtime, obj: str, surface: str) -> np.ndarray | None:
         for a in np.linspace(0, 2 * math.pi, 8, endpoint=False)
     ]
     for cx, cy in candidates:
-        if all(np.hypot(cx - p[0], cy - p[1]) > radius + r + 0.006 for p, r in others):
+        if all(np.hypot(cx - p[0], cy - p[1]) > radius + r + FINGER_ROOM for p, r in others):
             return np.array([cx, cy, 0.0])
     return None
 
@@ -909,27 +914,10 @@ def skill_twist_cap(rt: Runtime, bottle: str, turns: float) -> Controller:
     centre = rt.data.xpos[cap].copy()
     yield from transit(rt, centre[:2], centre[2] + 0.04)
     yield from move_tcp(rt, rt.data.xpos[cap] + lift, speed=SLOW, settle=0.3)
-    home_yaw = float(rt.cmd[3])
     owner = rt.entity_index[bottle]
-    strokes = 0
-    while cap_turns(rt, bottle) < goal - 0.02 and strokes < 8 * count + 4:
-        strokes += 1
-        rt.set_grip(0.0)
-        for _ in range(round(0.5 / rt.dt)):
-            yield
-            left, right = rt.pad_contacts(owner)
-            if left and right:
-                break
-        else:
-            break
-        for k in range(1, 26):  # a quarter turn in 0.5 s
-            rt.cmd[3] = home_yaw + (math.pi / 2) * k / 25
-            yield
-        rt.set_grip(open_grip)
-        yield from wait_ticks(rt, 0.2)
-        for k in range(1, 16):
-            rt.cmd[3] = home_yaw + (math.pi / 2) * (1 - k / 15)
-            yield
+    yield from _cap_strokes(
+        rt, owner, open_grip, 1.0, lambda: cap_turns(rt, bottle) < goal - 0.02, 8 * count + 4
+    )
     done = cap_turns(rt, bottle) - start
     removed = False
     if cap_turns(rt, bottle) >= CAP_OPEN_TURNS - 0.02:
@@ -951,6 +939,76 @@ def skill_twist_cap(rt: Runtime, bottle: str, turns: float) -> Controller:
     if goal >= CAP_OPEN_TURNS and not removed:
         return fail(f"the cap of `{bottle}` is free of the thread but could not be gripped")
     return ok(turns=round(done, 3), cap="removed" if removed else "on")
+
+
+def _cap_strokes(
+    rt: Runtime, owner: int, open_grip: float, sign: float, more: Callable[[], bool], limit: int
+) -> Generator[None, None, None]:
+    """Quarter-turn strokes on a cap while `more()`: grip, turn the wrist 90 degrees (`sign`
+    +1 unscrews, -1 screws on), let go, turn back; stops when the pads find nothing."""
+    home_yaw = float(rt.cmd[3])
+    strokes = 0
+    while more() and strokes < limit:
+        strokes += 1
+        rt.set_grip(0.0)
+        for _ in range(round(0.5 / rt.dt)):
+            yield
+            left, right = rt.pad_contacts(owner)
+            if left and right:
+                break
+        else:
+            break
+        for k in range(1, 26):  # a quarter turn in 0.5 s
+            rt.cmd[3] = home_yaw + sign * (math.pi / 2) * k / 25
+            yield
+        rt.set_grip(open_grip)
+        yield from wait_ticks(rt, 0.2)
+        for k in range(1, 16):
+            rt.cmd[3] = home_yaw + sign * (math.pi / 2) * (1 - k / 15)
+            yield
+
+
+def skill_close_cap(rt: Runtime, bottle: str) -> Controller:
+    """Screw a bottle's cap back on: a removed cap is set back on the neck (free on the
+    thread, 1.5 turns out), then turned home in quarter-turn strokes by friction alone,
+    until it is within 0.05 turns of closed; a loose cap is just turned home."""
+    info = rt.infos.get(bottle)
+    if info is None or not info.cap_joint:
+        return fail(f"`{bottle}` has no screw cap")
+    if rt.held is not None:
+        return fail(f"the gripper holds `{rt.held}`; it needs empty fingers to close a cap")
+    if bottle not in rt.uncapped and cap_turns(rt, bottle) <= CAP_CLOSED_TURNS:
+        return ok(turns=0.0)
+    if tilt(rt, bottle) > math.radians(10):
+        return fail(f"`{bottle}` is not standing upright")
+    m = rt.model
+    cap = m.body(f"{bottle}_cap").id
+    cap_r = float(m.geom_size[m.body_geomadr[cap]][0])
+    cap_half = float(m.geom_size[m.body_geomadr[cap]][1])
+    open_grip = min(FINGER_MAX, cap_r + 0.006)
+    rt.set_grip(open_grip)
+    lift = np.array([0.0, 0.0, 0.015 - cap_half + 0.002])  # as in twist_cap: the cap only
+    yield from transit(rt, rt.data.xpos[cap][:2], rt.data.xpos[cap][2] + 0.04)
+    if bottle in rt.uncapped:
+        rt.replace_cap(bottle, CAP_OPEN_TURNS)
+        yield from wait_ticks(rt, 0.1)
+    yield from move_tcp(rt, rt.data.xpos[cap] + lift, speed=SLOW, settle=0.3)
+    start = cap_turns(rt, bottle)
+    yield from _cap_strokes(
+        rt,
+        rt.entity_index[bottle],
+        open_grip,
+        -1.0,
+        lambda: cap_turns(rt, bottle) > CAP_CLOSED_TURNS,
+        4 * math.ceil(start) + 6,
+    )
+    here = rt.cmd_tcp()
+    yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
+    yield from wait_ticks(rt, 0.2)
+    left = cap_turns(rt, bottle)
+    if left > CAP_CLOSED_TURNS:
+        return fail(f"the cap of `{bottle}` is still {left:.2f} turns open")
+    return ok(turns=round(start - left, 3))
 
 
 def _tip(rt: Runtime, pipette: str) -> np.ndarray:
@@ -1144,4 +1202,5 @@ SKILLS: dict[str, tuple[SkillFn, float]] = {
     "read_scale": (skill_read_scale, 15.0),
     "weigh": (skill_weigh, 25.0),
     "twist_cap": (skill_twist_cap, 40.0),
+    "close_cap": (skill_close_cap, 40.0),
 }

@@ -53,6 +53,13 @@ def remember_terminals(patterns: dict[str, str]) -> None:
     _PATTERNS.update(patterns)
 
 
+def punctuation_text(terminal: str) -> str | None:
+    """How a punctuation or operator terminal is written (`RBRACE` -> `}`), if known."""
+    if terminal in _PUNCTUATION:
+        return _PUNCTUATION[terminal]
+    return _PATTERNS.get(terminal)
+
+
 def _describe(terminal: str) -> str:
     if terminal.startswith("__ANON") and terminal in _PATTERNS:
         return f"`{_PATTERNS[terminal]}`"
@@ -133,8 +140,13 @@ def _open_block(text: str, offset: int) -> tuple[int, str] | None:
 
 
 def report_syntax_error(
-    error: lark.exceptions.UnexpectedInput, source: Source, report: Report
+    error: lark.exceptions.UnexpectedInput,
+    source: Source,
+    report: Report,
+    insertion: tuple[int, str] | None = None,
 ) -> None:
+    """One syntax error as a diagnostic; `insertion` (offset, text) is a one-token repair
+    that lets the parser go on, given as the fix."""
     from lablang.units.table import closest_units
 
     text = source.text
@@ -259,6 +271,17 @@ def report_syntax_error(
         help_text = f"close the block opened on line {line} with `}}` before this declaration"
     elif token.type.isupper() and token.type not in _KINDS and keyword.isidentifier():
         help_text = f"`{keyword}` is a reserved word; use another name, e.g. `{keyword}_`"
+    fix = None
+    if insertion is not None:
+        at, text_in = insertion
+        fix = Fix(f"insert `{text_in.strip()}`", (Edit(Span(at, at), text_in),))
+        if help_text is None or not help_text.startswith("close the block"):
+            if token.type != "$END" and not text[at:start].strip():
+                where = f" before `{keyword}`"
+            else:
+                line, column = source.position(at)
+                where = f" at {line}:{column}"
+            help_text = f"insert `{text_in.strip()}`{where}"
     report.add(
         "E0101",
         f"unexpected {what}",
@@ -268,4 +291,5 @@ def report_syntax_error(
         labels=labels,
         notes=tuple(notes),
         help=help_text,
+        fix=fix,
     )

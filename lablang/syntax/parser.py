@@ -574,6 +574,9 @@ class Parser:
         return token
 
     def parse(self, source: Source, report: Report, limits: Limits) -> ast.Module | None:
+        """The module, or None when nothing could be parsed. After a syntax error the
+        declaration holding it is dropped and the rest is parsed again (`recover`), so
+        one run reports every independent syntax error."""
         with self._lock:
             before = len(report.diagnostics)
             try:
@@ -593,16 +596,50 @@ class Parser:
             return self._parse(source, report, limits)
 
     def _parse(self, source: Source, report: Report, limits: Limits) -> ast.Module | None:
+        from lablang.syntax import recover
         from lablang.syntax.errors import report_syntax_error
 
+        text = recover.spell_units(source, report)
+        starts: list[int] | None = None
+        parsed = 0
+        for _attempt in range(recover.MAX_SYNTAX_ERRORS):
+            if parsed > recover.RECOVERY_BUDGET_CHARS:
+                return None
+            parsed += len(text)
+            scratch = Report()
+            outcome = self._attempt(text, source, scratch, limits)
+            if isinstance(outcome, ast.Module):
+                report.extend(scratch)
+                return outcome
+            if outcome is None:
+                report.extend(scratch)
+                return None
+            error = outcome
+            insertion = self._insertion(error, text, source, limits)
+            report_syntax_error(error, source, report, insertion)
+            if len(text) > recover.MAX_RECOVERY_CHARS:
+                return None
+            if starts is None:
+                starts = recover.declaration_starts(text)
+            begin, end = recover.bad_region(text, starts, _error_offset(error, text))
+            if not text[begin:end].strip():
+                return None
+            name = recover.dropped_name(text, begin)
+            if name is not None:
+                report.dropped.add(name)
+            text = recover.blank(text, begin, end)
+        return None
+
+    def _attempt(
+        self, text: str, source: Source, report: Report, limits: Limits
+    ) -> ast.Module | lark.exceptions.UnexpectedInput | None:
         self._context.reset(source, report, limits)
         try:
-            module = self._lark.parse(source.text)
+            module = self._lark.parse(text)
         except _Abort:
             return None
         except lark.exceptions.UnexpectedInput as error:
-            report_syntax_error(error, source, report)
-            return None
+            return error
         except lark.exceptions.VisitError as error:
             if isinstance(error.orig_exc, _Abort):
                 return None
@@ -611,3 +648,66 @@ class Parser:
             self._context.expr_depth.clear()
         assert isinstance(module, ast.Module)
         return module
+
+    def _insertion(
+        self, error: lark.exceptions.UnexpectedInput, text: str, source: Source, limits: Limits
+    ) -> tuple[int, str] | None:
+        """A one-token insertion after which the declaration holding the error parses."""
+        from lablang.syntax import recover
+        from lablang.syntax.errors import _PATTERNS
+
+        if not isinstance(error, lark.exceptions.UnexpectedToken) or error.token.type == "$END":
+            return None
+        if len(text) > recover.MAX_RECOVERY_CHARS:
+            return None
+        token = error.token
+        start = token.start_pos or 0
+        history = getattr(error, "token_history", None) or []
+        previous = history[-1] if history else None
+        at = getattr(previous, "end_pos", None)
+        if not isinstance(at, int) or at > start:
+            at = start
+        begin, end = recover.bad_region(text, recover.declaration_starts(text), start)
+        if end - begin > recover.MAX_INSERTION_REGION:
+            return None
+        # trials parse the declaration alone: offsets in a trial are `begin` less
+        region = text[begin:end]
+        token_end = (token.end_pos or token.start_pos or 0) - begin
+        if not begin <= at <= end:
+            # the error is past a declaration left open: close it where its text ends
+            at = begin + len(region.rstrip())
+            token_end = len(region)
+        at, end = at - begin, end - begin
+        best: tuple[int, int, tuple[int, str]] | None = None
+        candidates = recover.insertion_candidates(set(error.expected or ()), _PATTERNS)
+        for rank, literal in enumerate(candidates[:12]):
+            spaced = f" {literal}" if literal[0].isalpha() or literal in "{}=" else literal
+            if literal[0].isalpha() and at < len(region) and not region[at].isspace():
+                spaced += " "
+            trial = region[:at] + spaced + region[at:]
+            outcome = self._attempt(trial, source, Report(), limits)
+            if isinstance(outcome, ast.Module):
+                reach = len(trial)
+            elif isinstance(outcome, lark.exceptions.UnexpectedInput):
+                # progress: a later error inside the same declaration (a second mistake
+                # in it), never one at its end (the insertion left it open)
+                reach = _error_offset(outcome, trial)
+                limit = end + len(spaced)
+                if reach <= token_end + len(spaced) or reach >= limit:
+                    continue
+                if not trial[reach:limit].strip():
+                    continue
+            else:
+                continue
+            if best is None or (reach, -rank) > (best[0], best[1]):
+                best = (reach, -rank, (at + begin, spaced))
+        return best[2] if best is not None else None
+
+
+def _error_offset(error: lark.exceptions.UnexpectedInput, text: str) -> int:
+    if isinstance(error, lark.exceptions.UnexpectedToken):
+        if error.token.type == "$END":
+            return len(text)
+        return error.token.start_pos or 0
+    position = getattr(error, "pos_in_stream", None)
+    return len(text) if position is None else position

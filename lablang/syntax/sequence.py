@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from lablang import ast
-from lablang.diagnostics import Report
+from lablang.diagnostics import Edit, Fix, Report
 from lablang.limits import Limits
 from lablang.source import Source, Span
 
@@ -25,6 +25,8 @@ _TOKEN = re.compile(
 )
 
 IUPAC = "ACGTUNRYSWKMBDHV"
+# `[ROLE':LEN]`: the reverse-complement mark written before the length
+_MISPLACED_RC = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*)'(:\d+(?:-\d+)?)\]")
 
 
 # A count with more digits than this is out of every bound: it is not converted at all
@@ -134,10 +136,27 @@ def read_sequence(
 def _bad_character(text: str, pos: int, offset: int, source: Source, report: Report) -> None:
     char = text[pos]
     span = Span(offset + pos, offset + pos + 1)
+    misplaced = _MISPLACED_RC.match(text, pos)
+    if misplaced:
+        fixed = f"[{misplaced.group(1)}{misplaced.group(2)}']"
+        whole = Span(offset + pos, offset + misplaced.end())
+        report.add(
+            "E0105",
+            f"`{misplaced.group(0)}`: the reverse-complement mark comes after the length",
+            source,
+            whole,
+            label="written as `[ROLE':LEN]`",
+            help=f"write `{fixed}`",
+            fix=Fix(f"write `{fixed}`", (Edit(whole, fixed),)),
+        )
+        return
     if char.upper() in IUPAC and char.islower():
         help_text = f"bases are written in upper case: `{char.upper()}`"
     elif char in "[":
-        help_text = "a placeholder is `[ROLE:LEN]`, `[ROLE:MIN-MAX]` or `[ROLE]`, e.g. `[UMI:12]`"
+        help_text = (
+            "a placeholder is `[ROLE:LEN]`, `[ROLE:MIN-MAX]` or `[ROLE]`, e.g. `[UMI:12]`; "
+            "its reverse complement `[ROLE:LEN']`"
+        )
     elif char == "(":
         help_text = "a homopolymer is `(BASE)COUNT`, e.g. `(T)30`"
     elif char == "{":

@@ -25,7 +25,7 @@ def test_verify_clean_contract_exits_zero() -> None:
     """`lablang verify` on a stdlib contract prints every check and exits 0."""
     result = run("verify", "stdlib/contracts/placement_recall.lab", "--depth", "6")
     assert result.exit_code == 0, result.output
-    assert "15 of 15 checks passed" in result.output
+    assert "16 of 16 checks passed" in result.output  # with goal liveness
 
 
 def test_verify_broken_contract_exits_one_with_json_trace() -> None:

@@ -13,7 +13,7 @@ from lablang.spec import SECTIONS, spec_examples, spec_text
 # prompt budgets, in words: the core plus one backend's part fit a small prompt
 BUDGETS = {
     "core": 1800,
-    "molecular": 1600,
+    "molecular": 2200,  # about 40 operations with their arguments (issue 12 added 15)
     "protocols": 600,
     "sim": 1200,
     "contracts": 400,

@@ -86,4 +86,4 @@ def test_installed_wheel_checks_a_file_outside_the_source_tree(wheel: Path, tmp_
         [str(python), "-m", "lablang", "check", "a.lab"], capture_output=True, text=True, cwd=work
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "0 errors" in result.stdout
+    assert "0 errors" in result.stderr  # diagnostics and summary go to stderr

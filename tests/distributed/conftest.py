@@ -15,6 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def ray_cluster() -> Iterator[Any]:
     import ray
 
+    if ray.is_initialized():  # started by a command run in this process (`--executor ray`)
+        ray.shutdown()
     ray.init(
         num_cpus=2,
         include_dashboard=False,

@@ -1,27 +1,23 @@
 """lablang's grammar drives constrained decoding with llguidance.
 
-The derived grammar (`examples/agent/llguidance_grammar.py`) must compile, accept the
-example programs, and everything it lets a model write must parse with lablang.
+The derived grammar (`lablang grammar --for llguidance`, `lablang.syntax.llguidance`) must
+compile, accept every shipped program, and everything it lets a model write must parse
+with lablang.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import re
 from pathlib import Path
 
 import pytest
 
+from lablang.syntax import llguidance as derive
+
 llguidance = pytest.importorskip("llguidance")
 
 ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location(
-    "llguidance_grammar", ROOT / "examples" / "agent" / "llguidance_grammar.py"
-)
-assert _spec is not None and _spec.loader is not None
-derive = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(derive)
 
 
 def _lark_grammar() -> str:
@@ -214,3 +210,20 @@ def test_texts_the_derived_grammar_allows_parse_with_lablang():
         if report.diagnostics and not divergence.search(text):
             rejected.append((text, [d.message for d in report.diagnostics]))
     assert rejected == []
+
+
+def test_grammar_command_prints_the_grammar_llguidance_compiles() -> None:
+    """`lablang grammar --for llguidance` prints the derived grammar, which llguidance
+    compiles; `lablang grammar` prints the Lark grammar lablang parses with."""
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    runner = CliRunner()
+    derived = runner.invoke(main, ["grammar", "--for", "llguidance"])
+    assert derived.exit_code == 0
+    assert derived.output == derive.llguidance_grammar(_lark_grammar())
+    grammar = llguidance.LLMatcher.grammar_from_lark(derived.output)
+    assert llguidance.LLMatcher.validate_grammar_with_warnings(grammar) == (False, [])
+    lark = runner.invoke(main, ["grammar"])
+    assert lark.exit_code == 0 and lark.output == _lark_grammar()

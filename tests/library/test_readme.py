@@ -32,7 +32,8 @@ def test_readme_commands_run_in_order(tmp_path: Path) -> None:
             ["bash", "-c", line], cwd=ROOT, capture_output=True, text=True, timeout=120
         )
         if "wrong.lab" in command and " check " in command:
-            assert done.returncode == 1 and "E0404" in done.stdout, (command, done.stdout)
+            # diagnostics go to stderr, as in every verb
+            assert done.returncode == 1 and "E0404" in done.stderr, (command, done.stderr)
         else:
             assert done.returncode == 0, (command, done.stdout[-500:], done.stderr[-500:])
 

@@ -88,3 +88,22 @@ def test_molecular_builder_and_operations_are_split_by_meaning() -> None:
     for path in paths:
         lines, longest = _sizes(path)
         assert lines <= 800 and longest <= 300, (path.name, lines, longest)
+
+
+def test_docs_ivt_example_checks_clean_and_derives_its_library() -> None:
+    """The MARS-seq-like example in docs/molecular.md checks clean and derives the library
+    the docs give: P5-Read 1, ligation barcode, cDNA, poly(A), UMI, cell barcode, Read 2, P7."""
+    from lablang.molecular.interchange import export_t1_text
+
+    doc = (ROOT / "docs" / "molecular.md").read_text("utf-8")
+    section = doc.split("### Worked example: an IVT method", 1)[1]
+    block = section.split("```lab\n", 1)[1].split("```", 1)[0]
+    result = check_text(block, "mars.lab")
+    assert list(result.report) == []
+    exported, _ = export_t1_text(result)
+    assert exported is not None
+    assert (
+        '"AATGATACGGCGACCACCGAGATCTACACTCTTTCCCTACACGACGCTCTTCCGATCT[LIGATION_BARCODE:7][CDNA]'
+        "AAAAAAAAAAAAAAAAAAAA[UMI:4][CELL_BARCODE:6]AGATCGGAAGAGCACACGTCTGAACTCCAGTCAC"
+        'ATCTCGTATGCCGTCTTCTGCTTG"'
+    ) in exported

@@ -111,7 +111,7 @@ def test_example_diff_matches_the_published_text_and_json(tmp_path):
     result = runner.invoke(
         diff_command, [str(root / "pcr_published.lab"), str(root / "pcr_gc_rich.lab")]
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the protocols differ
     assert result.output == (root / "diff.txt").read_text()
     as_json = runner.invoke(
         diff_command, [str(root / "pcr_published.lab"), str(root / "pcr_gc_rich.lab"), "--json"]

@@ -141,6 +141,7 @@ def test_batch_writes_jsonl_csv_summary_and_html(tmp_path: Path) -> None:
     assert "E0507" in {d["code"] for d in summary["skipped"]}
     html = (out / "report.html").read_text()
     assert html.count("<svg") >= 2 and "alpha" in html and "<table>" in html
+    assert "<div class='scroll'><table>" in html  # the per-protocol table scrolls, not the page
     again = tmp_path / "again"
     CliRunner().invoke(
         score_command,

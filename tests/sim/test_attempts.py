@@ -61,3 +61,25 @@ def test_a_retrieval_redirected_to_the_neighbouring_tube_is_not_executed(task_fr
     assert (execution["obligations"], execution["executed"]) == (3, 2)
     assert execution["unexecuted"] == ["again:pick:tube_a"]
     assert slipped.score()["choice"]["incorrect_attempts"] == []  # the choice was right
+
+
+def test_the_score_line_tells_a_wrong_choice_from_a_failed_execution(task_from) -> None:
+    """`simulate`'s score line (and the certificate's totals) keep choice and execution
+    apart: a decision for the wrong slot is an incorrect choice, executed; a slip to the
+    neighbouring tube is a correct choice, not executed (before, only `lablang branch`
+    showed the difference)."""
+    from lablang.cli.sim import score_line
+    from lablang.sim import certify_task
+    from lablang.sim.interventions import Decision
+
+    task = task_from(RETRIEVE)
+    wrong_choice = run_episode(
+        task, 0, interventions=(Decision("back", 0, 1, Ref("rack", ("slot", 3))),)
+    )
+    line = score_line(wrong_choice.score())
+    assert line.startswith("choice 1/2 correct (incorrect: back.0), execution 2/2 executed")
+    slipped = run_episode(task, 0, interventions=(TargetPose("again", 0, 0, Ref("tube_b")),))
+    line = score_line(slipped.score())
+    assert line.startswith("choice 3/3 correct, execution 2/3 executed (not: again:pick:tube_a)")
+    totals = certify_task(task, instances=1, seed=0)["labference"]
+    assert totals == {"choices": 3, "correct": 3, "obligations": 3, "executed": 3}

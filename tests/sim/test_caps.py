@@ -73,3 +73,44 @@ def test_removing_a_cap_hides_it_and_a_checkpoint_restores_it(make_runtime) -> N
     rt.restore(before)
     assert rt.capped("ethanol") and rt.model.geom_contype[geom] == 1
     assert Evaluator(rt).holds(closed)
+
+
+CLOSE = Path("examples/tasks/open_pour_close.lab")
+
+
+def test_open_pour_close_screws_the_cap_back_on_and_closed_holds_again(task_from) -> None:
+    """The bottle is opened (cap off), poured from, and closed: `close_cap` puts the cap
+    back and turns it home by friction, so `closed(stock)` holds at the end (before, the
+    task stopped at "the cap of `bottle` is already off")."""
+    from lablang.sim import certify_task
+
+    task = task_from(CLOSE.read_text())
+    result = simulate_task(task, seed=1)
+    assert result.succeeded, result.steps
+    closing = dict(result.steps[2].skills[0].detail)
+    assert closing["turns"] >= 1.45  # screwed home from 1.5 turns out
+    certificate = certify_task(task, instances=2, seed=0)
+    assert certificate["certified"], certificate["failures"]
+
+
+def test_close_cap_turns_a_loose_cap_home_and_refuses_a_capless_object(make_runtime) -> None:
+    """After one unscrewing turn (cap still on), `close_cap` turns it back to closed;
+    `close_cap` of a weight fails: it has no screw cap."""
+    from lablang.sim.skills import run_skill, skill_close_cap, skill_twist_cap
+    from lablang.sim.state import CAP_CLOSED_TURNS, cap_turns
+
+    rt = make_runtime(
+        """
+scene s {
+  b: bottle(capacity: 100 mL, contents: 50 mL of water) on table at (0.30 m, 0.00 m)
+  w: weight(mass: 20 g) on table at (0.15 m, 0.15 m)
+}
+task t in s { step a { do { twist_cap(b, 1) } success: true } }
+"""
+    )
+    assert run_skill(rt, skill_twist_cap(rt, "b", 1), 40).ok
+    assert 0.9 < cap_turns(rt, "b") < 1.5 and "b" not in rt.uncapped
+    result = run_skill(rt, skill_close_cap(rt, "b"), 40)
+    assert result.ok, result.reason
+    assert cap_turns(rt, "b") <= CAP_CLOSED_TURNS
+    assert "no screw cap" in run_skill(rt, skill_close_cap(rt, "w"), 5).reason

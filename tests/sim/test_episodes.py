@@ -137,8 +137,15 @@ task t in s { step a { do { pick(src) } success: grasped(src) } }
 
 
 def test_liquid_handling_preconditions_are_checked_in_the_simulator(task_from) -> None:
-    """Aspirating from a capped tube fails; aspirating more than the pipette holds fails."""
-    task = task_from("""
+    """Aspirating from a capped tube is E0712 at check time and still fails in the
+    simulator if a program gets there (built past the front end); aspirating more than the
+    pipette holds fails."""
+    import attrs
+
+    from lablang.driver import check_text
+    from lablang.sim.model import Call, Num, Ref
+
+    text = """
 scene s {
   stand: pipette_stand(slots: 2) on table at (0.10 m, 0.15 m)
   p: pipette(volume: 20 uL) in stand.slot[0]
@@ -147,12 +154,21 @@ scene s {
   stock: beaker(capacity: 50 mL, contents: 5 mL of buffer) on table at (0.25 m, -0.05 m)
 }
 task t in s {
-  step a { do { pick(p); aspirate(p, closed_tube, 10 uL) } success: contains(p, buffer) }
+  step a { do { pick(p); aspirate(p, stock, 10 uL) } success: contains(p, buffer) }
   step b { do { aspirate(p, stock, 50 uL) } success: contains(p, buffer) }
 }
-""")
-    first = simulate_task(task, 0).steps[0]
-    assert first.reason == "skill `aspirate` failed: `closed_tube` is capped"
+"""
+    capped = text.replace("aspirate(p, stock, 10 uL)", "aspirate(p, closed_tube, 10 uL)")
+    assert [d.code for d in check_text(capped).report] == ["E0712"]
+    task = task_from(text)
+    first = task.steps[0]
+    past_the_front = Call("aspirate", (Ref("p"), Ref("closed_tube"), Num(10e-9, "volume")))
+    task_capped = attrs.evolve(
+        task, steps=(attrs.evolve(first, program=(first.program[0], past_the_front)),)
+    )
+    assert simulate_task(task_capped, 0).steps[0].reason == (
+        "skill `aspirate` failed: `closed_tube` is capped"
+    )
     task = attrs_evolve_first_step_program(task)
     second = simulate_task(task, 0).steps[0]
     assert second.reason == "skill `aspirate` failed: `p` holds at most 20 uL"

@@ -12,7 +12,7 @@ SIM = Path(lablang.sim.__file__).parent
 
 # each module may import (at any depth, including inside functions) only modules listed
 # before it
-LAYERS = ("model", "assets", "state", "runtime", "skills", "predicates")
+LAYERS = ("model", "assets", "state", "actors", "runtime", "skills", "predicates")
 
 
 def _sim_imports(module: str) -> set[str]:

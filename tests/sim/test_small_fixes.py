@@ -154,3 +154,30 @@ def test_simulate_prints_the_credit_with_two_decimals(tmp_path) -> None:
     lab.write_text(FIFTH, encoding="utf-8")
     result = CliRunner().invoke(simulate_command, [str(lab)], catch_exceptions=False)
     assert result.exit_code == 1 and "credit 0.20," in result.output
+
+
+def test_transparent_containers_show_their_liquid_level(make_runtime) -> None:
+    """A beaker's liquid is drawn as a level of V / (pi r^2) that neither collides nor
+    weighs; an empty beaker shows none, and adding liquid raises the level."""
+    import math
+
+    rt = make_runtime(
+        """
+scene s {
+  b: beaker(capacity: 100 mL, contents: 60 mL of water) on table at (0.25 m, 0.0 m)
+  e: beaker(capacity: 100 mL) on table at (0.35 m, 0.0 m)
+}
+task t in s { step a { do { wait(0.1 s) } success: true } }
+"""
+    )
+    m = rt.model
+    full, empty = rt.level_geoms["b"], rt.level_geoms["e"]
+    radius = float(m.geom_size[full, 0])
+    assert 2 * float(m.geom_size[full, 1]) == pytest.approx(60e-6 / (math.pi * radius**2))
+    assert m.geom_rgba[full, 3] > 0 and m.geom_rgba[empty, 3] == 0
+    assert m.geom_contype[full] == m.geom_conaffinity[full] == 0
+    body = m.geom_bodyid[full]
+    assert m.body_mass[body] == pytest.approx(rt.infos["b"].base_mass + 0.06)
+    before = float(m.geom_size[full, 1])
+    rt.add_contents("b", "water", 10e-6)
+    assert float(m.geom_size[full, 1]) > before

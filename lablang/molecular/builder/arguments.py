@@ -6,6 +6,8 @@ from fractions import Fraction
 from typing import Any
 
 from lablang import ast
+from lablang.check.names import did_you_mean
+from lablang.diagnostics import Edit, Fix
 from lablang.molecular import operations as ops
 from lablang.molecular.builder.common import (
     Failure,
@@ -27,6 +29,7 @@ from lablang.molecular.sequence import (
     plain,
     render,
 )
+from lablang.source import Span
 
 
 class Arguments(Declarations):
@@ -158,12 +161,8 @@ class Arguments(Declarations):
         for key, value in given.items():
             param = op.param(key)
             if param is None:
-                raise Failure(
-                    "E0412",
-                    f"`{op.name}` has no argument `{key}`",
-                    call.span,
-                    help=f"arguments of `{op.signature()}`: {known}",
-                )
+                raise self.unknown_argument(op, call, key, known)
+            self.check_oligo_names(param, call, key)
             value = self.checked_value(op, param, value, call)
             if param.keyword is not None:
                 out[param.keyword] = value
@@ -180,6 +179,55 @@ class Arguments(Declarations):
                 help=f"write `{op.signature()}`",
             )
         return out
+
+    def unknown_argument(
+        self, op: Operation, call: ast.Call | ast.Name, key: str, known: str
+    ) -> Failure:
+        """E0412 with "did you mean" over this operation's arguments and the rename."""
+        guess = did_you_mean(key, [p.name for p in op.params])
+        arg = _named_arg(call, key)
+        span = Span(arg.span.start, arg.span.start + len(key)) if arg is not None else call.span
+        fix = Fix(f"use `{guess}`", (Edit(span, guess),)) if guess and arg is not None else None
+        listed = f"arguments of `{op.signature()}`: {known}"
+        return Failure(
+            "E0412",
+            f"`{op.name}` has no argument `{key}`",
+            span,
+            label="not an argument of this operation",
+            help=f"did you mean `{guess}`? {listed}" if guess else listed,
+            fix=fix,
+        )
+
+    def check_oligo_names(self, param: Param, call: ast.Call | ast.Name, key: str) -> None:
+        """A name given for an oligo that no oligo in scope has: E0203, with the closest
+        oligo name and the rename as its fix."""
+        if param.kind not in ("oligo", "oligos", "probe"):
+            return
+        arg = _named_arg(call, key)
+        if arg is None:
+            return
+        names = arg.value.items if isinstance(arg.value, ast.ListExpr) else (arg.value,)
+        for node in names:
+            if not isinstance(node, ast.Name):
+                continue
+            found = self.lookup(self.info, [node.id])
+            if found is not None:
+                continue
+            if param.kind == "probe":
+                continue  # a probe may be a segment role or a modification name
+            candidates = [d.name for d in self.info.module.decls if d.kind == "oligo"]
+            candidates += [n for n, sym in self.info.imported.items() if sym.decl.kind == "oligo"]
+            guess = did_you_mean(node.id, candidates)
+            raise Failure(
+                "E0203",
+                f"oligo `{node.id}` is not declared",
+                node.span,
+                label="not declared in this module or its imports",
+                help=f"did you mean `{guess}`?"
+                if guess
+                else "declare it with `oligo`, or import it with `use`",
+                fix=Fix(f"use `{guess}`", (Edit(node.span, guess),)) if guess else None,
+            )
 
     def checked_value(
         self, op: Operation, param: Param, value: Any, call: ast.Call | ast.Name
@@ -212,6 +260,12 @@ class Arguments(Declarations):
                 else f"`{param.name}`: {param.doc}",
             )
         return value
+
+
+def _named_arg(call: ast.Call | ast.Name, key: str) -> ast.Arg | None:
+    if isinstance(call, ast.Name):
+        return None
+    return next((a for a in call.args if a.name == key), None)
 
 
 def _distinct(products: list[Product]) -> tuple[Product, ...]:

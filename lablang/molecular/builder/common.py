@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from lablang import ast
+from lablang.diagnostics import Fix
 from lablang.molecular import operations as ops
 from lablang.molecular.model import (
     MODALITIES,
@@ -23,6 +28,10 @@ MAX_SEQUENCE_PARTS = 20_000
 MAX_SEQUENCE_TOKENS = 200_000
 
 
+class Unknown(Exception):
+    """A step depends on one that could not be derived: it is unknown, not wrong."""
+
+
 class Failure(Exception):
     def __init__(
         self,
@@ -33,10 +42,12 @@ class Failure(Exception):
         label: str = "",
         notes: Sequence[str] = (),
         help: str | None = None,
+        fix: Fix | None = None,
     ) -> None:
         super().__init__(message)
         self.code, self.message, self.span = code, message, span
         self.label, self.notes, self.help = label, tuple(notes), help
+        self.fix = fix
 
 
 # Interpreter parameters a workflow may set with `param NAME: VALUE`; the defaults are
@@ -125,3 +136,21 @@ def modality_of(word: str) -> str:
     text = word.replace("_", " ").strip()
     lowered = {m.lower(): m for m in MODALITIES}
     return lowered.get(text.lower(), text)
+
+
+@functools.cache
+def grader_roles() -> frozenset[str]:
+    """The placeholder roles LibStructBench's Task 1 grader expands to score characters
+    (`LIBRARY_SCORE_CHARS` in `lablang/scoring/normalize.py`, its one copy).
+
+    That module is loaded by path, not through `lablang.scoring`, whose package import
+    loads the scoring backend and networkx (about a second) for `lablang check`.
+    """
+    loaded = sys.modules.get("lablang.scoring.normalize")
+    if loaded is None:
+        path = Path(__file__).resolve().parents[2] / "scoring" / "normalize.py"
+        spec = importlib.util.spec_from_file_location("lablang._task1_roles", path)
+        assert spec is not None and spec.loader is not None
+        loaded = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loaded)
+    return frozenset(loaded.LIBRARY_SCORE_CHARS)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -28,6 +28,7 @@ from lablang.molecular.model import (
 )
 from lablang.molecular.sequence import (
     LNA,
+    PAYLOAD_ROLES,
     Bases,
     Homopolymer,
     Modification,
@@ -53,6 +54,10 @@ class Declarations:
         self.busy: set[tuple[int, str]] = set()
         self.spans: dict[str, Span] = {}
         self.params: dict[str, Any] = dict(PARAMETER_DEFAULTS)
+        # "workflow.step" -> why it is not derived (it or a step it needs failed)
+        self.unknown: dict[str, str] = {}
+        self._role_lengths: dict[tuple[int, str], tuple[int | None, int | None]] = {}
+        self.unknown_steps: dict[str, str] = {}  # the same, in the workflow being derived
 
     # -- diagnostics
     def error(self, code: str, message: str, span: Span, **kw: Any) -> None:
@@ -66,6 +71,7 @@ class Declarations:
             label=failure.label,
             notes=failure.notes,
             help=failure.help,
+            fix=failure.fix,
         )
 
     # -- top level
@@ -76,18 +82,6 @@ class Declarations:
         if symbol is None:
             return None
         return symbol.module, symbol.decl
-
-    def named_oligo(self, info: ModuleInfo, name: str, span: Span) -> OligoDef:
-        found = self.lookup(info, name.split("."))
-        if found is None or found[1].kind != "oligo":
-            raise Failure(
-                "E0412",
-                f"`{name}` is not an oligo",
-                span,
-                label="an oligo is expected here",
-                help="declare it with `oligo`",
-            )
-        return self.oligo(*found)
 
     # -- segments and oligos
     def segment(self, info: ModuleInfo, decl: ast.Decl) -> SegmentDef:
@@ -123,7 +117,9 @@ class Declarations:
                 help="write `segment X = 5'-ACGT-3'` or `segment CB = barcode(16)`",
             )
         if isinstance(value, ast.Sequence):
-            seq = self.sequence(info, value, label=decl.name)
+            # a segment is one named unit: `segment R2 = 5'-{sample_index_seq}-3'` is `R2`
+            # wherever it is used, not the name of what it was written with
+            seq = self.sequence(info, value, label=decl.name).with_label(decl.name)
             kind = "homopolymer" if all(isinstance(p, Homopolymer) for p in seq.parts) else "fixed"
             return SegmentDef(decl.name, seq, kind, parts=tuple(parts))
         if (
@@ -266,6 +262,12 @@ class Declarations:
                         seq = seg.seq if not rc else reverse_complement(seg.seq)
                         out.extend(seq.parts)
                     else:
+                        if low is not None:
+                            self._role_lengths.setdefault((id(info), role), (low, high))
+                        elif not is_payload_role(role):
+                            # `[ROLE']` of a role written with its length elsewhere
+                            # (`[UMI:12]`) has that length, on either strand
+                            low, high = self.role_length(info, role)
                         made = placeholder(role, low, high, rc)
                         out.append(
                             attrs.evolve(made, label=label)
@@ -278,7 +280,7 @@ class Declarations:
                     seq = self.reference(info, path, part.span)
                     out.extend((reverse_complement(seq) if rc else seq).parts)
                 case ast.Modification(code=code):
-                    out.append(Modification(code))
+                    out.append(Modification.of(code))
                 case ast.Ribo(base=base):
                     out.append(Ribo(base.upper().replace("U", "T"), label))
                 case ast.LNA(base=base):
@@ -298,6 +300,14 @@ class Declarations:
                 "E0415", f"sequence expands to more than {MAX_SEQUENCE_TOKENS} positions", node.span
             )
         return seq
+
+    def role_length(self, info: ModuleInfo, role: str) -> tuple[int | None, int | None]:
+        """The length `role` is written with in the module (the module is read once)."""
+        key = (id(info), role)
+        if key not in self._role_lengths:
+            for other, length in written_lengths(info.module).items():
+                self._role_lengths.setdefault((id(info), other), length)
+        return self._role_lengths.get(key, (None, None))
 
     def placeholder_segment(self, info: ModuleInfo, role: str) -> SegmentDef | None:
         found = self.lookup(info, [role])
@@ -363,3 +373,33 @@ def _length(expr: ast.Expr | None) -> tuple[int | None, int | None]:
         case ast.Binary(op="..", left=left, right=right):
             return _length(left)[0], _length(right)[0]
     raise Failure("E0413", "a length is a number or a range `8..11`", expr.span)
+
+
+def is_payload_role(role: str) -> bool:
+    """A payload (`[CDNA]`, `[GDNA_2]`): its length is the sample's, never written."""
+    upper = role.upper()
+    return upper in PAYLOAD_ROLES or upper.startswith(tuple(PAYLOAD_ROLES))
+
+
+def written_lengths(module: ast.Module) -> dict[str, tuple[int | None, int | None]]:
+    """The length each placeholder role is written with in a module (the first one
+    seen), so a `[ROLE']` written without it gets it."""
+    found: dict[str, tuple[int | None, int | None]] = {}
+    for node in _placeholders(module):
+        if node.min_len is not None:
+            found.setdefault(node.role, (node.min_len, node.max_len))
+    return found
+
+
+def _placeholders(root: object) -> Iterator[ast.Placeholder]:
+    """Every placeholder in an AST (iterative walk over attrs nodes and tuples)."""
+    todo: list[object] = [root]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Placeholder):
+            yield node
+        elif isinstance(node, tuple | list):
+            todo.extend(node)
+        elif attrs.has(type(node)):
+            cls: Any = type(node)
+            todo.extend(getattr(node, f.name) for f in attrs.fields(cls))

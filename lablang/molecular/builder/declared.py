@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -63,6 +64,7 @@ class DeclaredChecks(Derivation):
         pairs: list[tuple[str, str]] = []
         breaks: list[Discontinuity] = []
         realizes = None
+        partial: str | None = None
         for clause in decl.clauses:
             if clause.keyword == "realizes" and not isinstance(clause.value, ast.Assignment):
                 realizes = dotted(clause.value)
@@ -101,10 +103,20 @@ class DeclaredChecks(Derivation):
                     )
                 case ast.Field(key="derived") | ast.Field(key="realizes"):
                     realizes = dotted(member.value)
+                case ast.Field(key="partial", value=ast.String(value=reason)):
+                    partial = reason
                 case _:
                     pass
         state = StateDef(
-            decl.name, tuple(strands), arch, decl.title or "", tuple(pairs), tuple(breaks), realizes
+            decl.name,
+            tuple(strands),
+            arch,
+            decl.title or "",
+            tuple(pairs),
+            tuple(breaks),
+            realizes,
+            status="partial" if partial is not None else "declared",
+            status_reason=partial or "",
         )
         self.check_architecture(state, decl)
         return state
@@ -265,15 +277,28 @@ class DeclaredChecks(Derivation):
                         "of the product that should be amplified",
                     )
 
+    def not_derived(self, name: str) -> str | None:
+        """Why `workflow.step` (or one of its products, `step_2`) was not derived, or None."""
+        base = re.sub(r"_\d+$", "", name)
+        return self.unknown.get(name) or self.unknown.get(base)
+
     def check_realizes(
         self, states: Iterable[StateDef], derived: dict[str, Pool], decls: dict[str, ast.Decl]
-    ) -> None:
+    ) -> dict[str, tuple[str, str]]:
+        """Compare each state that `realizes` a derived step with it (E0405 when they
+        differ); returns the verified status of each such state: derived when equal,
+        unknown when the step could not be derived (its failure is reported once)."""
+        statuses: dict[str, tuple[str, str]] = {}
         for state in states:
             if state.realizes is None:
                 continue
             pool = derived.get(state.realizes)
             decl = decls[state.name]
             if pool is None:
+                why = self.not_derived(state.realizes)
+                if why is not None:
+                    statuses[state.name] = ("unknown", f"`{state.realizes}` not derived: {why}")
+                    continue
                 self.error(
                     "E0405",
                     f"`{state.realizes}` is not a derived workflow step",
@@ -301,6 +326,9 @@ class DeclaredChecks(Derivation):
                     notes=notes,
                     help="correct the declared strand or the workflow",
                 )
+            elif state.status != "partial":
+                statuses[state.name] = ("derived", f"equals derived `{state.realizes}`")
+        return statuses
 
     # -- libraries and reads
 

@@ -13,6 +13,7 @@ from lablang.molecular.builder.common import (
     MAX_WORKFLOW_STEPS,
     PARAMETER_DEFAULTS,
     Failure,
+    Unknown,
     func_name,
     modality_of,
     word_of,
@@ -55,6 +56,9 @@ class Derivation(Arguments):
         finals: list[tuple[str, str]] = []
         outputs: list[tuple[str, str]] = []
         state_names: dict[str, tuple[str, ...]] = {}
+        # steps not derived because they failed or depend on one that did: reported once
+        unknown: dict[str, str] = {}
+        self.unknown_steps = unknown
         members = decl.body.members if decl.body else ()
         if len(members) > MAX_WORKFLOW_STEPS:
             raise Failure(
@@ -69,7 +73,10 @@ class Derivation(Arguments):
                     case ast.Entry(keyword="input", name=name) if name:
                         pool = self.input_pool(member)
                         env[name] = pool
-                        states.append(_named_state(name, pool.products[0], member.title or ""))
+                        given = _named_state(name, pool.products[0], member.title or "")
+                        states.append(
+                            attrs.evolve(given, status="declared", status_reason="workflow input")
+                        )
                         state_names[name] = (name,)
                         initial.append(name)
                     case ast.Binding(name=name, value=value):
@@ -124,6 +131,8 @@ class Derivation(Arguments):
                                 clause.value, ast.Name | ast.String
                             ):
                                 modality = modality_of(word_of(clause.value) or "")
+                        if out in unknown:
+                            continue
                         if out not in state_names:
                             raise Failure(
                                 "E0412",
@@ -138,9 +147,14 @@ class Derivation(Arguments):
                         self.param(member)
                     case _:
                         pass
+            except Unknown as missing:
+                # depends on a step that failed: not derived, and not a second error
+                self._mark_unknown(
+                    member, env, unknown, f"depends on `{missing}`, which was not derived"
+                )
             except Failure as failure:
                 self.fail(failure)
-                break
+                self._mark_unknown(member, env, unknown, f"step failed with {failure.code}")
             except ops.OperationFailure as failure:
                 self.error(
                     failure.code,
@@ -149,7 +163,7 @@ class Derivation(Arguments):
                     notes=failure.notes,
                     help=failure.help,
                 )
-                break
+                self._mark_unknown(member, env, unknown, f"step failed with {failure.code}")
         if not finals and transitions:
             last = transitions[-1]
             finals = [(s, "gene expression") for s in last.carried]
@@ -161,8 +175,21 @@ class Derivation(Arguments):
             tuple(finals),
             derived=True,
             outputs=tuple(outputs),
+            unknown=tuple(unknown),
         )
+        self.unknown.update({f"{decl.name}.{k}": v for k, v in unknown.items()})
         return graph, env
+
+    @staticmethod
+    def _mark_unknown(
+        member: ast.Member, env: dict[str, Pool], unknown: dict[str, str], why: str
+    ) -> None:
+        """A failed step (or one that depends on it) is unknown: later steps that use it
+        are skipped silently, and what realizes it is reported as unknown, not wrong."""
+        name = member.name if isinstance(member, ast.Binding | ast.Entry) else None
+        if name:
+            env.pop(name, None)
+            unknown[name] = why
 
     def param(self, entry: ast.Entry) -> None:
         """`param min_anneal: 15` / `param nontemplated: "CC"`: an interpreter parameter
@@ -248,14 +275,23 @@ class Derivation(Arguments):
                 first_call.span,
             )
         subject = first_call.args[0].value
-        if not isinstance(subject, ast.Name) or subject.id not in env:
-            raise Failure(
-                "E0412",
-                "the first argument must be an input or an earlier step of this workflow",
-                subject.span,
-                help="known: " + ", ".join(f"`{k}`" for k in env),
-            )
-        pool = env[subject.id]
+        items = subject.items if isinstance(subject, ast.ListExpr) else [subject]
+        sources: list[str] = []
+        for item in items:
+            if isinstance(item, ast.Name) and item.id in self.unknown_steps:
+                raise Unknown(item.id)
+            if not isinstance(item, ast.Name) or item.id not in env:
+                raise Failure(
+                    "E0412",
+                    "the first argument must be an input or an earlier step of this workflow, "
+                    "or a list of them (`merge([a, b])`)",
+                    item.span,
+                    help="known: " + ", ".join(f"`{k}`" for k in env),
+                )
+            sources.append(item.id)
+        if not sources:
+            raise Failure("E0412", "an empty list merges nothing", subject.span)
+        pool = env[sources[0]] if len(sources) == 1 else _pooled([env[s] for s in sources])
         oligo_names: list[str] = []
         reagents: list[tuple[str, str]] = []
         for op_name, call in chain:
@@ -267,7 +303,7 @@ class Derivation(Arguments):
         transition = TransitionDef(
             name=name,
             operation=operation,
-            substrates=state_names.get(subject.id, (subject.id,)),
+            substrates=tuple(n for s in sources for n in state_names.get(s, (s,))),
             oligos=tuple(dict.fromkeys(oligo_names)),
             reagents=tuple(reagents),
             detail=detail,
@@ -286,6 +322,8 @@ class Derivation(Arguments):
         if isinstance(left, ast.Attribute) and left.name in ("top", "bottom"):
             strand_name = left.name
             left = left.value
+        if isinstance(left, ast.Name) and left.id in self.unknown_steps:
+            return  # the step was not derived: its failure is already reported
         if not isinstance(left, ast.Name) or left.id not in env:
             raise Failure(
                 "E0412",
@@ -318,3 +356,8 @@ class Derivation(Arguments):
 def _named_state(name: str, product: Product, title: str) -> StateDef:
     state = state_from_molecule(name, product.molecule, title)
     return attrs.evolve(state, disposition_reason=product.reason)
+
+
+def _pooled(pools: list[Pool]) -> Pool:
+    """The carried products of several steps in one pool (a `merge([a, b])` subject)."""
+    return Pool(tuple(product for pool in pools for product in pool.carried))

@@ -8,6 +8,7 @@ from lablang.molecular.builder.common import (
     Failure,
     block_fields,
     dotted,
+    grader_roles,
     modality_of,
     word_of,
 )
@@ -20,6 +21,7 @@ from lablang.molecular.builder.declared import (
 )
 from lablang.molecular.model import (
     LibraryDef,
+    OligoDef,
     ReadDef,
 )
 from lablang.molecular.molecule import (
@@ -28,13 +30,28 @@ from lablang.molecular.molecule import (
 )
 from lablang.molecular.sequence import (
     Seq,
+    Symbol,
     plain,
     render,
     reverse_complement,
 )
+from lablang.resolve import ModuleInfo
+from lablang.source import Span
 
 
 class Libraries(DeclaredChecks):
+    def named_oligo(self, info: ModuleInfo, name: str, span: Span) -> OligoDef:
+        found = self.lookup(info, name.split("."))
+        if found is None or found[1].kind != "oligo":
+            raise Failure(
+                "E0412",
+                f"`{name}` is not an oligo",
+                span,
+                label="an oligo is expected here",
+                help="declare it with `oligo`",
+            )
+        return self.oligo(*found)
+
     def library(self, decl: ast.Decl, derived: dict[str, Pool]) -> LibraryDef:
         fields = block_fields(decl.body) if decl.body else {}
         source_name = None
@@ -44,14 +61,24 @@ class Libraries(DeclaredChecks):
         for clause in decl.clauses:
             if clause.keyword == "from" and not isinstance(clause.value, ast.Assignment):
                 src = clause.value
+        partial_node = fields.get("partial")
+        partial = partial_node.value if isinstance(partial_node, ast.String) else None
+        status, status_reason = ("partial", partial) if partial is not None else ("declared", "")
         if src is not None:
             source_name = dotted(src)
             pool = derived.get(source_name)
-            if pool is None or not pool.carried:
+            why = self.not_derived(source_name) if pool is None else None
+            if why is not None:
+                # the step failed (reported there): the library is unknown, not wrong
+                pool = None
+                if status != "partial":
+                    status, status_reason = "unknown", f"`{source_name}` not derived: {why}"
+            elif pool is None or not pool.carried:
                 raise Failure(
                     "E0405", f"`{source_name}` is not a derived workflow output", src.span
                 )
-            derived_seq = top_strand(pool.carried[0].molecule)
+            else:
+                derived_seq = top_strand(pool.carried[0].molecule)
         seq_node = fields.get("seq") or fields.get("structure")
         seq = (
             self.sequence(self.info, seq_node, label=None)
@@ -66,12 +93,25 @@ class Libraries(DeclaredChecks):
             diff = sequence_difference(seq, derived_seq)
             if matched is not None:
                 derived_seq = matched
+                if status == "partial":
+                    self.error(
+                        "W0405",
+                        f"library `{decl.name}` is marked partial but is derived from "
+                        f"`{source_name}` and equals it",
+                        partial_node.span,  # type: ignore[union-attr]
+                        help="remove `partial:`: the interpreter verifies this library",
+                    )
+                else:
+                    status, status_reason = "derived", f"equals derived `{source_name}`"
+            elif status == "partial":
+                pass  # marked partial: the derivation is known not to reach it
             elif diff is not None:
                 others = (
                     [f"`{source_name}` carries {len(candidates)} products; none matches"]
                     if len(candidates) > 1
                     else []
                 )
+                status_reason = f"differs from derived `{source_name}` at segment `{diff}`"
                 self.error(
                     "E0405",
                     f"library `{decl.name}` differs from derived `{source_name}` at "
@@ -80,11 +120,14 @@ class Libraries(DeclaredChecks):
                     notes=[f"declared: {render(seq)}", f"derived:  {render(derived_seq)}", *others],
                     help="correct the declared structure or the workflow",
                 )
+        if seq is None and derived_seq is not None and status == "declared":
+            status, status_reason = "derived", f"derived from `{source_name}`"
         final = seq if seq is not None else derived_seq
         if final is None:
             raise Failure(
                 "E0413", f"library `{decl.name}` has neither `seq` nor `from`", decl.name_span
             )
+        self.check_grader_roles(decl, final, seq_node)
         reads: list[ReadDef] = []
         for member in decl.body.members if decl.body else ():
             if isinstance(member, ast.Entry) and member.keyword == "read":
@@ -101,7 +144,42 @@ class Libraries(DeclaredChecks):
                 reads.append(read)
                 self.check_read(read, final, member)
         modality = modality_of(word_of(fields.get("modality")) or "gene expression")
-        return LibraryDef(decl.name, final, modality, decl.title or "", tuple(reads), source_name)
+        return LibraryDef(
+            decl.name,
+            final,
+            modality,
+            decl.title or "",
+            tuple(reads),
+            source_name,
+            status,
+            status_reason,
+        )
+
+    def check_grader_roles(self, decl: ast.Decl, final: Seq, seq_node: ast.Expr | None) -> None:
+        """W0406 for each placeholder role LibStructBench's Task 1 grader does not expand
+        (it would be scored as literal text): the known names are listed."""
+        known = grader_roles()
+        unknown = sorted(
+            {
+                part.role
+                for part in final.parts
+                if isinstance(part, Symbol)
+                and part.min_len is not None
+                and not part.is_payload
+                and part.role.upper() not in known
+            }
+        )
+        if unknown:
+            names = ", ".join(f"`[{r}:LEN]`" for r in unknown)
+            self.error(
+                "W0406",
+                f"library `{decl.name}`: LibStructBench's Task 1 grader does not expand {names}; "
+                "it is scored as literal text",
+                seq_node.span if seq_node is not None else decl.name_span,
+                notes=["roles the grader expands: " + ", ".join(sorted(known))],
+                help="use a role the grader knows (a round barcode is `[CELL_BARCODE:8]` or "
+                "`[LIGATION_BARCODE:8]`, an RT barcode `[RT_BARCODE:10]`)",
+            )
 
     def check_read(self, read: ReadDef, library: Seq, member: ast.Entry) -> None:
         if not read.primer:

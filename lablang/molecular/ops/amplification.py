@@ -24,6 +24,8 @@ from lablang.molecular.ops.core import (
     anneal_sites,
     has_phosphate,
     no_site_failure,
+    payload_positions,
+    random_run,
 )
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.ops.synthesis import extend
@@ -38,11 +40,10 @@ from lablang.molecular.sequence import (
 @operation(
     "linear_amplify",
     lsb="amplification",
-    rule="denature; the primer copies every strand with a site for its 3' end (bead primers on "
-    "tagmented fragments, 10x scATAC); molecules with no site are discarded",
+    rule="the primer copies every strand with a site for its 3' end; others are discarded",
     params=(
         Param("primer", "oligo", "the one primer", required=True),
-        Param("cycles", "number", "cycle count (changes no structure)", py=None),
+        Param("cycles", "number", "recorded only", py=None),
     ),
     uses=("min_anneal",),
 )
@@ -52,7 +53,9 @@ def linear_amplify(molecule: Molecule, primer: Oligo, *, min_match: int = MIN_AN
     Rule: the molecule is denatured and the primer anneals to every strand that has a
     site for its 3' end; each such strand is copied from the primer (as in `extend`).
     A molecule whose strands carry no site is not amplified (discarded). Used where a
-    bead-bound primer copies tagmented fragments before index PCR (10x scATAC).
+    bead-bound primer copies tagmented fragments before index PCR (10x scATAC); a random
+    (N-mer) primer copies every strand with a payload, priming inside it (MALBAC's
+    quasi-linear cycles).
     """
     match molecule:
         case Single(strand=strand):
@@ -66,7 +69,9 @@ def linear_amplify(molecule: Molecule, primer: Oligo, *, min_match: int = MIN_AN
     for strand in candidates:
         if strand.moltype is not MolType.DNA:
             continue
-        if anneal_sites(plain(primer.seq), plain(strand.seq), min_match):
+        # a random (N-mer) primer primes in any payload (MALBAC, DOP-style cycles)
+        random = random_run(plain(primer.seq)) and payload_positions(strand.seq)
+        if random or anneal_sites(plain(primer.seq), plain(strand.seq), min_match):
             copy = extend(Single(strand), primer, min_match=min_match)
             products.setdefault(
                 render(plain(copy.top)),
@@ -119,13 +124,10 @@ class _Hit:
 @operation(
     "pcr",
     lsb="pcr",
-    rule="amplifies only with one primer on each strand, 3' ends facing; amplicon = F + template "
-    "between + R' (tails included); one-primer products are linear (discarded), same-primer-"
-    "both-ends products suppressed (discarded); a single primer (`[ISPCR]` or the same sequence "
-    "twice) amplifies what it flanks at both ends",
+    rule="one primer on each strand, 3' ends facing: amplicon = F + template between + R'; linear and suppressed products are discarded",
     params=(
-        Param("primers", "oligos", "forward and reverse primer (or one primer)", required=True),
-        Param("cycles", "number", "cycle count (changes no structure)", py=None),
+        Param("primers", "oligos", "forward and reverse (or one)", required=True),
+        Param("cycles", "number", "recorded only", py=None),
     ),
     uses=("min_anneal",),
     aliases={"amplify": "amplification"},

@@ -9,16 +9,19 @@ import attrs
 from lablang.molecular.molecule import (
     Duplex,
     Molecule,
+    MolType,
     Single,
     Strand,
 )
 from lablang.molecular.sequence import (
+    COMPLEMENT,
     DEGENERATE,
     LNA,
     Bases,
     Homopolymer,
     Modification,
     Part,
+    PolyToken,
     Ribo,
     Seq,
     Symbol,
@@ -136,11 +139,26 @@ def _run(p: tuple[Token, ...], t: tuple[Token, ...], s: int) -> tuple[int, int, 
         # An anchored primer's degenerate 3' bases pair inside the payload: its last
         # bases are unknown, so any base can sit there.
         i, j, count, absorbed = m - 1 - anchor, s + 1, anchor, anchor
-    while i >= 0 and j < len(t) and tokens_pair(p[i], t[j]):
+    while i >= 0 and j < len(t):
+        tok, base = t[j], p[i]
+        if isinstance(tok, PolyToken) and isinstance(base, str) and _pairs_run(base, tok):
+            # a run written out in the primer (oligo-dT: 24 T) pairs with a tail of
+            # unknown length (TdT's or poly(A) polymerase's poly(A)) as one position
+            while i >= 0 and p[i] == base:
+                count += 1
+                i -= 1
+            j += 1
+            continue
+        if not tokens_pair(base, tok):
+            break
         count += token_width(p[i])
         i -= 1
         j += 1
     return absorbed, m - 1 - i, j, count
+
+
+def _pairs_run(base: str, run: PolyToken) -> bool:
+    return base in COMPLEMENT and COMPLEMENT[base] == run.base
 
 
 def is_payload_token(tok: SymbolToken) -> bool:
@@ -367,3 +385,49 @@ def parse_end(text: str) -> tuple[str, str] | None:
     if len(words) != 2 or words[0] not in ("top", "bottom") or words[1] not in ("5'", "3'"):
         return None
     return words[0], words[1]
+
+
+# ------------------------------------------------------------------ end chemistry
+
+# 3' modifications that leave no 3'-OH: a polymerase cannot extend and a ligase cannot
+# join that end (adapters are blocked so they do not concatemerise).
+BLOCKING_3P = frozenset(
+    {"3ddC", "3SpC3", "3InvdT", "3Phos", "3AmMO", "3ddT", "3C3", "3Bio", "3BioTEG", "3SpC6"}
+)
+# 5' adenylation (pre-adenylated adapters): the activated 5' end that truncated RNA
+# ligase 2 (and ligases without ATP) joins to a 3'-OH.
+ADENYLATED_5P = frozenset({"5rApp", "5App", "5rApp/"})
+RANDOM_MIN = 6  # a 3' run of this many N primes at random (random hexamers and longer)
+
+
+def three_prime_blocked(seq: Seq) -> str | None:
+    """The blocking modification at the 3' end of `seq`, or None for a free 3'-OH."""
+    last = seq.parts[-1] if seq.parts else None
+    if isinstance(last, Modification) and last.base is None and last.code in BLOCKING_3P:
+        return last.code
+    return None
+
+
+def adenylated(seq: Seq) -> bool:
+    first = seq.parts[0] if seq.parts else None
+    return isinstance(first, Modification) and first.code in ADENYLATED_5P
+
+
+def oligo_moltype(seq: Seq) -> MolType:
+    """DNA, RNA (every base a ribonucleotide, `rA rC ...`) or a chimera (some of each)."""
+    ribo = sum(1 for p in seq.parts if isinstance(p, Ribo))
+    other = sum(1 for p in seq.parts if isinstance(p, Bases | Homopolymer | Symbol | LNA))
+    if not ribo:
+        return MolType.DNA
+    return MolType.RNA if not other else MolType.CHIMERA
+
+
+def random_run(seq: Seq) -> int:
+    """How many degenerate `N` end the primer (a random hexamer's six); runs shorter
+    than `RANDOM_MIN` are anchors (`VN`), not random primers."""
+    count = 0
+    for tok in reversed(seq.without_modifications().tokens()):
+        if tok != "N":
+            break
+        count += 1
+    return count if count >= RANDOM_MIN else 0

@@ -226,14 +226,15 @@ ENZYMES: dict[str, tuple[str, int, int]] = {
     "DpnII": ("GATC", 0, 4), "MboI": ("GATC", 0, 4), "MseI": ("TTAA", 1, 3),
     "AluI": ("AGCT", 2, 2), "EcoRV": ("GATATC", 3, 3), "MluCI": ("AATT", 0, 4),
     "Csp6I": ("GTAC", 1, 3), "HaeIII": ("GGCC", 2, 2), "MspI": ("CCGG", 1, 3),
+    "HpaII": ("CCGG", 1, 3), "Sau3AI": ("GATC", 0, 4), "BfaI": ("CTAG", 1, 3),
+    "CviAII": ("CATG", 1, 3), "FatI": ("CATG", 0, 4),
 }  # fmt: skip
 
 
 @operation(
     "digest",
     lsb="other",
-    rule="cut at every recognition site in designed bases, leaving the enzyme's overhang with "
-    "5' phosphates",
+    rule="cut at each recognition site in designed bases, leaving the enzyme's ends",
     params=(Param("enzyme", "text", "the restriction enzyme", required=True),),
 )
 def digest(molecule: Molecule, enzyme: str) -> Pool:

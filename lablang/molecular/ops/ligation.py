@@ -1,8 +1,7 @@
-"""Adapter ligation and split-pool barcoding rounds."""
+"""Adapter ligation: double-stranded, Y-shaped and hairpin adapters to duplex ends, and
+single-stranded adapters (RNA ligase, splinted DNA ligase) to one strand end."""
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import attrs
 
@@ -10,29 +9,20 @@ from lablang.molecular.molecule import (
     Duplex,
     End,
     Molecule,
-    MolType,
-    Single,
-    Strand,
-    top_strand,
 )
 from lablang.molecular.ops.core import (
     MAX_ADAPTER_STRAND,
-    MIN_ANNEAL,
     MIN_STEM,
     Oligo,
     OperationFailure,
-    anneal_sites,
     describe_end,
     has_phosphate,
     need_duplex,
-    no_site_failure,
-    strip_leading_modifications,
 )
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import (
     Seq,
     plain,
-    reverse_complement,
     token_width,
     tokens_pair,
 )
@@ -47,10 +37,13 @@ def adapter_duplex(adapter: Oligo) -> Duplex:
     what lies beyond the stem on either strand is an overhang or an unpaired arm.
     """
     if len(adapter.strands) == 1:
+        if adapter.kind == "hairpin":
+            return hairpin_duplex(adapter)
         raise OperationFailure(
             "E0412",
-            f"`{adapter.name}` has one strand; a ligation adapter needs two",
-            help="declare the adapter with `kind: double_stranded` and both strands",
+            f"`{adapter.name}` has one strand; a double-stranded adapter needs two",
+            help="declare both strands (`kind: double_stranded`), `kind: hairpin` for one "
+            "strand that folds on itself, or ligate it to one strand end with `end:`",
         )
     a, b = adapter.strands[0], adapter.strands[1]
     pa, pb = plain(a).tokens(), plain(b).tokens()
@@ -134,40 +127,150 @@ def _ligate_right(insert: Duplex, adapter: Duplex, adapter_name: str) -> Duplex:
         core=insert.core + joined + adapter.core,
         left=insert.left,
         right=adapter.right,
-        top_type=MolType.DNA,
-        bottom_type=MolType.DNA,
+        # an RNA strand joined to a DNA adapter strand is a chimera
+        top_type=insert.top_type.joined(adapter.top_type),
+        bottom_type=insert.bottom_type.joined(adapter.bottom_type),
         top_name=insert.top_name,
         bottom_name=insert.bottom_name,
         top_phosphate=insert.top_phosphate,
         bottom_phosphate=adapter.bottom_phosphate,
         nicks=tuple(nicks),
+        loops=insert.loops + adapter.loops,
     )
+
+
+def hairpin_duplex(adapter: Oligo) -> Duplex:
+    """A hairpin adapter (one strand folding on itself) as the duplex it ligates as.
+
+    Rule: the strand pairs with itself over its longest stem that leaves a loop of at
+    least 3 bases; the loop is where the two arms meet. The duplex has the arms as its
+    two strands, split at the loop's deoxyuridine (NEBNext adapters carry one for USER
+    to open) or else at the loop's middle, and records the closed loop (`loops`):
+    `user` opens it into a Y-shaped end. Without a stem it is E0402.
+    """
+    from lablang.molecular.ops.nucleases import URACIL_CODES
+    from lablang.molecular.sequence import Modification
+
+    seq = adapter.seq
+    toks = plain(seq).tokens()
+    if len(toks) > MAX_ADAPTER_STRAND:
+        raise OperationFailure(
+            "E0415", f"hairpin `{adapter.name}` is longer than {MAX_ADAPTER_STRAND} positions"
+        )
+    best = (0, 0, 0, 0)  # bases, i (stem start), j (stem end on the way back), stem length
+    for i in range(len(toks)):
+        for j in range(len(toks) - 1, i, -1):
+            k, count = 0, 0
+            while j - k - (i + k) - 1 >= 3 and tokens_pair(toks[i + k], toks[j - k]):
+                count += token_width(toks[i + k])
+                k += 1
+            if count > best[0]:
+                best = (count, i, j, k)
+    count, i, j, k = best
+    if count < MIN_STEM:
+        raise OperationFailure(
+            "E0402",
+            f"hairpin `{adapter.name}` does not fold: longest stem {count} bases, needs {MIN_STEM}",
+        )
+    loop_lo, loop_hi = i + k, j - k + 1  # token range of the loop
+    position, cut = 0, (loop_lo + loop_hi) // 2
+    split_on_uracil = False
+    for part in seq.parts:
+        width = len(Seq((part,)))
+        uracil = isinstance(part, Modification) and part.code in URACIL_CODES
+        if uracil and loop_lo <= position < loop_hi:
+            cut, split_on_uracil = position, True
+            break
+        position += width
+    first = seq.slice(0, cut)
+    second = seq.slice(cut + 1 if split_on_uracil else cut)
+    arms = Oligo(adapter.name, (first, second), "double_stranded")
+    duplex = adapter_duplex(arms)
+    where = "at its deoxyuridine" if split_on_uracil else "in its loop"
+    return attrs.evolve(duplex, loops=(f"hairpin `{adapter.name}` closed {where}",))
 
 
 @operation(
     "ligate",
     lsb="ligation",
-    rule="ends must form a perfect duplex across the junction (blunt/blunt, A/T, complementary "
-    "sticky); each junction needs a 5' phosphate on at least one strand, the other stays a nick",
+    rule="duplex, Y or hairpin adapters join compatible duplex ends (blunt, A/T, sticky; a 5' "
+    "phosphate per junction); a one-strand adapter joins a strand end by RNA ligase or over a "
+    "splint (5' donor phosphorylated or adenylated, 3' acceptor free)",
     params=(
-        Param("adapter", "oligo", "the double-stranded adapter", required=True),
-        Param("ends", "text", "which ends", default="both", choices=("both", "left", "right")),
+        Param("adapter", "oligo", "two strands, a hairpin or one strand", required=True),
+        Param(
+            "ends",
+            "text",
+            "duplex ends joined",
+            default="both",
+            choices=("both", "left", "right"),
+        ),
+        Param(
+            "end",
+            "end",
+            "strand end joined: `3'`, `\"bottom 5'\"`",
+            default="3' (one-strand adapter)",
+        ),
+        Param(
+            "ligase",
+            "text",
+            "T4 DNA ligase (duplex junctions) or RNA ligase (single strands)",
+            default="dna",
+            choices=("dna", "rna"),
+        ),
+        Param(
+            "splint",
+            "oligo",
+            "bridges a single-stranded junction",
+        ),
     ),
 )
-def ligate(insert: Molecule, adapter: Oligo, *, ends: str = "both") -> Duplex:
-    """Ligate a double-stranded adapter to one or both ends of a duplex.
+def ligate(
+    insert: Molecule,
+    adapter: Oligo,
+    *,
+    ends: str = "both",
+    end: str | None = None,
+    ligase: str = "dna",
+    splint: Oligo | None = None,
+) -> Molecule:
+    """Ligate an adapter to a molecule.
 
-    Rule: ligase joins a 3'-OH to a 5'-phosphate across compatible ends (see
-    `ends_compatible`); at least one strand of each junction needs a 5' phosphate, and
-    a junction whose 5' end lacks one stays nicked. The adapter is used in whichever
-    orientation presents a compatible end.
+    Rule: ligase joins a 3'-OH to a 5'-phosphate. A double-stranded (or Y, or hairpin)
+    adapter joins a duplex end whose single-stranded extensions form a perfect duplex
+    with its own (see `ends_compatible`); at least one strand of each junction needs a
+    5' phosphate, and a junction whose 5' end lacks one stays nicked; the adapter is
+    used in whichever orientation presents a compatible end, and `end:` picks the duplex
+    end (`top 3'` and `bottom 5'` are the right end). A single-stranded adapter joins
+    one strand end: T4 RNA ligase joins single strands (RNA or DNA); T4 DNA ligase needs
+    the junction held in a duplex by a `splint`. The 5' donor must carry a phosphate
+    (or, for pre-adenylated adapters, an adenylate: E0403) and the 3' acceptor must be
+    free (`/3ddC/`, `/3SpC3/`... block it: E0421), which is why a 3'-blocked adapter has
+    only one way to ligate. An RNA strand joined to a DNA adapter becomes a chimera.
     """
-    duplex = need_duplex(insert, "ligation")
+    from lablang.molecular.ops.joining import join, target_end
+
+    if len(adapter.strands) == 1 and adapter.kind != "hairpin":
+        strand, prime = target_end(insert, end or "3'")
+        if ligase == "dna" and splint is None:
+            raise OperationFailure(
+                "E0402",
+                f"DNA ligase cannot join single-stranded `{adapter.name}` without a splint: it "
+                "seals nicks in a duplex",
+                help="give `splint:` (a bridging oligo) or use `ligase: rna` (T4 RNA ligase)",
+            )
+        return join(insert, adapter, strand, prime, splint=splint)
+    duplex = need_duplex(insert, "ligation of a double-stranded adapter")
     ad = adapter_duplex(adapter)
     result = duplex
-    sides = {"both": ("right", "left"), "right": ("right",), "left": ("left",)}.get(ends)
-    if sides is None:
-        raise OperationFailure("E0412", f"`ends` must be both, left or right, not `{ends}`")
+    if end is not None:
+        strand, prime = target_end(duplex, end)
+        sides: tuple[str, ...] = ("right",) if (strand == "top") == (prime == "3'") else ("left",)
+    else:
+        found = {"both": ("right", "left"), "right": ("right",), "left": ("left",)}.get(ends)
+        if found is None:
+            raise OperationFailure("E0412", f"`ends` must be both, left or right, not `{ends}`")
+        sides = found
     for side in sides:
         target = result if side == "right" else result.flipped()
         errors: list[OperationFailure] = []
@@ -182,158 +285,3 @@ def ligate(insert: Molecule, adapter: Oligo, *, ends: str = "both") -> Duplex:
             raise next((e for e in errors if e.code == "E0403"), errors[0])
         result = joined if side == "right" else joined.flipped()
     return result
-
-
-# ------------------------------------------------------------------ combinatorial barcoding
-
-
-@operation(
-    "barcode_round",
-    lsb="ligation",
-    rule="ligate the barcode oligo to the chosen end (the joined 5' end needs a phosphate; a "
-    "`splint` must pair over its whole length across the junction, >= 6 bases each side) or "
-    "extend the 3' end across it",
-    params=(
-        Param("barcode", "oligo", "the round's barcode oligo", required=True),
-        Param("end", "end", "the end of the top strand it joins", default="5'"),
-        Param("by", "text", "how", default="ligation", choices=("ligation", "extension")),
-        Param("splint", "oligo", "a linker that bridges the junction"),
-    ),
-)
-def barcode_round(
-    molecule: Molecule,
-    barcode: Oligo,
-    *,
-    end: str = "5'",
-    by: str = "ligation",
-    splint: Oligo | None = None,
-    min_match: int = MIN_ANNEAL,
-) -> Molecule:
-    """One split-pool round: a well-specific barcode oligo is joined to every molecule.
-
-    Rule: by `ligation`, the oligo is joined end to end to the chosen end of the
-    molecule's top strand; the 5' end being joined must carry a phosphate, and a
-    `splint` (linker), when given, must pair over its whole length across the junction
-    with at least 6 bases on each side, as it holds the two ends together for ligase.
-    By `extension`, the molecule's 3' end anneals to the oligo and is extended across
-    it, copying the barcode. Pooling afterwards leaves the sequence as it is: the round
-    order is the order of barcodes along the molecule.
-    """
-    if by not in ("ligation", "extension"):
-        raise OperationFailure("E0412", f"`by` must be ligation or extension, not `{by}`")
-    if end not in ("5'", "3'"):
-        raise OperationFailure("E0412", f"`end` must be 5' or 3', not `{end}`")
-    top = top_strand(molecule)
-    if by == "extension":
-        if end != "3'":
-            raise OperationFailure("E0412", "extension adds sequence at a 3' end only")
-        strand = Strand(plain(barcode.seq), MolType.DNA, barcode.name)
-        sites = anneal_sites(plain(top), strand.seq, min_match)
-        if not sites:
-            raise no_site_failure(
-                "3' end of the molecule", plain(top), [(barcode.name, strand.seq)], min_match
-            )
-        site = sites[0]
-        added = reverse_complement(strand.seq.slice(0, site.start)).with_label(f"{barcode.name}'")
-        return _append(molecule, added, "3'")
-    if end == "3'" and not has_phosphate(barcode.seq):
-        raise OperationFailure(
-            "E0403",
-            f"barcode oligo `{barcode.name}` has no 5' phosphate to "
-            "ligate to the molecule's 3' end",
-            help="add /5Phos/ to the oligo",
-        )
-    if end == "5'" and not _five_prime_phosphate(molecule):
-        raise OperationFailure(
-            "E0403",
-            "the molecule's 5' end has no phosphate for the barcode to ligate to",
-            help="phosphorylate (PNK) or use a /5Phos/ primer",
-        )
-    # a 5'-added oligo keeps its own 5' chemistry (a biotin stays at the new 5' end);
-    # a 3'-added oligo's 5' phosphate goes into the new bond
-    seq = barcode.seq if end == "5'" else strip_leading_modifications(barcode.seq)
-    if splint is not None:
-        _check_splint(splint, plain(seq), plain(top), end)
-    result = _append(molecule, seq, end)
-    if end == "5'" and isinstance(result, Single):
-        result = Single(attrs.evolve(result.strand, phosphate_5p=has_phosphate(barcode.seq)))
-    if end == "5'" and isinstance(result, Duplex):
-        result = attrs.evolve(result, top_phosphate=has_phosphate(barcode.seq))
-    return result
-
-
-def _check_splint(splint: Oligo, added: Seq, top: Seq, end: str) -> None:
-    junction = added + top if end == "5'" else top + added
-    joint = len(added) if end == "5'" else len(top)
-    whole = plain(splint.seq).min_length
-    sites = anneal_sites(plain(splint.seq), junction, whole)
-    if not any(site.start <= joint - 6 and site.stop >= joint + 6 for site in sites):
-        failure = no_site_failure(
-            splint.name, plain(splint.seq), [("joined ends", junction)], whole
-        )
-        raise OperationFailure(
-            "E0402",
-            f"splint `{splint.name}` does not bridge the junction: it must pair over its whole "
-            "length with at least 6 bases on each side",
-            notes=failure.notes,
-            help="check the linker's two halves against the molecule's end and the barcode oligo",
-        )
-
-
-def _five_prime_phosphate(molecule: Molecule) -> bool:
-    match molecule:
-        case Single(strand=strand):
-            return strand.phosphate_5p or has_phosphate(strand.seq)
-        case Duplex():
-            return molecule.top_phosphate or has_phosphate(molecule.top)
-    raise AssertionError(molecule)
-
-
-def _append(molecule: Molecule, added: Seq, end: str) -> Molecule:
-    match molecule:
-        case Single(strand=strand):
-            if end == "5'":
-                return Single(
-                    attrs.evolve(strand, seq=added + strip_leading_modifications(strand.seq))
-                )
-            return Single(attrs.evolve(strand, seq=strand.seq + added))
-        case Duplex():
-            if end == "5'":
-                # the old 5' end is now internal: its phosphate went into the new bond
-                if molecule.left.top:
-                    left_top, core = strip_leading_modifications(molecule.left.top), molecule.core
-                else:
-                    left_top, core = molecule.left.top, strip_leading_modifications(molecule.core)
-                return attrs.evolve(
-                    molecule, core=core, left=attrs.evolve(molecule.left, top=added + left_top)
-                )
-            return attrs.evolve(
-                molecule, right=attrs.evolve(molecule.right, top=molecule.right.top + added)
-            )
-    raise AssertionError(molecule)
-
-
-@operation(
-    "split_pool",
-    lsb="ligation",
-    rule="several `barcode_round`s in order",
-    params=(
-        Param("rounds", "oligos", "the barcode oligos, first round first", required=True),
-        Param("end", "end", "the end of the top strand they join", default="5'"),
-        Param("by", "text", "how", default="ligation", choices=("ligation", "extension")),
-    ),
-)
-def split_pool(
-    molecule: Molecule, rounds: Sequence[Oligo], *, end: str = "5'", by: str = "ligation"
-) -> Molecule:
-    """Several split-pool rounds in order.
-
-    Rule: each oligo is joined as one `barcode_round`, first round first; the rounds
-    are the same chemistry repeated, so the molecule carries one barcode per round in
-    round order.
-    """
-    if len(rounds) > 64:
-        raise OperationFailure("E0415", f"{len(rounds)} split-pool rounds exceed the limit of 64")
-    for barcode in rounds:
-        molecule = barcode_round(molecule, barcode, end=end, by=by)
-    return molecule

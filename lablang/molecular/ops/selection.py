@@ -30,8 +30,7 @@ from lablang.molecular.sequence import (
 @operation(
     "capture",
     lsb="capture",
-    rule="carry products the probe binds, or that carry a named segment or modification "
-    '(`probe: "5Biosg"` for streptavidin)',
+    rule="carry what the probe binds, or what carries the named segment or modification",
     params=(
         Param("probe", "probe", "a capture oligo, a segment or a modification", required=True),
     ),
@@ -155,3 +154,21 @@ def cleanup(pool: Pool, *, minimum: int = 100) -> Pool:
     short dimers stay in the supernatant. Sequence does not change.
     """
     return size_select(pool, minimum=minimum)
+
+
+@operation(
+    "merge",
+    lsb="pooling",
+    rule="pool several steps' products (any step may take a list: `barcode_round([a, b], ...)`)",
+    subject="[steps]",
+    on_pool=True,
+)
+def merge(pool: Pool) -> Pool:
+    """Pool two or more branches into one tube.
+
+    Rule: pooling mixes molecules and changes none of them, so the pool is every carried
+    product of the merged steps (products that are the same molecule once). Later steps
+    act on each member, as on any mix: a split-pool round in nuclei that hold both cDNA
+    and tagmented chromatin barcodes both modalities at once.
+    """
+    return Pool(pool.carried)

@@ -9,6 +9,7 @@ from lablang.molecular.molecule import (
     End,
     Molecule,
     MolType,
+    Strand,
 )
 from lablang.molecular.ops.core import (
     MIN_ANNEAL,
@@ -17,14 +18,19 @@ from lablang.molecular.ops.core import (
     OperationFailure,
     anneal_sites,
     has_phosphate,
+    need_duplex,
     no_site_failure,
+    payload_positions,
+    random_run,
     template_strand,
+    three_prime_blocked,
 )
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import (
     Seq,
     bases,
     plain,
+    render,
     reverse_complement,
 )
 
@@ -34,9 +40,8 @@ from lablang.molecular.sequence import (
 @operation(
     "extend",
     lsb="extension",
-    rule="the primer's 3' end must pair over >= `min_anneal` (12) contiguous bases; new strand "
-    "= whole primer (5' tail included) + copy of the template to its 5' end",
-    params=(Param("primer", "oligo", "the primer that anneals and is extended", required=True),),
+    rule="the primer's 3' end pairs over >= 12 bases; new strand = whole primer + copy to the template's 5' end; N-mers prime in payloads; a blocked 3' end is E0421",
+    params=(Param("primer", "oligo", "the extended primer", required=True),),
     uses=("min_anneal",),
     subject="template",
 )
@@ -52,7 +57,9 @@ def extend(
 
     Rule: the new strand is the whole primer (5' tail included) followed by the reverse
     complement of the template upstream of the site (run-off synthesis), then any
-    non-templated bases. The result is a duplex with the new strand on top.
+    non-templated bases. The result is a duplex with the new strand on top. A primer
+    ending in six or more `N` (a random hexamer, 8-mer, 9-mer) primes at random, so only
+    inside payloads (see `random_primed`); a primer with a blocked 3' end is E0421.
 
     >>> from lablang.molecular.molecule import Single, Strand
     >>> from lablang.molecular.ops.core import oligo
@@ -62,6 +69,15 @@ def extend(
     "5'-GGTTGTACGTACGTAAAACCCCGGGGTTTT-3'"
     """
     strand = template_strand(template)
+    blocked = three_prime_blocked(primer.seq)
+    if blocked:
+        raise OperationFailure(
+            "E0421",
+            f"primer `{primer.name}` cannot be extended: its 3' end is blocked (/{blocked}/)",
+            help="a polymerase extends only a free 3'-OH; use an unblocked primer",
+        )
+    if random_run(plain(primer.seq)):
+        return random_primed(strand, primer, polymerase_type, nontemplated)
     sites = anneal_sites(primer.seq, strand.seq, min_match)
     if not sites:
         raise no_site_failure(
@@ -92,15 +108,18 @@ def extend(
 @operation(
     "reverse_transcribe",
     lsb="reverse_transcription",
-    rule="extension on RNA giving an RNA:DNA hybrid; MMLV adds non-templated `CCC` at the RNA's "
-    "5' end; up to three degenerate 3' primer bases (`VN`) may pair inside a payload",
+    rule="extension on RNA, an RNA:DNA hybrid; MMLV adds `CCC`; `VN` anchors pair in the payload; N-mer primers prime in payloads",
     params=(
-        Param("primer", "oligo", "the RT primer (oligo-dT, gene-specific...)", required=True),
-        Param("switch", "oligo", "a template-switching oligo: switch in the same step"),
+        Param("primer", "oligo", "the RT primer", required=True),
+        Param(
+            "switch",
+            "oligo",
+            "a TSO, switched in the same step",
+        ),
         Param(
             "nontemplated",
             "text",
-            "bases added at the cDNA's 3' end",
+            "bases added at the 3' end",
             default='"CCC" (`param nontemplated`)',
         ),
     ),
@@ -123,7 +142,7 @@ def reverse_transcribe(
     that CCC and the enzyme copies the TSO (see `template_switch`).
     """
     strand = template_strand(rna)
-    if strand.moltype is not MolType.RNA:
+    if not strand.moltype.has_rna:
         raise OperationFailure(
             "E0412",
             "reverse transcription needs an RNA template",
@@ -141,8 +160,7 @@ def reverse_transcribe(
 @operation(
     "template_switch",
     lsb="extension",
-    rule="the TSO's 3' rGrGrG must pair with the CCC; the cDNA is extended by the TSO's "
-    "complement; the TSO is a reagent, not a third strand",
+    rule="the TSO's rGrGrG pairs with the CCC; the cDNA gains the TSO's complement",
     params=(Param("tso", "oligo", "the template-switching oligo", required=True),),
     subject="hybrid",
 )
@@ -175,9 +193,14 @@ def template_switch(hybrid: Duplex, tso: Oligo) -> Duplex:
 @operation(
     "second_strand",
     lsb="strand_synthesis",
-    rule="without a primer, on an RNA:DNA hybrid: RNase H + Pol I nick translation gives a blunt "
-    "DNA duplex (Gubler-Hoffman); with a primer, `extend`",
-    params=(Param("primer", "oligo", "a second-strand primer; none: RNase H / Pol I"),),
+    rule="on a hybrid without a primer: RNase H + Pol I give a blunt DNA duplex; with one, `extend`",
+    params=(
+        Param(
+            "primer",
+            "oligo",
+            "a second-strand primer",
+        ),
+    ),
 )
 def second_strand(molecule: Molecule, primer: Oligo | None = None) -> Molecule:
     """Second-strand synthesis.
@@ -206,4 +229,82 @@ def second_strand(molecule: Molecule, primer: Oligo | None = None) -> Molecule:
         top_name=duplex.top_name,
         bottom_name="second strand",
         top_phosphate=duplex.top_phosphate,
+    )
+
+
+def random_primed(
+    strand: Strand, primer: Oligo, polymerase_type: MolType, nontemplated: Seq | None
+) -> Duplex:
+    """Random priming: an N-mer primer anneals inside a payload and is extended.
+
+    Rule: a random hexamer (or longer N-mer) pairs with any bases, so where it primes is
+    decided by what is there in bulk: the sample's sequence (cDNA, gDNA, aRNA), never the
+    few known bases of adapters, poly(T) or barcodes, which a random primer hits no more
+    often than any other stretch. The new strand is the whole primer (its N-mer now
+    reading a piece of the payload) followed by the copy of the template from inside the
+    payload to the template's 5' end; with several payloads, the product primed in the
+    3'-most one is followed (it carries every segment upstream). No payload is E0420.
+    """
+    payloads = payload_positions(strand.seq)
+    if not payloads:
+        raise OperationFailure(
+            "E0420",
+            f"random primer `{primer.name}` has nothing to prime: the template has no payload "
+            "(such as `[CDNA]` or `[GDNA]`)",
+            notes=[f"template: {render(strand.seq)}"],
+            help="random primers prime in the sample's own sequence; prime known sequence "
+            "with a specific primer",
+        )
+    p = payloads[-1]
+    copy = reverse_complement(strand.seq.slice(0, p + 1)).with_label(
+        f"copy of {strand.name or 'template'}"
+    )
+    return Duplex(
+        core=copy,
+        left=End(top=primer.seq, bottom=strand.seq.slice(p + 1)),
+        right=End(top=nontemplated or Seq(), bottom=Seq()),
+        top_type=polymerase_type,
+        bottom_type=strand.moltype,
+        top_name=primer.name,
+        bottom_name=strand.name or "template",
+        top_phosphate=has_phosphate(primer.seq),
+        bottom_phosphate=strand.phosphate_5p,
+    )
+
+
+@operation(
+    "gap_fill",
+    lsb="extension",
+    rule="recessed 3' ends are extended to blunt ends, displacing annealed strands (Tn5's ME')",
+)
+def gap_fill(molecule: Molecule) -> Duplex:
+    """Gap filling and strand displacement.
+
+    Rule: a DNA polymerase extends each free, paired 3' end along the opposite strand to
+    that strand's 5' end. A strand-displacing polymerase (Bst, Klenow exo-, Q5 at 72 C
+    after tagmentation) pushes any strand annealed downstream (the non-transferred ME'
+    of Tn5) off the template, so recessed ends become blunt and recorded gaps close.
+    Unlike `end_repair` it removes no 3' overhang and adds no phosphate. A blocked 3'
+    end is not extended.
+    """
+    duplex = need_duplex(molecule, "gap filling")
+    core, left, right = duplex.core, duplex.left, duplex.right
+    gaps = tuple(n for n in duplex.nicks if "gap" in n)
+    filled = False
+    if left.top and not left.bottom and not left.ragged and not three_prime_blocked(duplex.bottom):
+        core, left, filled = left.top + core, End(), True
+    if right.bottom and not right.top and not right.ragged and not three_prime_blocked(duplex.top):
+        core, right, filled = core + reverse_complement(right.bottom), End(), True
+    if not filled and not gaps:
+        raise OperationFailure(
+            "E0412",
+            "nothing to fill: no recessed 3' end and no gap",
+            help="gap filling extends a 3' end recessed under a 5' overhang",
+        )
+    return attrs.evolve(
+        duplex,
+        core=core,
+        left=left,
+        right=right,
+        nicks=tuple(n for n in duplex.nicks if n not in gaps),
     )

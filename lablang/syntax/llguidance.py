@@ -1,5 +1,8 @@
 """Derive an llguidance grammar from `grammar/lablang.lark`, for constrained decoding.
 
+`lablang grammar --for llguidance` prints it (`llguidance.LLMatcher.grammar_from_lark`
+compiles it); `lablang grammar` alone prints the Lark grammar as lablang reads it.
+
 lablang's grammar is written for Lark's LALR parser with a contextual lexer.
 llguidance (an Earley parser over a greedy lexer whose regexes are Rust `regex`)
 has no terminal priorities and no look-arounds, and its lexer does not treat
@@ -51,17 +54,13 @@ write parses with lablang (tested in `tests/editor/test_llguidance.py`):
 Known divergence (`KNOWN_DIVERGENCE` below): a number followed by a word that starts
 with a unit symbol (`2 material`, `5 m(x)`): the greedy lexer takes `2 m` as a
 quantity, where Lark's look-ahead refuses the unit and reads a number and a word.
-
-    python examples/agent/llguidance_grammar.py > lablang.llguidance.lark
 """
 
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
-GRAMMAR = Path(__file__).resolve().parents[2] / "grammar" / "lablang.lark"
+__all__ = ["PERCENT_QUANTITY", "derived_grammar", "known_divergence", "llguidance_grammar"]
 
 _NAME = "[A-Za-z_][A-Za-z0-9_]*"
 _IUPAC = "ACGTUNRYSWKMBDHV"
@@ -155,7 +154,8 @@ def _rule_words(rules: str, *names: str) -> set[str]:
 def llguidance_grammar(lark_text: str) -> str:
     """Rewrite lablang's Lark grammar into a stricter grammar llguidance compiles.
 
-    >>> derived = llguidance_grammar(GRAMMAR.read_text("utf-8"))
+    >>> from lablang.syntax.grammar import grammar_text
+    >>> derived = llguidance_grammar(grammar_text())
     >>> "(?!" in derived, "NAME: /[A-Za-z_][A-Za-z0-9_]*/ & ~/" in derived
     (False, True)
     """
@@ -231,5 +231,8 @@ def llguidance_grammar(lark_text: str) -> str:
     return text
 
 
-if __name__ == "__main__":
-    sys.stdout.write(llguidance_grammar(GRAMMAR.read_text("utf-8")))
+def derived_grammar() -> str:
+    """The llguidance grammar of the lablang grammar this installation parses with."""
+    from lablang.syntax.grammar import grammar_text
+
+    return llguidance_grammar(grammar_text())

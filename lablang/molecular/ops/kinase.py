@@ -1,0 +1,29 @@
+"""T4 polynucleotide kinase: 5' phosphates on every strand."""
+
+from __future__ import annotations
+
+import attrs
+
+from lablang.molecular.molecule import Duplex, Molecule, Single
+from lablang.molecular.ops.registry import operation
+
+
+@operation(
+    "phosphorylate",
+    lsb="other",
+    rule="T4 PNK phosphorylates every 5'-OH",
+)
+def phosphorylate(molecule: Molecule) -> Molecule:
+    """5' phosphorylation by T4 polynucleotide kinase.
+
+    Rule: PNK transfers ATP's gamma-phosphate to free 5'-OH ends of DNA and RNA, so each
+    strand's 5' end can be the donor of a later ligation; sequence and pairing do not
+    change (end repair includes this step; here it stands alone, as when primers or a
+    cDNA's 5' end are phosphorylated before ligation).
+    """
+    match molecule:
+        case Single(strand=strand):
+            return Single(attrs.evolve(strand, phosphate_5p=True))
+        case Duplex():
+            return attrs.evolve(molecule, top_phosphate=True, bottom_phosphate=True)
+    raise AssertionError(molecule)

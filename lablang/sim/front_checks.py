@@ -1,0 +1,167 @@
+"""Scene checks at `lablang check` time: impossible scenes are diagnosed before they run.
+
+* E0710: a container's declared contents exceed its capacity (80 mL in a 50 mL beaker;
+  powders count at their bulk density).
+* E0711: two placements overlap (objects on one surface, objects and fixtures on the
+  table, two fixtures), from the catalog's footprints at their nominal poses.
+* E0712: a skill cannot act on that container: a tip cannot enter a `tube_1_5ml` (its
+  interior is not modelled), and a container capped by build (`tube_1_5ml(capped: 1)`, a
+  vial) can neither give nor take liquid or powder, since no skill uncaps it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from lablang.sim import catalog
+from lablang.sim import model as sm
+from lablang.source import Span
+
+Error = Callable[..., None]
+
+# skills and the positions of their arguments that give or take contents
+_TIP_ENTERS = {"aspirate": (1,), "mix_by_pipetting": (1,), "transfer": (1,)}
+_CONTENTS = {
+    "aspirate": (1,),
+    "dispense": (1,),
+    "mix_by_pipetting": (1,),
+    "transfer": (1, 2),
+    "pour": (0, 1),
+    "dispense_powder": (0, 1),
+}
+_UNITS = {"liquid": (1e6, "mL"), "powder": (1e3, "g")}
+
+
+def _params(entity: sm.Entity) -> dict[str, float | int | str]:
+    return dict(entity.params)
+
+
+def capped_by_build(entity: sm.Entity) -> bool:
+    """A container that starts capped and that no skill can open (bottles can be)."""
+    if entity.asset == "vial":
+        return True
+    return (
+        entity.asset == "tube_1_5ml"
+        and int(entity.param("capped", 1)) == 1
+        and not int(entity.param("hollow", 0))
+    )
+
+
+def check_capacities(scene: sm.Scene, error: Error) -> None:
+    for entity in scene.entities:
+        if not entity.contents:
+            continue
+        volume = catalog.capacity(entity.asset, _params(entity))
+        if volume is None:
+            continue
+        held = sum(
+            c.amount if c.kind == "liquid" else c.amount / catalog.POWDER_DENSITY
+            for c in entity.contents
+        )
+        if held > volume * (1 + 1e-9):
+            error(
+                "E0710",
+                f"`{entity.name}` holds {held * 1e6:g} mL but its capacity is {volume * 1e6:g} mL",
+                entity.span or Span(0, 0),
+                help=f"put at most {volume * 1e6:g} mL in it, or take a larger container",
+            )
+
+
+def check_overlaps(scene: sm.Scene, error: Error) -> None:
+    """Footprints at their nominal poses (randomization is not widened here)."""
+    placed: list[tuple[sm.Entity, str, float, float, float]] = []  # surface, x, y, yaw
+    for entity in scene.entities:
+        kind = catalog.ASSET_KINDS[entity.asset]
+        match entity.placement:
+            case sm.OnSurface(surface=surface, x=x, y=y, yaw=yaw):
+                placed.append((entity, surface, x, y, yaw))
+            case None if kind.role == "fixture" and entity.asset != "table":
+                placed.append((entity, "table", 0.3, 0.0, 0.0))
+            case _:
+                pass
+    for i, (a, surface_a, xa, ya, yawa) in enumerate(placed):
+        for b, surface_b, xb, yb, yawb in placed[i + 1 :]:
+            if surface_a != surface_b:
+                continue
+            if _overlap((a, xa, ya, yawa), (b, xb, yb, yawb)):
+                where = "the table" if surface_a == "table" else f"`{surface_a}`"
+                error(
+                    "E0711",
+                    f"`{b.name}` and `{a.name}` overlap on {where}: they cannot both stand there",
+                    b.span or Span(0, 0),
+                    help=f"move `{b.name}` with `at (x m, y m)` so that the two do not touch",
+                )
+
+
+def _overlap(
+    a: tuple[sm.Entity, float, float, float], b: tuple[sm.Entity, float, float, float]
+) -> bool:
+    (ea, xa, ya, yawa), (eb, xb, yb, yawb) = a, b
+    ha = catalog.footprint(ea.asset, _params(ea))
+    hb = catalog.footprint(eb.asset, _params(eb))
+    if ha[2] and hb[2]:
+        return math.hypot(xa - xb, ya - yb) < ha[0] + hb[0] - 1e-6
+    if ha[2] or hb[2]:  # a circle against a box: the box's nearest point
+        (circle, cx, cy, _), (box, bx, by, byaw) = (a, b) if ha[2] else (b, a)
+        r = (ha if ha[2] else hb)[0]
+        hx, hy, _ = hb if ha[2] else ha
+        c, s = math.cos(byaw), math.sin(byaw)
+        lx, ly = c * (cx - bx) + s * (cy - by), -s * (cx - bx) + c * (cy - by)
+        nx, ny = max(-hx, min(hx, lx)), max(-hy, min(hy, ly))
+        del circle, box
+        return math.hypot(lx - nx, ly - ny) < r - 1e-6
+    return _boxes_overlap((xa, ya, yawa, ha[0], ha[1]), (xb, yb, yawb, hb[0], hb[1]))
+
+
+def _boxes_overlap(
+    a: tuple[float, float, float, float, float], b: tuple[float, float, float, float, float]
+) -> bool:
+    """Separating-axis test of two rotated rectangles (centre, yaw, half extents)."""
+    boxes = (a, b)
+    axes = [(math.cos(t), math.sin(t)) for _, _, t, _, _ in boxes]
+    axes += [(-s, c) for c, s in axes]
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    for ux, uy in axes:
+        reach = 0.0
+        for _, _, t, hx, hy in boxes:
+            c, s = math.cos(t), math.sin(t)
+            reach += hx * abs(c * ux + s * uy) + hy * abs(-s * ux + c * uy)
+        if abs(dx * ux + dy * uy) >= reach - 1e-6:
+            return False
+    return True
+
+
+def check_container_use(call: sm.Call, scene: sm.Scene, error: Error) -> None:
+    """E0712: the call gives or takes contents through a container that cannot allow it."""
+    for index in _CONTENTS.get(call.func, ()):
+        if index >= len(call.args):
+            continue
+        arg = call.args[index]
+        if not isinstance(arg, sm.Ref) or arg.path:
+            continue
+        entity = scene.entity(arg.name)
+        if entity is None:
+            continue
+        span = arg.span or call.span or Span(0, 0)
+        if capped_by_build(entity):
+            error(
+                "E0712",
+                f"`{call.func}` cannot reach the contents of `{entity.name}`: a {entity.asset} "
+                "is capped and no skill uncaps it",
+                span,
+                help="declare it open (`tube_1_5ml(capped: 0)`) or use a beaker or a bottle",
+            )
+        elif (
+            entity.asset == "tube_1_5ml"
+            and not int(entity.param("hollow", 0))
+            and index in _TIP_ENTERS.get(call.func, ())
+        ):
+            error(
+                "E0712",
+                f"`{call.func}` cannot draw from `{entity.name}`: a pipette tip cannot enter a "
+                "solid tube_1_5ml (its interior is not modelled)",
+                span,
+                help="declare it `tube_1_5ml(hollow: 1)` (an open tube whose bore a tip can "
+                "enter), or draw from a beaker, a bottle, a flask or a plate well",
+            )

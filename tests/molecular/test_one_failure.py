@@ -1,0 +1,125 @@
+"""One failing step gives one error: what depends on it is unknown, not wrong; and
+`check --json` / `export --to json` say what was derived, declared, unknown or partial."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from lablang.cli import main
+from lablang.driver import check_text
+from lablang.molecular.interchange import provenance
+
+OLIGOS = """
+oligo dT { seq: 5'-ACACTCTTTCCCTACACGACGCTCTTCCGATCT (T)30 VN-3' }
+oligo fwd { seq: 5'-ACACTCTTTCCCTACACGACGCTCTTCCGATCT-3' }
+oligo blunt { kind: double_stranded  strand a: 5'-/5Phos/ACGTCCGGTTAAGGCC-3'  strand b: 5'-/5Phos/GGCCTTAACCGGACGT-3' }
+oligo p7 { seq: 5'-CAAGCAGAAGACGGCATACGAGATGGCCTTAACCGGACGT-3' }
+"""
+FAILING = (
+    OLIGOS
+    + """
+workflow w {
+  input mrna: RNA 5'-[CDNA] (A)30-3'
+  rt = reverse_transcribe(mrna, primer: dT, nontemplated: "")
+  ds = second_strand(rt)
+  frag = fragment(ds) |> end_repair |> a_tail
+  lig = ligate(frag, adapter: blunt)
+  lib = pcr(lig, primers: [fwd, p7])
+  output lib as gene_expression
+  expect lib.top == 5'-ACGT-3'
+}
+state s_ds : double_stranded realizes w.ds {
+  strand a: DNA 5'-{dT} [CDNA']-3'
+  strand b: DNA 5'-[CDNA] NB (A)30 AGATCGGAAGAGCGTCGTGTAGGGAAAGAGTGT-3'
+  pair a ~ b
+}
+state s_lig : double_stranded realizes w.lig {
+  strand a: DNA 5'-ACGT-3'
+  strand b: DNA 5'-ACGT-3'
+  pair a ~ b
+}
+library gex { from: w.lib  seq: 5'-ACGT-3' }
+"""
+)
+
+
+def test_one_failing_step_gives_exactly_one_error() -> None:
+    """A ligation that fails (E0402) is the only diagnostic: no E0405 for the later
+    step, the state realizing it or the library from it, no E0408 for what it left
+    unused, no error for the `expect` and `output` of the step that was not derived."""
+    result = check_text(FAILING, "case.lab")
+    assert [d.code for d in result.report] == ["E0402"]
+
+
+def test_what_depends_on_a_failure_is_unknown_and_what_succeeded_is_derived() -> None:
+    """The state realizing the step before the failure is derived (verified); the state
+    realizing the failed step and the library from the last step are unknown, with the
+    reason naming the failure."""
+    record = provenance(check_text(FAILING, "case.lab"))
+    assert record is not None
+    declared, derived = record["graphs"]
+    status = {s["name"]: (s["status"], s["reason"]) for s in declared["states"]}
+    assert status["s_ds"][0] == "derived"
+    assert status["s_lig"][0] == "unknown" and "E0402" in status["s_lig"][1]
+    assert derived["unknown_steps"] == ["lig", "lib"]
+    (library,) = record["libraries"]
+    assert library["status"] == "unknown" and "`lig`" in library["reason"]
+
+
+def test_an_independent_branch_still_derives_after_a_failure() -> None:
+    """A step that does not depend on the failed one is derived as usual."""
+    text = (
+        OLIGOS
+        + """
+workflow w {
+  input mrna: RNA 5'-[CDNA] (A)30-3'
+  input gdna: DNA 5'-[GDNA]-3' as duplex
+  bad = ligate(gdna |> fragment, adapter: blunt)
+  rt = reverse_transcribe(mrna, primer: dT, nontemplated: "")
+  expect rt.top == 5'-ACACTCTTTCCCTACACGACGCTCTTCCGATCT (T)30 VN [CDNA']-3'
+}
+"""
+    )
+    result = check_text(text, "case.lab")
+    assert [d.code for d in result.report] == ["E0412"]
+
+
+def test_partial_library_is_reported_with_its_reason() -> None:
+    """`partial: "reason"` marks a library the interpreter cannot derive: no E0405, and
+    its status is partial with that reason; a partial library that does derive and
+    equal its declaration is W0405."""
+    text = (
+        OLIGOS
+        + """
+workflow w {
+  input mrna: RNA 5'-[CDNA] (A)30-3'
+  rt = reverse_transcribe(mrna, primer: dT, nontemplated: "")
+}
+library lib { from: w.rt  seq: 5'-ACGT [CDNA']-3'  partial: "the page's second RT is not modelled" }
+library same { from: w.rt  seq: 5'-ACACTCTTTCCCTACACGACGCTCTTCCGATCT (T)30 VN [CDNA']-3'  partial: "x" }
+library plain { seq: 5'-ACGT [CDNA']-3' }
+"""
+    )
+    result = check_text(text, "case.lab")
+    assert [d.code for d in result.report] == ["W0405"]
+    record = provenance(result)
+    assert record is not None
+    libs = {lib["name"]: (lib["status"], lib["reason"]) for lib in record["libraries"]}
+    assert libs["lib"] == ("partial", "the page's second RT is not modelled")
+    assert libs["plain"] == ("declared", "")
+
+
+def test_check_json_and_export_json_carry_the_status(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`lablang check --json` and `lablang export --to json` both report, per file, the
+    derived/declared/unknown/partial status of states and libraries."""
+    path = tmp_path / "case.lab"
+    path.write_text(FAILING, encoding="utf-8")
+    checked = CliRunner().invoke(main, ["check", "--json", str(path)])
+    data = json.loads(checked.output)
+    assert data["molecular"][str(path)]["libraries"][0]["status"] == "unknown"
+    good = tmp_path / "good.lab"
+    good.write_text("library lib { seq: 5'-ACGT [UMI:8]-3' }\n", encoding="utf-8")
+    exported = CliRunner().invoke(main, ["export", str(good), "--to", "json"])
+    assert json.loads(exported.output)["molecular"]["libraries"][0]["status"] == "declared"

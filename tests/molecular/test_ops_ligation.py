@@ -1,0 +1,181 @@
+"""Strand- and end-targeted ligation: double-stranded, hairpin and single-stranded adapters,
+DNA and RNA ligases, splints, pre-adenylated and 3'-blocked adapters, chimeric strands."""
+
+from __future__ import annotations
+
+import pytest
+
+from lablang.molecular import operations as ops
+from lablang.molecular.molecule import Architecture, Duplex, MolType, Single, Strand, architecture
+from lablang.molecular.sequence import parse_notation, render
+
+BLUNT = ops.Oligo(
+    "blunt",
+    (parse_notation("/5Phos/ACGTCCGGTTAAGGCC"), parse_notation("/5Phos/GGCCTTAACCGGACGT")),
+    "double_stranded",
+)
+NEBNEXT = ops.Oligo(
+    "neb",
+    (
+        parse_notation(
+            "/5Phos/GATCGGAAGAGCACACGTCTGAACTCCAGTC/ideoxyU/ACACTCTTTCCCTACACGACGCTCTTCCGATC*T"
+        ),
+    ),
+    "hairpin",
+)
+TRUSEQ = "5'-ACACTCTTTCCCTACACGACGCTCTTCCGATCT [GDNA] AGATCGGAAGAGCACACGTCTGAACTCCAGTC-3'"
+
+
+def a_tailed() -> Duplex:
+    return ops.a_tail(ops.end_repair(Duplex(core=parse_notation("[GDNA]"))))
+
+
+def rna(text: str) -> Single:
+    return Single(Strand(parse_notation(text), MolType.RNA, "arna"))
+
+
+def test_end_names_a_strand_end_and_ligates_only_there() -> None:
+    """`end: "bottom 5'"` is the duplex's right end: the adapter joins there only."""
+    insert = ops.end_repair(Duplex(core=parse_notation("[GDNA]")))
+    right = ops.ligate(insert, BLUNT, end="bottom 5'")
+    assert right == ops.ligate(insert, BLUNT, ends="right")
+    assert render(right.top).startswith("5'-[GDNA] ACGT")
+    left = ops.ligate(insert, BLUNT, end="top 5'")
+    assert left == ops.ligate(insert, BLUNT, ends="left")
+    assert render(left.top).endswith("GGCCTTAACCGGACGT [GDNA]-3'")
+
+
+def test_hairpin_adapter_folds_ligates_and_opens_with_user() -> None:
+    """A NEBNext hairpin adapter folds on itself, TA-ligates to both ends as a closed loop,
+    and USER at its deoxyuridine opens it: the TruSeq Y-shaped library."""
+    ligated = ops.ligate(a_tailed(), NEBNEXT)
+    assert render(ligated.top) == TRUSEQ and len(ligated.loops) == 2
+    opened = ops.user(ligated)
+    assert isinstance(opened, Duplex) and opened.loops == ()
+    assert render(opened.top) == TRUSEQ and architecture(opened) is Architecture.Y_SHAPED_DUPLEX
+
+
+def test_incompatible_ends_are_e0402() -> None:
+    """A blunt adapter cannot join A-tailed ends (E0402 describing both ends)."""
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.ligate(a_tailed(), BLUNT)
+    assert caught.value.code == "E0402" and "3' overhang" in caught.value.message
+
+
+def test_rna_ligase_joins_a_dna_adapter_to_rna_as_a_chimera() -> None:
+    """T4 RNA ligase joins a 5'-phosphorylated, 3'-blocked DNA oligo to aRNA's 3' end; the
+    strand is then a chimera, the oligo's block at its new 3' end."""
+    adapter = ops.oligo("lig", "/5Phos/AGATCGGAAGAGCGTCGTG [PLATE_BARCODE:7]/3SpC3/")
+    joined = ops.ligate(rna("GGCGACG [CDNA']"), adapter, end="3'", ligase="rna")
+    assert isinstance(joined, Single) and joined.strand.moltype is MolType.CHIMERA
+    assert render(joined.strand.seq) == (
+        "5'-GGCGACG [CDNA'] AGATCGGAAGAGCGTCGTG [PLATE_BARCODE:7] /3SpC3/-3'"
+    )
+
+
+def test_pre_adenylated_adapter_ligates_without_a_phosphate() -> None:
+    """A /5rApp/ adapter is an activated donor: it joins an RNA 3' end."""
+    adapter = ops.oligo("app", "/5rApp/TGGAATTCTCGGGTGCCAAGG/3ddC/")
+    joined = ops.ligate(rna("[RNA]"), adapter, ligase="rna")
+    assert isinstance(joined, Single)
+    assert render(joined.strand.seq).startswith("5'-[RNA] TGGAATTC")
+
+
+def test_a_3_blocked_adapter_cannot_join_a_5_end() -> None:
+    """A 3'-blocked adapter has one way to ligate: to a 5' end it is E0421."""
+    adapter = ops.oligo("lig", "/5Phos/AGATCGGAAGAGC/3SpC3/")
+    target = Single(Strand(parse_notation("/5Phos/ACGT [CDNA]"), MolType.RNA, "r", True))
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.ligate(target, adapter, end="5'", ligase="rna")
+    assert caught.value.code == "E0421"
+
+
+def test_a_blocked_acceptor_3_end_is_e0421() -> None:
+    """A strand whose 3' end is blocked accepts no adapter (E0421)."""
+    adapter = ops.oligo("lig", "/5Phos/AGATCGGAAGAGC")
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.ligate(rna("[RNA]/3Phos/"), adapter, ligase="rna")
+    assert caught.value.code == "E0421"
+
+
+def test_a_donor_without_phosphate_is_e0403() -> None:
+    """An adapter with neither 5' phosphate nor adenylate cannot be the donor (E0403)."""
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.ligate(rna("[RNA]"), ops.oligo("bare", "AGATCGGAAGAGC"), ligase="rna")
+    assert caught.value.code == "E0403"
+
+
+def test_dna_ligase_joins_single_strands_only_over_a_splint() -> None:
+    """Without a splint DNA ligase cannot join a single-stranded oligo (E0402); with a
+    splint pairing 6+ bases on each side of the junction it can."""
+    target = Single(Strand(parse_notation("ACGTACGTAGGCTTAC"), MolType.DNA, "s"))
+    adapter = ops.oligo("ad", "/5Phos/GGATCCAAGGTTCC")
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.ligate(target, adapter)
+    assert caught.value.code == "E0402"
+    splint = ops.oligo("splint", "CCTTGGATCCGTAAGC")
+    joined = ops.ligate(target, adapter, splint=splint)
+    assert isinstance(joined, Single)
+    assert render(joined.strand.seq) == "5'-ACGTACGTAGGCTTACGGATCCAAGGTTCC-3'"
+
+
+def test_barcode_round_joins_the_bottom_strand_when_asked() -> None:
+    """`barcode_round(..., end: "bottom 3'")` extends the bottom strand's 3' end (the
+    duplex's left end), leaving the top strand as it was."""
+    duplex = Duplex(core=parse_notation("ACGTACGTACGT [CDNA]"))
+    oligo = ops.oligo("bc", "/5Phos/GGGG [ROUND_BARCODE:8]")
+    out = ops.barcode_round(duplex, oligo, end="bottom 3'")
+    assert isinstance(out, Duplex) and out.top == duplex.top
+    assert render(out.bottom) == "5'-[CDNA'] ACGTACGTACGTGGGG [ROUND_BARCODE:8]-3'"
+
+
+def test_ligation_over_a_mix_discards_what_cannot_ligate_with_its_reason() -> None:
+    """In a merged pool of a duplex and a single strand, the duplex is ligated and the
+    single strand is discarded with the reason; the step is not an error."""
+    from lablang.diagnostics import Report
+    from lablang.driver import check_text
+    from lablang.molecular.front import build_model
+
+    text = """
+oligo blunt { kind: double_stranded  strand a: 5'-/5Phos/ACGTCCGGTTAAGGCC-3'  strand b: 5'-/5Phos/GGCCTTAACCGGACGT-3' }
+workflow w {
+  input ds: DNA 5'-[GDNA]-3' as duplex
+  input ss: DNA 5'-ACGT [CDNA]-3'
+  rep = end_repair(ds)
+  lig = ligate([rep, ss], adapter: blunt, ends: right)
+}
+"""
+    result = check_text(text, "case.lab")
+    assert [d.code for d in result.report] == []
+    built = build_model(result.program, Report())
+    (graph,) = built.model.graphs
+    lig = next(t for t in graph.transitions if t.name == "lig")
+    assert lig.substrates == ("rep", "ss") and len(lig.carried) == 1 and len(lig.discarded) == 1
+    discarded = graph.state(lig.discarded[0])
+    assert discarded is not None and "double-stranded" in discarded.disposition_reason
+
+
+def test_merge_pools_two_branches_for_one_round() -> None:
+    """`merge([a, b])` carries both branches' products; a barcode round over the merged
+    pool barcodes both modalities."""
+    from lablang.diagnostics import Report
+    from lablang.driver import check_text
+    from lablang.molecular.front import build_model
+
+    text = """
+oligo bc { seq: 5'-/5Phos/GGGG [ROUND_BARCODE:8]-3' }
+workflow w {
+  input cdna: DNA 5'-/5Phos/ACGT [CDNA]-3'
+  input chrom: DNA 5'-/5Phos/TTTT [GDNA]-3'
+  both = merge([cdna, chrom])
+  r1 = barcode_round(both, barcode: bc, end: 5')
+}
+"""
+    result = check_text(text, "case.lab")
+    assert [d.code for d in result.report] == []
+    built = build_model(result.program, Report())
+    tops = sorted(render(p.molecule.strand.seq) for p in built.derived["w.r1"].carried)  # type: ignore[union-attr]
+    assert tops == [
+        "5'-/5Phos/ GGGG [ROUND_BARCODE:8] ACGT [CDNA]-3'",
+        "5'-/5Phos/ GGGG [ROUND_BARCODE:8] TTTT [GDNA]-3'",
+    ]

@@ -1,0 +1,100 @@
+"""`lablang export --to seqspec` of the 10x 3' v3 example types and names its regions as
+seqspec does, primes each read from the region it anneals to, and loads in the seqspec
+release that `pip install seqspec` gives."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from lablang.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "tenx_3p_v3.lab"
+
+
+def _export(target: str, directory: Path, onlist: bool) -> tuple[dict, str]:
+    lab = directory / "tenx.lab"
+    shutil.copy(EXAMPLE, lab)
+    if onlist:
+        (directory / "3M-february-2018.txt").write_text("AAACCCAAGAAACACT\n")
+    result = CliRunner().invoke(main, ["export", str(lab), "--to", target])
+    assert result.exit_code == 0, result.output
+    return yaml.load(result.stdout, Loader=_TagIgnoring), result.stderr
+
+
+class _TagIgnoring(yaml.SafeLoader):
+    """Reads seqspec 0.3's `!Assay`/`!Region` tags as plain mappings."""
+
+
+_TagIgnoring.add_multi_constructor("!", lambda loader, _tag, node: loader.construct_mapping(node))
+
+
+def _regions(spec: dict) -> dict[str, dict]:
+    return {r["region_id"]: r for r in spec["library_spec"][0]["regions"]}
+
+
+@pytest.mark.parametrize("target", ["seqspec", "seqspec-0.4"])
+def test_regions_get_the_types_seqspec_gives_them(target: str, tmp_path: Path) -> None:
+    """TruSeq Read 1's site is truseq_read1 (not illumina_p5), the dT run poly_T (not
+    linker), the 1-nt A-tail is named so, and `R2` is named by its own name."""
+    regions = _regions(_export(target, tmp_path, onlist=True)[0])
+    assert regions["rna-TruSeq_R1_after_P5"]["region_type"] == "truseq_read1"
+    assert regions["rna-P5"]["region_type"] == "illumina_p5"
+    assert regions["rna-dT"]["region_type"] == "poly_T"
+    assert regions["rna-A_tail"]["name"] == "A-tail"
+    assert regions["rna-R2"]["region_type"] == "truseq_read2"
+
+
+def test_each_read_is_primed_from_the_region_it_anneals_to(tmp_path: Path) -> None:
+    """R2's primer is the TruSeq Read 2 region (not the A its last base pairs with); R1's is
+    TruSeq Read 1's; the index read's is Read 2's site too, as in 10x's own seqspec."""
+    spec, _ = _export("seqspec", tmp_path, onlist=True)
+    primers = {r["read_id"]: r["primer_id"] for r in spec["sequence_spec"]}
+    assert primers == {
+        "rna-R1": "rna-TruSeq_R1_after_P5",
+        "rna-I1": "rna-R2",
+        "rna-R2": "rna-R2",
+    }
+
+
+def test_the_default_format_is_the_one_pypi_seqspec_loads(tmp_path: Path) -> None:
+    """`--to seqspec` is 0.3.1 with an md5 of the onlist found beside the file, and no warning."""
+    spec, stderr = _export("seqspec", tmp_path, onlist=True)
+    assert spec["seqspec_version"] == "0.3.1"
+    onlist = _regions(spec)["rna-CB"]["onlist"]
+    assert len(onlist["md5"]) == 32 and onlist["filesize"] > 0
+    assert "W0050" not in stderr
+
+
+def test_a_missing_onlist_file_is_warned_about(tmp_path: Path) -> None:
+    """Without the onlist file beside the `.lab`, the export still succeeds and warns W0050."""
+    _spec, stderr = _export("seqspec", tmp_path, onlist=False)
+    assert "warning[W0050]: onlist `3M-february-2018` has no file beside" in stderr
+
+
+def test_the_installed_seqspec_loads_and_checks_the_default_export(tmp_path: Path) -> None:
+    """The installed seqspec (the PyPI release) loads `--to seqspec` output and its check
+    finds nothing when the onlist file is beside the spec."""
+    seqspec = pytest.importorskip("seqspec")
+    if not str(getattr(seqspec, "__version__", "0.3")).startswith("0.3"):
+        pytest.skip("this check is for the 0.3 release that PyPI serves")
+    from jsonschema import Draft4Validator
+    from seqspec import seqspec_check
+    from seqspec.utils import load_spec
+
+    lab = tmp_path / "tenx.lab"
+    shutil.copy(EXAMPLE, lab)
+    (tmp_path / "3M-february-2018.txt").write_text("AAACCCAAGAAACACT\n")
+    out = tmp_path / "spec.yaml"
+    assert (
+        CliRunner().invoke(main, ["export", str(lab), "--to", "seqspec", "-o", str(out)]).exit_code
+        == 0
+    )
+    schema = Path(seqspec_check.__file__).parent / "schema" / "seqspec.schema.json"
+    validator = Draft4Validator(yaml.safe_load(schema.read_text()))
+    assert seqspec_check.check(validator, load_spec(str(out)), str(out)) == []
