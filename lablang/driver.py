@@ -20,6 +20,7 @@ import attrs
 from lablang.check import check
 from lablang.diagnostics import InternalError, Report
 from lablang.limits import DEFAULT_LIMITS, Limits, gc_paused
+from lablang.output import remember_input
 from lablang.resolve import Loader, Program, resolve
 from lablang.source import Source, Span
 from lablang.syntax import parse
@@ -59,6 +60,7 @@ class CheckResult:
     source: Source
     program: Program
     report: Report
+    roots: tuple[str, ...] = ()  # roots the user named: exporters read data files only there
 
     @property
     def ok(self) -> bool:
@@ -105,7 +107,9 @@ def read_source(path: str | Path, report: Report, limits: Limits = DEFAULT_LIMIT
                 help="split it into modules joined with `use`",
             )
             return None
-        data = path.read_bytes()
+        with open(path, "rb") as handle:  # at most the limit, even if the file grew
+            data = handle.read(limits.max_file_bytes + 1)
+        remember_input(path)
     except OSError as error:
         report.add(
             "E0006",
@@ -176,7 +180,9 @@ def check_source(
     except Exception as error:  # every other failure is a lablang bug, reported as such
         _internal(report, source, error)
         program = Program(root=_empty_info(source), modules={})
-    return CheckResult(source=source, program=program, report=report)
+    return CheckResult(
+        source=source, program=program, report=report, roots=tuple(str(r) for r in roots)
+    )
 
 
 def check_text(text: str, name: str = "<input>", roots: Sequence[str | Path] = ()) -> CheckResult:
@@ -194,7 +200,9 @@ def check_file(
         return CheckResult(
             source=empty, program=Program(root=_empty_info(empty), modules={}), report=report
         )
-    return check_source(source, [Path(path).parent, *roots], limits, report)
+    result = check_source(source, [Path(path).parent, *roots], limits, report)
+    # the roots the user named (the file's own folder is a module root, not a trusted one)
+    return attrs.evolve(result, roots=tuple(str(r) for r in roots))
 
 
 def _backend_checks(program: Program, report: Report) -> None:

@@ -1,34 +1,188 @@
-"""Bounds on everything a `.lab` file can ask for (files come from agents).
+"""Bounds on everything a `.lab` file or a data file can ask for (both come from agents).
 
-Exceeding a bound is a diagnostic, never a hang or a traceback. The values are
-generous for real protocols and small enough to keep every stage fast.
+Exceeding a bound is a diagnostic naming the limit, never a hang or a traceback. The
+values are generous for real protocols and small enough to keep every stage fast.
+
+This module is the registry of limits: each field of `Limits` carries the diagnostic code
+reported when it is exceeded and one line of documentation, and `BACKEND_LIMITS` names
+the bounds a backend keeps next to the code that enforces them. `docs/limits.md` is
+generated from both (`python -m lablang.limits > docs/limits.md`; a test keeps it
+current). A limit is raised for one run with the environment variable
+`LABLANG_LIMITS="max_tokens=2000000,max_file_bytes=16777216"`, or from Python by passing
+`Limits(...)` to the library functions that take one.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
+import os
 from collections.abc import Iterator
+from typing import Any
 
 import attrs
 
 
+def _limit(default: Any, code: str, doc: str) -> Any:
+    return attrs.field(default=default, metadata={"code": code, "doc": doc})
+
+
 @attrs.frozen(slots=True)
 class Limits:
-    max_file_bytes: int = 4 * 1024 * 1024
-    max_nesting: int = 64  # brackets and blocks inside each other
-    max_expression_depth: int = 200
-    max_homopolymer: int = 1_000
-    max_placeholder_length: int = 100_000
-    max_sequence_parts: int = 10_000
-    max_list_items: int = 10_000
-    max_modules: int = 256
-    max_pcr_cycles: int = 100
-    max_bmc_depth: int = 64
-    max_sim_seconds: float = 600.0
+    # ---------------------------------------------------------------- .lab text
+    max_file_bytes: int = _limit(4 * 1024 * 1024, "E0001", "bytes in one `.lab` file or module")
+    max_tokens: int = _limit(
+        150_000, "E0021", "tokens in one `.lab` file (parsing costs 15-45 µs a token)"
+    )
+    max_number_digits: int = _limit(
+        40, "E0020", "significant digits of one number literal (`98.5`, `1e-9 M`)"
+    )
+    max_number_exponent: int = _limit(
+        100, "E0020", "size of the exponent of a number literal (`1e100` at most)"
+    )
+    max_nesting: int = _limit(64, "E0002", "brackets and blocks inside each other")
+    max_expression_depth: int = _limit(
+        200, "E0002", "operators inside each other in one expression (parentheses included)"
+    )
+    max_homopolymer: int = _limit(1_000, "E0003", "bases of one homopolymer such as `(T)30`")
+    max_placeholder_length: int = _limit(
+        100_000, "E0003", "bases a placeholder such as `[CB:16]` may stand for"
+    )
+    max_sequence_parts: int = _limit(10_000, "E0003", "parts of one sequence literal")
+    max_list_items: int = _limit(10_000, "E0004", "items of one list, block or argument list")
+    max_modules: int = _limit(256, "E0004", "modules one program imports")
+    max_index_entries: int = _limit(
+        20_000, "E0201", "folder entries of a root read for a module-name hint (`did you mean`)"
+    )
+    # ---------------------------------------------------------------- molecular
+    max_workflow_bases: int = _limit(
+        1_000_000,
+        "E0460",
+        "bases (and symbolic positions) of all products one workflow derives, summed",
+    )
+    max_workflow_products: int = _limit(
+        20_000, "E0460", "products one workflow derives, over all its steps"
+    )
+    # ---------------------------------------------------------------- data files
+    max_data_bytes: int = _limit(
+        64 * 1024 * 1024, "E0022", "bytes of one JSON, JSONL or YAML data file"
+    )
+    max_data_depth: int = _limit(
+        100, "E0022", "arrays and objects inside each other in a data file"
+    )
+    max_data_integer_digits: int = _limit(100, "E0022", "digits of one integer in a data file")
+    max_yaml_bytes: int = _limit(
+        512 * 1024, "E0022", "characters of one YAML file (PyYAML reads about 150 KB a second)"
+    )
+    max_yaml_aliases: int = _limit(
+        0, "E0022", "YAML aliases (`*name`) in one file (seqspec files need none)"
+    )
+    # ---------------------------------------------------------------- output
+    max_printed_diagnostics: int = _limit(
+        200, "-", "diagnostics printed as text (the rest are counted in one line)"
+    )
+    max_snippet_width: int = _limit(
+        160, "-", "characters of a source line shown under a diagnostic"
+    )
+    # ---------------------------------------------------------------- scoring and grading
+    max_scored_states: int = _limit(
+        200, "E0530", "states (or transitions) of one Task 3 document, over its workflows"
+    )
+    max_scored_oligos: int = _limit(2_000, "E0530", "oligos of one Task 2 document")
+    max_scored_sequence_bases: int = _limit(
+        200_000, "E0530", "bases of library sequence of one Task 1 document"
+    )
+
+    @classmethod
+    def from_environment(cls, environ: dict[str, str] | None = None) -> Limits:
+        """The defaults, with `LABLANG_LIMITS="name=value,..."` applied (invalid entries ignored).
+
+        >>> Limits.from_environment({"LABLANG_LIMITS": "max_tokens=10, nonsense=3"}).max_tokens
+        10
+        """
+        text = (os.environ if environ is None else environ).get("LABLANG_LIMITS", "")
+        names = {f.name for f in attrs.fields(cls)}
+        changes: dict[str, int] = {}
+        for entry in text.split(","):
+            name, _, value = entry.partition("=")
+            name, value = name.strip(), value.strip()
+            if name in names and value.isdigit() and len(value) < 19:
+                changes[name] = int(value)
+        return cls(**changes)
 
 
-DEFAULT_LIMITS = Limits()
+DEFAULT_LIMITS = Limits.from_environment()
+
+# Bounds kept beside the code that enforces them: (module, constant, code, what it bounds);
+# "-" is a bound that clamps or stops quietly rather than reporting a code.
+BACKEND_LIMITS: tuple[tuple[str, str, str, str], ...] = (
+    ("lablang.molecular.builder.common", "MAX_WORKFLOW_STEPS", "E0415", "steps of one workflow"),
+    ("lablang.molecular.ops.core", "MAX_PRODUCTS", "E0415", "products of one operation"),
+    ("lablang.molecular.sequence", "MAX_SEQUENCE_TOKENS", "E0415", "positions of one sequence"),
+    ("lablang.scoring.score", "MAX_INPUT_BYTES", "E0501", "bytes of one file `score` reads"),
+    ("lablang.rubrics.front", "MAX_ITEMS", "E0821", "items of one rubric"),
+    ("lablang.rubrics.evaluate", "MAX_STEPS", "-", "evaluation steps of one rubric `check:`"),
+    ("lablang.rubrics.grading", "MAX_JUDGMENT_LINES", "E0830", "lines of one judgments file"),
+    ("lablang.rubrics.grading", "MAX_RESAMPLES", "-", "bootstrap resamples (clamped)"),
+    ("lablang.rubrics.grading", "EXACT_BEST_OF_K", "-", "attempts graded with exact fractions"),
+    ("lablang.protocols.front", "MAX_STAGES", "E0807", "stages of one thermocycle program"),
+    ("lablang.protocols.diff", "MAX_DOWNSTREAM", "-", "downstream steps named per diff change"),
+    ("lablang.contracts.front", "MAX_INT_DOMAIN", "E0603", "values of one contract variable"),
+    ("lablang.contracts.front", "MAX_GROUND_OPS", "E0603", "grounded operations of a contract"),
+    ("lablang.contracts.checks", "MAX_DEPTH", "-", "bounded model checking depth (clamped)"),
+    ("lablang.sim.catalog", "MAX_ENTITIES", "E0708", "entities of one scene"),
+    ("lablang.sim.catalog", "MAX_EPISODE_TIME", "-", "simulated seconds of one episode"),
+    ("lablang.sim.records", "MAX_RECORD_BYTES", "-", "bytes of one episode record (`replay`)"),
+)
+
+
+def limits_table() -> str:
+    """`docs/limits.md`, generated from this registry."""
+    lines = [
+        "# Limits",
+        "",
+        "Every resource a `.lab` file or a data file can ask for is bounded; exceeding a bound",
+        "is a diagnostic that names the limit, never a hang or a traceback.",
+        "",
+        "Generated by `python -m lablang.limits` from `lablang/limits.py` (a test keeps it",
+        "current).",
+        "",
+        "The code `-` in the first table marks limits of output (nothing fails: the rest is",
+        "counted). Imports: a module file is opened inside its root after symlinks are",
+        "followed; hardlinks are trusted (a hardlink can only be made by someone who can",
+        "already write inside the root, and with Linux's default `protected_hardlinks` only",
+        "to files that user owns or could read and write: it grants nothing a copy would",
+        "not).",
+        "",
+        "## Raising a limit",
+        "",
+        "For one run, set `LABLANG_LIMITS` to comma-separated `name=value` pairs of the first",
+        "table, e.g. `LABLANG_LIMITS=max_tokens=2000000,max_file_bytes=16777216 lablang check",
+        "big.lab`. From Python, pass `Limits(max_tokens=...)` (from `lablang.limits`) to the",
+        "functions that take `limits`. The backend limits of the second table are constants",
+        "of the module named; change them there.",
+        "",
+        "| limit | default | code | bounds |",
+        "|---|---|---|---|",
+    ]
+    for field in attrs.fields(Limits):
+        default = f"{field.default:,}" if isinstance(field.default, int) else str(field.default)
+        lines.append(
+            f"| `{field.name}` | {default} | {field.metadata['code']} | {field.metadata['doc']} |"
+        )
+    lines += [
+        "",
+        "## Backend limits",
+        "",
+        "| constant | default | code | bounds |",
+        "|---|---|---|---|",
+    ]
+    for module, constant, code, doc in BACKEND_LIMITS:
+        value = getattr(importlib.import_module(module), constant)
+        shown = f"{value:,}" if isinstance(value, (int, float)) else str(value)
+        lines.append(f"| `{module}.{constant}` | {shown} | {code} | {doc} |")
+    return "\n".join(lines) + "\n"
 
 
 @contextlib.contextmanager
@@ -46,3 +200,7 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+if __name__ == "__main__":
+    print(limits_table(), end="")

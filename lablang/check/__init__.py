@@ -435,14 +435,16 @@ def _unknown_units(info: ModuleInfo, items: tuple[ast.Member, ...], report: Repo
 
 
 def _check_statements(info: ModuleInfo, items: tuple[ast.Member, ...], report: Report) -> None:
-    """A bare name directly followed by a value on its line is a field missing its `:`."""
+    """A bare name directly followed by a value is a field missing its `:`.
+
+    What lies between them does not count: newlines are not significant, and `fmt` may
+    move the value to the next line or drop a `;`, so the check must give the same
+    answer before and after formatting.
+    """
     for member, following in itertools.pairwise(items):
         if not (isinstance(member, ast.ExprStmt) and isinstance(member.value, ast.Name)):
             continue
         if member.clauses or not isinstance(following, (ast.ExprStmt, ast.Field)):
-            continue
-        gap = info.source.text[member.span.end : following.span.start]
-        if "\n" in gap:
             continue
         name = member.value
         from lablang.syntax import reserved_words

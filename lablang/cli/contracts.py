@@ -180,14 +180,20 @@ def legal_command(
     from lablang.contracts.semantics import legal_operations, read_state
 
     contract = _load(file, params, name, roots, as_json)[0]
+    from lablang.cli.datafiles import data_file_refused
+    from lablang.datafile import DataFileError, load_json
+
     # JSON text (an object, or anything else JSON, which is then refused) or a file path
     text = state_text if _looks_like_json(state_text) else _read(state_text)
     try:
-        raw = json.loads(text)
+        raw = load_json(text, "--state")
+    except DataFileError as error:
+        data_file_refused(error, "--state")
+    try:
         if not isinstance(raw, dict):
             raise ValueError("the state must be a JSON object")
         state, evidence = read_state(contract, raw)
-    except (json.JSONDecodeError, ValueError) as error:
+    except ValueError as error:
         click.echo(f"error: --state: {error}", err=True)
         sys.exit(1)
     legal = legal_operations(contract, state, evidence)
@@ -245,11 +251,10 @@ def _looks_like_json(text: str) -> bool:
 
 
 def _read(path: str) -> str:
+    from lablang.cli.datafiles import data_file_refused
+    from lablang.datafile import DataFileError, read_data_text
+
     try:
-        data = Path(path).read_bytes()
-        if len(data) > 64 * 1024 * 1024:
-            raise click.UsageError(f"{path} is larger than 64 MiB")
-        return data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        click.echo(f"error: cannot read {path}: {error}", err=True)
-        sys.exit(1)
+        return read_data_text(path)
+    except DataFileError as error:
+        data_file_refused(error, path)

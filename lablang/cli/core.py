@@ -124,7 +124,7 @@ def fmt_command(paths: tuple[str, ...], check_only: bool, show_diff: bool) -> No
         elif check_only:
             click.echo(f"would reformat {file}", err=True)
         elif file != STDIN:
-            write_atomic(Path(file), formatted)
+            write_atomic(Path(file), formatted, replaces_input=True)
             click.echo(f"reformatted {file}", err=True)
     if files != [STDIN] or dry:
         unchanged = len(files) - changed - failed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import NoReturn
 
 import click
 
@@ -12,6 +13,15 @@ from lablang.cli.terminal import color_option
 
 
 class LazyGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> object:
+        from lablang.output import OutputError, forget_inputs
+
+        forget_inputs()
+        try:
+            return super().invoke(ctx)
+        except OutputError as error:
+            _output_refused(error)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(VERBS)
 
@@ -26,6 +36,17 @@ class LazyGroup(click.Group):
             return _unavailable(cmd_name, help_text)
         assert isinstance(command, click.Command)
         return command
+
+
+def _output_refused(error: Exception) -> NoReturn:
+    """An output that must not or cannot be written is E0023; nothing was written."""
+    from lablang.diagnostics import Report
+    from lablang.diagnostics.render import render_texts
+
+    report = Report()
+    report.add("E0023", str(error), None, help="choose another output path")
+    click.echo(render_texts(report.sorted()), err=True)
+    sys.exit(1)
 
 
 def _unavailable(name: str, help_text: str) -> click.Command:

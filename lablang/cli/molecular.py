@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -46,8 +45,7 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
 
     Example: `lablang import tests/scoring/data/official_cases/drop_seq/truth_t2.json tests/scoring/data/official_cases/drop_seq/truth_t3.json -o answer.lab`
     """
-    import yaml
-
+    from lablang.datafile import DataFileError, load_json, read_data_text
     from lablang.diagnostics import Report
     from lablang.molecular.libstruct import ImportProblem, import_libstruct
     from lablang.molecular.seqspec import SeqspecProblem, import_seqspec, load_seqspec_yaml
@@ -60,7 +58,7 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
         if files[0].endswith((".yaml", ".yml")) or _looks_like_seqspec(files[0]):
             if len(files) != 1:
                 raise SeqspecProblem("import one seqspec file at a time")
-            source = Source(Path(files[0]).read_text("utf-8"), files[0])
+            source = Source(read_data_text(files[0]), files[0])
             imported = import_seqspec(load_seqspec_yaml(source.text), name)
             for repair in imported.repairs:
                 report.add("W0401", repair, source)
@@ -79,7 +77,7 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
         else:
             merged: dict[str, Any] = {}
             for file in files:
-                data = json.loads(Path(file).read_text("utf-8"))
+                data = load_json(read_data_text(file), file)
                 if not isinstance(data, dict):
                     raise ImportProblem(f"`{file}` is not a JSON object")
                 for key, value in data.items():
@@ -88,13 +86,7 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
                     else:
                         merged.setdefault(key, value)
             text = import_libstruct(merged, name)
-    except (
-        ImportProblem,
-        SeqspecProblem,
-        json.JSONDecodeError,
-        yaml.YAMLError,
-        UnicodeDecodeError,
-    ) as error:
+    except (ImportProblem, SeqspecProblem, DataFileError) as error:
         report.add(
             "E0417",
             f"cannot import: {error}",
@@ -192,20 +184,22 @@ def draw_command(file: str, out_dir: str, roots: tuple[str, ...]) -> None:
 
 def _looks_like_seqspec(path: str) -> bool:
     """A file that is not JSON but parses as a YAML mapping with a `library_spec`."""
-    import yaml
-
+    from lablang.datafile import DataFileError, load_json, read_data_text
     from lablang.molecular.seqspec import load_seqspec_yaml
 
     if path.endswith(".json"):
         return False
     try:
-        text = Path(path).read_text("utf-8")
-        json.loads(text)
+        text = read_data_text(path)
+    except DataFileError:
         return False
-    except (ValueError, UnicodeDecodeError):
+    try:
+        load_json(text, path)
+        return False
+    except DataFileError:
         pass
     try:
         data = load_seqspec_yaml(text)
-    except yaml.YAMLError:
-        return False
+    except DataFileError:
+        return True  # YAML-shaped but refused: import it as seqspec, to say why
     return isinstance(data, dict) and "library_spec" in data

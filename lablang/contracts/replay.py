@@ -32,7 +32,6 @@ after each attempt); the first violation is reported with the event that led to 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -140,20 +139,19 @@ class MonitorReport:
 
 def read_events(text: str) -> list[tuple[int, dict[str, Any]]]:
     """Parse JSON lines (blank lines skipped); MonitorError names the bad line."""
+    from lablang.datafile import DataFileError, load_json_lines
+
     events = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise MonitorError(f"line {number}: not JSON ({error.msg})") from None
-        if not isinstance(data, dict):
-            raise MonitorError(f"line {number}: an event is a JSON object")
-        time = data.get("time")
-        if isinstance(time, bool) or not isinstance(time, int | float):
-            raise MonitorError(f"line {number}: `time` must be a number")
-        events.append((number, data))
+    try:
+        for number, data in load_json_lines(text, "events"):  # the guarded loader
+            if not isinstance(data, dict):
+                raise MonitorError(f"line {number}: an event is a JSON object")
+            time = data.get("time")
+            if isinstance(time, bool) or not isinstance(time, int | float):
+                raise MonitorError(f"line {number}: `time` must be a number")
+            events.append((number, data))
+    except DataFileError as error:
+        raise MonitorError(str(error)) from None
     return events
 
 

@@ -27,7 +27,7 @@ def render_text(diagnostic: Diagnostic) -> str:
       |
       = help: did you mean `TSO`?
     """
-    head = f"{diagnostic.severity.value}[{diagnostic.code}]: {diagnostic.message}"
+    head = f"{diagnostic.severity.value}[{diagnostic.code}]: {_clipped(diagnostic.message)}"
     source = diagnostic.source
     if source is None:
         lines = [head]
@@ -46,18 +46,19 @@ def render_text(diagnostic: Diagnostic) -> str:
     for number in numbers:
         if previous is not None and number > previous + 1:
             out.append(f"{pad} ...")
-        text = source.line_text(number).expandtabs(1)
+        full = source.line_text(number).expandtabs(1)
+        marked = [source.position(span.start)[1] for span, _, _ in spans
+                  if source.position(span.start)[0] == number]  # fmt: skip
+        text, shift = _snippet(full, marked)
         out.append(f"{number:>{width}} | {text}")
         for span, message, mark in spans:
             start_line, start_col = source.position(span.start)
             if start_line != number:
                 continue
             end_line, end_col = source.position(span.end)
-            under = (
-                text[start_col - 1 : end_col - 1]
-                if end_line == start_line
-                else text[start_col - 1 :]
-            )
+            start_col -= shift
+            end_col = end_col - shift if end_line == start_line else len(text) + 1
+            under = text[start_col - 1 : end_col - 1]
             marks = mark * max(1, display_width(under))
             caret_line = f"{pad} | {' ' * display_width(text[: start_col - 1])}{marks}"
             out.append(f"{caret_line} {message}".rstrip())
@@ -86,8 +87,54 @@ def display_width(text: str) -> int:
     return width
 
 
-def render_texts(diagnostics: Iterable[Diagnostic]) -> str:
-    parts = [render_text(d) for d in diagnostics]
+def _clipped(message: str) -> str:
+    # a message quoting a 100 KB name is cut: each printed diagnostic stays small
+    width = 8 * _snippet_width()
+    return message if len(message) <= width else message[: width - 1] + "…"
+
+
+def _snippet_width() -> int:
+    from lablang.limits import DEFAULT_LIMITS
+
+    return DEFAULT_LIMITS.max_snippet_width
+
+
+def _snippet(text: str, columns: list[int]) -> tuple[str, int]:
+    """A source line cut to `max_snippet_width` around the marked columns, and how many
+    columns the cut moved them left (a 1 MB one-line file prints a window, not the line).
+
+    >>> _snippet("x" * 500 + "HERE" + "y" * 500, [501])[0][51:61]
+    'xxxHEREyyy'
+    """
+    width = _snippet_width()
+    if len(text) <= width:
+        return text, 0
+    first = min(columns, default=1) - 1
+    start = max(0, min(first - width // 3, len(text) - width))
+    shown = text[start : start + width]
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if start + width < len(text) else ""
+    return prefix + shown + suffix, start - len(prefix)
+
+
+def render_texts(diagnostics: Iterable[Diagnostic], limit: int | None = None) -> str:
+    """Diagnostics as text, at most `limit` of them (`max_printed_diagnostics` by default);
+    the rest are counted in a last line, as compilers do."""
+    from lablang.limits import DEFAULT_LIMITS
+
+    cap = DEFAULT_LIMITS.max_printed_diagnostics if limit is None else limit
+    parts: list[str] = []
+    hidden = 0
+    for diagnostic in diagnostics:
+        if len(parts) < cap:
+            parts.append(render_text(diagnostic))
+        else:
+            hidden += 1
+    if hidden:
+        parts.append(
+            f"... and {hidden} more diagnostic{'s' if hidden != 1 else ''} not shown "
+            "(`--json` lists every one; the limit is `max_printed_diagnostics`)"
+        )
     return "\n\n".join(parts)
 
 

@@ -66,11 +66,12 @@ def bootstrap_means(
     rows = np.nan_to_num(np.asarray(table, dtype=float))
     if rows.ndim != 2 or rows.shape[0] == 0:
         return np.zeros((resamples, rows.shape[1] if rows.ndim == 2 else 0))
+    shared = rows.tolist()  # one copy for every unit (a copy each: 1 GB for 40,000 protocols)
     units = [
         Unit(
             f"bootstrap/{index}",
             seed,
-            {"table": rows.tolist(), "entropy": seed, "index": index, "count": count},
+            {"table": shared, "entropy": seed, "index": index, "count": count},
         )
         for index, count in enumerate(chunk_sizes(resamples, rows.shape[0]))
     ]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -137,6 +138,27 @@ class _Protocol(LanguageServerProtocol):
 class LablangServer(LanguageServer):
     """The server and its per-document state (last analysis, pending checks)."""
 
+    def _start_io_async(self, stdin: Any = None, stdout: Any = None) -> None:
+        # pygls's loop with bounded, recoverable framing (`lablang.lsp.framing`)
+        import sys
+        from threading import Event
+
+        from pygls.io_ import StdinAsyncReader, StdoutWriter
+
+        from lablang.lsp.framing import run_bounded
+
+        self._stop_event = Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(run_bounded(self._stop_event, reader, self.protocol, logger))
+        except BrokenPipeError:
+            logger.error("the connection to the client is lost; shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
     def __init__(self, roots: Sequence[str | Path] = ()) -> None:
         from lablang import __version__
 
@@ -189,9 +211,29 @@ class LablangServer(LanguageServer):
             )
         )
 
+    # ---------------------------------------------------------------- what is served
+    def serves(self, uri: str) -> bool:
+        """Only open documents and files under the workspace folders (or `--path` roots)
+        are answered for: a request naming any other `file://` URI reads nothing."""
+        if uri in self.workspace.text_documents or unquote(uri) in self.workspace.text_documents:
+            return True
+        if urlparse(uri).scheme != "file":
+            return False
+        real = os.path.realpath(_path_of(uri))
+        roots = [self.workspace.root_path, *self.roots]
+        roots += [_path_of(folder.uri) for folder in self.workspace.folders.values()]
+        for root in roots:
+            if root:
+                base = os.path.realpath(root)
+                if real == base or real.startswith(base.rstrip(os.sep) + os.sep):
+                    return os.path.isfile(real)
+        return False
+
     def text_of(self, uri: str) -> str | None:
         """The document's text: the editor's copy, else the file on disk, else None (a
-        request about a document that is neither open nor a readable file answers null)."""
+        document that is not served, see `serves`, or neither open nor a readable file)."""
+        if not self.serves(uri):
+            return None
         try:
             return str(self.workspace.get_text_document(uri).source)
         except (OSError, UnicodeDecodeError, ValueError):
@@ -295,6 +337,11 @@ def watch_lab_files(ls: LablangServer) -> None:
         register_options=options,
     )
     ls.client_register_capability(types.RegistrationParams(registrations=[registration]))
+
+
+def _offset(server: LablangServer, uri: str, position: types.Position) -> tuple[int, str]:
+    text = server.text_of(uri) or ""
+    return LineIndex(text).offset(position.line, position.character), text
 
 
 def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:

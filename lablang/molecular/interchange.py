@@ -12,6 +12,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,17 @@ def _seqspec_text(result: Any, version: str) -> tuple[str | None, Report]:
     model = _model(result, report)
     source = Path(result.source.name)
     onlist_dir = source.parent if source.is_file() else None
+    if onlist_dir is not None and not _inside_roots(onlist_dir, result.roots):
+        # the `.lab` comes from an agent: its folder is read only when the user named it
+        if any(segment.onlist for segment in model.segments):
+            report.add(
+                "W0020",
+                "onlist files beside the program are not read: its folder is not under a "
+                "`--path` root",
+                result.source,
+                help=f"pass `--path {onlist_dir}` to read the onlists' size and md5 there",
+            )
+        return seqspec_yaml(export_seqspec(model, version, None)), report
     for name in missing_onlists(model, onlist_dir):
         at = result.source.text.find(f'"{name}"')  # the `onlist: "NAME"` of this file, if here
         report.add(
@@ -118,3 +130,8 @@ def provenance(result: Any) -> dict[str, Any] | None:
             for lib in model.libraries
         ],
     }
+
+
+def _inside_roots(folder: Path, roots: Sequence[str]) -> bool:
+    real = folder.resolve()
+    return any(real.is_relative_to(Path(root).resolve()) for root in roots)

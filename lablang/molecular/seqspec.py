@@ -270,18 +270,13 @@ def load_seqspec_yaml(text: str) -> Any:
     >>> load_seqspec_yaml("!Assay\\nlibrary_spec:\\n- !Region {region_id: rna}\\n")
     {'library_spec': [{'region_id': 'rna'}]}
     """
-    import yaml
+    from lablang.datafile import load_yaml
 
-    class _Loader(yaml.SafeLoader):
-        pass
-
-    def mapping(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
-        assert isinstance(node, yaml.MappingNode)
+    def mapping(loader: Any, node: Any) -> Any:
         return loader.construct_mapping(node, deep=True)
 
-    for tag in _SEQSPEC_TAGS:
-        _Loader.add_constructor(tag, mapping)
-    return yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: no object construction
+    # the guarded loader (safe YAML, no aliases, bounded depth): a DataFileError otherwise
+    return load_yaml(text, "seqspec", constructors=dict.fromkeys(_SEQSPEC_TAGS, mapping))
 
 
 def import_seqspec(spec: Any, name: str | None = None) -> SeqspecImport:

@@ -12,6 +12,7 @@ that use a container the changed step fills, directly or through later transfers
 from __future__ import annotations
 
 from bisect import bisect_left
+from typing import Any
 
 import attrs
 
@@ -47,7 +48,8 @@ class Change:
     old_index: int | None = None
     new_index: int | None = None
     parameters: tuple[ParameterChange, ...] = ()
-    downstream: tuple[str, ...] = ()
+    downstream: tuple[str, ...] = ()  # at most MAX_DOWNSTREAM names
+    downstream_truncated: bool = False  # more downstream steps than those named
 
     @property
     def consequential(self) -> bool:
@@ -91,17 +93,27 @@ def semantic_diff(old: Protocol, new: Protocol) -> ProtocolDiff:
     def emit(position: float, change: Change) -> None:
         changes.append((position, order[change.kind], change))
 
+    # for each old index, the largest new index matched to an earlier old step (or -1)
+    latest = [-1] * (len(old.steps) + 1)
+    matched_at = dict(pairs)
+    old_index = {step.name: i for i, step in enumerate(old.steps)}
+    for i in range(len(old.steps)):
+        latest[i + 1] = max(latest[i], matched_at.get(i, -1))
     for i, gone in enumerate(old.steps):
         if i not in matched_old:
             # place a removal just after the new position of the step that preceded it
-            earlier = [j for oi, j in pairs if oi < i]
             emit(
-                (max(earlier) if earlier else -1) + 0.5,
+                latest[i] + 0.5,
                 Change(
                     kind="removed",
                     step=gone.name,
                     old_index=i,
-                    downstream=_surviving(_downstream(old, old_flows, i), old, new, pairs),
+                    **_affected(
+                        _surviving(
+                            found := _downstream(old, old_flows, i), old_index, new, matched_at
+                        ),
+                        found,
+                    ),
                 ),
             )
     for j, fresh in enumerate(new.steps):
@@ -112,7 +124,7 @@ def semantic_diff(old: Protocol, new: Protocol) -> ProtocolDiff:
                     kind="added",
                     step=fresh.name,
                     new_index=j,
-                    downstream=_downstream(new, new_flows, j),
+                    **_affected(_downstream(new, new_flows, j)),
                 ),
             )
     kept = _kept_in_place([j for _, j in sorted(pairs)])
@@ -127,7 +139,7 @@ def semantic_diff(old: Protocol, new: Protocol) -> ProtocolDiff:
                     old_index=i,
                     new_index=j,
                     old_name=before.name if before.name != after.name else None,
-                    downstream=_downstream(new, new_flows, j),
+                    **_affected(_downstream(new, new_flows, j)),
                 ),
             )
         parameters = _parameter_changes(before, after)
@@ -141,7 +153,7 @@ def semantic_diff(old: Protocol, new: Protocol) -> ProtocolDiff:
                     new_index=j,
                     old_name=before.name if before.name != after.name else None,
                     parameters=parameters,
-                    downstream=_downstream(new, new_flows, j),
+                    **_affected(_downstream(new, new_flows, j)),
                 ),
             )
     changes.sort(key=lambda item: (item[0], item[1]))
@@ -161,16 +173,29 @@ def _match(old: tuple[Step, ...], new: tuple[Step, ...]) -> list[tuple[int, int]
             pairs.append((i, found))
             used_new.add(found)
     used_old = {i for i, _ in pairs}
-    # The rest by content: same action kind, most parameters equal (at least half).
+    # The rest by content: same action kind, most parameters equal (at least half). Every
+    # pair is compared while that is cheap; past `_PAIR_BUDGET` comparisons a step is
+    # compared only with the steps near its own position (linear, not quadratic, work).
+    rest_old = [i for i in range(len(old)) if i not in used_old]
+    rest_new = [j for j in range(len(new)) if j not in used_new]
+    params_old = {i: step_parameters(old[i]) for i in rest_old}
+    params_new = {j: step_parameters(new[j]) for j in rest_new}
+    window = None
+    if len(rest_old) * len(rest_new) > _PAIR_BUDGET:
+        window = max(8, _PAIR_BUDGET // max(1, len(rest_old)) // 2)
     candidates = []
-    for i, a in enumerate(old):
-        if i in used_old:
-            continue
-        pa = step_parameters(a)
-        for j, b in enumerate(new):
-            if j in used_new or a.kind != b.kind:
+    for i in rest_old:
+        a, pa = old[i], params_old[i]
+        if window is None:
+            nearby = rest_new
+        else:
+            low = bisect_left(rest_new, i - window)
+            nearby = rest_new[low : bisect_left(rest_new, i + window + 1)]
+        for j in nearby:
+            b = new[j]
+            if a.kind != b.kind:
                 continue
-            pb = step_parameters(b)
+            pb = params_new[j]
             keys = set(pa) | set(pb)
             same = sum(1 for k in keys if k in pa and k in pb and _same(pa[k], pb[k]))
             score = same / len(keys) if keys else 1.0
@@ -182,6 +207,9 @@ def _match(old: tuple[Step, ...], new: tuple[Step, ...]) -> list[tuple[int, int]
             used_old.add(i)
             used_new.add(j)
     return sorted(pairs)
+
+
+_PAIR_BUDGET = 250_000
 
 
 def _kept_in_place(positions: list[int]) -> set[int]:
@@ -265,16 +293,30 @@ def _downstream(
         uses, fills = flows[k]
         if uses & tainted:
             found.append(protocol.steps[k].name)
+            if len(found) > 2 * MAX_DOWNSTREAM:  # enough to name them and say there are more
+                break
             tainted |= fills
     return tuple(found)
 
 
+MAX_DOWNSTREAM = 20  # named per change: every later step can be downstream of every step
+
+
+def _affected(names: tuple[str, ...], scanned: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """The `downstream` fields of a change: the first MAX_DOWNSTREAM names, and whether
+    there are more (listing all would make the diff quadratic in the steps). `scanned`
+    is what `_downstream` found before `names` were filtered from it."""
+    stopped = len(scanned if scanned is not None else names) > 2 * MAX_DOWNSTREAM
+    return {
+        "downstream": names[:MAX_DOWNSTREAM],
+        "downstream_truncated": stopped or len(names) > MAX_DOWNSTREAM,
+    }
+
+
 def _surviving(
-    names: tuple[str, ...], old: Protocol, new: Protocol, pairs: list[tuple[int, int]]
+    names: tuple[str, ...], index: dict[str, int], new: Protocol, mapping: dict[int, int]
 ) -> tuple[str, ...]:
     """Old step names mapped to the new protocol (steps that were removed too are dropped)."""
-    index = {s.name: i for i, s in enumerate(old.steps)}
-    mapping = dict(pairs)
     return tuple(new.steps[mapping[index[n]]].name for n in names if index[n] in mapping)
 
 
@@ -314,6 +356,7 @@ def diff_json(diff: ProtocolDiff) -> dict[str, object]:
                     for p in c.parameters
                 ],
                 "downstream": list(c.downstream),
+                "downstream_truncated": c.downstream_truncated,
             }
             for c in diff.changes
         ],
@@ -348,7 +391,8 @@ def render_diff(diff: ProtocolDiff, old: Protocol, new: Protocol) -> str:
                 for p in change.parameters:
                     lines.append(f"    {p.parameter}: {_show(p.old)} -> {_show(p.new)}")
         if change.downstream:
-            lines.append("    downstream: " + ", ".join(f"`{n}`" for n in change.downstream))
+            more = ", …" if change.downstream_truncated else ""
+            lines.append("    downstream: " + ", ".join(f"`{n}`" for n in change.downstream) + more)
     return "\n".join(lines) + "\n"
 
 

@@ -96,6 +96,7 @@ class Loader:
     roots: list[Path]
     limits: Limits = DEFAULT_LIMITS
     cache: dict[tuple[str, ...], ModuleInfo] = attrs.field(factory=dict)
+    _available: list[str] | None = attrs.field(default=None, init=False, repr=False)
 
     @classmethod
     def with_roots(
@@ -119,13 +120,32 @@ class Loader:
         return None
 
     def available(self) -> list[str]:
-        names: set[str] = set()
-        for root in self.roots:
-            if root.is_dir():
-                for file in root.rglob("*.lab"):
-                    parts = file.relative_to(root).with_suffix("").parts
-                    names.add(".".join(parts))
-        return sorted(names)
+        """Module names under the roots, for "did you mean" hints: each root is walked
+        once per loader, and at most `max_index_entries` entries of it (a hint is cheap,
+        never a walk of a whole home folder per unresolved `use`)."""
+        if self._available is None:
+            names: set[str] = set()
+            for root in self.roots:
+                names.update(_module_names(root, self.limits.max_index_entries))
+            self._available = sorted(names)
+        return self._available
+
+
+def _module_names(root: Path, budget: int) -> Iterator[str]:
+    import os
+
+    if not root.is_dir():
+        return
+    seen = 0
+    for folder, subfolders, files in os.walk(root):
+        seen += len(subfolders) + len(files)
+        if seen > budget:
+            return
+        subfolders[:] = sorted(d for d in subfolders if d.isidentifier())  # module names only
+        relative = Path(folder).relative_to(root).parts
+        for file in files:
+            if file.endswith(".lab"):
+                yield ".".join((*relative, file[:-4]))
 
 
 def resolve(
@@ -197,10 +217,24 @@ def _load(
     file = loader.find(path)
     if file is None:
         return None
+    from lablang.output import remember_input
     from lablang.syntax import parse
 
     try:
-        text = file.read_text("utf-8")
+        with open(file, "rb") as handle:  # the size is checked before the module is read
+            data = handle.read(loader.limits.max_file_bytes + 1)
+        if len(data) > loader.limits.max_file_bytes:
+            report.add(
+                "E0001",
+                f"module `{'.'.join(path)}` is more than {loader.limits.max_file_bytes} bytes",
+                importer.source,
+                use.span,
+                label="imported here",
+                help="split it into smaller modules (the limit is `max_file_bytes`)",
+            )
+            return None
+        text = data.decode("utf-8")
+        remember_input(file)
     except (OSError, UnicodeDecodeError) as error:
         report.add(
             "E0201",

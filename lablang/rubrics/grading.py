@@ -90,10 +90,12 @@ def _judgment(
             code, f"line {number}: {message}", source, span, label="this judgment", help=help
         )
 
+    from lablang.datafile import DataFileError, load_json
+
     try:
-        data = json.loads(line)
-    except (json.JSONDecodeError, RecursionError) as error:
-        bad("E0830", f"not valid JSON ({error.msg if hasattr(error, 'msg') else error})")
+        data = load_json(line)  # the guarded loader: depth, integer digits, finiteness
+    except DataFileError as error:
+        bad("E0830", str(error))
         return None
     if not isinstance(data, dict):
         bad("E0830", "a judgment must be a JSON object")
@@ -142,7 +144,8 @@ def _judgment(
 def best_of_k(scores: Sequence[float | Fraction], k: int) -> Fraction | float:
     """Expected maximum of `k` scores drawn without replacement from `scores`.
 
-    Sorted ascending, x_(i) has weight C(i-1, k-1) / C(n, k). Exact for Fractions.
+    Sorted ascending, x_(i) has weight C(i-1, k-1) / C(n, k). Exact for Fractions
+    (integer weights by the recurrence C(i, k-1) = C(i-1, k-1) * i / (i-k+1), one pass).
 
     >>> best_of_k([Fraction(0), Fraction(1), Fraction(1, 2)], 2)   # subsets: 1, 1/2, 1
     Fraction(5, 6)
@@ -151,13 +154,50 @@ def best_of_k(scores: Sequence[float | Fraction], k: int) -> Fraction | float:
     if not 1 <= k <= n:
         raise ValueError(f"k must be between 1 and {n}")
     ordered = sorted(scores)
-    total = math.comb(n, k)
     if all(isinstance(x, Fraction) for x in ordered):
-        return sum(
-            (Fraction(math.comb(i - 1, k - 1), total) * ordered[i - 1] for i in range(k, n + 1)),
-            Fraction(0),
-        )
-    return sum(math.comb(i - 1, k - 1) / total * float(ordered[i - 1]) for i in range(k, n + 1))
+        denominator = math.lcm(*(x.denominator for x in ordered))  # type: ignore[union-attr]
+        weight, numerator = 1, 0  # weight = C(i-1, k-1), from i = k
+        for i in range(k, n + 1):
+            numerator += weight * int(ordered[i - 1] * denominator)
+            weight = weight * i // (i - k + 1)
+        return Fraction(numerator, math.comb(n, k) * denominator)
+    return float(expected_best_of_ks([float(x) for x in ordered], [k])[0])
+
+
+# Up to this many attempts per protocol best-of-k is computed exactly (Fractions, then one
+# rounding); beyond, with floats in linear time per k (the weights' ratios, no big integers).
+EXACT_BEST_OF_K = 64
+
+
+def expected_best_of_ks(scores: Sequence[float], ks: Sequence[int]) -> list[float]:
+    """Expected best-of-k for each k, in floats: O(n) per k after one sort.
+
+    With x sorted ascending, the weight of x_(n) is k/n and each next-lower weight is
+    the previous times (i-k)/(i-1): no binomial coefficient is formed (they overflow
+    floats past n of about 1,000), and weights too small for a float vanish harmlessly.
+
+    >>> [round(v, 12) for v in expected_best_of_ks([0.0, 1.0, 0.5], [1, 2, 3])]
+    [0.5, 0.833333333333, 1.0]
+    """
+    import numpy as np
+
+    ordered = np.sort(np.asarray(scores, dtype=float))
+    n = len(ordered)
+    results = []
+    for k in ks:
+        if not 1 <= k <= n:
+            raise ValueError(f"k must be between 1 and {n}")
+        i = np.arange(n, k, -1, dtype=float)  # n, n-1, ..., k+1
+        ratios = (i - k) / (i - 1)
+        weights = (k / n) * np.concatenate(([1.0], np.cumprod(ratios)))  # for x_(n) .. x_(k)
+        results.append(float(np.dot(weights, ordered[k - 1 :][::-1])))
+    return results
+
+
+def _best_of_ks(scores: Sequence[Fraction], ks: Sequence[int]) -> list[float]:
+    if len(scores) <= EXACT_BEST_OF_K:
+        return [float(best_of_k(scores, k)) for k in ks]
+    return expected_best_of_ks([float(x) for x in scores], ks)
 
 
 def cluster_bootstrap(
@@ -362,7 +402,7 @@ def grade(
     for p in names:
         scores = by_protocol[p]
         mean_p = sum(scores, Fraction(0)) / len(scores)
-        bok = [best_of_k(scores, k) for k in ks]
+        bok = _best_of_ks(scores, ks)
         row = [float(mean_p), *(float(b) for b in bok)]
         for tag in tag_names:
             values = tag_scores[tag].get(p)

@@ -9,7 +9,6 @@ backend, lazily).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -183,24 +182,17 @@ def load_documents(
 
 
 def _read_json(path: Path, report: Report) -> Any | None:
-    source = Source("", str(path))
+    from lablang.datafile import DataFileError, load_json, read_data_text
+    from lablang.limits import DEFAULT_LIMITS
+
+    limits = attrs.evolve(
+        DEFAULT_LIMITS, max_data_bytes=min(MAX_INPUT_BYTES, DEFAULT_LIMITS.max_data_bytes)
+    )
     try:
-        size = path.stat().st_size
-        if size > MAX_INPUT_BYTES:
-            report.add("E0501", f"`{path.name}` is {size} bytes, over the {MAX_INPUT_BYTES} byte limit",
-                       source, help="score a smaller file")  # fmt: skip
-            return None
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        report.add("E0501", f"cannot read `{path}`: {error}", source, help="check the path")
-        return None
-    try:
-        return json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as error:
-        message = getattr(error, "msg", "nesting too deep")
-        line = getattr(error, "lineno", 0)
-        report.add("E0501", f"`{path.name}` is not valid JSON: {message} (line {line})",
-                   Source(text, str(path)), help="fix the JSON syntax")  # fmt: skip
+        return load_json(read_data_text(path, limits), path.name, limits)
+    except DataFileError as error:
+        report.add("E0501", str(error), Source("", str(path)),
+                   help="fix the JSON, or raise the limit it names")  # fmt: skip
         return None
 
 
@@ -276,6 +268,10 @@ def score_documents(
             report.add("E0502", f"the prediction has no readable {task.upper()} document; it scores 0",
                        source, help=f"add the {task.upper()} answer to the prediction")  # fmt: skip
             predictions[task] = _MISSING
+    truth = dict(truth)
+    for task in TASKS:
+        if task in predictions and task in truth:
+            _refuse_oversized(task, predictions, truth, report, source)
     tasks = tuple(t for t in TASKS if t in predictions and t in truth)
     for task in TASKS:
         if (task in predictions) != (task in truth):
@@ -361,6 +357,27 @@ def score_documents(
 
 
 _MISSING: dict[str, Any] = {"__missing__": True}
+
+
+def _refuse_oversized(
+    task: str, predictions: dict[str, Any], truth: dict[str, Any], report: Report, source: Source
+) -> None:
+    """E0530 for a document too large to compare: a prediction scores 0, a truth is dropped."""
+    from lablang.scoring.bounds import oversized
+
+    problem = oversized(task, truth[task])
+    if problem is not None:
+        report.add("E0530", f"the truth is too large to score: {problem}", source,
+                   help=f"{task.upper()} is not scored; raise the limit to score it")  # fmt: skip
+        del truth[task]
+        return
+    problem = oversized(task, predictions[task])
+    if problem is not None:
+        report.add("E0530", f"the prediction is too large to score: {problem}; it scores 0", source,
+                   help="a reconstruction this large is not an answer; raise the limit to score it")  # fmt: skip
+        predictions[task] = _MISSING
+
+
 # a prediction whose fields have unexpected shapes (beyond what validation checks)
 _SHAPE_ERRORS = (TypeError, KeyError, AttributeError, ValueError, IndexError, RecursionError)
 

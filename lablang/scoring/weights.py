@@ -16,7 +16,6 @@ reference_strand = 0.4
 
 from __future__ import annotations
 
-import json
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -121,9 +120,11 @@ class Weights:
     @classmethod
     def from_file(cls, path: str | Path) -> Weights:
         """Defaults overridden by a JSON (`.json`) or TOML (any other suffix) file."""
+        from lablang.datafile import load_json, read_data_text
+
         path = Path(path)
-        text = path.read_text(encoding="utf-8")
-        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
+        text = read_data_text(path)  # a DataFileError (a ValueError) says why it is refused
+        data = load_json(text, path.name) if path.suffix.lower() == ".json" else tomllib.loads(text)
         if not isinstance(data, dict):
             raise WeightsError(f"{path}: the top level must be a table of weights")
         return cls().with_overrides(data)

@@ -220,13 +220,13 @@ def replay(path: Path) -> Replayed:
     events: list[Event] = []
     observations: list[dict[str, Any]] = []
     stored: dict[str, Any] | None = None
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise RecordError(f"line {number}: not JSON ({error.msg})") from None
+    from lablang.datafile import DataFileError, load_json_lines, read_data_text
+
+    try:
+        lines = list(load_json_lines(read_data_text(path), path.name))  # the guarded loader
+    except DataFileError as error:
+        raise RecordError(str(error)) from None
+    for number, data in lines:
         if not isinstance(data, dict):
             raise RecordError(f"line {number}: a record is a JSON object")
         kind = data.pop("record", None)

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import itertools
+import re
 from typing import Any
 
 from lablang import ast
@@ -16,7 +18,7 @@ from lablang.diagnostics import Report
 from lablang.limits import DEFAULT_LIMITS, Limits
 from lablang.source import Source, Span
 
-__all__ = ["parse", "reserved_words"]
+__all__ = ["parse", "reserved_words", "token_limit_offset"]
 
 _PARSER = None
 
@@ -30,6 +32,28 @@ def _parser() -> Any:
     return _PARSER
 
 
+# What the lexer counts as one token, closely enough to bound its work: a string, comment
+# or sequence literal is one, a name or number is one, any other visible character is one.
+# Every alternative stops at a character that ends it, so counting is linear in the text
+# (a sequence scans as the grammar's own SEQUENCE does, up to the next quote, but a
+# bracket looks at most 200 characters ahead for its partner).
+_TOKENISH = re.compile(
+    r"""\"(?:[^"\\\n]|\\.)*"|#[^\n]*|[35]'-(?:[^'{}\[\]#"\n]|\{[^}\n]{0,200}\}|\[[^\]\n]{0,200}\])*?-[35]'|[\w.]+|\S"""
+)
+
+
+def token_limit_offset(text: str, limits: Limits = DEFAULT_LIMITS) -> int | None:
+    """The offset of the first token past `limits.max_tokens`, or None (counted in C, fast).
+
+    >>> token_limit_offset("a ; b ; c", Limits(max_tokens=3))
+    6
+    """
+    if len(text) <= limits.max_tokens:
+        return None
+    past = next(itertools.islice(_TOKENISH.finditer(text), limits.max_tokens, None), None)
+    return None if past is None else past.start()
+
+
 def parse(source: Source, report: Report, limits: Limits = DEFAULT_LIMITS) -> ast.Module:
     """Parse one source. On a syntax error the report says why and an empty module is returned."""
     empty = ast.Module(name=None, title=None, uses=(), decls=(), comments=(), span=Span(0, 0))
@@ -41,6 +65,17 @@ def parse(source: Source, report: Report, limits: Limits = DEFAULT_LIMITS) -> as
             source,
             Span(0, 0),
             help="split it into modules joined with `use`",
+        )
+        return empty
+    past = token_limit_offset(source.text, limits)
+    if past is not None:
+        report.add(
+            "E0021",
+            f"file has more than {limits.max_tokens} tokens",
+            source,
+            Span(past, past + 1),
+            label=f"token {limits.max_tokens + 1} is here",
+            help="split it into modules joined with `use` (the limit is `max_tokens`)",
         )
         return empty
     if "\x00" in source.text:

@@ -3,12 +3,17 @@
 The analysed LALR tables are cached between runs in a private folder
 (`$LABLANG_CACHE`, else `$XDG_CACHE_HOME/lablang`, else `~/.cache/lablang`, mode 0700)
 as `marshal` data (plain ints, strings, tuples and dicts: loading it cannot run code),
-with the parse table in a compact form (one pair of int tuples per state), each context
-lexer's derived layout (terminal order, keyword-vs-name splits) and the compiled SRE
-programs of its regexes, so that neither the table nor the lexers are re-derived at
-start-up (about 4x less work than Lark's own pickle cache). A cache file is used only when it belongs to
-the current user, is not group- or world-writable and its checksum matches; anything
-else is ignored and the parser is built from the grammar (and the cache rewritten).
+with the parse table in a compact form (one pair of int tuples per state) and each context
+lexer's derived layout (terminal order, keyword-vs-name splits), so that neither the
+table nor the lexers are re-derived at start-up. Compiled regex programs are not cached:
+`_sre` trusts the programs it is given, so a planted cache could crash every run; regexes
+are compiled by `re`. A cache file is used only when it belongs to the current user, is
+not group- or world-writable, its checksum matches and its tables are structurally sound
+(every reference resolves); anything else is ignored and the parser is built from the
+grammar (and the cache rewritten). A cached parser that fails while parsing is also
+discarded and rebuilt (`parser.py`). What the checks cannot detect is a same-user edit
+that keeps the tables consistent but changes a pattern: such a user can equally edit
+the installed package.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from lark.lexer import (
 from lark.parsers.lalr_analysis import IntParseTable, Reduce, Shift
 from lark.parsers.lalr_parser import LALR_Parser, _Parser
 
-_FORMAT = b"lablang-lalr-3\n"
+_FORMAT = b"lablang-lalr-4\n"
 _OPTIONS: dict[str, Any] = dict(
     parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True
 )
@@ -81,58 +86,26 @@ def _trusted(fd: int) -> bool:
     )
 
 
-def _program(pattern: str, flags: int) -> tuple[Any, ...]:
-    """The compiled SRE program of a regex, as plain data (CPython's `re` internals)."""
-    parsed = re._parser.parse(pattern, flags)
-    code = [int(op) for op in re._compiler._code(parsed, flags)]  # type: ignore[attr-defined]
-    groupindex = dict(parsed.state.groupdict)
-    indexgroup: list[str | None] = [None] * parsed.state.groups
-    for name, index in groupindex.items():
-        indexgroup[index] = name
-    return (
-        flags | parsed.state.flags,
-        code,
-        parsed.state.groups - 1,
-        groupindex,
-        tuple(indexgroup),
-    )
-
-
 class _Regexes:
-    """Stands in for `re` in the lexers: compiles from cached SRE programs when it has one.
+    """Stands in for `re` in the lexers, compiling each pattern once per process.
 
-    Lark builds one big alternation per lexer context on first use; compiling those
-    with `re` dominates the first parse. The programs are produced once, when the cache
-    is written, and `_sre.compile` re-validates every program it is given.
+    Compiled regex programs are never read from the cache: `_sre.compile` trusts the
+    program it is given, so a planted cache file could crash the interpreter. Patterns
+    are compiled by `re` from the terminal definitions, which the loader has checked
+    against the grammar.
     """
 
     error = re.error
 
-    def __init__(self, programs: dict[Any, Any], record: bool = False) -> None:
-        self.programs = programs
-        self.record = record
+    def __init__(self) -> None:
         self.compiled: dict[tuple[str, int], re.Pattern[str]] = {}
 
     def compile(self, pattern: str, flags: int = 0) -> re.Pattern[str]:
         key = (pattern, flags)
         found = self.compiled.get(key)
-        if found is not None:
-            return found
-        entry = self.programs.get(key)
-        if entry is None and self.record:
-            entry = self.programs[key] = _program(pattern, flags)
-        compiled = None
-        if entry is not None:
-            try:
-                import _sre
-
-                compiled = _sre.compile(pattern, *entry)
-            except Exception:  # a program this Python does not accept: compile normally
-                compiled = None
-        if compiled is None:
-            compiled = re.compile(pattern, flags)
-        self.compiled[key] = compiled
-        return compiled
+        if found is None:
+            found = self.compiled[key] = re.compile(pattern, flags)
+        return found
 
     def match(self, pattern: str, string: str, flags: int = 0) -> re.Match[str] | None:
         return self.compile(pattern, flags).match(string)
@@ -157,7 +130,7 @@ def _key(terminals: Any) -> str:
 
 
 def _contextual_lexer(regexes: _Regexes, layouts: dict[str, Any]) -> type[ContextualLexer]:
-    """Lark's contextual lexer, rebuilt from the recorded layouts and regex programs."""
+    """Lark's contextual lexer, rebuilt from the recorded layouts."""
 
     class Basic(BasicLexer):
         def __init__(self, conf: Any, comparator: Any = None) -> None:
@@ -252,15 +225,13 @@ def _dump(parser: lark.Lark) -> bytes:
             codes.append(2 * arg["@"] + 1 if action == 1 else 2 * arg)
         compact[state] = (tuple(toks), tuple(codes))
     table["states"] = compact
-    saved = {"data": data, "memo": memo, "regex": {}, "lexers": {}}
-    regexes = _Regexes({}, record=True)
-    probe = _from_saved(marshal.loads(marshal.dumps(saved)), None, {}, regexes, {})
+    saved = {"data": data, "memo": memo, "lexers": {}}
+    probe = _from_saved(marshal.loads(marshal.dumps(saved)), None, {}, _Regexes(), {})
     lexer = probe.parser.lexer
     layouts = {}
     for basic in [*lexer.lexers.values(), lexer.root_lexer]:
         basic._build_scanner()
         layouts[_key(basic.terminals)] = _layout(basic)
-    saved["regex"] = regexes.programs
     saved["lexers"] = layouts
     payload = marshal.dumps(saved)
     return _FORMAT + hashlib.sha256(payload).digest() + payload
@@ -304,11 +275,56 @@ def _load(path: Path, transformer: Any, lexer_callbacks: dict) -> lark.Lark | No
         return None
     try:
         saved = marshal.loads(blob[head:])
-        regexes = _Regexes(saved.pop("regex"))
-        loaded = _from_saved(saved, transformer, lexer_callbacks, regexes, saved.pop("lexers"))
+        layouts = saved.pop("lexers")
+        _validate(saved, layouts)
+        loaded = _from_saved(saved, transformer, lexer_callbacks, _Regexes(), layouts)
     except Exception:  # any damage to the cache means: rebuild
         return None
     return loaded
+
+
+def _validate(saved: Any, layouts: Any) -> None:
+    """Raise unless the cached tables are structurally sound: every terminal pattern a
+    string (compiled later by `re`, which validates it), every reference (token, state, rule, terminal name) to something that
+    exists, so that a damaged cache fails here (and is rebuilt), not while parsing."""
+    memo = saved["memo"]
+    terminals = set()
+    for entry in memo.values():
+        if isinstance(entry, dict) and entry.get("__type__") == "TerminalDef":
+            pattern = entry["pattern"]
+            if pattern.get("__type__") not in ("PatternRE", "PatternStr") or not isinstance(
+                pattern.get("value"), str
+            ):
+                raise ValueError("a terminal of unknown kind")
+            terminals.add(entry["name"])
+    table = saved["data"]["parser"]["parser"]
+    tokens, states = table["tokens"], table["states"]
+    if not isinstance(states, dict) or not isinstance(tokens, dict):
+        raise ValueError("malformed parse table")
+    for state, (toks, codes) in states.items():
+        if not isinstance(state, int) or len(toks) != len(codes):
+            raise ValueError("malformed parse table row")
+        for tok, code in zip(toks, codes, strict=True):
+            if tok not in tokens or not isinstance(code, int) or code < 0:
+                raise ValueError("malformed parse table entry")
+            if code & 1:
+                rule = memo.get(code >> 1)
+                if not isinstance(rule, dict) or rule.get("__type__") != "Rule":
+                    raise ValueError("a reduction names no rule")
+            elif code >> 1 not in states:
+                raise ValueError("a shift names no state")
+    for group in (table["start_states"], table["end_states"]):
+        if not all(state in states for state in group.values()):
+            raise ValueError("a start or end state does not exist")
+    for key, (order, newline, embedded, unless) in layouts.items():
+        names = set(key.split("\0")) if key else set()
+        if not names <= terminals or set(order) != names:
+            raise ValueError("a lexer layout names unknown terminals")
+        if not (set(newline) | set(embedded)) <= names:
+            raise ValueError("a lexer layout names unknown terminals")
+        for strs in unless.values():
+            if not set(strs) <= names:
+                raise ValueError("a lexer layout names unknown terminals")
 
 
 def _store(path: Path, parser: lark.Lark) -> None:
@@ -329,11 +345,15 @@ def _store(path: Path, parser: lark.Lark) -> None:
         pass
 
 
-def build_parser(transformer: lark.Transformer | None, lexer_callbacks: dict) -> lark.Lark:
+def build_parser(
+    transformer: lark.Transformer | None, lexer_callbacks: dict, use_cache: bool = True
+) -> lark.Lark:
+    """The parser, from the cache when it loads soundly, else built (and the cache rewritten)."""
     text = grammar_text()
     path = cache_file(text)
-    cached = _load(path, transformer, lexer_callbacks)
+    cached = _load(path, transformer, lexer_callbacks) if use_cache else None
     if cached is not None:
+        cached.lablang_cached = True  # type: ignore[attr-defined]
         return cached
     parser = lark.Lark(text, transformer=transformer, lexer_callbacks=lexer_callbacks, **_OPTIONS)
     _store(path, parser)

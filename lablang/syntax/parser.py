@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
 import re
 import threading
 from typing import Any
@@ -80,6 +81,36 @@ def _span_of(children: list[Any]) -> Span:
     if start is None or end is None:
         return Span(0, 0)
     return Span(start.start, end.end)
+
+
+def _clip(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+_NUMBER_PARTS = re.compile(r"(\d+)(?:\.(\d+))?(?:[eE]([-+]?\d+))?")
+
+
+def number_problem(text: str, limits: Limits) -> str | None:
+    """Why a number literal (possibly followed by a unit) is out of bounds, or None.
+
+    >>> number_problem("1e100000000 s", Limits())
+    'exponent 100000000 is beyond ±100'
+    >>> number_problem("98.5", Limits()) is None
+    True
+    """
+    match = _NUMBER_PARTS.match(text)
+    if match is None:
+        return None
+    whole, fraction, exponent = match.groups()
+    digits = len(whole.lstrip("0") or "0") + len(fraction or "")
+    if digits > limits.max_number_digits:
+        return f"{digits} digits, more than {limits.max_number_digits}"
+    if exponent is not None:
+        bare = exponent.lstrip("+-").lstrip("0")
+        if len(bare) > 6 or int(bare or "0") > limits.max_number_exponent:
+            shown = exponent if len(exponent) <= 12 else exponent[:11] + "…"
+            return f"exponent {shown} is beyond ±{limits.max_number_exponent}"
+    return None
 
 
 def _tspan(token: Token) -> Span:
@@ -423,8 +454,14 @@ class _ToAst(lark.Transformer):
         return ast.String(value=_unquote(children[0]), span=_span_of(children))
 
     def paren(self, children: list[Any]) -> Any:
-        # `(expr)`: the expression itself, its span widened to the parentheses
-        return attrs.evolve(children[1], span=_span_of(children))
+        # `(expr)`: the expression itself, its span widened to the parentheses. The new
+        # node keeps the depth of the old one (else parentheses reset the depth bound).
+        inner = children[1]
+        node = attrs.evolve(inner, span=_span_of(children))
+        table = self.ctx.expr_depth
+        if id(inner) in table:
+            table[id(node)] = table[id(inner)]
+        return node
 
     def bool_lit(self, children: list[Any]) -> ast.Bool:
         return ast.Bool(value=children[0] == "true", span=_span_of(children))
@@ -473,6 +510,8 @@ class Parser:
             _ToAst(self._context),
             {
                 "COMMENT": self._on_comment,
+                "NUMBER": self._on_number,
+                "QUANTITY": self._on_number,
                 "LBRACE": self._open,
                 "LPAR": self._open,
                 "LSQB": self._open,
@@ -497,6 +536,25 @@ class Parser:
         self._context.comments.append(ast.Comment(text=str(token), span=_tspan(token)))
         return token
 
+    def _on_number(self, token: Token) -> Token:
+        # Checked on the text, before anything converts it: every later stage turns a
+        # literal into an exact Fraction (or a float, or an int), whose cost grows with
+        # the exponent and which Python refuses past 4,300 digits.
+        ctx = self._context
+        problem = number_problem(str(token), ctx.limits)
+        if problem is not None:
+            ctx.report.add(
+                "E0020",
+                f"number literal `{_clip(str(token))}` is out of bounds: {problem}",
+                ctx.source,
+                _tspan(token),
+                label=f"at most {ctx.limits.max_number_digits} digits and an exponent "
+                f"within ±{ctx.limits.max_number_exponent}",
+                help="write the value in a larger or smaller unit, or with fewer digits",
+            )
+            raise _Abort
+        return token
+
     def _open(self, token: Token) -> Token:
         ctx = self._context
         ctx.depth += 1
@@ -519,40 +577,58 @@ class Parser:
         """The module, or None when nothing could be parsed. After a syntax error the
         declaration holding it is dropped and the rest is parsed again (`recover`), so
         one run reports every independent syntax error."""
+        with self._lock:
+            before = len(report.diagnostics)
+            try:
+                return self._parse(source, report, limits)
+            except Exception:
+                if not getattr(self._lark, "lablang_cached", False):
+                    raise
+            # A parser loaded from the cache failed: the cache is damaged in a way the
+            # loader could not see. Rebuild from the grammar (rewriting the cache), retry.
+            from lablang.syntax.grammar import build_parser, cache_file, grammar_text
+
+            with contextlib.suppress(OSError):
+                cache_file(grammar_text()).unlink()
+            self._lark = self._build(lambda t, c: build_parser(t, c, use_cache=False))
+            self._remember()
+            del report.diagnostics[before:]
+            return self._parse(source, report, limits)
+
+    def _parse(self, source: Source, report: Report, limits: Limits) -> ast.Module | None:
         from lablang.syntax import recover
         from lablang.syntax.errors import report_syntax_error
 
-        with self._lock:
-            text = recover.spell_units(source, report)
-            starts: list[int] | None = None
-            parsed = 0
-            for _attempt in range(recover.MAX_SYNTAX_ERRORS):
-                if parsed > recover.RECOVERY_BUDGET_CHARS:
-                    return None
-                parsed += len(text)
-                scratch = Report()
-                outcome = self._attempt(text, source, scratch, limits)
-                if isinstance(outcome, ast.Module):
-                    report.extend(scratch)
-                    return outcome
-                if outcome is None:
-                    report.extend(scratch)
-                    return None
-                error = outcome
-                insertion = self._insertion(error, text, source, limits)
-                report_syntax_error(error, source, report, insertion)
-                if len(text) > recover.MAX_RECOVERY_CHARS:
-                    return None
-                if starts is None:
-                    starts = recover.declaration_starts(text)
-                begin, end = recover.bad_region(text, starts, _error_offset(error, text))
-                if not text[begin:end].strip():
-                    return None
-                name = recover.dropped_name(text, begin)
-                if name is not None:
-                    report.dropped.add(name)
-                text = recover.blank(text, begin, end)
-            return None
+        text = recover.spell_units(source, report)
+        starts: list[int] | None = None
+        parsed = 0
+        for _attempt in range(recover.MAX_SYNTAX_ERRORS):
+            if parsed > recover.RECOVERY_BUDGET_CHARS:
+                return None
+            parsed += len(text)
+            scratch = Report()
+            outcome = self._attempt(text, source, scratch, limits)
+            if isinstance(outcome, ast.Module):
+                report.extend(scratch)
+                return outcome
+            if outcome is None:
+                report.extend(scratch)
+                return None
+            error = outcome
+            insertion = self._insertion(error, text, source, limits)
+            report_syntax_error(error, source, report, insertion)
+            if len(text) > recover.MAX_RECOVERY_CHARS:
+                return None
+            if starts is None:
+                starts = recover.declaration_starts(text)
+            begin, end = recover.bad_region(text, starts, _error_offset(error, text))
+            if not text[begin:end].strip():
+                return None
+            name = recover.dropped_name(text, begin)
+            if name is not None:
+                report.dropped.add(name)
+            text = recover.blank(text, begin, end)
+        return None
 
     def _attempt(
         self, text: str, source: Source, report: Report, limits: Limits

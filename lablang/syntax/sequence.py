@@ -29,6 +29,22 @@ IUPAC = "ACGTUNRYSWKMBDHV"
 _MISPLACED_RC = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*)'(:\d+(?:-\d+)?)\]")
 
 
+# A count with more digits than this is out of every bound: it is not converted at all
+# (int() of thousands of digits is slow and, past 4,300, refused by Python).
+_MAX_COUNT_DIGITS = 9
+_HUGE = 10**_MAX_COUNT_DIGITS
+
+
+def _count(digits: str) -> int:
+    """The value of a repeat count or length, saturated at `_HUGE` (never converted whole)."""
+    stripped = digits.lstrip("0")
+    return _HUGE if len(stripped) > _MAX_COUNT_DIGITS else int(digits)
+
+
+def _clip(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def read_sequence(
     text: str, offset: int, source: Source, report: Report, limits: Limits
 ) -> tuple[ast.SeqPart, ...]:
@@ -53,12 +69,12 @@ def read_sequence(
         elif group["mod"]:
             parts.append(ast.Modification(code=group["mod"][1:-1], span=span))
         elif group["ph"]:
-            low = int(group["min"]) if group["min"] else None
-            high = int(group["max"]) if group["max"] else low
+            low = _count(group["min"]) if group["min"] else None
+            high = _count(group["max"]) if group["max"] else low
             if high is not None and (high > limits.max_placeholder_length or (low or 0) > high):
                 report.add(
                     "E0003",
-                    f"placeholder length `{group['ph']}` is out of range",
+                    f"placeholder length `{_clip(group['ph'])}` is out of range",
                     source,
                     span,
                     label="length must be at most "
@@ -76,11 +92,12 @@ def read_sequence(
                 )
             )
         elif group["homo"]:
-            count = int(group["count"])
+            count = _count(group["count"])
             if count > limits.max_homopolymer or count == 0:
                 report.add(
                     "E0003",
-                    f"homopolymer `{group['homo']}` has {count} bases",
+                    f"homopolymer `{_clip(group['homo'])}` has "
+                    f"{count if count < _HUGE else 'too many'} bases",
                     source,
                     span,
                     label=f"between 1 and {limits.max_homopolymer} bases allowed",

@@ -72,7 +72,7 @@ def test_confirmation_that_contradicts_the_contract_is_noted() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("{not json", "line 1: not JSON"),
+        ("{not json", "line 1: not valid JSON"),
         ('{"attempt": "x", "operation": "spin"}', "line 1: `time` must be a number"),
         ('{"time": 0, "attempt": "x", "operation": "fly"}', "line 1: `fly` is not an operation"),
         ('{"time": 0, "evidence": {"ghost": 1}}', "line 1: `ghost` is not evidence"),

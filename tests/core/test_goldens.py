@@ -34,6 +34,9 @@ COVERED_ELSEWHERE = {
     "E0006": "tests/core/test_cli.py::test_check_of_a_missing_file_reports_E0006",
     "E0007": "tests/core/test_cli.py::test_export_to_an_unavailable_format_is_reported_partial",
     "E0010": "tests/core/test_fmt.py::test_fmt_refuses_output_that_changes_the_tree",
+    "E0022": "tests/hostile/test_data_files.py::test_every_data_reader_refuses_crafted_files_in_bounds",
+    "E0023": "tests/hostile/test_outputs.py::test_export_refuses_to_overwrite_its_input",
+    "E0460": "tests/hostile/test_molecular_growth.py::test_many_chained_split_pools_are_E0460_at_the_step_past_the_limit",
     # scoring codes concern benchmark JSON and scoring runs: each is pinned by its own test
     "E0501": "tests/scoring/test_diagnostics.py::test_E0501_unreadable_json",
     "E0502": "tests/scoring/test_diagnostics.py::test_E0502_not_a_libstruct_document",
@@ -44,6 +47,7 @@ COVERED_ELSEWHERE = {
     "E0505": "tests/scoring/test_diagnostics.py::test_E0505_invalid_weights_file",
     "E0506": "tests/scoring/test_diagnostics.py::test_E0506_unreadable_truth",
     "E0507": "tests/scoring/test_diagnostics.py::test_E0507_batch_protocol_without_truth",
+    "E0530": "tests/hostile/test_scoring_bounds.py::test_an_oversized_prediction_scores_zero_with_E0530",
     "E0508": "tests/scoring/test_diagnostics.py::test_E0508_lab_answer_with_errors",
     "W0501": "tests/scoring/test_diagnostics.py::test_W0501_task_on_one_side_only",
     "W0502": "tests/scoring/test_diagnostics.py::test_W0502_t3_without_t2_compares_oligos_by_id",

@@ -22,7 +22,9 @@ def _export(target: str, directory: Path, onlist: bool) -> tuple[dict, str]:
     shutil.copy(EXAMPLE, lab)
     if onlist:
         (directory / "3M-february-2018.txt").write_text("AAACCCAAGAAACACT\n")
-    result = CliRunner().invoke(main, ["export", str(lab), "--to", target])
+    result = CliRunner().invoke(
+        main, ["export", str(lab), "--to", target, "--path", str(directory)]
+    )
     assert result.exit_code == 0, result.output
     return yaml.load(result.stdout, Loader=_TagIgnoring), result.stderr
 
@@ -92,7 +94,11 @@ def test_the_installed_seqspec_loads_and_checks_the_default_export(tmp_path: Pat
     (tmp_path / "3M-february-2018.txt").write_text("AAACCCAAGAAACACT\n")
     out = tmp_path / "spec.yaml"
     assert (
-        CliRunner().invoke(main, ["export", str(lab), "--to", "seqspec", "-o", str(out)]).exit_code
+        CliRunner()
+        .invoke(
+            main, ["export", str(lab), "--to", "seqspec", "-o", str(out), "--path", str(tmp_path)]
+        )
+        .exit_code
         == 0
     )
     schema = Path(seqspec_check.__file__).parent / "schema" / "seqspec.schema.json"

@@ -132,7 +132,7 @@ def test_the_export_hook_writes_the_format_the_release_loads(tmp_path: Path) -> 
     lab = tmp_path / "tenx.lab"
     lab.write_text(EXAMPLE.read_text())
     _write_onlists(build_model(check_file(lab).program, Report()).model, tmp_path)
-    text, report = export_seqspec_0_3_text(check_file(lab))
+    text, report = export_seqspec_0_3_text(check_file(lab, [tmp_path]))
     assert text is not None and not list(report)
     (tmp_path / "spec.yaml").write_text(text)
     assert _seqspec_check(tmp_path / "spec.yaml") == []

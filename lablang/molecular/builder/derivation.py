@@ -21,6 +21,7 @@ from lablang.molecular.builder.common import (
 from lablang.molecular.builder.compare import (
     sequence_difference,
 )
+from lablang.molecular.growth import Growth
 from lablang.molecular.model import (
     Graph,
     StateDef,
@@ -41,6 +42,14 @@ from lablang.molecular.ops import REGISTRY
 from lablang.molecular.sequence import (
     render,
 )
+from lablang.source import Span
+
+
+def _bounded(too_much: str | None, span: Span) -> None:
+    """E0460 when the workflow's products, summed over its steps, pass a limit."""
+    if too_much is not None:
+        help = "derive fewer or shorter products: split the workflow, or raise the limit"
+        raise Failure("E0460", too_much, span, help=help)
 
 
 class Derivation(Arguments):
@@ -56,7 +65,7 @@ class Derivation(Arguments):
         # steps not derived because they failed or depend on one that did: reported once
         unknown: dict[str, str] = {}
         self.unknown_steps = unknown
-        members = decl.body.members if decl.body else ()
+        members, growth = (decl.body.members if decl.body else ()), Growth()
         if len(members) > MAX_WORKFLOW_STEPS:
             raise Failure(
                 "E0415",
@@ -77,6 +86,7 @@ class Derivation(Arguments):
                         initial.append(name)
                     case ast.Binding(name=name, value=value):
                         pool, transition = self.step(decl.name, name, value, env, state_names)
+                        _bounded(growth.exceeded(pool), member.span)  # E0460
                         env[name] = pool
                         product_names = []
                         for idx, product in enumerate(pool.products):
