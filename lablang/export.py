@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import types
 import typing
 from typing import Any
 
@@ -212,6 +213,6 @@ def _type_schema(hint: Any) -> dict[str, Any]:
     if origin is tuple:
         args = typing.get_args(hint)
         return {"type": "array", "items": _type_schema(args[0])}
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+    if origin in (typing.Union, types.UnionType):
         return {"anyOf": [_type_schema(a) for a in typing.get_args(hint)]}
     raise TypeError(f"no JSON Schema for {hint!r}")

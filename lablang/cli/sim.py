@@ -57,6 +57,23 @@ def _on_robot(entries: list[Any], robot: str | None) -> list[Any]:
     return [(with_robot(t, robot), attrs.evolve(r, robot=robot)) for t, r in entries]
 
 
+def _entries(
+    files: tuple[str, ...], roots: tuple[str, ...], task_name: str | None, robot: str | None
+) -> tuple[bool, list[Any]]:
+    """Whether FILES are a suite, and its (task, reference) entries: one file gives its
+    one task (or the one `--task` names), checked once; a suite every task found."""
+    from lablang.sim.suite import SuiteError, task_ref, task_refs
+
+    if len(files) == 1 and not Path(files[0]).is_dir():
+        task = _load(files[0], roots, task_name, robot)
+        return False, [(task, task_ref(files[0], roots, task.name, robot))]
+    try:
+        return True, _on_robot(task_refs(files, roots), robot)
+    except SuiteError as error:
+        click.echo(f"error: {error}", err=True)
+        sys.exit(1 if "error[" in str(error) else 2)
+
+
 def _robot_missing(error: Exception) -> None:
     """A robot extra is not installed: said plainly (exit 2), never as an internal error."""
     click.echo(f"error: {error}", err=True)
@@ -260,20 +277,12 @@ def certify_command(
     from lablang.sim import certify_task
     from lablang.sim.certify import certificate_json
     from lablang.sim.robots import RobotMissing
-    from lablang.sim.suite import SuiteError, certify_suite, task_refs, write_suite
+    from lablang.sim.suite import SuiteError, certify_suite, write_suite
 
     executor = executor_from(executor_kind, jobs, address)
-    suite = len(files) > 1 or Path(files[0]).is_dir()
-    if not suite:
-        task = _load(files[0], roots, task_name, robot)
-    try:
-        entries = _on_robot(task_refs(files, roots), robot)
-    except SuiteError as error:
-        click.echo(f"error: {error}", err=True)
-        sys.exit(1 if "error[" in str(error) else 2)
-    if not suite:
-        ref = next(r for t, r in entries if t.name == task.name)
-    elif out is None or Path(out).is_file():
+    suite, entries = _entries(files, roots, task_name, robot)
+    task, ref = entries[0]
+    if suite and (out is None or Path(out).is_file()):
         click.echo("error: certifying a suite writes a folder: give it with --out DIR", err=True)
         sys.exit(2)
     try:
@@ -421,21 +430,16 @@ def evaluate_command(
     Example: `lablang evaluate examples/tasks/move_tube.lab --policy lablang.sim.policies:hold --episodes 1 --max-seconds 1`
     """
     from lablang.executors import ExecutorError, resolve
-    from lablang.sim.suite import SuiteError, evaluate_suite, task_refs
+    from lablang.sim.suite import SuiteError, evaluate_suite
 
     executor = executor_from(executor_kind, jobs, address)
-    suite = len(files) > 1 or Path(files[0]).is_dir()
-    if not suite:
-        task = _load(files[0], roots, task_name, robot)
+    suite, entries = _entries(files, roots, task_name, robot)
     try:
         resolve(policy_ref)
     except (ImportError, AttributeError, ValueError) as error:
         click.echo(f"error: cannot load policy `{policy_ref}`: {error}", err=True)
         sys.exit(2)
     try:
-        entries = _on_robot(task_refs(files, roots), robot)
-        if not suite:
-            entries = [(t, r) for t, r in entries if t.name == task.name]
         results = evaluate_suite(
             entries, policy_ref, episodes, seed, max_seconds, executor,
             progress=not no_progress,

@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 import z3
 
-from lablang.contracts.encode import Z3, Unrolling, as_bool, fresh, same
+from lablang.contracts.encode import Z3, Unrolling, as_bool, fresh, model_truth, same
 from lablang.contracts.model import (
     Binary,
     Contract,
@@ -323,7 +323,7 @@ def bmc(
                 if answer == z3.unknown:
                     broken |= set(open_keys)  # nothing is known to hold initially
                     break
-                false = [key for key in open_keys if not _true(model, initially(key))]
+                false = [key for key in open_keys if not model_truth(model, initially(key))]
                 broken |= set(false)
                 open_keys = [key for key in open_keys if key not in false]
             proved, no_deadlock, used = _houdini(
@@ -415,7 +415,7 @@ def bmc(
                     results[key] = _unknown(
                         "invariant", inv.text, s, k, inv.span, cost["invariants"]
                     )
-                elif not _true(model, u.holds(k, inv.expr)):
+                elif not model_truth(model, u.holds(k, inv.expr)):
                     trace = make_trace(contract, u, model, k)
                     results[key] = Result(
                         check="invariant",
@@ -445,10 +445,10 @@ def bmc(
             if answer != z3.sat:
                 break
             for i in open_ops:
-                if _true(model, u.legal(k, i)):
+                if model_truth(model, u.legal(k, i)):
                     enabled_at[i] = k
             for j, p in open_prem:
-                if _true(model, u.holds(k, p)):
+                if model_truth(model, u.holds(k, p)):
                     premise_at[j] = k
     if dead_prefix is not None:
         reached = dead_prefix
@@ -619,12 +619,6 @@ def _goal_blockers(contract: Contract, goal: Item, depth: int, budget: int) -> l
         if s.check_assuming(*others) == z3.sat:
             checked.append(name)
     return checked
-
-
-def _true(model: Any, v: Any) -> bool:
-    if isinstance(v, bool):
-        return v
-    return bool(z3.is_true(model.eval(v, model_completion=True)))
 
 
 def _range_violation(contract: Contract, u: Unrolling, model: Any, k: int, cost: int) -> Result:
@@ -844,7 +838,7 @@ def _houdini(
                         alive.discard(key)
                         changed = True
             break
-        alive -= {k for k in ordered if not _true(model, term(k, 1))}
+        alive -= {k for k in ordered if not model_truth(model, term(k, 1))}
     if "range" not in alive:
         return set(), False, s.used
     no_deadlock = False
@@ -1063,7 +1057,7 @@ def check_pair(contract: Contract, pair: Pair, depth: int, budget: int) -> Resul
             shared = [
                 left.ops[i].name
                 for i in at
-                if _true(model, left.legal(k, i)) and _true(model, right.legal(k, i))
+                if model_truth(model, left.legal(k, i)) and model_truth(model, right.legal(k, i))
             ]
             details = (
                 f"shared: {', '.join(shared)}",

@@ -185,18 +185,31 @@ def same(a: Value, b: Value) -> Value:
 def read(model: Any, value: Value, t: Type) -> object:
     """A model's value for a symbolic value, as a runtime value."""
     if isinstance(value, dict):
-        return frozenset(k for k, v in value.items() if _truth(model, v))
+        return frozenset(k for k, v in value.items() if model_truth(model, v))
     if _is_py(value):
         return value
     if isinstance(t, BoolType):
-        return _truth(model, value)
-    return model.eval(value, model_completion=True).as_long()
+        return model_truth(model, value)
+    return model_int(model, value)
 
 
-def _truth(model: Any, v: Value) -> bool:
+# Reading a satisfying assignment: z3's `ModelRef.evaluate` computes a solver term's
+# value in the model (with defaults for unconstrained symbols); nothing from a `.lab`
+# file is ever run as code. A Python constant is its own value.
+
+
+def model_truth(model: Any, v: Value) -> bool:
+    """The truth of a condition in a solver model."""
     if _is_py(v):
         return bool(v)
-    return z3.is_true(model.eval(v, model_completion=True))
+    return bool(z3.is_true(model.evaluate(v, model_completion=True)))
+
+
+def model_int(model: Any, v: Value) -> int:
+    """The value of an integer term in a solver model."""
+    if _is_py(v):
+        return int(v)
+    return int(model.evaluate(v, model_completion=True).as_long())
 
 
 class Unrolling:
@@ -357,7 +370,7 @@ class Unrolling:
         ]
         steps = []
         for t in range(length):
-            act = model.eval(self.acts[t], model_completion=True).as_long()
+            act = model_int(model, self.acts[t])
             outs = {o.name: read(model, self.outcomes[t][o.name], o.type) for o in c.outcomes}
             steps.append((act, outs))
         return evidence, states, steps

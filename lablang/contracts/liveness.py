@@ -36,11 +36,10 @@ from lablang.contracts.checks import (
     Result,
     _outcomes_used,
     _Session,
-    _true,
     _unknown,
     make_trace,
 )
-from lablang.contracts.encode import Z3, Unrolling, as_bool, same, symbol
+from lablang.contracts.encode import Z3, Unrolling, as_bool, model_truth, same, symbol
 from lablang.contracts.model import Contract, Item, default_value
 from lablang.contracts.semantics import as_env_value, with_args
 
@@ -98,7 +97,7 @@ def check_liveness(contract: Contract, goal: Item, depth: int, budget: int) -> R
                     trace,
                     j,
                     depth,
-                    _true(model, u.terminal(j)),
+                    model_truth(model, u.terminal(j)),
                     s.used + spent[0],
                     goal,
                 )

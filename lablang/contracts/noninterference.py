@@ -31,11 +31,10 @@ from lablang.contracts.checks import (
     Trace,
     _legal_names,
     _Session,
-    _true,
     _unknown,
     make_trace,
 )
-from lablang.contracts.encode import Z3, Unrolling, fresh, same
+from lablang.contracts.encode import Z3, Unrolling, fresh, model_truth, same
 from lablang.contracts.model import Const, Contract, references
 
 
@@ -172,7 +171,9 @@ def _observation_leak(
     if answer != z3.sat:
         return None
     lt, rt = make_trace(contract, left, model, k), make_trace(contract, right, model, k)
-    shown = [v.name for v, term in zip(contract.variables, seen, strict=True) if _true(model, term)]
+    shown = [
+        v.name for v, term in zip(contract.variables, seen, strict=True) if model_truth(model, term)
+    ]
     secret = [n for n in lt.evidence if lt.evidence[n] != rt.evidence[n]]
     return Result(
         check="noninterference",

@@ -15,7 +15,7 @@ Rules the grader has and lablang does not apply are listed in `NOT_APPLIED`.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 Workflow = Mapping[str, Any]
@@ -57,6 +57,14 @@ def _list(transition: Mapping[str, Any], key: str) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
+def _listed(workflow: Workflow, key: str) -> Iterator[tuple[int, str]]:
+    """(transition index, state id) for each state id a transition lists under `key`."""
+    for index, t in enumerate(workflow["transitions"]):
+        if isinstance(t, Mapping):
+            for state_id in _list(t, key):
+                yield index, state_id
+
+
 # ------------------------------------------------------------------ workflow rules
 
 
@@ -75,18 +83,12 @@ def unique_terminal_states(workflow: Workflow, where: str) -> list[str]:
 
 def carried_or_discarded_not_both(workflow: Workflow, where: str) -> list[str]:
     """No product is both carried forward and discarded by one transition."""
-    problems = []
-    for index, t in enumerate(workflow["transitions"]):
-        if not isinstance(t, Mapping):
-            continue
-        both = sorted(
-            set(_list(t, "carried_forward_product_ids")) & set(_list(t, "discarded_product_ids"))
-        )
-        for state_id in both:
-            problems.append(
-                f"{where}/transitions/{index}: `{state_id}` is both carried forward and discarded"
-            )
-    return problems
+    discarded = set(_listed(workflow, "discarded_product_ids"))
+    return [
+        f"{where}/transitions/{index}: `{state_id}` is both carried forward and discarded"
+        for index, state_id in sorted(set(_listed(workflow, "carried_forward_product_ids")))
+        if (index, state_id) in discarded
+    ]
 
 
 def discarded_products_stay_unused(workflow: Workflow, where: str) -> list[str]:
@@ -95,17 +97,12 @@ def discarded_products_stay_unused(workflow: Workflow, where: str) -> list[str]:
     for t in _transitions(workflow):
         for state_id in _list(t, "discarded_product_ids"):
             discarded_by.setdefault(state_id, str(t.get("transition_id")))
-    problems = []
-    for index, t in enumerate(workflow["transitions"]):
-        if not isinstance(t, Mapping):
-            continue
-        for state_id in _list(t, "substrate_state_ids"):
-            if state_id in discarded_by:
-                problems.append(
-                    f"{where}/transitions/{index}/substrate_state_ids: `{state_id}` was discarded "
-                    f"by `{discarded_by[state_id]}` and cannot be a downstream substrate"
-                )
-    return problems
+    return [
+        f"{where}/transitions/{index}/substrate_state_ids: `{state_id}` was discarded "
+        f"by `{discarded_by[state_id]}` and cannot be a downstream substrate"
+        for index, state_id in _listed(workflow, "substrate_state_ids")
+        if state_id in discarded_by
+    ]
 
 
 def substrates_are_initial_or_carried(workflow: Workflow, where: str) -> list[str]:
@@ -115,34 +112,24 @@ def substrates_are_initial_or_carried(workflow: Workflow, where: str) -> list[st
     for t in _transitions(workflow):
         available.update(_list(t, "carried_forward_product_ids"))
         discarded.update(_list(t, "discarded_product_ids"))
-    problems = []
-    for index, t in enumerate(workflow["transitions"]):
-        if not isinstance(t, Mapping):
-            continue
-        for state_id in _list(t, "substrate_state_ids"):
-            if state_id not in available and state_id not in discarded:
-                problems.append(
-                    f"{where}/transitions/{index}/substrate_state_ids: `{state_id}` is neither an "
-                    "initial state nor carried forward by a transition"
-                )
-    return problems
+    return [
+        f"{where}/transitions/{index}/substrate_state_ids: `{state_id}` is neither an "
+        "initial state nor carried forward by a transition"
+        for index, state_id in _listed(workflow, "substrate_state_ids")
+        if state_id not in available and state_id not in discarded
+    ]
 
 
 def carried_products_are_used(workflow: Workflow, where: str) -> list[str]:
     """A carried-forward product is a later substrate or a terminal state."""
     finals = set(_ids(workflow["final_outputs"], "state_id"))
     substrates = {s for t in _transitions(workflow) for s in _list(t, "substrate_state_ids")}
-    problems = []
-    for index, t in enumerate(workflow["transitions"]):
-        if not isinstance(t, Mapping):
-            continue
-        for state_id in _list(t, "carried_forward_product_ids"):
-            if state_id not in finals and state_id not in substrates:
-                problems.append(
-                    f"{where}/transitions/{index}/carried_forward_product_ids: `{state_id}` is "
-                    "carried forward but is neither a downstream substrate nor a terminal state"
-                )
-    return problems
+    return [
+        f"{where}/transitions/{index}/carried_forward_product_ids: `{state_id}` is "
+        "carried forward but is neither a downstream substrate nor a terminal state"
+        for index, state_id in _listed(workflow, "carried_forward_product_ids")
+        if state_id not in finals and state_id not in substrates
+    ]
 
 
 def workflow_is_connected(workflow: Workflow, where: str) -> list[str]:

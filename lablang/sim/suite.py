@@ -204,6 +204,15 @@ def task_files(paths: Sequence[str | Path]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
+def task_ref(
+    file: str | Path, roots: Sequence[str | Path], task: str, robot: str | None = None
+) -> TaskRef:
+    """The reference a worker rebuilds a task from: the file is read, not checked again."""
+    text = Path(file).read_text(encoding="utf-8").removeprefix("\ufeff")
+    absolute = tuple(str(Path(r).resolve()) for r in roots)
+    return TaskRef(text, str(Path(file).resolve()), absolute, task, robot)
+
+
 def task_refs(
     paths: Sequence[str | Path], roots: Sequence[str | Path] = ()
 ) -> list[tuple[Task, TaskRef]]:
@@ -223,10 +232,8 @@ def task_refs(
             raise SuiteError(render_texts(report.sorted()))
         if not tasks and file in named:
             raise SuiteError(f"`{file}` declares no task")
-        text = file.read_text(encoding="utf-8").removeprefix("\ufeff")
-        absolute = tuple(str(Path(r).resolve()) for r in roots)
         for name in sorted(tasks):
-            out.append((tasks[name], TaskRef(text, str(file.resolve()), absolute, name)))
+            out.append((tasks[name], task_ref(file, roots, name)))
     if not out:
         raise SuiteError("no task found in " + ", ".join(str(p) for p in paths))
     return out

@@ -91,10 +91,27 @@ def extend(
     p_len = len(primer.seq)
     tail = primer.seq.slice(0, p_len - site.primer_paired)
     paired = primer.seq.slice(p_len - site.primer_paired)
-    core = paired + copy
+    return _primed_duplex(
+        primer, strand, paired + copy, tail, t.slice(site.stop), polymerase_type, nontemplated
+    )
+
+
+def _primed_duplex(
+    primer: Oligo,
+    strand: Strand,
+    core: Seq,
+    overhang: Seq,
+    template_rest: Seq,
+    polymerase_type: MolType,
+    nontemplated: Seq | None,
+) -> Duplex:
+    """The duplex a primed extension leaves: the new strand (the primer, its 5' `overhang`
+    unpaired, then the copy) on top, paired over `core` with the template, whose 3' part
+    beyond the primer (`template_rest`) stays single-stranded; non-templated bases at the
+    new strand's 3' end."""
     return Duplex(
         core=core,
-        left=End(top=tail, bottom=t.slice(site.stop)),
+        left=End(top=overhang, bottom=template_rest),
         right=End(top=nontemplated or Seq(), bottom=Seq()),
         top_type=polymerase_type,
         bottom_type=strand.moltype,
@@ -259,16 +276,8 @@ def random_primed(
     copy = reverse_complement(strand.seq.slice(0, p + 1)).with_label(
         f"copy of {strand.name or 'template'}"
     )
-    return Duplex(
-        core=copy,
-        left=End(top=primer.seq, bottom=strand.seq.slice(p + 1)),
-        right=End(top=nontemplated or Seq(), bottom=Seq()),
-        top_type=polymerase_type,
-        bottom_type=strand.moltype,
-        top_name=primer.name,
-        bottom_name=strand.name or "template",
-        top_phosphate=has_phosphate(primer.seq),
-        bottom_phosphate=strand.phosphate_5p,
+    return _primed_duplex(
+        primer, strand, copy, primer.seq, strand.seq.slice(p + 1), polymerase_type, nontemplated
     )
 
 
