@@ -622,6 +622,11 @@ class Runtime(Actors):
         """Command the robot's arm joints directly for the next tick (no inverse kinematics)."""
         self._robot.drive_joints(joints)
 
+    def yaw_room(self, sign: float) -> float:
+        """How far (rad) the hand's yaw can still turn in the direction of `sign`
+        (+1 counter-clockwise seen from above) before one of the robot's joint limits."""
+        return float(self._robot.yaw_room(sign))
+
     def set_grip(self, half_width: float) -> None:
         q = min(max(half_width, 0.0), FINGER_MAX)
         self.cmd[5] = q

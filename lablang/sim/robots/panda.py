@@ -273,6 +273,16 @@ class PandaController:
         rt.data.qpos[self.finger_qpos] = rt.cmd[5:7]
         self.write()
 
+    def yaw_room(self, sign: float) -> float:
+        """How far (rad) the hand's yaw can still turn in the direction of `sign` before
+        joint 7 reaches its limit (±2.9 rad), read from the IK's own configuration.
+
+        With the hand vertical, joint 7's axis points down the approach axis, so turning
+        the hand about the world's vertical by +a turns joint 7 by -a (the other joints
+        stay where they are)."""
+        q7 = float(self.rt.robot_state[6])
+        return q7 - float(self._low[6]) if sign > 0 else float(self._high[6]) - q7
+
     def drive_joints(self, joints: np.ndarray) -> None:
         """Joint targets for the next tick, within the joints' ranges (no IK this tick)."""
         model = self.config.model
