@@ -191,6 +191,18 @@ try:  # mink's compiled SE(3) operations, when its FrameTask computes with them
 except ImportError:  # mink absent (a Panda scene then stops with RobotMissing)
     _lie = None
 
+try:  # what np.linalg.solve computes with (LAPACK's gesv), without its checks and wrapping
+    from numpy.linalg import _umath_linalg
+
+    def _solve_linear(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """`np.linalg.solve(a, b)` for a float64 matrix and vector (the same numbers): its
+        Python wrapper cost several times the solve itself, in a tick's cold caches."""
+        return _umath_linalg.solve1(a, b, signature="dd->d")
+
+except ImportError:  # a numpy that moved it
+    _solve_linear = np.linalg.solve
+
+
 # the frame task's costs per error coordinate (position, then orientation), as mink's
 # FrameTask(position_cost=1.0, orientation_cost=0.5) weighs them
 FRAME_COST = np.array([1.0, 1.0, 1.0, 0.5, 0.5, 0.5])
@@ -333,7 +345,7 @@ class _Solver:
                 velocity = self._qp_velocity()
             else:
                 hessian, linear = self._objective()
-                velocity = -np.linalg.solve(hessian, linear) / dt
+                velocity = -_solve_linear(hessian, linear) / dt
             config.integrate_inplace(velocity, dt)
             # converged once a step no longer moves the joints (by the IK's own measure)
             self.converged = max(map(abs, velocity.tolist())) * dt < IK_TOLERANCE
