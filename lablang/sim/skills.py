@@ -204,11 +204,11 @@ def skill_pick(rt: Runtime, obj: str) -> Controller:
     yield from wait_ticks(rt, 0.1)
     if rt.weld_assist:
         rt.activate_weld(obj)
-    rt.held = obj
+    rt.set_held(obj)
     top = rt.cmd_tcp()
     yield from move_tcp(rt, [top[0], top[1], SAFE_Z], speed=SLOW * 2, settle=0.0)
     if not grasped(rt, obj):
-        rt.held = None
+        rt.set_held(None)
         return fail(f"`{obj}` slipped out of the gripper while lifting")
     return ok()
 
@@ -302,7 +302,7 @@ def _blocked(rt: Runtime, obj: str, target: Any, point: np.ndarray) -> str:
 def _release(rt: Runtime, obj: str) -> Generator[None, None, None]:
     rt.release_weld(obj)
     rt.set_grip(min(FINGER_MAX, rt.infos[obj].radius + 0.005))
-    rt.held = None
+    rt.set_held(None)
     yield from wait_ticks(rt, 0.2)
     here = rt.cmd_tcp()
     yield from move_tcp(rt, [here[0], here[1], SAFE_Z], speed=SLOW * 2, settle=0.0)
@@ -445,7 +445,7 @@ def _swing_lid(rt: Runtime, name: str, goal_angle: float) -> Controller:
         rt.set_grip(0.02)
         return fail(f"the fingers did not both touch the lid handle of `{name}`")
     rt.connect_lid(name)
-    rt.lid_held = name
+    rt.set_lid_held(name)
     rt.set_grip(0.012)  # the connect constraint carries the handle; pads stay clear
     yield from wait_ticks(rt, 0.1)
     rate = 0.8 * rt.dt  # rad per tick
@@ -456,7 +456,7 @@ def _swing_lid(rt: Runtime, name: str, goal_angle: float) -> Controller:
         yield
     yield from wait_ticks(rt, 0.3)
     rt.release_lid(name)
-    rt.lid_held = None
+    rt.set_lid_held(None)
     rt.set_grip(0.02)
     yield from wait_ticks(rt, 0.2)
     here = rt.cmd_tcp()
@@ -573,7 +573,7 @@ def skill_pour(
             rt.add_contents(target, substance, flow)
             moved += flow
         else:
-            rt.ledger.spilled[source] = rt.ledger.spilled.get(source, 0.0) + flow
+            rt.spill(source, flow)
             spilled += flow
     _set_tilt(rt, 0.0)
     yield from wait_ticks(rt, 0.3)
@@ -594,7 +594,7 @@ def skill_set_temperature(rt: Runtime, block: Any, celsius: float) -> Controller
         return fail(f"`{_name(block)}` is not a thermal block")
     if not 4.0 <= celsius <= 99.0:
         return fail(f"a thermal block runs between 4 C and 99 C, not {celsius:g} C")
-    rt.pending_setpoint[block] = celsius
+    rt.set_pending_setpoint(block, celsius)
     result = yield from skill_press_button(rt, ButtonTarget(block, "set"))
     return result
 
@@ -636,7 +636,7 @@ def skill_shake(rt: Runtime, obj: str, duration: float) -> Controller:
     if rms < MIXING_ACCELERATION:
         return fail(f"`{obj}` moved too gently to mix ({rms:.2f} m/s^2 RMS)")
     if rt.ledger.total(obj) > 0:
-        rt.ledger.mixed.add(obj)
+        rt.mark_mixed(obj)
     return ok(rms_acceleration=round(rms, 3))
 
 
@@ -668,7 +668,7 @@ def skill_invert(rt: Runtime, obj: str, count: float) -> Controller:
     if done < times:
         return fail(f"only {done} of {times} inversions turned `{obj}` past 100 degrees")
     if rt.ledger.total(obj) > 0:
-        rt.ledger.mixed.add(obj)
+        rt.mark_mixed(obj)
     return ok(inversions=done)
 
 
@@ -705,7 +705,7 @@ def _agitate(
     if rms < MIXING_ACCELERATION:
         return fail(f"`{obj}` moved too gently to mix ({rms:.2f} m/s^2 RMS)")
     if rt.ledger.total(obj) > 0:
-        rt.ledger.mixed.add(obj)
+        rt.mark_mixed(obj)
     return ok(rms_acceleration=round(rms, 3))
 
 
@@ -783,7 +783,7 @@ def skill_mix_by_pipetting(rt: Runtime, pipette: str, container: Any, cycles: fl
         expelled = yield from skill_dispense(rt, pipette, container)
         if not expelled.ok:
             return fail(f"cycle {k + 1}: {expelled.reason}")
-    rt.ledger.mixed.add(ledger_key(container))
+    rt.mark_mixed(ledger_key(container))
     return ok(cycles=times, volume_ul=round(volume * 1e9, 6))
 
 
@@ -832,9 +832,9 @@ def skill_attach_tip(rt: Runtime, pipette: str, position: Any) -> Controller:
     nose = _nose(rt, pipette)
     aligned = float(np.hypot(nose[0] - top[0], nose[1] - top[1])) <= 0.001
     if touched and aligned:
-        rt.boxed_tips[position.container][position.index] = False
+        rt.take_boxed_tip(position.container, position.index)
         rt.show_geom(geom, False)
-        rt.tips[pipette] = True
+        rt.set_tip(pipette, True)
         rt.show_geom(rt.tip_geoms[pipette], True)
     here = rt.cmd_tcp()
     yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
@@ -861,7 +861,7 @@ def skill_eject_tip(rt: Runtime, pipette: str, bin_: Any) -> Controller:
     tip = _tip(rt, pipette)
     if float(np.hypot(tip[0] - floor[0], tip[1] - floor[1])) > info.radius - 0.005:
         return fail(f"the tip of `{pipette}` is not over `{bin_}`")
-    rt.tips[pipette] = False
+    rt.set_tip(pipette, False)
     rt.show_geom(rt.tip_geoms[pipette], False)
     for substance, amount in sorted(rt.ledger.amounts.get(pipette, {}).items()):
         rt.add_contents(pipette, substance, -amount)
@@ -1136,7 +1136,7 @@ def skill_aspirate(rt: Runtime, pipette: str, source: Any, volume: float) -> Con
     for substance, amount in sorted(amounts.items()):
         share = volume * amount / total
         rt.add_contents(key, substance, -share)
-        rt.ledger.kinds.setdefault(substance, "liquid")
+        rt.set_kind(substance, "liquid")
         rt.add_contents(pipette, substance, share)
     yield from wait_ticks(rt, 0.5)
     here = rt.cmd_tcp()
@@ -1170,7 +1170,7 @@ def skill_dispense(
         if inside:
             rt.add_contents(ledger_key(target), substance, share)
         else:
-            rt.ledger.spilled[pipette] = rt.ledger.spilled.get(pipette, 0.0) + share
+            rt.spill(pipette, share)
     yield from wait_ticks(rt, 0.5)
     here = rt.cmd_tcp()
     yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
