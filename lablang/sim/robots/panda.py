@@ -206,6 +206,7 @@ except ImportError:  # a numpy that moved it
 # the frame task's costs per error coordinate (position, then orientation), as mink's
 # FrameTask(position_cost=1.0, orientation_cost=0.5) weighs them
 FRAME_COST = np.array([1.0, 1.0, 1.0, 0.5, 0.5, 0.5])
+FRAME_COLUMN = FRAME_COST[:, None]
 POSTURE_COST = np.array([1e-4] * 7 + [0.0, 0.0])
 
 
@@ -256,6 +257,12 @@ class _Solver:
         # the posture task's Hessian: its Jacobian is the identity, so H = diag(cost^2)
         self.posture_hessian = np.diag(POSTURE_COST * POSTURE_COST)
         self.jac = np.empty((6, model.nv))
+        # views kept once (MuJoCo's arrays stay where they are): reading them through
+        # `data` builds a new view each time
+        self.jacp, self.jacr = self.jac[:3], self.jac[3:]
+        self.qpos = self.data.qpos
+        self.xmat, self.xpos = self.data.xmat[self.hand], self.data.xpos[self.hand]
+        assert model.neq == 0  # (so a configuration update is kinematics and com positions)
         self.rotation = np.empty(9)
         self.target = np.zeros(7)  # the frame task's target, wxyz_xyz
         self.target_of: list[float] | None = None  # the command it was set for
@@ -303,39 +310,39 @@ class _Solver:
                 linear += c
             hessian.flat[:: self.nv + 1] += IK_DAMPING
             return hessian, linear
-        d, hand, target = self.data, self.hand, self.target
-        xmat = d.xmat[hand]
-        frame = _lie.xmat_xpos_to_wxyz_xyz(xmat, d.xpos[hand])
+        target, xmat = self.target, self.xmat
+        frame = _lie.xmat_xpos_to_wxyz_xyz(xmat, self.xpos)
         error = _lie.se3_rminus(target, frame)  # FrameTask.compute_error
-        jac = self.jac  # FrameTask.compute_jacobian, through Configuration.get_frame_jacobian
-        mujoco.mj_jacBody(self.model, d, jac[:3], jac[3:], hand)
-        jac = _lie.se3_rotation_adjoint_from_xmat(xmat) @ jac
+        # FrameTask.compute_jacobian, through Configuration.get_frame_jacobian
+        mujoco.mj_jacBody(self.model, self.data, self.jacp, self.jacr, self.hand)
+        jac = _lie.se3_rotation_adjoint_from_xmat(xmat) @ self.jac
         jac = -_lie.se3_jlog(_lie.se3_inverse_multiply(target, frame)) @ jac
         weighted_error = FRAME_COST * (-1.0 * error)  # Task._assemble_qp (gain 1, no LM term)
-        weighted_jacobian = FRAME_COST[:, None] * jac
+        weighted_jacobian = FRAME_COLUMN * jac
         hessian = weighted_jacobian.T @ weighted_jacobian
         linear = -weighted_error @ weighted_jacobian
         # the posture task (Jacobian I): H = diag(cost^2), c = cost (cost (q - rest))
-        linear += (POSTURE_COST * (d.qpos - self.rest)) * POSTURE_COST
+        linear += (POSTURE_COST * (self.qpos - self.rest)) * POSTURE_COST
         hessian += self.posture_hessian
-        hessian.flat[:: self.nv + 1] += IK_DAMPING
+        diagonal = hessian.reshape(-1)[:: self.nv + 1]  # a view
+        diagonal += IK_DAMPING
         return hessian, linear
 
     def synced(self, state: np.ndarray) -> bool:
         """Whether the IK's configuration is `state` (not after a checkpoint's restore)."""
-        return self.data.qpos.tobytes() == state.tobytes()
+        return self.qpos.tobytes() == state.tobytes()
 
     def solve(
         self, state: np.ndarray, command: list[float], iterations: int, synced: bool = False
     ) -> None:
         """Iterate the IK from `state` (the configuration, updated in place) to `command`."""
-        config, dt = self.config, self.dt
+        config, dt, model, data, qpos = self.config, self.dt, self.model, self.data, self.qpos
         if not synced and not self.synced(state):
             config.update(state)
         self.set_command(command)
         # the joint-limit constraints only bind near a limit: far from all of them (more
         # than one tick's largest step), the QP is solved without them, which is cheaper
-        q = self.data.qpos[:7].tolist()
+        q = qpos[:7].tolist()
         near = any(
             v - low < LIMIT_MARGIN or high - v < LIMIT_MARGIN
             for v, low, high in zip(q, self.low_list, self.high_list, strict=True)
@@ -346,12 +353,15 @@ class _Solver:
             else:
                 hessian, linear = self._objective()
                 velocity = -_solve_linear(hessian, linear) / dt
-            config.integrate_inplace(velocity, dt)
+            # Configuration.integrate_inplace: integrate, then kinematics and com positions
+            mujoco.mj_integratePos(model, qpos, velocity, dt)
+            mujoco.mj_kinematics(model, data)
+            mujoco.mj_comPos(model, data)
             # converged once a step no longer moves the joints (by the IK's own measure)
             self.converged = max(map(abs, velocity.tolist())) * dt < IK_TOLERANCE
             if self.converged:
                 break
-        state[:] = self.data.qpos
+        state[:] = qpos
 
 
 class PandaController:
