@@ -59,3 +59,59 @@ def test_reset_solution_is_solved_once_and_equals_a_fresh_solve() -> None:
     assert np.array_equal(state, first) and solver.converged == converged
     with pytest.raises(ValueError):
         first[0] = 0.0  # shared between runtimes: read-only
+
+
+SCENE = """
+scene s {
+  robot: panda
+  w: weight(mass: 20 g) on table at (0.40 m, 0.15 m)
+}
+task t in s { step a { do { wait(1 s) } success: true } }
+"""
+
+
+def _ramp(rt, ticks: int) -> list[tuple[bool, bool]]:  # type: ignore[no-untyped-def]
+    """Move the hand along x for `ticks` ticks; per tick, whether the IK solved and whether
+    the arm's servo targets were the midpoint of the previous and the new solution."""
+    controller = rt._robot
+    nq = controller.nq
+    seen = []
+    for _ in range(ticks):
+        rt.cmd[0] += 0.002
+        before = rt.robot_state[:7].copy()
+        solving = rt.robot_state[nq + 7] == 0.0
+        rt.tick()
+        after = rt.robot_state[:7]
+        midpoint = np.array_equal(rt.data.ctrl[controller.arm_ctrl], (before + after) * 0.5)
+        seen.append((solving and not np.array_equal(before, after), midpoint))
+    return seen
+
+
+def test_ik_solves_every_other_tick_and_the_targets_interpolate_one_tick_behind(
+    make_runtime,
+) -> None:
+    """While the hand's command ramps, the IK solves on every other tick (25 Hz); on a
+    solving tick the servos aim at the midpoint of the last two solutions, on the next at
+    the newest (which the configuration holds unchanged)."""
+    rt = make_runtime(SCENE)
+    seen = _ramp(rt, 10)
+    solved = [s for s, _ in seen]
+    assert solved in ([True, False] * 5, [False, True] * 5)
+    assert all(m for s, m in seen if s)
+
+
+def test_a_restore_between_a_solve_and_its_next_tick_continues_bit_identically(
+    make_runtime,
+) -> None:
+    """The IK's phase and previous solution are part of the checkpointed robot state: a
+    checkpoint taken right after a solving tick continues as the uninterrupted run does."""
+    rt = make_runtime(SCENE)
+    _ramp(rt, 3)
+    if rt.robot_state[rt._robot.nq + 7] == 0.0:  # stop right after a solving tick
+        _ramp(rt, 1)
+    checkpoint = rt.checkpoint()
+    _ramp(rt, 9)
+    first = rt.trace_digest()
+    rt.restore(checkpoint)
+    _ramp(rt, 9)
+    assert rt.trace_digest() == first

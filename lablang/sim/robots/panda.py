@@ -3,7 +3,8 @@
 The arm is a *virtual gantry*: skills command the same thing they command on the gantry
 (a hand pose: x, y, z, yaw about the world's vertical, tilt about the finger axis, and the
 fingers' half-opening), and the Panda reaches that pose through differential inverse
-kinematics (mink) once per control tick; its joints follow through position servos.
+kinematics (mink) every other control tick (25 Hz), its servo targets interpolated
+between solutions; its joints follow through position servos.
 So every skill keeps its meaning and every success spec stays the same.
 
 The model comes from `gymnasium_robotics/envs/assets/kitchen_franka/franka_assets`
@@ -49,7 +50,7 @@ ARM_FORCE = (25.0, 25.0, 25.0, 25.0, 6.0, 6.0, 6.0)
 PAD_Z = 0.080  # the pads' centre along a finger (the finger tips end 95 mm out)
 # the hand frame's origin on link 7: TCP_DROP above the TCP, which is 7 mm above the pads' tips
 HAND_Z = 0.1654 + PAD_Z + 0.015 - 0.007 - TCP_DROP
-IK_ITERATIONS = 1  # per tick; more only in reset()
+IK_ITERATIONS = 1  # per solve; more only in reset()
 IK_DAMPING = 1e-3  # Levenberg-Marquardt damping of the IK's QP
 LIMIT_MARGIN = 0.2  # rad from a joint limit within which the IK constrains the joints
 # the servo targets change in steps once per 20 ms tick; a first-order filter of one tick's
@@ -365,12 +366,16 @@ class _Solver:
 
 
 class PandaController:
-    """Differential IK (mink) from the commanded hand pose to joint targets, once a tick.
+    """Differential IK (mink) from the commanded hand pose to joint targets, at 25 Hz.
 
-    The IK integrates its own configuration from tick to tick (it never reads the
+    The IK integrates its own configuration from solve to solve (it never reads the
     simulated joints), so the joint targets depend on the commands alone: contacts that
-    push the arm off its path cannot change what the next tick commands. Its state is the
-    runtime's `robot_state` (checkpointed with the rest)."""
+    push the arm off its path cannot change what the next tick commands. It solves every
+    other control tick (skills' commands move by millimetres a tick, which one iteration
+    follows over two), and the servo targets interpolate between solutions, one tick
+    behind: the midpoint of the last two on a solving tick, the newest on the next. Its
+    state is the runtime's `robot_state` (checkpointed with the rest): the IK's
+    configuration, the previous solution's arm joints and the phase."""
 
     def __init__(self, rt: Runtime) -> None:
         try:
@@ -378,24 +383,29 @@ class PandaController:
         except ImportError as err:
             raise RobotMissing("panda", "mink") from err
         self.rt = rt
+        self.nq = self.solver.model.nq
         self.arm_qpos = np.array([rt.model.joint(j).qposadr[0] for j in ARM_JOINTS])
         self.finger_qpos = np.array([rt.model.joint(j).qposadr[0] for j in FINGER_JOINTS])
-        arm = np.array([rt.model.actuator(f"act_{j}").id for j in ARM_JOINTS])
-        fingers = np.array([rt.model.actuator(f"act_{j}").id for j in FINGER_JOINTS])
-        self.arm_ctrl, self.finger_ctrl = arm, fingers
+        ids = [rt.model.actuator(f"act_{j}").id for j in JOINTS]
+        # the robot's actuators come first, in joint order (`Panda.build`): slices of ctrl
+        assert ids == list(range(len(JOINTS)))
+        self.arm_ctrl, self.finger_ctrl = slice(0, 7), slice(7, 9)
         self._last: list[float] | None = None  # the command last solved for
         self._direct = False
 
     def reset(self) -> None:
         rt = self.rt
-        state, converged = _home_solution(tuple(rt.cmd[:5].tolist()), rt.dt)
-        rt.robot_state = state.copy()
+        solution, converged = _home_solution(tuple(rt.cmd[:5].tolist()), rt.dt)
+        nq = self.nq
+        rt.robot_state = np.zeros(nq + 8)  # configuration, previous arm solution, phase
+        rt.robot_state[:nq] = solution
+        rt.robot_state[nq : nq + 7] = solution[:7]
         solver = self.solver
-        solver.config.update(rt.robot_state)
+        solver.config.update(solution)
         solver.set_command(rt.cmd[:5].tolist())
         solver.converged = converged
         self._last = rt.cmd[:5].tolist()
-        rt.data.qpos[self.arm_qpos] = rt.robot_state[:7]
+        rt.data.qpos[self.arm_qpos] = solution[:7]
         rt.data.qpos[self.finger_qpos] = rt.cmd[5:7]
         self.write()
 
@@ -420,21 +430,31 @@ class PandaController:
         rt = self.rt
         ctrl = rt.data.ctrl
         state = rt.robot_state
-        if self._direct:  # joint targets given for this tick
+        nq = self.nq
+        previous = state[nq : nq + 7]
+        if self._direct:  # joint targets given for this tick: the servos take them as is
             self._direct = False
             self._last = None  # the next hand command is solved from these joints
-        else:
+            previous[:] = state[:7]
+            state[nq + 7] = 0.0
+            ctrl[self.arm_ctrl] = state[:7]
+        elif state[nq + 7] == 0.0:  # a solving tick
+            configuration = state[:nq]
+            previous[:] = configuration[:7]
             command = rt.cmd[:5].tolist()
-            # one IK iteration a tick while the command moves or the solution has not
-            # converged (a ramp moves the target by millimetres a tick, which one iteration
-            # follows); nothing while the command holds and the solution has converged
-            # (holds, settles, waits), unless the state was restored from a checkpoint
+            # one IK iteration while the command moves or the solution has not converged;
+            # nothing while the command holds and the solution has converged (holds,
+            # settles, waits), unless the state was restored from a checkpoint
             solver = self.solver
-            synced = solver.synced(state)
+            synced = solver.synced(configuration)
             if not solver.converged or command != self._last or not synced:
-                solver.solve(state, command, IK_ITERATIONS, synced)
+                solver.solve(configuration, command, IK_ITERATIONS, synced)
                 self._last = command
-        ctrl[self.arm_ctrl] = state[:7]
+            state[nq + 7] = 1.0
+            ctrl[self.arm_ctrl] = (previous + configuration[:7]) * 0.5
+        else:  # the tick after: the newest solution
+            state[nq + 7] = 0.0
+            ctrl[self.arm_ctrl] = state[:7]
         ctrl[self.finger_ctrl] = rt.cmd[5:7]
 
 
