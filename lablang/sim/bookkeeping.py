@@ -25,6 +25,8 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from lablang.sim.assets import CAP_OPEN_TURNS
+
 if TYPE_CHECKING:
     from lablang.sim.runtime import Runtime
 
@@ -176,6 +178,10 @@ def _check(rt: Runtime, op: str, kind: str, value: Any) -> Any:
             problem = "a finite number"
         elif kind == "amount" and abs(value) > MAX_AMOUNT:
             problem = f"an amount of at most {MAX_AMOUNT:g}"
+        elif kind == "turns" and not 0.0 <= value <= CAP_OPEN_TURNS:
+            problem = f"a number of turns from 0 to {CAP_OPEN_TURNS:g}"
+        elif kind == "celsius" and not 4.0 <= value <= 99.0:
+            problem = "a setpoint from 4 to 99 C"
         else:
             value = float(value)
     elif kind == "kind" and value not in ("liquid", "powder"):

@@ -141,6 +141,7 @@ def test_hostile_bookkeeping_rows_are_refused_with_a_message(tmp_path: Path) -> 
         (["contents", "dst", "water", 1e9], "an amount of at most"),
         (["geom", 10**9, True], "not a geom"),
         (["cap_off", "dst"], "not a bottle"),
+        (["setpoint", "dst", 1000.0], "a setpoint from 4 to 99 C"),
         (["held"], "takes 1 arguments"),
         ("held", "a bookkeeping operation is"),
     ]:
