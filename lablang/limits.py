@@ -89,7 +89,12 @@ class Limits:
     max_scored_states: int = _limit(
         200, "E0530", "states (or transitions) of one Task 3 document, over its workflows"
     )
-    max_scored_oligos: int = _limit(2_000, "E0530", "oligos of one Task 2 document")
+    max_scored_oligos: int = _limit(
+        300, "E0530", "oligos of one Task 2 document (family collapse is quadratic: 300 take ~2 s)"
+    )
+    max_scored_oligo_bases: int = _limit(
+        200_000, "E0530", "characters of oligo sequence of one Task 2 document, summed"
+    )
     max_scored_sequence_bases: int = _limit(
         200_000, "E0530", "bases of library sequence of one Task 1 document"
     )

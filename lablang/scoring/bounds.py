@@ -1,11 +1,13 @@
 """How much one scoring run compares, bounded before any comparison starts.
 
 Scoring is quadratic or worse in what it compares: every predicted state against every
-truth state (then a Hungarian assignment, cubic), every oligo against every oligo, and an
-edit distance whose cost is the product of two library lengths. A 10 MB Task 3 pair once
-ran past 300 s and 3.8 GB. Documents past these bounds are refused with E0530 naming the
-limit (`max_scored_states`, `max_scored_oligos`, `max_scored_sequence_bases` in
-docs/limits.md): a prediction scores 0 on that task, a truth leaves the task unscored.
+truth state (then an assignment), every oligo against every oligo (the grader's family
+collapse: 600 oligos took 10 s), and edit distances whose cost is the product of two
+sequence lengths (a library, or an oligo against every truth oligo). A 10 MB Task 3
+pair once ran past 300 s and 3.8 GB. Documents past these bounds are refused with E0530
+naming the limit (`max_scored_states`, `max_scored_oligos`, `max_scored_oligo_bases`,
+`max_scored_sequence_bases` in docs/limits.md): a prediction scores 0 on that task, a
+truth leaves the task unscored.
 """
 
 from __future__ import annotations
@@ -42,10 +44,22 @@ def oversized(task: str, document: Any, limits: Limits = DEFAULT_LIMITS) -> str 
             return f"T3 has {len(workflows)} workflows (the limit is `max_scored_states`)"
     if task == "t2":
         oligos = document.get("oligos")
-        if isinstance(oligos, list) and len(oligos) > limits.max_scored_oligos:
+        if not isinstance(oligos, list):
+            return None
+        if len(oligos) > limits.max_scored_oligos:
             return (
                 f"T2 has {len(oligos)} oligos, more than {limits.max_scored_oligos} "
                 "(the limit is `max_scored_oligos`)"
+            )
+        bases = sum(
+            len(o["sequence"])
+            for o in oligos
+            if isinstance(o, dict) and isinstance(o.get("sequence"), str)
+        )
+        if bases > limits.max_scored_oligo_bases:
+            return (
+                f"T2 has {bases} characters of oligo sequence, more than "
+                f"{limits.max_scored_oligo_bases} (the limit is `max_scored_oligo_bases`)"
             )
     if task == "t1":
         libraries = document.get("libraries")
