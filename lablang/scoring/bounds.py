@@ -25,6 +25,7 @@ def oversized(task: str, document: Any, limits: Limits = DEFAULT_LIMITS) -> str 
     """
     if not isinstance(document, dict):
         return None
+    counts: list[tuple[int, str, str]] = []  # (count, what, limit)
     if task == "t3":
         workflows = document.get("workflows")
         if not isinstance(workflows, list):
@@ -35,43 +36,31 @@ def oversized(task: str, document: Any, limits: Limits = DEFAULT_LIMITS) -> str 
                 for w in workflows
                 if isinstance(w, dict) and isinstance(w.get(key), list)
             )
-            if count > limits.max_scored_states:
-                return (
-                    f"T3 has {count} {key} over its workflows, more than "
-                    f"{limits.max_scored_states} (the limit is `max_scored_states`)"
-                )
-        if len(workflows) > limits.max_scored_states:
-            return f"T3 has {len(workflows)} workflows (the limit is `max_scored_states`)"
+            counts.append((count, f"{key} over its workflows", "max_scored_states"))
+        counts.append((len(workflows), "workflows", "max_scored_states"))
     if task == "t2":
         oligos = document.get("oligos")
         if not isinstance(oligos, list):
             return None
-        if len(oligos) > limits.max_scored_oligos:
-            return (
-                f"T2 has {len(oligos)} oligos, more than {limits.max_scored_oligos} "
-                "(the limit is `max_scored_oligos`)"
-            )
-        bases = sum(
-            len(o["sequence"])
-            for o in oligos
-            if isinstance(o, dict) and isinstance(o.get("sequence"), str)
-        )
-        if bases > limits.max_scored_oligo_bases:
-            return (
-                f"T2 has {bases} characters of oligo sequence, more than "
-                f"{limits.max_scored_oligo_bases} (the limit is `max_scored_oligo_bases`)"
-            )
+        counts.append((len(oligos), "oligos", "max_scored_oligos"))
+        bases = _text_length(oligos, "sequence")
+        counts.append((bases, "characters of oligo sequence", "max_scored_oligo_bases"))
     if task == "t1":
         libraries = document.get("libraries")
         entries = libraries if isinstance(libraries, list) else [document]
-        total = sum(
-            len(e.get("library_sequence") or "")
-            for e in entries
-            if isinstance(e, dict) and isinstance(e.get("library_sequence"), str)
-        )
-        if total > limits.max_scored_sequence_bases:
-            return (
-                f"T1 has {total} bases of library sequence, more than "
-                f"{limits.max_scored_sequence_bases} (the limit is `max_scored_sequence_bases`)"
-            )
+        bases = _text_length(entries, "library_sequence")
+        counts.append((bases, "bases of library sequence", "max_scored_sequence_bases"))
+    for count, what, name in counts:
+        bound = getattr(limits, name)
+        if count > bound:
+            return f"{task.upper()} has {count} {what}, more than {bound} (the limit is `{name}`)"
     return None
+
+
+def _text_length(items: list[Any], key: str) -> int:
+    """Characters of the string field `key`, summed over the records that have one."""
+    return sum(
+        len(item[key])
+        for item in items
+        if isinstance(item, dict) and isinstance(item.get(key), str)
+    )
