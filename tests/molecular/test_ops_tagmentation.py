@@ -8,6 +8,7 @@ import pytest
 
 from lablang.molecular import operations as ops
 from lablang.molecular.molecule import Duplex
+from lablang.molecular.ops.hybridisation import anneal
 from lablang.molecular.sequence import parse_notation, render
 
 S5_ME = "TCGTCGGCAGCGTCAGATGTGTATAAGAGACAG"
@@ -97,3 +98,47 @@ def test_a_bead_oligo_on_a_splint_captures_the_s5_arm_and_gap_fill_copies_it() -
     with pytest.raises(ops.OperationFailure) as failure:
         ops.ligate(bb, complex_, ends="left")
     assert failure.value.code == "E0402"
+
+
+ARCHIVE_A = duplex_oligo("a", S5_ME, "CTGTCTCTTATACACATCTGACGCTGCCGACGACAGACGCG")
+ARCHIVE_B = duplex_oligo("b", "AGATGTGTATAAGAGACAG", "CTGTCTCTTATACACATCTCCGAGCCCACGAGAC")
+BEAD = ops.oligo("bead", parse_notation("AATGATACGGCGACCACCGAGATCTACAC [CB:16] CGCGTCTG"))
+
+
+def test_anneal_holds_a_bead_oligo_on_a_capture_overhang_and_gap_fill_copies_it() -> None:
+    """Worked example (10x Multiome ATAC, archived page): the bead oligo's 3' CGCGTCTG
+    pairs with the 8-base capture overhang; it is held, nicked, before the s5 end, and
+    the gap fill extends the capture strand along it, so the bottom strand copies P5."""
+    ab = fragment(ops.tagment(GDNA, [ARCHIVE_A, ARCHIVE_B], gap_fill=False), "a-insert-b")
+    held = anneal(ab, BEAD, end="top 5'")
+    assert render(held.left.top) == "5'-AATGATACGGCGACCACCGAGATCTACAC [CB:16]-3'"
+    assert not held.left.bottom and not held.top_phosphate
+    assert any("annealed before the top strand's 5' end" in n for n in held.nicks)
+    filled = ops.gap_fill(held)
+    assert not filled.left.top and render(filled.bottom).endswith(
+        "GTGTAGATCTCGGTGGTCGCCGTATCATT-3'"
+    )
+
+
+def test_anneal_after_a_3_end_pairs_with_the_other_strands_5_overhang() -> None:
+    """`end: "top 3'"` puts the oligo after the top strand's 3' end: its 5' part pairs
+    with the bottom strand's 5' overhang (here the s7 arm) and the rest overhangs."""
+    ab = fragment(ops.tagment(GDNA, [NEXTERA_A, NEXTERA_B], gap_fill=False), "a-insert-b")
+    held = anneal(ab, ops.oligo("s7c", "CCGAGCCCACGAGACACGTACGT"), end="top 3'")
+    assert render(held.right.top) == "5'-ACGTACGT-3'" and not held.right.bottom
+
+
+def test_anneal_fails_without_an_overhang_or_with_a_mismatched_oligo() -> None:
+    """A blunt end has nothing to pair with, an oligo whose 3' end is not the overhang's
+    reverse complement does not pair, and one no longer than the overhang leaves
+    nothing beyond it: each is E0424."""
+    ab = fragment(ops.tagment(GDNA, [ARCHIVE_A, ARCHIVE_B], gap_fill=False), "a-insert-b")
+    cases = [
+        (GDNA, BEAD),
+        (ab, ops.oligo("wrong", "AATGATACGGCGACCACCGAGATCTACACGGGGAAAA")),
+        (ab, ops.oligo("short", "CGCGTCTG")),
+    ]
+    for molecule, oligo in cases:
+        with pytest.raises(ops.OperationFailure) as failure:
+            anneal(molecule, oligo, end="top 5'")
+        assert failure.value.code == "E0424", oligo.name
