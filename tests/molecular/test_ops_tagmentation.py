@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from lablang.molecular import operations as ops
-from lablang.molecular.molecule import Duplex
+from lablang.molecular.molecule import Duplex, MolType, Single, Strand
 from lablang.molecular.ops.hybridisation import anneal
 from lablang.molecular.sequence import parse_notation, render
 
@@ -142,3 +142,50 @@ def test_anneal_fails_without_an_overhang_or_with_a_mismatched_oligo() -> None:
         with pytest.raises(ops.OperationFailure) as failure:
             anneal(molecule, oligo, end="top 5'")
         assert failure.value.code == "E0424", oligo.name
+
+
+def test_a_homodimer_gives_one_fragment_kind_with_the_transposon_at_both_ends() -> None:
+    """Tn5 loaded with one transposon (LIANTI's hairpin with its T7 loop) cuts into
+    fragments with that transposon on both 5' ends; filled in, each end carries the
+    whole transposon, so the fragment has a T7 promoter on each strand."""
+    lianti = ops.Oligo(
+        "lianti",
+        (
+            parse_notation(
+                "/5Phos/CTGTCTCTTATACACATCTGAACAGAATTTAATACGACTCACTATAGGGAGATGTGTATAAGAGACAG"
+            ),
+        ),
+        "hairpin",
+    )
+    pool = ops.tagment(GDNA, [lianti])
+    assert [p.name for p in pool.products] == ["lianti-insert-lianti"]
+    assert pool.products[0].fraction == 1.0
+    rnas = ops.ivt(pool.products[0].molecule)
+    assert isinstance(rnas, ops.Pool) and len(rnas.products) == 2
+    # before the fill-in a hairpin's stem strand is joined through its loop: refused
+    with pytest.raises(ops.OperationFailure) as failure:
+        ops.tagment(GDNA, [lianti], gap_fill=False)
+    assert failure.value.code == "E0412" and "hairpin" in failure.value.message
+
+
+def test_an_rna_dna_hybrid_is_tagmented_with_its_gaps_open_and_its_own_end_kept() -> None:
+    """FIPRESCI tagments the RT hybrid: each strand gains the transferred strand (the
+    RNA strand becomes a chimera), and the end with the cDNA's non-templated CCC keeps
+    it as a 3' overhang for the template switch; a fill-in across RNA is E0412."""
+    mrna = Single(Strand(parse_notation("[CDNA] (A)23"), MolType.RNA, "mrna"))
+    hybrid = ops.reverse_transcribe(mrna, ops.oligo("dT", "(T)23 VN"))
+    r2 = ops.oligo("r2", "GACGTGTGCTCTTCCGATCT [TN5_BC:6] AGATGTGTATAAGAGACAG")
+    a_me = ops.Oligo(
+        "r2_me",
+        (r2.seq, parse_notation("/5Phos/CTGTCTCTTATACACATCT/3ddC/")),
+        "double_stranded",
+    )
+    pool = ops.tagment(hybrid, [a_me], gap_fill=False)
+    end = fragment(pool, "r2_me-right end")
+    assert render(end.right.top) == "5'-CCC-3'"
+    assert MolType.CHIMERA in (end.top_type, end.bottom_type)
+    switched = ops.template_switch(end, ops.oligo("tso", "CTACACGACGCTCTTCCGATCT rGrGrG"))
+    assert render(switched.top).endswith("CCCAGATCGGAAGAGCGTCGTGTAG-3'")
+    with pytest.raises(ops.OperationFailure) as failure:
+        ops.tagment(hybrid, [a_me])
+    assert failure.value.code == "E0412"
