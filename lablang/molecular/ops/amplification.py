@@ -9,18 +9,21 @@ import attrs
 from lablang.molecular.molecule import (
     Disposition,
     Duplex,
+    End,
     Molecule,
     MolType,
     Pool,
     Product,
     Single,
     Strand,
+    lead_modifications,
 )
 from lablang.molecular.ops.core import (
     MAX_PRODUCTS,
     MIN_ANNEAL,
     Oligo,
     OperationFailure,
+    Site,
     anneal_sites,
     has_phosphate,
     no_site_failure,
@@ -30,6 +33,7 @@ from lablang.molecular.ops.core import (
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.ops.synthesis import extend
 from lablang.molecular.sequence import (
+    PolyToken,
     Seq,
     plain,
     render,
@@ -114,6 +118,53 @@ def _dna_strands(molecule: Molecule) -> list[tuple[str, Seq]]:
     raise AssertionError(molecule)
 
 
+def _run_base(tok: object) -> str | None:
+    if isinstance(tok, str) and tok in "ACGT":
+        return tok
+    return tok.base if isinstance(tok, PolyToken) else None
+
+
+def _homopolymer_run(toks: tuple[object, ...], position: int) -> tuple[int, int] | None:
+    """The (first, last) positions of the run of one base holding `position`, or None."""
+    base = _run_base(toks[position])
+    if base is None:
+        return None
+    first = last = position
+    while first > 0 and _run_base(toks[first - 1]) == base:
+        first -= 1
+    while last + 1 < len(toks) and _run_base(toks[last + 1]) == base:
+        last += 1
+    return first, last
+
+
+def priming_sites(primer: Seq, template: Seq, min_match: int) -> list[Site]:
+    """The distinct places a primer primes on a template, best first.
+
+    Rule: a primer whose 3' end pairs with a homopolymer run (oligo-dT on a poly(A)
+    tail) pairs at every offset along it; those slipped sites prime the same molecule
+    with a run of another length, and a run's length is not a product's identity (a
+    tail's length varies from molecule to molecule). So a site that pairs only inside a
+    run where a better site also starts is the same priming event and is not counted
+    again; a site that pairs past the run's end (into the primer's own site) is kept.
+
+    >>> from lablang.molecular.sequence import bases
+    >>> t, dt = bases("GGGGAAAAAAAAAAAAAAAAAAAA"), bases("CCCCTTTTTTTTTTTT")
+    >>> len(anneal_sites(dt, t, 12)), [(s.start, s.stop) for s in priming_sites(dt, t, 12)]
+    (9, [(4, 16)])
+    """
+    toks = template.tokens()
+    runs: set[tuple[int, int]] = set()
+    kept: list[Site] = []
+    for site in anneal_sites(primer, template, min_match):
+        run = _homopolymer_run(toks, site.start) if site.start < len(toks) else None
+        if run is not None and site.stop - 1 <= run[1] and run in runs:
+            continue  # slipped along a run a better site already primes
+        if run is not None:
+            runs.add(run)
+        kept.append(site)
+    return kept
+
+
 @attrs.frozen(slots=True)
 class _Hit:
     primer: int  # index into primers
@@ -162,12 +213,12 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
         reverse: list[tuple[int, int]] = []  # (primer index, c) sites pointing left
         for idx, primer in enumerate(primers):
             pseq = plain(primer.seq)
-            for site in anneal_sites(pseq, xr, min_match):
+            for site in priming_sites(pseq, xr, min_match):
                 if site.anchored:
                     continue
                 forward.append((idx, n - site.start))
                 binders.add(idx)
-            for site in anneal_sites(pseq, x, min_match):
+            for site in priming_sites(pseq, x, min_match):
                 if site.anchored:
                     continue
                 reverse.append((idx, site.start))
@@ -190,6 +241,8 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
                 key = min(render(plain(top)), render(reverse_complement(plain(top))))
                 molecule_out = Duplex(
                     core=top,
+                    # the reverse primer's 5' group (biotin, amine) heads the bottom strand
+                    right=End(five_prime=lead_modifications(primers[ri].seq)),
                     top_name=f"{primers[fi].name} strand",
                     bottom_name=f"{primers[ri].name} strand",
                     top_phosphate=has_phosphate(primers[fi].seq),

@@ -10,6 +10,7 @@ from lablang.molecular.molecule import (
     Molecule,
     MolType,
     Strand,
+    lead_modifications,
 )
 from lablang.molecular.ops.core import (
     MIN_ANNEAL,
@@ -112,7 +113,8 @@ def _primed_duplex(
     return Duplex(
         core=core,
         left=End(top=overhang, bottom=template_rest),
-        right=End(top=nontemplated or Seq(), bottom=Seq()),
+        # the template's 5' group (a bead oligo's, a primer's) stays on its 5' end
+        right=End(top=nontemplated or Seq(), five_prime=lead_modifications(strand.seq)),
         top_type=polymerase_type,
         bottom_type=strand.moltype,
         top_name=primer.name,
@@ -204,7 +206,7 @@ def template_switch(hybrid: Duplex, tso: Oligo) -> Duplex:
     site = sites[0]
     tail = tso.seq.slice(0, len(tso.seq) - site.primer_paired)
     extension = reverse_complement(tail).with_label(f"{tso.name}'")
-    return attrs.evolve(hybrid, right=End(top=overhang + extension, bottom=hybrid.right.bottom))
+    return attrs.evolve(hybrid, right=hybrid.right.kept(top=overhang + extension))
 
 
 @operation(
@@ -301,9 +303,9 @@ def gap_fill(molecule: Molecule) -> Duplex:
     gaps = tuple(n for n in duplex.nicks if "gap" in n)
     filled = False
     if left.top and not left.bottom and not left.ragged and not three_prime_blocked(duplex.bottom):
-        core, left, filled = left.top + core, End(), True
+        core, left, filled = left.top + core, left.blunted("left"), True
     if right.bottom and not right.top and not right.ragged and not three_prime_blocked(duplex.top):
-        core, right, filled = core + reverse_complement(right.bottom), End(), True
+        core, right, filled = core + reverse_complement(right.bottom), right.blunted("right"), True
     if not filled and not gaps:
         raise OperationFailure(
             "E0412",

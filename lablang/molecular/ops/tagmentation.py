@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import attrs
+
 from lablang.molecular.molecule import (
     Duplex,
     End,
@@ -117,11 +119,16 @@ def tagment(molecule: Molecule, adapters: Sequence[Oligo], *, gap_fill: bool = T
         left = duplex.left.top + duplex.core.slice(0, cuts[0] + 1)
         for x in (a, b):
             end = _fragment(None, left, loaded[x.name], "", x.name, gap_fill)
+            end = attrs.evolve(end, left=attrs.evolve(end.left, five_prime=duplex.left.five_prime))
             products.append(Product(end, name=f"left end-{x.name}", fraction=None))
     if len(duplex.core.slice(cuts[-1] + 1)) > 0 or duplex.right.top:
         right = duplex.core.slice(cuts[-1]) + duplex.right.top
         for x in (a, b):
             end = _fragment(loaded[x.name], right, None, x.name, "", gap_fill)
+            # the molecule's own end keeps its bottom strand's 5' group (a primer's biotin)
+            end = attrs.evolve(
+                end, right=attrs.evolve(end.right, five_prime=duplex.right.five_prime)
+            )
             products.append(Product(end, name=f"{x.name}-right end", fraction=None))
     return Pool(tuple(products))
 
