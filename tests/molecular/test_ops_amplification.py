@@ -188,3 +188,27 @@ def test_tagmentation_keeps_the_molecules_own_ends_biotinylated_for_capture() ->
     captured = ops.capture(ops.tagment(amplicon, [tn5, tn5]), probe="5Biosg")
     assert {p.name for p in captured.carried} == {"left end-tn5", "tn5-right end"}
     assert {p.name for p in captured.discarded} == {"tn5-insert-tn5"}
+
+
+def test_a_random_primer_in_pcr_is_refused_as_not_modelled() -> None:
+    """PCR with a random (N-mer or patterned) 3' end is E0436, not "binds nowhere"."""
+    template = dna("ACGTTGCAACGTTGCA [GDNA] GGCCTTAAGGCCTTAA")
+    for random_end in ("CCGACTCGAGAC NNNNNN", "AAGCAGTGGTATCAACGCAGAGTGA NNNGGNNNB"):
+        with pytest.raises(ops.OperationFailure) as caught:
+            ops.pcr(template, [ops.oligo("F", "ACGTTGCAACGTTGCA"), ops.oligo("R", random_end)])
+        assert caught.value.code == "E0436" and "not modelled" in caught.value.message
+
+
+def test_suppressed_keep_carries_one_primer_at_both_ends_and_names_suppression_pcr() -> None:
+    """By default a product one of two primers binds at both ends is discarded (suppression
+    PCR); `suppressed="keep"` carries it, its reason naming suppression PCR (Drop-ChIP)."""
+    template = dna("ACGTTGCAACGTTGCA [GDNA] TGCAACGTTGCAACGT")
+    primers = [ops.oligo("F", "ACGTTGCAACGTTGCA"), ops.oligo("R", "GGTTGGTTCCAACCAA")]
+    default = ops.pcr(template, primers)
+    assert default.carried == () and "suppression PCR, not amplified" in default.discarded[0].reason
+    kept = ops.pcr(template, primers, suppressed="keep")
+    assert len(kept.carried) == 1 and kept.discarded == ()
+    assert "suppression PCR amplifies it inefficiently" in kept.carried[0].reason
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.pcr(template, primers, suppressed="sometimes")
+    assert caught.value.code == "E0412"

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import attrs
-
 from lablang.molecular.molecule import (
     Disposition,
     Duplex,
@@ -165,11 +163,40 @@ def priming_sites(primer: Seq, template: Seq, min_match: int) -> list[Site]:
     return kept
 
 
-@attrs.frozen(slots=True)
-class _Hit:
-    primer: int  # index into primers
-    strand: int
-    b_or_c: int  # F: end of site in X coords (b); R: start of site in X coords (c)
+def _refuse_random(primer: Oligo) -> None:
+    """A random (N-mer) primer in PCR is not modelled: say so, rather than report that
+    the primer does not bind (it binds everywhere in a payload, every cycle)."""
+    run = random_run(plain(primer.seq))
+    if run:
+        raise OperationFailure(
+            "E0436",
+            f"primer `{primer.name}` ends in a random {run}-mer: PCR with random primers "
+            "(DOP-PCR, random-primed whole-genome amplification) is not modelled yet",
+            notes=[
+                "each cycle a random primer primes anywhere in every payload, so the "
+                "products are every piece of the sample between two priming events"
+            ],
+            help="prime the random end once with `extend` or `linear_amplify` (they prime "
+            "inside payloads), then amplify with primers on the known sequence it carries",
+        )
+
+
+def _pan_handle(molecule: Duplex, primer: Oligo, suppressed: str) -> Product:
+    """A product one primer of two binds at both ends: its ends pair with each other."""
+    if suppressed == "keep":
+        return Product(
+            molecule,
+            Disposition.CARRIED,
+            f"same primer `{primer.name}` at both ends: suppression PCR amplifies it "
+            "inefficiently (kept: `suppressed: keep`)",
+            name="suppression PCR product",
+        )
+    return Product(
+        molecule,
+        Disposition.DISCARDED,
+        f"same primer `{primer.name}` at both ends: suppression PCR, not amplified",
+        name="suppressed",
+    )
 
 
 @operation(
@@ -179,11 +206,25 @@ class _Hit:
     params=(
         Param("primers", "oligos", "forward and reverse (or one)", required=True),
         Param("cycles", "number", "recorded only", py=None),
+        Param(
+            "suppressed",
+            "text",
+            "what becomes of a product one of two primers binds at both ends: `discard` "
+            "(suppression PCR) or `keep` (it amplifies, inefficiently, as the protocol notes)",
+            default="`discard`",
+            choices=("discard", "keep"),
+        ),
     ),
     uses=("min_anneal",),
     aliases={"amplify": "amplification"},
 )
-def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_ANNEAL) -> Pool:
+def pcr(
+    molecule: Molecule,
+    primers: Sequence[Oligo],
+    *,
+    min_match: int = MIN_ANNEAL,
+    suppressed: str = "discard",
+) -> Pool:
     """Exponential amplification between two primers pointing toward each other.
 
     Rule: a molecule amplifies only if one primer pairs with one strand and the other
@@ -192,19 +233,29 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
     the reverse primer's reverse complement (whole). A molecule bound by one primer
     gives linear copies only; in a two-primer reaction, one bound at both ends by the
     same primer forms a pan-handle that suppresses it. Both are reported as discarded,
-    not amplified. With a single primer (given once, or the same sequence twice, as
+    not amplified. Suppression is a matter of efficiency, not of possibility (the one
+    primer can amplify that molecule on its own, as in single-primer PCR): a protocol
+    that relies on those products anyway (Drop-ChIP's pre-amplification, whose page
+    notes they "may not be amplified efficiently") says `suppressed: keep`, and they are
+    carried with a reason that names suppression PCR. With a single primer (given once, or the same sequence twice, as
     Smart-seq2's ISPCR) the product flanked by it at both ends is the designed amplicon.
+    A primer slipped along a homopolymer run primes once (see `priming_sites`). A random
+    (N-mer) primer is not modelled in PCR (E0436; `extend` and `linear_amplify` prime it).
     """
     if len(primers) not in (1, 2):
         raise OperationFailure("E0412", f"PCR takes one or two primers, got {len(primers)}")
+    for primer in primers:
+        _refuse_random(primer)
     # Single-primer PCR (one primer, or the same sequence twice, as Smart-seq2's ISPCR):
     # the molecule carries the primer's site at both ends by design and amplifies.
     single = len(primers) == 1 or plain(primers[0].seq).tokens() == plain(primers[1].seq).tokens()
     if len(primers) == 1:
         primers = [primers[0], primers[0]]
     templates = _dna_strands(molecule)
+    if suppressed not in ("discard", "keep"):
+        raise OperationFailure("E0412", f"`suppressed` is `discard` or `keep`, not `{suppressed}`")
     amplicons: dict[str, Product] = {}
-    suppressed: dict[str, Product] = {}
+    pan_handles: dict[str, Product] = {}
     binders: set[int] = set()
     for _strand_name, x in templates:
         xr = reverse_complement(x)
@@ -261,19 +312,10 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
                         ),
                     )
                 else:
-                    suppressed.setdefault(
-                        key,
-                        Product(
-                            molecule_out,
-                            Disposition.DISCARDED,
-                            f"same primer `{primers[fi].name}` at both ends: suppression PCR, "
-                            "not amplified",
-                            name="suppressed",
-                        ),
-                    )
-        if len(amplicons) + len(suppressed) > MAX_PRODUCTS:
+                    pan_handles.setdefault(key, _pan_handle(molecule_out, primers[fi], suppressed))
+        if len(amplicons) + len(pan_handles) > MAX_PRODUCTS:
             raise OperationFailure("E0415", f"PCR gives more than {MAX_PRODUCTS} products")
-    products = list(amplicons.values()) + list(suppressed.values())
+    products = list(amplicons.values()) + list(pan_handles.values())
     if not binders:
         first = primers[0]
         raise no_site_failure(
@@ -283,7 +325,7 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
             + [(f"{n}'", reverse_complement(s)) for n, s in templates],
             min_match,
         )
-    if not amplicons and not suppressed:
+    if not amplicons and not pan_handles:
         names = ", ".join(f"`{primers[i].name}`" for i in sorted(binders))
         missing = [p.name for i, p in enumerate(primers) if i not in binders]
         reason = (
