@@ -58,6 +58,18 @@ BENCH_MAP: dict[str, tuple[str, str]] = {
     "surecell": ("SureCell", "surecell_library"),
     "tang2009": ("tang2009", "tang_2009_library"),
 }
+# the pages that draw no library and name no page of the collection that does, and why
+NO_LIBRARY: dict[str, str] = {
+    "CoBATCH": "no library drawn and no oligo listed: the page says CoBATCH uses "
+    "sci-ATAC-seq's oligo design and steps (with protein A-Tn5) and sends the reader to the "
+    "sci-ATAC-seq page, which is not in the collection",
+    "Delley2021": "the page makes barcoded beads, not a library: three split-pool ligation "
+    "rounds and the UMI-oligo-dT arm, ending in the bead oligo (bead synthesis is not "
+    "derived; its 96 plain barcodes are in a linked file); it draws no final library",
+    "snATAC-seq": "no library drawn and no oligo listed: the page says the steps are "
+    "sci-ATAC-seq's (its page is not in the collection) with other 8-bp index PCR primers, "
+    "which are in the paper's Supplementary Table 5",
+}
 # where a truth departs from the convention the others follow
 BENCH_OPTIONS: dict[str, dict[str, bool]] = {"quartz-seq2": {"a_tail": False}}
 # the other truths, and why their atlas library is not derived yet
@@ -348,7 +360,7 @@ def render(pages: list[PageRow]) -> str:
     ]
     for page in pages:
         if not page.libraries:
-            gap = "; ".join(page.not_extracted) or "-"
+            gap = NO_LIBRARY.get(page.stem) or "; ".join(page.not_extracted) or "-"
             drawn = ", ".join(page.drawn) or "(none drawn)"
             lines.append(f"| {page.stem} | {page.status} | {_cell(drawn)} | | {_cell(gap)} |")
             continue
