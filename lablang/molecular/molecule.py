@@ -70,7 +70,7 @@ class End:
     # the right end): `/5Biosg/`, `/NH2/`, `/5Phos/` of the primer that made it
     five_prime: Seq = attrs.field(factory=Seq)
 
-    def kept(self, top: Seq | None = None, bottom: Seq | None = None) -> End:
+    def with_overhangs(self, top: Seq | None = None, bottom: Seq | None = None) -> End:
         """This end with new overhangs (`None` keeps one), keeping its 5' terminus's
         modifications: tailing, filling and trimming change sequence, not that group."""
         return End(

@@ -202,7 +202,7 @@ def _pan_handle(molecule: Duplex, primer: Oligo, suppressed: str) -> Product:
 @operation(
     "pcr",
     lsb="pcr",
-    rule="one primer on each strand, 3' ends facing: amplicon = F + template between + R'; linear and suppressed products are discarded",
+    rule="one primer on each strand, 3' ends facing: amplicon = F + template between + R'; linear products are discarded, suppressed ones unless `suppressed: keep`",
     params=(
         Param("primers", "oligos", "forward and reverse (or one)", required=True),
         Param("cycles", "number", "recorded only", py=None),

@@ -172,7 +172,9 @@ def a_tail(molecule: Molecule) -> Duplex:
             help="run `end_repair` before `a_tail`",
         )
     a = bases("A", "A-tail")
-    return attrs.evolve(duplex, left=duplex.left.kept(bottom=a), right=duplex.right.kept(top=a))
+    return attrs.evolve(
+        duplex, left=duplex.left.with_overhangs(bottom=a), right=duplex.right.with_overhangs(top=a)
+    )
 
 
 # ------------------------------------------------------------------ strands, bisulfite

@@ -206,7 +206,7 @@ def template_switch(hybrid: Duplex, tso: Oligo) -> Duplex:
     site = sites[0]
     tail = tso.seq.slice(0, len(tso.seq) - site.primer_paired)
     extension = reverse_complement(tail).with_label(f"{tso.name}'")
-    return attrs.evolve(hybrid, right=hybrid.right.kept(top=overhang + extension))
+    return attrs.evolve(hybrid, right=hybrid.right.with_overhangs(top=overhang + extension))
 
 
 @operation(

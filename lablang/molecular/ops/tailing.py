@@ -96,7 +96,7 @@ def tdt_tail(molecule: Molecule, base: str, length: int | None = None) -> Molecu
             _check_free(molecule.bottom, "the bottom strand")
             return attrs.evolve(
                 molecule,
-                left=molecule.left.kept(bottom=molecule.left.bottom + tail),
-                right=molecule.right.kept(top=molecule.right.top + tail),
+                left=molecule.left.with_overhangs(bottom=molecule.left.bottom + tail),
+                right=molecule.right.with_overhangs(top=molecule.right.top + tail),
             )
     raise AssertionError(molecule)
