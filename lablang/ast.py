@@ -122,10 +122,12 @@ class NoneLit:
 
 @attrs.frozen(kw_only=True)
 class End:
-    """A strand end, `5'` or `3'` (as in `attached: bead at 5'`)."""
+    """A strand end, `5'` or `3'` (as in `attached: bead at 5'`), or one strand's end,
+    `top 3'` or `bottom 5'` (as in `ligate(x, adapter: a, end: bottom 5')`)."""
 
     prime: str
     span: Span
+    strand: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -383,6 +385,11 @@ DECL_KINDS = (
     "skill",
     "material",
 )
+
+
+def end_text(end: End) -> str:
+    """A strand end as written canonically: `3'`, `top 3'` (one blank between)."""
+    return f"{end.strand} {end.prime}" if end.strand else end.prime
 
 
 def dump(node: Any, indent: str = "") -> str:

@@ -506,8 +506,8 @@ def _expr(node: ast.Expr) -> str:
             return "true" if value else "false"
         case ast.NoneLit():
             return "none"
-        case ast.End(prime=prime):
-            return prime
+        case ast.End() as end:
+            return ast.end_text(end)
         case ast.Name(id=name):
             return name
         case ast.Sequence(moltype=moltype, text=text):

@@ -371,7 +371,7 @@ BENCH_LETTERS: tuple[tuple[str, str], ...] = (
     ("ROUND1_BARCODE", "R"),
     ("RT_BARCODE", "R"),
     ("ROUND", "L"),
-    ("LIGATION_BARCODE", "L"),
+    ("LIGATION", "L"),  # LIGATION_BARCODE, and LIGATION (SPLiT-seq's round 3)
     ("PLATE_BARCODE", "L"),
     ("HAIRPIN_BARCODE", "L"),
     ("I5", "I"),

@@ -168,7 +168,7 @@ def describe(name: str) -> str | None:
     from the operation registry; None if `name` is not an operation.
 
     >>> describe("pcr").splitlines()[0]
-    '`pcr(molecule, primers: [oligo], cycles: number)` — molecular operation (pcr)'
+    '`pcr(molecule, primers: [oligo], cycles: number, suppressed: text)` — molecular operation (pcr)'
     """
     op = REGISTRY.get(name)
     return None if op is None else op.describe().rstrip()

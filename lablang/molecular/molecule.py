@@ -4,11 +4,15 @@ A `Duplex` is stored as its paired core (top-strand sequence) and two ends. Each
 records what sticks out on each strand, so one representation covers blunt ends,
 5' and 3' overhangs, and the forked ends of Y-shaped adapters:
 
-    top    = left.top + core + right.top                 (5'->3')
-    bottom = right.bottom + rc(core) + left.bottom       (5'->3')
+    top    = left.five_prime + left.top + core + right.top           (5'->3')
+    bottom = right.five_prime + right.bottom + rc(core) + left.bottom (5'->3')
 
 At the left end the top strand's 5' terminus and the bottom strand's 3' terminus meet;
-at the right end the top's 3' and the bottom's 5'. The molecule type of each strand
+at the right end the top's 3' and the bottom's 5'. A complementary strand copies
+sequence, not chemistry, so the core carries the top strand's modifications only; the
+5' modifications of a strand whose 5' terminus the core does not begin (the bottom
+strand's biotin or amine from a reverse primer) are the end's `five_prime`, and go
+with the end: a cut, a break or a ligation that replaces the end replaces them. The molecule type of each strand
 (DNA or RNA) decides the LibStructBench architecture (an RNA:DNA duplex is a hybrid).
 """
 
@@ -19,7 +23,7 @@ from typing import assert_never
 
 import attrs
 
-from lablang.molecular.sequence import Seq, reverse_complement
+from lablang.molecular.sequence import Modification, Seq, reverse_complement
 
 
 class MolType(enum.Enum):
@@ -62,6 +66,27 @@ class End:
     top: Seq = attrs.field(factory=Seq)
     bottom: Seq = attrs.field(factory=Seq)
     ragged: bool = False  # left by random breakage; needs end repair before ligation
+    # modifications heading the strand whose 5' terminus is at this end (the bottom's at
+    # the right end): `/5Biosg/`, `/NH2/`, `/5Phos/` of the primer that made it
+    five_prime: Seq = attrs.field(factory=Seq)
+
+    def with_overhangs(self, top: Seq | None = None, bottom: Seq | None = None) -> End:
+        """This end with new overhangs (`None` keeps one), keeping its 5' terminus's
+        modifications: tailing, filling and trimming change sequence, not that group."""
+        return End(
+            self.top if top is None else top,
+            self.bottom if bottom is None else bottom,
+            self.ragged,
+            self.five_prime,
+        )
+
+    def blunted(self, side: str) -> End:
+        """This end once its overhangs are filled or trimmed, as end repair or gap filling
+        leave it (the caller moves a filled overhang into the core). A filled bottom
+        overhang's 5' group at the right end stays on the bottom strand's 5' terminus;
+        at the left end the top's stays in the core."""
+        moved = lead_modifications(self.bottom) if side == "right" else Seq()
+        return End(five_prime=self.five_prime + moved)
 
     @property
     def blunt(self) -> bool:
@@ -93,18 +118,27 @@ class Duplex:
 
     @property
     def top(self) -> Seq:
-        return self.left.top + self.core + self.right.top
+        return self.left.five_prime + self.left.top + self.core + self.right.top
 
     @property
     def bottom(self) -> Seq:
-        return self.right.bottom + reverse_complement(self.core) + self.left.bottom
+        return (
+            self.right.five_prime
+            + self.right.bottom
+            + reverse_complement(self.core)
+            + self.left.bottom
+        )
 
     def flipped(self) -> Duplex:
         """The same molecule turned end over end: the bottom strand becomes the top."""
+        # the top's own 5' modifications head its core (or its 5' overhang, which
+        # becomes the new bottom's 5' overhang as it is); the core's reverse complement
+        # drops them, so they become the new right end's
+        top_5p = self.left.five_prime + (Seq() if self.left.top else lead_modifications(self.core))
         return Duplex(
             core=reverse_complement(self.core),
-            left=End(self.right.bottom, self.right.top, self.right.ragged),
-            right=End(self.left.bottom, self.left.top, self.left.ragged),
+            left=End(self.right.bottom, self.right.top, self.right.ragged, self.right.five_prime),
+            right=End(self.left.bottom, self.left.top, self.left.ragged, top_5p),
             top_type=self.bottom_type,
             bottom_type=self.top_type,
             top_name=self.bottom_name,
@@ -117,6 +151,21 @@ class Duplex:
 
 
 Molecule = Single | Duplex
+
+
+def lead_modifications(seq: Seq) -> Seq:
+    """The modifications (no base) that head a strand: its 5' terminal group.
+
+    >>> from lablang.molecular.sequence import parse_notation, render
+    >>> render(lead_modifications(parse_notation("5'-/5Biosg/ /iSp18/ ACGT-3'")))
+    "5'-/5Biosg/ /iSp18/-3'"
+    """
+    lead = []
+    for part in seq.parts:
+        if not isinstance(part, Modification) or part.base is not None:
+            break
+        lead.append(part)
+    return Seq(tuple(lead))
 
 
 def strands(molecule: Molecule) -> tuple[Strand, ...]:

@@ -31,7 +31,10 @@ write parses with lablang (tested in `tests/editor/test_llguidance.py`):
   expression; the first member of a block may be keyed by a `KEY`, any word but
   those that can open a member (`{library: 20 uL}`, `{ from: gex.lib }`);
   `MEMBER`, after a `.`, is any word;
-- `END` (`5'`, `3'`) must be followed by whitespace instead of "not by `-`";
+- `END` (`5'`, `3'`) must be followed by whitespace instead of "not by `-`"; its
+  one-strand form (`top 3'`, `bottom 5'`) holds a blank, which a greedy lexer cannot
+  give back (`pair top ~ bottom`), so here a strand end is written quoted
+  (`end: "top 3'"`, which the parser also reads);
 - a sequence literal's body is spelled out part by part (bases, `[ROLE:LEN]`,
   `(T)30`, `{ref}`, `/mod/`, `rG`, `+G`, `*`) as `lablang.syntax.sequence` reads it,
   instead of "anything up to `-3'`";

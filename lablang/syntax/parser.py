@@ -470,7 +470,8 @@ class _ToAst(lark.Transformer):
         return ast.NoneLit(span=_span_of(children))
 
     def end(self, children: list[Token]) -> ast.End:
-        return ast.End(prime=str(children[0]), span=_span_of(children))
+        *strand, prime = str(children[0]).split()
+        return ast.End(prime=prime, strand=strand[0] if strand else None, span=_span_of(children))
 
     def name(self, children: list[Token]) -> ast.Name:
         return ast.Name(id=str(children[0]), span=_span_of(children))

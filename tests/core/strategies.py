@@ -53,6 +53,9 @@ atoms = st.one_of(
     st.booleans().map(lambda b: ast.Bool(value=b, span=Z)),
     st.just(ast.NoneLit(span=Z)),
     st.sampled_from(["5'", "3'"]).map(lambda p: ast.End(prime=p, span=Z)),
+    st.tuples(st.sampled_from(["top", "bottom"]), st.sampled_from(["5'", "3'"])).map(
+        lambda p: ast.End(prime=p[1], strand=p[0], span=Z)
+    ),
     names.map(lambda n: ast.Name(id=n, span=Z)),
     st.tuples(st.sampled_from(SEQUENCES), st.sampled_from([None, "DNA", "RNA"])).map(
         lambda p: _sequence(*p)

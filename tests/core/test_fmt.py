@@ -62,6 +62,23 @@ def test_comments_stay_next_to_what_they_describe() -> None:
     )
 
 
+def test_a_strand_end_parses_unquoted_and_prints_in_canonical_form() -> None:
+    """`end: top   3'` parses as one strand end and prints `top 3'`; the quoted form and a
+    sequence named `bottom` stay what they were."""
+    text = (
+        "workflow w {\n  x = ligate(t, adapter: a, end: top   3')\n"
+        "  y = ligate(t, adapter: a, end: \"bottom 5'\")\n  z = f(bottom 5'-ACGT-3')\n}\n"
+    )
+    report = Report()
+    module = parse(Source(text), report)
+    assert not report.has_errors
+    out = format_source(Source(text), Report())
+    assert out is not None
+    assert "end: top 3')" in out and 'end: "bottom 5\'")' in out and "f(bottom 5'-ACGT-3')" in out
+    assert format_source(Source(out), Report()) == out
+    assert 'End(prime="3\'"' in repr(strip_spans(module)) and "strand='top'" in repr(module)
+
+
 def test_members_that_would_run_together_get_a_semicolon() -> None:
     """`98 C for 3 min` followed by `(...)` would read as a call: fmt separates them."""
     text = "protocol p { step s { thermocycle {\n98 C for 3 min; (95 C, 1 s)\n} } }"

@@ -71,6 +71,18 @@ def test_each_library_reproduces_a_different_drawn_library() -> None:
         assert len(sections) == len(set(sections)), stem
 
 
+def test_every_page_without_a_library_or_atlas_file_says_why() -> None:
+    """A page that draws no library and has no atlas file has its own reason in
+    `NO_LIBRARY` (what the page gives instead), and no other page has one."""
+    silent = {
+        stem
+        for stem in TABLE.stems()
+        if not dict(TABLE.drawn_libraries(TABLE.page_data(stem)))
+        and not (TABLE.ATLAS / f"{stem}.lab").is_file()
+    }
+    assert silent == set(TABLE.NO_LIBRARY)
+
+
 def test_docs_atlas_table_is_current() -> None:
     """docs/atlas.md is what `python scripts/atlas_table.py --write` writes now."""
     assert (ROOT / "docs" / "atlas.md").read_text("utf-8") == TABLE.render(TABLE.rows())

@@ -69,8 +69,8 @@ class Arguments(Declarations):
             case ast.Quantity(number=number, unit=unit):
                 scale = {"kb": 1000}.get(unit, 1)
                 return int(Fraction(number) * scale)
-            case ast.End(prime=prime):
-                return prime
+            case ast.End() as end:
+                return ast.end_text(end)
             case ast.Bool(value=value):
                 return value
             case ast.Sequence():

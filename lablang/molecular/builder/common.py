@@ -102,8 +102,8 @@ def word_of(expr: ast.Expr | None) -> str | None:
             return dotted(expr)
         case ast.Number(text=text):
             return text
-        case ast.End(prime=prime):
-            return prime
+        case ast.End() as end:
+            return ast.end_text(end)
     return None
 
 

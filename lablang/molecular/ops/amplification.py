@@ -4,23 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import attrs
-
 from lablang.molecular.molecule import (
     Disposition,
     Duplex,
+    End,
     Molecule,
     MolType,
     Pool,
     Product,
     Single,
     Strand,
+    lead_modifications,
 )
 from lablang.molecular.ops.core import (
     MAX_PRODUCTS,
     MIN_ANNEAL,
     Oligo,
     OperationFailure,
+    Site,
     anneal_sites,
     has_phosphate,
     no_site_failure,
@@ -30,6 +31,7 @@ from lablang.molecular.ops.core import (
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.ops.synthesis import extend
 from lablang.molecular.sequence import (
+    PolyToken,
     Seq,
     plain,
     render,
@@ -114,25 +116,115 @@ def _dna_strands(molecule: Molecule) -> list[tuple[str, Seq]]:
     raise AssertionError(molecule)
 
 
-@attrs.frozen(slots=True)
-class _Hit:
-    primer: int  # index into primers
-    strand: int
-    b_or_c: int  # F: end of site in X coords (b); R: start of site in X coords (c)
+def _run_base(tok: object) -> str | None:
+    if isinstance(tok, str) and tok in "ACGT":
+        return tok
+    return tok.base if isinstance(tok, PolyToken) else None
+
+
+def _homopolymer_run(toks: tuple[object, ...], position: int) -> tuple[int, int] | None:
+    """The (first, last) positions of the run of one base holding `position`, or None."""
+    base = _run_base(toks[position])
+    if base is None:
+        return None
+    first = last = position
+    while first > 0 and _run_base(toks[first - 1]) == base:
+        first -= 1
+    while last + 1 < len(toks) and _run_base(toks[last + 1]) == base:
+        last += 1
+    return first, last
+
+
+def priming_sites(primer: Seq, template: Seq, min_match: int) -> list[Site]:
+    """The distinct places a primer primes on a template, best first.
+
+    Rule: a primer whose 3' end pairs with a homopolymer run (oligo-dT on a poly(A)
+    tail) pairs at every offset along it; those slipped sites prime the same molecule
+    with a run of another length, and a run's length is not a product's identity (a
+    tail's length varies from molecule to molecule). So a site that pairs only inside a
+    run where a better site also starts is the same priming event and is not counted
+    again; a site that pairs past the run's end (into the primer's own site) is kept.
+
+    >>> from lablang.molecular.sequence import bases
+    >>> t, dt = bases("GGGGAAAAAAAAAAAAAAAAAAAA"), bases("CCCCTTTTTTTTTTTT")
+    >>> len(anneal_sites(dt, t, 12)), [(s.start, s.stop) for s in priming_sites(dt, t, 12)]
+    (9, [(4, 16)])
+    """
+    toks = template.tokens()
+    runs: set[tuple[int, int]] = set()
+    kept: list[Site] = []
+    for site in anneal_sites(primer, template, min_match):
+        run = _homopolymer_run(toks, site.start) if site.start < len(toks) else None
+        if run is not None and site.stop - 1 <= run[1] and run in runs:
+            continue  # slipped along a run a better site already primes
+        if run is not None:
+            runs.add(run)
+        kept.append(site)
+    return kept
+
+
+def _refuse_random(primer: Oligo) -> None:
+    """A random (N-mer) primer in PCR is not modelled: say so, rather than report that
+    the primer does not bind (it binds everywhere in a payload, every cycle)."""
+    run = random_run(plain(primer.seq))
+    if run:
+        raise OperationFailure(
+            "E0436",
+            f"primer `{primer.name}` ends in a random {run}-mer: PCR with random primers "
+            "(DOP-PCR, random-primed whole-genome amplification) is not modelled yet",
+            notes=[
+                "each cycle a random primer primes anywhere in every payload, so the "
+                "products are every piece of the sample between two priming events"
+            ],
+            help="prime the random end once with `extend` or `linear_amplify` (they prime "
+            "inside payloads), then amplify with primers on the known sequence it carries",
+        )
+
+
+def _pan_handle(molecule: Duplex, primer: Oligo, suppressed: str) -> Product:
+    """A product one primer of two binds at both ends: its ends pair with each other."""
+    if suppressed == "keep":
+        return Product(
+            molecule,
+            Disposition.CARRIED,
+            f"same primer `{primer.name}` at both ends: suppression PCR amplifies it "
+            "inefficiently (kept: `suppressed: keep`)",
+            name="suppression PCR product",
+        )
+    return Product(
+        molecule,
+        Disposition.DISCARDED,
+        f"same primer `{primer.name}` at both ends: suppression PCR, not amplified",
+        name="suppressed",
+    )
 
 
 @operation(
     "pcr",
     lsb="pcr",
-    rule="one primer on each strand, 3' ends facing: amplicon = F + template between + R'; linear and suppressed products are discarded",
+    rule="one primer on each strand, 3' ends facing: amplicon = F + template between + R'; linear products are discarded, suppressed ones unless `suppressed: keep`",
     params=(
         Param("primers", "oligos", "forward and reverse (or one)", required=True),
         Param("cycles", "number", "recorded only", py=None),
+        Param(
+            "suppressed",
+            "text",
+            "what becomes of a product one of two primers binds at both ends: `discard` "
+            "(suppression PCR) or `keep` (it amplifies, inefficiently, as the protocol notes)",
+            default="`discard`",
+            choices=("discard", "keep"),
+        ),
     ),
     uses=("min_anneal",),
     aliases={"amplify": "amplification"},
 )
-def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_ANNEAL) -> Pool:
+def pcr(
+    molecule: Molecule,
+    primers: Sequence[Oligo],
+    *,
+    min_match: int = MIN_ANNEAL,
+    suppressed: str = "discard",
+) -> Pool:
     """Exponential amplification between two primers pointing toward each other.
 
     Rule: a molecule amplifies only if one primer pairs with one strand and the other
@@ -141,19 +233,29 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
     the reverse primer's reverse complement (whole). A molecule bound by one primer
     gives linear copies only; in a two-primer reaction, one bound at both ends by the
     same primer forms a pan-handle that suppresses it. Both are reported as discarded,
-    not amplified. With a single primer (given once, or the same sequence twice, as
+    not amplified. Suppression is a matter of efficiency, not of possibility (the one
+    primer can amplify that molecule on its own, as in single-primer PCR): a protocol
+    that relies on those products anyway (Drop-ChIP's pre-amplification, whose page
+    notes they "may not be amplified efficiently") says `suppressed: keep`, and they are
+    carried with a reason that names suppression PCR. With a single primer (given once, or the same sequence twice, as
     Smart-seq2's ISPCR) the product flanked by it at both ends is the designed amplicon.
+    A primer slipped along a homopolymer run primes once (see `priming_sites`). A random
+    (N-mer) primer is not modelled in PCR (E0436; `extend` and `linear_amplify` prime it).
     """
     if len(primers) not in (1, 2):
         raise OperationFailure("E0412", f"PCR takes one or two primers, got {len(primers)}")
+    for primer in primers:
+        _refuse_random(primer)
     # Single-primer PCR (one primer, or the same sequence twice, as Smart-seq2's ISPCR):
     # the molecule carries the primer's site at both ends by design and amplifies.
     single = len(primers) == 1 or plain(primers[0].seq).tokens() == plain(primers[1].seq).tokens()
     if len(primers) == 1:
         primers = [primers[0], primers[0]]
     templates = _dna_strands(molecule)
+    if suppressed not in ("discard", "keep"):
+        raise OperationFailure("E0412", f"`suppressed` is `discard` or `keep`, not `{suppressed}`")
     amplicons: dict[str, Product] = {}
-    suppressed: dict[str, Product] = {}
+    pan_handles: dict[str, Product] = {}
     binders: set[int] = set()
     for _strand_name, x in templates:
         xr = reverse_complement(x)
@@ -162,12 +264,12 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
         reverse: list[tuple[int, int]] = []  # (primer index, c) sites pointing left
         for idx, primer in enumerate(primers):
             pseq = plain(primer.seq)
-            for site in anneal_sites(pseq, xr, min_match):
+            for site in priming_sites(pseq, xr, min_match):
                 if site.anchored:
                     continue
                 forward.append((idx, n - site.start))
                 binders.add(idx)
-            for site in anneal_sites(pseq, x, min_match):
+            for site in priming_sites(pseq, x, min_match):
                 if site.anchored:
                     continue
                 reverse.append((idx, site.start))
@@ -190,6 +292,8 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
                 key = min(render(plain(top)), render(reverse_complement(plain(top))))
                 molecule_out = Duplex(
                     core=top,
+                    # the reverse primer's 5' group (biotin, amine) heads the bottom strand
+                    right=End(five_prime=lead_modifications(primers[ri].seq)),
                     top_name=f"{primers[fi].name} strand",
                     bottom_name=f"{primers[ri].name} strand",
                     top_phosphate=has_phosphate(primers[fi].seq),
@@ -208,19 +312,10 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
                         ),
                     )
                 else:
-                    suppressed.setdefault(
-                        key,
-                        Product(
-                            molecule_out,
-                            Disposition.DISCARDED,
-                            f"same primer `{primers[fi].name}` at both ends: suppression PCR, "
-                            "not amplified",
-                            name="suppressed",
-                        ),
-                    )
-        if len(amplicons) + len(suppressed) > MAX_PRODUCTS:
+                    pan_handles.setdefault(key, _pan_handle(molecule_out, primers[fi], suppressed))
+        if len(amplicons) + len(pan_handles) > MAX_PRODUCTS:
             raise OperationFailure("E0415", f"PCR gives more than {MAX_PRODUCTS} products")
-    products = list(amplicons.values()) + list(suppressed.values())
+    products = list(amplicons.values()) + list(pan_handles.values())
     if not binders:
         first = primers[0]
         raise no_site_failure(
@@ -230,7 +325,7 @@ def pcr(molecule: Molecule, primers: Sequence[Oligo], *, min_match: int = MIN_AN
             + [(f"{n}'", reverse_complement(s)) for n, s in templates],
             min_match,
         )
-    if not amplicons and not suppressed:
+    if not amplicons and not pan_handles:
         names = ", ".join(f"`{primers[i].name}`" for i in sorted(binders))
         missing = [p.name for i, p in enumerate(primers) if i not in binders]
         reason = (

@@ -100,6 +100,24 @@ def has_phosphate(seq: Seq) -> bool:
     )
 
 
+def kinase_accepts(seq: Seq) -> bool:
+    """Whether a strand's 5' end is, or T4 PNK can make it, a 5' phosphate.
+
+    Rule: the kinase phosphorylates a free 5'-OH; a 5' group that is not a phosphate
+    (an amine such as `/NH2/` or `/5AmMC6/`, biotin, a dye) blocks it, and with it every
+    ligation to that end (Tang 2009's amine-blocked primers keep the cDNA's ends from
+    joining adaptors).
+
+    >>> from lablang.molecular.sequence import parse_notation
+    >>> [kinase_accepts(parse_notation(s)) for s in ("ACGT", "/5Phos/ACGT", "/NH2/ACGT")]
+    [True, True, False]
+    """
+    first = seq.parts[0] if seq.parts else None
+    if not isinstance(first, Modification) or first.base is not None:
+        return True
+    return first.code in PHOSPHATE_CODES
+
+
 # ------------------------------------------------------------------ annealing
 
 

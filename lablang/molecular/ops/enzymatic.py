@@ -22,6 +22,7 @@ from lablang.molecular.ops.core import (
     OperationFailure,
     describe_end,
     explode,
+    kinase_accepts,
     need_duplex,
     payload_positions,
 )
@@ -139,10 +140,14 @@ def end_repair(molecule: Molecule) -> Duplex:
         core = left.top + core
     if right.bottom and not right.top:
         core = core + reverse_complement(right.bottom)
-    new_left = left if left.forked else End()
-    new_right = right if right.forked else End()
+    new_left = left if left.forked else left.blunted("left")
+    new_right = right if right.forked else right.blunted("right")
+    repaired = attrs.evolve(duplex, core=core, left=new_left, right=new_right)
+    # T4 PNK phosphorylates a 5'-OH; a 5' amine, biotin or dye blocks it (and ligation)
     return attrs.evolve(
-        duplex, core=core, left=new_left, right=new_right, top_phosphate=True, bottom_phosphate=True
+        repaired,
+        top_phosphate=kinase_accepts(repaired.top),
+        bottom_phosphate=kinase_accepts(repaired.bottom),
     )
 
 
@@ -167,7 +172,9 @@ def a_tail(molecule: Molecule) -> Duplex:
             help="run `end_repair` before `a_tail`",
         )
     a = bases("A", "A-tail")
-    return attrs.evolve(duplex, left=End(bottom=a), right=End(top=a))
+    return attrs.evolve(
+        duplex, left=duplex.left.with_overhangs(bottom=a), right=duplex.right.with_overhangs(top=a)
+    )
 
 
 # ------------------------------------------------------------------ strands, bisulfite

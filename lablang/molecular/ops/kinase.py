@@ -5,6 +5,7 @@ from __future__ import annotations
 import attrs
 
 from lablang.molecular.molecule import Duplex, Molecule, Single
+from lablang.molecular.ops.core import kinase_accepts
 from lablang.molecular.ops.registry import operation
 
 
@@ -19,11 +20,16 @@ def phosphorylate(molecule: Molecule) -> Molecule:
     Rule: PNK transfers ATP's gamma-phosphate to free 5'-OH ends of DNA and RNA, so each
     strand's 5' end can be the donor of a later ligation; sequence and pairing do not
     change (end repair includes this step; here it stands alone, as when primers or a
-    cDNA's 5' end are phosphorylated before ligation).
+    cDNA's 5' end are phosphorylated before ligation). A 5' end blocked by another group
+    (an amine, biotin) is not phosphorylated (see `kinase_accepts`).
     """
     match molecule:
         case Single(strand=strand):
-            return Single(attrs.evolve(strand, phosphate_5p=True))
+            return Single(attrs.evolve(strand, phosphate_5p=kinase_accepts(strand.seq)))
         case Duplex():
-            return attrs.evolve(molecule, top_phosphate=True, bottom_phosphate=True)
+            return attrs.evolve(
+                molecule,
+                top_phosphate=kinase_accepts(molecule.top),
+                bottom_phosphate=kinase_accepts(molecule.bottom),
+            )
     raise AssertionError(molecule)

@@ -19,6 +19,7 @@ from lablang.molecular.ops.core import (
     OperationFailure,
     describe_end,
     has_phosphate,
+    kinase_accepts,
     need_duplex,
 )
 from lablang.molecular.ops.registry import Param, operation
@@ -275,12 +276,27 @@ def ligate(
         sides = found
     results = [duplex]
     for side in sides:
-        results = [joined for r in results for joined in _join_side(r, ad, side, adapter.name)]
+        try:
+            results = [joined for r in results for joined in _join_side(r, ad, side, adapter.name)]
+        except OperationFailure as failure:
+            if len(sides) == 1 or failure.code != "E0403" or not _blocked_5p(duplex, side):
+                raise
+            # a 5' amine or biotin (a bead-bound end) takes no adapter; the other end does
+    if results == [duplex]:
+        raise OperationFailure(
+            "E0403", f"no end of the molecule can take `{adapter.name}`: both 5' ends are blocked"
+        )
     if len(results) == 1:
         return results[0]
     return Pool(
         tuple(Product(r, name=f"{adapter.name} orientation {k + 1}") for k, r in enumerate(results))
     )
+
+
+def _blocked_5p(duplex: Duplex, side: str) -> bool:
+    """Whether the strand whose 5' end is at `side` carries a group that blocks ligation
+    there (not a phosphate, and no kinase can make one)."""
+    return not kinase_accepts(duplex.top if side == "left" else duplex.bottom)
 
 
 def _join_side(duplex: Duplex, ad: Duplex, side: str, name: str) -> list[Duplex]:

@@ -25,7 +25,7 @@ KINDS: dict[str, str] = {
     "oligos": "a list of oligos",
     "probe": "an oligo or a segment name",
     "text": "a name or a string",
-    "end": "an end, 5' or 3', or a strand end as a string (`\"top 3'\"`, `\"bottom 5'\"`)",
+    "end": "an end, 5' or 3', or one strand's end, `top 3'` or `bottom 5'` (quoted or not)",
     "number": "a non-negative number",
     "bool": "true or false",
     "any": "a value",

@@ -10,6 +10,7 @@ from lablang.molecular.molecule import (
     Molecule,
     MolType,
     Strand,
+    lead_modifications,
 )
 from lablang.molecular.ops.core import (
     MIN_ANNEAL,
@@ -112,7 +113,8 @@ def _primed_duplex(
     return Duplex(
         core=core,
         left=End(top=overhang, bottom=template_rest),
-        right=End(top=nontemplated or Seq(), bottom=Seq()),
+        # the template's 5' group (a bead oligo's, a primer's) stays on its 5' end
+        right=End(top=nontemplated or Seq(), five_prime=lead_modifications(strand.seq)),
         top_type=polymerase_type,
         bottom_type=strand.moltype,
         top_name=primer.name,
@@ -204,7 +206,7 @@ def template_switch(hybrid: Duplex, tso: Oligo) -> Duplex:
     site = sites[0]
     tail = tso.seq.slice(0, len(tso.seq) - site.primer_paired)
     extension = reverse_complement(tail).with_label(f"{tso.name}'")
-    return attrs.evolve(hybrid, right=End(top=overhang + extension, bottom=hybrid.right.bottom))
+    return attrs.evolve(hybrid, right=hybrid.right.with_overhangs(top=overhang + extension))
 
 
 @operation(
@@ -315,12 +317,15 @@ def gap_fill(molecule: Molecule, *, uracil: str = "read") -> Duplex:
     if left.top and not left.bottom and not left.ragged and not three_prime_blocked(duplex.bottom):
         keep = len(left.top) - copyable(left.top, uracil)
         filled = keep < len(left.top)
-        core, left = left.top.slice(keep) + core, End(top=left.top.slice(0, keep))
+        rest = left.top.slice(0, keep)
+        core = left.top.slice(keep) + core
+        left = left.with_overhangs(top=rest) if keep else left.blunted("left")
     if right.bottom and not right.top and not right.ragged and not three_prime_blocked(duplex.top):
         keep = len(right.bottom) - copyable(right.bottom, uracil)
         core = core + reverse_complement(right.bottom.slice(keep))
         filled = filled or keep < len(right.bottom)
-        right = End(bottom=right.bottom.slice(0, keep))
+        rest = right.bottom.slice(0, keep)
+        right = right.with_overhangs(bottom=rest) if keep else right.blunted("right")
     if not filled and not gaps:
         raise OperationFailure(
             "E0412",

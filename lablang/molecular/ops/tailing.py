@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import attrs
 
-from lablang.molecular.molecule import Duplex, End, Molecule, MolType, Single
+from lablang.molecular.molecule import Duplex, Molecule, MolType, Single
 from lablang.molecular.ops.core import OperationFailure, three_prime_blocked
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import Homopolymer, Seq
@@ -96,7 +96,7 @@ def tdt_tail(molecule: Molecule, base: str, length: int | None = None) -> Molecu
             _check_free(molecule.bottom, "the bottom strand")
             return attrs.evolve(
                 molecule,
-                left=End(molecule.left.top, molecule.left.bottom + tail, molecule.left.ragged),
-                right=End(molecule.right.top + tail, molecule.right.bottom, molecule.right.ragged),
+                left=molecule.left.with_overhangs(bottom=molecule.left.bottom + tail),
+                right=molecule.right.with_overhangs(top=molecule.right.top + tail),
             )
     raise AssertionError(molecule)

@@ -1,0 +1,214 @@
+"""PCR's priming sites and the 5' groups a duplex's strands keep, on hand-worked molecules."""
+
+from __future__ import annotations
+
+import pytest
+
+from lablang.molecular import operations as ops
+from lablang.molecular.molecule import Duplex, End, MolType, Single, Strand
+from lablang.molecular.sequence import bases, parse_notation, render
+
+OLIGO_DT = "T" * 24
+
+
+def dna(text: str, name: str = "t") -> Single:
+    return Single(Strand(parse_notation(text), MolType.DNA, name))
+
+
+def duplex(products: ops.Pool, index: int = 0) -> Duplex:
+    molecule = products.carried[index].molecule
+    assert isinstance(molecule, Duplex)
+    return molecule
+
+
+def test_oligo_dt_on_a_poly_a_run_primes_once_not_at_every_offset() -> None:
+    """A 3' oligo-dT pairs at 13 offsets along a 24-base poly(A) run; that is one site."""
+    template = parse_notation(f"GGGGCCCC [CDNA] {'A' * 24} CCCCGGGG")
+    primer = parse_notation(f"ACGTACGT {OLIGO_DT}")
+    assert len(ops.anneal_sites(primer, template, 12)) == 13
+    sites = ops.priming_sites(primer, template, 12)
+    assert [(s.start, s.stop) for s in sites] == [(9, 33)]
+
+
+def test_a_site_pairing_past_the_run_is_kept_beside_the_slipped_ones() -> None:
+    """The primer's own full site (its tail pairing past the poly(A)) is the one kept."""
+    template = parse_notation(f"[CDNA] {'A' * 24} GTCGACGGCGCG")
+    primer = parse_notation(f"CGCGCCGTCGAC {OLIGO_DT}")
+    sites = ops.priming_sites(primer, template, 12)
+    assert [(s.start, s.stop, s.bases) for s in sites] == [(1, 37, 36)]
+
+
+def test_two_oligo_dt_primers_on_a_cdna_tailed_at_both_ends_give_four_products() -> None:
+    """Tang 2009's UP1/UP2 PCR in miniature: both primers end in oligo-dT and the cDNA has
+    poly(A) at both ends, so each primes at both ends: UP1...UP2' in both orientations
+    (amplified) and each primer at both ends (suppressed), not one product per offset."""
+    up1 = ops.oligo("UP1", f"ATATGGATCCGGCGCGCCGTCGAC {OLIGO_DT}")
+    up2 = ops.oligo("UP2", f"ATATCTCGAGGGCGCGCCGGATCC {OLIGO_DT}")
+    cdna = Duplex(
+        core=parse_notation(
+            f"ATATCTCGAGGGCGCGCCGGATCC {OLIGO_DT} [CDNA] {'A' * 24} GTCGACGGCGCGCCGGATCCATAT"
+        )
+    )
+    pool = ops.pcr(cdna, [up1, up2])
+    assert len(pool.carried) == 2 and len(pool.discarded) == 2
+    tops = sorted(render(duplex(pool, k).top) for k in range(2))
+    assert all(t.startswith("5'-ATATGGATCC") and t.endswith("CCCTCGAGATAT-3'") for t in tops)
+    assert sorted("[CDNA]" in t for t in tops) == [False, True]  # the cDNA either way round
+    assert all("suppression PCR" in p.reason for p in pool.discarded)
+
+
+def test_many_distinct_site_pairs_still_exceed_the_product_limit() -> None:
+    """The limit stays a limit: 40 distinct sites for each primer are refused with E0415."""
+    fwd, rev = "ACGTTGCAAGCTTGCA", "GGCCTTAAGGACTTAA"
+    rc_rev = render(ops.reverse_complement(bases(rev)))[3:-3]
+    template = dna(" ".join([fwd] * 40) + " [GDNA] " + " ".join([rc_rev] * 40))
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.pcr(template, [ops.oligo("F", fwd), ops.oligo("R", rev)])
+    assert caught.value.code == "E0415"
+
+
+def test_the_reverse_primers_5_biotin_heads_the_bottom_strand() -> None:
+    """After PCR the bottom strand starts with the reverse primer's 5' group, as the top
+    strand starts with the forward primer's."""
+    template = dna("ACGTTGCAACGTTGCA [GDNA] GGCCTTAAGGCCTTAA")
+    fwd = ops.oligo("F", "/NH2/ ACGTTGCAACGTTGCA")
+    rev = ops.oligo("R", "/5Biosg/ TTAAGGCCTTAAGGCC")
+    amplicon = duplex(ops.pcr(template, [fwd, rev]))
+    assert render(amplicon.top).startswith("5'-/NH2/ ACGT")
+    assert render(amplicon.bottom).startswith("5'-/5Biosg/ TTAA")
+
+
+def test_single_primer_pcr_puts_the_primers_biotin_on_both_strands() -> None:
+    """One biotinylated primer at both ends (STRT-seq-C1's cDNA PCR) biotinylates both strands."""
+    template = dna("AAGCAGTGGTATCAACGCAGAGT [CDNA] ACTCTGCGTTGATACCACTGCTT")
+    amplicon = duplex(ops.pcr(template, [ops.oligo("ISPCR", "/5Biosg/ AAGCAGTGGTATCAACGCAGAGT")]))
+    assert amplicon.top.modifications() == ("5Biosg",)
+    assert amplicon.bottom.modifications() == ("5Biosg",)
+
+
+def test_turning_a_duplex_over_keeps_both_strands_5_groups() -> None:
+    """`flipped` swaps the strands; each keeps its 5' group, and flipping twice is identity."""
+    molecule = Duplex(
+        core=parse_notation("/NH2/ ACGTACGT [CDNA] TTGGCCAA"),
+        right=End(five_prime=parse_notation("/5Biosg/")),
+    )
+    turned = molecule.flipped()
+    assert render(turned.top).startswith("5'-/5Biosg/")
+    assert render(turned.bottom).startswith("5'-/NH2/")
+    assert render(turned.flipped().top) == render(molecule.top)
+    assert render(turned.flipped().bottom) == render(molecule.bottom)
+
+
+def test_extension_keeps_the_templates_5_group_on_the_template_strand() -> None:
+    """A biotinylated template strand stays biotinylated in the duplex extension makes."""
+    template = dna("/5Biosg/ GGGGAAAACCCC [CDNA] ACGTACGTACGTTTTT")
+    made = ops.extend(template, ops.oligo("p", "AAAAACGTACGTACGT"))
+    assert made.bottom.modifications() == ("5Biosg",)
+
+
+def test_end_repair_does_not_phosphorylate_an_amine_blocked_5_end() -> None:
+    """T4 PNK phosphorylates 5'-OH ends; a 5' amine (Tang 2009's AUP primers) stays blocked."""
+    molecule = Duplex(
+        core=parse_notation("/NH2/ ACGTACGT [CDNA] TTGGCCAA"),
+        right=End(five_prime=parse_notation("/NH2/")),
+    )
+    repaired = ops.end_repair(molecule)
+    assert not repaired.top_phosphate and not repaired.bottom_phosphate
+    assert repaired.bottom.modifications() == ("NH2",)
+    free = ops.end_repair(Duplex(core=parse_notation("ACGTACGT [CDNA] TTGGCCAA")))
+    assert free.top_phosphate and free.bottom_phosphate
+    assert not ops.kinase_accepts(parse_notation("/5Biosg/ ACGT"))
+
+
+def test_fragmentation_keeps_each_original_end_with_its_5_group() -> None:
+    """The end fragments keep the molecule's ends, and so their strands' 5' groups."""
+    molecule = Duplex(
+        core=parse_notation("/NH2/ ACGTACGT [CDNA] TTGGCCAA"),
+        right=End(five_prime=parse_notation("/NH2/")),
+    )
+    pieces = {p.name: p.molecule for p in ops.fragment(molecule).products}
+    left, right = pieces["left end fragment"], pieces["right end fragment"]
+    assert isinstance(left, Duplex) and isinstance(right, Duplex)
+    assert left.top.modifications() == ("NH2",) and left.bottom.modifications() == ()
+    assert right.bottom.modifications() == ("NH2",) and right.top.modifications() == ()
+
+
+UNPHOSPHORYLATED = ops.Oligo(
+    "bare",
+    (parse_notation("GATCGGAAGAGCACACG"), parse_notation("CGTGTGCTCTTCCGATC")),
+    "double_stranded",
+)
+
+
+def test_ligation_at_both_ends_skips_a_5_blocked_end_and_joins_the_other() -> None:
+    """A bead-bound (biotinylated) end takes no unphosphorylated adapter (neither strand
+    there has a 5' phosphate); the repaired broken end does (STRT-seq's P2 adapter)."""
+    molecule = Duplex(
+        core=parse_notation("[CDNA] TTGGCCAAGGTT"),
+        right=End(five_prime=parse_notation("/5Biosg/")),
+    )
+    joined = ops.ligate(ops.end_repair(molecule), UNPHOSPHORYLATED)
+    products = joined.products if isinstance(joined, ops.Pool) else (ops.Product(joined),)
+    for product in products:
+        assert isinstance(product.molecule, Duplex)
+        assert render(product.molecule.top).endswith("TTGGCCAAGGTT-3'")  # right end as it was
+        assert render(product.molecule.bottom).startswith("5'-/5Biosg/")
+        assert len(product.molecule.top) == 12 + 1 + 17  # the adapter on the left end
+
+
+def test_ligation_fails_when_both_ends_are_5_blocked_or_the_blocked_end_is_asked_for() -> None:
+    """With both 5' ends amine-blocked nothing joins (E0403); so does asking for the blocked end."""
+    both = ops.end_repair(
+        Duplex(
+            core=parse_notation("/NH2/ ACGTACGT [CDNA] TTGGCCAA"),
+            right=End(five_prime=parse_notation("/NH2/")),
+        )
+    )
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.ligate(both, UNPHOSPHORYLATED)
+    assert caught.value.code == "E0403"
+    with pytest.raises(ops.OperationFailure) as asked:
+        ops.ligate(both, UNPHOSPHORYLATED, ends="left")
+    assert asked.value.code == "E0403"
+
+
+def test_tagmentation_keeps_the_molecules_own_ends_biotinylated_for_capture() -> None:
+    """Tn5 end pieces keep the PCR primer's biotin on both ends, so streptavidin keeps both
+    cDNA ends and loses the inner fragments (STRT-seq-C1)."""
+    template = dna("AAGCAGTGGTATCAACGCAGAGT [CDNA] ACTCTGCGTTGATACCACTGCTT")
+    amplicon = duplex(ops.pcr(template, [ops.oligo("P", "/5Biosg/ AAGCAGTGGTATCAACGCAGAGT")]))
+    tn5 = ops.Oligo(
+        "tn5",
+        (
+            parse_notation("GTCTCGTGGGCTCGG AGATGTGTATAAGAGACAG"),
+            parse_notation("/5Phos/ CTGTCTCTTATACACATCT"),
+        ),
+        "double_stranded",
+    )
+    captured = ops.capture(ops.tagment(amplicon, [tn5, tn5]), probe="5Biosg")
+    assert {p.name for p in captured.carried} == {"left end-tn5", "tn5-right end"}
+    assert {p.name for p in captured.discarded} == {"tn5-insert-tn5"}
+
+
+def test_a_random_primer_in_pcr_is_refused_as_not_modelled() -> None:
+    """PCR with a random (N-mer or patterned) 3' end is E0436, not "binds nowhere"."""
+    template = dna("ACGTTGCAACGTTGCA [GDNA] GGCCTTAAGGCCTTAA")
+    for random_end in ("CCGACTCGAGAC NNNNNN", "AAGCAGTGGTATCAACGCAGAGTGA NNNGGNNNB"):
+        with pytest.raises(ops.OperationFailure) as caught:
+            ops.pcr(template, [ops.oligo("F", "ACGTTGCAACGTTGCA"), ops.oligo("R", random_end)])
+        assert caught.value.code == "E0436" and "not modelled" in caught.value.message
+
+
+def test_suppressed_keep_carries_one_primer_at_both_ends_and_names_suppression_pcr() -> None:
+    """By default a product one of two primers binds at both ends is discarded (suppression
+    PCR); `suppressed="keep"` carries it, its reason naming suppression PCR (Drop-ChIP)."""
+    template = dna("ACGTTGCAACGTTGCA [GDNA] TGCAACGTTGCAACGT")
+    primers = [ops.oligo("F", "ACGTTGCAACGTTGCA"), ops.oligo("R", "GGTTGGTTCCAACCAA")]
+    default = ops.pcr(template, primers)
+    assert default.carried == () and "suppression PCR, not amplified" in default.discarded[0].reason
+    kept = ops.pcr(template, primers, suppressed="keep")
+    assert len(kept.carried) == 1 and kept.discarded == ()
+    assert "suppression PCR amplifies it inefficiently" in kept.carried[0].reason
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.pcr(template, primers, suppressed="sometimes")
+    assert caught.value.code == "E0412"
