@@ -214,3 +214,90 @@ workflow w {
         "5'-/5Phos/ GGGG [ROUND_BARCODE:8] ACGT [CDNA]-3'",
         "5'-/5Phos/ GGGG [ROUND_BARCODE:8] TTTT [GDNA]-3'",
     ]
+
+
+SCI_HAIRPIN = ops.Oligo(
+    "hp",
+    (parse_notation("GCTCTG [LB:10'] /ideoxyU/ ACGACGCTCTTCCGATCT [LB:10]"),),
+    "hairpin",
+)
+
+
+def rt_hybrid(five_prime: str = "/5Phos/CAGAGC [UMI:8] [RTBC:10]") -> Duplex:
+    """A first-strand cDNA on its mRNA, built by hand: the RT primer's 5' tail unpaired."""
+    return Duplex(
+        core=parse_notation("(T)30 [CDNA']"),
+        left=ops.End(top=parse_notation(five_prime)),
+        top_type=MolType.DNA,
+        bottom_type=MolType.RNA,
+        top_name="cdna",
+        bottom_name="mrna",
+        top_phosphate="5Phos" in five_prime,
+    )
+
+
+def test_a_barcode_paired_with_its_reverse_complement_is_a_stem_of_its_length() -> None:
+    """A symbolic barcode pairs with its reverse complement over all its bases: the
+    sci-RNA-seq3 hairpin folds on a 10-base stem, and two strands held only by an 8-base
+    barcode anneal (each counted one base before, below the 6-base minimum)."""
+    folded = ops.fold(SCI_HAIRPIN)
+    assert (folded.bases, folded.i, folded.k) == (10, 6, 1)
+    held = ops.Oligo(
+        "bc", (parse_notation("AC [BC:8] GT"), parse_notation("TT [BC:8'] CC")), "double_stranded"
+    )
+    duplex = ops.adapter_duplex(held)
+    assert render(duplex.core) == "5'-[BC:8]-3'"
+    short = ops.Oligo(
+        "bc", (parse_notation("AC [BC:4] GT"), parse_notation("TT [BC:4'] CC")), "double_stranded"
+    )
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.adapter_duplex(short)
+    assert caught.value.code == "E0402" and "longest stem 4 bases" in caught.value.message
+
+
+def test_a_hairpin_joins_a_longer_5_overhang_held_by_its_own_overhang() -> None:
+    """Worked example (sci-RNA-seq3): the hairpin's GCTCTG overhang pairs with the cDNA's
+    5'-terminal CAGAGC and ligase joins the hairpin's 3' end to the cDNA's 5' phosphate;
+    the RNA is not joined (18 bases short: a gap), and Pol I's second strand then copies
+    the whole strand, hairpin included (its dU read as A)."""
+    joined = ops.ligate(rt_hybrid(), SCI_HAIRPIN, end="top 5'")
+    assert isinstance(joined, Duplex)
+    assert render(joined.top) == (
+        "5'-GCTCTG [LB:10'] /ideoxyU/ ACGACGCTCTTCCGATCT [LB:10] CAGAGC [UMI:8] [RTBC:10] "
+        "(T)30 [CDNA']-3'"
+    )
+    assert joined.bottom == rt_hybrid().bottom and joined.top_type is MolType.DNA
+    assert not joined.top_phosphate  # the hairpin's 5' end is the strand's new 5' end
+    assert "18 bases short" in joined.loops[0]
+    second = ops.second_strand(joined)
+    assert isinstance(second, Duplex) and second.loops == () and not second.left.top
+    assert render(second.bottom).endswith(
+        "[RTBC:10'] [UMI:8'] GCTCTG [LB:10'] AGATCGGAAGAGCGTCGTA [LB:10] CAGAGC-3'"
+    )
+
+
+def test_a_hairpin_joins_a_single_strand_end_that_its_overhang_pairs() -> None:
+    """On a single strand the hairpin joins the end its overhang faces: a 5' overhang
+    joins the 5' end (the strand's 5' phosphate is the donor)."""
+    strand = Single(Strand(parse_notation("/5Phos/CAGAGC [CDNA]"), MolType.DNA, "s", True))
+    joined = ops.ligate(strand, SCI_HAIRPIN, end="5'")
+    assert isinstance(joined, Single)
+    assert render(joined.strand.seq).endswith("[LB:10] CAGAGC [CDNA]-3'")
+
+
+def test_a_hairpin_strand_join_fails_where_the_chemistry_does() -> None:
+    """A hairpin's overhang that does not pair with the strand end is E0402; a strand end
+    without a 5' phosphate is E0403; a hairpin whose overhang faces the other way (no 3'
+    overhang for a 3' end) is E0402."""
+    cases = [
+        (rt_hybrid("/5Phos/CAGTGC [UMI:8] [RTBC:10]"), "top 5'", "E0402", "does not pair"),
+        (rt_hybrid("CAGAGC [UMI:8] [RTBC:10]"), "top 5'", "E0403", "no phosphate"),
+    ]
+    for molecule, end, code, words in cases:
+        with pytest.raises(ops.OperationFailure) as caught:
+            ops.ligate(molecule, SCI_HAIRPIN, end=end)
+        assert caught.value.code == code and words in caught.value.message, caught.value.message
+    strand = Single(Strand(parse_notation("[CDNA] GCTCTGAC"), MolType.DNA, "s"))
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.ligate(strand, SCI_HAIRPIN, end="3'")
+    assert caught.value.code == "E0402" and "3' overhang" in caught.value.message

@@ -31,6 +31,8 @@ from lablang.molecular.ops.core import (
 )
 from lablang.molecular.sequence import Seq, plain
 
+MIN_SPLINT_ARM = 6  # bases a splint (or a hairpin's own overhang) pairs on each side of a nick
+
 
 def target_end(molecule: Molecule, end: str) -> tuple[str, str]:
     """The (strand, prime) an `end:` argument names; E0412 when malformed or when a
@@ -106,12 +108,14 @@ def check_donor_acceptor(molecule: Molecule, oligo: Oligo, strand: str, prime: s
 
 
 def check_splint(splint: Oligo, added: Seq, strand: Seq, prime: str) -> None:
-    """A splint must pair over its whole length across the junction, >= 6 bases each side."""
+    """A splint must pair over its whole length across the junction, >= 6 bases each side
+    (`MIN_SPLINT_ARM`)."""
     junction = added + strand if prime == "5'" else strand + added
     joint = len(added) if prime == "5'" else len(strand)
     whole = plain(splint.seq).min_length
     sites = anneal_sites(plain(splint.seq), junction, whole)
-    if not any(site.start <= joint - 6 and site.stop >= joint + 6 for site in sites):
+    arm = MIN_SPLINT_ARM
+    if not any(site.start <= joint - arm and site.stop >= joint + arm for site in sites):
         failure = no_site_failure(
             splint.name, plain(splint.seq), [("joined ends", junction)], whole
         )

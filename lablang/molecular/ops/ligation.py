@@ -11,6 +11,7 @@ from lablang.molecular.molecule import (
     Molecule,
     Pool,
     Product,
+    Single,
 )
 from lablang.molecular.ops.core import (
     MAX_ADAPTER_STRAND,
@@ -21,15 +22,46 @@ from lablang.molecular.ops.core import (
     has_phosphate,
     need_duplex,
 )
+from lablang.molecular.ops.joining import (
+    MIN_SPLINT_ARM,
+    check_donor_acceptor,
+    join,
+    strand_seq,
+    target_end,
+)
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import (
     Seq,
+    Symbol,
     plain,
+    render,
     token_width,
     tokens_pair,
 )
 
 # ------------------------------------------------------------------ ligation
+
+
+def stem_widths(seq: Seq) -> tuple[int, ...]:
+    """The bases each token of `seq` stands for when counting a stem.
+
+    Rule: a symbolic segment of known length (a barcode `[X:10]`) pairs with its reverse
+    complement (`[X:10']`) over all its bases, so it counts its (minimum) length, as the
+    concrete bases it stands for would; a payload or a segment of unknown length counts
+    one, and a run of unspecified length twelve (as `token_width`).
+
+    >>> from lablang.molecular.sequence import parse_notation
+    >>> stem_widths(parse_notation("AC [BC:10'] (T)3"))
+    (1, 1, 10, 1, 1, 1)
+    """
+    widths: list[int] = []
+    for part in seq.parts:
+        tokens = Seq((part,)).tokens()
+        if isinstance(part, Symbol) and not part.is_payload and part.min_len:
+            widths.append(part.min_len)
+        else:
+            widths.extend(token_width(t) for t in tokens)
+    return tuple(widths)
 
 
 def adapter_duplex(adapter: Oligo) -> Duplex:
@@ -49,6 +81,7 @@ def adapter_duplex(adapter: Oligo) -> Duplex:
         )
     a, b = adapter.strands[0], adapter.strands[1]
     pa, pb = plain(a).tokens(), plain(b).tokens()
+    wa = stem_widths(plain(a))
     if max(len(pa), len(pb)) > MAX_ADAPTER_STRAND:
         raise OperationFailure(
             "E0415",
@@ -59,7 +92,7 @@ def adapter_duplex(adapter: Oligo) -> Duplex:
         for j in range(len(pb)):
             k, count = 0, 0
             while i + k < len(pa) and j - k >= 0 and tokens_pair(pa[i + k], pb[j - k]):
-                count += token_width(pa[i + k])
+                count += wa[i + k]
                 k += 1
             if count > best[0]:
                 best = (count, i, j, k)
@@ -141,40 +174,59 @@ def _ligate_right(insert: Duplex, adapter: Duplex, adapter_name: str) -> Duplex:
     )
 
 
+@attrs.frozen(slots=True)
+class Fold:
+    """How a hairpin strand pairs with itself: tokens `[i, i + k)` with `(j - k, j]`."""
+
+    bases: int  # bases paired in the stem
+    i: int  # first token of the 5' arm of the stem
+    j: int  # last token of the 3' arm of the stem
+    k: int  # tokens in each arm of the stem
+
+
+def fold(adapter: Oligo) -> Fold:
+    """The hairpin's longest stem that leaves a loop of at least 3 bases (E0402 below
+    `MIN_STEM` bases); a barcode paired with its reverse complement is a stem of its
+    length (`stem_widths`)."""
+    toks = plain(adapter.seq).tokens()
+    if len(toks) > MAX_ADAPTER_STRAND:
+        raise OperationFailure(
+            "E0415", f"hairpin `{adapter.name}` is longer than {MAX_ADAPTER_STRAND} positions"
+        )
+    widths = stem_widths(plain(adapter.seq))
+    best = Fold(0, 0, 0, 0)
+    for i in range(len(toks)):
+        for j in range(len(toks) - 1, i, -1):
+            k, count = 0, 0
+            while j - k - (i + k) - 1 >= 3 and tokens_pair(toks[i + k], toks[j - k]):
+                count += widths[i + k]
+                k += 1
+            if count > best.bases:
+                best = Fold(count, i, j, k)
+    if best.bases < MIN_STEM:
+        raise OperationFailure(
+            "E0402",
+            f"hairpin `{adapter.name}` does not fold: longest stem {best.bases} bases, "
+            f"needs {MIN_STEM}",
+        )
+    return best
+
+
 def hairpin_duplex(adapter: Oligo) -> Duplex:
     """A hairpin adapter (one strand folding on itself) as the duplex it ligates as.
 
     Rule: the strand pairs with itself over its longest stem that leaves a loop of at
-    least 3 bases; the loop is where the two arms meet. The duplex has the arms as its
-    two strands, split at the loop's deoxyuridine (NEBNext adapters carry one for USER
-    to open) or else at the loop's middle, and records the closed loop (`loops`):
+    least 3 bases (`fold`); the loop is where the two arms meet. The duplex has the arms
+    as its two strands, split at the loop's deoxyuridine (NEBNext adapters carry one for
+    USER to open) or else at the loop's middle, and records the closed loop (`loops`):
     `user` opens it into a Y-shaped end. Without a stem it is E0402.
     """
     from lablang.molecular.ops.nucleases import URACIL_CODES
     from lablang.molecular.sequence import Modification
 
     seq = adapter.seq
-    toks = plain(seq).tokens()
-    if len(toks) > MAX_ADAPTER_STRAND:
-        raise OperationFailure(
-            "E0415", f"hairpin `{adapter.name}` is longer than {MAX_ADAPTER_STRAND} positions"
-        )
-    best = (0, 0, 0, 0)  # bases, i (stem start), j (stem end on the way back), stem length
-    for i in range(len(toks)):
-        for j in range(len(toks) - 1, i, -1):
-            k, count = 0, 0
-            while j - k - (i + k) - 1 >= 3 and tokens_pair(toks[i + k], toks[j - k]):
-                count += token_width(toks[i + k])
-                k += 1
-            if count > best[0]:
-                best = (count, i, j, k)
-    count, i, j, k = best
-    if count < MIN_STEM:
-        raise OperationFailure(
-            "E0402",
-            f"hairpin `{adapter.name}` does not fold: longest stem {count} bases, needs {MIN_STEM}",
-        )
-    loop_lo, loop_hi = i + k, j - k + 1  # token range of the loop
+    folded = fold(adapter)
+    loop_lo, loop_hi = folded.i + folded.k, folded.j - folded.k + 1  # token range of the loop
     position, cut = 0, (loop_lo + loop_hi) // 2
     split_on_uracil = False
     for part in seq.parts:
@@ -190,6 +242,94 @@ def hairpin_duplex(adapter: Oligo) -> Duplex:
     duplex = adapter_duplex(arms)
     where = "at its deoxyuridine" if split_on_uracil else "in its loop"
     return attrs.evolve(duplex, loops=(f"hairpin `{adapter.name}` closed {where}",))
+
+
+def unpaired_end(molecule: Molecule, strand: str, prime: str) -> Seq | None:
+    """The single-stranded stretch at one strand end (the whole strand of a single
+    strand), or None when that end is paired."""
+    if not isinstance(molecule, Duplex):
+        return strand_seq(molecule, strand)[0]
+    top_end = {"5'": molecule.left.top, "3'": molecule.right.top}
+    bottom_end = {"5'": molecule.right.bottom, "3'": molecule.left.bottom}
+    stretch = (top_end if strand == "top" else bottom_end)[prime]
+    return stretch or None
+
+
+def join_hairpin(molecule: Molecule, adapter: Oligo, strand: str, prime: str) -> Molecule:
+    """A hairpin joined to a single-stranded strand end, splinted by its own overhang.
+
+    Rule: DNA ligase seals a nick held in a duplex. A hairpin whose stem reaches one of
+    its termini and whose other terminus overhangs (sci-RNA-seq3's barcoded hairpin:
+    5' overhang, then its barcode's reverse complement, a loop, the barcode) holds a
+    junction by itself: the terminus in the stem is paired, and the overhang pairs with
+    the strand's terminal bases on the other side, so a hairpin with a 5' overhang
+    joins a strand's 5' end (its 3'-OH to the strand's 5' phosphate) and one with a 3'
+    overhang a strand's 3' end. The overhang must pair over its whole length, at least
+    6 bases (E0402 otherwise, or when the strand end is paired). The strand end may
+    overhang further than the hairpin's: the other strand is then not joined to the
+    hairpin (a gap opposite the rest of the strand's overhang, closed when a polymerase
+    copies the strand: `second_strand`, `gap_fill`). The hairpin becomes the strand's
+    new end (folded, recorded in `loops`); donor and acceptor as for any strand-end join.
+    """
+    folded = fold(adapter)
+    seq = plain(adapter.seq)
+    toks = seq.tokens()
+    if prime == "5'":
+        overhang, other_end = seq.slice(0, folded.i), len(toks) - 1 - folded.j
+    else:
+        overhang, other_end = seq.slice(folded.j + 1), folded.i
+    end_name = f"{strand} strand's {prime} end"
+    if other_end or not overhang:
+        joined_end = "3'" if prime == "5'" else "5'"
+        raise OperationFailure(
+            "E0402",
+            f"hairpin `{adapter.name}` cannot hold a junction with the {end_name}: it needs "
+            f"its stem to reach its {joined_end} end and a {prime} overhang to pair with "
+            "the strand",
+            help="a hairpin with a 5' overhang joins a 5' end, one with a 3' overhang a 3' end",
+        )
+    stretch = unpaired_end(molecule, strand, prime)
+    width = len(overhang)
+    if stretch is None or len(stretch) < width:
+        raise OperationFailure(
+            "E0402",
+            f"the {end_name} is not single-stranded over the {width} positions hairpin "
+            f"`{adapter.name}`'s overhang must pair with",
+            help="a hairpin joins a duplex end as a closed loop when its folded end fits "
+            "(`ends:`); it joins one strand end only where that end overhangs",
+        )
+    site = stretch.slice(0, width) if prime == "5'" else stretch.slice(len(stretch) - width)
+    paired = reversed_pairing(overhang, site)
+    if paired < MIN_SPLINT_ARM:
+        raise OperationFailure(
+            "E0402",
+            f"hairpin `{adapter.name}`'s overhang does not pair with the {end_name}: it "
+            f"must pair over its whole length ({sum(stem_widths(overhang))} bases, at least "
+            f"{MIN_SPLINT_ARM}) with the strand's terminal bases",
+            notes=[f"overhang: {render(overhang)}", f"strand end: {render(site)}"],
+        )
+    check_donor_acceptor(molecule, adapter, strand, prime)
+    joined = join(molecule, adapter, strand, prime, check=False)
+    gap = sum(stem_widths(plain(stretch))) - paired
+    note = (
+        f"hairpin `{adapter.name}` folded on the {end_name} (stem {folded.bases} bases, "
+        f"overhang paired with the strand's {paired} terminal bases)"
+        + (f"; the other strand stops {gap} bases short of it (a gap)" if gap else "")
+    )
+    if isinstance(joined, Duplex):
+        return attrs.evolve(joined, loops=(*joined.loops, note))
+    return joined
+
+
+def reversed_pairing(a: Seq, b: Seq) -> int:
+    """Bases `a` pairs with `b` antiparallel over their whole lengths (0 if any position
+    fails or the lengths differ)."""
+    ta, tb = a.tokens(), plain(b).tokens()
+    if len(ta) != len(tb):
+        return 0
+    if not all(tokens_pair(ta[i], tb[len(tb) - 1 - i]) for i in range(len(ta))):
+        return 0
+    return sum(stem_widths(a))
 
 
 @operation(
@@ -250,9 +390,14 @@ def ligate(
     (or, for pre-adenylated adapters, an adenylate: E0403) and the 3' acceptor must be
     free (`/3ddC/`, `/3SpC3/`... block it: E0421), which is why a 3'-blocked adapter has
     only one way to ligate. An RNA strand joined to a DNA adapter becomes a chimera.
+    A hairpin aimed (`end:`) at a strand end that overhangs further than the hairpin's
+    folded end, or at a single strand, joins that strand alone, held by its own
+    overhang (`join_hairpin`).
     """
-    from lablang.molecular.ops.joining import join, target_end
-
+    if adapter.kind == "hairpin" and len(adapter.strands) == 1:
+        hairpin_end = _hairpin_strand_end(insert, adapter, end)
+        if hairpin_end is not None:
+            return join_hairpin(insert, adapter, *hairpin_end)
     if len(adapter.strands) == 1 and adapter.kind != "hairpin":
         strand, prime = target_end(insert, end or "3'")
         if ligase == "dna" and splint is None:
@@ -281,6 +426,26 @@ def ligate(
     return Pool(
         tuple(Product(r, name=f"{adapter.name} orientation {k + 1}") for k, r in enumerate(results))
     )
+
+
+def _hairpin_strand_end(
+    insert: Molecule, adapter: Oligo, end: str | None
+) -> tuple[str, str] | None:
+    """The strand end a hairpin joins alone, or None when it joins a duplex end: a
+    single strand (at `end`, default 3'), or a duplex strand end named by `end:` whose
+    single-stranded stretch is longer than the hairpin's folded end can match."""
+    if isinstance(insert, Single):
+        return target_end(insert, end or "3'")
+    if end is None:
+        return None
+    strand, prime = target_end(insert, end)
+    stretch = unpaired_end(insert, strand, prime)
+    if stretch is None:
+        return None
+    folded = fold(adapter)
+    toks = len(plain(adapter.seq).tokens())
+    own = folded.i if prime == "5'" else toks - 1 - folded.j  # the hairpin's own overhang
+    return (strand, prime) if len(stretch) > own else None
 
 
 def _join_side(duplex: Duplex, ad: Duplex, side: str, name: str) -> list[Duplex]:
