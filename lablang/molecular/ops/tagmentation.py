@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import attrs
+
 from lablang.molecular.molecule import (
     Duplex,
     End,
@@ -23,6 +25,7 @@ from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import (
     Seq,
     plain,
+    render,
     render_libstruct,
     reverse_complement,
 )
@@ -73,8 +76,11 @@ def tagment(molecule: Molecule, adapters: Sequence[Oligo], *, gap_fill: bool = T
 
     Rule: each cut inserts a transferred strand (the adapter's s5-ME or s7-ME) on the
     5' end of each new fragment, with its own 5' chemistry (a `/5Phos/` transposon stays
-    phosphorylated, ready for a later ligation); the non-transferred ME' strand stays
-    annealed to the ME, not joined, across a 9-nt gap. The gap is filled at 72 C by a
+    phosphorylated, ready for a later ligation); the non-transferred strand (listed as
+    the adapter's second strand, else the ME' implied) stays annealed to the ME, not
+    joined, across a 9-nt gap, with its own 5' chemistry recorded at the gap; its 3'
+    part beyond the transferred strand (a capture overhang) sticks out, and so does the
+    transferred strand's arm beyond it (see `load`). The gap is filled at 72 C by a
     strand-displacing polymerase that copies the adapter onto the other strand and
     displaces ME' (`gap_fill: true`, the default; else a later `gap_fill` step).
     Internal fragments carry A-A, A-B or B-B (about 1:2:1); the molecule's own ends keep
@@ -102,13 +108,13 @@ def tagment(molecule: Molecule, adapters: Sequence[Oligo], *, gap_fill: bool = T
     cuts = payload_positions(duplex.core)
     if not cuts:
         raise OperationFailure("E0412", "nothing to tagment: the molecule has no payload segment")
-    loaded = {a.name: transferred_strand(a), b.name: transferred_strand(b)}
+    loaded = {a.name: load(a), b.name: load(b)}
     products: list[Product] = []
     insert = duplex.core.slice(cuts[0], cuts[0] + 1)
     for x, y, share in ((a, a, 0.25), (a, b, 0.5), (b, b, 0.25)):
         products.append(
             Product(
-                _fragment(loaded[x.name], insert, loaded[y.name], x.name, y.name, gap_fill),
+                _fragment(loaded[x.name], insert, loaded[y.name], gap_fill),
                 name=f"{x.name}-insert-{y.name}",
                 fraction=share,
             )
@@ -116,34 +122,78 @@ def tagment(molecule: Molecule, adapters: Sequence[Oligo], *, gap_fill: bool = T
     if duplex.left.top or duplex.left.bottom or len(duplex.core.slice(0, cuts[0])) > 0:
         left = duplex.left.top + duplex.core.slice(0, cuts[0] + 1)
         for x in (a, b):
-            end = _fragment(None, left, loaded[x.name], "", x.name, gap_fill)
+            end = _fragment(None, left, loaded[x.name], gap_fill)
             products.append(Product(end, name=f"left end-{x.name}", fraction=None))
     if len(duplex.core.slice(cuts[-1] + 1)) > 0 or duplex.right.top:
         right = duplex.core.slice(cuts[-1]) + duplex.right.top
         for x in (a, b):
-            end = _fragment(loaded[x.name], right, None, x.name, "", gap_fill)
+            end = _fragment(loaded[x.name], right, None, gap_fill)
             products.append(Product(end, name=f"{x.name}-right end", fraction=None))
     return Pool(tuple(products))
 
 
+@attrs.frozen(slots=True)
+class Loaded:
+    """One transposon as Tn5 holds it: the transferred strand and, when listed, the
+    non-transferred one paired with it.
+
+    `arm` is the transferred strand's 5' part that the non-transferred strand does not
+    cover (single-stranded on the fragment until gap filling); `stem` the paired rest,
+    ending in the mosaic end; `overhang` the non-transferred strand's 3' part beyond the
+    transferred strand's 5' end (a capture overhang, single-stranded on the fragment).
+    """
+
+    name: str
+    transferred: Seq
+    other: Seq | None
+    arm: Seq
+    stem: Seq
+    overhang: Seq
+
+
+def load(adapter: Oligo) -> Loaded:
+    """The transposon `adapter` as loaded on Tn5.
+
+    Rule: the transferred strand ends in the mosaic end; the non-transferred strand pairs
+    with it from the ME's 3' end back toward its 5' end (Tn5 binds the 19-bp ME duplex
+    blunt at the end it transfers). Unlisted, the non-transferred strand is the ME' the
+    transferred strand's last 19 bases imply. A non-transferred strand that does not pair
+    with the ME flush at the transferred 3' end is E0412.
+    """
+    xs, other = transferred_strand(adapter)
+    if other is None:
+        cut = max(0, len(xs) - len(ME))
+        return Loaded(adapter.name, xs, None, xs.slice(0, cut), xs.slice(cut), Seq())
+    from lablang.molecular.ops.ligation import adapter_duplex
+
+    paired = adapter_duplex(Oligo(adapter.name, (xs, other), "double_stranded"))
+    if paired.right.top or paired.right.bottom or len(paired.core) < len(ME):
+        raise OperationFailure(
+            "E0412",
+            f"the non-transferred strand of `{adapter.name}` does not pair with its mosaic end "
+            "flush at the transferred strand's 3' end",
+            notes=[f"transferred: {render(xs)}", f"non-transferred: {render(other)}"],
+            help="the non-transferred strand starts (5') with ME' `CTGTCTCTTATACACATCT`",
+        )
+    cut = len(paired.left.top)
+    overhang = other.slice(len(other) - len(paired.left.bottom)) if paired.left.bottom else Seq()
+    return Loaded(adapter.name, xs, other, xs.slice(0, cut), xs.slice(cut), overhang)
+
+
 def _fragment(
-    x: tuple[Seq, Seq | None] | None,
+    x: Loaded | None,
     insert: Seq,
-    y: tuple[Seq, Seq | None] | None,
-    x_name: str,
-    y_name: str,
+    y: Loaded | None,
     filled: bool,
 ) -> Duplex:
     """One tagmented fragment: transferred strand `x` on the top strand's 5' end, `y` on
     the bottom's; gap-filled (blunt, the adapters copied) or with the gaps open."""
-    xs = x[0] if x else Seq()
-    ys = y[0] if y else Seq()
-    x_me = xs.slice(len(xs) - len(ME)) if x else Seq()
-    y_me = ys.slice(len(ys) - len(ME)) if y else Seq()
+    xs = x.transferred if x else Seq()
+    ys = y.transferred if y else Seq()
     # the molecule's own end fragments keep plain strand names
-    end_piece = x is None or y is None
-    top_name = "top" if end_piece else f"{x_name} strand"
-    bottom_name = "bottom" if end_piece else f"{y_name} strand"
+    inner = x is not None and y is not None
+    top_name = f"{x.name} strand" if inner and x is not None else "top"
+    bottom_name = f"{y.name} strand" if inner and y is not None else "bottom"
     top_p, bottom_p = bool(x) and has_phosphate(xs), bool(y) and has_phosphate(ys)
     if filled:
         top = xs + insert + reverse_complement(ys)
@@ -154,24 +204,29 @@ def _fragment(
             top_phosphate=top_p,
             bottom_phosphate=bottom_p,
         )
-    # before the fill-in: the arms beyond each ME are single-stranded; each ME is paired
-    # with its non-transferred ME' strand, which is annealed but not joined (9-nt gap)
-    x_arm = xs.slice(0, len(xs) - len(ME)) if x else Seq()
-    y_arm = ys.slice(0, len(ys) - len(ME)) if y else Seq()
-    gaps = tuple(
-        f"{TN5_GAP}-nt gap, non-transferred strand `{render_libstruct(plain(other))}` of `{name}` "
-        "annealed to its ME, not joined"
-        for name, pair in ((x_name, x), (y_name, y))
-        if pair is not None and (other := pair[1]) is not None
-    )
+    # before the fill-in: each transferred strand's arm is single-stranded, its stem is
+    # paired with the non-transferred strand, which is annealed but not joined across a
+    # 9-nt gap (drawn as one strand with the gap recorded); a capture overhang of the
+    # non-transferred strand sticks out beyond the transferred strand's 5' end
     return Duplex(
-        core=x_me + insert + reverse_complement(y_me),
-        left=End(top=x_arm),
-        right=End(bottom=y_arm),
-        nicks=gaps
-        or tuple(f"{TN5_GAP}-nt gap at `{n}`'s mosaic end" for n in (x_name, y_name) if n),
+        core=(x.stem if x else Seq()) + insert + reverse_complement(y.stem if y else Seq()),
+        left=End(top=x.arm, bottom=x.overhang) if x else End(),
+        right=End(top=y.overhang, bottom=y.arm) if y else End(),
+        nicks=tuple(_gap(t) for t in (x, y) if t is not None),
         top_name=top_name,
         bottom_name=bottom_name,
         top_phosphate=top_p,
         bottom_phosphate=bottom_p,
+    )
+
+
+def _gap(t: Loaded) -> str:
+    """The recorded 9-nt gap at one transposon's end: which strand is annealed there and
+    whether its 5' end (at the gap) is phosphorylated, so a gap fill can be sealed."""
+    if t.other is None:
+        return f"{TN5_GAP}-nt gap at `{t.name}`'s mosaic end"
+    phosphate = "5'-phosphorylated" if has_phosphate(t.other) else "no 5' phosphate"
+    return (
+        f"{TN5_GAP}-nt gap, non-transferred strand `{render_libstruct(plain(t.other))}` of "
+        f"`{t.name}` ({phosphate}) annealed to its ME, not joined"
     )

@@ -1,0 +1,99 @@
+"""Tn5 tagmentation with duplex transposons: what the loaded strands leave on each
+fragment before the gap fill, and the captures that build on it. Hand-worked examples
+and failures."""
+
+from __future__ import annotations
+
+import pytest
+
+from lablang.molecular import operations as ops
+from lablang.molecular.molecule import Duplex
+from lablang.molecular.sequence import parse_notation, render
+
+S5_ME = "TCGTCGGCAGCGTCAGATGTGTATAAGAGACAG"
+S7_ME = "GTCTCGTGGGCTCGGAGATGTGTATAAGAGACAG"
+ME_BOTTOM = "/5Phos/CTGTCTCTTATACACATCT"
+
+
+def duplex_oligo(name: str, a: str, b: str) -> ops.Oligo:
+    return ops.Oligo(name, (parse_notation(a), parse_notation(b)), "double_stranded")
+
+
+def fragment(pool: object, name: str) -> Duplex:
+    assert isinstance(pool, ops.Pool)
+    found = next(p.molecule for p in pool.products if p.name == name)
+    assert isinstance(found, Duplex)
+    return found
+
+
+GDNA = Duplex(core=parse_notation("[GDNA]"))
+NEXTERA_A = duplex_oligo("a", S5_ME, ME_BOTTOM)
+NEXTERA_B = duplex_oligo("b", S7_ME, ME_BOTTOM)
+
+
+def test_regular_transposons_leave_the_s5_and_s7_arms_single_stranded() -> None:
+    """With the ME bottom strand listed, each fragment's arms beyond the ME are 5'
+    overhangs, the ME duplexes are paired, and each gap names the 5'-phosphorylated ME'."""
+    ab = fragment(ops.tagment(GDNA, [NEXTERA_A, NEXTERA_B], gap_fill=False), "a-insert-b")
+    assert render(ab.left.top) == "5'-TCGTCGGCAGCGTC-3'" and not ab.left.bottom
+    assert render(ab.right.bottom) == "5'-GTCTCGTGGGCTCGG-3'" and not ab.right.top
+    assert render(ab.core) == "5'-AGATGTGTATAAGAGACAG [GDNA] CTGTCTCTTATACACATCT-3'"
+    assert len(ab.nicks) == 2
+    assert all("9-nt gap" in n and "5'-phosphorylated" in n for n in ab.nicks)
+
+
+def test_a_capture_overhang_on_the_non_transferred_strand_sticks_out() -> None:
+    """A non-transferred strand longer than the transferred one (ME' plus a capture
+    sequence that pairs with s5 and runs 8 bases past it) leaves a 3' overhang on the
+    bottom strand at the s5 end; a transposon whose transferred strand is only the ME
+    and whose partner carries s7' leaves s7' as the top strand's 3' overhang."""
+    a = duplex_oligo("a", S5_ME, "CTGTCTCTTATACACATCTGACGCTGCCGACGACAGACGCG")
+    b = duplex_oligo("b", "AGATGTGTATAAGAGACAG", "CTGTCTCTTATACACATCTCCGAGCCCACGAGAC")
+    ab = fragment(ops.tagment(GDNA, [a, b], gap_fill=False), "a-insert-b")
+    assert not ab.left.top and render(ab.left.bottom) == "5'-CAGACGCG-3'"
+    assert render(ab.right.top) == "5'-CCGAGCCCACGAGAC-3'" and not ab.right.bottom
+    assert render(ab.top) == (f"5'-{S5_ME} [GDNA] CTGTCTCTTATACACATCTCCGAGCCCACGAGAC-3'")
+    assert all("no 5' phosphate" in n for n in ab.nicks)
+
+
+def test_the_transferred_strand_keeps_its_5_phosphate_before_the_fill_in() -> None:
+    """A /5Phos/ transferred strand is the fragment's phosphorylated 5' end, gapped or
+    filled; an unphosphorylated one is not."""
+    a = duplex_oligo("a", "/5Phos/" + S5_ME, ME_BOTTOM)
+    for filled in (False, True):
+        ab = fragment(ops.tagment(GDNA, [a, NEXTERA_B], gap_fill=filled), "a-insert-b")
+        assert ab.top_phosphate and not ab.bottom_phosphate
+
+
+def test_a_non_transferred_strand_off_the_mosaic_end_is_e0412() -> None:
+    """A partner strand that pairs with the transferred strand but not flush with its
+    ME's 3' end cannot be what Tn5 holds (E0412)."""
+    off = duplex_oligo("off", S5_ME, "CTCTTATACACATCTGACGC")
+    with pytest.raises(ops.OperationFailure) as failure:
+        ops.tagment(GDNA, [off, NEXTERA_B], gap_fill=False)
+    assert failure.value.code == "E0412" and "flush" in failure.value.message
+
+
+def test_a_bead_oligo_on_a_splint_captures_the_s5_arm_and_gap_fill_copies_it() -> None:
+    """Worked example (10x Multiome ATAC): the splint pairs with the bead oligo's 3' end
+    and leaves 14 bases complementary to s5; that sticky end ligates to the fragment's
+    s5 arm, sealed where the splint's 5' phosphate meets the ME' strand and nicked at
+    the unphosphorylated s5; the gap fill then copies the bead oligo onto the bottom."""
+    complex_ = duplex_oligo(
+        "bead", "AATGATACGGCGACCACCGAGATCTACAC [CB:16] CGCGTCTG", "/5Phos/GACGCTGCCGACGACAGACGCG"
+    )
+    ab = fragment(ops.tagment(GDNA, [NEXTERA_A, NEXTERA_B], gap_fill=False), "a-insert-b")
+    captured = ops.ligate(ab, complex_, ends="left")
+    assert isinstance(captured, Duplex)
+    assert any("no 5' phosphate" in n for n in captured.nicks)
+    filled = ops.gap_fill(captured)
+    assert not filled.left.top and not filled.right.bottom
+    assert render(filled.top) == (
+        f"5'-AATGATACGGCGACCACCGAGATCTACAC [CB:16] CGCGTCTG{S5_ME} [GDNA] "
+        "CTGTCTCTTATACACATCTCCGAGCCCACGAGAC-3'"
+    )
+    # a B-B fragment has no s5 arm: the complex cannot capture it
+    bb = fragment(ops.tagment(GDNA, [NEXTERA_A, NEXTERA_B], gap_fill=False), "b-insert-b")
+    with pytest.raises(ops.OperationFailure) as failure:
+        ops.ligate(bb, complex_, ends="left")
+    assert failure.value.code == "E0402"
