@@ -301,3 +301,135 @@ def test_a_hairpin_strand_join_fails_where_the_chemistry_does() -> None:
     with pytest.raises(ops.OperationFailure) as caught:
         ops.ligate(strand, SCI_HAIRPIN, end="3'")
     assert caught.value.code == "E0402" and "3' overhang" in caught.value.message
+
+
+HEAD = "TCGTCGGCAGCGTCAGATGTGTATAAGAGACAG"
+HY = "ACTCTGCGTTGATACCACTGCTT [HY_BC:10] CTGTCTCTTATACACATCTGACGCTGCCGACGA"
+
+
+def tn5_end(phosphate: bool = False) -> Duplex:
+    """A tagmented end built by hand (CH-ATAC): the Tn5 oligo's 5' arm unpaired, its
+    mosaic end paired."""
+    arm = ("/5Phos/" if phosphate else "") + "AAGCAGTGGTATCAACGCAGAGT [TN5_BC:10]"
+    return Duplex(
+        core=parse_notation("AGATGTGTATAAGAGACAG [GDNA]"),
+        left=ops.End(top=parse_notation(arm)),
+        top_phosphate=phosphate,
+    )
+
+
+def test_ends_annealed_with_an_offset_ligate_leaving_gaps_that_gap_fill_closes() -> None:
+    """Worked example (CH-ATAC): the head/HY duplex's 5' overhang pairs with the Tn5
+    oligo's arm over 23 bases, each barcode facing a gap; with a phosphate at one
+    junction the adapter is ligated, both 10-base gaps are recorded, and `gap_fill`
+    closes them, leaving the barcodes copied on both strands."""
+    adapter = ops.Oligo(
+        "hy", (parse_notation(HEAD), parse_notation("/5Phos/" + HY)), "double_stranded"
+    )
+    joined = ops.ligate(tn5_end(), adapter, end="top 5'")
+    assert isinstance(joined, Duplex)
+    assert render(joined.top) == (
+        f"5'-{HEAD} [HY_BC:10'] AAGCAGTGGTATCAACGCAGAGT [TN5_BC:10] AGATGTGTATAAGAGACAG [GDNA]-3'"
+    )
+    gaps = [n for n in joined.nicks if "gap" in n]
+    assert len(gaps) == 2 and all(g.startswith("10-base gap") and "23 bases" in g for g in gaps)
+    filled = ops.gap_fill(joined)
+    assert not [n for n in filled.nicks if "gap" in n] and filled.top == joined.top
+
+
+def test_an_offset_junction_without_a_phosphate_at_either_strand_is_e0403() -> None:
+    """As the CH-ATAC page lists them (no 5' phosphate on the HY oligo or the Tn5 oligo),
+    the annealed ends cannot be sealed on either strand: E0403."""
+    adapter = ops.Oligo("hy", (parse_notation(HEAD), parse_notation(HY)), "double_stranded")
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.ligate(tn5_end(), adapter, end="top 5'")
+    assert caught.value.code == "E0403"
+
+
+def test_unequal_overhangs_pairing_over_fewer_than_6_bases_do_not_ligate() -> None:
+    """A 4-base overhang against a longer one pairs too little to hold a gapped junction
+    (6 bases, `MIN_SPLINT_ARM`): E0402, as before."""
+    insert = Duplex(core=parse_notation("[GDNA]"), right=ops.End(top=parse_notation("GATCAGTT")))
+    adapter = ops.Oligo(
+        "ad",
+        (parse_notation("/5Phos/ACGTACGTACGT"), parse_notation("/5Phos/ACGTACGTACGTGATC")),
+        "double_stranded",
+    )
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.ligate(insert, adapter, ends="right")
+    assert caught.value.code == "E0402"
+
+
+def test_a_splint_holding_two_ends_apart_joins_them_across_a_gap_to_fill() -> None:
+    """A splint whose arms pair the oligo and the strand's end with unpaired bases
+    between them joins the oligo across a gap: the strand drawn as the fill will make
+    it (the splint's middle copied), the gap recorded until `gap_fill`."""
+    head, hy = ops.oligo("head", HEAD), ops.oligo("hy", HY)
+    joined = ops.ligate(tn5_end(phosphate=True), head, splint=hy, end="top 5'")
+    assert isinstance(joined, Duplex)
+    assert render(joined.top).startswith(f"5'-{HEAD} [HY_BC:10'] AAGCAGTGGTATCAACGCAGAGT")
+    (gap,) = joined.nicks
+    assert gap.startswith("10-base gap on the top strand between `head`")
+    assert ops.gap_fill(joined).nicks == ()
+
+
+def test_a_gapped_splint_fails_where_it_cannot_hold_the_ends() -> None:
+    """A splint whose arm on one side pairs fewer than 6 bases is E0402; so is a gapped
+    splint on a single strand (no duplex to record the gap on); the donor needs its
+    phosphate (E0403)."""
+    head = ops.oligo("head", HEAD)
+    short = ops.oligo("hy", "GCTT [HY_BC:10] CTGTCTCTTATACACATCTGACGCTGCCGACGA")
+    single = Single(
+        Strand(parse_notation("/5Phos/AAGCAGTGGTATCAACGCAGAGT [GDNA]"), MolType.DNA, "s", True)
+    )
+    cases: list[tuple[Duplex | Single, ops.Oligo, str, str]] = [
+        (tn5_end(phosphate=True), short, "E0402", "does not bridge"),
+        (single, ops.oligo("hy", HY), "E0402", "strand of a duplex only"),
+        (tn5_end(phosphate=False), ops.oligo("hy", HY), "E0403", "no phosphate"),
+    ]
+    for molecule, splint, code, words in cases:
+        end = "5'" if isinstance(molecule, Single) else "top 5'"
+        with pytest.raises(ops.OperationFailure) as caught:
+            ops.ligate(molecule, head, splint=splint, end=end)
+        assert caught.value.code == code and words in caught.value.message, caught.value.message
+
+
+CH_ATAC_STEPS = """
+workflow ch {
+  input gdna: DNA 5'-[GDNA]-3' as duplex
+  tn = tagment(gdna, adapters: [tn5_transposome_barcode, tn5_transposome_c], gap_fill: false)
+  hy = ligate(tn, adapter: hy_head_duplex, end: "top 5'")
+  fill = gap_fill(hy)
+  lib = pcr(fill, primers: [pcr_p5_primer, mgi_p7_index_1_96], cycles: 12)
+  output lib
+}
+"""
+
+
+def test_ch_atac_hy_ligation_fails_only_for_the_missing_phosphate() -> None:
+    """The CH-ATAC atlas file's partial reason, checked: through the page's steps with
+    the page's oligos the HY ligation is exactly one E0403 (no 5' phosphate at either
+    junction); with the HY oligo phosphorylated the same steps derive the page's drawn
+    library on both strands."""
+    import json
+    from pathlib import Path
+
+    from lablang.diagnostics import Report
+    from lablang.driver import check_text
+    from lablang.molecular.atlas import difference
+    from lablang.molecular.front import build_model
+
+    root = Path(__file__).resolve().parents[2]
+    page = root / "examples" / "atlas" / "CH-ATAC-seq.lab"
+    text = page.read_text("utf-8")
+    result = check_text(text + CH_ATAC_STEPS, "ch.lab")
+    assert [d.code for d in result.report] == ["E0403"]
+    phosphorylated = text.replace("5'-ACTCTGCGTTGATACC", "5'-/5Phos/ACTCTGCGTTGATACC")
+    assert phosphorylated != text
+    result = check_text(phosphorylated + CH_ATAC_STEPS, "ch.lab")
+    assert [d.code for d in result.report] == []
+    built = build_model(result.program, Report())
+    (product,) = built.derived["ch.lib"].carried
+    (method,) = json.loads((root / "tests/data/atlas/CH-ATAC-seq.json").read_text())["methods"]
+    (drawn,) = method["libraries"]
+    assert difference(product.molecule, drawn) is None

@@ -35,6 +35,7 @@ from lablang.molecular.sequence import (
     Symbol,
     plain,
     render,
+    reverse_complement,
     token_width,
     tokens_pair,
 )
@@ -134,15 +135,94 @@ def ends_compatible(left_mol: Duplex, right_mol: Duplex) -> tuple[bool, Seq]:
     return ok, x
 
 
+MAX_JUNCTION_GAP = 64  # bases a gapped junction may leave on one strand (bounded search)
+
+
+@attrs.frozen(slots=True)
+class Junction:
+    """Two duplex ends held together by the pairing of their single-stranded parts.
+
+    `joined` is the junction's top strand as a polymerase fills it (the bases the top
+    strand lacks copied from the bottom); `top_gap` and `bottom_gap` are the bases each
+    strand lacks until then (0 for ends that fit exactly).
+    """
+
+    joined: Seq
+    top_gap: int
+    bottom_gap: int
+    paired: int  # bases paired across the junction
+
+
+def gapped_junction(left_mol: Duplex, right_mol: Duplex) -> Junction | None:
+    """How `left_mol`'s right end anneals to `right_mol`'s left end leaving gaps to fill.
+
+    Rule: each single-stranded extension stays flush against the duplex it belongs to,
+    so when the extensions are of unequal length, or pair only with an offset (CH-ATAC's
+    HY oligo overhang pairing the Tn5 oligo's 5' end, each barcode facing a gap), the
+    ends meet across a junction wider than one strand's extensions: the strand that
+    falls short has a gap there, opposite bases of the other strand. The ends anneal
+    when every position both strands cover pairs, no position is missing on both, and
+    at least 6 bases pair (`MIN_SPLINT_ARM`: what holds a nick in place); the narrowest
+    such junction is the one that forms. Ragged or forked ends never anneal.
+    """
+    e1, e2 = left_mol.right, right_mol.left
+    if e1.ragged or e2.ragged or e1.forked or e2.forked:
+        return None
+    t1, t2, b1, b2 = e1.top, e2.top, e1.bottom, e2.bottom
+    n_top, n_bottom = len(t1) + len(t2), len(b1) + len(b2)
+    for width in range(max(n_top, n_bottom), n_top + n_bottom):
+        junction = _junction_at(t1, t2, b1, b2, width)
+        if junction is not None:
+            return junction
+    return None
+
+
+def _junction_at(t1: Seq, t2: Seq, b1: Seq, b2: Seq, width: int) -> Junction | None:
+    """The junction `width` positions wide, or None when it does not pair."""
+    top: list[Seq | None] = [None] * width
+    bottom: list[Seq | None] = [None] * width  # position p: the bottom base under top p
+    for p in range(len(t1)):
+        top[p] = t1.slice(p, p + 1)
+    for q in range(len(t2)):
+        top[width - len(t2) + q] = t2.slice(q, q + 1)
+    for q in range(len(b1)):  # b1 ends (3') against the left duplex
+        bottom[len(b1) - 1 - q] = b1.slice(q, q + 1)
+    for q in range(len(b2)):  # b2 starts (5') against the right duplex
+        bottom[width - 1 - q] = b2.slice(q, q + 1)
+    joined, paired, top_gap, bottom_gap = Seq(), 0, 0, 0
+    for t, b in zip(top, bottom, strict=True):
+        if t is None and b is None:
+            return None
+        if t is not None and b is not None:
+            ta, tb = plain(t).tokens(), plain(b).tokens()
+            if not tokens_pair(ta[0], tb[0]):
+                return None
+            paired += sum(stem_widths(plain(t)))
+            joined += t
+        elif t is not None:
+            bottom_gap += sum(stem_widths(plain(t)))
+            joined += t
+        elif b is not None:
+            top_gap += sum(stem_widths(plain(b)))
+            joined += reverse_complement(b).with_label("gap fill")
+    if (top_gap or bottom_gap) and paired < MIN_SPLINT_ARM:
+        return None
+    if max(top_gap, bottom_gap) > MAX_JUNCTION_GAP:
+        return None
+    return Junction(joined, top_gap, bottom_gap, paired)
+
+
 def _ligate_right(insert: Duplex, adapter: Duplex, adapter_name: str) -> Duplex:
     ok, joined = ends_compatible(insert, adapter)
-    if not ok:
+    gapped = None if ok else gapped_junction(insert, adapter)
+    if not ok and gapped is None:
         raise OperationFailure(
             "E0402",
             f"ends cannot be ligated: fragment's end is {describe_end(insert, 'right')}, "
             f"`{adapter_name}`'s end is {describe_end(adapter, 'left')}",
             help="blunt ends join blunt ends, a 3' A joins a 3' T, sticky overhangs must be "
-            "complementary; repair and A-tail fragments before TA ligation",
+            "complementary (or pair over 6+ bases, leaving a gap to fill); repair and "
+            "A-tail fragments before TA ligation",
         )
     top_join = adapter.top_phosphate
     bottom_join = insert.bottom_phosphate
@@ -154,6 +234,14 @@ def _ligate_right(insert: Duplex, adapter: Duplex, adapter_name: str) -> Duplex:
             "with /5Phos/",
         )
     nicks = list(insert.nicks) + list(adapter.nicks)
+    if gapped is not None:
+        joined = gapped.joined
+        for strand, gap in (("top", gapped.top_gap), ("bottom", gapped.bottom_gap)):
+            if gap:
+                nicks.append(
+                    f"{gap}-base gap on the {strand} strand at `{adapter_name}` (ends annealed "
+                    f"over {gapped.paired} bases; a polymerase fills it: `gap_fill`)"
+                )
     if not top_join:
         nicks.append(f"top strand before `{adapter_name}` (no 5' phosphate)")
     if not bottom_join:
@@ -335,9 +423,11 @@ def reversed_pairing(a: Seq, b: Seq) -> int:
 @operation(
     "ligate",
     lsb="ligation",
-    rule="duplex, Y or hairpin adapters join compatible duplex ends (blunt, A/T, sticky; a 5' "
-    "phosphate per junction); a one-strand adapter joins a strand end by RNA ligase or over a "
-    "splint (5' donor phosphorylated or adenylated, 3' acceptor free)",
+    rule="duplex, Y or hairpin adapters join compatible duplex ends (blunt, A/T, sticky, or "
+    "annealed over 6+ bases leaving gaps to fill; a 5' phosphate per junction); a one-strand "
+    "adapter joins a strand end by RNA ligase or over a splint (5' donor phosphorylated or "
+    "adenylated, 3' acceptor free; a splint may hold a gap to fill); a hairpin joins a longer "
+    "single-stranded end held by its own overhang",
     params=(
         Param("adapter", "oligo", "two strands, a hairpin or one strand", required=True),
         Param(
