@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from lablang.molecular import operations as ops
-from lablang.molecular.molecule import Duplex
+from lablang.molecular.molecule import Duplex, MolType, Single, Strand
+from lablang.molecular.ops.hybridisation import anneal
 from lablang.molecular.sequence import parse_notation, render
 
 S5_ME = "TCGTCGGCAGCGTCAGATGTGTATAAGAGACAG"
@@ -97,3 +98,94 @@ def test_a_bead_oligo_on_a_splint_captures_the_s5_arm_and_gap_fill_copies_it() -
     with pytest.raises(ops.OperationFailure) as failure:
         ops.ligate(bb, complex_, ends="left")
     assert failure.value.code == "E0402"
+
+
+ARCHIVE_A = duplex_oligo("a", S5_ME, "CTGTCTCTTATACACATCTGACGCTGCCGACGACAGACGCG")
+ARCHIVE_B = duplex_oligo("b", "AGATGTGTATAAGAGACAG", "CTGTCTCTTATACACATCTCCGAGCCCACGAGAC")
+BEAD = ops.oligo("bead", parse_notation("AATGATACGGCGACCACCGAGATCTACAC [CB:16] CGCGTCTG"))
+
+
+def test_anneal_holds_a_bead_oligo_on_a_capture_overhang_and_gap_fill_copies_it() -> None:
+    """Worked example (10x Multiome ATAC, archived page): the bead oligo's 3' CGCGTCTG
+    pairs with the 8-base capture overhang; it is held, nicked, before the s5 end, and
+    the gap fill extends the capture strand along it, so the bottom strand copies P5."""
+    ab = fragment(ops.tagment(GDNA, [ARCHIVE_A, ARCHIVE_B], gap_fill=False), "a-insert-b")
+    held = anneal(ab, BEAD, end="top 5'")
+    assert render(held.left.top) == "5'-AATGATACGGCGACCACCGAGATCTACAC [CB:16]-3'"
+    assert not held.left.bottom and not held.top_phosphate
+    assert any("annealed before the top strand's 5' end" in n for n in held.nicks)
+    filled = ops.gap_fill(held)
+    assert not filled.left.top and render(filled.bottom).endswith(
+        "GTGTAGATCTCGGTGGTCGCCGTATCATT-3'"
+    )
+
+
+def test_anneal_after_a_3_end_pairs_with_the_other_strands_5_overhang() -> None:
+    """`end: "top 3'"` puts the oligo after the top strand's 3' end: its 5' part pairs
+    with the bottom strand's 5' overhang (here the s7 arm) and the rest overhangs."""
+    ab = fragment(ops.tagment(GDNA, [NEXTERA_A, NEXTERA_B], gap_fill=False), "a-insert-b")
+    held = anneal(ab, ops.oligo("s7c", "CCGAGCCCACGAGACACGTACGT"), end="top 3'")
+    assert render(held.right.top) == "5'-ACGTACGT-3'" and not held.right.bottom
+
+
+def test_anneal_fails_without_an_overhang_or_with_a_mismatched_oligo() -> None:
+    """A blunt end has nothing to pair with, an oligo whose 3' end is not the overhang's
+    reverse complement does not pair, and one no longer than the overhang leaves
+    nothing beyond it: each is E0424."""
+    ab = fragment(ops.tagment(GDNA, [ARCHIVE_A, ARCHIVE_B], gap_fill=False), "a-insert-b")
+    cases = [
+        (GDNA, BEAD),
+        (ab, ops.oligo("wrong", "AATGATACGGCGACCACCGAGATCTACACGGGGAAAA")),
+        (ab, ops.oligo("short", "CGCGTCTG")),
+    ]
+    for molecule, oligo in cases:
+        with pytest.raises(ops.OperationFailure) as failure:
+            anneal(molecule, oligo, end="top 5'")
+        assert failure.value.code == "E0424", oligo.name
+
+
+def test_a_homodimer_gives_one_fragment_kind_with_the_transposon_at_both_ends() -> None:
+    """Tn5 loaded with one transposon (LIANTI's hairpin with its T7 loop) cuts into
+    fragments with that transposon on both 5' ends; filled in, each end carries the
+    whole transposon, so the fragment has a T7 promoter on each strand."""
+    lianti = ops.Oligo(
+        "lianti",
+        (
+            parse_notation(
+                "/5Phos/CTGTCTCTTATACACATCTGAACAGAATTTAATACGACTCACTATAGGGAGATGTGTATAAGAGACAG"
+            ),
+        ),
+        "hairpin",
+    )
+    pool = ops.tagment(GDNA, [lianti])
+    assert [p.name for p in pool.products] == ["lianti-insert-lianti"]
+    assert pool.products[0].fraction == 1.0
+    rnas = ops.ivt(pool.products[0].molecule)
+    assert isinstance(rnas, ops.Pool) and len(rnas.products) == 2
+    # before the fill-in a hairpin's stem strand is joined through its loop: refused
+    with pytest.raises(ops.OperationFailure) as failure:
+        ops.tagment(GDNA, [lianti], gap_fill=False)
+    assert failure.value.code == "E0412" and "hairpin" in failure.value.message
+
+
+def test_an_rna_dna_hybrid_is_tagmented_with_its_gaps_open_and_its_own_end_kept() -> None:
+    """FIPRESCI tagments the RT hybrid: each strand gains the transferred strand (the
+    RNA strand becomes a chimera), and the end with the cDNA's non-templated CCC keeps
+    it as a 3' overhang for the template switch; a fill-in across RNA is E0412."""
+    mrna = Single(Strand(parse_notation("[CDNA] (A)23"), MolType.RNA, "mrna"))
+    hybrid = ops.reverse_transcribe(mrna, ops.oligo("dT", "(T)23 VN"))
+    r2 = ops.oligo("r2", "GACGTGTGCTCTTCCGATCT [TN5_BC:6] AGATGTGTATAAGAGACAG")
+    a_me = ops.Oligo(
+        "r2_me",
+        (r2.seq, parse_notation("/5Phos/CTGTCTCTTATACACATCT/3ddC/")),
+        "double_stranded",
+    )
+    pool = ops.tagment(hybrid, [a_me], gap_fill=False)
+    end = fragment(pool, "r2_me-right end")
+    assert render(end.right.top) == "5'-CCC-3'"
+    assert MolType.CHIMERA in (end.top_type, end.bottom_type)
+    switched = ops.template_switch(end, ops.oligo("tso", "CTACACGACGCTCTTCCGATCT rGrGrG"))
+    assert render(switched.top).endswith("CCCAGATCGGAAGAGCGTCGTGTAG-3'")
+    with pytest.raises(ops.OperationFailure) as failure:
+        ops.tagment(hybrid, [a_me])
+    assert failure.value.code == "E0412"

@@ -55,12 +55,12 @@ def transferred_strand(adapter: Oligo) -> tuple[Seq, Seq | None]:
 @operation(
     "tagment",
     lsb="tagmentation",
-    rule="payload pieces carry A-A, A-B, B-B (1:2:1), ends one adapter; transferred strands keep their 5' chemistry; hybrids are E0412",
+    rule="payload pieces carry A-A, A-B, B-B (1:2:1; one adapter: a homodimer), ends one adapter; transferred strands keep their 5' chemistry; a hybrid only with gap_fill: false",
     params=(
         Param(
             "adapters",
             "oligos",
-            "adapters A and B (transferred strand, or with its ME' strand)",
+            "adapter A and B, or one (a homodimer); each its transferred strand, or with its partner",
             required=True,
         ),
         Param(
@@ -83,51 +83,71 @@ def tagment(molecule: Molecule, adapters: Sequence[Oligo], *, gap_fill: bool = T
     transferred strand's arm beyond it (see `load`). The gap is filled at 72 C by a
     strand-displacing polymerase that copies the adapter onto the other strand and
     displaces ME' (`gap_fill: true`, the default; else a later `gap_fill` step).
-    Internal fragments carry A-A, A-B or B-B (about 1:2:1); the molecule's own ends keep
-    their sequence and get one adapter. Only A-B fragments can later receive P5 and P7
-    in index PCR.
+    Internal fragments carry A-A, A-B or B-B (about 1:2:1); a Tn5 loaded with one
+    transposon (a homodimer: LIANTI, s3-ATAC, FIPRESCI) gives A-A only. The molecule's
+    own ends keep their sequence, overhangs and 5' chemistry and get one adapter. Only
+    A-B fragments can later receive P5 and P7 in index PCR. An RNA:DNA hybrid is
+    tagmented as DNA is (Tn5 cuts hybrids; each strand gains its transferred strand,
+    an RNA one becomes a chimera), but its gaps are left open (`gap_fill: false`): no
+    DNA polymerase fill-in is modelled across an RNA strand.
     """
-    if len(adapters) != 2:
-        raise OperationFailure(
-            "E0412", f"tagmentation takes two adapters (A and B), got {len(adapters)}"
-        )
-    duplex = need_duplex(molecule, "tagmentation")
-    if MolType.RNA in (duplex.top_type, duplex.bottom_type):
-        # Nextera gap filling copies the transferred adapter with a DNA polymerase across
-        # the other strand; on an RNA:DNA hybrid that strand is RNA
+    if len(adapters) not in (1, 2):
         raise OperationFailure(
             "E0412",
-            "tagmentation of an RNA:DNA hybrid is not modelled",
-            notes=[
-                "Nextera workflows tagment double-stranded DNA; tagmenting hybrids directly "
-                "(as SHERRY does) needs a reverse transcriptase for the gap fill-in"
-            ],
-            help="make the second strand first, e.g. `ds = second_strand(rt)`",
+            "tagmentation takes one adapter (a Tn5 homodimer) or two (A and B), got "
+            f"{len(adapters)}",
         )
-    a, b = adapters
+    duplex = need_duplex(molecule, "tagmentation")
+    if MolType.RNA in (duplex.top_type, duplex.bottom_type) and gap_fill:
+        # the fill-in copies each transferred adapter onto the other strand: on a
+        # tagmented RNA:DNA hybrid one of those strands is RNA, which a DNA polymerase
+        # does not extend across the ME as it does DNA
+        raise OperationFailure(
+            "E0412",
+            "filling the gaps of a tagmented RNA:DNA hybrid is not modelled",
+            notes=[
+                "Tn5 tagments hybrids (FIPRESCI, SHERRY); what copies the adapters then "
+                "is a later step: a template switch, a linear amplification, an RT fill-in"
+            ],
+            help="write `tagment(..., gap_fill: false)` and copy the DNA strand in the "
+            "page's next step, or make the second strand first (`second_strand(rt)`)",
+        )
     cuts = payload_positions(duplex.core)
     if not cuts:
         raise OperationFailure("E0412", "nothing to tagment: the molecule has no payload segment")
-    loaded = {a.name: load(a), b.name: load(b)}
+    if not gap_fill and any(a.kind == "hairpin" for a in adapters):
+        raise OperationFailure(
+            "E0412",
+            "a hairpin transposon before the fill-in is not modelled: its ME' is joined to "
+            "the transferred strand through the loop",
+            help="tagment with `gap_fill: true` (the fill-in displaces the stem and copies "
+            "the whole transposon, as LIANTI's Q5 step does)",
+        )
+    loaded = [load(a) for a in adapters]
+    pairs = (
+        ((loaded[0], loaded[0], 1.0),)
+        if len(loaded) == 1
+        else (
+            (loaded[0], loaded[0], 0.25),
+            (loaded[0], loaded[1], 0.5),
+            (loaded[1], loaded[1], 0.25),
+        )
+    )
     products: list[Product] = []
     insert = duplex.core.slice(cuts[0], cuts[0] + 1)
-    for x, y, share in ((a, a, 0.25), (a, b, 0.5), (b, b, 0.25)):
-        products.append(
-            Product(
-                _fragment(loaded[x.name], insert, loaded[y.name], gap_fill),
-                name=f"{x.name}-insert-{y.name}",
-                fraction=share,
-            )
-        )
+    for x, y, share in pairs:
+        piece = _fragment(x, insert, y, gap_fill, duplex)
+        products.append(Product(piece, name=f"{x.name}-insert-{y.name}", fraction=share))
+    # the molecule's own ends keep what they were (overhangs, 5' chemistry) on one side
     if duplex.left.top or duplex.left.bottom or len(duplex.core.slice(0, cuts[0])) > 0:
-        left = duplex.left.top + duplex.core.slice(0, cuts[0] + 1)
-        for x in (a, b):
-            end = _fragment(None, left, loaded[x.name], gap_fill)
-            products.append(Product(end, name=f"left end-{x.name}", fraction=None))
-    if len(duplex.core.slice(cuts[-1] + 1)) > 0 or duplex.right.top:
-        right = duplex.core.slice(cuts[-1]) + duplex.right.top
-        for x in (a, b):
-            end = _fragment(loaded[x.name], right, None, gap_fill)
+        left = duplex.core.slice(0, cuts[0] + 1)
+        for y in loaded:
+            end = _fragment(None, left, y, gap_fill, duplex)
+            products.append(Product(end, name=f"left end-{y.name}", fraction=None))
+    if len(duplex.core.slice(cuts[-1] + 1)) > 0 or duplex.right.top or duplex.right.bottom:
+        right = duplex.core.slice(cuts[-1])
+        for x in loaded:
+            end = _fragment(x, right, None, gap_fill, duplex)
             products.append(Product(end, name=f"{x.name}-right end", fraction=None))
     return Pool(tuple(products))
 
@@ -185,20 +205,29 @@ def _fragment(
     insert: Seq,
     y: Loaded | None,
     filled: bool,
+    source: Duplex,
 ) -> Duplex:
     """One tagmented fragment: transferred strand `x` on the top strand's 5' end, `y` on
-    the bottom's; gap-filled (blunt, the adapters copied) or with the gaps open."""
+    the bottom's; gap-filled (blunt, the adapters copied) or with the gaps open. A side
+    without a transposon (`None`) is `source`'s own end, kept as it was."""
     xs = x.transferred if x else Seq()
     ys = y.transferred if y else Seq()
     # the molecule's own end fragments keep plain strand names
     inner = x is not None and y is not None
     top_name = f"{x.name} strand" if inner and x is not None else "top"
     bottom_name = f"{y.name} strand" if inner and y is not None else "bottom"
-    top_p, bottom_p = bool(x) and has_phosphate(xs), bool(y) and has_phosphate(ys)
+    top_p = has_phosphate(xs) if x else source.top_phosphate
+    bottom_p = has_phosphate(ys) if y else source.bottom_phosphate
+    # each strand gains DNA (a transferred strand, or the copy or ME' across the gap)
+    top_type = source.top_type.joined(MolType.DNA)
+    bottom_type = source.bottom_type.joined(MolType.DNA)
     if filled:
-        top = xs + insert + reverse_complement(ys)
         return Duplex(
-            core=top,
+            core=xs + insert + reverse_complement(ys),
+            left=End() if x else source.left,
+            right=End() if y else source.right,
+            top_type=top_type,
+            bottom_type=bottom_type,
             top_name=top_name,
             bottom_name=bottom_name,
             top_phosphate=top_p,
@@ -210,9 +239,11 @@ def _fragment(
     # non-transferred strand sticks out beyond the transferred strand's 5' end
     return Duplex(
         core=(x.stem if x else Seq()) + insert + reverse_complement(y.stem if y else Seq()),
-        left=End(top=x.arm, bottom=x.overhang) if x else End(),
-        right=End(top=y.overhang, bottom=y.arm) if y else End(),
+        left=End(top=x.arm, bottom=x.overhang) if x else source.left,
+        right=End(top=y.overhang, bottom=y.arm) if y else source.right,
         nicks=tuple(_gap(t) for t in (x, y) if t is not None),
+        top_type=top_type,
+        bottom_type=bottom_type,
         top_name=top_name,
         bottom_name=bottom_name,
         top_phosphate=top_p,
