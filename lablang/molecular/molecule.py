@@ -62,6 +62,10 @@ class End:
     top: Seq = attrs.field(factory=Seq)
     bottom: Seq = attrs.field(factory=Seq)
     ragged: bool = False  # left by random breakage; needs end repair before ligation
+    # core positions next to this end over which the strand ending (3') here (the
+    # bottom at a left end, the top at a right end) is a separate strand, annealed and
+    # not joined: Tn5's non-transferred strand across its 9-nt gap
+    annealed: int = 0
 
     @property
     def blunt(self) -> bool:
@@ -103,8 +107,8 @@ class Duplex:
         """The same molecule turned end over end: the bottom strand becomes the top."""
         return Duplex(
             core=reverse_complement(self.core),
-            left=End(self.right.bottom, self.right.top, self.right.ragged),
-            right=End(self.left.bottom, self.left.top, self.left.ragged),
+            left=End(self.right.bottom, self.right.top, self.right.ragged, self.right.annealed),
+            right=End(self.left.bottom, self.left.top, self.left.ragged, self.left.annealed),
             top_type=self.bottom_type,
             bottom_type=self.top_type,
             top_name=self.bottom_name,

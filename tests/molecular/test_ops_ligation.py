@@ -433,3 +433,55 @@ def test_ch_atac_hy_ligation_fails_only_for_the_missing_phosphate() -> None:
     (method,) = json.loads((root / "tests/data/atlas/CH-ATAC-seq.json").read_text())["methods"]
     (drawn,) = method["libraries"]
     assert difference(product.molecule, drawn) is None
+
+
+SNARE_SPLINT = "/phos/CTGTCTCTTATACACATCTGACGCTGCCGACGA" + "A" * 30
+
+
+def bead_splint() -> ops.Oligo:
+    return ops.Oligo(
+        "capture",
+        (
+            parse_notation("TTTTTTTAAGCAGTGGTATCAACGCAGAGTAC [CELL_BARCODE:12] [UMI:8] (T)30"),
+            parse_notation(SNARE_SPLINT),
+        ),
+        "double_stranded",
+    )
+
+
+def test_an_oligo_dt_on_a_longer_a_run_pairs_in_the_register_leaving_no_3_tail() -> None:
+    """The splint's 31 A's (s5' ends in A) pair with the bead's 30 T's in the register
+    that leaves the splint's 3' end paired, so its whole ME'-s5' part (33 bases, with
+    its `/phos/`) is the single-stranded overhang."""
+    duplex = ops.adapter_duplex(bead_splint())
+    assert duplex.left.bottom == parse_notation("")
+    assert render(duplex.right.bottom) == "5'-CTGTCTCTTATACACATCTGACGCTGCCGACGA-3'"
+    assert duplex.bottom_phosphate  # the page spells the phosphate /phos/
+
+
+def test_an_adapter_displaces_the_strand_tn5_left_annealed_to_the_mosaic_end() -> None:
+    """Worked example (SNARE-seq): after tagmentation the ME is paired with the
+    non-transferred ME' (annealed, not joined); the bead/splint duplex, whose overhang
+    pairs with the s5 arm and the ME, takes ME''s place and its 5' phosphate is joined,
+    the s5 strand staying nicked from the bead oligo. With ME' joined (a filled
+    fragment, blunt) there is nothing to displace: E0402."""
+    s5 = ops.oligo("s5", "TCGTCGGCAGCGTCAGATGTGTATAAGAGACAG")
+    s7 = ops.oligo("s7", "GTCTCGTGGGCTCGGAGATGTGTATAAGAGACAG")
+    gdna = Duplex(core=parse_notation("[GDNA]"))
+    open_ends = ops.tagment(gdna, [s5, s7], gap_fill=False)
+    fragment = next(p.molecule for p in open_ends.products if p.name == "s5-insert-s7")
+    assert isinstance(fragment, Duplex) and fragment.left.annealed == 19
+    joined = ops.ligate(fragment, bead_splint(), ends="left")
+    assert isinstance(joined, Duplex)
+    assert render(joined.top).startswith(
+        "5'-TTTTTTTAAGCAGTGGTATCAACGCAGAGTAC [CELL_BARCODE:12] [UMI:8] (T)30 "
+        "TCGTCGGCAGCGTCAGATGTGTATAAGAGACAG [GDNA]"
+    )
+    assert render(joined.bottom) == (
+        "5'-GTCTCGTGGGCTCGGAGATGTGTATAAGAGACAG [GDNA'] CTGTCTCTTATACACATCTGACGCTGCCGACGA (A)30-3'"
+    )
+    assert any("displaced the strand annealed over 19 positions" in n for n in joined.nicks)
+    filled = ops.tagment(gdna, [s5, s7]).products[1].molecule
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.ligate(filled, bead_splint(), ends="left")
+    assert caught.value.code == "E0402"

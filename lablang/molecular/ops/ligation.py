@@ -69,7 +69,9 @@ def adapter_duplex(adapter: Oligo) -> Duplex:
     """Anneal the strands of a double-stranded oligo (adapter) into a duplex.
 
     Rule: the two strands pair over their longest complementary stretch (the stem);
-    what lies beyond the stem on either strand is an overhang or an unpaired arm.
+    what lies beyond the stem on either strand is an overhang or an unpaired arm. Where
+    one stretch pairs in several registers (an oligo-dT on a longer run of A), the
+    register leaving the fewest unpaired 3' bases is taken.
     """
     if len(adapter.strands) == 1:
         if adapter.kind == "hairpin":
@@ -89,14 +91,19 @@ def adapter_duplex(adapter: Oligo) -> Duplex:
             f"adapter `{adapter.name}` has a strand longer than {MAX_ADAPTER_STRAND} positions",
         )
     best = (0, 0, 0, 0)  # bases, i (start in a), j (end in b, inclusive), length
+    best_tails = 0
     for i in range(len(pa)):
         for j in range(len(pb)):
             k, count = 0, 0
             while i + k < len(pa) and j - k >= 0 and tokens_pair(pa[i + k], pb[j - k]):
                 count += wa[i + k]
                 k += 1
-            if count > best[0]:
-                best = (count, i, j, k)
+            # the same stretch of `a` pairing in several registers of `b` (oligo-dT on a
+            # poly(A) run): the register leaving the fewest unpaired 3' bases forms
+            tails = (len(pa) - i - k) + (len(pb) - 1 - j)
+            shifted = count == best[0] and (i, k) == (best[1], best[3]) and tails < best_tails
+            if count > best[0] or (count and shifted):
+                best, best_tails = (count, i, j, k), tails
     count, i, j, k = best
     if count < MIN_STEM:
         raise OperationFailure(
@@ -518,6 +525,43 @@ def ligate(
     )
 
 
+def released(duplex: Duplex) -> Duplex:
+    """The duplex with the annealed, unjoined strand at its right end melted off.
+
+    Rule: a strand held only by base pairing (Tn5's non-transferred ME', 19 bp, once
+    Tn5 is released) leaves; the other strand's bases it covered become single-stranded.
+    """
+    end, width = duplex.right, duplex.right.annealed
+    cut = len(duplex.core) - width
+    freed = reverse_complement(duplex.core.slice(cut))
+    return attrs.evolve(
+        duplex, core=duplex.core.slice(0, cut), right=End(bottom=end.bottom + freed)
+    )
+
+
+def _displacing(target: Duplex, adapter: Duplex, name: str) -> Duplex | None:
+    """`adapter` joined to `target`'s right end by displacing the strand annealed there.
+
+    Rule: an adapter whose single-stranded extension pairs with the target's arm and on
+    over the stretch where the target's other strand is only annealed, not joined
+    (SNARE-seq's splint over the s5 arm and the mosaic end, where Tn5 left its ME'),
+    takes that strand's place: its longer pairing wins (strand displacement), and the
+    junction is then an exact one (`ends_compatible`). None when the end has no annealed
+    strand or the freed end does not fit exactly.
+    """
+    if not target.right.annealed:
+        return None
+    freed = released(target)
+    if not ends_compatible(freed, adapter)[0]:
+        return None
+    joined = _ligate_right(freed, adapter, name)
+    note = (
+        f"`{name}` displaced the strand annealed over {target.right.annealed} positions "
+        "(not joined) at the junction"
+    )
+    return attrs.evolve(joined, nicks=(*joined.nicks, note))
+
+
 def _hairpin_strand_end(
     insert: Molecule, adapter: Oligo, end: str | None
 ) -> tuple[str, str] | None:
@@ -549,8 +593,11 @@ def _join_side(duplex: Duplex, ad: Duplex, side: str, name: str) -> list[Duplex]
         try:
             joined = _ligate_right(target, candidate, name)
         except OperationFailure as failure:
-            errors.append(failure)
-            continue
+            displaced = _displacing(target, candidate, name)
+            if displaced is None:
+                errors.append(failure)
+                continue
+            joined = displaced
         joined = joined if side == "right" else joined.flipped()
         if joined not in out:
             out.append(joined)
