@@ -46,12 +46,13 @@ BENCH_MAP: dict[str, tuple[str, str]] = {
     "10x-chromium-5prime-v3": ("10xChromium5", "gex_v3_library"),
     "bd-rhapsody": ("BD_Rhapsody", "v1_library"),
     "drop-seq": ("Drop-seq", "dropseq_library"),
+    "fipresci": ("FIPRESCI", "fipresci_library"),
     "hydrop-rna": ("HyDrop_RNA", "rna_library"),
     "mars-seq2": ("MARS-seq", "mars_library"),
     "microwell-seq": ("Microwell-seq", "microwell_library"),
     "pip-seq": ("PIP-seq", "pip_v2_library"),
-    "sci-rna-seq3": ("sci-RNA-seq_family", "sci3_library"),
     "quartz-seq2": ("Quartz-seq_family", "quartz2_library"),
+    "sci-rna-seq3": ("sci-RNA-seq_family", "sci3_library"),
     "smart-seq2": ("SMART-seq_family", "ss2_library"),
     "split-seq": ("SPLiT-seq", "splitseq_library"),
     "surecell": ("SureCell", "surecell_library"),
@@ -60,7 +61,6 @@ BENCH_MAP: dict[str, tuple[str, str]] = {
 BENCH_OPTIONS: dict[str, dict[str, bool]] = {"quartz-seq2": {"a_tail": False}}
 # the other truths, and why their atlas library is not derived yet
 BENCH_PENDING: dict[str, str] = {
-    "fipresci": "FIPRESCI: tagmentation of an RNA:DNA hybrid is not modelled",
     "seq-well-s3": "SeqWell_S3: dN-SMRT is a patterned random primer (NNNGGNNNB)",
     "strt-seq-2i": "STRT-seq_family: PvuI and SalI are not among digest()'s enzymes",
     "tang2009": "tang2009: the UP1/UP2 PCR exceeds the 256-product limit",

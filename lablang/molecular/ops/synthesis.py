@@ -285,8 +285,17 @@ def random_primed(
     "gap_fill",
     lsb="extension",
     rule="recessed 3' ends are extended to blunt ends, displacing annealed strands (Tn5's ME')",
+    params=(
+        Param(
+            "uracil",
+            "text",
+            "a template dU is `read` (Taq, Q5U) or `stalls` (Q5, NPM)",
+            default="read",
+            choices=("read", "stalls"),
+        ),
+    ),
 )
-def gap_fill(molecule: Molecule) -> Duplex:
+def gap_fill(molecule: Molecule, *, uracil: str = "read") -> Duplex:
     """Gap filling and strand displacement.
 
     Rule: a DNA polymerase extends each free, paired 3' end along the opposite strand to
@@ -294,16 +303,24 @@ def gap_fill(molecule: Molecule) -> Duplex:
     after tagmentation) pushes any strand annealed downstream (the non-transferred ME'
     of Tn5) off the template, so recessed ends become blunt and recorded gaps close.
     Unlike `end_repair` it removes no 3' overhang and adds no phosphate. A blocked 3'
-    end is not extended.
+    end is not extended. A uracil-intolerant polymerase (`uracil: stalls`) stops before
+    a template uracil, leaving the overhang beyond it single-stranded (s3-ATAC).
     """
+    from lablang.molecular.ops.uracil import copyable
+
     duplex = need_duplex(molecule, "gap filling")
     core, left, right = duplex.core, duplex.left, duplex.right
     gaps = tuple(n for n in duplex.nicks if "gap" in n)
     filled = False
     if left.top and not left.bottom and not left.ragged and not three_prime_blocked(duplex.bottom):
-        core, left, filled = left.top + core, End(), True
+        keep = len(left.top) - copyable(left.top, uracil)
+        filled = keep < len(left.top)
+        core, left = left.top.slice(keep) + core, End(top=left.top.slice(0, keep))
     if right.bottom and not right.top and not right.ragged and not three_prime_blocked(duplex.top):
-        core, right, filled = core + reverse_complement(right.bottom), End(), True
+        keep = len(right.bottom) - copyable(right.bottom, uracil)
+        core = core + reverse_complement(right.bottom.slice(keep))
+        filled = filled or keep < len(right.bottom)
+        right = End(bottom=right.bottom.slice(0, keep))
     if not filled and not gaps:
         raise OperationFailure(
             "E0412",
