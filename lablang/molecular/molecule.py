@@ -69,6 +69,10 @@ class End:
     # modifications heading the strand whose 5' terminus is at this end (the bottom's at
     # the right end): `/5Biosg/`, `/NH2/`, `/5Phos/` of the primer that made it
     five_prime: Seq = attrs.field(factory=Seq)
+    # core positions next to this end over which the strand ending (3') here (the
+    # bottom at a left end, the top at a right end) is a separate strand, annealed and
+    # not joined: Tn5's non-transferred strand across its 9-nt gap
+    annealed: int = 0
 
     def with_overhangs(self, top: Seq | None = None, bottom: Seq | None = None) -> End:
         """This end with new overhangs (`None` keeps one), keeping its 5' terminus's
@@ -78,6 +82,7 @@ class End:
             self.bottom if bottom is None else bottom,
             self.ragged,
             self.five_prime,
+            self.annealed,
         )
 
     def blunted(self, side: str) -> End:
@@ -137,8 +142,16 @@ class Duplex:
         top_5p = self.left.five_prime + (Seq() if self.left.top else lead_modifications(self.core))
         return Duplex(
             core=reverse_complement(self.core),
-            left=End(self.right.bottom, self.right.top, self.right.ragged, self.right.five_prime),
-            right=End(self.left.bottom, self.left.top, self.left.ragged, top_5p),
+            left=End(
+                self.right.bottom,
+                self.right.top,
+                self.right.ragged,
+                self.right.five_prime,
+                self.right.annealed,
+            ),
+            right=End(
+                self.left.bottom, self.left.top, self.left.ragged, top_5p, self.left.annealed
+            ),
             top_type=self.bottom_type,
             bottom_type=self.top_type,
             top_name=self.bottom_name,

@@ -123,3 +123,26 @@ def test_check_json_and_export_json_carry_the_status(tmp_path) -> None:  # type:
     good.write_text("library lib { seq: 5'-ACGT [UMI:8]-3' }\n", encoding="utf-8")
     exported = CliRunner().invoke(main, ["export", str(good), "--to", "json"])
     assert json.loads(exported.output)["molecular"]["libraries"][0]["status"] == "declared"
+
+
+def test_a_library_only_from_a_step_that_failed_is_unknown_not_a_second_error() -> None:
+    """A library that gives only `from:` a step downstream of the failure has no
+    sequence to show: it is unknown (with the reason), not E0413 "neither seq nor from"."""
+    text = (
+        OLIGOS
+        + """
+workflow w {
+  input gdna: DNA 5'-[GDNA]-3' as duplex
+  lig = ligate(gdna, adapter: fwd, ends: right)
+  lib = pcr(lig, primers: [fwd, p7])
+  output lib as gene_expression
+}
+library gex { from: w.lib  read R1 { primer: fwd } }
+"""
+    )
+    result = check_text(text, "case.lab")
+    assert [d.code for d in result.report] == ["E0402"]
+    record = provenance(result)
+    assert record is not None
+    (library,) = record["libraries"]
+    assert library["status"] == "unknown" and "`w.lib`" in library["reason"]

@@ -214,3 +214,274 @@ workflow w {
         "5'-/5Phos/ GGGG [ROUND_BARCODE:8] ACGT [CDNA]-3'",
         "5'-/5Phos/ GGGG [ROUND_BARCODE:8] TTTT [GDNA]-3'",
     ]
+
+
+SCI_HAIRPIN = ops.Oligo(
+    "hp",
+    (parse_notation("GCTCTG [LB:10'] /ideoxyU/ ACGACGCTCTTCCGATCT [LB:10]"),),
+    "hairpin",
+)
+
+
+def rt_hybrid(five_prime: str = "/5Phos/CAGAGC [UMI:8] [RTBC:10]") -> Duplex:
+    """A first-strand cDNA on its mRNA, built by hand: the RT primer's 5' tail unpaired."""
+    return Duplex(
+        core=parse_notation("(T)30 [CDNA']"),
+        left=ops.End(top=parse_notation(five_prime)),
+        top_type=MolType.DNA,
+        bottom_type=MolType.RNA,
+        top_name="cdna",
+        bottom_name="mrna",
+        top_phosphate="5Phos" in five_prime,
+    )
+
+
+def test_a_barcode_paired_with_its_reverse_complement_is_a_stem_of_its_length() -> None:
+    """A symbolic barcode pairs with its reverse complement over all its bases: the
+    sci-RNA-seq3 hairpin folds on a 10-base stem, and two strands held only by an 8-base
+    barcode anneal (each counted one base before, below the 6-base minimum)."""
+    folded = ops.fold(SCI_HAIRPIN)
+    assert (folded.bases, folded.i, folded.k) == (10, 6, 1)
+    held = ops.Oligo(
+        "bc", (parse_notation("AC [BC:8] GT"), parse_notation("TT [BC:8'] CC")), "double_stranded"
+    )
+    duplex = ops.adapter_duplex(held)
+    assert render(duplex.core) == "5'-[BC:8]-3'"
+    short = ops.Oligo(
+        "bc", (parse_notation("AC [BC:4] GT"), parse_notation("TT [BC:4'] CC")), "double_stranded"
+    )
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.adapter_duplex(short)
+    assert caught.value.code == "E0402" and "longest stem 4 bases" in caught.value.message
+
+
+def test_a_hairpin_joins_a_longer_5_overhang_held_by_its_own_overhang() -> None:
+    """Worked example (sci-RNA-seq3): the hairpin's GCTCTG overhang pairs with the cDNA's
+    5'-terminal CAGAGC and ligase joins the hairpin's 3' end to the cDNA's 5' phosphate;
+    the RNA is not joined (18 bases short: a gap), and Pol I's second strand then copies
+    the whole strand, hairpin included (its dU read as A)."""
+    joined = ops.ligate(rt_hybrid(), SCI_HAIRPIN, end="top 5'")
+    assert isinstance(joined, Duplex)
+    assert render(joined.top) == (
+        "5'-GCTCTG [LB:10'] /ideoxyU/ ACGACGCTCTTCCGATCT [LB:10] CAGAGC [UMI:8] [RTBC:10] "
+        "(T)30 [CDNA']-3'"
+    )
+    assert joined.bottom == rt_hybrid().bottom and joined.top_type is MolType.DNA
+    assert not joined.top_phosphate  # the hairpin's 5' end is the strand's new 5' end
+    assert "18 bases short" in joined.loops[0]
+    second = ops.second_strand(joined)
+    assert isinstance(second, Duplex) and second.loops == () and not second.left.top
+    assert render(second.bottom).endswith(
+        "[RTBC:10'] [UMI:8'] GCTCTG [LB:10'] AGATCGGAAGAGCGTCGTA [LB:10] CAGAGC-3'"
+    )
+
+
+def test_a_hairpin_joins_a_single_strand_end_that_its_overhang_pairs() -> None:
+    """On a single strand the hairpin joins the end its overhang faces: a 5' overhang
+    joins the 5' end (the strand's 5' phosphate is the donor)."""
+    strand = Single(Strand(parse_notation("/5Phos/CAGAGC [CDNA]"), MolType.DNA, "s", True))
+    joined = ops.ligate(strand, SCI_HAIRPIN, end="5'")
+    assert isinstance(joined, Single)
+    assert render(joined.strand.seq).endswith("[LB:10] CAGAGC [CDNA]-3'")
+
+
+def test_a_hairpin_strand_join_fails_where_the_chemistry_does() -> None:
+    """A hairpin's overhang that does not pair with the strand end is E0402; a strand end
+    without a 5' phosphate is E0403; a hairpin whose overhang faces the other way (no 3'
+    overhang for a 3' end) is E0402."""
+    cases = [
+        (rt_hybrid("/5Phos/CAGTGC [UMI:8] [RTBC:10]"), "top 5'", "E0402", "does not pair"),
+        (rt_hybrid("CAGAGC [UMI:8] [RTBC:10]"), "top 5'", "E0403", "no phosphate"),
+    ]
+    for molecule, end, code, words in cases:
+        with pytest.raises(ops.OperationFailure) as caught:
+            ops.ligate(molecule, SCI_HAIRPIN, end=end)
+        assert caught.value.code == code and words in caught.value.message, caught.value.message
+    strand = Single(Strand(parse_notation("[CDNA] GCTCTGAC"), MolType.DNA, "s"))
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.ligate(strand, SCI_HAIRPIN, end="3'")
+    assert caught.value.code == "E0402" and "3' overhang" in caught.value.message
+
+
+HEAD = "TCGTCGGCAGCGTCAGATGTGTATAAGAGACAG"
+HY = "ACTCTGCGTTGATACCACTGCTT [HY_BC:10] CTGTCTCTTATACACATCTGACGCTGCCGACGA"
+
+
+def tn5_end(phosphate: bool = False) -> Duplex:
+    """A tagmented end built by hand (CH-ATAC): the Tn5 oligo's 5' arm unpaired, its
+    mosaic end paired."""
+    arm = ("/5Phos/" if phosphate else "") + "AAGCAGTGGTATCAACGCAGAGT [TN5_BC:10]"
+    return Duplex(
+        core=parse_notation("AGATGTGTATAAGAGACAG [GDNA]"),
+        left=ops.End(top=parse_notation(arm)),
+        top_phosphate=phosphate,
+    )
+
+
+def test_ends_annealed_with_an_offset_ligate_leaving_gaps_that_gap_fill_closes() -> None:
+    """Worked example (CH-ATAC): the head/HY duplex's 5' overhang pairs with the Tn5
+    oligo's arm over 23 bases, each barcode facing a gap; with a phosphate at one
+    junction the adapter is ligated, both 10-base gaps are recorded, and `gap_fill`
+    closes them, leaving the barcodes copied on both strands."""
+    adapter = ops.Oligo(
+        "hy", (parse_notation(HEAD), parse_notation("/5Phos/" + HY)), "double_stranded"
+    )
+    joined = ops.ligate(tn5_end(), adapter, end="top 5'")
+    assert isinstance(joined, Duplex)
+    assert render(joined.top) == (
+        f"5'-{HEAD} [HY_BC:10'] AAGCAGTGGTATCAACGCAGAGT [TN5_BC:10] AGATGTGTATAAGAGACAG [GDNA]-3'"
+    )
+    gaps = [n for n in joined.nicks if "gap" in n]
+    assert len(gaps) == 2 and all(g.startswith("10-base gap") and "23 bases" in g for g in gaps)
+    filled = ops.gap_fill(joined)
+    assert not [n for n in filled.nicks if "gap" in n] and filled.top == joined.top
+
+
+def test_an_offset_junction_without_a_phosphate_at_either_strand_is_e0403() -> None:
+    """As the CH-ATAC page lists them (no 5' phosphate on the HY oligo or the Tn5 oligo),
+    the annealed ends cannot be sealed on either strand: E0403."""
+    adapter = ops.Oligo("hy", (parse_notation(HEAD), parse_notation(HY)), "double_stranded")
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.ligate(tn5_end(), adapter, end="top 5'")
+    assert caught.value.code == "E0403"
+
+
+def test_unequal_overhangs_pairing_over_fewer_than_6_bases_do_not_ligate() -> None:
+    """A 4-base overhang against a longer one pairs too little to hold a gapped junction
+    (6 bases, `MIN_SPLINT_ARM`): E0402, as before."""
+    insert = Duplex(core=parse_notation("[GDNA]"), right=ops.End(top=parse_notation("GATCAGTT")))
+    adapter = ops.Oligo(
+        "ad",
+        (parse_notation("/5Phos/ACGTACGTACGT"), parse_notation("/5Phos/ACGTACGTACGTGATC")),
+        "double_stranded",
+    )
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.ligate(insert, adapter, ends="right")
+    assert caught.value.code == "E0402"
+
+
+def test_a_splint_holding_two_ends_apart_joins_them_across_a_gap_to_fill() -> None:
+    """A splint whose arms pair the oligo and the strand's end with unpaired bases
+    between them joins the oligo across a gap: the strand drawn as the fill will make
+    it (the splint's middle copied), the gap recorded until `gap_fill`."""
+    head, hy = ops.oligo("head", HEAD), ops.oligo("hy", HY)
+    joined = ops.ligate(tn5_end(phosphate=True), head, splint=hy, end="top 5'")
+    assert isinstance(joined, Duplex)
+    assert render(joined.top).startswith(f"5'-{HEAD} [HY_BC:10'] AAGCAGTGGTATCAACGCAGAGT")
+    (gap,) = joined.nicks
+    assert gap.startswith("10-base gap on the top strand between `head`")
+    assert ops.gap_fill(joined).nicks == ()
+
+
+def test_a_gapped_splint_fails_where_it_cannot_hold_the_ends() -> None:
+    """A splint whose arm on one side pairs fewer than 6 bases is E0402; so is a gapped
+    splint on a single strand (no duplex to record the gap on); the donor needs its
+    phosphate (E0403)."""
+    head = ops.oligo("head", HEAD)
+    short = ops.oligo("hy", "GCTT [HY_BC:10] CTGTCTCTTATACACATCTGACGCTGCCGACGA")
+    single = Single(
+        Strand(parse_notation("/5Phos/AAGCAGTGGTATCAACGCAGAGT [GDNA]"), MolType.DNA, "s", True)
+    )
+    cases: list[tuple[Duplex | Single, ops.Oligo, str, str]] = [
+        (tn5_end(phosphate=True), short, "E0402", "does not bridge"),
+        (single, ops.oligo("hy", HY), "E0402", "strand of a duplex only"),
+        (tn5_end(phosphate=False), ops.oligo("hy", HY), "E0403", "no phosphate"),
+    ]
+    for molecule, splint, code, words in cases:
+        end = "5'" if isinstance(molecule, Single) else "top 5'"
+        with pytest.raises(ops.OperationFailure) as caught:
+            ops.ligate(molecule, head, splint=splint, end=end)
+        assert caught.value.code == code and words in caught.value.message, caught.value.message
+
+
+CH_ATAC_STEPS = """
+workflow ch {
+  input gdna: DNA 5'-[GDNA]-3' as duplex
+  tn = tagment(gdna, adapters: [tn5_transposome_barcode, tn5_transposome_c], gap_fill: false)
+  hy = ligate(tn, adapter: hy_head_duplex, end: "top 5'")
+  fill = gap_fill(hy)
+  lib = pcr(fill, primers: [pcr_p5_primer, mgi_p7_index_1_96], cycles: 12)
+  output lib
+}
+"""
+
+
+def test_ch_atac_hy_ligation_fails_only_for_the_missing_phosphate() -> None:
+    """The CH-ATAC atlas file's partial reason, checked: through the page's steps with
+    the page's oligos the HY ligation is exactly one E0403 (no 5' phosphate at either
+    junction); with the HY oligo phosphorylated the same steps derive the page's drawn
+    library on both strands."""
+    import json
+    from pathlib import Path
+
+    from lablang.diagnostics import Report
+    from lablang.driver import check_text
+    from lablang.molecular.atlas import difference
+    from lablang.molecular.front import build_model
+
+    root = Path(__file__).resolve().parents[2]
+    page = root / "examples" / "atlas" / "CH-ATAC-seq.lab"
+    text = page.read_text("utf-8")
+    result = check_text(text + CH_ATAC_STEPS, "ch.lab")
+    assert [d.code for d in result.report] == ["E0403"]
+    phosphorylated = text.replace("5'-ACTCTGCGTTGATACC", "5'-/5Phos/ACTCTGCGTTGATACC")
+    assert phosphorylated != text
+    result = check_text(phosphorylated + CH_ATAC_STEPS, "ch.lab")
+    assert [d.code for d in result.report] == []
+    built = build_model(result.program, Report())
+    (product,) = built.derived["ch.lib"].carried
+    (method,) = json.loads((root / "tests/data/atlas/CH-ATAC-seq.json").read_text())["methods"]
+    (drawn,) = method["libraries"]
+    assert difference(product.molecule, drawn) is None
+
+
+SNARE_SPLINT = "/phos/CTGTCTCTTATACACATCTGACGCTGCCGACGA" + "A" * 30
+
+
+def bead_splint() -> ops.Oligo:
+    return ops.Oligo(
+        "capture",
+        (
+            parse_notation("TTTTTTTAAGCAGTGGTATCAACGCAGAGTAC [CELL_BARCODE:12] [UMI:8] (T)30"),
+            parse_notation(SNARE_SPLINT),
+        ),
+        "double_stranded",
+    )
+
+
+def test_an_oligo_dt_on_a_longer_a_run_pairs_in_the_register_leaving_no_3_tail() -> None:
+    """The splint's 31 A's (s5' ends in A) pair with the bead's 30 T's in the register
+    that leaves the splint's 3' end paired, so its whole ME'-s5' part (33 bases, with
+    its `/phos/`) is the single-stranded overhang."""
+    duplex = ops.adapter_duplex(bead_splint())
+    assert duplex.left.bottom == parse_notation("")
+    assert render(duplex.right.bottom) == "5'-CTGTCTCTTATACACATCTGACGCTGCCGACGA-3'"
+    assert duplex.bottom_phosphate  # the page spells the phosphate /phos/
+
+
+def test_an_adapter_displaces_the_strand_tn5_left_annealed_to_the_mosaic_end() -> None:
+    """Worked example (SNARE-seq): after tagmentation the ME is paired with the
+    non-transferred ME' (annealed, not joined); the bead/splint duplex, whose overhang
+    pairs with the s5 arm and the ME, takes ME''s place and its 5' phosphate is joined,
+    the s5 strand staying nicked from the bead oligo. With ME' joined (a filled
+    fragment, blunt) there is nothing to displace: E0402."""
+    s5 = ops.oligo("s5", "TCGTCGGCAGCGTCAGATGTGTATAAGAGACAG")
+    s7 = ops.oligo("s7", "GTCTCGTGGGCTCGGAGATGTGTATAAGAGACAG")
+    gdna = Duplex(core=parse_notation("[GDNA]"))
+    open_ends = ops.tagment(gdna, [s5, s7], gap_fill=False)
+    fragment = next(p.molecule for p in open_ends.products if p.name == "s5-insert-s7")
+    assert isinstance(fragment, Duplex) and fragment.left.annealed == 19
+    joined = ops.ligate(fragment, bead_splint(), ends="left")
+    assert isinstance(joined, Duplex)
+    assert render(joined.top).startswith(
+        "5'-TTTTTTTAAGCAGTGGTATCAACGCAGAGTAC [CELL_BARCODE:12] [UMI:8] (T)30 "
+        "TCGTCGGCAGCGTCAGATGTGTATAAGAGACAG [GDNA]"
+    )
+    assert render(joined.bottom) == (
+        "5'-GTCTCGTGGGCTCGGAGATGTGTATAAGAGACAG [GDNA'] CTGTCTCTTATACACATCTGACGCTGCCGACGA (A)30-3'"
+    )
+    assert any("displaced the strand annealed over 19 positions" in n for n in joined.nicks)
+    filled = ops.tagment(gdna, [s5, s7]).products[1].molecule
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.ligate(filled, bead_splint(), ends="left")
+    assert caught.value.code == "E0402"

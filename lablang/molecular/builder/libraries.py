@@ -123,6 +123,13 @@ class Libraries(DeclaredChecks):
         if seq is None and derived_seq is not None and status == "declared":
             status, status_reason = "derived", f"derived from `{source_name}`"
         final = seq if seq is not None else derived_seq
+        if final is None and status == "unknown":
+            # only `from:` a step that was not derived (its failure reported there): the
+            # library is unknown, with no sequence to check reads or roles against
+            modality = modality_of(word_of(fields.get("modality")) or "gene expression")
+            return LibraryDef(
+                decl.name, Seq(), modality, decl.title or "", (), source_name, status, status_reason
+            )
         if final is None:
             raise Failure(
                 "E0413", f"library `{decl.name}` has neither `seq` nor `from`", decl.name_span

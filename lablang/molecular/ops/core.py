@@ -42,7 +42,7 @@ MAX_PRODUCTS = 256
 # examine, and the longest strands an adapter may have (its stem search is cubic)
 ANNEAL_BUDGET = 20_000_000
 MAX_ADAPTER_STRAND = 300
-PHOSPHATE_CODES = frozenset({"5Phos", "5phos", "Phos", "5PHOS"})
+PHOSPHATE_CODES = frozenset({"5Phos", "5phos", "Phos", "phos", "5PHOS"})  # as pages spell it
 
 
 class OperationFailure(Exception):

@@ -29,7 +29,9 @@ from lablang.molecular.ops.core import (
     strip_leading_modifications,
     three_prime_blocked,
 )
-from lablang.molecular.sequence import Seq, plain
+from lablang.molecular.sequence import Seq, Token, plain, reverse_complement, tokens_pair
+
+MIN_SPLINT_ARM = 6  # bases a splint (or a hairpin's own overhang) pairs on each side of a nick
 
 
 def target_end(molecule: Molecule, end: str) -> tuple[str, str]:
@@ -105,23 +107,79 @@ def check_donor_acceptor(molecule: Molecule, oligo: Oligo, strand: str, prime: s
             )
 
 
-def check_splint(splint: Oligo, added: Seq, strand: Seq, prime: str) -> None:
-    """A splint must pair over its whole length across the junction, >= 6 bases each side."""
+MAX_SPLINT_GAP = 64  # splint bases a gapped splinted join may leave unpaired between its arms
+
+
+def check_splint(splint: Oligo, added: Seq, strand: Seq, prime: str) -> Seq:
+    """The splint's bridge across the junction: the fill a gap between the two ends
+    needs (empty for a nick); E0402 when it does not bridge.
+
+    Rule: a splint must pair over its whole length across the junction, at least 6
+    bases (`MIN_SPLINT_ARM`) on each side, so that ligase finds the two ends held in a
+    duplex. A splint may also hold the two ends apart (CH-ATAC's HY oligo holds the head
+    oligo 10 bases, its barcode, short of the Tn5 oligo): each of its arms pairs with
+    one end and its middle stays unpaired (`splint_arms`); a polymerase extending the
+    upstream 3' end copies the middle, and ligase then seals the nick.
+    """
     junction = added + strand if prime == "5'" else strand + added
     joint = len(added) if prime == "5'" else len(strand)
     whole = plain(splint.seq).min_length
     sites = anneal_sites(plain(splint.seq), junction, whole)
-    if not any(site.start <= joint - 6 and site.stop >= joint + 6 for site in sites):
-        failure = no_site_failure(
-            splint.name, plain(splint.seq), [("joined ends", junction)], whole
-        )
-        raise OperationFailure(
-            "E0402",
-            f"splint `{splint.name}` does not bridge the junction: it must pair over its whole "
-            "length with at least 6 bases on each side",
-            notes=failure.notes,
-            help="check the splint's two halves against the molecule's end and the oligo",
-        )
+    arm = MIN_SPLINT_ARM
+    if any(site.start <= joint - arm and site.stop >= joint + arm for site in sites):
+        return Seq()
+    upstream, downstream = (added, strand) if prime == "5'" else (strand, added)
+    arms = splint_arms(plain(splint.seq), upstream, downstream)
+    if arms is not None:
+        x, y = arms
+        middle = plain(splint.seq).slice(y, len(plain(splint.seq)) - x)
+        return reverse_complement(middle).with_label(f"gap fill across {splint.name}")
+    failure = no_site_failure(splint.name, plain(splint.seq), [("joined ends", junction)], whole)
+    raise OperationFailure(
+        "E0402",
+        f"splint `{splint.name}` does not bridge the junction: it must pair over its whole "
+        f"length with at least {arm} bases on each side, or pair each end with an arm of "
+        f"{arm}+ bases and leave at most {MAX_SPLINT_GAP} bases between them",
+        notes=failure.notes,
+        help="check the splint's two halves against the molecule's end and the oligo",
+    )
+
+
+def splint_arms(splint: Seq, upstream: Seq, downstream: Seq) -> tuple[int, int] | None:
+    """The splint's two arms when it holds `upstream` (its 3' end at the junction) and
+    `downstream` (its 5' end at the junction) apart: (x, y) tokens, its 3'-terminal `x`
+    tokens paired with upstream's 3'-terminal bases and its 5'-terminal `y` tokens with
+    downstream's 5'-terminal bases, each arm >= `MIN_SPLINT_ARM` bases and the middle
+    <= `MAX_SPLINT_GAP` bases; the widest arms win, None when there are none."""
+    sp, up, down = splint.tokens(), upstream.tokens(), downstream.tokens()
+    n = len(sp)
+    xs = [x for x in range(1, min(n, len(up)) + 1) if _arm(sp, up, x, three_prime=True)]
+    ys = [y for y in range(1, min(n, len(down)) + 1) if _arm(sp, down, y, three_prime=False)]
+    best: tuple[int, int] | None = None
+    for x in xs:
+        for y in ys:
+            middle = splint.slice(y, n - x)
+            if x + y > n or middle.min_length > MAX_SPLINT_GAP:
+                continue
+            if _bases(splint.slice(n - x)) < MIN_SPLINT_ARM or _bases(splint.slice(0, y)) < (
+                MIN_SPLINT_ARM
+            ):
+                continue
+            if best is None or x + y > sum(best):
+                best = (x, y)
+    return best
+
+
+def _arm(sp: tuple[Token, ...], piece: tuple[Token, ...], k: int, *, three_prime: bool) -> bool:
+    """Whether the splint's `k` terminal tokens (3' or 5') pair antiparallel with the
+    piece's `k` tokens at the junction (upstream's 3' end, downstream's 5' end)."""
+    if three_prime:  # splint 3' end pairs upstream's bases from the junction backwards
+        return all(tokens_pair(sp[len(sp) - k + i], piece[len(piece) - 1 - i]) for i in range(k))
+    return all(tokens_pair(sp[k - 1 - i], piece[i]) for i in range(k))
+
+
+def _bases(seq: Seq) -> int:
+    return seq.min_length
 
 
 def join(
@@ -143,12 +201,32 @@ def join(
     if check:
         check_donor_acceptor(molecule, oligo, strand, prime)
     added = oligo.seq if prime == "5'" else strip_leading_modifications(oligo.seq)
+    fill = Seq()
     if splint is not None:
-        check_splint(splint, plain(added), plain(strand_seq(molecule, strand)[0]), prime)
+        fill = check_splint(splint, plain(added), plain(strand_seq(molecule, strand)[0]), prime)
+    if fill and not isinstance(molecule, Duplex):
+        raise OperationFailure(
+            "E0402",
+            f"splint `{splint.name if splint else ''}` holds `{oligo.name}` {fill.min_length} "
+            "bases from the strand's end: a gapped splinted join is modelled on a strand of a "
+            "duplex only (where the gap is recorded until `gap_fill`)",
+            help="use a splint whose arms meet, or join to a strand of a duplex and fill the "
+            "gap with `gap_fill`",
+        )
     kind = oligo_moltype(oligo.seq)
+    added = (added + fill) if prime == "5'" else (fill + added)
     if isinstance(molecule, Duplex) and strand == "bottom":
-        return _join_top(molecule.flipped(), added, prime, kind, oligo).flipped()  # type: ignore[union-attr]
-    return _join_top(molecule, added, prime, kind, oligo)
+        joined = _join_top(molecule.flipped(), added, prime, kind, oligo).flipped()  # type: ignore[union-attr]
+    else:
+        joined = _join_top(molecule, added, prime, kind, oligo)
+    if fill and isinstance(joined, Duplex):
+        gap = (
+            f"{fill.min_length}-base gap on the {strand} strand between `{oligo.name}` and the "
+            f"strand's {prime} end, held by splint `{splint.name if splint else ''}` (a "
+            "polymerase fills it: `gap_fill`)"
+        )
+        return attrs.evolve(joined, nicks=(*joined.nicks, gap))
+    return joined
 
 
 def _join_top(molecule: Molecule, added: Seq, prime: str, kind: MolType, oligo: Oligo) -> Molecule:

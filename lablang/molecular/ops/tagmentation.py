@@ -239,8 +239,8 @@ def _fragment(
     # non-transferred strand sticks out beyond the transferred strand's 5' end
     return Duplex(
         core=(x.stem if x else Seq()) + insert + reverse_complement(y.stem if y else Seq()),
-        left=End(top=x.arm, bottom=x.overhang) if x else source.left,
-        right=End(top=y.overhang, bottom=y.arm) if y else source.right,
+        left=End(top=x.arm, bottom=x.overhang, annealed=len(x.stem)) if x else source.left,
+        right=End(top=y.overhang, bottom=y.arm, annealed=len(y.stem)) if y else source.right,
         nicks=tuple(_gap(t) for t in (x, y) if t is not None),
         top_type=top_type,
         bottom_type=bottom_type,
