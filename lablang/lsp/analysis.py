@@ -25,6 +25,7 @@ from lablang.diagnostics import Diagnostic, Report
 from lablang.driver import CheckResult, check_source
 from lablang.resolve import ModuleInfo, Program, Symbol
 from lablang.source import Source, Span
+from lablang.syntax.reuse import ParseCache
 
 __all__ = ["Analysis", "LineIndex", "Target", "analyze", "nodes_at", "target_at"]
 
@@ -126,8 +127,13 @@ class Analysis:
         return self.parsed or bool(self.module.decls)
 
 
-def analyze(text: str, path: str, roots: Sequence[str | Path] = ()) -> Analysis:
+def analyze(
+    text: str, path: str, roots: Sequence[str | Path] = (), parses: ParseCache | None = None
+) -> Analysis:
     """Check `text` as the file `path`; its directory and `roots` are module roots.
+
+    With `parses` (kept per document between edits) only the declarations whose text
+    changed are parsed again; the result is the same.
 
     When a syntax error leaves the tree empty, the declarations that parse on their own
     still make a partial tree (with the full check's diagnostics), so hover, outline and
@@ -136,7 +142,10 @@ def analyze(text: str, path: str, roots: Sequence[str | Path] = ()) -> Analysis:
     source = Source(text, path)
     folder = Path(path).parent
     module_roots = [folder, *roots] if folder.is_dir() else list(roots)
-    result = check_source(source, module_roots)
+    if parses is None:
+        result = check_source(source, module_roots)
+    else:
+        result = check_source(source, module_roots, parser=parses.parse)
     analysis = Analysis(source=source, result=result, lines=LineIndex(text))
     if not analysis.parsed:
         program = _partial_program(source, module_roots)
