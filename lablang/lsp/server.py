@@ -412,9 +412,11 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
         if text is None:
             return None
         offset = LineIndex(text).offset(params.position.line, params.position.character)
-        analysis = ls.analyses.get(uri)
-        if analysis is None or not analysis.parsed:
-            analysis = ls.last_parsed.get(uri) or await ls.analysis(uri)
+        # the current text's analysis (a partial tree where it does not parse); the last
+        # version that parsed only when nothing of the current one does
+        analysis = await ls.analysis(uri)
+        if analysis is None or not analysis.usable:
+            analysis = ls.last_parsed.get(uri) or analysis
         if analysis is None:
             return None
         items = complete(text, offset, analysis, ls.roots)

@@ -25,8 +25,10 @@ Span(start=20, end=47)
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -62,39 +64,69 @@ class ParseCache:
         self.pieces: OrderedDict[str, _Piece | None] = OrderedDict()  # None: not clean
         self.limits: Limits | None = None
         self.parsed_pieces = 0  # how many pieces were parsed (not reused), for tests
+        self.repaired: dict[str, _Piece | None] = {}  # broken piece text -> what parses
         self.lock = threading.Lock()
 
     def parse(self, source: Source, report: Report, limits: Limits = DEFAULT_LIMITS) -> ast.Module:
         """What `lablang.syntax.parse(source, report, limits)` returns and reports."""
         with self.lock:
-            if self.limits != limits:
-                self.pieces.clear()
-                self.kept, self.limits = 0, limits
-            if refused(source, Report(), limits):
-                return parse(source, report, limits)
-            uses: list[ast.Use] = []
-            decls: list[ast.Decl] = []
-            comments: list[ast.Comment] = []
-            name = title = None
-            for index, (start, text) in enumerate(declaration_chunks(source.text)):
-                piece = self._piece(text, source.name, limits)
-                if piece is None or (piece.header is not None and index > 0):
-                    return parse(source, report, limits)
-                if piece.offset != start:
-                    _move(piece, start)
-                if piece.header is not None:
-                    name, title = piece.header
-                uses += piece.uses
-                decls += piece.decls
-                comments += piece.comments
-            return ast.Module(
-                name=name,
-                title=title,
-                uses=tuple(uses),
-                decls=tuple(decls),
-                comments=tuple(comments),
-                span=Span(0, len(source.text)),
-            )
+            module = self._assemble(source, limits, repair=False)
+        return module if module is not None else parse(source, report, limits)
+
+    def partial(self, source: Source, limits: Limits = DEFAULT_LIMITS) -> ast.Module:
+        """The tree of what parses in a text that does not: each piece that parses alone,
+        and of each piece that does not, the fields and members that parse (`_repaired`).
+        For the editor's hover, outline and completion; the diagnostics of such a text
+        are the cold parse's, never these."""
+        with self.lock:
+            module = self._assemble(source, limits, repair=True)
+            if len(self.repaired) > 256:  # only the latest broken pieces matter
+                self.repaired.clear()
+        empty = ast.Module(name=None, title=None, uses=(), decls=(), comments=(), span=Span(0, 0))
+        return module if module is not None else empty
+
+    def _assemble(self, source: Source, limits: Limits, repair: bool) -> ast.Module | None:
+        """The module from the pieces' trees; None where only a cold parse can answer (a
+        file bound, or without `repair` a piece that does not parse or a late header)."""
+        if self.limits != limits:
+            self.pieces.clear()
+            self.repaired.clear()
+            self.kept, self.limits = 0, limits
+        if refused(source, Report(), limits):
+            return None
+        uses: list[ast.Use] = []
+        decls: list[ast.Decl] = []
+        comments: list[ast.Comment] = []
+        name = title = None
+        header_allowed = True  # the grammar takes a header before any other item
+        for start, text in declaration_chunks(source.text):
+            piece = self._piece(text, source.name, limits)
+            if piece is None and repair:
+                if text not in self.repaired:
+                    self.repaired[text] = _repaired(text, source.name, limits)
+                piece = self.repaired[text]
+            late_header = piece is not None and piece.header is not None and not header_allowed
+            if piece is None or late_header:
+                if not repair:
+                    return None
+                if piece is None:
+                    continue
+            if piece.offset != start:
+                _move(piece, start)
+            if piece.header is not None and header_allowed:
+                name, title = piece.header
+            header_allowed = header_allowed and not (piece.header or piece.uses or piece.decls)
+            uses += piece.uses
+            decls += piece.decls
+            comments += piece.comments
+        return ast.Module(
+            name=name,
+            title=title,
+            uses=tuple(uses),
+            decls=tuple(decls),
+            comments=tuple(comments),
+            span=Span(0, len(source.text)),
+        )
 
     def _piece(self, text: str, name: str, limits: Limits) -> _Piece | None:
         if text in self.pieces:
@@ -117,9 +149,13 @@ class ParseCache:
 
 def _move(piece: _Piece, offset: int) -> None:
     delta = offset - piece.offset
-    piece.uses = _shifted(piece.uses, delta)
-    piece.decls = _shifted(piece.decls, delta)
-    piece.comments = _shifted(piece.comments, delta)
+
+    def shift(span: Span) -> Span:
+        return Span(span.start + delta, span.end + delta)
+
+    piece.uses = _moved(piece.uses, shift)
+    piece.decls = _moved(piece.decls, shift)
+    piece.comments = _moved(piece.comments, shift)
     piece.offset = offset
 
 
@@ -128,18 +164,18 @@ _FIELDS: dict[type, tuple[str, ...] | bool] = {}
 _LEAVES = frozenset({str, int, float, bool, type(None)})
 
 
-def _shifted(node: Any, delta: int) -> Any:
-    """`node` with every span in it moved by `delta`.
+def _moved(node: Any, move: Callable[[Span], Span]) -> Any:
+    """`node` with every span in it replaced by `move(span)`.
 
     Nodes are rebuilt field by field with `object.__setattr__` rather than through
     `attrs.evolve`, which took twice as long; AST classes have no validators or
-    converters that a rebuild could skip (the round-trip test would show a difference).
+    converters that a rebuild could skip (the differential test would show a difference).
     """
     kind = type(node)
     if kind is Span:
-        return Span(node.start + delta, node.end + delta)
+        return move(node)
     if kind is tuple:
-        return tuple([_shifted(item, delta) for item in node])
+        return tuple([_moved(item, move) for item in node])
     fields = _FIELDS.get(kind)
     if fields is None:
         fields = _FIELDS[kind] = (
@@ -151,6 +187,96 @@ def _shifted(node: Any, delta: int) -> Any:
     for field in fields:  # type: ignore[union-attr]
         value = getattr(node, field)
         if type(value) not in _LEAVES:
-            value = _shifted(value, delta)
+            value = _moved(value, move)
         object.__setattr__(moved, field, value)
     return moved
+
+
+# how many repairs one broken piece gets, and the longest piece repaired
+MAX_PIECE_REPAIRS = 8
+MAX_REPAIRED_PIECE = 20_000
+
+
+def _repaired(text: str, name: str, limits: Limits) -> _Piece | None:
+    """The tree of a piece that does not parse, from what does: the member holding each
+    syntax error blanked out (offsets kept), or a missing closing bracket inserted
+    (spans mapped back onto `text`), until it parses; None if it never does."""
+    if len(text) > MAX_REPAIRED_PIECE:
+        return None
+    current = text
+    insertions: list[tuple[int, int]] = []  # (offset in the repaired text, length)
+    for _ in range(MAX_PIECE_REPAIRS):
+        scratch = Report()
+        module = parse(Source(current, name), scratch, limits)
+        if not scratch.dropped and (module.decls or module.uses or module.name is not None):
+            header = (module.name, module.title) if module.name is not None else None
+            piece = _Piece(0, header, module.uses, module.decls, module.comments)
+            if insertions:
+                _map_back(piece, insertions)
+            return piece
+        stop = next(iter(scratch.errors), None)
+        if stop is None:
+            return None
+        fix = stop.fix
+        edit = fix.edits[0] if fix is not None and len(fix.edits) == 1 else None
+        if (
+            edit is not None
+            and not edit.span.end - edit.span.start
+            and _CLOSERS.match(edit.replacement)
+        ):
+            at = edit.span.start
+            current = current[:at] + edit.replacement + current[at:]
+            insertions.append((at, len(edit.replacement)))
+            continue
+        begin, end = _member_at(current, stop.span.start)
+        current = current[:begin] + " " * (end - begin) + current[end:]
+    return None
+
+
+_CLOSERS = re.compile(r"\s*[}\])]+\s*$")
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[ \t]*:(?![:'])")
+
+
+def _member_at(text: str, error: int) -> tuple[int, int]:
+    """The part of the member holding a syntax error at `error` to blank out: from its
+    field key (`role:`) to the error when the error is a closing bracket (the member is
+    unfinished), else to the member's end (`;`, `}` or the line's end); the whole line
+    when no member is found. Never empty unless the line is."""
+    closing = error < len(text) and text[error] in "})]"
+    before = len(text[:error].rstrip()) if closing else error
+    line = (
+        text.rfind("\n", 0, max(before - 1, 0)) + 1 if closing else text.rfind("\n", 0, error) + 1
+    )
+    opened = max(text.rfind("{", line, before), text.rfind(";", line, before))
+    keys = [m.start() for m in _KEY.finditer(text, max(line, opened + 1), before)]
+    begin = keys[-1] if keys else max(line, opened + 1)
+    if closing:
+        end = error
+    else:
+        ends = [at for at in (text.find(c, error + 1) for c in ";}\n") if at >= 0]
+        end = min(ends, default=len(text))
+    if not text[begin:end].strip():
+        begin = text.rfind("\n", 0, error) + 1
+        end = text.find("\n", error)
+        end = len(text) if end < 0 else end
+    return begin, end
+
+
+def _map_back(piece: _Piece, insertions: list[tuple[int, int]]) -> None:
+    """Spans of the repaired text, moved onto the text before the insertions (a position
+    inside an inserted token goes to where it was inserted)."""
+
+    def back(offset: int) -> int:
+        for at, length in reversed(insertions):
+            if offset >= at + length:
+                offset -= length
+            elif offset > at:
+                offset = at
+        return offset
+
+    def move(span: Span) -> Span:
+        return Span(back(span.start), back(span.end))
+
+    piece.uses = _moved(piece.uses, move)
+    piece.decls = _moved(piece.decls, move)
+    piece.comments = _moved(piece.comments, move)

@@ -10,6 +10,7 @@ import pytest
 
 from lablang.diagnostics import Diagnostic, Report
 from lablang.driver import check_source
+from lablang.limits import DEFAULT_LIMITS
 from lablang.source import Source
 from lablang.syntax import parse
 from lablang.syntax.recover import declaration_chunks
@@ -157,3 +158,38 @@ def test_kept_texts_are_bounded_by_characters() -> None:
         cache.parse(Source(f"segment S{i} = umi(8)\nsegment T{i} = umi(9)\n"), Report())
     assert cache.kept <= 500
     assert sum(len(text) for text in cache.pieces) == cache.kept
+
+
+def _spans(node: object) -> list:
+    import attrs
+
+    from lablang.source import Span
+
+    if isinstance(node, Span):
+        return [node]
+    if isinstance(node, tuple):
+        return [s for item in node for s in _spans(item)]
+    if attrs.has(type(node)):
+        return [s for f in attrs.fields(type(node)) for s in _spans(getattr(node, f.name))]
+    return []
+
+
+def test_partial_trees_of_broken_edits_lie_inside_their_text() -> None:
+    """Along random edit sequences, the partial tree (what parses, inside broken
+    declarations too) is built without an exception, every span in it lies inside the
+    text, and for a text whose pieces all parse alone it is the cold parse's tree."""
+    repaired = 0
+    for versions in _edit_sequences(count=5, length=20, seed=7):
+        cache = ParseCache()
+        for text in versions:
+            report = Report()
+            cold = parse(Source(text), report)
+            partial = cache.partial(Source(text))
+            for span in _spans(partial):
+                assert 0 <= span.start <= span.end <= len(text)
+            whole = cache._assemble(Source(text), DEFAULT_LIMITS, repair=False)
+            if whole is not None:  # every piece parses alone
+                assert partial == cold == whole
+            elif len(partial.decls) > len(cold.decls):
+                repaired += 1
+    assert repaired > 0  # some broken declarations were recovered, not only skipped
