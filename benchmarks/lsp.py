@@ -57,10 +57,10 @@ def program(lines: int) -> str:
 
 
 def edit(text: str, round_: int) -> str:
-    """Change a volume in the middle of the file, to 5, 500 or 50 uL: the edit changes the
-    text's length, so everything after it moves."""
+    """Change a volume in the middle of the file from 50 uL to 5, 500 or 5000 uL (in turn):
+    each edit changes the text's length, so everything after it moves."""
     middle = text.index("add: 50 uL", len(text) // 2)
-    volume = 5 * 10 ** (1 + round_ % 3) // 10
+    volume = (5, 500, 5000)[round_ % 3]
     return text[:middle] + f"add: {volume} uL" + text[middle + len("add: 50 uL") :]
 
 

@@ -13,7 +13,7 @@ unit, a bound), a later piece holds a `module` header, or the whole text hits a 
 bound, the text is parsed whole by `lablang.syntax.parse` (whose recovery works across
 pieces). A test compares both on random edit sequences.
 
->>> from lablang.diagnostics import Report
+>>> from lablang.diagnostics import Diagnostic, Report
 >>> cache = ParseCache()
 >>> text = "segment A = umi(8)\\noligo B { seq: 5'-ACGT-3' }\\n"
 >>> module = cache.parse(Source(text, "x.lab"), Report())
@@ -34,7 +34,7 @@ from typing import Any
 import attrs
 
 from lablang import ast
-from lablang.diagnostics import Report
+from lablang.diagnostics import Diagnostic, Report
 from lablang.limits import DEFAULT_LIMITS, Limits
 from lablang.source import Source, Span
 from lablang.syntax import parse, refused
@@ -70,8 +70,14 @@ class ParseCache:
     def parse(self, source: Source, report: Report, limits: Limits = DEFAULT_LIMITS) -> ast.Module:
         """What `lablang.syntax.parse(source, report, limits)` returns and reports."""
         with self.lock:
-            module = self._assemble(source, limits, repair=False)
-        return module if module is not None else parse(source, report, limits)
+            broken: list[tuple[Diagnostic, set[str]]] = []
+            module = self._assemble(source, limits, repair=False, broken=broken)
+        if module is None:
+            return parse(source, report, limits)
+        for diagnostic, dropped in broken:
+            report.diagnostics.append(diagnostic)
+            report.dropped.update(dropped)
+        return module
 
     def partial(self, source: Source, limits: Limits = DEFAULT_LIMITS) -> ast.Module:
         """The tree of what parses in a text that does not: each piece that parses alone,
@@ -85,9 +91,17 @@ class ParseCache:
         empty = ast.Module(name=None, title=None, uses=(), decls=(), comments=(), span=Span(0, 0))
         return module if module is not None else empty
 
-    def _assemble(self, source: Source, limits: Limits, repair: bool) -> ast.Module | None:
+    def _assemble(
+        self,
+        source: Source,
+        limits: Limits,
+        repair: bool,
+        broken: list[tuple[Diagnostic, set[str]]] | None = None,
+    ) -> ast.Module | None:
         """The module from the pieces' trees; None where only a cold parse can answer (a
-        file bound, or without `repair` a piece that does not parse or a late header)."""
+        file bound; without `repair`, a late header or a broken piece `_dropped` cannot
+        answer for). Without `repair`, each broken piece's syntax error and dropped names
+        are added to `broken`, as the cold parse reports them."""
         if self.limits != limits:
             self.pieces.clear()
             self.repaired.clear()
@@ -99,12 +113,23 @@ class ParseCache:
         comments: list[ast.Comment] = []
         name = title = None
         header_allowed = True  # the grammar takes a header before any other item
-        for start, text in declaration_chunks(source.text):
+        pieces = declaration_chunks(source.text)
+        for index, (start, text) in enumerate(pieces):
             piece = self._piece(text, source.name, limits)
             if piece is None and repair:
                 if text not in self.repaired:
                     self.repaired[text] = _repaired(text, source.name, limits)
                 piece = self.repaired[text]
+            elif piece is None and broken is not None:
+                # one broken piece only: the cold parse labels a later error with the
+                # blocks an earlier broken piece left open (it scans the original text)
+                if broken or not _recoverable(source, 1):
+                    return None
+                dropped = _dropped(source, start, text, limits, index == len(pieces) - 1)
+                if dropped is None:
+                    return None
+                broken.append(dropped)
+                continue
             late_header = piece is not None and piece.header is not None and not header_allowed
             if piece is None or late_header:
                 if not repair:
@@ -145,6 +170,47 @@ class ParseCache:
             evicted, _ = self.pieces.popitem(last=False)
             self.kept -= len(evicted)
         return piece
+
+
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _dropped(
+    source: Source, start: int, text: str, limits: Limits, last: bool
+) -> tuple[Diagnostic, set[str]] | None:
+    """The syntax error a cold parse of `source` reports for the broken piece `text` at
+    `start`, when every other piece parses alone, with the names it drops; None when
+    that cannot be known from the piece.
+
+    The piece is parsed behind a blank copy of the text before it (newlines kept), so
+    offsets, lines and columns are the whole text's; the LALR states inside a top-level
+    item do not depend on the items before it. An error at the end of a piece that is
+    not the last one (a bracket left open) is found by the cold parse in a later piece,
+    and a piece that reports anything else (a spelled-out unit, a bound) is left to it.
+    """
+    padded = _NOT_NEWLINE.sub(" ", source.text[:start]) + text
+    scratch = Report()
+    module = parse(Source(padded, source.name), scratch, limits)
+    found = scratch.diagnostics
+    if len(found) != 1 or module.decls or module.uses or module.name is not None:
+        return None
+    (diagnostic,) = found
+    if diagnostic.span.start < start or (diagnostic.span.start >= len(padded) and not last):
+        return None
+    return attrs.evolve(diagnostic, source=source), set(scratch.dropped)
+
+
+def _recoverable(source: Source, errors: int) -> bool:
+    """Whether the cold parse's recovery reaches a clean parse after `errors` syntax
+    errors (its bounds: attempts, characters re-parsed, text length)."""
+    from lablang.syntax import recover
+
+    length = len(source.text)
+    return (
+        errors < recover.MAX_SYNTAX_ERRORS
+        and errors * length <= recover.RECOVERY_BUDGET_CHARS
+        and length <= recover.MAX_RECOVERY_CHARS
+    )
 
 
 def _move(piece: _Piece, offset: int) -> None:

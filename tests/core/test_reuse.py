@@ -150,6 +150,24 @@ def test_an_edit_parses_only_the_declaration_it_touched() -> None:
     assert module == parse(Source(edited), Report())
 
 
+def test_one_broken_declaration_is_parsed_alone_and_reported_as_a_cold_parse_does() -> None:
+    """While one declaration of many is broken, only it is parsed again, and its error
+    (position, line numbers in the help, fix) and the dropped name are a cold parse's."""
+    text = "".join(f"segment S{i} = umi({i + 1})\n" for i in range(30))
+    text += "oligo O { seq: 5'-ACGT-3' role: }\n"
+    text += "".join(f"segment T{i} = umi({i + 1})\n" for i in range(30))
+    cache = ParseCache()
+    cache.parse(Source(text.replace("role: }", "}")), Report())
+    parsed = cache.parsed_pieces
+    warm_report, cold_report = Report(), Report()
+    warm = cache.parse(Source(text), warm_report)
+    assert cache.parsed_pieces == parsed + 1
+    assert warm == parse(Source(text), cold_report)
+    assert [d.code for d in warm_report] == ["E0101"]
+    assert _key(list(warm_report)) == _key(list(cold_report))
+    assert warm_report.dropped == cold_report.dropped == {"O"}
+
+
 def test_kept_texts_are_bounded_by_characters() -> None:
     """The cache never keeps more characters of piece texts than it is given (untrusted
     texts cannot grow it without bound)."""
