@@ -7,13 +7,19 @@ items), so a file is cut before each line that opens one in column 0
 (`declaration_chunks`) and each piece is parsed alone, at offset 0, once per distinct
 text. The module is the pieces' trees moved to where the pieces now are.
 
-The result is the tree a cold `parse` gives, with the same (empty) diagnostics, or it is
-that cold parse: whenever a piece has any diagnostic (a syntax error, a spelled-out
-unit, a bound), a later piece holds a `module` header, or the whole text hits a file
-bound, the text is parsed whole by `lablang.syntax.parse` (whose recovery works across
-pieces). A test compares both on random edit sequences.
+The result is the tree and the diagnostics a cold `parse` gives. While one piece is
+broken (the usual state of a declaration being typed), its syntax error is found by
+parsing it behind a blank copy of the text before it (`_dropped`), as the cold parse's
+recovery would report it, and the other pieces' trees are kept. In every other case
+that the pieces cannot answer for (a piece reporting anything else, a spelled-out unit
+or a bound; two broken pieces; a bracket left open into the next piece; a `module`
+header after other items; a file bound), the text is parsed whole by
+`lablang.syntax.parse`. A test compares both on random edit sequences.
 
->>> from lablang.diagnostics import Diagnostic, Report
+`ParseCache.partial` is for the editor only: the tree of what parses in a broken text,
+inside broken declarations too (`_repaired`).
+
+>>> from lablang.diagnostics import Report
 >>> cache = ParseCache()
 >>> text = "segment A = umi(8)\\noligo B { seq: 5'-ACGT-3' }\\n"
 >>> module = cache.parse(Source(text, "x.lab"), Report())
@@ -86,8 +92,8 @@ class ParseCache:
         are the cold parse's, never these."""
         with self.lock:
             module = self._assemble(source, limits, repair=True)
-            if len(self.repaired) > 256:  # only the latest broken pieces matter
-                self.repaired.clear()
+            if len(self.repaired) > 256:  # only the latest broken pieces matter (each
+                self.repaired.clear()  # is at most MAX_REPAIRED_PIECE characters)
         empty = ast.Module(name=None, title=None, uses=(), decls=(), comments=(), span=Span(0, 0))
         return module if module is not None else empty
 
@@ -113,11 +119,15 @@ class ParseCache:
         comments: list[ast.Comment] = []
         name = title = None
         header_allowed = True  # the grammar takes a header before any other item
+        repairs = 0
         pieces = declaration_chunks(source.text)
         for index, (start, text) in enumerate(pieces):
             piece = self._piece(text, source.name, limits)
             if piece is None and repair:
                 if text not in self.repaired:
+                    if len(text) > MAX_REPAIRED_PIECE or repairs >= MAX_REPAIRS_PER_CALL:
+                        continue  # left out of this partial tree (bounded work per edit)
+                    repairs += 1
                     self.repaired[text] = _repaired(text, source.name, limits)
                 piece = self.repaired[text]
             elif piece is None and broken is not None:
@@ -258,17 +268,18 @@ def _moved(node: Any, move: Callable[[Span], Span]) -> Any:
     return moved
 
 
-# how many repairs one broken piece gets, and the longest piece repaired
-MAX_PIECE_REPAIRS = 8
-MAX_REPAIRED_PIECE = 20_000
+# how many repairs one broken piece gets, the longest piece repaired, and how many new
+# broken pieces one partial tree repairs (each repair parses the piece again, with the
+# parser's insertion trials): the work per edit stays bounded whatever the file
+MAX_PIECE_REPAIRS = 6
+MAX_REPAIRED_PIECE = 5_000
+MAX_REPAIRS_PER_CALL = 4
 
 
 def _repaired(text: str, name: str, limits: Limits) -> _Piece | None:
     """The tree of a piece that does not parse, from what does: the member holding each
     syntax error blanked out (offsets kept), or a missing closing bracket inserted
     (spans mapped back onto `text`), until it parses; None if it never does."""
-    if len(text) > MAX_REPAIRED_PIECE:
-        return None
     current = text
     insertions: list[tuple[int, int]] = []  # (offset in the repaired text, length)
     for _ in range(MAX_PIECE_REPAIRS):

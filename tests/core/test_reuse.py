@@ -211,3 +211,17 @@ def test_partial_trees_of_broken_edits_lie_inside_their_text() -> None:
             elif len(partial.decls) > len(cold.decls):
                 repaired += 1
     assert repaired > 0  # some broken declarations were recovered, not only skipped
+
+
+def test_a_partial_tree_repairs_a_bounded_number_of_new_broken_declarations() -> None:
+    """A file of many broken declarations gets at most `MAX_REPAIRS_PER_CALL` new repairs
+    per partial tree (the work per edit is bounded); later calls repair more."""
+    from lablang.syntax import reuse
+
+    text = "".join(f"oligo O{i} {{ seq: 5'-ACGT-3' role: }}\n" for i in range(40))
+    cache = ParseCache()
+    first = cache.partial(Source(text))
+    assert len(cache.repaired) == len(first.decls) == reuse.MAX_REPAIRS_PER_CALL
+    second = cache.partial(Source(text))
+    assert len(second.decls) == 2 * reuse.MAX_REPAIRS_PER_CALL
+    assert [d.name for d in second.decls[:4]] == ["O0", "O1", "O2", "O3"]
