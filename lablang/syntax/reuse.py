@@ -94,7 +94,7 @@ class ParseCache:
         are the cold parse's, never these."""
         with self.lock:
             module = self._assemble(source, limits, repair=True)
-            if len(self.repaired) > 256:  # only the latest broken pieces matter (each
+            if len(self.repaired) > 64:  # only the latest broken pieces matter (each
                 self.repaired.clear()  # is at most MAX_REPAIRED_PIECE characters)
         empty = ast.Module(name=None, title=None, uses=(), decls=(), comments=(), span=Span(0, 0))
         return module if module is not None else empty
