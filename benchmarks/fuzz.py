@@ -12,6 +12,8 @@ included), internal errors (E0000), hangs (past `--timeout` seconds) and the slo
 input. Failing and slowest inputs are saved under fuzz-failures/.
 
 Run: python benchmarks/fuzz.py --count 300 [--seed 1] [--commands check,score] [--timeout 20]
+[--seeds-from DIR]. Times are CPU seconds of this process (the hang timer too), with the
+slowest input's wall time beside it.
 """
 
 from __future__ import annotations
@@ -41,8 +43,12 @@ from lablang.cli import main as cli  # noqa: E402
 from tests.core.mutations import mutate  # noqa: E402
 
 
-class Hang(Exception):
-    """The per-input timer fired."""
+class Hang(BaseException):
+    """The per-input timer fired.
+
+    A BaseException, so the commands' own `except Exception` (which turns an internal
+    error into E0000) cannot swallow it: a hang is counted as a hang.
+    """
 
 
 # ---------------------------------------------------------------------- mutators
@@ -122,43 +128,44 @@ class Command:
     stats: dict[str, Any] = attrs.field(factory=dict)
 
 
-def _lab_seeds() -> list[str]:
-    paths = sorted((ROOT / "tests" / "data").glob("*.lab")) + sorted(
-        (ROOT / "examples").rglob("*.lab")
+def _lab_seeds(source: Path) -> list[str]:
+    paths = sorted((source / "tests" / "data").glob("*.lab")) + sorted(
+        (source / "examples").rglob("*.lab")
     )
     return [p.read_text("utf-8") for p in paths]
 
 
-def _exported(target: str) -> list[str]:
+def _exported(source: Path, target: str) -> list[str]:
     runner = CliRunner()
     texts = []
     for example in ("tenx_3p_v3.lab", "drop_seq.lab", "smart_seq3.lab"):
-        result = runner.invoke(cli, ["export", str(ROOT / "examples" / example), "--to", target])
+        result = runner.invoke(cli, ["export", str(source / "examples" / example), "--to", target])
         if result.exit_code == 0:
             texts.append(result.output)
     return texts
 
 
-def _replay_seed() -> str:
+def _replay_seed(source: Path) -> str:
     header = {"record": "episode", "task": "t", "seed": 1, "score": 1.0}
     lines = [json.dumps(header)]
     for line in (
-        (ROOT / "examples" / "contracts" / "centrifuge_clean.jsonl").read_text().splitlines()
+        (source / "examples" / "contracts" / "centrifuge_clean.jsonl").read_text().splitlines()
     ):
         if line.strip():
             lines.append(json.dumps({"record": "event", **json.loads(line)}))
     return "\n".join(lines) + "\n"
 
 
-def commands(work: Path) -> list[Command]:
-    labs = _lab_seeds()
-    contract = str(ROOT / "stdlib" / "contracts" / "centrifuge.lab")
-    rubric = str(ROOT / "examples" / "protocols" / "gc_rich_rubric.lab")
-    published = str(ROOT / "examples" / "protocols" / "pcr_published.lab")
-    truth = ROOT / "tests" / "scoring" / "data" / "truth_10x"
+def commands(work: Path, source: Path = ROOT) -> list[Command]:
+    """The fuzzed commands, their seed inputs read from the checkout `source`."""
+    labs = _lab_seeds(source)
+    contract = str(source / "stdlib" / "contracts" / "centrifuge.lab")
+    rubric = str(source / "examples" / "protocols" / "gc_rich_rubric.lab")
+    published = str(source / "examples" / "protocols" / "pcr_published.lab")
+    truth = source / "tests" / "scoring" / "data" / "truth_10x"
     truth_docs = [p.read_text("utf-8") for p in sorted(truth.glob("*.json"))]
     protocols = [
-        p.read_text("utf-8") for p in sorted((ROOT / "examples" / "protocols").rglob("*.lab"))
+        p.read_text("utf-8") for p in sorted((source / "examples" / "protocols").rglob("*.lab"))
     ]
     return [
         Command("check", labs, LAB_MUTATORS, lambda f: ["check", str(f)], ".lab"),
@@ -166,17 +173,17 @@ def commands(work: Path) -> list[Command]:
         Command("export", labs, LAB_MUTATORS, lambda f: ["export", str(f)], ".lab"),
         Command("diff", protocols, LAB_MUTATORS, lambda f: ["diff", published, str(f)], ".lab"),
         Command("import", truth_docs, DATA_MUTATORS, lambda f: ["import", str(f), "-o", str(work / "o.lab")], ".json"),
-        Command("import-seqspec", _exported("seqspec"), YAML_MUTATORS,
+        Command("import-seqspec", _exported(source, "seqspec"), YAML_MUTATORS,
                 lambda f: ["import", str(f), "-o", str(work / "o.lab")], ".yaml"),
         Command("score", truth_docs, DATA_MUTATORS, lambda f: ["score", str(f), "--truth", str(truth)], ".json"),
         Command("legal", ['{"a": 2, "aim_a": 2, "conf_a": true}'], DATA_MUTATORS,
                 lambda f: ["legal", contract, "--state", str(f)], ".json"),
-        Command("monitor", [(ROOT / "examples" / "contracts" / n).read_text() for n in
+        Command("monitor", [(source / "examples" / "contracts" / n).read_text() for n in
                             ("centrifuge_clean.jsonl", "centrifuge_wrong_choice.jsonl")],
                 DATA_MUTATORS, lambda f: ["monitor", contract, str(f)], ".jsonl"),
-        Command("grade", [(ROOT / "examples" / "protocols" / "judgments.jsonl").read_text()],
+        Command("grade", [(source / "examples" / "protocols" / "judgments.jsonl").read_text()],
                 DATA_MUTATORS, lambda f: ["grade", rubric, "--judgments", str(f)], ".jsonl"),
-        Command("replay", [_replay_seed()], DATA_MUTATORS, lambda f: ["replay", str(f)], ".jsonl"),
+        Command("replay", [_replay_seed(source)], DATA_MUTATORS, lambda f: ["replay", str(f)], ".jsonl"),
     ]  # fmt: skip
 
 
@@ -185,26 +192,31 @@ def _alarm(signum: int, frame: Any) -> None:
     raise Hang
 
 
-def run_one(command: Command, text: str, path: Path, timeout: float) -> tuple[str, float]:
-    """'ok', 'traceback', 'internal' or 'hang', and the seconds it took."""
+def run_one(command: Command, text: str, path: Path, timeout: float) -> tuple[str, float, float]:
+    """'ok', 'traceback', 'internal' or 'hang', and the CPU and wall seconds it took.
+
+    The timer counts this process's CPU time (ITIMER_PROF), so a hang means the same on a
+    loaded machine as on an idle one.
+    """
     path.write_text(text, "utf-8", errors="replace")
     runner = CliRunner()
-    start = time.perf_counter()
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    start, cpu = time.perf_counter(), time.process_time()
+    signal.setitimer(signal.ITIMER_PROF, timeout)
+    outcome = "ok"
     try:
         result = runner.invoke(cli, command.args(path), catch_exceptions=True)
     except Hang:
-        return "hang", time.perf_counter() - start
+        outcome = "hang"
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-    seconds = time.perf_counter() - start
-    if isinstance(result.exception, Hang):
-        return "hang", seconds
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    seconds, wall = time.process_time() - cpu, time.perf_counter() - start
+    if outcome == "hang" or isinstance(result.exception, Hang):
+        return "hang", seconds, wall
     if result.exception is not None and not isinstance(result.exception, SystemExit):
-        return "traceback", seconds
+        return "traceback", seconds, wall
     if "E0000" in result.output:
-        return "internal", seconds
-    return "ok", seconds
+        return "internal", seconds, wall
+    return "ok", seconds, wall
 
 
 def main() -> None:
@@ -213,7 +225,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--commands", default="", help="comma-separated subset")
     parser.add_argument(
-        "--timeout", type=float, default=20.0, help="seconds before an input is a hang"
+        "--timeout", type=float, default=20.0, help="CPU seconds before an input is a hang"
+    )
+    parser.add_argument(
+        "--seeds-from",
+        type=Path,
+        default=ROOT,
+        help="checkout whose examples, tests/data and stdlib give the seed inputs (to replay "
+        "an older run's inputs against this code: `git archive REV examples stdlib tests`)",
     )
     parser.add_argument(
         "--memory-mb", type=int, default=3000, help="address-space limit of this process"
@@ -221,25 +240,25 @@ def main() -> None:
     args = parser.parse_args()
     memory = args.memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGPROF, _alarm)
     work = Path(tempfile.mkdtemp(prefix="lablang-fuzz-"))
     os.environ.setdefault("LABLANG_CACHE", str(work / "cache"))
     out = ROOT / "fuzz-failures"
     wanted = {c for c in args.commands.split(",") if c}
     failed = 0
     try:
-        for command in commands(work):
-            if wanted and command.name not in wanted or not command.seeds:
+        for command in commands(work, args.seeds_from):
+            if (wanted and command.name not in wanted) or not command.seeds:
                 continue
             rng = random.Random(f"{args.seed}-{command.name}")
             counts = dict.fromkeys(("inputs", "traceback", "internal", "hang"), 0)
-            slowest = (0.0, "")
+            slowest = (0.0, 0.0, "")
             started = time.perf_counter()
             for index in range(args.count):
                 text = rng.choice(command.seeds)
                 for _ in range(rng.randrange(1, 4)):
                     text = rng.choice(command.mutators)(text, rng)
-                outcome, seconds = run_one(
+                outcome, seconds, wall = run_one(
                     command, text, work / f"input{command.suffix}", args.timeout
                 )
                 counts["inputs"] += 1
@@ -249,7 +268,7 @@ def main() -> None:
                     out.mkdir(exist_ok=True)
                     (out / f"{outcome}-{name}").write_text(text, "utf-8", errors="replace")
                 if seconds > slowest[0]:
-                    slowest = (seconds, name)
+                    slowest = (seconds, wall, name)
                     out.mkdir(exist_ok=True)
                     (out / f"slowest-{command.name}{command.suffix}").write_text(
                         text, "utf-8", errors="replace"
@@ -258,7 +277,8 @@ def main() -> None:
             print(
                 f"{command.name:15} inputs {counts['inputs']:6}  tracebacks {counts['traceback']:4}  "
                 f"E0000 {counts['internal']:4}  hangs {counts['hang']:4}  "
-                f"slowest {slowest[0]:6.2f} s ({slowest[1]})  total {time.perf_counter() - started:6.0f} s",
+                f"slowest {slowest[0]:6.2f} s cpu {slowest[1]:6.2f} s wall ({slowest[2]})  "
+                f"total {time.perf_counter() - started:6.0f} s",
                 flush=True,
             )
     finally:

@@ -15,17 +15,15 @@ from typing import Any
 import attrs
 import z3
 
-from lablang.contracts.encode import Z3, Unrolling, as_bool, fresh, model_truth, same
+from lablang.contracts.encode import Z3, Unrolling, as_bool, fresh, model_truth
 from lablang.contracts.model import (
     Binary,
     Contract,
     Item,
-    Pair,
-    Pin,
     Span,
     show_value,
 )
-from lablang.contracts.semantics import Evaluator, as_env_value, first_failing, in_domain
+from lablang.contracts.semantics import Evaluator, first_failing, in_domain
 
 DEFAULT_DEPTH = 8
 MAX_DEPTH = 64
@@ -1006,127 +1004,6 @@ def _satisfiable_requirements(contract: Contract, op: Any, budget: int) -> bool:
     return bool(answer != z3.unsat)
 
 
-# ------------------------------------------------------------------ pairs
-def check_pair(contract: Contract, pair: Pair, depth: int, budget: int) -> Result:
-    """Two episodes that differ only in what each side pins (evidence or state at the
-    choice; unpinned evidence is equal, step outcomes are free) and in which the agent
-    did the same operations: at the scored choice their legal `at` operations must
-    not overlap."""
-    s = _Session(budget)
-    left, right = Unrolling(contract, "L", ctx=s.ctx), Unrolling(contract, "R", ctx=s.ctx)
-    s.add(left.start())
-    s.add(right.start())
-    at = [i for i, g in enumerate(left.ops) if g.op.name in pair.at]
-    item = f"pair `{pair.name}`"
-    # the two episodes differ only in what the sides pin (and in step outcomes)
-    pinned = {p.name for p in pair.left + pair.right}
-    s.add(
-        [
-            same(left.evidence[e.name], right.evidence[e.name])
-            for e in contract.evidence
-            if e.name not in pinned
-        ]
-    )
-    reached = None
-    for k in range(depth + 1):
-        if k:
-            s.add(left.extend())
-            s.add(right.extend())
-            s.add([left.acts[k - 1] == right.acts[k - 1]])
-        side = Z3.and_([_pins(contract, left, k, pair.left), _pins(contract, right, k, pair.right)])
-        choice = Z3.and_(
-            [
-                side,
-                Z3.or_([left.legal(k, i) for i in at]),
-                Z3.or_([right.legal(k, i) for i in at]),
-            ]
-        )
-        answer, model = s.check(choice)
-        if answer == z3.unknown:
-            return _unknown("pair", item, s, k, pair.span)
-        if answer != z3.sat:
-            continue
-        if reached is None:
-            reached = (k, model)
-        overlap = Z3.or_([Z3.and_([left.legal(k, i), right.legal(k, i)]) for i in at])
-        answer, model = s.check(choice, overlap)
-        if answer == z3.unknown:
-            return _unknown("pair", item, s, k, pair.span)
-        if answer == z3.sat:
-            lt, rt = make_trace(contract, left, model, k), make_trace(contract, right, model, k)
-            shared = [
-                left.ops[i].name
-                for i in at
-                if model_truth(model, left.legal(k, i)) and model_truth(model, right.legal(k, i))
-            ]
-            details = (
-                f"shared: {', '.join(shared)}",
-                f"left legal: {', '.join(_legal_names(contract, lt)) or '(none)'}",
-                f"right legal: {', '.join(_legal_names(contract, rt)) or '(none)'}",
-            )
-            return Result(
-                check="pair",
-                item=item,
-                status=VIOLATED,
-                span=pair.span,
-                message=f"not answer-changing: after the same {k} operations both sides allow "
-                + ", ".join(shared),
-                traces=(lt, rt),
-                details=details,
-                depth=k,
-                rlimit=s.used,
-            )
-    if reached is None:
-        return Result(
-            check="pair",
-            item=item,
-            status=VIOLATED,
-            span=pair.span,
-            message=f"vacuous: the two sides never reach a choice of `{', '.join(pair.at)}` "
-            f"after the same operations within depth {depth}",
-            depth=depth,
-            rlimit=s.used,
-        )
-    k, model = reached
-    lt, rt = make_trace(contract, left, model, k), make_trace(contract, right, model, k)
-    return Result(
-        check="pair",
-        item=item,
-        status=HOLDS,
-        span=pair.span,
-        message=f"the legal `{', '.join(pair.at)}` operations differ on the two sides "
-        f"(first scored choice after {k} steps; checked to depth {depth})",
-        traces=(lt, rt),
-        details=(
-            f"left legal: {', '.join(_legal_names(contract, lt)) or '(none)'}",
-            f"right legal: {', '.join(_legal_names(contract, rt)) or '(none)'}",
-        ),
-        depth=depth,
-        rlimit=s.used,
-    )
-
-
-def _pins(contract: Contract, u: Unrolling, k: int, pins: tuple[Pin, ...]) -> Any:
-    ev = Evaluator(contract)
-    env = {("param", n): v for n, v in contract.params.items()}
-    parts = []
-    for pin in pins:
-        value = ev.evaluate(pin.value, env)
-        if any(v.name == pin.name for v in contract.variables):
-            t = contract.variable(pin.name).type
-            parts.append(same(u.states[k][pin.name], as_env_value(t, _runtime(value))))
-        else:
-            t = contract.type_of("evidence", pin.name)
-            parts.append(same(u.evidence[pin.name], as_env_value(t, _runtime(value))))
-    return Z3.and_(parts)
-
-
-def _runtime(value: Any) -> Any:
-    if isinstance(value, dict):
-        return frozenset(k for k, v in value.items() if v)
-    return value
-
-
 def _legal_names(contract: Contract, trace: Trace) -> list[str]:
     from lablang.contracts.semantics import legal_operations
 
@@ -1183,8 +1060,10 @@ def _verify(contract: Contract, depth: int, budget: int, chc: bool) -> list[Resu
         # a goal not reached at all already failed; its liveness would repeat that
         if goals.get(goal.text) is not None and goals[goal.text].status == HOLDS:
             results.append(check_liveness(contract, goal, depth, budget))
-    results += [check_pair(contract, p, depth, budget) for p in contract.pairs]
     from lablang.contracts.noninterference import check_noninterference
+    from lablang.contracts.pairs import check_pair
+
+    results += [check_pair(contract, p, depth, budget) for p in contract.pairs]
 
     results.append(check_noninterference(contract, depth, budget, facts.get("proved")))
     if chc:

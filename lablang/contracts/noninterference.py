@@ -29,13 +29,15 @@ from lablang.contracts.checks import (
     VIOLATED,
     Result,
     Trace,
+    _arbitrary_state,
     _legal_names,
+    _plain,
     _Session,
     _unknown,
-    make_trace,
 )
-from lablang.contracts.encode import Z3, Unrolling, fresh, model_truth, same
+from lablang.contracts.encode import Z3, Unrolling, model_truth, same
 from lablang.contracts.model import Const, Contract, references
+from lablang.contracts.pairs import lockstep, twin_traces, twin_unrollings
 
 
 def check_noninterference(
@@ -54,14 +56,9 @@ def check_noninterference(
         if done is not None:
             return done
     s = _Session(budget)
-    left, right = Unrolling(contract, "L", ctx=s.ctx), Unrolling(contract, "R", ctx=s.ctx)
-    s.add(left.start())
-    s.add(right.start())
+    left, right = twin_unrollings(contract, s)
     for k in range(depth + 1):
-        if k:
-            s.add(left.extend())
-            s.add(right.extend())
-            s.add([left.acts[k - 1] == right.acts[k - 1]])
+        lockstep(s, left, right, k)
         if leaks:
             found = _observation_leak(contract, s, left, right, k)
             if found is not None:
@@ -74,7 +71,7 @@ def check_noninterference(
         if answer == z3.unknown:
             return _unknown("noninterference", item, s, k, contract.span)
         if answer == z3.sat:
-            lt, rt = make_trace(contract, left, model, k), make_trace(contract, right, model, k)
+            lt, rt = twin_traces(contract, left, right, model, k)
             ll, rl = set(_legal_names(contract, lt)), set(_legal_names(contract, rt))
             hidden = _hidden_difference(contract, lt, rt)
             return Result(
@@ -170,7 +167,7 @@ def _observation_leak(
         return _unknown("noninterference", item, s, k, contract.span)
     if answer != z3.sat:
         return None
-    lt, rt = make_trace(contract, left, model, k), make_trace(contract, right, model, k)
+    lt, rt = twin_traces(contract, left, right, model, k)
     shown = [
         v.name for v, term in zip(contract.variables, seen, strict=True) if model_truth(model, term)
     ]
@@ -187,7 +184,7 @@ def _observation_leak(
         traces=(lt, rt),
         details=(
             *(
-                f"`{n}`: left {_shown(lt.states[-1][n])}, right {_shown(rt.states[-1][n])}"
+                f"`{n}`: left {_plain(lt.states[-1][n])}, right {_plain(rt.states[-1][n])}"
                 for n in shown
             ),
             "hide it until the evidence is authorized (`visible: ...`) or authorize "
@@ -198,31 +195,13 @@ def _observation_leak(
     )
 
 
-def _shown(value: object) -> str:
-    if value is None:
-        return "none"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 def _noninterference_by_invariants(
     contract: Contract, proved: Sequence[int], budget: int
 ) -> Result | None:
     s = _Session(budget)
     sides = []
     for tag in ("niL", "niR"):
-        u = Unrolling(contract, tag, ctx=s.ctx)
-        for e in contract.evidence:
-            value, dom = fresh(e.type, f"{tag}.ev.{e.name}", s.ctx)
-            u.evidence[e.name] = value
-            s.add(dom)
-        here: dict[str, Any] = {}
-        for v in contract.variables:
-            value, dom = fresh(v.type, f"{tag}.{v.name}@0", s.ctx)
-            here[v.name] = value
-            s.add(dom)
-        u.states.append(here)
+        u = _arbitrary_state(contract, tag, s)
         s.add([u.holds(0, contract.invariants[j].expr) for j in proved])
         sides.append(u)
     left, right = sides

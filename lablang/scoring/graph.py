@@ -134,6 +134,8 @@ class GraphScorer:
         self._linked: dict[tuple[tuple[str, ...], tuple[str, ...]], float] = {}
         self._segments: dict[int, tuple[tuple[str, Any, str], ...]] = {}
         self._descriptors: dict[tuple[int, str | None, str], list[str]] = {}
+        self._interned: dict[tuple[str, ...], list[str]] = {}
+        self._pairings: dict[tuple[int, int, int, int], float] = {}
         self._state_cache: dict[tuple[int, int], Any] = {}
         self._transition_cache: dict[tuple[int, int], Any] = {}
         self._keep: list[Any] = []
@@ -702,12 +704,15 @@ class GraphScorer:
         return cached
 
     def descriptors(self, state: Json, support: str | None, kind: str) -> list[str]:
+        """A state's pairing or break descriptors; equal lists are one object (interned),
+        so `_pairing_similarity` can cache by identity what depends only on content."""
         key = (id(state), support, kind)
         cached = self._descriptors.get(key)
         if cached is None:
             self._keep.append(state)
             make = _pairing_descriptors if kind == "pairing" else _discontinuity_descriptors
-            cached = self._descriptors[key] = make(state, support)
+            made = make(state, support)
+            cached = self._descriptors[key] = self._interned.setdefault(tuple(made), made)
         return cached
 
     def _architecture_similarity(self, prediction: Json, truth: Json) -> float:
@@ -731,13 +736,23 @@ class GraphScorer:
         truth_pairs = self.descriptors(truth, support, "pairing")
         predicted_breaks = self.descriptors(prediction, None, "breaks")
         truth_breaks = self.descriptors(truth, support, "breaks")
-        if scorable_only:
-            predicted_pairs = _remove_exact_text(
-                predicted_pairs, self.descriptors(truth, "neutral", "pairing")
-            )
-            predicted_breaks = _remove_exact_text(
-                predicted_breaks, self.descriptors(truth, "neutral", "breaks")
-            )
+        if not scorable_only:
+            # a function of the four (interned) lists: states of a workflow share a few
+            # descriptor lists, so an all-pairs matrix computes each combination once
+            key = (id(predicted_pairs), id(truth_pairs), id(predicted_breaks), id(truth_breaks))
+            cached = self._pairings.get(key)
+            if cached is None:
+                cached = self._pairings[key] = (
+                    _text_f1(predicted_pairs, truth_pairs)
+                    + _text_f1(predicted_breaks, truth_breaks)
+                ) / 2
+            return cached
+        predicted_pairs = _remove_exact_text(
+            predicted_pairs, self.descriptors(truth, "neutral", "pairing")
+        )
+        predicted_breaks = _remove_exact_text(
+            predicted_breaks, self.descriptors(truth, "neutral", "breaks")
+        )
         return (
             _text_f1(predicted_pairs, truth_pairs) + _text_f1(predicted_breaks, truth_breaks)
         ) / 2

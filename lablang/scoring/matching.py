@@ -1,12 +1,16 @@
 """The grader's shared primitives: edit similarity, one-to-one assignment, soft P/R/F1.
 
-Plain Levenshtein distances come from rapidfuzz. Assignments use the grader's own
-algorithm, the shortest-augmenting-path Hungarian method with row and column
-potentials (rows added one at a time, the first column on equal reduced costs), so
-exactly tied assignments break the way the grader breaks them; scipy's
-`linear_sum_assignment` finds the same optimum value but may pick another of the tied
-pairings. The inner loop over columns is vectorized with numpy, operation for
-operation the scalar algorithm, so its floating-point results are the same. The grader also has two wildcard-aware edit distances
+Plain Levenshtein distances come from rapidfuzz. Assignments are the grader's: its own
+algorithm, the shortest-augmenting-path Hungarian method with row and column potentials
+(rows added one at a time, the first column on equal reduced costs), so exactly tied
+assignments break the way the grader breaks them; scipy's `linear_sum_assignment` finds
+the same optimum value but may pick another of the tied pairings. The inner loop over
+columns is vectorized with numpy, operation for operation the scalar algorithm, so its
+floating-point results are the same. That method is cubic and driven from Python, so
+large matrices first go to scipy, and scipy's answer is kept only when
+`lablang.scoring.unique` proves it the only optimum (then every exact method, the
+grader's included, returns it); a tie or a near tie runs the grader's method. The
+grader also has two wildcard-aware edit distances
 (family placeholders that match any nucleotide; a truth `[VARIABLE]` that matches any
 placeholder; `VN`/`NB` for a truth `[ANCHOR:2]`). rapidfuzz has no custom equality,
 so those use `wildcard_distance`, a row-vectorized dynamic program, and only when a
@@ -15,6 +19,7 @@ wildcard is present; everything else goes through rapidfuzz.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -22,9 +27,14 @@ from typing import Any
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
+from lablang.scoring.unique import unique_full_matching, unique_partial_matching
+
 Match = tuple[int, int, float]
 # a score difference no floating-point rounding of a 2 x 2 assignment can reverse
 _CLEAR_MARGIN = 1e-9
+# cells of a cost matrix from which scipy is tried first: below it the grader's method
+# costs less than importing scipy.optimize (about 0.3 s, paid once per process)
+FAST_ROUTE_CELLS = 80 * 80
 
 
 class AssignmentClock:
@@ -32,6 +42,8 @@ class AssignmentClock:
 
     seconds: float = 0.0
     calls: int = 0
+    exact: int = 0  # calls that ran the grader's method
+    proven: int = 0  # calls answered by scipy with a proof of uniqueness
 
 
 def edit_similarity(left: Sequence[Any], right: Sequence[Any]) -> float:
@@ -157,10 +169,10 @@ def best_one_to_one_matching(scores: Sequence[Sequence[float]]) -> list[Match]:
             return [(0, 1, scores[0][1]), (1, 0, scores[1][0])]
     matrix = np.asarray(scores, dtype=float)
     if n <= m:
-        columns = _assign(-matrix)
+        columns = _assign(-matrix, lambda found: unique_full_matching(matrix, found))
         pairs = [(row, int(col)) for row, col in enumerate(columns)]
     else:
-        rows = _assign(-matrix.T)
+        rows = _assign(-matrix.T, lambda found: unique_full_matching(matrix.T, found))
         pairs = [(int(row), col) for col, row in enumerate(rows)]
     return sorted((r, c, scores[r][c]) for r, c in pairs)
 
@@ -185,7 +197,12 @@ def best_partial_one_to_one_matching(
     forbidden = min(float(matrix.min()), 0.0, minimum_score) - 1.0
     padded = np.zeros((n + m, n + m))
     padded[:n, :m] = np.where(eligible, matrix, forbidden)
-    columns = _assign(-padded)
+
+    def unique(found: np.ndarray) -> bool:
+        real = np.where(found[:n] < m, found[:n], -1)
+        return unique_partial_matching(matrix, eligible, real)
+
+    columns = _assign(-padded, unique)
     return sorted(
         (row, int(col), scores[row][int(col)])
         for row, col in enumerate(columns[:n])
@@ -193,13 +210,37 @@ def best_partial_one_to_one_matching(
     )
 
 
-def _assign(costs: np.ndarray) -> np.ndarray:
-    """The column assigned to each row of a minimum-cost assignment (rows <= columns)."""
+def _assign(costs: np.ndarray, unique: Callable[[np.ndarray], bool]) -> np.ndarray:
+    """The column the grader's method assigns to each row (rows <= columns).
+
+    Large matrices (or any, once scipy is loaded) are solved by scipy first; its answer
+    stands when `unique(columns)` proves it the only optimum, which the grader's method
+    then returns too. Otherwise, and for small matrices, the grader's method runs.
+    """
     start = time.perf_counter()
-    columns = hungarian_min_cost(costs)
+    columns = None
+    if costs.size >= FAST_ROUTE_CELLS or "scipy.optimize" in sys.modules:
+        columns = _scipy_route(costs, unique)
+    if columns is None:
+        columns = hungarian_min_cost(costs)
+        AssignmentClock.exact += 1
+    else:
+        AssignmentClock.proven += 1
     AssignmentClock.seconds += time.perf_counter() - start
     AssignmentClock.calls += 1
     return columns
+
+
+def _scipy_route(costs: np.ndarray, unique: Callable[[np.ndarray], bool]) -> np.ndarray | None:
+    """scipy's optimal columns when they are proven the only optimum, else None."""
+    if not np.isfinite(costs).all():
+        return None
+    from scipy.optimize import linear_sum_assignment
+
+    rows, columns = linear_sum_assignment(costs)
+    found = np.full(costs.shape[0], -1, dtype=np.int64)
+    found[rows] = columns
+    return found if unique(found) else None
 
 
 def hungarian_min_cost(costs: np.ndarray) -> np.ndarray:

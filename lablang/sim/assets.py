@@ -842,6 +842,7 @@ def gripper_info() -> AssetInfo:
 
 GANTRY_Z = 0.6  # height of the z carriage's zero
 TCP_DROP = 0.045  # hand origin to the pads' centre (the tool centre point)
+GANTRY_YAW = 3.2  # rad: the yaw hinge turns this far either way
 FINGER_MAX = 0.04
 
 
@@ -873,7 +874,9 @@ def build_gripper(spec: mujoco.MjSpec) -> None:
         mass=0,
     )
     wrist = gz.add_body(name="wrist", gravcomp=1.0)
-    wrist.add_joint(name="gyaw", type=hinge, axis=[0, 0, 1], range=[-3.2, 3.2], damping=0.2)
+    wrist.add_joint(
+        name="gyaw", type=hinge, axis=[0, 0, 1], range=[-GANTRY_YAW, GANTRY_YAW], damping=0.2
+    )
     wrist.mass, wrist.inertia, wrist.explicitinertial = 0.3, [0.001, 0.001, 0.001], True
     hand = wrist.add_body(name="hand", gravcomp=1.0)
     hand.add_joint(name="gtilt", type=hinge, axis=[1, 0, 0], range=[-2.2, 2.2], damping=0.2)

@@ -14,6 +14,8 @@ data/demo_<i>             attrs: num_samples, seed, success, credit, trace_diges
   dones        (T,)       int8: 1 on the last tick
   step_success (T, S)     bool: which steps have passed after each tick
   states       (T, N)     float64: MuJoCo's integration state before each tick
+  bookkeeping  (E,)       UTF-8 JSON rows `[tick, op, args...]`: the skills' bookkeeping
+                          operations (`lablang.sim.bookkeeping`) made before that tick
   obs/proprio  (T, J)     the robot's joint positions;   obs/tcp (T, 3)
   obs/objects  (T, 7K)    each free object's position and quaternion (object_names order)
   obs/<camera>_image (T, H, W, 3) uint8, e.g. front_image, wrist_image
@@ -21,14 +23,15 @@ data/demo_<i>             attrs: num_samples, seed, success, credit, trace_diges
 
 Each observation is taken before the tick whose action follows it (robomimic's
 convention). The certificate is computed from these very episodes, so its trace
-digests are theirs. Replaying a demonstration's actions in `lablang.sim.gym_env.LabEnv`
-(same seed, robot and action mode) reproduces its trajectory bit for bit when the
-program's skills act only through the hand (`replay_exact`): the recorder applies each
-command through the same function the environment uses, and the environment's weld
-assist engages on the expert's tick. Skills that change the simulation by bookkeeping
-(contents moved by `pour` or `aspirate`, lids carried by a constraint, tips, caps) are
-not reproduced by actions alone: their demonstrations are written with
-`replay_exact = False` (partial: a replay of them diverges where the bookkeeping acts).
+digests are theirs. Replaying a demonstration in `lablang.sim.gym_env.LabEnv` (same
+seed, robot and action mode; `replay`) reproduces its trajectory bit for bit, for every
+task (`replay_exact` is true): the recorder applies each command through the same
+function the environment uses, and before each action the replay applies that tick's
+bookkeeping operations (contents moved by `pour` or `aspirate`, tips, caps, lids carried
+by a constraint, the weld assist's grasps) through the same runtime methods the skills
+called, in an environment whose own weld assist is off (the recorded welds replace it).
+The action and the operations are the stream a replay follows; a policy acts by actions
+alone.
 
 Why this format and not LeRobot's: h5py writes and reads it exactly (float64 states and
 actions, uint8 images, attributes) with no further dependency, and robomimic and LIBERO
@@ -49,6 +52,7 @@ import mujoco
 import numpy as np
 
 from lablang.sim.assets import FINGER_MAX
+from lablang.sim.bookkeeping import MAX_OPS_PER_TICK, to_json
 from lablang.sim.build import compile_scene
 from lablang.sim.cameras import CAMERAS, CameraRig
 from lablang.sim.catalog import ASSET_KINDS
@@ -59,28 +63,8 @@ from lablang.sim.model import Task
 from lablang.sim.progress import progress
 from lablang.sim.runtime import Runtime
 
-# skills that act on the simulation only through the hand's commands (and the weld
-# assist): replaying their commands as actions reproduces them exactly
-REPLAYABLE_SKILLS = frozenset(
-    {
-        "move_to", "home", "pick", "place", "release", "insert_into_slot",
-        "remove_from_slot", "press_button", "start_centrifuge", "put_on_scale", "discard",
-        "tare", "wait", "set_temperature", "incubate", "shake", "invert", "swirl", "stir",
-        "read_scale", "weigh",
-    }
-)  # fmt: skip
 MAX_EPISODES = 1000
 MAX_IMAGE_SIDE = 512
-
-
-def replay_exact(task: Task) -> bool:
-    """Whether every skill of the task's program is reproduced by its actions alone.
-
-    >>> from lablang.sim.model import Call, Scene, Step
-    >>> replay_exact(Task("t", Scene("s", ()), (Step("a", (Call("pick"),), None),)))
-    True
-    """
-    return all(call.func in REPLAYABLE_SKILLS for step in task.steps for call in step.program)
 
 
 @attrs.define
@@ -95,6 +79,8 @@ class Recording:
     objects: list[np.ndarray] = attrs.field(factory=list)
     images: dict[str, list[np.ndarray]] = attrs.field(factory=dict)
     times: list[float] = attrs.field(factory=list)  # simulated time after each tick
+    # per tick, the bookkeeping operations the skills made before it (`bookkeeping.to_json`)
+    bookkeeping: list[list[list[Any]]] = attrs.field(factory=list)
     clipped: int = 0  # ticks whose command exceeded the ee_delta bounds (clipped)
 
 
@@ -145,6 +131,8 @@ class Recorder:
         from lablang.sim.gym_env import action_target
 
         d, rec = rt.data, self.recording
+        rec.bookkeeping.append([to_json(op, args) for op, args in rt.journal or ()])
+        rt.journal = []
         state = np.empty(mujoco.mj_stateSize(rt.model, self.state_kind))
         mujoco.mj_getState(rt.model, d, state, self.state_kind)
         rec.states.append(state)
@@ -207,11 +195,13 @@ def record_demo(
     runner = EpisodeRunner(task, seed, runtime=rt)  # resets (settles) the runtime
     recorder = Recorder(rt, action_mode, cameras, image_size, object_names(task))
     rt.recorder = recorder
+    rt.journal = []  # the skills' bookkeeping, from here on
     try:
         runner.run()
         result = runner.finish()
     finally:
         rt.recorder = None
+        rt.journal = None
         recorder.close()
     recording = recorder.recording
     recording.result = result
@@ -266,7 +256,6 @@ def write_demos(
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{task.name}_demo.hdf5"
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    exact = replay_exact(task)
     steps = [s.name for s in task.steps]
     names = object_names(task)
     try:
@@ -298,7 +287,7 @@ def write_demos(
             total = 0
             for i, (instance, rec) in enumerate(zip(seeds, recordings, strict=True)):
                 assert rec.result is not None
-                total += _write_demo(data.create_group(f"demo_{i}"), instance, rec, steps, exact)
+                total += _write_demo(data.create_group(f"demo_{i}"), instance, rec, steps)
             data.attrs["total"] = total
         os.replace(partial, path)
     finally:
@@ -307,7 +296,9 @@ def write_demos(
     return path, certificate
 
 
-def _write_demo(group: Any, seed: int, rec: Recording, steps: list[str], exact: bool) -> int:
+def _write_demo(group: Any, seed: int, rec: Recording, steps: list[str]) -> int:
+    import h5py
+
     result = rec.result
     assert result is not None
     ticks = len(rec.actions)
@@ -327,7 +318,7 @@ def _write_demo(group: Any, seed: int, rec: Recording, steps: list[str], exact: 
     group.attrs["success"] = bool(result.succeeded)
     group.attrs["credit"] = float(result.credit)
     group.attrs["trace_digest"] = result.trace_digest
-    group.attrs["replay_exact"] = exact
+    group.attrs["replay_exact"] = True  # with the bookkeeping operations below
     group.attrs["clipped_ticks"] = rec.clipped
     group.attrs["bindings"] = json.dumps(dict(result.bindings), sort_keys=True)
     group.create_dataset("actions", data=np.array(rec.actions))
@@ -335,6 +326,10 @@ def _write_demo(group: Any, seed: int, rec: Recording, steps: list[str], exact: 
     group.create_dataset("dones", data=dones)
     group.create_dataset("step_success", data=success)
     group.create_dataset("states", data=np.array(rec.states))
+    operations = [json.dumps([tick, *op]) for tick, ops in enumerate(rec.bookkeeping) for op in ops]
+    group.create_dataset(
+        "bookkeeping", data=np.array(operations, dtype=object), dtype=h5py.string_dtype()
+    )
     obs = group.create_group("obs")
     obs.create_dataset("proprio", data=np.array(rec.proprio))
     obs.create_dataset("tcp", data=np.array(rec.tcp))
@@ -348,7 +343,11 @@ def _write_demo(group: Any, seed: int, rec: Recording, steps: list[str], exact: 
 
 def replay(path: str | Path, demo: int, task: Task) -> dict[str, np.ndarray]:
     """Replay demonstration `demo` of a file in a `LabEnv` (its seed, robot and action mode):
-    the observed `proprio`, `tcp` and `objects` before each action, as recorded."""
+    the observed `proprio`, `tcp` and `objects` before each action, as recorded.
+
+    Before each action the tick's recorded bookkeeping operations are applied, in a
+    `LabEnv` whose weld assist is off (the recorded welds take its place). A file without
+    them (written before they were recorded) is replayed with the assist on."""
     import h5py
 
     from lablang.sim.gym_env import LabEnv
@@ -360,16 +359,48 @@ def replay(path: str | Path, demo: int, task: Task) -> dict[str, np.ndarray]:
         group = data[f"demo_{demo}"]
         seed = int(group.attrs["seed"])
         actions = group["actions"][()]
-    env = LabEnv(with_robot(task, kwargs["robot"]), action_mode=kwargs["action_mode"])
+        recorded = "bookkeeping" in group
+        rows = group["bookkeeping"][()] if recorded else []
+    per_tick = operations_per_tick(rows, len(actions))
+    env = LabEnv(
+        with_robot(task, kwargs["robot"]),
+        action_mode=kwargs["action_mode"],
+        weld_assist=not recorded,
+    )
     obs, _ = env.reset(seed=seed)
     names = env.object_names
     seen: dict[str, list[np.ndarray]] = {"proprio": [], "tcp": [], "objects": []}
-    for action in actions:
+    for tick, action in enumerate(actions):
         seen["proprio"].append(obs["proprio"])
         seen["tcp"].append(obs["tcp"])
         seen["objects"].append(
             np.concatenate([obs["objects"][n] for n in names]) if names else np.zeros(0)
         )
+        if tick in per_tick:
+            env.apply_bookkeeping(per_tick[tick])
         obs, *_ = env.step(action)
     env.close()
     return {key: np.array(value) for key, value in seen.items()}
+
+
+def operations_per_tick(rows: Any, ticks: int) -> dict[int, list[Any]]:
+    """A file's bookkeeping rows (each `[tick, op, args...]` as JSON; untrusted), by tick:
+    rows that are not JSON, ticks out of order or past the actions, or more operations
+    than `MAX_OPS_PER_TICK` per tick raise `ValueError`."""
+    if len(rows) > MAX_OPS_PER_TICK * max(ticks, 1):
+        raise ValueError(f"{len(rows)} bookkeeping operations for {ticks} ticks")
+    per_tick: dict[int, list[Any]] = {}
+    last = 0
+    for k, row in enumerate(rows):
+        try:
+            entry = json.loads(row.decode() if isinstance(row, bytes) else row)
+        except (ValueError, AttributeError, TypeError) as err:
+            raise ValueError(f"bookkeeping row {k} is not JSON: {err}") from None
+        if not (isinstance(entry, list) and len(entry) >= 2 and type(entry[0]) is int):
+            raise ValueError(f"bookkeeping row {k} is not `[tick, op, args...]`")
+        tick = entry[0]
+        if not last <= tick < ticks:
+            raise ValueError(f"bookkeeping row {k}: tick {tick} is out of order or range")
+        last = tick
+        per_tick.setdefault(tick, []).append(entry[1:])
+    return per_tick

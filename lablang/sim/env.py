@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from lablang.sim.bookkeeping import apply as apply_operations
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_WORK
 from lablang.sim.episode import observation
@@ -175,6 +176,15 @@ class TaskEnv:
         assert self.rt is not None
         return hold_action(self.rt)
 
+    def apply_bookkeeping(self, operations: list[Any]) -> None:
+        """Apply recorded bookkeeping operations (`lablang.sim.bookkeeping`: contents moved,
+        tips, caps, lids, welds) before the next step, as a demonstration's replay does; an
+        operation that does not fit the scene raises `ValueError`. Replays run with
+        `weld_assist=False`: the recorded welds take the assist's place."""
+        if self.rt is None:
+            raise RuntimeError("call reset() before apply_bookkeeping()")
+        apply_operations(self.rt, operations)
+
     def record_lines(self) -> list[str]:
         """The episode so far as persistent records (header, events, observations, score)."""
         steps = [s.name for s in self.task.steps]
@@ -197,13 +207,13 @@ class TaskEnv:
     def _assist(self, grip: float) -> None:
         rt = self.rt
         assert rt is not None
+        if not self.weld_assist:  # holds come from recorded welds, if any (a replay)
+            return
         if rt.held is not None:
             if grip > rt.infos[rt.held].radius + 0.001:
                 self._released(rt.held)
                 rt.release_weld(rt.held)
                 rt.held = None
-            return
-        if not self.weld_assist:
             return
         # as the expert's `pick`: the weld engages once both pads have touched the object
         # for 0.1 s while the fingers close (the tick of first contact and 5 more)

@@ -221,6 +221,11 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
         """An `ee_pose` action that keeps the hand where it is commanded now."""
         return self.core.hold_action()
 
+    def apply_bookkeeping(self, operations: list[Any]) -> None:
+        """Apply a demonstration's bookkeeping operations for the next step (see
+        `lablang.sim.demos.replay`; `TaskEnv.apply_bookkeeping`)."""
+        self.core.apply_bookkeeping(operations)
+
     def record_lines(self) -> list[str]:
         """The episode's persistent records (as `lablang simulate --record` writes them)."""
         return self.core.record_lines()

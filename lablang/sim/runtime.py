@@ -20,6 +20,7 @@ import numpy as np
 
 from lablang.sim.actors import Actors
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
+from lablang.sim.bookkeeping import Bookkeeping, journaled
 from lablang.sim.build import LEVEL_SHOWN, Built
 from lablang.sim.catalog import WORK_BASE
 from lablang.sim.model import InSlot, OnSurface
@@ -166,7 +167,7 @@ _RUNTIME_FIELDS = (
 )
 
 
-class Runtime(Actors):
+class Runtime(Bookkeeping, Actors):
     """A running episode: model, data, gripper command, ledger, scales, trace hash."""
 
     def __init__(
@@ -375,6 +376,13 @@ class Runtime(Actors):
     # ------------------------------------------------------------ the tick
 
     def tick(self) -> None:
+        self.ticking = True  # what changes the simulation from here on is not journaled
+        try:
+            self._tick()
+        finally:
+            self.ticking = False
+
+    def _tick(self) -> None:
         self._robot.write()
         if self.interventions:
             self._actors_before_step(self.time + self.dt)
@@ -555,6 +563,7 @@ class Runtime(Actors):
         """Whether a container is closed now: capped by build and its cap not taken off."""
         return self.infos[name].capped and name not in self.uncapped
 
+    @journaled("cap_off")
     def remove_cap(self, bottle: str) -> None:
         """Take a bottle's screw cap off: it is hidden and massless from now on (the removed
         cap is not simulated as a body of its own, like an ejected tip)."""
@@ -567,6 +576,7 @@ class Runtime(Actors):
         self.uncapped.add(bottle)
         self.events.append((self.time, f"{bottle}.cap", "removed"))
 
+    @journaled("cap_on")
     def replace_cap(self, bottle: str, turns: float) -> None:
         """Set a removed cap back on its bottle's neck, `turns` turns out (free on the
         thread): shown, colliding and of its own mass again."""
@@ -582,6 +592,7 @@ class Runtime(Actors):
         self.uncapped.discard(bottle)
         self.events.append((self.time, f"{bottle}.cap", "put back"))
 
+    @journaled("geom")
     def show_geom(self, geom: int, shown: bool) -> None:
         """Show a geom and let it collide, or hide it and let everything pass through it."""
         m = self.model
@@ -621,6 +632,11 @@ class Runtime(Actors):
     def drive_joints(self, joints: np.ndarray) -> None:
         """Command the robot's arm joints directly for the next tick (no inverse kinematics)."""
         self._robot.drive_joints(joints)
+
+    def yaw_room(self, sign: float) -> float:
+        """How far (rad) the hand's yaw can still turn in the direction of `sign`
+        (+1 counter-clockwise seen from above) before one of the robot's joint limits."""
+        return float(self._robot.yaw_room(sign))
 
     def set_grip(self, half_width: float) -> None:
         q = min(max(half_width, 0.0), FINGER_MAX)
@@ -682,6 +698,7 @@ class Runtime(Actors):
                     return int(self.model.geom_bodyid[other])
         return None
 
+    @journaled("weld")
     def activate_weld(self, name: str) -> None:
         m, d = self.model, self.data
         eq = self.weld_ids[name]
@@ -695,12 +712,14 @@ class Runtime(Actors):
         m.eq_data[eq, 10] = 1.0
         d.eq_active[eq] = 1
 
+    @journaled("weld_release")
     def release_weld(self, name: str) -> None:
         self.data.eq_active[self.weld_ids[name]] = 0
 
     def weld_active(self, name: str) -> bool:
         return name in self.weld_ids and bool(self.data.eq_active[self.weld_ids[name]])
 
+    @journaled("lid")
     def connect_lid(self, name: str) -> None:
         m, d = self.model, self.data
         eq = self.lid_eq[name]
@@ -712,11 +731,13 @@ class Runtime(Actors):
         m.eq_data[eq, 3:6] = R.T @ (tcp - d.xpos[handle])
         d.eq_active[eq] = 1
 
+    @journaled("lid_release")
     def release_lid(self, name: str) -> None:
         self.data.eq_active[self.lid_eq[name]] = 0
 
     # ------------------------------------------------------------ contents
 
+    @journaled("contents")
     def add_contents(self, container: str, substance: str, amount: float) -> None:
         self.ledger.mixed.discard(container)
         self.stirred.pop(container, None)

@@ -204,11 +204,11 @@ def skill_pick(rt: Runtime, obj: str) -> Controller:
     yield from wait_ticks(rt, 0.1)
     if rt.weld_assist:
         rt.activate_weld(obj)
-    rt.held = obj
+    rt.set_held(obj)
     top = rt.cmd_tcp()
     yield from move_tcp(rt, [top[0], top[1], SAFE_Z], speed=SLOW * 2, settle=0.0)
     if not grasped(rt, obj):
-        rt.held = None
+        rt.set_held(None)
         return fail(f"`{obj}` slipped out of the gripper while lifting")
     return ok()
 
@@ -302,7 +302,7 @@ def _blocked(rt: Runtime, obj: str, target: Any, point: np.ndarray) -> str:
 def _release(rt: Runtime, obj: str) -> Generator[None, None, None]:
     rt.release_weld(obj)
     rt.set_grip(min(FINGER_MAX, rt.infos[obj].radius + 0.005))
-    rt.held = None
+    rt.set_held(None)
     yield from wait_ticks(rt, 0.2)
     here = rt.cmd_tcp()
     yield from move_tcp(rt, [here[0], here[1], SAFE_Z], speed=SLOW * 2, settle=0.0)
@@ -445,7 +445,7 @@ def _swing_lid(rt: Runtime, name: str, goal_angle: float) -> Controller:
         rt.set_grip(0.02)
         return fail(f"the fingers did not both touch the lid handle of `{name}`")
     rt.connect_lid(name)
-    rt.lid_held = name
+    rt.set_lid_held(name)
     rt.set_grip(0.012)  # the connect constraint carries the handle; pads stay clear
     yield from wait_ticks(rt, 0.1)
     rate = 0.8 * rt.dt  # rad per tick
@@ -456,7 +456,7 @@ def _swing_lid(rt: Runtime, name: str, goal_angle: float) -> Controller:
         yield
     yield from wait_ticks(rt, 0.3)
     rt.release_lid(name)
-    rt.lid_held = None
+    rt.set_lid_held(None)
     rt.set_grip(0.02)
     yield from wait_ticks(rt, 0.2)
     here = rt.cmd_tcp()
@@ -573,7 +573,7 @@ def skill_pour(
             rt.add_contents(target, substance, flow)
             moved += flow
         else:
-            rt.ledger.spilled[source] = rt.ledger.spilled.get(source, 0.0) + flow
+            rt.spill(source, flow)
             spilled += flow
     _set_tilt(rt, 0.0)
     yield from wait_ticks(rt, 0.3)
@@ -594,7 +594,7 @@ def skill_set_temperature(rt: Runtime, block: Any, celsius: float) -> Controller
         return fail(f"`{_name(block)}` is not a thermal block")
     if not 4.0 <= celsius <= 99.0:
         return fail(f"a thermal block runs between 4 C and 99 C, not {celsius:g} C")
-    rt.pending_setpoint[block] = celsius
+    rt.set_pending_setpoint(block, celsius)
     result = yield from skill_press_button(rt, ButtonTarget(block, "set"))
     return result
 
@@ -636,7 +636,7 @@ def skill_shake(rt: Runtime, obj: str, duration: float) -> Controller:
     if rms < MIXING_ACCELERATION:
         return fail(f"`{obj}` moved too gently to mix ({rms:.2f} m/s^2 RMS)")
     if rt.ledger.total(obj) > 0:
-        rt.ledger.mixed.add(obj)
+        rt.mark_mixed(obj)
     return ok(rms_acceleration=round(rms, 3))
 
 
@@ -668,7 +668,7 @@ def skill_invert(rt: Runtime, obj: str, count: float) -> Controller:
     if done < times:
         return fail(f"only {done} of {times} inversions turned `{obj}` past 100 degrees")
     if rt.ledger.total(obj) > 0:
-        rt.ledger.mixed.add(obj)
+        rt.mark_mixed(obj)
     return ok(inversions=done)
 
 
@@ -705,7 +705,7 @@ def _agitate(
     if rms < MIXING_ACCELERATION:
         return fail(f"`{obj}` moved too gently to mix ({rms:.2f} m/s^2 RMS)")
     if rt.ledger.total(obj) > 0:
-        rt.ledger.mixed.add(obj)
+        rt.mark_mixed(obj)
     return ok(rms_acceleration=round(rms, 3))
 
 
@@ -783,7 +783,7 @@ def skill_mix_by_pipetting(rt: Runtime, pipette: str, container: Any, cycles: fl
         expelled = yield from skill_dispense(rt, pipette, container)
         if not expelled.ok:
             return fail(f"cycle {k + 1}: {expelled.reason}")
-    rt.ledger.mixed.add(ledger_key(container))
+    rt.mark_mixed(ledger_key(container))
     return ok(cycles=times, volume_ul=round(volume * 1e9, 6))
 
 
@@ -832,9 +832,9 @@ def skill_attach_tip(rt: Runtime, pipette: str, position: Any) -> Controller:
     nose = _nose(rt, pipette)
     aligned = float(np.hypot(nose[0] - top[0], nose[1] - top[1])) <= 0.001
     if touched and aligned:
-        rt.boxed_tips[position.container][position.index] = False
+        rt.take_boxed_tip(position.container, position.index)
         rt.show_geom(geom, False)
-        rt.tips[pipette] = True
+        rt.set_tip(pipette, True)
         rt.show_geom(rt.tip_geoms[pipette], True)
     here = rt.cmd_tcp()
     yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
@@ -861,7 +861,7 @@ def skill_eject_tip(rt: Runtime, pipette: str, bin_: Any) -> Controller:
     tip = _tip(rt, pipette)
     if float(np.hypot(tip[0] - floor[0], tip[1] - floor[1])) > info.radius - 0.005:
         return fail(f"the tip of `{pipette}` is not over `{bin_}`")
-    rt.tips[pipette] = False
+    rt.set_tip(pipette, False)
     rt.show_geom(rt.tip_geoms[pipette], False)
     for substance, amount in sorted(rt.ledger.amounts.get(pipette, {}).items()):
         rt.add_contents(pipette, substance, -amount)
@@ -934,19 +934,38 @@ def skill_twist_cap(rt: Runtime, bottle: str, turns: float) -> Controller:
     yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
     rt.set_grip(open_grip)
     yield from wait_ticks(rt, 0.2)
-    if cap_turns(rt, bottle) < goal - 0.02:
+    # a removed cap reached the end of the thread (the closing fingers may have turned it
+    # back a hair before it was lifted off: that is not a shortfall)
+    if not removed and cap_turns(rt, bottle) < goal - 0.02:
         return fail(f"the cap of `{bottle}` turned only {done:.2f} of {goal - start:.2f} turns")
     if goal >= CAP_OPEN_TURNS and not removed:
         return fail(f"the cap of `{bottle}` is free of the thread but could not be gripped")
     return ok(turns=round(done, 3), cap="removed" if removed else "on")
 
 
+# a cap's stroke turns the wrist a quarter turn; it starts only with this much room left
+STROKE_ROOM = math.pi / 2 + 0.2
+# how close (rad) the hand's yaw must be to its command before a stroke grips or lets go:
+# the gantry's yaw servo stays within 0.06 rad at a stroke's ends, so it never waits
+YAW_FOLLOW = 0.07
+
+
 def _cap_strokes(
     rt: Runtime, owner: int, open_grip: float, sign: float, more: Callable[[], bool], limit: int
 ) -> Generator[None, None, None]:
     """Quarter-turn strokes on a cap while `more()`: grip, turn the wrist 90 degrees (`sign`
-    +1 unscrews, -1 screws on), let go, turn back; stops when the pads find nothing."""
+    +1 unscrews, -1 screws on), let go, turn back; stops when the pads find nothing.
+
+    A wrist with less than a quarter turn (and a margin) left in the stroke's direction
+    (the Panda's joint 7 stops at ±2.9 rad) first turns the open hand a quarter turn the
+    other way around the cap, as a real arm re-grasps: the strokes then start there."""
     home_yaw = float(rt.cmd[3])
+    if rt.yaw_room(sign) < STROKE_ROOM and rt.yaw_room(-sign) >= STROKE_ROOM:
+        for k in range(1, 26):
+            rt.cmd[3] = home_yaw - sign * (math.pi / 2) * k / 25
+            yield
+        home_yaw = float(rt.cmd[3])
+        yield from wait_ticks(rt, 0.2)
     strokes = 0
     while more() and strokes < limit:
         strokes += 1
@@ -961,11 +980,25 @@ def _cap_strokes(
         for k in range(1, 26):  # a quarter turn in 0.5 s
             rt.cmd[3] = home_yaw + sign * (math.pi / 2) * k / 25
             yield
+        yield from _await_yaw(rt)  # the whole quarter turn, before the fingers let go
         rt.set_grip(open_grip)
         yield from wait_ticks(rt, 0.2)
         for k in range(1, 16):
             rt.cmd[3] = home_yaw + sign * (math.pi / 2) * (1 - k / 15)
             yield
+        yield from _await_yaw(rt)  # back where the stroke starts, before the fingers close
+
+
+def _await_yaw(rt: Runtime) -> Generator[None, None, None]:
+    """Wait (at most 1 s) until the hand has turned to within `YAW_FOLLOW` of its commanded
+    yaw: the Panda's wrist follows a stroke's 3 rad/s up to 0.6 rad behind (its servo's 6 N m
+    against the joint's damping), so gripping or letting go at once lost most of a stroke."""
+    hand = rt.hand_body
+    for _ in range(round(1.0 / rt.dt)):
+        R = rt.data.xmat[hand]
+        if abs(math.remainder(math.atan2(R[3], R[0]) - float(rt.cmd[3]), math.tau)) <= YAW_FOLLOW:
+            return
+        yield
 
 
 def skill_close_cap(rt: Runtime, bottle: str) -> Controller:
@@ -1103,7 +1136,7 @@ def skill_aspirate(rt: Runtime, pipette: str, source: Any, volume: float) -> Con
     for substance, amount in sorted(amounts.items()):
         share = volume * amount / total
         rt.add_contents(key, substance, -share)
-        rt.ledger.kinds.setdefault(substance, "liquid")
+        rt.set_kind(substance, "liquid")
         rt.add_contents(pipette, substance, share)
     yield from wait_ticks(rt, 0.5)
     here = rt.cmd_tcp()
@@ -1137,7 +1170,7 @@ def skill_dispense(
         if inside:
             rt.add_contents(ledger_key(target), substance, share)
         else:
-            rt.ledger.spilled[pipette] = rt.ledger.spilled.get(pipette, 0.0) + share
+            rt.spill(pipette, share)
     yield from wait_ticks(rt, 0.5)
     here = rt.cmd_tcp()
     yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)

@@ -11,7 +11,7 @@ from lablang.driver import check_text
 from lablang.limits import Limits
 from lablang.source import Source
 from lablang.syntax import parse
-from tests.hostile.bounded import run_bounded
+from tests.hostile.bounded import ROOT, run_bounded
 
 HUGE_NUMBERS = {
     "wait": "protocol p { step a { incubate: 1e100000000 s } }\n",
@@ -125,3 +125,49 @@ def test_token_counting_is_linear_on_unclosed_brackets_in_sequences() -> None:
 
     line = "strand s: DNA 5'-AATGATACGGCGACC [I5_INDEX " * 30_000
     assert token_limit_offset(line, Limits(max_tokens=10**7)) is None
+
+
+def _protocol_with_steps(lines: int, per_line: int, distinct: bool) -> str:
+    """The published PCR protocol with `lines x per_line` extra transfer steps after it."""
+    base = (ROOT / "examples" / "protocols" / "pcr_published.lab").read_text("utf-8")
+    head, _, _ = base.rpartition("}")
+    rows = []
+    for line in range(lines):
+        steps = []
+        for k in range(per_line):
+            name = f"s{line}_{k}" if distinct else "recover"
+            steps.append(f"step {name} {{ transfer: 1 uL from pcr  to: final }}")
+        rows.append("  " + "   ".join(steps))
+    return head + "\n".join(rows) + "\n}\n"
+
+
+def test_a_program_slice_repeated_past_the_token_limit_is_E0021_in_every_command(
+    tmp_path: Path,
+) -> None:
+    """The fuzz inputs that ran 8-21 s (a step repeated on one 1-4 MB line) stop at E0021."""
+    path = tmp_path / "repeated.lab"
+    path.write_text(_protocol_with_steps(1, 14_000, distinct=False))
+    assert 500_000 < path.stat().st_size < 4 * 1024 * 1024
+    published = str(ROOT / "examples" / "protocols" / "pcr_published.lab")
+    for args in (
+        ["check", str(path)],
+        ["export", str(path)],
+        ["fmt", "--check", str(path)],
+        ["diff", published, str(path)],
+    ):
+        run = run_bounded(args, cpu_seconds=10, memory_mb=700)
+        run.assert_clean()
+        assert run.returncode == 1, (args, run.output[-500:])
+        assert "error[E0021]: file has more than 150000 tokens" in run.output, args
+        assert f"{path}:" in run.output  # located at the token past the limit
+
+
+def test_a_program_just_under_the_token_limit_is_checked_in_bounds(tmp_path: Path) -> None:
+    """9,500 distinct steps (124,000 tokens) are parsed and checked to the end, in bounds."""
+    path = tmp_path / "long.lab"
+    path.write_text(_protocol_with_steps(1_900, 5, distinct=True))
+    run = run_bounded(["check", str(path)], cpu_seconds=60, memory_mb=1500)
+    run.assert_clean()
+    assert "E0021" not in run.output and "E0004" not in run.output
+    # the volume check ran over the steps: the extra transfers empty `pcr`
+    assert run.returncode == 1 and "error[E0803]" in run.output, run.output[-500:]

@@ -15,11 +15,6 @@ pytest.importorskip("mink")
 pytest.importorskip("gymnasium_robotics")
 
 EXAMPLES = sorted(Path("examples/tasks").glob("*.lab"))
-# partial: example tasks the Panda does not certify yet, with the reason (docs/sim.md)
-PANDA_PARTIAL = {
-    "open_pour_close": "close_cap: the Panda does not screw the cap back on (it stays open)",
-}
-CERTIFIED = [p for p in EXAMPLES if p.stem not in PANDA_PARTIAL]
 
 
 def _panda_task(path: str | Path):
@@ -28,7 +23,7 @@ def _panda_task(path: str | Path):
     return with_robot(next(iter(tasks.values())), "panda")
 
 
-@pytest.mark.parametrize("path", CERTIFIED, ids=[p.stem for p in CERTIFIED])
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_task_certifies_with_the_panda_on_three_instances(path: Path) -> None:
     """Every example task's expert program passes every step with the Panda on 3 seeds."""
     certificate = certify_task(_panda_task(path), instances=3, seed=3)
@@ -115,9 +110,49 @@ def test_certify_robot_option_runs_a_suite_on_the_panda(tmp_path: Path) -> None:
     assert len(tasks) == 2 and all(c["robot"] == "panda" and c["certified"] for c in tasks)
 
 
-def test_the_partial_panda_task_still_fails_where_the_docs_say() -> None:
-    """`open_pour_close` with the Panda opens and pours but fails at `close_cap` (the known
-    gap listed as partial in docs/sim.md); when this changes, the list must change."""
-    result = simulate_task(_panda_task("examples/tasks/open_pour_close.lab"), 0)
-    assert [s.status for s in result.steps] == ["passed", "passed", "failed"]
-    assert "close_cap" in result.steps[2].reason
+def test_panda_screws_a_cap_home_by_regrasping_when_its_wrist_lacks_a_quarter_turn(
+    make_runtime,
+) -> None:
+    """After unscrewing one turn the Panda's joint 7 has less than a quarter turn left in the
+    screwing direction; `close_cap` first turns the open hand a quarter turn the other way
+    (a re-grasp), and its strokes then turn the cap home (before, the stroke stopped at the
+    joint limit and the cap stayed 1.2 turns open)."""
+    from lablang.sim.skills import STROKE_ROOM, run_skill, skill_close_cap, skill_twist_cap
+    from lablang.sim.state import CAP_CLOSED_TURNS, cap_turns
+
+    rt = make_runtime(
+        """
+scene s {
+  robot: panda
+  b: bottle(capacity: 100 mL, contents: 50 mL of water) on table at (0.30 m, 0.00 m)
+}
+task t in s { step a { do { twist_cap(b, 1) } success: true } }
+"""
+    )
+    assert run_skill(rt, skill_twist_cap(rt, "b", 1), 40).ok
+    assert 0.9 < cap_turns(rt, "b") < 1.5
+    assert rt.yaw_room(-1.0) < STROKE_ROOM <= rt.yaw_room(1.0)  # screwing on turns yaw -
+    result = run_skill(rt, skill_close_cap(rt, "b"), 40)
+    assert result.ok, result.reason
+    assert cap_turns(rt, "b") <= CAP_CLOSED_TURNS
+
+
+def test_yaw_room_is_the_wrist_joints_distance_to_its_limits(make_runtime) -> None:
+    """The Panda's yaw room is joint 7's distance to its ±2.9 rad limits (turning the hand
+    by +a about the vertical turns joint 7 by -a); the gantry's is its yaw hinge's."""
+    text = """
+scene s {{
+  {robot}
+  w: weight(mass: 20 g) on table at (0.30 m, 0.00 m)
+}}
+task t in s {{ step a {{ do {{ wait(1 s) }} success: true }} }}
+"""
+    arm = make_runtime(text.format(robot="robot: panda"))
+    q7 = float(arm.robot_state[6])
+    low, high = arm.model.joint("panda/robot:panda0_joint7").range
+    assert arm.yaw_room(1.0) == pytest.approx(q7 - low)
+    assert arm.yaw_room(-1.0) == pytest.approx(high - q7)
+    gantry = make_runtime(text.format(robot=""))
+    gantry.cmd[3] = 1.0
+    assert gantry.yaw_room(1.0) == pytest.approx(2.2)
+    assert gantry.yaw_room(-1.0) == pytest.approx(4.2)

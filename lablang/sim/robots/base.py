@@ -53,4 +53,6 @@ class Robot(Protocol):
     def controller(self, rt: Runtime) -> Any:
         """A per-runtime object with `reset()` (pose the robot at `rt.cmd` before the
         first step), `write()` (turn `rt.cmd` into `rt.data.ctrl`) and `drive_joints(q)`
-        (joint targets for the arm on the next tick instead of the hand command)."""
+        (joint targets for the arm on the next tick instead of the hand command) and
+        `yaw_room(sign)` (how far, in rad, the hand's yaw can still turn in the direction
+        of `sign` before a joint limit: a screw cap's strokes need a quarter turn)."""

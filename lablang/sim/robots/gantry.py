@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import mujoco
 import numpy as np
 
-from lablang.sim.assets import build_gripper
+from lablang.sim.assets import GANTRY_YAW, build_gripper
 from lablang.sim.robots.base import WRIST_CAMERA
 
 if TYPE_CHECKING:
@@ -24,6 +24,11 @@ class GantryController:
         rt = self.rt
         for i, joint in enumerate(JOINTS):
             rt.data.qpos[rt.model.joint(joint).qposadr[0]] = rt.cmd[i]
+
+    def yaw_room(self, sign: float) -> float:
+        """How far (rad) the yaw hinge can still turn in the direction of `sign`."""
+        yaw = float(self.rt.cmd[3])
+        return GANTRY_YAW - yaw if sign > 0 else yaw + GANTRY_YAW
 
     def drive_joints(self, joints: np.ndarray) -> None:
         """The axes' targets are the command itself: x, y, z (carriage), yaw, tilt."""

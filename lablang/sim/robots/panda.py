@@ -3,7 +3,8 @@
 The arm is a *virtual gantry*: skills command the same thing they command on the gantry
 (a hand pose: x, y, z, yaw about the world's vertical, tilt about the finger axis, and the
 fingers' half-opening), and the Panda reaches that pose through differential inverse
-kinematics (mink) once per control tick; its joints follow through position servos.
+kinematics (mink) every other control tick (25 Hz), its servo targets interpolated
+between solutions; its joints follow through position servos.
 So every skill keeps its meaning and every success spec stays the same.
 
 The model comes from `gymnasium_robotics/envs/assets/kitchen_franka/franka_assets`
@@ -19,7 +20,7 @@ import math
 import re
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import mujoco
 import numpy as np
@@ -49,7 +50,7 @@ ARM_FORCE = (25.0, 25.0, 25.0, 25.0, 6.0, 6.0, 6.0)
 PAD_Z = 0.080  # the pads' centre along a finger (the finger tips end 95 mm out)
 # the hand frame's origin on link 7: TCP_DROP above the TCP, which is 7 mm above the pads' tips
 HAND_Z = 0.1654 + PAD_Z + 0.015 - 0.007 - TCP_DROP
-IK_ITERATIONS = 1  # per tick; more only in reset()
+IK_ITERATIONS = 1  # per solve; more only in reset()
 IK_DAMPING = 1e-3  # Levenberg-Marquardt damping of the IK's QP
 LIMIT_MARGIN = 0.2  # rad from a joint limit within which the IK constrains the joints
 # the servo targets change in steps once per 20 ms tick; a first-order filter of one tick's
@@ -183,128 +184,278 @@ def _ik_model() -> mujoco.MjModel:
     return spec.compile()
 
 
-class PandaController:
-    """Differential IK (mink, QP solved by daqp) from the commanded hand pose to joint targets.
+_lie: Any
+try:  # mink's compiled SE(3) operations, when its FrameTask computes with them
+    from mink.tasks import frame_task as _frame_task
 
-    The IK integrates its own configuration from tick to tick (it never reads the
-    simulated joints), so the joint targets depend on the commands alone: contacts that
-    push the arm off its path cannot change what the next tick commands. Its state is the
-    runtime's `robot_state` (checkpointed with the rest)."""
+    _lie = _frame_task._native
+except ImportError:  # mink absent (a Panda scene then stops with RobotMissing)
+    _lie = None
 
-    def __init__(self, rt: Runtime) -> None:
-        try:
-            import mink
-        except ImportError as err:
-            raise RobotMissing("panda", "mink") from err
-        self.rt = rt
+try:  # what np.linalg.solve computes with (LAPACK's gesv), without its checks and wrapping
+    from numpy.linalg import _umath_linalg
+
+    def _solve_linear(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """`np.linalg.solve(a, b)` for a float64 matrix and vector (the same numbers): its
+        Python wrapper cost several times the solve itself, in a tick's cold caches."""
+        return _umath_linalg.solve1(a, b, signature="dd->d")
+
+except ImportError:  # a numpy that moved it
+    _solve_linear = np.linalg.solve
+
+
+# the frame task's costs per error coordinate (position, then orientation), as mink's
+# FrameTask(position_cost=1.0, orientation_cost=0.5) weighs them
+FRAME_COST = np.array([1.0, 1.0, 1.0, 0.5, 0.5, 0.5])
+FRAME_COLUMN = FRAME_COST[:, None]
+POSTURE_COST = np.array([1e-4] * 7 + [0.0, 0.0])
+
+
+@cache
+def _home_solution(command: tuple[float, ...], dt: float) -> tuple[np.ndarray, bool]:
+    """The IK's configuration after its reset solve from `HOME_Q` for a command, and whether
+    it converged: a pure function of the command and the tick (every runtime resets to the
+    same ones), so each process solves it once, not once per episode (200 QP iterations)."""
+    controller = _Solver(dt)
+    state = np.zeros(controller.config.model.nq)
+    state[:7] = HOME_Q
+    controller.solve(state, list(command), 200)
+    state.flags.writeable = False
+    return state, controller.converged
+
+
+class _Solver:
+    """Differential IK from a hand pose to the arm's configuration, one step at a time.
+
+    The objective is mink's: a frame task on the hand, a light posture task and
+    Levenberg-Marquardt damping. Near a joint limit (and in the reset's many iterations)
+    mink's QP with the joint limits as constraints (daqp) solves it; far from every limit no
+    constraint can bind, so the QP's minimum is where its gradient vanishes, H dq = -c,
+    computed here with the same operations as mink's FrameTask, PostureTask and
+    solve_ik (so the same numbers) without their per-call layers, which cost as much as
+    the arithmetic once ten physics substeps have left the caches cold."""
+
+    def __init__(self, dt: float) -> None:
+        import mink
+
         self.mink = mink
+        self.dt = dt
         model = _ik_model()
+        self.model = model
         self.config = mink.Configuration(model)
+        self.data = self.config.data
         self.task = mink.FrameTask("hand", "body", position_cost=1.0, orientation_cost=0.5)
-        posture = mink.PostureTask(model, cost=np.array([1e-4] * 7 + [0.0, 0.0]))
-        rest = np.zeros(model.nq)
-        rest[:7] = REST_Q
-        posture.set_target(rest)
+        posture = mink.PostureTask(model, cost=POSTURE_COST)
+        self.rest = np.zeros(model.nq)
+        self.rest[:7] = REST_Q
+        posture.set_target(self.rest)
         self.tasks = [self.task, posture]
         self.limits = [mink.ConfigurationLimit(model)]
-        self._low, self._high = model.jnt_range[:7, 0].copy(), model.jnt_range[:7, 1].copy()
-        self._nv = model.nv
-        self.dt = rt.dt
-        self.arm_qpos = np.array([rt.model.joint(j).qposadr[0] for j in ARM_JOINTS])
-        self.finger_qpos = np.array([rt.model.joint(j).qposadr[0] for j in FINGER_JOINTS])
-        self.actuators = np.array([rt.model.actuator(f"act_{j}").id for j in JOINTS])
-        self._last = np.full(5, np.nan)
-        self._direct = False
-        self._converged = False
-        self._target_of = np.full(5, np.nan)  # the command the task's target was set for
+        self.low, self.high = model.jnt_range[:7, 0].copy(), model.jnt_range[:7, 1].copy()
+        self.low_list, self.high_list = self.low.tolist(), self.high.tolist()
+        self.nv = model.nv
+        self.hand = model.body("hand").id
+        # the posture task's Hessian: its Jacobian is the identity, so H = diag(cost^2)
+        self.posture_hessian = np.diag(POSTURE_COST * POSTURE_COST)
+        self.jac = np.empty((6, model.nv))
+        # views kept once (MuJoCo's arrays stay where they are): reading them through
+        # `data` builds a new view each time
+        self.jacp, self.jacr = self.jac[:3], self.jac[3:]
+        self.qpos = self.data.qpos
+        self.xmat, self.xpos = self.data.xmat[self.hand], self.data.xpos[self.hand]
+        assert model.neq == 0  # (so a configuration update is kinematics and com positions)
+        self.rotation = np.empty(9)
+        self.target = np.zeros(7)  # the frame task's target, wxyz_xyz
+        self.target_of: list[float] | None = None  # the command it was set for
+        self.task_target_of: list[float] | None = None  # the one mink's FrameTask has
+        self.converged = False
 
-    def _solve(self, command: np.ndarray, iterations: int) -> None:
-        rt, mink = self.rt, self.mink
-        state = rt.robot_state
-        if not np.array_equal(self.config.q, state):
-            self.config.update(state)
-        if not np.array_equal(command, self._target_of):
-            x, y, z, yaw, tilt = (float(v) for v in command)
-            cy, sy, ct, st = math.cos(yaw), math.sin(yaw), math.cos(tilt), math.sin(tilt)
-            rotation = np.array([[cy, -sy * ct, sy * st], [sy, cy * ct, -cy * st], [0.0, st, ct]])
-            self.task.set_target(
-                mink.SE3.from_rotation_and_translation(
-                    mink.SO3.from_matrix(rotation), np.array([x, y, z + GANTRY_Z])
-                )
-            )
-            self._target_of[:] = command
-        q = self.config.q[:7]
+    def set_command(self, command: list[float]) -> None:
+        """The frame task's target for a hand command (x, y, z, yaw, tilt), as mink's
+        `SE3.from_rotation_and_translation(SO3.from_matrix(R), p)` makes it."""
+        if command == self.target_of:
+            return
+        x, y, z, yaw, tilt = command
+        cy, sy, ct, st = math.cos(yaw), math.sin(yaw), math.cos(tilt), math.sin(tilt)
+        rotation = self.rotation
+        rotation[:] = (cy, -sy * ct, sy * st, sy, cy * ct, -cy * st, 0.0, st, ct)
+        target = np.empty(7)
+        mujoco.mju_mat2Quat(target[:4], rotation)
+        target[4:] = (x, y, z + GANTRY_Z)
+        self.target = target
+        self.target_of = command
+        self.task_target_of = None  # mink's FrameTask gets it when the QP needs it
+
+    def _sync_task(self) -> None:
+        """Give mink's FrameTask the target (only its QP and the generic path read it)."""
+        if self.task_target_of != self.target_of:
+            self.task.set_target(self.mink.SE3(wxyz_xyz=self.target))
+            self.task_target_of = self.target_of
+
+    def _qp_velocity(self) -> np.ndarray:
+        """The step's velocity from mink's QP, with the joint limits as constraints."""
+        self._sync_task()
+        return self.mink.solve_ik(
+            self.config, self.tasks, self.dt, "daqp", damping=IK_DAMPING, limits=self.limits
+        )
+
+    def _objective(self) -> tuple[np.ndarray, np.ndarray]:
+        """mink's QP objective (H, c) for the frame and posture tasks, plus the damping."""
+        if _lie is None:  # mink's own, through its task objects
+            self._sync_task()
+            hessian = np.zeros((self.nv, self.nv))
+            linear = np.zeros(self.nv)
+            for task in self.tasks:
+                h, c = task.compute_qp_objective(self.config)
+                hessian += h
+                linear += c
+            hessian.flat[:: self.nv + 1] += IK_DAMPING
+            return hessian, linear
+        target, xmat = self.target, self.xmat
+        frame = _lie.xmat_xpos_to_wxyz_xyz(xmat, self.xpos)
+        error = _lie.se3_rminus(target, frame)  # FrameTask.compute_error
+        # FrameTask.compute_jacobian, through Configuration.get_frame_jacobian
+        mujoco.mj_jacBody(self.model, self.data, self.jacp, self.jacr, self.hand)
+        jac = _lie.se3_rotation_adjoint_from_xmat(xmat) @ self.jac
+        jac = -_lie.se3_jlog(_lie.se3_inverse_multiply(target, frame)) @ jac
+        weighted_error = FRAME_COST * (-1.0 * error)  # Task._assemble_qp (gain 1, no LM term)
+        weighted_jacobian = FRAME_COLUMN * jac
+        hessian = weighted_jacobian.T @ weighted_jacobian
+        linear = -weighted_error @ weighted_jacobian
+        # the posture task (Jacobian I): H = diag(cost^2), c = cost (cost (q - rest))
+        linear += (POSTURE_COST * (self.qpos - self.rest)) * POSTURE_COST
+        hessian += self.posture_hessian
+        diagonal = hessian.reshape(-1)[:: self.nv + 1]  # a view
+        diagonal += IK_DAMPING
+        return hessian, linear
+
+    def synced(self, state: np.ndarray) -> bool:
+        """Whether the IK's configuration is `state` (not after a checkpoint's restore)."""
+        return self.qpos.tobytes() == state.tobytes()
+
+    def solve(
+        self, state: np.ndarray, command: list[float], iterations: int, synced: bool = False
+    ) -> None:
+        """Iterate the IK from `state` (the configuration, updated in place) to `command`."""
+        config, dt, model, data, qpos = self.config, self.dt, self.model, self.data, self.qpos
+        if not synced and not self.synced(state):
+            config.update(state)
+        self.set_command(command)
         # the joint-limit constraints only bind near a limit: far from all of them (more
         # than one tick's largest step), the QP is solved without them, which is cheaper
-        near = (
-            float((q - self._low).min()) < LIMIT_MARGIN
-            or float((self._high - q).min()) < LIMIT_MARGIN
+        q = qpos[:7].tolist()
+        near = any(
+            v - low < LIMIT_MARGIN or high - v < LIMIT_MARGIN
+            for v, low, high in zip(q, self.low_list, self.high_list, strict=True)
         )
         for _ in range(iterations):
             if near or iterations > 1:
-                velocity = mink.solve_ik(
-                    self.config, self.tasks, self.dt, "daqp", damping=IK_DAMPING, limits=self.limits
-                )
+                velocity = self._qp_velocity()
             else:
-                # no inequality can bind: the QP's minimum is where its gradient vanishes,
-                # H dq = -c with mink's own objective (the tasks' terms plus the damping)
-                hessian = np.zeros((self._nv, self._nv))
-                linear = np.zeros(self._nv)
-                for task in self.tasks:
-                    h, c = task.compute_qp_objective(self.config)
-                    hessian += h
-                    linear += c
-                hessian.flat[:: self._nv + 1] += IK_DAMPING
-                velocity = -np.linalg.solve(hessian, linear) / self.dt
-            self.config.integrate_inplace(velocity, self.dt)
+                hessian, linear = self._objective()
+                velocity = -_solve_linear(hessian, linear) / dt
+            # Configuration.integrate_inplace: integrate, then kinematics and com positions
+            mujoco.mj_integratePos(model, qpos, velocity, dt)
+            mujoco.mj_kinematics(model, data)
+            mujoco.mj_comPos(model, data)
             # converged once a step no longer moves the joints (by the IK's own measure)
-            self._converged = float(np.abs(velocity).max()) * self.dt < IK_TOLERANCE
-            if self._converged:
+            self.converged = max(map(abs, velocity.tolist())) * dt < IK_TOLERANCE
+            if self.converged:
                 break
-        state[:] = self.config.q
+        state[:] = qpos
+
+
+class PandaController:
+    """Differential IK (mink) from the commanded hand pose to joint targets, at 25 Hz.
+
+    The IK integrates its own configuration from solve to solve (it never reads the
+    simulated joints), so the joint targets depend on the commands alone: contacts that
+    push the arm off its path cannot change what the next tick commands. It solves every
+    other control tick (skills' commands move by millimetres a tick, which one iteration
+    follows over two), and the servo targets interpolate between solutions, one tick
+    behind: the midpoint of the last two on a solving tick, the newest on the next. Its
+    state is the runtime's `robot_state` (checkpointed with the rest): the IK's
+    configuration, the previous solution's arm joints and the phase."""
+
+    def __init__(self, rt: Runtime) -> None:
+        try:
+            self.solver = _Solver(rt.dt)
+        except ImportError as err:
+            raise RobotMissing("panda", "mink") from err
+        self.rt = rt
+        self.nq = self.solver.model.nq
+        self.arm_qpos = np.array([rt.model.joint(j).qposadr[0] for j in ARM_JOINTS])
+        self.finger_qpos = np.array([rt.model.joint(j).qposadr[0] for j in FINGER_JOINTS])
+        ids = [rt.model.actuator(f"act_{j}").id for j in JOINTS]
+        # the robot's actuators come first, in joint order (`Panda.build`): slices of ctrl
+        assert ids == list(range(len(JOINTS)))
+        self.arm_ctrl, self.finger_ctrl = slice(0, 7), slice(7, 9)
+        self._last: list[float] | None = None  # the command last solved for
+        self._direct = False
 
     def reset(self) -> None:
         rt = self.rt
-        rt.robot_state = np.zeros(self.config.model.nq)
-        rt.robot_state[:7] = HOME_Q
-        self._solve(rt.cmd[:5], 200)
-        self._last[:] = rt.cmd[:5]
-        rt.data.qpos[self.arm_qpos] = rt.robot_state[:7]
+        solution, converged = _home_solution(tuple(rt.cmd[:5].tolist()), rt.dt)
+        nq = self.nq
+        rt.robot_state = np.zeros(nq + 8)  # configuration, previous arm solution, phase
+        rt.robot_state[:nq] = solution
+        rt.robot_state[nq : nq + 7] = solution[:7]
+        solver = self.solver
+        solver.config.update(solution)
+        solver.set_command(rt.cmd[:5].tolist())
+        solver.converged = converged
+        self._last = rt.cmd[:5].tolist()
+        rt.data.qpos[self.arm_qpos] = solution[:7]
         rt.data.qpos[self.finger_qpos] = rt.cmd[5:7]
         self.write()
 
+    def yaw_room(self, sign: float) -> float:
+        """How far (rad) the hand's yaw can still turn in the direction of `sign` before
+        joint 7 reaches its limit (±2.9 rad), read from the IK's own configuration.
+
+        With the hand vertical, joint 7's axis points down the approach axis, so turning
+        the hand about the world's vertical by +a turns joint 7 by -a (the other joints
+        stay where they are)."""
+        q7 = float(self.rt.robot_state[6])
+        solver = self.solver
+        return q7 - float(solver.low[6]) if sign > 0 else float(solver.high[6]) - q7
+
     def drive_joints(self, joints: np.ndarray) -> None:
         """Joint targets for the next tick, within the joints' ranges (no IK this tick)."""
-        model = self.config.model
-        low, high = model.jnt_range[:7, 0], model.jnt_range[:7, 1]
-        self.rt.robot_state[:7] = np.clip(joints, low, high)
+        solver = self.solver
+        self.rt.robot_state[:7] = np.clip(joints, solver.low, solver.high)
         self._direct = True
 
     def write(self) -> None:
         rt = self.rt
-        if self._direct:  # joint targets given for this tick
-            self._direct = False
-            self._last[:] = np.nan  # the next hand command is solved from these joints
-            ctrl = rt.data.ctrl
-            ctrl[self.actuators[:7]] = rt.robot_state[:7]
-            ctrl[self.actuators[7:]] = rt.cmd[5:7]
-            return
-        command = rt.cmd[:5]
-        # a constant command needs no new solution (holds, settles, waits)
-        state = rt.robot_state
-        # one IK iteration a tick while the command moves or the solution has not converged
-        # (a ramp moves the target by millimetres a tick, which one iteration follows);
-        # nothing while the command holds and the solution has converged
-        if (
-            not self._converged
-            or not np.array_equal(command, self._last)
-            or not np.array_equal(self.config.q, state)
-        ):
-            self._solve(command, IK_ITERATIONS)
-            self._last[:] = command
         ctrl = rt.data.ctrl
-        ctrl[self.actuators[:7]] = state[:7]
-        ctrl[self.actuators[7:]] = rt.cmd[5:7]
+        state = rt.robot_state
+        nq = self.nq
+        previous = state[nq : nq + 7]
+        if self._direct:  # joint targets given for this tick: the servos take them as is
+            self._direct = False
+            self._last = None  # the next hand command is solved from these joints
+            previous[:] = state[:7]
+            state[nq + 7] = 0.0
+            ctrl[self.arm_ctrl] = state[:7]
+        elif state[nq + 7] == 0.0:  # a solving tick
+            configuration = state[:nq]
+            previous[:] = configuration[:7]
+            command = rt.cmd[:5].tolist()
+            # one IK iteration while the command moves or the solution has not converged;
+            # nothing while the command holds and the solution has converged (holds,
+            # settles, waits), unless the state was restored from a checkpoint
+            solver = self.solver
+            synced = solver.synced(configuration)
+            if not solver.converged or command != self._last or not synced:
+                solver.solve(configuration, command, IK_ITERATIONS, synced)
+                self._last = command
+            state[nq + 7] = 1.0
+            ctrl[self.arm_ctrl] = (previous + configuration[:7]) * 0.5
+        else:  # the tick after: the newest solution
+            state[nq + 7] = 0.0
+            ctrl[self.arm_ctrl] = state[:7]
+        ctrl[self.finger_ctrl] = rt.cmd[5:7]
 
 
 class Panda:
