@@ -3,14 +3,16 @@
 (a) full check time / raw Lark parse time of the same text, for generated programs of
     1k, 10k and 50k lines (target: <= 2.5 on 10k lines, cost growing linearly);
 (b) process time of `lablang check small.lab` / process time of `python -c "import lark"`
-    (target: <= 2.0).
+    (target: <= 2.0), for the generated unit (three backends), a protocol file and the
+    10x example: the two processes alternated, median of `--runs` (21) each.
 
-Run: python benchmarks/check_speed.py [--repeat N]
+Run: python benchmarks/check_speed.py [--repeat N] [--runs N] [--startup-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import statistics
 import subprocess
 import sys
@@ -67,19 +69,67 @@ def best(function, repeat: int) -> float:  # type: ignore[no-untyped-def]
     return min(times)
 
 
-def process_time(args: list[str], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run(args, check=False, capture_output=True, cwd=ROOT)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def run_once(args: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(args, check=False, capture_output=True, cwd=ROOT)
+    return time.perf_counter() - start
+
+
+def alternated_ratio(check_args: list[str], runs: int) -> tuple[float, float]:
+    """Median check and import-lark process times, the two runs alternated."""
+    lark_args = [sys.executable, "-c", "import lark"]
+    run_once(check_args)  # warm the parser cache and the file system
+    checks, larks = [], []
+    for _ in range(runs):
+        larks.append(run_once(lark_args))
+        checks.append(run_once(check_args))
+    return statistics.median(checks), statistics.median(larks)
+
+
+STARTUP_FILES = {
+    "protocol file": ROOT / "examples" / "protocols" / "pcr_published.lab",
+    "10x example": ROOT / "examples" / "tenx_3p_v3.lab",
+}
+
+
+# a protocol with two mistakes: the diagnostics registry is read too
+WITH_ERRORS = """\
+protocol p "with errors" {
+  step a { add: 50 uL of mix to: tube1 }
+  step b { wait 1 parsec }
+}
+"""
+
+
+def startup(runs: int) -> None:
+    # lark comes with compiled bytecode (pip compiles what it installs); so must lablang,
+    # or each run recompiles it from source (e.g. with PYTHONDONTWRITEBYTECODE set)
+    compileall.compile_dir(ROOT / "lablang", quiet=1)
+    print("(b) `lablang check FILE` process / `python -c 'import lark'` process")
+    with tempfile.TemporaryDirectory() as folder:
+        small = Path(folder) / "small.lab"
+        small.write_text(UNIT.format(i=0))
+        errors = Path(folder) / "errors.lab"
+        errors.write_text(WITH_ERRORS)
+        files = {"small.lab (3 backends)": small, **STARTUP_FILES, "protocol, 2 errors": errors}
+        for label, path in files.items():
+            check_args = [sys.executable, "-m", "lablang", "check", str(path)]
+            check_time, lark_time = alternated_ratio(check_args, runs)
+            print(
+                f"  {label:<24} check {check_time:.3f} s, import lark {lark_time:.3f} s, "
+                f"ratio {check_time / lark_time:.2f} (median of {runs}, alternated)"
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--startup-only", action="store_true")
     args = parser.parse_args()
+    if args.startup_only:
+        startup(args.runs)
+        return
     raw = raw_parser()
     print("(a) full check / raw Lark parse of the same text")
     per_line = {}
@@ -98,18 +148,7 @@ def main() -> None:
         f"  growth: us/line at 50k / us/line at 1k = {per_line[50_000] / per_line[1_000]:.2f} "
         "(1.0 is linear)"
     )
-    with tempfile.TemporaryDirectory() as folder:
-        small = Path(folder) / "small.lab"
-        small.write_text(UNIT.format(i=0))
-        check_args = [sys.executable, "-m", "lablang", "check", str(small)]
-        subprocess.run(check_args, check=False, capture_output=True, cwd=ROOT)  # warm the cache
-        repeat = max(5, args.repeat * 3)
-        lark_time = process_time([sys.executable, "-c", "import lark"], repeat)
-        check_time = process_time(check_args, repeat)
-    print("(b) `lablang check small.lab` process / `python -c 'import lark'` process")
-    print(
-        f"  check {check_time:.3f} s, import lark {lark_time:.3f} s, ratio {check_time / lark_time:.2f}"
-    )
+    startup(args.runs)
 
 
 if __name__ == "__main__":

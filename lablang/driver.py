@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -152,14 +152,18 @@ def check_source(
     limits: Limits = DEFAULT_LIMITS,
     report: Report | None = None,
     backends: bool = True,
+    parser: Callable[[Source, Report, Limits], Any] = parse,
 ) -> CheckResult:
-    """Parse, resolve and check one source; internal failures become E0000 diagnostics."""
+    """Parse, resolve and check one source; internal failures become E0000 diagnostics.
+
+    `parser` is `lablang.syntax.parse` or a function that returns what it returns (the
+    language server's `lablang.syntax.reuse.ParseCache.parse`)."""
     report = report if report is not None else Report()
     loader = Loader.with_roots(roots, limits)
     file = Path(source.name) if Path(source.name).suffix == ".lab" else None
     try:
         with gc_paused():
-            module = parse(source, report, limits)
+            module = parser(source, report, limits)
             program = resolve(module, source, loader, report, file=file)
             check(program, report)
         if backends:

@@ -13,17 +13,36 @@ from lablang import ast
 
 def children(node: Any) -> Iterator[Any]:
     """The direct child nodes of an AST node, in source order."""
-    for field in attrs.fields(type(node)):
-        value = getattr(node, field.name)
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(f.name for f in attrs.fields(type(node)))
+    for name in names:
+        value = getattr(node, name)
+        kind = type(value)
+        if kind in _LEAVES:
+            continue
         if isinstance(value, tuple):
             for item in value:
-                if attrs.has(type(item)):
+                if _is_node(type(item)):
                     yield item
-        elif value is not None and attrs.has(type(value)) and not isinstance(value, _Span):
+        elif _is_node(kind) and kind is not _Span:
             yield value
 
 
 from lablang.source import Span as _Span  # noqa: E402
+
+# Every pass walks the tree, so what `attrs` would be asked per node is asked once per
+# class: its field names, and whether a type is a node at all.
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_LEAVES = frozenset({str, int, float, bool, type(None), _Span})
+_NODE_TYPES: dict[type, bool] = {}
+
+
+def _is_node(kind: type) -> bool:
+    found = _NODE_TYPES.get(kind)
+    if found is None:
+        found = _NODE_TYPES[kind] = attrs.has(kind)
+    return found
 
 
 def walk(node: Any) -> Iterator[Any]:

@@ -3,7 +3,6 @@ the click command and the option-less fast path (`lablang.cli.run`) both call.""
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -37,6 +36,8 @@ def check_paths(
     warnings = sum(d.severity is Severity.WARNING for d in diagnostics)
     failed = errors > 0 or (warnings_as_errors and warnings > 0)
     if as_json:
+        import json
+
         from lablang.molecular.interchange import provenance
 
         payload: dict[str, Any] = {

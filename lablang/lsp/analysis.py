@@ -25,6 +25,7 @@ from lablang.diagnostics import Diagnostic, Report
 from lablang.driver import CheckResult, check_source
 from lablang.resolve import ModuleInfo, Program, Symbol
 from lablang.source import Source, Span
+from lablang.syntax.reuse import ParseCache
 
 __all__ = ["Analysis", "LineIndex", "Target", "analyze", "nodes_at", "target_at"]
 
@@ -67,7 +68,7 @@ class Analysis:
     source: Source
     result: CheckResult
     lines: LineIndex
-    partial: bool = False  # the tree holds only the declarations that parse on their own
+    partial: bool = False  # the tree holds only what parses (`lablang.syntax.reuse`)
 
     @property
     def module(self) -> ast.Module:
@@ -121,62 +122,52 @@ class Analysis:
 
     @property
     def usable(self) -> bool:
-        """Whether there is a tree to answer from: parsed, or a partial tree of the
-        declarations that parse on their own."""
+        """Whether there is a tree to answer from: parsed, or a partial tree of what
+        parses."""
         return self.parsed or bool(self.module.decls)
 
 
-def analyze(text: str, path: str, roots: Sequence[str | Path] = ()) -> Analysis:
+def analyze(
+    text: str, path: str, roots: Sequence[str | Path] = (), parses: ParseCache | None = None
+) -> Analysis:
     """Check `text` as the file `path`; its directory and `roots` are module roots.
 
-    When a syntax error leaves the tree empty, the declarations that parse on their own
-    still make a partial tree (with the full check's diagnostics), so hover, outline and
-    definition keep working in a file being edited.
+    With `parses` (kept per document between edits) only the declarations whose text
+    changed are parsed again; the result is the same.
+
+    When a syntax error leaves the tree empty, what parses still makes a partial tree
+    (with the full check's diagnostics): the declarations that parse on their own, and
+    inside a broken one the fields and members that parse, so hover, outline, completion
+    and definition keep working in a file being edited.
     """
     source = Source(text, path)
     folder = Path(path).parent
     module_roots = [folder, *roots] if folder.is_dir() else list(roots)
-    result = check_source(source, module_roots)
+    if parses is None:
+        result = check_source(source, module_roots)
+    else:
+        result = check_source(source, module_roots, parser=parses.parse)
     analysis = Analysis(source=source, result=result, lines=LineIndex(text))
-    if not analysis.parsed:
-        program = _partial_program(source, module_roots)
+    if any(d.code.startswith("E01") and d.source is source for d in result.report):
+        cold = analysis.module.decls
+        program = _partial_program(source, module_roots, parses or ParseCache(), cold)
         if program is not None:
             partial = CheckResult(source=source, program=program, report=result.report)
             return Analysis(source=source, result=partial, lines=analysis.lines, partial=True)
     return analysis
 
 
-def _partial_program(source: Source, roots: Sequence[str | Path]) -> Program | None:
-    """The program of the top-level declarations that parse alone (recovery at declaration
-    boundaries); each is parsed at its own offsets (the text before it blanked out)."""
-    from lablang.lsp.incremental import chunks
+def _partial_program(
+    source: Source, roots: Sequence[str | Path], parses: ParseCache, cold: Sequence[ast.Decl]
+) -> Program | None:
+    """The program of what parses: the top-level declarations that parse alone, and the
+    fields and members that parse inside those that do not (`ParseCache.partial`); None
+    when that holds no declaration the cold parse (`cold`) lacks."""
     from lablang.resolve import Loader, resolve
-    from lablang.syntax import parse
 
-    uses: list[ast.Use] = []
-    decls: list[ast.Decl] = []
-    comments: list[ast.Comment] = []
-    name = title = None
-    for start, chunk in chunks(source.text):
-        before = "".join("\n" if c == "\n" else " " for c in source.text[:start])
-        report = Report()
-        module = parse(Source(before + chunk, source.name), report)
-        if report.has_errors:
-            continue
-        uses += module.uses
-        decls += module.decls
-        comments += module.comments
-        name, title = name or module.name, title or module.title
-    if not decls:
+    partial = parses.partial(source)
+    if not partial.decls or [d.span for d in partial.decls] == [d.span for d in cold]:
         return None
-    partial = ast.Module(
-        name=name,
-        title=title,
-        uses=tuple(uses),
-        decls=tuple(decls),
-        comments=tuple(comments),
-        span=Span(0, len(source.text)),
-    )
     try:
         return resolve(partial, source, Loader.with_roots(roots), Report())
     except Exception:  # a partial tree is a convenience: without it, features answer nothing

@@ -21,29 +21,20 @@ line that begins, in column 0, with `module`, `use` or a declaration keyword.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 
 import attrs
 
-from lablang import ast
 from lablang.diagnostics import Diagnostic, Edit, Fix, Label, Report
 from lablang.lsp.analysis import Analysis
 from lablang.source import Source, Span
+from lablang.syntax.recover import declaration_chunks
 
 __all__ = ["ChunkCache", "chunks", "quick_diagnostics"]
 
-_START = re.compile(r"^(?=(?:module|use|" + "|".join(ast.DECL_KINDS) + r")\b)", re.M)
-
-
-def chunks(text: str) -> list[tuple[int, str]]:
-    """The text cut before each top-level `module`, `use` or declaration: (start, text)."""
-    starts = [m.start() for m in _START.finditer(text)]
-    if not starts or starts[0] != 0:
-        starts.insert(0, 0)
-    ends = [*starts[1:], len(text)]
-    return [(start, text[start:end]) for start, end in zip(starts, ends, strict=True)]
+# the pieces top-level declarations parse in (the syntax stage cuts the same way)
+chunks = declaration_chunks
 
 
 class ChunkCache:

@@ -39,6 +39,7 @@ from lablang.lsp.incremental import ChunkCache, quick_diagnostics
 from lablang.lsp.navigate import OutlineItem, outline
 from lablang.lsp.navigate import definition as definition_at
 from lablang.source import Source, Span
+from lablang.syntax.reuse import ParseCache
 
 __all__ = ["DEBOUNCE_SECONDS", "LablangServer", "serve"]
 
@@ -170,6 +171,8 @@ class LablangServer(LanguageServer):
         self.checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lablang-check")
         self.quick = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lablang-quick")
         self.chunk_cache = ChunkCache()
+        # trees of unchanged declarations, reused by every full check (all documents)
+        self.parses = ParseCache()
 
     # ---------------------------------------------------------------- checking
     def schedule(self, uri: str, delay: float, quick: bool = False) -> None:
@@ -194,7 +197,9 @@ class LablangServer(LanguageServer):
             if self.workspace.get_text_document(uri).version != version:
                 return
             self._publish(uri, version, found, LineIndex(text))
-        analysis = await loop.run_in_executor(self.checker, analyze, text, path, self.roots)
+        analysis = await loop.run_in_executor(
+            self.checker, analyze, text, path, self.roots, self.parses
+        )
         if self.workspace.get_text_document(uri).version != version:
             return  # the editor has moved on; the newer version is being checked
         self.analyses[uri] = analysis
@@ -249,7 +254,7 @@ class LablangServer(LanguageServer):
             return known
         loop = asyncio.get_running_loop()
         analysis = await loop.run_in_executor(
-            self.checker, analyze, text, _path_of(uri), self.roots
+            self.checker, analyze, text, _path_of(uri), self.roots, self.parses
         )
         if self.text_of(uri) == text:
             self.analyses[uri] = analysis
@@ -407,9 +412,11 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
         if text is None:
             return None
         offset = LineIndex(text).offset(params.position.line, params.position.character)
-        analysis = ls.analyses.get(uri)
-        if analysis is None or not analysis.parsed:
-            analysis = ls.last_parsed.get(uri) or await ls.analysis(uri)
+        # the current text's analysis (a partial tree where it does not parse); the last
+        # version that parsed only when nothing of the current one does
+        analysis = await ls.analysis(uri)
+        if analysis is None or not analysis.usable:
+            analysis = ls.last_parsed.get(uri) or analysis
         if analysis is None:
             return None
         items = complete(text, offset, analysis, ls.roots)

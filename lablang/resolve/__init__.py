@@ -8,7 +8,6 @@ and a found file must lie inside its root after symlinks are followed.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +23,13 @@ __all__ = ["Loader", "ModuleInfo", "Program", "Symbol", "resolve", "stdlib_root"
 
 def stdlib_root() -> Path:
     """The bundled standard library: package data in a wheel, `stdlib/` in a checkout."""
-    packaged = resources.files("lablang") / "_data" / "stdlib"
+    # the package's folder, not `importlib.resources` (a zipped package could not be
+    # read as a folder anyway; importing it is a tenth of a small check's start-up)
+    package = Path(__file__).resolve().parents[1]
+    packaged = package / "_data" / "stdlib"
     if packaged.is_dir():
-        return Path(str(packaged))
-    return Path(__file__).resolve().parents[2] / "stdlib"
+        return packaged
+    return package.parent / "stdlib"
 
 
 @attrs.frozen(slots=True)

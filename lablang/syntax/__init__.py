@@ -18,7 +18,7 @@ from lablang.diagnostics import Report
 from lablang.limits import DEFAULT_LIMITS, Limits
 from lablang.source import Source, Span
 
-__all__ = ["parse", "reserved_words", "token_limit_offset"]
+__all__ = ["parse", "refused", "reserved_words", "token_limit_offset"]
 
 _PARSER = None
 
@@ -57,6 +57,15 @@ def token_limit_offset(text: str, limits: Limits = DEFAULT_LIMITS) -> int | None
 def parse(source: Source, report: Report, limits: Limits = DEFAULT_LIMITS) -> ast.Module:
     """Parse one source. On a syntax error the report says why and an empty module is returned."""
     empty = ast.Module(name=None, title=None, uses=(), decls=(), comments=(), span=Span(0, 0))
+    if refused(source, report, limits):
+        return empty
+    module = _parser().parse(source, report, limits)
+    return module if module is not None else empty
+
+
+def refused(source: Source, report: Report, limits: Limits = DEFAULT_LIMITS) -> bool:
+    """Whether the text is refused before parsing (too large, too many tokens, a NUL),
+    reported in `report`."""
     size = len(source.text.encode("utf-8", "surrogatepass"))
     if size > limits.max_file_bytes:
         report.add(
@@ -66,7 +75,7 @@ def parse(source: Source, report: Report, limits: Limits = DEFAULT_LIMITS) -> as
             Span(0, 0),
             help="split it into modules joined with `use`",
         )
-        return empty
+        return True
     past = token_limit_offset(source.text, limits)
     if past is not None:
         report.add(
@@ -77,7 +86,7 @@ def parse(source: Source, report: Report, limits: Limits = DEFAULT_LIMITS) -> as
             label=f"token {limits.max_tokens + 1} is here",
             help="split it into modules joined with `use` (the limit is `max_tokens`)",
         )
-        return empty
+        return True
     if "\x00" in source.text:
         at = source.text.index("\x00")
         report.add(
@@ -88,9 +97,8 @@ def parse(source: Source, report: Report, limits: Limits = DEFAULT_LIMITS) -> as
             label="a NUL byte: this is not a text file",
             help="a `.lab` file is UTF-8 text",
         )
-        return empty
-    module = _parser().parse(source, report, limits)
-    return module if module is not None else empty
+        return True
+    return False
 
 
 _RESERVED: frozenset[str] | None = None

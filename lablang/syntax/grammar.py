@@ -26,7 +26,6 @@ import re
 import stat
 import sys
 import tempfile
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +51,8 @@ _OPTIONS: dict[str, Any] = dict(
 
 def grammar_text() -> str:
     """The grammar, from the installed wheel's package data or the source tree."""
-    packaged = resources.files("lablang") / "_data" / "grammar" / "lablang.lark"
+    # the package's folder, not `importlib.resources` (as `lablang.resolve.stdlib_root`)
+    packaged = Path(__file__).resolve().parents[1] / "_data" / "grammar" / "lablang.lark"
     if packaged.is_file():
         return packaged.read_text("utf-8")
     source_tree = Path(__file__).resolve().parents[2] / "grammar" / "lablang.lark"

@@ -22,7 +22,14 @@ from lablang.diagnostics import Edit, Fix, Report
 from lablang.source import Source, Span
 from lablang.units.table import UNIT_SPELLINGS
 
-__all__ = ["blank", "declaration_starts", "dropped_name", "insertion_candidates", "spell_units"]
+__all__ = [
+    "blank",
+    "declaration_chunks",
+    "declaration_starts",
+    "dropped_name",
+    "insertion_candidates",
+    "spell_units",
+]
 
 _KIND_WORDS = "|".join((*ast.DECL_KINDS, "use", "module"))
 _START = re.compile(rf"^(?:{_KIND_WORDS})\b", re.M)
@@ -84,6 +91,19 @@ def spell_units(source: Source, report: Report) -> str:
 def declaration_starts(text: str) -> list[int]:
     """Offsets of the lines that open a top-level declaration (a kind word at column 0)."""
     return [m.start() for m in _START.finditer(text)]
+
+
+def declaration_chunks(text: str) -> list[tuple[int, str]]:
+    r"""The text cut before each top-level `module`, `use` or declaration: (start, text).
+
+    >>> declaration_chunks("# a\nuse x.y\nsegment A = umi(8)\n")
+    [(0, '# a\n'), (4, 'use x.y\n'), (12, 'segment A = umi(8)\n')]
+    """
+    starts = declaration_starts(text)
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    ends = [*starts[1:], len(text)]
+    return [(start, text[start:end]) for start, end in zip(starts, ends, strict=True)]
 
 
 def bad_region(text: str, starts: list[int], error_at: int) -> tuple[int, int]:
