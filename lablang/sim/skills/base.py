@@ -103,6 +103,17 @@ def wait_ticks(rt: Runtime, seconds: float) -> Generator[None, None, None]:
         yield
 
 
+def pads_close_on(rt: Runtime, owner: int, seconds: float, geom: int = -1) -> Motion:
+    """Wait (at most `seconds`) until both pads touch an entity (or one geom of it, see
+    `Runtime.pad_contacts`); whether they did."""
+    for _ in range(round(seconds / rt.dt)):
+        yield
+        left, right = rt.pad_contacts(owner, geom)
+        if left and right:
+            return True
+    return False
+
+
 def set_tilt(rt: Runtime, angle: float) -> None:
     rt.cmd[4] = angle
 

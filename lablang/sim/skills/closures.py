@@ -18,6 +18,7 @@ from lablang.sim.skills.base import (
     fail,
     move_tcp,
     ok,
+    pads_close_on,
     target_name,
     transit,
     wait_ticks,
@@ -56,12 +57,7 @@ def _swing_lid(rt: Runtime, name: str, goal_angle: float) -> Controller:
     yield from move_tcp(rt, handle, speed=SLOW, settle=0.3)
     rt.set_grip(0.0)
     handle_geom = int(rt.model.body(info.lid_handle).geomadr[0])
-    for _ in range(round(0.6 / rt.dt)):
-        yield
-        left, right = rt.pad_contacts(-2, handle_geom)
-        if left and right:
-            break
-    else:
+    if not (yield from pads_close_on(rt, -2, 0.6, handle_geom)):
         rt.set_grip(0.02)
         return fail(f"the fingers did not both touch the lid handle of `{name}`")
     rt.connect_lid(name)
@@ -151,13 +147,9 @@ def skill_twist_cap(rt: Runtime, bottle: str, turns: float) -> Controller:
     if cap_turns(rt, bottle) >= CAP_OPEN_TURNS - 0.02:
         # free of the thread: grip the cap and lift it off (then it is gone, see remove_cap)
         rt.set_grip(0.0)
-        for _ in range(round(0.5 / rt.dt)):
-            yield
-            left, right = rt.pad_contacts(owner)
-            if left and right:
-                rt.remove_cap(bottle)
-                removed = True
-                break
+        removed = yield from pads_close_on(rt, owner, 0.5)
+        if removed:
+            rt.remove_cap(bottle)
     here = rt.cmd_tcp()
     yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
     rt.set_grip(open_grip)
@@ -198,12 +190,7 @@ def _cap_strokes(
     while more() and strokes < limit:
         strokes += 1
         rt.set_grip(0.0)
-        for _ in range(round(0.5 / rt.dt)):
-            yield
-            left, right = rt.pad_contacts(owner)
-            if left and right:
-                break
-        else:
+        if not (yield from pads_close_on(rt, owner, 0.5)):
             break
         for k in range(1, 26):  # a quarter turn in 0.5 s
             rt.cmd[3] = home_yaw + sign * (math.pi / 2) * k / 25

@@ -22,6 +22,7 @@ from lablang.sim.skills.base import (
     object_bottom,
     object_frame,
     ok,
+    pads_close_on,
     point_of,
     target_name,
     target_point,
@@ -62,12 +63,7 @@ def skill_pick(rt: Runtime, obj: str) -> Controller:
     yield from move_tcp(rt, grasp, speed=SLOW, settle=0.3)
     rt.set_grip(0.0)
     owner = rt.entity_index[obj]
-    for _ in range(round(0.6 / rt.dt)):
-        yield
-        left, right = rt.pad_contacts(owner)
-        if left and right:
-            break
-    else:
+    if not (yield from pads_close_on(rt, owner, 0.6)):
         rt.set_grip(info.radius + 0.005)
         yield from move_tcp(rt, [grasp[0], grasp[1], SAFE_Z], settle=0.0)
         return fail(f"the fingers did not both touch `{obj}`")
