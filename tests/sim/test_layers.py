@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import lablang.sim
 
 SIM = Path(lablang.sim.__file__).parent
@@ -53,17 +55,23 @@ def test_the_layer_check_sees_imports_inside_functions() -> None:
     assert "state" in _sim_imports("runtime")
 
 
-# the skill families, each importing only `base` and the families listed before it
-SKILL_FAMILIES = ("base", "handling", "instruments", "closures", "pouring", "mixing", "pipetting")
+# the parts of a package, each importing only the parts listed before it
+PACKAGE_PARTS = {
+    "skills": ("base", "handling", "instruments", "closures", "pouring", "mixing", "pipetting"),
+    "assets": ("info", "parts", "gripper", "fixtures", "objects", "pipettes"),
+}
 
 
-def test_skill_families_import_downwards_and_never_the_package() -> None:
-    """A skill family imports only `base` and earlier families, never `lablang.sim.skills`
-    itself (the package gathers the families, so importing it from one is a cycle)."""
-    package = SIM / "skills"
-    assert {p.stem for p in package.glob("*.py")} == {"__init__", *SKILL_FAMILIES}
-    for depth, family in enumerate(SKILL_FAMILIES):
-        imported = _imported(package / f"{family}.py")
-        assert "lablang.sim.skills" not in imported, family
-        used = {n.split(".")[3] for n in imported if n.startswith("lablang.sim.skills.")}
-        assert used <= set(SKILL_FAMILIES[:depth]), (family, used - set(SKILL_FAMILIES[:depth]))
+@pytest.mark.parametrize("package", sorted(PACKAGE_PARTS))
+def test_package_parts_import_downwards_and_never_the_package(package: str) -> None:
+    """A part of `skills` or `assets` imports only the parts listed before it, never the
+    package itself (the package gathers its parts, so importing it from one is a cycle)."""
+    parts = PACKAGE_PARTS[package]
+    folder = SIM / package
+    prefix = f"lablang.sim.{package}"
+    assert {p.stem for p in folder.glob("*.py")} == {"__init__", *parts}
+    for depth, part in enumerate(parts):
+        imported = _imported(folder / f"{part}.py")
+        assert prefix not in imported, part
+        used = {n.split(".")[3] for n in imported if n.startswith(prefix + ".")}
+        assert used <= set(parts[:depth]), (part, used - set(parts[:depth]))
