@@ -17,7 +17,7 @@ from lablang.sim.model import Call, Step, Task, bind_task
 from lablang.sim.predicates import Evaluator, SpecError, during_atoms, expr_text
 from lablang.sim.records import Event
 from lablang.sim.runtime import BudgetSpent, Checkpoint, Runtime, SimFault
-from lablang.sim.skills import SKILLS, SkillResult, run_skill
+from lablang.sim.skills import SKILLS, SkillResult, run_skill, target_name
 
 
 @attrs.frozen(slots=True)
@@ -576,13 +576,11 @@ def coordination_events(rt: Runtime, steps: list[StepResult]) -> list[Event]:
 
 
 def _show(value: Any) -> str | None:
-    from lablang.sim.skills import _name
-
     if value is None:
         return None
     if isinstance(value, float):
         return f"{value:g}"
-    return _name(value)
+    return target_name(value)
 
 
 def _operation(func: str, args: list[Any], kwargs: dict[str, Any]) -> str:

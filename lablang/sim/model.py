@@ -1,6 +1,6 @@
 """The scene and task model the simulator runs: frozen attrs data, no MuJoCo.
 
-The front end (`lablang.sim.frontend`) turns `scene` and `task` declarations into
+The front end (`lablang.sim.front`) turns `scene` and `task` declarations into
 these classes; tests and Python users can also build them directly. Quantities are
 SI floats (metres, kilograms, seconds, radians, cubic metres).
 """

@@ -218,6 +218,7 @@ def test_dispensing_outside_any_container_counts_as_spilled(task_from) -> None:
     from lablang.sim import skills
     from lablang.sim.build import compile_scene
     from lablang.sim.runtime import Runtime
+    from lablang.sim.skills import pipetting
     from lablang.sim.state import WellTarget
 
     task = task_from("""
@@ -236,18 +237,18 @@ task t in s { step a { do { pick(p) } success: grasped(p) } }
     well = WellTarget("plate", 0)
 
     def beside(rt_, pipette, container, depth_goal):  # aim 2 cm off the well's centre
-        vessel = skills._vessel(rt_, container)
-        offset = rt_.tcp() - skills._tip(rt_, pipette)
+        vessel = pipetting._vessel(rt_, container)
+        offset = rt_.tcp() - pipetting._tip(rt_, pipette)
         goal = vessel.centre + offset + np.array([0.02, 0.0, 0.0])
         goal[2] = depth_goal(vessel) + offset[2]
         return (yield from skills.move_tcp(rt_, goal))
 
-    original = skills._tip_into
-    skills._tip_into = beside
+    original = pipetting._tip_into
+    pipetting._tip_into = beside
     try:
         result = skills.run_skill(rt, skills.skill_dispense(rt, "p", well), 15)
     finally:
-        skills._tip_into = original
+        pipetting._tip_into = original
     assert result.status == "failed" and "spilled" in result.reason
     assert rt.ledger.spilled["p"] == pytest.approx(40e-9)
     assert rt.ledger.total(well.key) == 0.0

@@ -41,9 +41,9 @@ def test_the_old_tight_placement_knocks_a_weight_over_and_certification_names_it
     """With the old 6 mm between weights, putting w2 down tips w5 over: the reading is
     still right and every step passes, but the episode is not a success and the
     certificate says "`w5` tipped over during `add_2`" (before, it certified)."""
-    import lablang.sim.skills as skills
+    import lablang.sim.skills.handling as handling
 
-    monkeypatch.setattr(skills, "FINGER_ROOM", 0.006)
+    monkeypatch.setattr(handling, "FINGER_ROOM", 0.006)
     task = _without_upright_atoms(task_from)
     result = run_episode(task, 0)
     assert result.credit == 1.0 and not result.succeeded
@@ -57,7 +57,7 @@ def test_the_old_tight_placement_knocks_a_weight_over_and_certification_names_it
 
 def test_a_step_may_allow_an_object_to_move(task_from) -> None:
     """`may_move: [w5]` on the step lets w5 be disturbed without a side effect."""
-    import lablang.sim.skills as skills
+    import lablang.sim.skills.handling as handling
 
     text = WEIGH.read_text(encoding="utf-8").replace(
         "  step add_2 {\n", "  step add_2 {\n    may_move: [w5]\n"
@@ -65,12 +65,12 @@ def test_a_step_may_allow_an_object_to_move(task_from) -> None:
     text = text.replace("and upright(w5) and upright(w2)", "and upright(w2)")
     assert "upright(w5)" not in text
     task = task_from(text)
-    original = skills.FINGER_ROOM
+    original = handling.FINGER_ROOM
     try:
-        skills.FINGER_ROOM = 0.006
+        handling.FINGER_ROOM = 0.006
         result = run_episode(task, 0)
     finally:
-        skills.FINGER_ROOM = original
+        handling.FINGER_ROOM = original
     assert result.side_effects == () and result.succeeded
 
 

@@ -1,0 +1,219 @@
+"""The front end of where things stand: placements (`on table at (x, y)`, `in rack.slot[k]`),
+their checks against the scene, and `randomize` entries (poses, slot permutations, roles)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+
+from lablang import ast
+from lablang.sim import catalog
+from lablang.sim import model as sm
+from lablang.sim.front_checks import check_capacities, check_overlaps
+from lablang.sim.front_events import Error
+from lablang.sim.front_values import si_number
+from lablang.source import Span
+
+# reports a name the scene does not have: (name, span, scene)
+Unknown = Callable[[str, Span, sm.Scene], None]
+
+
+def slot_ref(expr: ast.Expr) -> sm.InSlot | None:
+    if (
+        isinstance(expr, ast.Index)
+        and isinstance(expr.value, ast.Attribute)
+        and expr.value.name == "slot"
+        and isinstance(expr.value.value, ast.Name)
+        and isinstance(expr.index, ast.Number)
+        and expr.index.text.isdigit()
+    ):
+        return sm.InSlot(expr.value.value.id, int(expr.index.text))
+    return None
+
+
+def slot_placement(expr: ast.Expr, error: Error) -> sm.InSlot | None:
+    ref = slot_ref(expr)
+    if ref is None:
+        error("E0706", "a slot is written `container.slot[k]`", expr.span)
+        return None
+    return ref
+
+
+def surface_placement(field: ast.Field, error: Error) -> sm.OnSurface | None:
+    surface, at = None, None
+    for clause in field.clauses:
+        if clause.keyword == "on" and isinstance(clause.value, ast.Name):
+            surface = clause.value.id
+        elif clause.keyword == "at" and not isinstance(clause.value, ast.Assignment):
+            at = clause.value
+        else:
+            error(
+                "E0706",
+                f"`{clause.keyword}` is not a placement here",
+                clause.span,
+                help="write `on table at (x m, y m)` or `on scale`",
+            )
+    if surface is None:
+        if at is not None:
+            error("E0706", "`at` needs a surface: `on table at (x m, y m)`", field.span)
+        return None
+    x = y = yaw = 0.0
+    if at is not None:
+        items = at.items if isinstance(at, ast.TupleExpr) else ()
+        values = [si_number(i, "length") for i in items[:2]]
+        if len(items) not in (2, 3) or None in values:
+            error("E0706", "a position is `(x m, y m)` or `(x m, y m, yaw deg)`", at.span)
+            return None
+        x, y = float(values[0] or 0.0), float(values[1] or 0.0)
+        if len(items) == 3:
+            angle = si_number(items[2], "angle")
+            if angle is None:
+                error(
+                    "E0706",
+                    "the third item of a position is an angle such as `30 deg`",
+                    items[2].span,
+                )
+                return None
+            yaw = angle
+    return sm.OnSurface(surface, x, y, yaw)
+
+
+def check_placements(scene: sm.Scene, error: Error, unknown: Unknown) -> None:
+    taken: dict[tuple[str, int], str] = {}
+    for entity in scene.entities:
+        kind = catalog.ASSET_KINDS[entity.asset]
+        span = entity.span or Span(0, 0)
+        match entity.placement:
+            case sm.InSlot(container=container, slot=slot):
+                host = scene.entity(container)
+                if host is None:
+                    unknown(container, span, scene)
+                    continue
+                if not catalog.ASSET_KINDS[host.asset].slots:
+                    error("E0706", f"`{container}` has no slots", span)
+                    continue
+                count = int(
+                    host.param("slots", catalog.ASSET_KINDS[host.asset].params["slots"].default)
+                )
+                if not 0 <= slot < count:
+                    error("E0706", f"`{container}` has slots 0 to {count - 1}, not {slot}", span)
+                if kind.role != "object":
+                    error("E0706", f"`{entity.name}` ({entity.asset}) cannot go in a slot", span)
+                if (container, slot) in taken:
+                    error(
+                        "E0706",
+                        f"`{entity.name}` and `{taken[container, slot]}` are both in "
+                        f"`{container}.slot[{slot}]`",
+                        span,
+                    )
+                taken[container, slot] = entity.name
+            case sm.OnSurface(surface=surface):
+                if surface != "table":
+                    host = scene.entity(surface)
+                    if host is None:
+                        unknown(surface, span, scene)
+                    elif not catalog.ASSET_KINDS[host.asset].surface:
+                        error("E0706", f"nothing can be put on `{surface}` ({host.asset})", span)
+                    elif kind.role == "fixture":
+                        error("E0706", "fixtures stand on the table", span)
+    check_capacities(scene, error)
+    check_overlaps(scene, error)
+
+
+def randomization(entry: ast.ExprEntry, error: Error) -> sm.Randomization | None:
+    within = next((c.value for c in entry.clauses if c.keyword == "within"), None)
+    source = next((c.value for c in entry.clauses if c.keyword == "from"), None)
+    target = entry.value
+    if source is not None:
+        if within is not None or not isinstance(target, ast.Name):
+            error(
+                "E0708",
+                "write `randomize role from [tube_A, tube_B]` (one role, no `within`)",
+                entry.span,
+            )
+            return None
+        items = source.items if isinstance(source, ast.ListExpr) else ()
+        if not items or not all(isinstance(i, ast.Name) for i in items):
+            error(
+                "E0708",
+                "`from` takes a list of entities such as `[tube_A, tube_B]`",
+                entry.span,
+            )
+            return None
+        if len(items) > catalog.MAX_ENTITIES:
+            error(
+                "E0708",
+                f"a role binds one of at most {catalog.MAX_ENTITIES} entities",
+                entry.span,
+            )
+            return None
+        candidates = tuple(i.id for i in items if isinstance(i, ast.Name))
+        return sm.RoleBinding(target.id, candidates, span=entry.span)
+    names: list[str] = []
+    for item in target.items if isinstance(target, ast.ListExpr) else (target,):
+        if isinstance(item, ast.Attribute) and item.name == "pose":
+            item = item.value
+        if isinstance(item, ast.Name):
+            names.append(item.id)
+        else:
+            error("E0708", "`randomize` takes an entity or a list of entities", item.span)
+            return None
+    if isinstance(within, ast.Block) and len(names) == 1:
+        bounds = {"x": 0.0, "y": 0.0, "yaw": 0.0}
+        for member in within.members:
+            if isinstance(member, ast.Field) and member.key in bounds:
+                value = si_number(member.value, "angle" if member.key == "yaw" else "length")
+                if value is not None:
+                    bounds[member.key] = abs(value)
+                    continue
+            error("E0708", "pose bounds are `{x: ±2 cm, y: ±2 cm, yaw: ±10 deg}`", member.span)
+            return None
+        if bounds["x"] > 0.3 or bounds["y"] > 0.3:
+            error("E0708", "pose randomization is limited to ±30 cm", within.span)
+            return None
+        return sm.PoseRandomization(
+            names[0], bounds["x"], bounds["y"], bounds["yaw"], span=entry.span
+        )
+    if (
+        isinstance(within, ast.Index)
+        and isinstance(within.value, ast.Attribute)
+        and within.value.name == "slot"
+        and isinstance(within.value.value, ast.Name)
+        and isinstance(within.index, ast.Binary)
+        and within.index.op == ".."
+        and isinstance(within.index.left, ast.Number)
+        and isinstance(within.index.right, ast.Number)
+    ):
+        low, high = (
+            int(Fraction(within.index.left.text)),
+            int(Fraction(within.index.right.text)),
+        )
+        slots = tuple(range(low, high + 1))
+        if len(slots) < len(names):
+            error("E0708", f"{len(names)} entities need at least as many slots", within.span)
+            return None
+        return sm.SlotPermutation(tuple(names), within.value.value.id, slots, span=entry.span)
+    error(
+        "E0708",
+        "write `randomize rack within {x: ±2 cm, y: ±2 cm, yaw: ±10 deg}` or "
+        "`randomize [tube_A, tube_B] within rack.slot[0..5]` or "
+        "`randomize role from [tube_A, tube_B]`",
+        entry.span,
+    )
+    return None
+
+
+def check_role(rand: sm.RoleBinding, scene: sm.Scene, fallback: Span, error: Error) -> None:
+    span = rand.span or fallback
+    if scene.entity(rand.role) is not None or rand.role == "table":
+        error("E0708", f"the role `{rand.role}` is already an entity's name", span)
+    if len(set(rand.candidates)) != len(rand.candidates):
+        error("E0708", f"the candidates for `{rand.role}` repeat an entity", span)
+    assets = {e.asset for n in rand.candidates if (e := scene.entity(n)) is not None}
+    if len(assets) > 1:
+        error(
+            "E0708",
+            f"the candidates for `{rand.role}` are of one asset, not "
+            + ", ".join(f"`{a}`" for a in sorted(assets)),
+            span,
+        )
