@@ -225,6 +225,12 @@ def _home_solution(command: tuple[float, ...], dt: float) -> tuple[np.ndarray, b
     return state, controller.converged
 
 
+def _same(a: float, b: float) -> bool:
+    """Whether two floats are the same number, a signed zero included (-0.0 is not 0.0:
+    it can change the sign of a zero in the target's quaternion)."""
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
 class _Solver:
     """Differential IK from a hand pose to the arm's configuration, one step at a time.
 
@@ -273,6 +279,7 @@ class _Solver:
         self.spatial, self.unsigned, self.weighted = (np.empty((6, model.nv)) for _ in range(3))
         self.hessian, self.linear = np.empty((model.nv, model.nv)), np.empty(model.nv)
         self.diagonal = self.hessian.reshape(-1)[:: model.nv + 1]
+        self.weighted_t = self.weighted.T
         self.neg_dt = -dt
         self.target = np.zeros(7)  # the frame task's target, wxyz_xyz
         self.target_of: list[float] | None = None  # the command it was set for
@@ -285,11 +292,15 @@ class _Solver:
         if command == self.target_of:
             return
         x, y, z, yaw, tilt = command
-        cy, sy, ct, st = math.cos(yaw), math.sin(yaw), math.cos(tilt), math.sin(tilt)
-        rotation = self.rotation
-        rotation[:] = (cy, -sy * ct, sy * st, sy, cy * ct, -cy * st, 0.0, st, ct)
         target = np.empty(7)
-        mujoco.mju_mat2Quat(target[:4], rotation)
+        last = self.target_of
+        if last is not None and _same(last[3], yaw) and _same(last[4], tilt):
+            target[:4] = self.target[:4]  # a move without a turn: the same orientation
+        else:
+            cy, sy, ct, st = math.cos(yaw), math.sin(yaw), math.cos(tilt), math.sin(tilt)
+            rotation = self.rotation
+            rotation[:] = (cy, -sy * ct, sy * st, sy, cy * ct, -cy * st, 0.0, st, ct)
+            mujoco.mju_mat2Quat(target[:4], rotation)
         target[4:] = (x, y, z + GANTRY_Z)
         self.target = target
         self.target_of = command
@@ -334,7 +345,7 @@ class _Solver:
         # Task._assemble_qp (gain 1, no LM term), with W the frame costs and J = -unsigned:
         # H = (W J)^T (W J) = (W unsigned)^T (W unsigned), c = -(W (-e)) @ (W J) = (-W e) @ (W unsigned)
         weighted = np.multiply(FRAME_COLUMN, self.unsigned, out=self.weighted)
-        hessian = np.matmul(weighted.T, weighted, out=self.hessian)
+        hessian = np.matmul(self.weighted_t, weighted, out=self.hessian)
         linear = np.matmul(NEG_FRAME_COST * error, weighted, out=self.linear)
         # the posture task (Jacobian I): H = diag(cost^2), c = cost (cost (q - rest))
         linear += (POSTURE_COST * (self.qpos - self.rest)) * POSTURE_COST
