@@ -115,3 +115,34 @@ def test_a_restore_between_a_solve_and_its_next_tick_continues_bit_identically(
     rt.restore(checkpoint)
     _ramp(rt, 9)
     assert rt.trace_digest() == first
+
+
+def test_near_a_limit_a_feasible_closed_form_step_is_the_qps_and_an_infeasible_one_is_not_used() -> (
+    None
+):
+    """Near a joint limit the closed-form step is taken only when it keeps within mink's
+    joint-limit constraints, and then it is the QP's solution (to rounding); a step that
+    would cross a limit is refused, so mink's QP solves that tick."""
+    solver = panda._Solver(0.02)
+    q = np.zeros(solver.model.nq)
+    q[:7] = panda.HOME_Q
+    q[6] = solver.high[6] - 0.1  # joint 7 within LIMIT_MARGIN of its upper limit
+    feasible = infeasible = 0
+    for yaw in (0.05, -0.05, 1.5, -1.5):  # small turns, and a quarter turn each way
+        solver.config.update(q)
+        solver.set_command([0.3, -0.2, -0.25, yaw, 0.0])
+        hessian, linear = solver._objective()
+        solution = panda._solve_linear(hessian, linear)
+        qp = solver._qp_velocity() * solver.dt
+        limit = solver.limits[0]
+        step = -solution
+        if solver._feasible(solution):
+            feasible += 1
+            np.testing.assert_allclose(step, qp, rtol=1e-9, atol=1e-12)
+        else:
+            infeasible += 1
+            assert np.any(step > limit.gain * (limit.upper - q)) or np.any(
+                step < -limit.gain * (q - limit.lower)
+            )
+            assert not np.allclose(step, qp)  # the QP's step is not the unconstrained one
+    assert feasible and infeasible

@@ -208,6 +208,7 @@ except ImportError:  # a numpy that moved it
 # FrameTask(position_cost=1.0, orientation_cost=0.5) weighs them
 FRAME_COST = np.array([1.0, 1.0, 1.0, 0.5, 0.5, 0.5])
 FRAME_COLUMN = FRAME_COST[:, None]
+NEG_FRAME_COST = -FRAME_COST
 POSTURE_COST = np.array([1e-4] * 7 + [0.0, 0.0])
 
 
@@ -222,6 +223,12 @@ def _home_solution(command: tuple[float, ...], dt: float) -> tuple[np.ndarray, b
     controller.solve(state, list(command), 200)
     state.flags.writeable = False
     return state, controller.converged
+
+
+def _same(a: float, b: float) -> bool:
+    """Whether two floats are the same number, a signed zero included (-0.0 is not 0.0:
+    it can change the sign of a zero in the target's quaternion)."""
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
 
 
 class _Solver:
@@ -251,6 +258,9 @@ class _Solver:
         posture.set_target(self.rest)
         self.tasks = [self.task, posture]
         self.limits = [mink.ConfigurationLimit(model)]
+        # every joint is a hinge or a slide with a range, so mink's limit constrains every
+        # coordinate of the step with its own lower and upper bounds
+        assert model.nq == model.nv and len(self.limits[0].indices) == model.nv
         self.low, self.high = model.jnt_range[:7, 0].copy(), model.jnt_range[:7, 1].copy()
         self.low_list, self.high_list = self.low.tolist(), self.high.tolist()
         self.nv = model.nv
@@ -265,6 +275,12 @@ class _Solver:
         self.xmat, self.xpos = self.data.xmat[self.hand], self.data.xpos[self.hand]
         assert model.neq == 0  # (so a configuration update is kinematics and com positions)
         self.rotation = np.empty(9)
+        # the objective's arrays, written in place (its callers use them before the next)
+        self.spatial, self.unsigned, self.weighted = (np.empty((6, model.nv)) for _ in range(3))
+        self.hessian, self.linear = np.empty((model.nv, model.nv)), np.empty(model.nv)
+        self.diagonal = self.hessian.reshape(-1)[:: model.nv + 1]
+        self.weighted_t = self.weighted.T
+        self.neg_dt = -dt
         self.target = np.zeros(7)  # the frame task's target, wxyz_xyz
         self.target_of: list[float] | None = None  # the command it was set for
         self.task_target_of: list[float] | None = None  # the one mink's FrameTask has
@@ -276,11 +292,15 @@ class _Solver:
         if command == self.target_of:
             return
         x, y, z, yaw, tilt = command
-        cy, sy, ct, st = math.cos(yaw), math.sin(yaw), math.cos(tilt), math.sin(tilt)
-        rotation = self.rotation
-        rotation[:] = (cy, -sy * ct, sy * st, sy, cy * ct, -cy * st, 0.0, st, ct)
         target = np.empty(7)
-        mujoco.mju_mat2Quat(target[:4], rotation)
+        last = self.target_of
+        if last is not None and _same(last[3], yaw) and _same(last[4], tilt):
+            target[:4] = self.target[:4]  # a move without a turn: the same orientation
+        else:
+            cy, sy, ct, st = math.cos(yaw), math.sin(yaw), math.cos(tilt), math.sin(tilt)
+            rotation = self.rotation
+            rotation[:] = (cy, -sy * ct, sy * st, sy, cy * ct, -cy * st, 0.0, st, ct)
+            mujoco.mju_mat2Quat(target[:4], rotation)
         target[4:] = (x, y, z + GANTRY_Z)
         self.target = target
         self.target_of = command
@@ -314,20 +334,37 @@ class _Solver:
         target, xmat = self.target, self.xmat
         frame = _lie.xmat_xpos_to_wxyz_xyz(xmat, self.xpos)
         error = _lie.se3_rminus(target, frame)  # FrameTask.compute_error
-        # FrameTask.compute_jacobian, through Configuration.get_frame_jacobian
+        # FrameTask.compute_jacobian, through Configuration.get_frame_jacobian, is
+        # -jlog(T_tb) @ adjoint @ jac; its sign is folded into the linear term below (a
+        # negation is exact, so the numbers are mink's), which saves three array calls
         mujoco.mj_jacBody(self.model, self.data, self.jacp, self.jacr, self.hand)
-        jac = _lie.se3_rotation_adjoint_from_xmat(xmat) @ self.jac
-        jac = -_lie.se3_jlog(_lie.se3_inverse_multiply(target, frame)) @ jac
-        weighted_error = FRAME_COST * (-1.0 * error)  # Task._assemble_qp (gain 1, no LM term)
-        weighted_jacobian = FRAME_COLUMN * jac
-        hessian = weighted_jacobian.T @ weighted_jacobian
-        linear = -weighted_error @ weighted_jacobian
+        np.matmul(_lie.se3_rotation_adjoint_from_xmat(xmat), self.jac, out=self.spatial)
+        np.matmul(
+            _lie.se3_jlog(_lie.se3_inverse_multiply(target, frame)), self.spatial, out=self.unsigned
+        )
+        # Task._assemble_qp (gain 1, no LM term), with W the frame costs and J = -unsigned:
+        # H = (W J)^T (W J) = (W unsigned)^T (W unsigned), c = -(W (-e)) @ (W J) = (-W e) @ (W unsigned)
+        weighted = np.multiply(FRAME_COLUMN, self.unsigned, out=self.weighted)
+        hessian = np.matmul(self.weighted_t, weighted, out=self.hessian)
+        linear = np.matmul(NEG_FRAME_COST * error, weighted, out=self.linear)
         # the posture task (Jacobian I): H = diag(cost^2), c = cost (cost (q - rest))
         linear += (POSTURE_COST * (self.qpos - self.rest)) * POSTURE_COST
         hessian += self.posture_hessian
-        diagonal = hessian.reshape(-1)[:: self.nv + 1]  # a view
-        diagonal += IK_DAMPING
+        self.diagonal += IK_DAMPING  # a view of the Hessian's diagonal
         return hessian, linear
+
+    def _feasible(self, solution: np.ndarray) -> bool:
+        """Whether the step `-solution` keeps within mink's joint-limit constraints
+        (`ConfigurationLimit`: gain (q_max - q) >= step >= -gain (q - q_min)). If it does,
+        it is the QP's solution too: the QP is strictly convex, so a feasible minimum of
+        its objective is its minimum under the constraints."""
+        limit = self.limits[0]
+        q = self.qpos
+        step = -solution
+        return bool(
+            np.all(step <= limit.gain * (limit.upper - q))
+            and np.all(step >= -limit.gain * (q - limit.lower))
+        )
 
     def synced(self, state: np.ndarray) -> bool:
         """Whether the IK's configuration is `state` (not after a checkpoint's restore)."""
@@ -343,17 +380,22 @@ class _Solver:
         self.set_command(command)
         # the joint-limit constraints only bind near a limit: far from all of them (more
         # than one tick's largest step), the QP is solved without them, which is cheaper
-        q = qpos[:7].tolist()
-        near = any(
-            v - low < LIMIT_MARGIN or high - v < LIMIT_MARGIN
-            for v, low, high in zip(q, self.low_list, self.high_list, strict=True)
-        )
+        near = False
+        for v, low, high in zip(qpos[:7].tolist(), self.low_list, self.high_list, strict=True):
+            if v - low < LIMIT_MARGIN or high - v < LIMIT_MARGIN:
+                near = True
+                break
         for _ in range(iterations):
-            if near or iterations > 1:
+            if iterations > 1:
                 velocity = self._qp_velocity()
             else:
                 hessian, linear = self._objective()
-                velocity = -_solve_linear(hessian, linear) / dt
+                solution = _solve_linear(hessian, linear)  # the step is -solution
+                if near and not self._feasible(solution):
+                    velocity = self._qp_velocity()  # a joint limit binds: mink's QP
+                else:
+                    # -x / dt, as x / -dt (the same number: division is symmetric in sign)
+                    velocity = solution / self.neg_dt
             # Configuration.integrate_inplace: integrate, then kinematics and com positions
             mujoco.mj_integratePos(model, qpos, velocity, dt)
             mujoco.mj_kinematics(model, data)
@@ -392,6 +434,11 @@ class PandaController:
         self.arm_ctrl, self.finger_ctrl = slice(0, 7), slice(7, 9)
         self._last: list[float] | None = None  # the command last solved for
         self._direct = False
+        # the robot state whose configuration the IK's own data holds, if known: a new state
+        # object (a restore) or joints driven directly are compared (or solved from) again
+        self._synced: np.ndarray | None = None
+        self._state: np.ndarray | None = None
+        self._data: mujoco.MjData | None = None
 
     def reset(self) -> None:
         rt = self.rt
@@ -404,6 +451,7 @@ class PandaController:
         solver.config.update(solution)
         solver.set_command(rt.cmd[:5].tolist())
         solver.converged = converged
+        self._synced = rt.robot_state
         self._last = rt.cmd[:5].tolist()
         rt.data.qpos[self.arm_qpos] = solution[:7]
         rt.data.qpos[self.finger_qpos] = rt.cmd[5:7]
@@ -425,37 +473,50 @@ class PandaController:
         solver = self.solver
         self.rt.robot_state[:7] = np.clip(joints, solver.low, solver.high)
         self._direct = True
+        self._synced = None
+
+    def _bind(self, state: np.ndarray, data: mujoco.MjData) -> None:
+        """Views of a new robot state (a reset's or a restore's) and MjData, kept once:
+        building them every tick costs more than the arithmetic in a tick's cold caches."""
+        nq = self.nq
+        self._state, self._data = state, data
+        self._configuration, self._arm = state[:nq], state[:7]
+        self._previous = state[nq : nq + 7]
+        self._phase = nq + 7
+        self._ctrl_arm, self._ctrl_finger = data.ctrl[self.arm_ctrl], data.ctrl[self.finger_ctrl]
 
     def write(self) -> None:
         rt = self.rt
-        ctrl = rt.data.ctrl
         state = rt.robot_state
-        nq = self.nq
-        previous = state[nq : nq + 7]
+        if state is not self._state or rt.data is not self._data:
+            self._bind(state, rt.data)
+        arm, previous, ctrl_arm = self._arm, self._previous, self._ctrl_arm
         if self._direct:  # joint targets given for this tick: the servos take them as is
             self._direct = False
             self._last = None  # the next hand command is solved from these joints
-            previous[:] = state[:7]
-            state[nq + 7] = 0.0
-            ctrl[self.arm_ctrl] = state[:7]
-        elif state[nq + 7] == 0.0:  # a solving tick
-            configuration = state[:nq]
-            previous[:] = configuration[:7]
+            previous[:] = arm
+            state[self._phase] = 0.0
+            ctrl_arm[:] = arm
+        elif state[self._phase] == 0.0:  # a solving tick
+            configuration = self._configuration
+            previous[:] = arm
             command = rt.cmd[:5].tolist()
             # one IK iteration while the command moves or the solution has not converged;
             # nothing while the command holds and the solution has converged (holds,
             # settles, waits), unless the state was restored from a checkpoint
             solver = self.solver
-            synced = solver.synced(configuration)
+            synced = self._synced is state or solver.synced(configuration)
             if not solver.converged or command != self._last or not synced:
                 solver.solve(configuration, command, IK_ITERATIONS, synced)
                 self._last = command
-            state[nq + 7] = 1.0
-            ctrl[self.arm_ctrl] = (previous + configuration[:7]) * 0.5
+            self._synced = state  # the IK's configuration is this state's (until it changes)
+            state[self._phase] = 1.0
+            np.add(previous, arm, out=ctrl_arm)  # (previous + newest) * 0.5, in place
+            ctrl_arm *= 0.5
         else:  # the tick after: the newest solution
-            state[nq + 7] = 0.0
-            ctrl[self.arm_ctrl] = state[:7]
-        ctrl[self.finger_ctrl] = rt.cmd[5:7]
+            state[self._phase] = 0.0
+            ctrl_arm[:] = arm
+        self._ctrl_finger[:] = rt.cmd[5:7]
 
 
 class Panda:
