@@ -333,6 +333,15 @@ def payload_positions(seq: Seq) -> list[int]:
     ]
 
 
+def as_fragments(seq: Seq) -> Seq:
+    """`seq` with each payload segment marked as a fragment (`Symbol.fragment`): what a
+    fragmenting step (tagmentation, shearing) leaves of a payload it cuts."""
+    return Seq.of(
+        attrs.evolve(p, fragment=True) if isinstance(p, Symbol) and p.is_payload else p
+        for p in seq.parts
+    )
+
+
 def need_duplex(molecule: Molecule, what: str) -> Duplex:
     if isinstance(molecule, Duplex):
         return molecule

@@ -14,7 +14,7 @@ from lablang.molecular.ops.core import (
     need_duplex,
 )
 from lablang.molecular.ops.registry import Param, operation
-from lablang.molecular.sequence import Bases, Part, Seq, SymbolToken, reverse_complement
+from lablang.molecular.sequence import Bases, Part, Seq, Symbol, SymbolToken, reverse_complement
 
 
 @attrs.frozen(slots=True)
@@ -74,11 +74,14 @@ def _cuts(toks: tuple[object, ...], enzyme: Enzyme) -> list[tuple[int, int]]:
 def _with_payload_sites(core: Seq, site: str) -> Seq:
     """Each payload segment `[P]` written as `[P] site [P] site [P]`: a genome's sites
     fall inside it, so its fragment classes are its left end, an inner piece between two
-    sites and its right end."""
+    sites and its right end. A four-base cutter's pieces (a site every 4^4 = 256 bp on
+    average) are fragments (`Symbol.fragment`); a longer site's are kilobases apart."""
     parts: list[Part] = []
     for part in core.parts:
         toks = Seq.of([part]).tokens()
         if len(toks) == 1 and isinstance(toks[0], SymbolToken) and is_payload_token(toks[0]):
+            if len(site) <= 4 and isinstance(part, Symbol):
+                part = attrs.evolve(part, fragment=True)
             parts += [part, Bases(site), part, Bases(site), part]
         else:
             parts.append(part)

@@ -18,6 +18,7 @@ from lablang.molecular.ops.core import (
     Oligo,
     OperationFailure,
     anneal_sites,
+    as_fragments,
     has_phosphate,
     need_duplex,
     no_site_failure,
@@ -261,7 +262,7 @@ def random_primed(
     few known bases of adapters, poly(T) or barcodes, which a random primer hits no more
     often than any other stretch. The new strand is the whole primer (its N-mer now
     reading a piece of the payload) followed by the copy of the template from inside the
-    payload to the template's 5' end; with several payloads, the product primed in the
+    payload to the template's 5' end (that payload a fragment, `Symbol.fragment`); with several payloads, the product primed in the
     3'-most one is followed (it carries every segment upstream). No payload is E0420.
     """
     payloads = payload_positions(strand.seq)
@@ -275,6 +276,11 @@ def random_primed(
             "with a specific primer",
         )
     p = payloads[-1]
+    # the copy covers the primed payload from a random point: a piece of it (a fragment)
+    seq = (
+        strand.seq.slice(0, p) + as_fragments(strand.seq.slice(p, p + 1)) + strand.seq.slice(p + 1)
+    )
+    strand = attrs.evolve(strand, seq=seq)
     copy = reverse_complement(strand.seq.slice(0, p + 1)).with_label(
         f"copy of {strand.name or 'template'}"
     )
