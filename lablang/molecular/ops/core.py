@@ -58,6 +58,13 @@ class OperationFailure(Exception):
         self.help = help
 
 
+class NoSubstrate(OperationFailure):
+    """The molecule holds nothing the enzyme acts on (no deoxyuridine for USER, no RNA:DNA
+    hybrid for RNase H, no recessed 3' end to fill). Alone it is the error it says; in a
+    mix, an operation registered `untouched="carried"` leaves such a molecule in the
+    tube unchanged (an enzyme does nothing to what is not its substrate)."""
+
+
 # ------------------------------------------------------------------ oligos as strands
 
 

@@ -15,6 +15,7 @@ from lablang.molecular.molecule import (
 from lablang.molecular.ops.core import (
     MIN_ANNEAL,
     MIN_SWITCH,
+    NoSubstrate,
     Oligo,
     OperationFailure,
     anneal_sites,
@@ -293,6 +294,7 @@ def random_primed(
     "gap_fill",
     lsb="extension",
     rule="recessed 3' ends are extended to blunt ends, displacing annealed strands (Tn5's ME')",
+    untouched="carried",
     params=(
         Param(
             "uracil",
@@ -312,7 +314,8 @@ def gap_fill(molecule: Molecule, *, uracil: str = "read") -> Duplex:
     of Tn5) off the template, so recessed ends become blunt and recorded gaps close.
     Unlike `end_repair` it removes no 3' overhang and adds no phosphate. A blocked 3'
     end is not extended. A uracil-intolerant polymerase (`uracil: stalls`) stops before
-    a template uracil, leaving the overhang beyond it single-stranded (s3-ATAC).
+    a template uracil, leaving the overhang beyond it single-stranded (s3-ATAC). A
+    molecule with nothing to fill is an error alone and unchanged in a mix.
     """
     from lablang.molecular.ops.uracil import copyable
 
@@ -333,7 +336,7 @@ def gap_fill(molecule: Molecule, *, uracil: str = "read") -> Duplex:
         rest = right.bottom.slice(0, keep)
         right = right.with_overhangs(bottom=rest) if keep else right.blunted("right")
     if not filled and not gaps:
-        raise OperationFailure(
+        raise NoSubstrate(
             "E0412",
             "nothing to fill: no recessed 3' end and no gap",
             help="gap filling extends a 3' end recessed under a 5' overhang",
