@@ -215,7 +215,7 @@ def test_suppressed_keep_carries_one_primer_at_both_ends_and_names_suppression_p
     default = ops.pcr(template, primers)
     assert (
         default.carried == ()
-        and "suppression PCR (at most 1000 bp), not amplified" in default.discarded[0].reason
+        and "at most 1000 bp: suppression PCR, not amplified" in default.discarded[0].reason
     )
     kept = ops.pcr(template, primers, suppressed="keep")
     assert len(kept.carried) == 1 and kept.discarded == ()
@@ -238,7 +238,7 @@ def test_suppression_is_a_length_effect_a_whole_payload_amplifies() -> None:
     assert len(whole.carried) == 1 and whole.discarded == ()
     assert "longer than 1000 bp" in whole.carried[0].reason
     cut = ops.pcr(fragment_of(f"{F_ARM} [CDNA] {F_ARM_RC}"), primers)
-    assert cut.carried == () and "at most 1000 bp" in cut.discarded[0].reason
+    assert cut.carried == () and "at most 1000 bp: suppression" in cut.discarded[0].reason
 
 
 def test_suppression_reads_known_lengths_against_the_threshold() -> None:

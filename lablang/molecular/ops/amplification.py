@@ -227,11 +227,11 @@ def _pan_handle(molecule: Duplex, primer: Oligo, suppressed: str) -> Product:
             f"inefficiently ({why})",
             name="suppression PCR product",
         )
-    why = "" if suppressed == "discard" else f" (at most {SUPPRESSION_LENGTH} bp)"
+    why = "" if suppressed == "discard" else f", at most {SUPPRESSION_LENGTH} bp"
     return Product(
         molecule,
         Disposition.DISCARDED,
-        f"same primer `{primer.name}` at both ends: suppression PCR{why}, not amplified",
+        f"same primer `{primer.name}` at both ends{why}: suppression PCR, not amplified",
         name="suppressed",
     )
 
