@@ -168,7 +168,7 @@ class MolecularModel:
 
 def state_from_molecule(name: str, molecule: Molecule, title: str = "") -> StateDef:
     """A state description of a derived molecule (strands 5'->3', pairing, nicks)."""
-    from lablang.molecular.molecule import architecture
+    from lablang.molecular.molecule import architecture, strand_of_note
 
     match molecule:
         case Single(strand=strand):
@@ -188,7 +188,9 @@ def state_from_molecule(name: str, molecule: Molecule, title: str = "") -> State
             )
             pairs = ((top_name, bottom_name),)
             nicks = tuple(
-                Discontinuity("nick", top_name if "top" in n else bottom_name, after=n)
+                Discontinuity(
+                    "nick", top_name if strand_of_note(n) == "top" else bottom_name, after=n
+                )
                 for n in molecule.nicks
             )
     return StateDef(

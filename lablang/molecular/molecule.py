@@ -19,6 +19,7 @@ with the end: a cut, a break or a ligation that replaces the end replaces them. 
 from __future__ import annotations
 
 import enum
+import re
 from typing import assert_never
 
 import attrs
@@ -158,9 +159,39 @@ class Duplex:
             bottom_name=self.top_name,
             top_phosphate=self.bottom_phosphate,
             bottom_phosphate=self.top_phosphate,
-            nicks=self.nicks,
-            loops=self.loops,
+            nicks=tuple(_other_strand(n) for n in self.nicks),
+            loops=tuple(_other_strand(n) for n in self.loops),
         )
+
+
+_STRAND_WORD = re.compile(r"\b(top|bottom)\b")
+
+
+def _other_strand(note: str) -> str:
+    """A note about a duplex as it reads once the duplex is flipped: its top strand is
+    the bottom one and the reverse (so a note an operation wrote while working on the
+    flipped molecule names the strand of the molecule the user sees). Names in
+    backticks are left as they are; "before"/"after" an oligo are along the strand, and
+    stay.
+
+    >>> _other_strand("bottom strand at `top_adapter` (no 5' phosphate)")
+    "top strand at `top_adapter` (no 5' phosphate)"
+    """
+    pieces = note.split("`")
+    for k in range(0, len(pieces), 2):
+        pieces[k] = _STRAND_WORD.sub(
+            lambda m: "bottom" if m.group(1) == "top" else "top", pieces[k]
+        )
+    return "`".join(pieces)
+
+
+def strand_of_note(note: str) -> str | None:
+    """The strand a note names first (`top` or `bottom`, outside backticked names)."""
+    for k, piece in enumerate(note.split("`")):
+        found = _STRAND_WORD.search(piece) if k % 2 == 0 else None
+        if found:
+            return found.group(1)
+    return None
 
 
 Molecule = Single | Duplex

@@ -92,7 +92,10 @@ class Symbol:
     """A symbolic segment: barcode, UMI, index, payload, spacer.
 
     `name` is its identity (what it pairs by), `role` its LibStructBench role, and
-    `rc` marks the reverse complement (`[CB']`).
+    `rc` marks the reverse complement (`[CB']`). `fragment` marks a payload that a
+    fragmenting step (Tn5, shearing, a digest inside the payload) has cut to a piece of
+    tens to hundreds of bases; it is the same segment (it pairs and prints as before),
+    but no longer a whole molecule's length (PCR suppression reads it).
     """
 
     name: str
@@ -101,6 +104,7 @@ class Symbol:
     max_len: int | None = None
     rc: bool = False
     label: str | None = None
+    fragment: bool = False
 
     @property
     def is_payload(self) -> bool:

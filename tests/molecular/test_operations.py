@@ -127,9 +127,12 @@ def test_pcr_with_one_binding_primer_reports_linear_product() -> None:
     assert "only `F` binds: linear copies" in pool.discarded[0].reason
 
 
-def test_pcr_same_primer_at_both_ends_is_suppressed() -> None:
-    """A molecule flanked by one primer's sites on both strands is discarded as suppressed."""
-    template = dna("ACGTTGCAACGTTGCA [GDNA] TGCAACGTTGCAACGT")
+def test_pcr_same_primer_at_both_ends_of_a_fragment_is_suppressed() -> None:
+    """A tagmented or sheared fragment flanked by one primer's sites on both strands is
+    discarded as suppressed (short pan-handle)."""
+    template = Single(
+        Strand(ops.as_fragments(parse_notation("ACGTTGCAACGTTGCA [GDNA] TGCAACGTTGCAACGT")))
+    )
     pool = ops.pcr(
         template, [ops.oligo("F", "ACGTTGCAACGTTGCA"), ops.oligo("R", "GGGGGGGGGGGGGGGG")]
     )

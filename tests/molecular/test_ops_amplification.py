@@ -15,6 +15,11 @@ def dna(text: str, name: str = "t") -> Single:
     return Single(Strand(parse_notation(text), MolType.DNA, name))
 
 
+def fragment_of(text: str) -> Single:
+    """A strand whose payload a fragmenting step (Tn5, shearing) has cut."""
+    return Single(Strand(ops.as_fragments(parse_notation(text)), MolType.DNA, "t"))
+
+
 def duplex(products: ops.Pool, index: int = 0) -> Duplex:
     molecule = products.carried[index].molecule
     assert isinstance(molecule, Duplex)
@@ -41,7 +46,8 @@ def test_a_site_pairing_past_the_run_is_kept_beside_the_slipped_ones() -> None:
 def test_two_oligo_dt_primers_on_a_cdna_tailed_at_both_ends_give_four_products() -> None:
     """Tang 2009's UP1/UP2 PCR in miniature: both primers end in oligo-dT and the cDNA has
     poly(A) at both ends, so each primes at both ends: UP1...UP2' in both orientations
-    (amplified) and each primer at both ends (suppressed), not one product per offset."""
+    (amplified) and each primer at both ends around the whole cDNA (a pan-handle too long
+    to be suppressed: amplified), not one product per offset."""
     up1 = ops.oligo("UP1", f"ATATGGATCCGGCGCGCCGTCGAC {OLIGO_DT}")
     up2 = ops.oligo("UP2", f"ATATCTCGAGGGCGCGCCGGATCC {OLIGO_DT}")
     cdna = Duplex(
@@ -50,11 +56,12 @@ def test_two_oligo_dt_primers_on_a_cdna_tailed_at_both_ends_give_four_products()
         )
     )
     pool = ops.pcr(cdna, [up1, up2])
-    assert len(pool.carried) == 2 and len(pool.discarded) == 2
+    assert len(pool.carried) == 4 and pool.discarded == ()
     tops = sorted(render(duplex(pool, k).top) for k in range(2))
     assert all(t.startswith("5'-ATATGGATCC") and t.endswith("CCCTCGAGATAT-3'") for t in tops)
     assert sorted("[CDNA]" in t for t in tops) == [False, True]  # the cDNA either way round
-    assert all("suppression PCR" in p.reason for p in pool.discarded)
+    long = [p for p in pool.carried if "suppression PCR" in p.reason]
+    assert len(long) == 2 and all("too long to fold" in p.reason for p in long)
 
 
 def test_many_distinct_site_pairs_still_exceed_the_product_limit() -> None:
@@ -200,15 +207,94 @@ def test_a_random_primer_in_pcr_is_refused_as_not_modelled() -> None:
 
 
 def test_suppressed_keep_carries_one_primer_at_both_ends_and_names_suppression_pcr() -> None:
-    """By default a product one of two primers binds at both ends is discarded (suppression
-    PCR); `suppressed="keep"` carries it, its reason naming suppression PCR (Drop-ChIP)."""
-    template = dna("ACGTTGCAACGTTGCA [GDNA] TGCAACGTTGCAACGT")
+    """By default a short product one of two primers binds at both ends is discarded
+    (suppression PCR); `suppressed="keep"` carries it, its reason naming suppression PCR
+    (Drop-ChIP)."""
+    template = fragment_of("ACGTTGCAACGTTGCA [GDNA] TGCAACGTTGCAACGT")
     primers = [ops.oligo("F", "ACGTTGCAACGTTGCA"), ops.oligo("R", "GGTTGGTTCCAACCAA")]
     default = ops.pcr(template, primers)
-    assert default.carried == () and "suppression PCR, not amplified" in default.discarded[0].reason
+    assert (
+        default.carried == ()
+        and "at most 1000 bp: suppression PCR, not amplified" in default.discarded[0].reason
+    )
     kept = ops.pcr(template, primers, suppressed="keep")
     assert len(kept.carried) == 1 and kept.discarded == ()
     assert "suppression PCR amplifies it inefficiently" in kept.carried[0].reason
     with pytest.raises(ops.OperationFailure) as caught:
         ops.pcr(template, primers, suppressed="sometimes")
     assert caught.value.code == "E0412"
+
+
+F_ARM, R_ARM = "ACGTTGCAACGTTGCA", "GGTTGGTTCCAACCAA"
+F_ARM_RC = "TGCAACGTTGCAACGT"
+
+
+def test_suppression_is_a_length_effect_a_whole_payload_amplifies() -> None:
+    """One primer of two at both ends of a whole (uncut) payload, a full-length cDNA, is
+    too long to fold into a pan-handle: carried, the reason naming the length; the same
+    arms around a Tn5 fragment are suppressed (SNARE-seq's one-tube PCR)."""
+    primers = [ops.oligo("F", F_ARM), ops.oligo("R", R_ARM)]
+    whole = ops.pcr(dna(f"{F_ARM} [CDNA] {F_ARM_RC}"), primers)
+    assert len(whole.carried) == 1 and whole.discarded == ()
+    assert "longer than 1000 bp" in whole.carried[0].reason
+    cut = ops.pcr(fragment_of(f"{F_ARM} [CDNA] {F_ARM_RC}"), primers)
+    assert cut.carried == () and "at most 1000 bp: suppression" in cut.discarded[0].reason
+
+
+def test_suppression_reads_known_lengths_against_the_threshold() -> None:
+    """Designed and fixed-length segments count their bases: a pan-handle of 32 bases plus
+    a 1,000-base spacer (1,032 bp) amplifies; with a 900-base one (932 bp) it is
+    suppressed; a primer dimer (no payload) is suppressed."""
+    primers = [ops.oligo("F", F_ARM), ops.oligo("R", R_ARM)]
+    long = ops.pcr(dna(f"{F_ARM} [SPACER:1000] {F_ARM_RC}"), primers)
+    assert len(long.carried) == 1
+    short = ops.pcr(dna(f"{F_ARM} [SPACER:900] {F_ARM_RC}"), primers)
+    assert short.carried == ()
+    dimer = ops.pcr(dna(f"{F_ARM} ACGTACGT {F_ARM_RC}"), primers)
+    assert dimer.carried == () and "suppression PCR" in dimer.discarded[0].reason
+
+
+def test_suppressed_discard_and_keep_override_the_length_rule() -> None:
+    """`suppressed: discard` discards a long pan-handle, `keep` carries a short one."""
+    primers = [ops.oligo("F", F_ARM), ops.oligo("R", R_ARM)]
+    whole = dna(f"{F_ARM} [CDNA] {F_ARM_RC}")
+    assert ops.pcr(whole, primers, suppressed="discard").carried == ()
+    cut = fragment_of(f"{F_ARM} [CDNA] {F_ARM_RC}")
+    assert len(ops.pcr(cut, primers, suppressed="keep").carried) == 1
+
+
+def test_tagment_and_fragment_mark_their_payload_pieces_as_fragments() -> None:
+    """Tn5 and shearing leave payload pieces (`Symbol.fragment`); the pieces pair and
+    print as the same segment."""
+    from lablang.molecular.sequence import Symbol
+
+    genome = Duplex(core=parse_notation("[GDNA]"))
+    tn5 = ops.oligo("A", "TCGTCGGCAGCGTCAGATGTGTATAAGAGACAG")
+    for pool in (ops.tagment(genome, [tn5]), ops.fragment(genome)):
+        for product in pool.products:
+            top = product.molecule.top if isinstance(product.molecule, Duplex) else None
+            assert top is not None
+            payloads = [p for p in top.parts if isinstance(p, Symbol) and p.is_payload]
+            assert payloads and all(p.fragment for p in payloads)
+            assert "[GDNA]" in render(top)
+
+
+def _payloads(molecule: object) -> list[object]:
+    from lablang.molecular.sequence import Symbol
+
+    assert isinstance(molecule, Duplex)
+    return [p for p in molecule.top.parts if isinstance(p, Symbol) and p.is_payload]
+
+
+def test_random_priming_and_a_four_base_cutter_leave_fragments_a_six_base_cutter_does_not() -> None:
+    """A random primer copies a piece of the payload it primes in, and a four-base site
+    inside a genome falls every ~256 bp: both payloads are fragments (suppressible); a
+    six-base site (~4 kb apart) leaves whole pieces."""
+    template = dna("GGCCTTAAGGCCTTAA [GDNA] ACGTTGCAACGTTGCA")
+    primed = ops.extend(template, ops.oligo("N9", "GTGAGTGATGGTTGAGGTAGTGTGGAGNNNNNNNNN"))
+    assert all(p.fragment for p in _payloads(primed))
+    genome = Duplex(core=parse_notation("[GDNA]"))
+    mspi = ops.digest(genome, "MspI", payload_sites=True)
+    assert all(all(p.fragment for p in _payloads(x.molecule)) for x in mspi.products)
+    ecori = ops.digest(genome, "EcoRI", payload_sites=True)
+    assert not any(p.fragment for x in ecori.products for p in _payloads(x.molecule))

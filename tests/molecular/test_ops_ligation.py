@@ -485,3 +485,35 @@ def test_an_adapter_displaces_the_strand_tn5_left_annealed_to_the_mosaic_end() -
     with pytest.raises(ops.OperationFailure) as caught:
         ops.ligate(filled, bead_splint(), ends="left")
     assert caught.value.code == "E0402"
+
+
+def test_a_nick_note_names_the_strand_of_the_molecule_as_shown_at_either_end() -> None:
+    """A fragment without 5' phosphates joined to a phosphorylated adapter is nicked on
+    the strand whose 5' end meets the adapter: the top strand at the left end (the join
+    is worked on the flipped molecule), the bottom strand at the right; the state's
+    nick is on that strand too."""
+    from lablang.molecular.model import state_from_molecule
+
+    fragment = Duplex(core=parse_notation("[GDNA]"), top_name="frag", bottom_name="frag'")
+    for ends, strand, name in (("left", "top", "frag"), ("right", "bottom", "frag'")):
+        joined = ops.ligate(fragment, BLUNT, ends=ends)
+        molecule = joined.products[0].molecule if isinstance(joined, Pool) else joined
+        assert isinstance(molecule, Duplex)
+        (note,) = [n for n in molecule.nicks if "no 5' phosphate" in n]
+        assert note.startswith(f"{strand} strand at `blunt`"), note
+        state = state_from_molecule("s", molecule)
+        assert [d.strand for d in state.discontinuities] == [name]
+
+
+def test_flipping_a_duplex_twice_gives_its_notes_back_and_once_swaps_their_strands() -> None:
+    """A flip swaps `top` and `bottom` in nick and loop notes (outside backticked
+    names); flipping back restores them."""
+    duplex = Duplex(
+        core=parse_notation("ACGT"),
+        nicks=("bottom strand at `top_oligo` (no 5' phosphate)",),
+        loops=("hairpin loop joining the top strand to the bottom strand",),
+    )
+    once = duplex.flipped()
+    assert once.nicks == ("top strand at `top_oligo` (no 5' phosphate)",)
+    assert once.loops == ("hairpin loop joining the bottom strand to the top strand",)
+    assert once.flipped() == duplex

@@ -114,7 +114,9 @@ class Arguments(Declarations):
 
         In a mix, a molecule the operation cannot act on (no primer site, ends that
         cannot ligate, no promoter) is not carried on, with the reason, as a PCR leaves
-        what it does not amplify; only when that is true of every molecule is it an error.
+        what it does not amplify; an enzyme registered `untouched="carried"` leaves a
+        molecule it has no substrate in (`NoSubstrate`) in the tube unchanged. Only when
+        every molecule is refused is it an error.
         """
         products: list[Product] = []
         refused: list[ops.OperationFailure] = []
@@ -126,6 +128,16 @@ class Arguments(Declarations):
                 if failure.code == "E0415" or len(carried) == 1:
                     raise
                 refused.append(failure)
+                if op.untouched == "carried" and isinstance(failure, ops.NoSubstrate):
+                    products.append(
+                        Product(
+                            product.molecule,
+                            Disposition.CARRIED,
+                            f"untouched by `{op.name}`: {failure.message}",
+                            name=product.name,
+                        )
+                    )
+                    continue
                 products.append(
                     Product(
                         product.molecule,

@@ -33,6 +33,7 @@ from lablang.molecular.ops.synthesis import extend
 from lablang.molecular.sequence import (
     PolyToken,
     Seq,
+    Symbol,
     plain,
     render,
     reverse_complement,
@@ -181,20 +182,56 @@ def _refuse_random(primer: Oligo) -> None:
         )
 
 
+# Suppression PCR (Siebert et al. 1995, NAR 23:1087; Shagin et al. 1999, NAR 27:e23): a
+# molecule with the same arm at both ends folds, after each melt, into a pan-handle (its
+# ends pair with each other) faster than a primer finds its site. The fold competes with
+# priming as a matter of how near the two ends are: Shagin et al. show the effect
+# weakens as the fragment lengthens (and strengthens as the primer shortens against the
+# repeat), and long molecules (6-8 kb) are not affected (Lukyanov et al. 2007). Primer
+# dimers and fragments of hundreds of bases are suppressed; a full-length cDNA of 1-2 kb
+# amplifies with one arm at both ends (SMART's semi-suppressive ISPCR). The interpreter
+# draws the line inside that gradient at SUPPRESSION_LENGTH bases (its model choice).
+SUPPRESSION_LENGTH = 1000
+
+
+def _suppressible(molecule: Duplex) -> bool:
+    """Whether a pan-handle is short enough to be suppressed: its designed length with
+    every segment at its longest is at most SUPPRESSION_LENGTH, a fragment payload
+    (`Symbol.fragment`: cut by tagmentation or shearing) counting as short and a whole
+    payload of unknown length (a full-length cDNA, a genomic molecule) as long."""
+    length = 0
+    for part in molecule.top.parts:
+        if isinstance(part, Symbol) and part.is_payload and part.max_len is None:
+            if not part.fragment:
+                return False
+            continue
+        length += Seq((part,)).max_length or 0
+    return length <= SUPPRESSION_LENGTH
+
+
 def _pan_handle(molecule: Duplex, primer: Oligo, suppressed: str) -> Product:
     """A product one primer of two binds at both ends: its ends pair with each other."""
-    if suppressed == "keep":
+    if suppressed == "keep" or (suppressed == "length" and not _suppressible(molecule)):
+        why = (
+            "kept: `suppressed: keep`"
+            if suppressed == "keep"
+            else (
+                f"longer than {SUPPRESSION_LENGTH} bp, too long to fold into a pan-handle: "
+                "amplified"
+            )
+        )
         return Product(
             molecule,
             Disposition.CARRIED,
             f"same primer `{primer.name}` at both ends: suppression PCR amplifies it "
-            "inefficiently (kept: `suppressed: keep`)",
+            f"inefficiently ({why})",
             name="suppression PCR product",
         )
+    why = "" if suppressed == "discard" else f", at most {SUPPRESSION_LENGTH} bp"
     return Product(
         molecule,
         Disposition.DISCARDED,
-        f"same primer `{primer.name}` at both ends: suppression PCR, not amplified",
+        f"same primer `{primer.name}` at both ends{why}: suppression PCR, not amplified",
         name="suppressed",
     )
 
@@ -202,17 +239,19 @@ def _pan_handle(molecule: Duplex, primer: Oligo, suppressed: str) -> Product:
 @operation(
     "pcr",
     lsb="pcr",
-    rule="one primer on each strand, 3' ends facing: amplicon = F + template between + R'; linear products are discarded, suppressed ones unless `suppressed: keep`",
+    rule="one primer on each strand, 3' ends facing: amplicon = F + template between + R'; linear products are discarded; one primer of two at both ends is suppressed up to 1,000 bp",
     params=(
         Param("primers", "oligos", "forward and reverse (or one)", required=True),
         Param("cycles", "number", "recorded only", py=None),
         Param(
             "suppressed",
             "text",
-            "what becomes of a product one of two primers binds at both ends: `discard` "
-            "(suppression PCR) or `keep` (it amplifies, inefficiently, as the protocol notes)",
-            default="`discard`",
-            choices=("discard", "keep"),
+            "what becomes of a product one of two primers binds at both ends: `length` "
+            "(suppressed up to 1,000 bp, a fragment payload short, a whole one long), "
+            "`discard` (suppressed whatever its length) or `keep` (it amplifies, "
+            "inefficiently, as the protocol notes)",
+            default="`length`",
+            choices=("length", "discard", "keep"),
         ),
     ),
     uses=("min_anneal",),
@@ -223,7 +262,7 @@ def pcr(
     primers: Sequence[Oligo],
     *,
     min_match: int = MIN_ANNEAL,
-    suppressed: str = "discard",
+    suppressed: str = "length",
 ) -> Pool:
     """Exponential amplification between two primers pointing toward each other.
 
@@ -232,12 +271,16 @@ def pcr(
     the forward primer (whole, 5' tail included) + the template between the two sites +
     the reverse primer's reverse complement (whole). A molecule bound by one primer
     gives linear copies only; in a two-primer reaction, one bound at both ends by the
-    same primer forms a pan-handle that suppresses it. Both are reported as discarded,
-    not amplified. Suppression is a matter of efficiency, not of possibility (the one
-    primer can amplify that molecule on its own, as in single-primer PCR): a protocol
-    that relies on those products anyway (Drop-ChIP's pre-amplification, whose page
-    notes they "may not be amplified efficiently") says `suppressed: keep`, and they are
-    carried with a reason that names suppression PCR. With a single primer (given once, or the same sequence twice, as
+    same primer forms a pan-handle that suppresses it, if it is short: suppression is a
+    length effect (see SUPPRESSION_LENGTH: a pan-handle of at most 1,000 bp, or with a
+    payload a fragmenting step cut, is discarded; one with a whole payload, such as a
+    full-length cDNA, amplifies, as SNARE-seq's one-tube cDNA and chromatin PCR relies
+    on). Linear and suppressed products are reported as discarded, not amplified.
+    Suppression is a matter of efficiency, not of possibility (the one primer can
+    amplify that molecule on its own, as in single-primer PCR): a protocol that relies
+    on short ones anyway (Drop-ChIP's pre-amplification, whose page notes they "may not
+    be amplified efficiently") says `suppressed: keep`, and `suppressed: discard`
+    discards them whatever their length. With a single primer (given once, or the same sequence twice, as
     Smart-seq2's ISPCR) the product flanked by it at both ends is the designed amplicon.
     A primer slipped along a homopolymer run primes once (see `priming_sites`). A random
     (N-mer) primer is not modelled in PCR (E0436; `extend` and `linear_amplify` prime it).
@@ -252,8 +295,10 @@ def pcr(
     if len(primers) == 1:
         primers = [primers[0], primers[0]]
     templates = _dna_strands(molecule)
-    if suppressed not in ("discard", "keep"):
-        raise OperationFailure("E0412", f"`suppressed` is `discard` or `keep`, not `{suppressed}`")
+    if suppressed not in ("length", "discard", "keep"):
+        raise OperationFailure(
+            "E0412", f"`suppressed` is `length`, `discard` or `keep`, not `{suppressed}`"
+        )
     amplicons: dict[str, Product] = {}
     pan_handles: dict[str, Product] = {}
     binders: set[int] = set()

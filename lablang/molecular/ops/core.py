@@ -58,6 +58,13 @@ class OperationFailure(Exception):
         self.help = help
 
 
+class NoSubstrate(OperationFailure):
+    """The molecule holds nothing the enzyme acts on (no deoxyuridine for USER, no RNA:DNA
+    hybrid for RNase H, no recessed 3' end to fill). Alone it is the error it says; in a
+    mix, an operation registered `untouched="carried"` leaves such a molecule in the
+    tube unchanged (an enzyme does nothing to what is not its substrate)."""
+
+
 # ------------------------------------------------------------------ oligos as strands
 
 
@@ -331,6 +338,15 @@ def payload_positions(seq: Seq) -> list[int]:
         for i, tok in enumerate(seq.tokens())
         if isinstance(tok, SymbolToken) and is_payload_token(tok)
     ]
+
+
+def as_fragments(seq: Seq) -> Seq:
+    """`seq` with each payload segment marked as a fragment (`Symbol.fragment`): what a
+    fragmenting step (tagmentation, shearing) leaves of a payload it cuts."""
+    return Seq.of(
+        attrs.evolve(p, fragment=True) if isinstance(p, Symbol) and p.is_payload else p
+        for p in seq.parts
+    )
 
 
 def need_duplex(molecule: Molecule, what: str) -> Duplex:

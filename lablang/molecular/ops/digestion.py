@@ -9,12 +9,12 @@ import attrs
 from lablang.molecular.molecule import Disposition, Duplex, End, Molecule, Pool, Product
 from lablang.molecular.ops.core import (
     MAX_PRODUCTS,
+    NoSubstrate,
     OperationFailure,
     is_payload_token,
-    need_duplex,
 )
 from lablang.molecular.ops.registry import Param, operation
-from lablang.molecular.sequence import Bases, Part, Seq, SymbolToken, reverse_complement
+from lablang.molecular.sequence import Bases, Part, Seq, Symbol, SymbolToken, reverse_complement
 
 
 @attrs.frozen(slots=True)
@@ -74,11 +74,14 @@ def _cuts(toks: tuple[object, ...], enzyme: Enzyme) -> list[tuple[int, int]]:
 def _with_payload_sites(core: Seq, site: str) -> Seq:
     """Each payload segment `[P]` written as `[P] site [P] site [P]`: a genome's sites
     fall inside it, so its fragment classes are its left end, an inner piece between two
-    sites and its right end."""
+    sites and its right end. A four-base cutter's pieces (a site every 4^4 = 256 bp on
+    average) are fragments (`Symbol.fragment`); a longer site's are kilobases apart."""
     parts: list[Part] = []
     for part in core.parts:
         toks = Seq.of([part]).tokens()
         if len(toks) == 1 and isinstance(toks[0], SymbolToken) and is_payload_token(toks[0]):
+            if len(site) <= 4 and isinstance(part, Symbol):
+                part = attrs.evolve(part, fragment=True)
             parts += [part, Bases(site), part, Bases(site), part]
         else:
             parts.append(part)
@@ -89,6 +92,7 @@ def _with_payload_sites(core: Seq, site: str) -> Seq:
     "digest",
     lsb="other",
     rule="cut at each recognition site (either strand; type IIS outside it), leaving its ends",
+    untouched="carried",
     params=(
         Param("enzyme", "text", "the restriction enzyme", required=True),
         Param(
@@ -120,7 +124,8 @@ def digest(
     ones; a site the enzyme refuses is left uncut, with the reason on the product.
     Sites inside a payload are unknown and not cut unless `payload_sites: true` says
     the payload (genomic DNA) holds them: each payload then gives the fragment classes
-    of its left end, an inner piece from site to site, and its right end.
+    of its left end, an inner piece from site to site, and its right end. A single
+    strand is not a substrate: alone an error, in a mix carried unchanged.
     """
     if enzyme not in ENZYMES:
         raise OperationFailure(
@@ -129,7 +134,13 @@ def digest(
             help="known enzymes: " + ", ".join(sorted(ENZYMES)),
         )
     known = ENZYMES[enzyme]
-    duplex = need_duplex(molecule, "digestion")
+    if not isinstance(molecule, Duplex):
+        raise NoSubstrate(
+            "E0412",
+            "digestion needs a double-stranded molecule (restriction enzymes cut duplex sites)",
+            help="synthesise the second strand or amplify first",
+        )
+    duplex = molecule
     core = duplex.core
     if payload_sites:
         if not known.palindromic:

@@ -20,6 +20,7 @@ from lablang.molecular.molecule import (
 from lablang.molecular.ops.core import (
     Oligo,
     OperationFailure,
+    as_fragments,
     describe_end,
     explode,
     kinase_accepts,
@@ -56,7 +57,7 @@ def fragment(molecule: Molecule) -> Pool:
     """
     match molecule:
         case Duplex():
-            core = molecule.core
+            core = as_fragments(molecule.core)
             cuts = payload_positions(core)
             if not cuts:
                 raise OperationFailure(
@@ -109,6 +110,7 @@ def fragment(molecule: Molecule) -> Pool:
                 raise OperationFailure(
                     "E0412", "nothing to fragment: the strand has no payload segment"
                 )
+            strand = attrs.evolve(strand, seq=as_fragments(strand.seq))
             pieces = [(strand.seq.slice(0, cuts[0] + 1), "5' end fragment")]
             pieces += [(strand.seq.slice(c, c + 1), "internal fragment") for c in cuts]
             pieces.append((strand.seq.slice(cuts[-1]), "3' end fragment"))

@@ -13,6 +13,7 @@ from lablang.molecular.ops.registry import operation
     "phosphorylate",
     lsb="other",
     rule="T4 PNK phosphorylates every 5'-OH",
+    untouched="carried",
 )
 def phosphorylate(molecule: Molecule) -> Molecule:
     """5' phosphorylation by T4 polynucleotide kinase.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from lablang.molecular.molecule import Duplex, Molecule, MolType, Pool, Product, Single, Strand
-from lablang.molecular.ops.core import OperationFailure
+from lablang.molecular.ops.core import NoSubstrate
 from lablang.molecular.ops.registry import operation
 from lablang.molecular.sequence import Modification, Part, Seq
 
@@ -16,6 +16,7 @@ URACIL_CODES = frozenset({"ideoxyU", "idU", "dU"})
     "rnase_h",
     lsb="other",
     rule="the RNA of a hybrid is degraded; the DNA goes on single-stranded",
+    untouched="carried",
 )
 def rnase_h(molecule: Molecule) -> Single:
     """RNase H digestion of the RNA in an RNA:DNA hybrid.
@@ -23,14 +24,14 @@ def rnase_h(molecule: Molecule) -> Single:
     Rule: RNase H cleaves RNA only where it is paired with DNA, so after first-strand
     synthesis it removes the mRNA template and leaves the cDNA single-stranded, free for
     a second primer, tailing or ligation. Single-stranded RNA and DNA duplexes are not
-    substrates.
+    substrates: alone that is an error; in a mix they stay in the tube unchanged.
     """
     if isinstance(molecule, Duplex):
         types = (molecule.top_type, molecule.bottom_type)
         if MolType.RNA in types and MolType.DNA in types:
             dna = molecule if molecule.top_type is MolType.DNA else molecule.flipped()
             return Single(Strand(dna.top, dna.top_type, dna.top_name, dna.top_phosphate))
-    raise OperationFailure(
+    raise NoSubstrate(
         "E0412",
         "RNase H needs an RNA:DNA hybrid (it degrades RNA paired with DNA)",
         help="reverse-transcribe first; single-stranded RNA is not a substrate",
@@ -51,6 +52,7 @@ def _cut_at_uracil(seq: Seq) -> list[Seq]:
     "user",
     lsb="other",
     rule="USER excises each `/ideoxyU/`: a strand falls into pieces, a hairpin's loop opens",
+    untouched="carried",
 )
 def user(molecule: Molecule) -> Pool | Molecule:
     """Uracil excision (USER enzyme).
@@ -59,13 +61,14 @@ def user(molecule: Molecule) -> Pool | Molecule:
     backbone at the abasic site, leaving a one-base gap with phosphorylated ends. A
     single strand is cut into its pieces (each a product, carried); in a duplex the cut
     leaves a gap, and a hairpin adapter's loop, which carries the dU for this purpose
-    (NEBNext), opens, so the ligated adapter becomes a Y-shaped end.
+    (NEBNext), opens, so the ligated adapter becomes a Y-shaped end. A molecule without a
+    deoxyuridine is not a substrate: alone that is an error; in a mix it stays unchanged.
     """
     match molecule:
         case Single(strand=strand):
             pieces = _cut_at_uracil(strand.seq)
             if len(pieces) == 1 and pieces[0] == strand.seq:
-                raise OperationFailure("E0412", "no deoxyuridine (`/ideoxyU/`) to excise")
+                raise NoSubstrate("E0412", "no deoxyuridine (`/ideoxyU/`) to excise")
             return Pool(
                 tuple(
                     Product(
@@ -82,9 +85,7 @@ def user(molecule: Molecule) -> Pool | Molecule:
                 for p in s.parts
             )
             if not molecule.loops and not top_u:
-                raise OperationFailure(
-                    "E0412", "no deoxyuridine (`/ideoxyU/`) or hairpin loop to open"
-                )
+                raise NoSubstrate("E0412", "no deoxyuridine (`/ideoxyU/`) or hairpin loop to open")
             nicks = list(molecule.nicks)
             if top_u:
                 nicks.append("one-base gap where USER excised a deoxyuridine")

@@ -70,6 +70,8 @@ class Operation:
     uses: tuple[str, ...] = ()  # workflow parameters passed on: min_anneal, nontemplated
     subject: str = "molecule"  # what the first argument is, in words
     group: str = ""  # the registry module it lives in (amplification, ligation...)
+    # in a mix, what becomes of a molecule it has no substrate in (see `UNTOUCHED`)
+    untouched: str = "discarded"
 
     @property
     def doc(self) -> str:
@@ -92,11 +94,23 @@ class Operation:
                 choices = f" (one of {', '.join(p.choices)})" if p.choices else ""
                 lines.append(f"- `{p.name}` ({KINDS[p.kind]}; {need}): {p.doc}{choices}")
             lines.append("")
+        lines.append(f"In a mix, a molecule it cannot act on is {UNTOUCHED[self.untouched]}.")
+        lines.append("")
         lines.append(self.doc)
         return "\n".join(lines).rstrip() + "\n"
 
 
 REGISTRY: dict[str, Operation] = {}
+
+# What an operation acting on a mix does with a molecule it cannot act on, and why:
+UNTOUCHED: dict[str, str] = {
+    "discarded": "discarded with the reason: the step's product is what it makes (an "
+    "amplicon, a copy, a ligation or tagmentation product), and a molecule it did not "
+    "make is diluted out by amplification or lost at the next step that needs its ends",
+    "carried": "carried unchanged: an enzyme that modifies its substrate in place (a "
+    "nuclease, a polymerase filling gaps, a tailing enzyme) leaves a molecule without "
+    "that substrate in the tube as it was",
+}
 
 
 def operation(
@@ -109,6 +123,7 @@ def operation(
     uses: tuple[str, ...] = (),
     subject: str = "molecule",
     aliases: dict[str, str] | None = None,
+    untouched: str = "discarded",
 ) -> Callable[[F], F]:
     """Register the decorated function as the operation `name` (and each alias, with
     its own LibStructBench operation); the function is returned unchanged."""
@@ -118,11 +133,13 @@ def operation(
         for each, each_lsb in ((name, lsb), *(aliases or {}).items()):
             if each in REGISTRY:
                 raise ValueError(f"operation `{each}` registered twice")
+            if untouched not in UNTOUCHED:
+                raise ValueError(f"`{each}`: `untouched` is one of {sorted(UNTOUCHED)}")
             for p in params:
                 if p.kind not in KINDS:
                     raise ValueError(f"`{each}`: unknown argument kind `{p.kind}`")
             REGISTRY[each] = Operation(
-                each, function, each_lsb, rule, params, on_pool, uses, subject, group
+                each, function, each_lsb, rule, params, on_pool, uses, subject, group, untouched
             )
         return function
 

@@ -15,9 +15,11 @@ from lablang.molecular.molecule import (
 from lablang.molecular.ops.core import (
     MIN_ANNEAL,
     MIN_SWITCH,
+    NoSubstrate,
     Oligo,
     OperationFailure,
     anneal_sites,
+    as_fragments,
     has_phosphate,
     need_duplex,
     no_site_failure,
@@ -261,7 +263,7 @@ def random_primed(
     few known bases of adapters, poly(T) or barcodes, which a random primer hits no more
     often than any other stretch. The new strand is the whole primer (its N-mer now
     reading a piece of the payload) followed by the copy of the template from inside the
-    payload to the template's 5' end; with several payloads, the product primed in the
+    payload to the template's 5' end (that payload a fragment, `Symbol.fragment`); with several payloads, the product primed in the
     3'-most one is followed (it carries every segment upstream). No payload is E0420.
     """
     payloads = payload_positions(strand.seq)
@@ -275,6 +277,11 @@ def random_primed(
             "with a specific primer",
         )
     p = payloads[-1]
+    # the copy covers the primed payload from a random point: a piece of it (a fragment)
+    seq = (
+        strand.seq.slice(0, p) + as_fragments(strand.seq.slice(p, p + 1)) + strand.seq.slice(p + 1)
+    )
+    strand = attrs.evolve(strand, seq=seq)
     copy = reverse_complement(strand.seq.slice(0, p + 1)).with_label(
         f"copy of {strand.name or 'template'}"
     )
@@ -287,6 +294,7 @@ def random_primed(
     "gap_fill",
     lsb="extension",
     rule="recessed 3' ends are extended to blunt ends, displacing annealed strands (Tn5's ME')",
+    untouched="carried",
     params=(
         Param(
             "uracil",
@@ -306,7 +314,8 @@ def gap_fill(molecule: Molecule, *, uracil: str = "read") -> Duplex:
     of Tn5) off the template, so recessed ends become blunt and recorded gaps close.
     Unlike `end_repair` it removes no 3' overhang and adds no phosphate. A blocked 3'
     end is not extended. A uracil-intolerant polymerase (`uracil: stalls`) stops before
-    a template uracil, leaving the overhang beyond it single-stranded (s3-ATAC).
+    a template uracil, leaving the overhang beyond it single-stranded (s3-ATAC). A
+    molecule with nothing to fill is an error alone and unchanged in a mix.
     """
     from lablang.molecular.ops.uracil import copyable
 
@@ -327,7 +336,7 @@ def gap_fill(molecule: Molecule, *, uracil: str = "read") -> Duplex:
         rest = right.bottom.slice(0, keep)
         right = right.with_overhangs(bottom=rest) if keep else right.blunted("right")
     if not filled and not gaps:
-        raise OperationFailure(
+        raise NoSubstrate(
             "E0412",
             "nothing to fill: no recessed 3' end and no gap",
             help="gap filling extends a 3' end recessed under a 5' overhang",

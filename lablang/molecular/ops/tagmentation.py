@@ -17,6 +17,7 @@ from lablang.molecular.molecule import (
 from lablang.molecular.ops.core import (
     Oligo,
     OperationFailure,
+    as_fragments,
     has_phosphate,
     need_duplex,
     payload_positions,
@@ -134,6 +135,8 @@ def tagment(molecule: Molecule, adapters: Sequence[Oligo], *, gap_fill: bool = T
         )
     )
     products: list[Product] = []
+    # every payload piece Tn5 leaves is a fragment (tens to hundreds of bases)
+    duplex = attrs.evolve(duplex, core=as_fragments(duplex.core))
     insert = duplex.core.slice(cuts[0], cuts[0] + 1)
     for x, y, share in pairs:
         piece = _fragment(x, insert, y, gap_fill, duplex)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from lablang.molecular.molecule import Duplex, Molecule, MolType, Single
-from lablang.molecular.ops.core import OperationFailure, three_prime_blocked
+from lablang.molecular.ops.core import NoSubstrate, OperationFailure, three_prime_blocked
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import Homopolymer, Seq
 
@@ -21,7 +21,7 @@ def _tail(base: str, length: int | None, label: str) -> Seq:
 def _check_free(seq: Seq, what: str) -> None:
     blocked = three_prime_blocked(seq)
     if blocked:
-        raise OperationFailure(
+        raise NoSubstrate(
             "E0421",
             f"{what} cannot be tailed: its 3' end is blocked (/{blocked}/)",
             help="tailing enzymes add to a free 3'-OH only",
@@ -32,6 +32,7 @@ def _check_free(seq: Seq, what: str) -> None:
     "poly_a_tail",
     lsb="other",
     rule="poly(A) polymerase adds (A)n to RNA's 3' end",
+    untouched="carried",
     params=(
         Param(
             "length",
@@ -48,7 +49,7 @@ def poly_a_tail(molecule: Molecule, length: int | None = None) -> Single:
     unknown length unless given. It does not act on DNA (use `tdt_tail`).
     """
     if not isinstance(molecule, Single) or not molecule.strand.moltype.has_rna:
-        raise OperationFailure(
+        raise NoSubstrate(
             "E0412",
             "poly(A) polymerase tails single-stranded RNA",
             help="use `tdt_tail` for DNA, or denature a hybrid first",
@@ -63,6 +64,7 @@ def poly_a_tail(molecule: Molecule, length: int | None = None) -> Single:
     "tdt_tail",
     lsb="other",
     rule="terminal transferase adds a homopolymer to every free DNA 3' end",
+    untouched="carried",
     params=(
         Param("base", "text", "the nucleotide", required=True, choices=tuple("ACGT")),
         Param(
@@ -84,14 +86,14 @@ def tdt_tail(molecule: Molecule, base: str, length: int | None = None) -> Molecu
     match molecule:
         case Single(strand=strand):
             if strand.moltype is not MolType.DNA:
-                raise OperationFailure(
+                raise NoSubstrate(
                     "E0412", "terminal transferase tails DNA", help="use `poly_a_tail` for RNA"
                 )
             _check_free(strand.seq, f"strand `{strand.name}`")
             return Single(attrs.evolve(strand, seq=strand.seq + tail))
         case Duplex():
             if molecule.top_type is not MolType.DNA or molecule.bottom_type is not MolType.DNA:
-                raise OperationFailure("E0412", "terminal transferase tails DNA, not RNA")
+                raise NoSubstrate("E0412", "terminal transferase tails DNA, not RNA")
             _check_free(molecule.top, "the top strand")
             _check_free(molecule.bottom, "the bottom strand")
             return attrs.evolve(
