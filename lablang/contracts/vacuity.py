@@ -7,9 +7,9 @@ from typing import Any
 
 import z3
 
-from lablang.contracts.encode import Z3, Unrolling, as_bool, fresh
+from lablang.contracts.encode import Z3, Unrolling, as_bool
 from lablang.contracts.explain import snippet
-from lablang.contracts.model import Contract
+from lablang.contracts.model import Contract, Span
 from lablang.contracts.results import HOLDS, VIOLATED, Result
 from lablang.contracts.session import Session, arbitrary_state, unknown_result
 
@@ -27,6 +27,21 @@ def vacuity_results(
     s: Session,
 ) -> list[Result]:
     results = []
+
+    def verdict(name: str, span: Span | None, status: str, message: str, *details: str) -> None:
+        results.append(
+            Result(
+                check="vacuity",
+                item=name,
+                status=status,
+                span=span,
+                message=message,
+                details=details,
+                depth=depth,
+                rlimit=cost,
+            )
+        )
+
     for op in contract.operations:
         idx = [i for i, g in enumerate(u.ops) if g.op is op]
         name = f"operation `{op.name}`"
@@ -43,48 +58,21 @@ def vacuity_results(
                 )
             else:
                 details = (f"never enabled within depth {depth}: {', '.join(dead)}",)
-            results.append(
-                Result(
-                    check="vacuity",
-                    item=name,
-                    status=HOLDS,
-                    span=op.span,
-                    message=f"first enabled after {first} steps",
-                    details=details,
-                    depth=depth,
-                    rlimit=cost,
-                )
-            )
+            verdict(name, op.span, HOLDS, f"first enabled after {first} steps", *details)
         elif stopped:
             results.append(unknown_result("vacuity", name, s, depth, op.span, cost))
         elif (clash := contradiction(contract, op, budget)) is not None:
-            results.append(
-                Result(
-                    check="vacuity",
-                    item=name,
-                    status=VIOLATED,
-                    span=op.span,
-                    message="its requirements contradict each other: it can never be enabled"
-                    + (
-                        " (" + " and ".join(f"`{t}`" for t in clash) + " cannot hold together)"
-                        if clash
-                        else ""
-                    ),
-                    depth=depth,
-                    rlimit=cost,
-                )
+            together = " and ".join(f"`{t}`" for t in clash)
+            verdict(
+                name,
+                op.span,
+                VIOLATED,
+                "its requirements contradict each other: it can never be enabled"
+                + (f" ({together} cannot hold together)" if clash else ""),
             )
         else:
-            results.append(
-                Result(
-                    check="vacuity",
-                    item=name,
-                    status=VIOLATED,
-                    span=op.span,
-                    message=f"never enabled in any execution of at most {depth} steps",
-                    depth=depth,
-                    rlimit=cost,
-                )
+            verdict(
+                name, op.span, VIOLATED, f"never enabled in any execution of at most {depth} steps"
             )
     for j, _ in premises:
         if j in premise_at:
@@ -94,16 +82,11 @@ def vacuity_results(
         if stopped:
             results.append(unknown_result("vacuity", name, s, depth, inv.span, cost))
         else:
-            results.append(
-                Result(
-                    check="vacuity",
-                    item=name,
-                    status=VIOLATED,
-                    span=inv.span,
-                    message=f"the premise never holds within depth {depth}: the invariant is vacuous",
-                    depth=depth,
-                    rlimit=cost,
-                )
+            verdict(
+                name,
+                inv.span,
+                VIOLATED,
+                f"the premise never holds within depth {depth}: the invariant is vacuous",
             )
     return results
 
@@ -149,17 +132,7 @@ def contradiction(contract: Contract, op: Any, budget: int) -> list[str] | None:
 
 def satisfiable_requirements(contract: Contract, op: Any, budget: int) -> bool:
     s = Session(budget)
-    u = Unrolling(contract, "sat", ctx=s.ctx)
-    for e in contract.evidence:
-        value, dom = fresh(e.type, f"sat.ev.{e.name}", s.ctx)
-        u.evidence[e.name] = value
-        s.add(dom)
-    state: dict[str, Any] = {}
-    for v in contract.variables:
-        value, dom = fresh(v.type, f"sat.{v.name}@0", s.ctx)
-        state[v.name] = value
-        s.add(dom)
-    u.states.append(state)
+    u = arbitrary_state(contract, "sat", s)
     pres = [u.pre(0, i) for i, g in enumerate(u.ops) if g.op is op]
     answer, _ = s.check(Z3.or_(pres))
     return bool(answer != z3.unsat)
