@@ -13,7 +13,7 @@ from lablang.scoring.matching import (
     best_one_to_one_matching,
     soft_prf,
 )
-from lablang.scoring.oligos import SCORABLE_SUPPORT
+from lablang.scoring.oligo_sequences import SCORABLE_SUPPORT
 from lablang.scoring.similarity import (
     edit_similarity_matrix,
     encoded_value,

@@ -9,7 +9,8 @@ from typing import Any
 from lablang.scoring.matching import (
     soft_prf,
 )
-from lablang.scoring.oligos import OligoScorer, oligo_is_scorable
+from lablang.scoring.oligo_sequences import oligo_is_scorable
+from lablang.scoring.oligos import OligoScorer
 from lablang.scoring.states import StateScorer
 from lablang.scoring.weights import Weights
 
