@@ -65,6 +65,21 @@ def bmc(
     results: dict[str, Result] = {}
     cost: dict[str, int] = {}
 
+    def verdict(
+        check: str, about: Item | None, status: str, message: str, at: int, rlimit: int, **more: Any
+    ) -> Result:
+        """A result about one goal or invariant, or (`about` None) the whole contract."""
+        return Result(
+            check=check,
+            item=about.text if about is not None else _WHOLE[check],
+            status=status,
+            span=about.span if about is not None else contract.span,
+            message=message,
+            depth=at,
+            rlimit=rlimit,
+            **more,
+        )
+
     def query(key: str, *extra: Any) -> tuple[Any, Any]:
         before = s.used
         answer, model = s.check(*extra)
@@ -148,15 +163,14 @@ def bmc(
             answer, model = query(key, u.holds(k, goal.expr))
             if answer == z3.sat:
                 goals.remove((j, goal))
-                results[key] = Result(
-                    check="goal",
-                    item=goal.text,
-                    status=HOLDS,
-                    span=goal.span,
-                    message=f"reachable in {k} steps (shortest plan)",
+                results[key] = verdict(
+                    "goal",
+                    goal,
+                    HOLDS,
+                    f"reachable in {k} steps (shortest plan)",
+                    k,
+                    cost[key],
                     traces=(make_trace(contract, u, model, k),),
-                    depth=k,
-                    rlimit=cost[key],
                 )
             elif answer == z3.unknown:
                 goals.remove((j, goal))
@@ -167,16 +181,15 @@ def bmc(
             if answer == z3.sat:
                 deadlock = False
                 trace = make_trace(contract, u, model, k)
-                results["deadlock"] = Result(
-                    check="deadlock",
-                    item="deadlock freedom",
-                    status=VIOLATED,
-                    span=contract.span,
-                    message=f"no operation is legal after {k} steps and the state is not terminal",
+                results["deadlock"] = verdict(
+                    "deadlock",
+                    None,
+                    VIOLATED,
+                    f"no operation is legal after {k} steps and the state is not terminal",
+                    k,
+                    cost["deadlock"],
                     traces=(trace,),
                     details=tuple(why_stuck(contract, trace)),
-                    depth=k,
-                    rlimit=cost["deadlock"],
                 )
             elif answer == z3.unknown:
                 deadlock = False
@@ -207,16 +220,15 @@ def bmc(
                     )
                 elif not model_truth(model, u.holds(k, inv.expr)):
                     trace = make_trace(contract, u, model, k)
-                    results[key] = Result(
-                        check="invariant",
-                        item=inv.text,
-                        status=VIOLATED,
-                        span=inv.span,
-                        message=f"false after {k} steps",
+                    results[key] = verdict(
+                        "invariant",
+                        inv,
+                        VIOLATED,
+                        f"false after {k} steps",
+                        k,
+                        cost["invariants"],
                         traces=(trace,),
                         details=tuple(explain_definitions(contract, inv.expr, trace)),
-                        depth=k,
-                        rlimit=cost["invariants"],
                     )
                 else:
                     continue
@@ -256,108 +268,99 @@ def bmc(
             else ()
         )
         if dead_prefix is not None:
-            results[key] = Result(
-                check="goal",
-                item=goal.text,
-                status=VIOLATED,
-                span=goal.span,
-                message=f"unreachable: every execution stops (deadlock) before step {dead_prefix}",
+            results[key] = verdict(
+                "goal",
+                goal,
+                VIOLATED,
+                f"unreachable: every execution stops (deadlock) before step {dead_prefix}",
+                dead_prefix,
+                cost.get(key, 0),
                 details=why,
-                depth=dead_prefix,
-                rlimit=cost.get(key, 0),
             )
         else:
-            results[key] = Result(
-                check="goal",
+            results[key] = verdict(
+                "goal",
+                goal,
+                UNKNOWN,
+                f"not reached within depth {depth} (bound; try a larger --depth)",
+                depth,
+                cost.get(key, 0),
                 details=why,
-                item=goal.text,
-                status=UNKNOWN,
-                span=goal.span,
-                message=f"not reached within depth {depth} (bound; try a larger --depth)",
-                depth=depth,
-                rlimit=cost.get(key, 0),
             )
     if deadlock_proved:
-        results["deadlock"] = Result(
-            check="deadlock",
-            item="deadlock freedom",
-            status=PROVED,
-            span=contract.span,
-            message="proved for every depth: no non-terminal state allowed by the proved "
+        results["deadlock"] = verdict(
+            "deadlock",
+            None,
+            PROVED,
+            "proved for every depth: no non-terminal state allowed by the proved "
             "invariants has every operation disabled",
-            depth=reached,
-            rlimit=cost.get("deadlock", 0) + cost.get("induction", 0),
+            reached,
+            cost.get("deadlock", 0) + cost.get("induction", 0),
         )
     elif deadlock:
-        results["deadlock"] = Result(
-            check="deadlock",
-            item="deadlock freedom",
-            status=HOLDS,
-            span=contract.span,
-            message=f"some operation is legal in every non-terminal state within depth {reached}",
-            depth=reached,
-            rlimit=cost.get("deadlock", 0),
+        results["deadlock"] = verdict(
+            "deadlock",
+            None,
+            HOLDS,
+            f"some operation is legal in every non-terminal state within depth {reached}",
+            reached,
+            cost.get("deadlock", 0),
         )
     if "range" in proved and "range" not in results:
-        results["range"] = Result(
-            check="range",
-            item=_RANGE,
-            status=PROVED,
-            span=contract.span,
-            message="proved for every depth by 1-induction (with the invariants)",
-            depth=reached,
-            rlimit=cost.get("range", 0) + cost.get("induction", 0),
+        results["range"] = verdict(
+            "range",
+            None,
+            PROVED,
+            "proved for every depth by 1-induction (with the invariants)",
+            reached,
+            cost.get("range", 0) + cost.get("induction", 0),
         )
     elif ranges:
-        results["range"] = Result(
-            check="range",
-            item=_RANGE,
-            status=HOLDS,
-            span=contract.span,
-            message=f"every effect stays inside its variable's type within depth {reached}",
-            depth=reached,
-            rlimit=cost.get("range", 0),
+        results["range"] = verdict(
+            "range",
+            None,
+            HOLDS,
+            f"every effect stays inside its variable's type within depth {reached}",
+            reached,
+            cost.get("range", 0),
         )
     for j, inv in enumerate(contract.invariants):
         key = f"invariant{j}"
         if key in results or "invariant" not in want:
             continue
         if key in proved:
-            results[key] = Result(
-                check="invariant",
-                item=inv.text,
-                status=PROVED,
-                span=inv.span,
-                message="proved for every depth by 1-induction (with the other proved invariants)",
-                depth=reached,
-                rlimit=cost.get("invariants", 0) + cost.get("induction", 0),
+            results[key] = verdict(
+                "invariant",
+                inv,
+                PROVED,
+                "proved for every depth by 1-induction (with the other proved invariants)",
+                reached,
+                cost.get("invariants", 0) + cost.get("induction", 0),
             )
         elif (
             induction
             and "range" in proved
             and (by := k_induction(contract, j, proved, min(MAX_K, reached + 1), budget))[0]
         ):
-            results[key] = Result(
-                check="invariant",
-                item=inv.text,
-                status=PROVED,
-                span=inv.span,
-                message=f"proved for every depth by {by[0]}-induction (with the proved "
+            results[key] = verdict(
+                "invariant",
+                inv,
+                PROVED,
+                f"proved for every depth by {by[0]}-induction (with the proved "
                 "invariants; the base case is the bounded search)",
-                depth=reached,
-                rlimit=cost.get("invariants", 0) + by[1],
+                reached,
+                cost.get("invariants", 0) + by[1],
             )
         else:
-            results[key] = Result(
-                check="invariant",
-                item=inv.text,
-                status=HOLDS,
-                span=inv.span,
-                message=f"holds within depth {reached}; not k-inductive for k <= "
+            results[key] = verdict(
+                "invariant",
+                inv,
+                HOLDS,
+                f"holds within depth {reached}; not k-inductive for k <= "
                 f"{min(MAX_K, reached + 1)} (a run from unreachable states breaks it: a "
                 "supporting invariant could prove it)",
-                depth=reached,
-                rlimit=cost.get("invariants", 0),
+                reached,
+                cost.get("invariants", 0),
             )
     ordered = [results[f"goal{j}"] for j in range(len(contract.goals)) if f"goal{j}" in results]
     ordered += [results[k] for k in ("deadlock", "range") if k in results]
@@ -383,6 +386,7 @@ def bmc(
 
 
 _RANGE = "variables stay in their types"
+_WHOLE = {"deadlock": "deadlock freedom", "range": _RANGE}
 
 
 def _goal_blockers(contract: Contract, goal: Item, depth: int, budget: int) -> list[str]:
