@@ -29,19 +29,11 @@ from typing import Any
 
 import z3
 
-from lablang.contracts.checks import (
-    HOLDS,
-    UNKNOWN,
-    VIOLATED,
-    Result,
-    _outcomes_used,
-    _Session,
-    _unknown,
-    make_trace,
-)
 from lablang.contracts.encode import Z3, Unrolling, as_bool, model_truth, same, symbol
 from lablang.contracts.model import Contract, Item, default_value
+from lablang.contracts.results import HOLDS, UNKNOWN, VIOLATED, Result, make_trace, outcomes_used
 from lablang.contracts.semantics import as_env_value, with_args
+from lablang.contracts.session import Session, unknown_result
 
 MAX_PLANS = 2_000
 """Known plans one liveness check may collect before it answers `unknown`."""
@@ -54,7 +46,7 @@ def check_liveness(contract: Contract, goal: Item, depth: int, budget: int) -> R
     """Is there a state reachable within `depth` steps from which the goal cannot be
     reached within `depth` steps? `violated` with the trace into the first such state."""
     item = f"goal stays reachable: {goal.text}"
-    s = _Session(budget)
+    s = Session(budget)
     u = Unrolling(contract, "lv", ctx=s.ctx)
     s.add(u.start())
     plans: list[Plan] = []
@@ -66,7 +58,7 @@ def check_liveness(contract: Contract, goal: Item, depth: int, budget: int) -> R
             s.add(u.extend())
             answer, _ = s.check()
             if answer == z3.unknown:
-                return _unknown("liveness", item, s, j, goal.span, s.used + spent[0])
+                return unknown_result("liveness", item, s, j, goal.span, s.used + spent[0])
             if answer == z3.unsat:
                 break  # no execution is longer than j - 1 steps
         # each known plan excludes the states it covers at depth j: one clause per plan,
@@ -81,7 +73,7 @@ def check_liveness(contract: Contract, goal: Item, depth: int, budget: int) -> R
         while True:
             answer, model = s.check(Z3.not_(u.holds(j, goal.expr)), lit)
             if answer == z3.unknown:
-                return _unknown("liveness", item, s, j, goal.span, s.used + spent[0])
+                return unknown_result("liveness", item, s, j, goal.span, s.used + spent[0])
             if answer == z3.unsat:
                 break
             trace = make_trace(contract, u, model, j)
@@ -89,7 +81,7 @@ def check_liveness(contract: Contract, goal: Item, depth: int, budget: int) -> R
             spent[0] = planner.s.used
             if found is None:
                 s.reason = planner.s.reason
-                return _unknown("liveness", item, s, j, goal.span, s.used + spent[0])
+                return unknown_result("liveness", item, s, j, goal.span, s.used + spent[0])
             if not found:
                 return _dead_end(
                     contract,
@@ -172,7 +164,7 @@ class _Planner:
 
     def __init__(self, contract: Contract, goal: Item, budget: int) -> None:
         self.contract, self.goal = contract, goal
-        self.s = _Session(budget)
+        self.s = Session(budget)
         self.u = Unrolling(contract, "plan", ctx=self.s.ctx)
         self.u.evidence = {
             e.name: symbol(e.type, f"plan.ev.{e.name}", self.s.ctx) for e in contract.evidence
@@ -203,7 +195,7 @@ class _Planner:
                 _, _, steps = u.read_trace(model, d)
                 plan = []
                 for act, outs in steps:
-                    used = _outcomes_used(u.ops[act].op.effects) if act < len(u.ops) else set()
+                    used = outcomes_used(u.ops[act].op.effects) if act < len(u.ops) else set()
                     plan.append((act, tuple(sorted((n, outs[n]) for n in used))))
                 return (tuple(plan),)
         return ()

@@ -23,21 +23,11 @@ from typing import Any
 
 import z3
 
-from lablang.contracts.checks import (
-    HOLDS,
-    PROVED,
-    VIOLATED,
-    Result,
-    Trace,
-    _arbitrary_state,
-    _legal_names,
-    _plain,
-    _Session,
-    _unknown,
-)
 from lablang.contracts.encode import Z3, Unrolling, model_truth, same
 from lablang.contracts.model import Const, Contract, references
 from lablang.contracts.pairs import lockstep, twin_traces, twin_unrollings
+from lablang.contracts.results import HOLDS, PROVED, VIOLATED, Result, Trace, legal_names, plain
+from lablang.contracts.session import Session, arbitrary_state, unknown_result
 
 
 def check_noninterference(
@@ -55,7 +45,7 @@ def check_noninterference(
         done = _noninterference_by_invariants(contract, proved, budget)
         if done is not None:
             return done
-    s = _Session(budget)
+    s = Session(budget)
     left, right = twin_unrollings(contract, s)
     for k in range(depth + 1):
         lockstep(s, left, right, k)
@@ -69,10 +59,10 @@ def check_noninterference(
         )
         answer, model = s.check(same_view, differ)
         if answer == z3.unknown:
-            return _unknown("noninterference", item, s, k, contract.span)
+            return unknown_result("noninterference", item, s, k, contract.span)
         if answer == z3.sat:
             lt, rt = twin_traces(contract, left, right, model, k)
-            ll, rl = set(_legal_names(contract, lt)), set(_legal_names(contract, rt))
+            ll, rl = set(legal_names(contract, lt)), set(legal_names(contract, rt))
             hidden = _hidden_difference(contract, lt, rt)
             return Result(
                 check="noninterference",
@@ -135,7 +125,7 @@ def leaking_variables(contract: Contract) -> list[str]:
 
 
 def _observation_leak(
-    contract: Contract, s: _Session, left: Unrolling, right: Unrolling, k: int
+    contract: Contract, s: Session, left: Unrolling, right: Unrolling, k: int
 ) -> Result | None:
     """Two executions with the same operations and outcomes, equal on the evidence
     authorized at step k, whose visible variables differ at k."""
@@ -164,7 +154,7 @@ def _observation_leak(
         )
     answer, model = s.check(Z3.and_([*same_outcomes, *known]), Z3.or_(seen))
     if answer == z3.unknown:
-        return _unknown("noninterference", item, s, k, contract.span)
+        return unknown_result("noninterference", item, s, k, contract.span)
     if answer != z3.sat:
         return None
     lt, rt = twin_traces(contract, left, right, model, k)
@@ -184,7 +174,7 @@ def _observation_leak(
         traces=(lt, rt),
         details=(
             *(
-                f"`{n}`: left {_plain(lt.states[-1][n])}, right {_plain(rt.states[-1][n])}"
+                f"`{n}`: left {plain(lt.states[-1][n])}, right {plain(rt.states[-1][n])}"
                 for n in shown
             ),
             "hide it until the evidence is authorized (`visible: ...`) or authorize "
@@ -198,10 +188,10 @@ def _observation_leak(
 def _noninterference_by_invariants(
     contract: Contract, proved: Sequence[int], budget: int
 ) -> Result | None:
-    s = _Session(budget)
+    s = Session(budget)
     sides = []
     for tag in ("niL", "niR"):
-        u = _arbitrary_state(contract, tag, s)
+        u = arbitrary_state(contract, tag, s)
         s.add([u.holds(0, contract.invariants[j].expr) for j in proved])
         sides.append(u)
     left, right = sides

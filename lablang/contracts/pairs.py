@@ -7,19 +7,11 @@ from typing import Any
 
 import z3
 
-from lablang.contracts.checks import (
-    HOLDS,
-    VIOLATED,
-    Result,
-    Trace,
-    _legal_names,
-    _Session,
-    _unknown,
-    make_trace,
-)
 from lablang.contracts.encode import Z3, Unrolling, model_truth, same
 from lablang.contracts.model import Contract, Pair, Pin
+from lablang.contracts.results import HOLDS, VIOLATED, Result, Trace, legal_names, make_trace
 from lablang.contracts.semantics import Evaluator, as_env_value
+from lablang.contracts.session import Session, unknown_result
 
 
 def check_pair(contract: Contract, pair: Pair, depth: int, budget: int) -> Result:
@@ -27,7 +19,7 @@ def check_pair(contract: Contract, pair: Pair, depth: int, budget: int) -> Resul
     choice; unpinned evidence is equal, step outcomes are free) and in which the agent
     did the same operations: at the scored choice their legal `at` operations must
     not overlap."""
-    s = _Session(budget)
+    s = Session(budget)
     left, right = twin_unrollings(contract, s)
     at = [i for i, g in enumerate(left.ops) if g.op.name in pair.at]
     item = f"pair `{pair.name}`"
@@ -53,7 +45,7 @@ def check_pair(contract: Contract, pair: Pair, depth: int, budget: int) -> Resul
         )
         answer, model = s.check(choice)
         if answer == z3.unknown:
-            return _unknown("pair", item, s, k, pair.span)
+            return unknown_result("pair", item, s, k, pair.span)
         if answer != z3.sat:
             continue
         if reached is None:
@@ -61,7 +53,7 @@ def check_pair(contract: Contract, pair: Pair, depth: int, budget: int) -> Resul
         overlap = Z3.or_([Z3.and_([left.legal(k, i), right.legal(k, i)]) for i in at])
         answer, model = s.check(choice, overlap)
         if answer == z3.unknown:
-            return _unknown("pair", item, s, k, pair.span)
+            return unknown_result("pair", item, s, k, pair.span)
         if answer == z3.sat:
             lt, rt = twin_traces(contract, left, right, model, k)
             shared = [
@@ -109,7 +101,7 @@ def check_pair(contract: Contract, pair: Pair, depth: int, budget: int) -> Resul
     )
 
 
-def twin_unrollings(contract: Contract, session: _Session) -> tuple[Unrolling, Unrolling]:
+def twin_unrollings(contract: Contract, session: Session) -> tuple[Unrolling, Unrolling]:
     """Two executions of the contract from its initial states, `L` and `R` (pairs and
     non-interference compare them)."""
     left = Unrolling(contract, "L", ctx=session.ctx)
@@ -119,7 +111,7 @@ def twin_unrollings(contract: Contract, session: _Session) -> tuple[Unrolling, U
     return left, right
 
 
-def lockstep(session: _Session, left: Unrolling, right: Unrolling, k: int) -> None:
+def lockstep(session: Session, left: Unrolling, right: Unrolling, k: int) -> None:
     """Unroll both executions to step `k` (nothing at 0), doing the same operations."""
     if k:
         session.add(left.extend())
@@ -135,8 +127,8 @@ def twin_traces(
 
 def _legal_sides(contract: Contract, lt: Trace, rt: Trace) -> tuple[str, str]:
     return (
-        f"left legal: {', '.join(_legal_names(contract, lt)) or '(none)'}",
-        f"right legal: {', '.join(_legal_names(contract, rt)) or '(none)'}",
+        f"left legal: {', '.join(legal_names(contract, lt)) or '(none)'}",
+        f"right legal: {', '.join(legal_names(contract, rt)) or '(none)'}",
     )
 
 

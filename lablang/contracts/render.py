@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lablang.contracts.checks import HOLDS, PROVED, Result, Trace
 from lablang.contracts.model import Contract
+from lablang.contracts.results import HOLDS, PROVED, Result, Trace
 from lablang.source import Span
 
 _MARK = {HOLDS: "ok  ", PROVED: "ok  ", "violated": "FAIL", "unknown": "??  "}

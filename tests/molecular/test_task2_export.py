@@ -6,7 +6,7 @@ import json
 
 from lablang.driver import check_text
 from lablang.molecular.interchange import export_t2_text
-from lablang.scoring.oligos import _modification_claims
+from lablang.scoring.oligo_modifications import modification_claims_of as _modification_claims
 
 
 def _oligos(text: str) -> dict[str, dict]:  # type: ignore[type-arg]

@@ -14,7 +14,7 @@ import lablang.scoring.aggregate
 import lablang.scoring.lab
 import lablang.scoring.matching
 import lablang.scoring.normalize
-import lablang.scoring.oligos
+import lablang.scoring.oligo_roles
 import lablang.scoring.score
 import lablang.scoring.similarity
 import lablang.scoring.weights
@@ -47,7 +47,7 @@ def test_console_examples_in_the_docs_print_what_they_show() -> None:
         lablang.scoring.lab,
         lablang.scoring.matching,
         lablang.scoring.normalize,
-        lablang.scoring.oligos,
+        lablang.scoring.oligo_roles,
         lablang.scoring.score,
         lablang.scoring.similarity,
         lablang.scoring.weights,

@@ -18,7 +18,7 @@ from lablang.scoring.synthetic import make_truth, perturb
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_strand_matrix_equals_the_scalar_route(seed: int) -> None:
-    """Every prefilled strand similarity equals `_strand_in_orientation`, exactly."""
+    """Every prefilled strand similarity equals `strand_in_orientation`, exactly."""
     rng = random.Random(seed)
     truth = make_truth(rng, oligos=6, states=8, transitions=5)
     pred = perturb(truth, rng, 4)
@@ -27,8 +27,8 @@ def test_strand_matrix_equals_the_scalar_route(seed: int) -> None:
     scorer = GraphScorer(Weights(), OligoScorer(Weights()), None, None)
     predicted = pred["t3"]["workflows"][0]["states"]
     expected = truth["t3"]["workflows"][0]["states"]
-    scorer._prefill_sequence_table(predicted, expected)
-    scorer._prefill_strand_matrix(predicted, expected)
+    scorer.prefill_sequence_table(predicted, expected)
+    scorer.prefill_strand_matrix(predicted, expected)
     reference = GraphScorer(Weights(), OligoScorer(Weights()), None, None)
     checked = 0
     for state in predicted:
@@ -36,7 +36,7 @@ def test_strand_matrix_equals_the_scalar_route(seed: int) -> None:
             for other_state in expected:
                 for other in other_state["strands"]:
                     fast = scorer._strands[(id(strand), id(other), False)]
-                    assert fast == reference._strand_in_orientation(strand, other, False)
+                    assert fast == reference.strand_in_orientation(strand, other, False)
                     checked += 1
     assert checked >= 16
 

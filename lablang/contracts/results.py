@@ -1,0 +1,117 @@
+"""What a check answers: a status, a message and, for a witness, the run shown as
+people read it (enum names, `none`, lists)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from lablang.contracts.encode import Unrolling
+from lablang.contracts.model import Contract, Span, show_value
+
+HOLDS, PROVED, VIOLATED, UNKNOWN = "holds", "proved", "violated", "unknown"
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Step:
+    op: str
+    outcomes: dict[str, object]
+    changes: dict[str, object]
+    raw_outcomes: dict[str, object] = attrs.field(factory=dict, eq=False, repr=False)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Trace:
+    """A run of the contract, shown as people read it (enum names, `none`, lists)."""
+
+    evidence: dict[str, object]
+    initial: dict[str, object]
+    steps: tuple[Step, ...]
+    states: tuple[dict[str, object], ...]
+    raw_states: tuple[dict[str, object], ...] = attrs.field(eq=False, repr=False)
+    raw_evidence: dict[str, object] = attrs.field(eq=False, repr=False)
+
+
+@attrs.frozen(slots=True, kw_only=True)
+class Result:
+    check: str  # goal | deadlock | invariant | vacuity | pair | noninterference
+    item: str
+    status: str
+    message: str
+    span: Span | None = None
+    traces: tuple[Trace, ...] = ()
+    details: tuple[str, ...] = ()
+    depth: int = 0
+    rlimit: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return self.status in (HOLDS, PROVED)
+
+
+def make_trace(contract: Contract, u: Unrolling, model: Any, length: int) -> Trace:
+    evidence, states, steps = u.read_trace(model, length)
+    show = {v.name: v.type for v in contract.variables}
+    shown_states = tuple({n: show_value(show[n], s[n]) for n in s} for s in states)
+    rows = []
+    for t, (act, outs) in enumerate(steps):
+        if act < len(u.ops):
+            g = u.ops[act]
+            op = g.name
+            used = outcomes_used(g.op.effects)
+            outcomes = {
+                o.name: show_value(o.type, outs[o.name])
+                for o in contract.outcomes
+                if o.name in used
+            }
+        else:
+            op, outcomes = "(stutter)", {}
+        changes = {
+            n: shown_states[t + 1][n]
+            for n in shown_states[t]
+            if shown_states[t + 1][n] != shown_states[t][n]
+        }
+        rows.append(Step(op=op, outcomes=outcomes, changes=changes, raw_outcomes=outs))
+    ev_types = {e.name: e.type for e in contract.evidence}
+    return Trace(
+        evidence={n: show_value(ev_types[n], v) for n, v in evidence.items()},
+        initial=shown_states[0],
+        steps=tuple(rows),
+        states=shown_states,
+        raw_states=tuple(states),
+        raw_evidence=evidence,
+    )
+
+
+def outcomes_used(effects: Sequence[Any]) -> set[str]:
+    names: set[str] = set()
+
+    def walk(x: Any) -> None:
+        if attrs.has(type(x)):
+            if type(x).__name__ == "Ref" and x.kind == "outcome":
+                names.add(x.name)
+            for f in attrs.fields(type(x)):
+                walk(getattr(x, f.name))
+        elif isinstance(x, tuple):
+            for y in x:
+                walk(y)
+
+    for e in effects:
+        walk(e.value)
+    return names
+
+
+def legal_names(contract: Contract, trace: Trace) -> list[str]:
+    from lablang.contracts.semantics import legal_operations
+
+    return legal_operations(contract, trace.raw_states[-1], trace.raw_evidence)
+
+
+def plain(value: object) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
