@@ -109,15 +109,19 @@ def run(argv: list[str] | None = None) -> None:
     if len(args) > 1 and args[0] == "check" and all(a == "-" or a[:1] != "-" for a in args[1:]):
         import gc
 
-        # What a check process allocates (its ~250 classes, the tree) lives until it
-        # exits, so frequent young collections only rescan it; a larger first threshold
-        # keeps the collector running (memory stays bounded) but rarely.
-        gc.set_threshold(50_000)
+        # A check *process* (argv from the command line, not a caller's list) keeps what
+        # it allocates (its ~250 classes, the tree) until it exits, so frequent young
+        # collections only rescan it; a larger first threshold keeps the collector running
+        # (memory stays bounded) but rarely. A caller's process is left as it was.
+        own_process = argv is None
+        if own_process:
+            gc.set_threshold(50_000)
         from lablang.cli.checking import check_paths
 
         code = check_paths(args[1:])
         if code is not None:
-            gc.freeze()  # the exit's final collections then skip the whole heap (~10 ms)
+            if own_process:
+                gc.freeze()  # the exit's final collections skip the whole heap (~10 ms)
             sys.exit(code)
     from lablang.cli.group import main
 

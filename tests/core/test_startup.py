@@ -108,3 +108,19 @@ def test_every_ast_node_repr_is_the_text_attrs_generates() -> None:
         c for c in vars(ast).values() if isinstance(c, type) and c.__module__ == "lablang.ast"
     }
     assert classes - {ast._Node} == seen
+
+
+def test_check_run_in_a_callers_process_leaves_its_garbage_collector_as_it_was() -> None:
+    """`lablang.cli.run(["check", FILE])` called in-process tunes the collector only for a
+    process of its own: the caller's thresholds stay and nothing of its heap is frozen."""
+    import gc
+
+    import pytest
+
+    from lablang.cli import run
+
+    before = (gc.get_threshold(), gc.get_freeze_count())
+    with pytest.raises(SystemExit) as stopped:
+        run(["check", str(ROOT / "examples" / "tenx_3p_v3.lab")])
+    assert stopped.value.code == 0
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
