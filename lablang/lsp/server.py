@@ -270,6 +270,16 @@ def _path_of(uri: str) -> str:
     return uri
 
 
+def _texts_formatted(ls: LablangServer, uri: str) -> tuple[str, str] | None:
+    """An open document's text and its canonical form; None when the document is not
+    open or does not parse (nothing is formatted then)."""
+    text = ls.text_of(uri)
+    if text is None:
+        return None
+    formatted = format_source(Source(text, _path_of(uri)), Report())
+    return None if formatted is None else (text, formatted)
+
+
 def _uri_of(path: str) -> str:
     file = Path(path)
     return file.resolve().as_uri() if file.is_absolute() or file.exists() else path
@@ -483,13 +493,12 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
     def formatting(
         ls: LablangServer, params: types.DocumentFormattingParams
     ) -> list[types.TextEdit] | None:
-        uri = params.text_document.uri
-        text = ls.text_of(uri)
-        if text is None:
+        texts = _texts_formatted(ls, params.text_document.uri)
+        if texts is None:
             return None
-        formatted = format_source(Source(text, _path_of(uri)), Report())
-        if formatted is None or formatted == text:
-            return [] if formatted is not None else None
+        text, formatted = texts
+        if formatted == text:
+            return []
         lines = LineIndex(text)
         return [types.TextEdit(range=_range(lines, _whole(text)), new_text=formatted)]
 
@@ -497,13 +506,10 @@ def build_server(roots: Sequence[str | Path] = ()) -> LablangServer:
     def range_formatting(
         ls: LablangServer, params: types.DocumentRangeFormattingParams
     ) -> list[types.TextEdit] | None:
-        uri = params.text_document.uri
-        text = ls.text_of(uri)
-        if text is None:
+        texts = _texts_formatted(ls, params.text_document.uri)
+        if texts is None:
             return None
-        formatted = format_source(Source(text, _path_of(uri)), Report())
-        if formatted is None:
-            return None
+        text, formatted = texts
         first, last = params.range.start.line, params.range.end.line
         if params.range.end.character == 0 and last > first:
             last -= 1  # a selection that ends at a line's start does not include that line
