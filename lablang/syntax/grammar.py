@@ -6,14 +6,18 @@ runs in a private folder (`$LABLANG_CACHE`, else `$XDG_CACHE_HOME/lablang`, else
 `~/.cache/lablang`, mode 0700) as `marshal` data (plain ints, strings, tuples and dicts:
 loading it cannot run code), and parsing runs on lablang's own runtime (`lalr.py`), so
 that a check with a warm cache never imports lark. Compiled regex programs are not
-cached: `_sre` trusts the programs it is given, so a planted cache could crash every run;
-regexes are compiled by `re`. A cache file is used only when it belongs to the current
-user, is not group- or world-writable, its checksum matches and its tables are
-structurally sound (every reference resolves); anything else is ignored and the tables
-are analysed again by lark (and the cache rewritten). A cached runtime that fails while
-parsing is also discarded and rebuilt (`parser.py`). What the checks cannot detect is a
-same-user edit that keeps the tables consistent but changes a pattern: such a user can
-equally edit the installed package.
+cached: `_sre.compile` checks a program's structure, not its every value, so a planted
+program can crash the interpreter (CPython 3.11.7, fuzzed with altered copies of the
+lexers' own programs: an altered INFO prefix skip passes the check and `search` then
+crashes; other alterations crash `_sre.compile` itself). Regexes are compiled by `re`,
+and few: most tokens are matched by the alternation over all terminals (`lalr.py`). A
+cache file is used only when it belongs to the current user, is not group- or
+world-writable, its checksum matches and its tables are structurally sound (every
+reference resolves); anything else is ignored and the tables are analysed again by lark
+(and the cache rewritten). A cached runtime that fails while parsing is also discarded
+and rebuilt (`parser.py`). What the checks cannot detect is a same-user edit that keeps
+the tables consistent but changes a pattern: such a user can equally edit the installed
+package.
 """
 
 from __future__ import annotations

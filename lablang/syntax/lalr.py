@@ -17,7 +17,9 @@ lark, whose import alone costs more than a small `lablang check`:
   up) and calls the transformer's method of the rule (or of its alias); a rule without one
   becomes a `Tree`, as with lark.
 
-Regex programs are compiled by `re` (see `grammar.py`, which may hand in a compiler).
+Regex programs are compiled by `re` (see `grammar.py`), each lexer's when it is first
+needed; most tokens are matched by the lexer over all terminals (`_Scanner`), so a
+file compiles a few alternations, not one per parser state it visits.
 """
 
 from __future__ import annotations
@@ -152,9 +154,6 @@ class UnexpectedCharacters(UnexpectedInput):
         return f"no terminal matches {self.char!r} at line {self.line}, column {self.column}"
 
 
-Compile = Callable[[str], "re.Pattern[str]"]
-
-
 class _Retype:
     """Lark's `UnlessCallback`: a pattern's match that is one of the keywords it also
     matches becomes that keyword."""
@@ -187,28 +186,44 @@ class _Chain:
 
 
 class _Scanner:
-    """One lexer: its alternation (compiled at first use), what it allows, its callbacks."""
+    """One lexer: its alternation (compiled at first use), what it allows, its callbacks.
 
-    __slots__ = ("allowed", "callbacks", "compiler", "match", "newline", "pattern")
+    `kept` names the terminals of its alternation, in lark's order (`order`). Where the
+    alternation over all terminals (the root lexer's, compiled once) matches one of those,
+    that match is this lexer's too (see `Runtime.parse`), unless one of its own literals
+    that the root lexer folds into a pattern (`shadowed[name]`, those ordered before
+    `name`) is there: only then, or when the root's match is not one of `kept`, is this
+    lexer's own alternation compiled and run."""
+
+    __slots__ = ("allowed", "callbacks", "kept", "match", "newline", "order", "pattern", "shadowed")
 
     def __init__(
         self,
+        order: list[str],
         pattern: str,
         allowed: set[str],
         callbacks: dict[str, Callable[[Token], Token]],
         newline: frozenset[str],
-        compiler: Compile,
     ) -> None:
+        self.order = order
+        self.kept = frozenset(order)
         self.pattern = pattern
         self.allowed = allowed
         self.callbacks = callbacks
         self.newline = newline
-        self.compiler = compiler
+        self.shadowed: dict[str, dict[str, tuple[str, ...]]] = {}
         self.match: Callable[[str, int], re.Match[str] | None] = self._first_match
 
     def _first_match(self, text: str, pos: int) -> re.Match[str] | None:
-        self.match = self.compiler(self.pattern).match
+        self.match = re.compile(self.pattern).match
         return self.match(text, pos)
+
+    def shadows(self, name: str, text: str, pos: int) -> bool:
+        """Whether a literal of this lexer that the root's alternation lacks, ordered
+        before `name`, matches at `pos` (then the root's match is not this lexer's)."""
+        by_first = self.shadowed.get(name)
+        literals = by_first.get(text[pos]) if by_first else None
+        return literals is not None and any(text.startswith(lit, pos) for lit in literals)
 
 
 # a rule as the loop uses it: (origin, number of symbols, reduce); reduce None: the
@@ -229,7 +244,6 @@ class Runtime:
         saved: dict[str, Any],
         transformer: Any,
         lexer_callbacks: dict[str, Callable[[Token], Token]],
-        compiler: Compile = re.compile,
     ) -> None:
         table = saved["data"]["parser"]["parser"]
         tokens, states, memo = table["tokens"], table["states"], saved["memo"]
@@ -284,7 +298,7 @@ class Runtime:
         ignore = frozenset(saved["data"]["ignore"])
         _require(ignore <= regexps.keys())
         scanners = {
-            key: _scanner(key, layout, regexps, keywords, ignore, lexer_callbacks, compiler)
+            key: _scanner(key, layout, regexps, keywords, ignore, lexer_callbacks)
             for key, layout in saved["lexers"].items()
         }
         state_lexers = saved["state_lexers"]
@@ -295,11 +309,23 @@ class Runtime:
         except (KeyError, TypeError) as error:
             raise ValueError("a parser state names no lexer") from error
         self._ignore = ignore
+        root_kept = self._root.kept
+        for scanner in scanners.values():
+            # this lexer's literals that the root folds into a pattern, by first character
+            extra: dict[str, tuple[str, ...]] = {}
+            for name in scanner.order:
+                if name not in root_kept:
+                    _require(bool(keywords.get(name)))
+                    literal = keywords[name]
+                    extra[literal[0]] = (*extra.get(literal[0], ()), literal)
+                elif extra:
+                    scanner.shadowed[name] = dict(extra)
 
     def parse(self, text: str) -> Any:
         """The transformer's value for `text`; raises `UnexpectedInput` on a syntax error
         (and whatever a callback raises)."""
         rows, scanners, rules, ignore = self._rows, self._scanners, self._rules, self._ignore
+        root = self._root
         stack = [self._start]
         values: list[Any] = []
         pos, line, line_start, end = 0, 1, 0, len(text)
@@ -312,8 +338,21 @@ class Runtime:
         while True:
             state = stack[-1]
             if pos < end:
-                scanner = scanners[state] if failed is None else self._root
-                match = scanner.match(text, pos)
+                if failed is None:
+                    scanner = scanners[state]
+                    match = root.match(text, pos)
+                    # the root's match is this lexer's when it is one of its terminals
+                    # (the lexer's order is the root's, less terminals), unless a literal
+                    # the root lacks is there
+                    if (
+                        match is None
+                        or match.lastgroup not in scanner.kept
+                        or (scanner.shadowed and scanner.shadows(match.lastgroup, text, pos))
+                    ):
+                        match = scanner.match(text, pos)
+                else:
+                    scanner = root
+                    match = root.match(text, pos)
                 if match is None:
                     if failed is not None:
                         raise failed
@@ -441,14 +480,14 @@ def _scanner(
     literals: dict[str, str],
     ignore: frozenset[str],
     lexer_callbacks: dict[str, Callable[[Token], Token]],
-    compiler: Compile,
 ) -> _Scanner:
     order, newline, embedded, unless = layout
     _require(isinstance(unless, dict))
     names = set(key.split("\0")) if key else set()
     _require(names <= regexps.keys() and set(order) == names and len(order) == len(names))
     _require((set(newline) | set(embedded)) <= names)
-    kept = [name for name in order if name not in set(embedded)]
+    folded = set(embedded)
+    kept = [name for name in order if name not in folded]
     retypes: dict[str, _Retype] = {}
     for name, keywords in unless.items():
         _require(name in names and set(keywords) <= names and set(keywords) <= literals.keys())
@@ -459,4 +498,4 @@ def _scanner(
         callbacks[name] = callback if retype is None else _Chain(retype, callback)
     pattern = "|".join(f"(?P<{name}>{regexps[name]})" for name in kept)
     allowed = set(kept) - ignore or {"<END-OF-FILE>"}
-    return _Scanner(pattern, allowed, callbacks, frozenset(newline), compiler)
+    return _Scanner(kept, pattern, allowed, callbacks, frozenset(newline))

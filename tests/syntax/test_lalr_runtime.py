@@ -7,10 +7,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from lablang.syntax import tables
+from lablang.syntax import lalr, tables
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,3 +52,34 @@ def test_tables_with_regex_flags_are_refused() -> None:
     model) stops the analysis with the terminal's name instead of parsing differently."""
     with pytest.raises(NotImplementedError, match="regex flags"):
         tables.analyse('start: "a"i\n')
+
+
+# A state after `q` accepts the literal `ab` and W, not NAME. The lexer over all terminals
+# folds `ab` into NAME, whose lookahead then fails on `ab1`, and matches W (`a`): the
+# state's own lexer takes `ab`, so the runtime must not take the root's match there.
+_SHADOWING = r"""
+!start: "q" ("ab" D | W "b" D) | NAME
+NAME: /[a-z]+(?![a-z0-9])/
+W: /a(?=b)/
+D: /[0-9]/
+%ignore " "
+"""
+
+
+def _shape(value: Any) -> Any:
+    if hasattr(value, "data"):
+        return (str(value.data), [_shape(child) for child in value.children])
+    return (value.type, str(value))
+
+
+def test_a_literal_the_root_lexer_folds_away_is_still_matched_where_a_state_has_it() -> None:
+    """Where the lexer over all terminals matches a later terminal because it folded one
+    of the state's literals into a pattern, the runtime parses as lark does (the literal)."""
+    import lark
+
+    runtime = lalr.Runtime(tables.analyse(_SHADOWING), None, {})
+    assert any(scanner.shadowed for scanner in runtime._scanners.values())
+    reference = lark.Lark(_SHADOWING, **tables.OPTIONS)
+    for text in ("q ab1", "q ab 2", "abc"):
+        assert _shape(runtime.parse(text)) == _shape(reference.parse(text)), text
+    assert _shape(runtime.parse("q ab1")) == ("start", [("Q", "q"), ("AB", "ab"), ("D", "1")])
