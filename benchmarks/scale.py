@@ -7,6 +7,10 @@ second) with the local executor on 1 and 2 processes and on Ray with 1 and 2 wor
 Ray's overhead per unit (a unit that does nothing, round trip). Every configuration's
 output is checked identical to the 1-process run. Figures are ratios to the 1-process
 run taken in the same run; absolute times on a shared machine are only indicative.
+
+`--smoke` is `--instances 1 --pairs 2` with 10 units for Ray's overhead: every
+configuration and the identity check in a few seconds plus Ray's start-ups
+(tests/core/test_benchmarks.py runs it).
 """
 
 from __future__ import annotations
@@ -52,7 +56,13 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=16)
     parser.add_argument("--pairs", type=int, default=40)
     parser.add_argument("--task", default=str(ROOT / "examples/tasks/feedback_weighing.lab"))
+    parser.add_argument(
+        "--smoke", action="store_true", help="--instances 1 --pairs 2, 10 units of overhead"
+    )
     args = parser.parse_args()
+    overhead_units = 200
+    if args.smoke:
+        args.instances, args.pairs, overhead_units = 1, 2, 10
     import ray
 
     entries = task_refs([args.task])
@@ -68,7 +78,7 @@ def main() -> None:
             ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
             run_units(abs, [Unit("warm", 0, 0)] * jobs, executor)
             print(f"ray with {jobs} worker(s): start-up {time.perf_counter() - start:.1f} s")
-            n = 200
+            n = overhead_units
             start = time.perf_counter()
             run_units(abs, [Unit(f"n{i}", i, i) for i in range(n)], executor)
             print(
