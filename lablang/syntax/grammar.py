@@ -22,7 +22,6 @@ package.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import re
@@ -32,6 +31,16 @@ from pathlib import Path
 from typing import Any
 
 from lablang.syntax.lalr import Runtime
+
+# SHA-256 from CPython's own module (`_sha2` from 3.12, `_sha256` before): hashlib loads
+# OpenSSL, ~4 ms of a check's start-up, to hash a few hundred kilobytes
+try:
+    from _sha2 import sha256  # type: ignore[import-not-found, unused-ignore]
+except ImportError:
+    try:
+        from _sha256 import sha256  # type: ignore[import-not-found, no-redef, unused-ignore]
+    except ImportError:
+        from hashlib import sha256  # type: ignore[assignment, unused-ignore]
 
 _FORMAT = b"lablang-lalr-5\n"
 
@@ -58,7 +67,7 @@ def cache_folder() -> Path:
 def cache_file(text: str) -> Path:
     """The cache file for this grammar text, Lark version and Python version."""
     key = "\0".join((text, _lark_version(), sys.version, _FORMAT.decode()))
-    digest = hashlib.sha256(key.encode()).hexdigest()[:24]
+    digest = sha256(key.encode()).hexdigest()[:24]
     return cache_folder() / f"grammar-{digest}.lalr"
 
 
@@ -107,10 +116,7 @@ def _load(path: Path, transformer: Any, lexer_callbacks: dict) -> Runtime | None
     finally:
         os.close(fd)
     head = len(_FORMAT) + 32
-    if (
-        not blob.startswith(_FORMAT)
-        or hashlib.sha256(blob[head:]).digest() != blob[len(_FORMAT) : head]
-    ):
+    if not blob.startswith(_FORMAT) or sha256(blob[head:]).digest() != blob[len(_FORMAT) : head]:
         return None
     try:
         return Runtime(marshal.loads(blob[head:]), transformer, lexer_callbacks)
@@ -123,7 +129,7 @@ def _store(path: Path, payload: bytes) -> None:
     import tempfile
 
     try:
-        blob = _FORMAT + hashlib.sha256(payload).digest() + payload
+        blob = _FORMAT + sha256(payload).digest() + payload
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".grammar-", suffix=".tmp")
         try:

@@ -87,8 +87,10 @@ def analyse(text: str) -> dict[str, Any]:
     contextual = parser.parser.lexer
     layouts = {}
     state_lexers = {}
+    keys: dict[str, str] = {}
     for state, basic in [*contextual.lexers.items(), (None, contextual.root_lexer)]:
         key = lexer_key(t.name for t in basic.terminals)
+        key = keys.setdefault(key, key)  # one string per terminal set: marshal shares it
         if state is not None:
             state_lexers[state] = key
         if key not in layouts:
