@@ -282,16 +282,11 @@ class Runtime:
             else:
                 _require(code >> 1 in states)
                 actions[code] = code >> 1
-        name_of, action_of = tokens.__getitem__, actions.__getitem__
-        self._rows: dict[int, dict[str, int]] = {}
-        for state, (toks, codes) in states.items():
-            _require(isinstance(state, int) and len(toks) == len(codes))
-            try:
-                self._rows[state] = dict(
-                    zip(map(name_of, toks), map(action_of, codes), strict=True)
-                )
-            except (KeyError, TypeError) as error:
-                raise ValueError("a parse table entry does not resolve") from error
+        _require(all(isinstance(s, int) and len(t) == len(c) for s, (t, c) in states.items()))
+        _require(set().union(*(toks for toks, _ in states.values())) <= tokens.keys())
+        self._compact = states
+        self._name_of, self._action_of = tokens.__getitem__, actions.__getitem__
+        self._rows: dict[int, dict[str, int]] = {}  # decoded as states are entered (`_row`)
         self._start = table["start_states"]["start"]
         self._end = table["end_states"]["start"]
         _require(self._start in states and self._end in states)
@@ -396,7 +391,10 @@ class Runtime:
                 else:
                     token = Token(kind, "", last.start_pos, last.line, last.column, last.end_line,
                                   last.end_column, last.end_pos)  # fmt: skip
-            row = rows[state]
+            try:
+                row = rows[state]
+            except KeyError:
+                row = self._row(state)
             action = row.get(kind)
             while action is not None and action < 0:
                 origin, size, reduce = rules[~action]
@@ -410,11 +408,14 @@ class Runtime:
                     else:
                         children = []
                     values.append(reduce(children))
-                state = rows[stack[-1]][origin]
+                state = rows[stack[-1]][origin]  # a state on the stack: its row is decoded
                 stack.append(state)
                 if at_end and state == self._end:
                     return values[-1]
-                row = rows[state]
+                try:
+                    row = rows[state]
+                except KeyError:
+                    row = self._row(state)
                 action = row.get(kind)
             if action is None:
                 raise UnexpectedToken(token, _expected(row), state)
@@ -422,6 +423,13 @@ class Runtime:
                 raise ValueError("the parse table shifts the end of input")
             stack.append(action)
             values.append(token)
+
+    def _row(self, state: int) -> dict[str, int]:
+        """A state's row of the table (symbol -> action), decoded when first entered."""
+        toks, codes = self._compact[state]
+        row = dict(zip(map(self._name_of, toks), map(self._action_of, codes), strict=True))
+        self._rows[state] = row
+        return row
 
 
 def _require(condition: bool) -> None:

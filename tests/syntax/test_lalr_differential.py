@@ -119,7 +119,7 @@ def _error(error: Any, runtime: lalr.Runtime) -> tuple[Any, ...]:
     # states are numbered per analysis (lark's numbering varies between processes): a
     # state is compared as the symbols its row of the table has
     if isinstance(error.state, int):
-        state = sorted(runtime._rows[error.state])
+        state = sorted(runtime._rows.get(error.state) or runtime._row(error.state))
     else:
         state = sorted(error.state.parse_conf.states[error.state.position])
     history = error.token_history
