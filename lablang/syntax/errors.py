@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import re
 
-import lark
-
 from lablang import ast
 from lablang.diagnostics import Edit, Fix, Report
 from lablang.source import Source, Span
+from lablang.syntax.lalr import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-# Terminal names Lark uses for punctuation, and how a reader writes them.
+# Terminal names Lark gives for punctuation, and how a reader writes them.
 _PUNCTUATION = {
     "LBRACE": "{",
     "RBRACE": "}",
@@ -140,7 +139,7 @@ def _open_block(text: str, offset: int) -> tuple[int, str] | None:
 
 
 def report_syntax_error(
-    error: lark.exceptions.UnexpectedInput,
+    error: UnexpectedInput,
     source: Source,
     report: Report,
     insertion: tuple[int, str] | None = None,
@@ -167,9 +166,7 @@ def report_syntax_error(
             )
         )
 
-    if isinstance(error, lark.exceptions.UnexpectedEOF) or (
-        isinstance(error, lark.exceptions.UnexpectedToken) and error.token.type == "$END"
-    ):
+    if isinstance(error, UnexpectedToken) and error.token.type == "$END":
         span = Span(len(text), len(text))
         expected = _expected(set(getattr(error, "expected", ()) or ()))
         help_text: str | None = "close the open block with `}`" if opened else f"add {expected}"
@@ -186,7 +183,7 @@ def report_syntax_error(
         )
         return
 
-    if isinstance(error, lark.exceptions.UnexpectedCharacters):
+    if isinstance(error, UnexpectedCharacters):
         char = text[position] if position < len(text) else ""
         span = Span(position, position + 1)
         if char == '"':
@@ -235,7 +232,7 @@ def report_syntax_error(
         )
         return
 
-    assert isinstance(error, lark.exceptions.UnexpectedToken)
+    assert isinstance(error, UnexpectedToken)
     token = error.token
     start = token.start_pos if token.start_pos is not None else position
     span = Span(start, token.end_pos if token.end_pos is not None else start + 1)

@@ -1,4 +1,5 @@
-"""Text to AST: Lark's LALR parser with an inline transformer, one method per rule."""
+"""Text to AST: lablang's LALR runtime (`lalr.py`) with an inline transformer, one method
+per rule."""
 
 from __future__ import annotations
 
@@ -9,13 +10,12 @@ import threading
 from typing import Any
 
 import attrs
-import lark
-from lark import Token
 
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.limits import Limits
 from lablang.source import Source, Span
+from lablang.syntax.lalr import Runtime, Token, UnexpectedInput, UnexpectedToken
 from lablang.syntax.sequence import read_sequence
 
 
@@ -163,9 +163,10 @@ class _Context:
         self.expr_depth: dict[int, int] = {}
 
 
-class _ToAst(lark.Transformer):
+class _ToAst:
+    """The reduction callbacks: one method per rule (or alias), called with its children."""
+
     def __init__(self, context: _Context) -> None:
-        super().__init__(visit_tokens=False)
         self.ctx = context
 
     # ---------------------------------------------------------------- helpers
@@ -494,7 +495,7 @@ class _ToAst(lark.Transformer):
 
 
 class Parser:
-    """One Lark parser, built once per process and reused (not reentrant: guarded)."""
+    """One parser, built once per process and reused (not reentrant: guarded)."""
 
     def __init__(self) -> None:
         from lablang.limits import gc_paused
@@ -503,10 +504,10 @@ class Parser:
         self._lock = threading.Lock()
         self._context = _Context()
         with gc_paused():
-            self._lark = self._build(build_parser)
+            self._runtime = self._build(build_parser)
         self._remember()
 
-    def _build(self, build_parser: Any) -> lark.Lark:
+    def _build(self, build_parser: Any) -> Runtime:
         return build_parser(
             _ToAst(self._context),
             {
@@ -527,9 +528,9 @@ class Parser:
 
         remember_terminals(
             {
-                t.name: str(t.pattern.value)
-                for t in self._lark.terminals
-                if t.name.startswith("__ANON")
+                name: pattern
+                for name, pattern in self._runtime.patterns.items()
+                if name.startswith("__ANON")
             }
         )
 
@@ -583,7 +584,7 @@ class Parser:
             try:
                 return self._parse(source, report, limits)
             except Exception:
-                if not getattr(self._lark, "lablang_cached", False):
+                if not self._runtime.lablang_cached:
                     raise
             # A parser loaded from the cache failed: the cache is damaged in a way the
             # loader could not see. Rebuild from the grammar (rewriting the cache), retry.
@@ -591,7 +592,7 @@ class Parser:
 
             with contextlib.suppress(OSError):
                 cache_file(grammar_text()).unlink()
-            self._lark = self._build(lambda t, c: build_parser(t, c, use_cache=False))
+            self._runtime = self._build(lambda t, c: build_parser(t, c, use_cache=False))
             self._remember()
             del report.diagnostics[before:]
             return self._parse(source, report, limits)
@@ -633,31 +634,27 @@ class Parser:
 
     def _attempt(
         self, text: str, source: Source, report: Report, limits: Limits
-    ) -> ast.Module | lark.exceptions.UnexpectedInput | None:
+    ) -> ast.Module | UnexpectedInput | None:
         self._context.reset(source, report, limits)
         try:
-            module = self._lark.parse(text)
+            module = self._runtime.parse(text)
         except _Abort:
             return None
-        except lark.exceptions.UnexpectedInput as error:
+        except UnexpectedInput as error:
             return error
-        except lark.exceptions.VisitError as error:
-            if isinstance(error.orig_exc, _Abort):
-                return None
-            raise
         finally:
             self._context.expr_depth.clear()
         assert isinstance(module, ast.Module)
         return module
 
     def _insertion(
-        self, error: lark.exceptions.UnexpectedInput, text: str, source: Source, limits: Limits
+        self, error: UnexpectedInput, text: str, source: Source, limits: Limits
     ) -> tuple[int, str] | None:
         """A one-token insertion after which the declaration holding the error parses."""
         from lablang.syntax import recover
         from lablang.syntax.errors import _PATTERNS
 
-        if not isinstance(error, lark.exceptions.UnexpectedToken) or error.token.type == "$END":
+        if not isinstance(error, UnexpectedToken) or error.token.type == "$END":
             return None
         if len(text) > recover.MAX_RECOVERY_CHARS:
             return None
@@ -689,7 +686,7 @@ class Parser:
             outcome = self._attempt(trial, source, Report(), limits)
             if isinstance(outcome, ast.Module):
                 reach = len(trial)
-            elif isinstance(outcome, lark.exceptions.UnexpectedInput):
+            elif isinstance(outcome, UnexpectedInput):
                 # progress: a later error inside the same declaration (a second mistake
                 # in it), never one at its end (the insertion left it open)
                 reach = _error_offset(outcome, trial)
@@ -705,8 +702,8 @@ class Parser:
         return best[2] if best is not None else None
 
 
-def _error_offset(error: lark.exceptions.UnexpectedInput, text: str) -> int:
-    if isinstance(error, lark.exceptions.UnexpectedToken):
+def _error_offset(error: UnexpectedInput, text: str) -> int:
+    if isinstance(error, UnexpectedToken):
         if error.token.type == "$END":
             return len(text)
         return error.token.start_pos or 0
