@@ -446,6 +446,12 @@ def unflag(seq: Seq) -> Seq:
 
 # ----------------------------------------------------------------- pairing
 
+# (a, b) -> whether IUPAC code `a` can pair with code `b`: some base `a` stands for is the
+# complement of one `b` stands for. Written out once, since annealing asks it per position.
+BASES_PAIR: dict[tuple[str, str], bool] = {
+    (a, b): bool(IUPAC[a] & {COMPLEMENT[x] for x in IUPAC[b]}) for a in IUPAC for b in IUPAC
+}
+
 
 def tokens_pair(a: Token, b: Token) -> bool:
     """Whether token `a` can be the reverse complement of token `b` at one position.
@@ -454,7 +460,7 @@ def tokens_pair(a: Token, b: Token) -> bool:
     (True, True, False)
     """
     if isinstance(a, str) and isinstance(b, str):
-        return bool(IUPAC[a] & {COMPLEMENT[x] for x in IUPAC[b]})
+        return BASES_PAIR[a, b]
     if isinstance(a, SymbolToken) and isinstance(b, SymbolToken):
         return a.name == b.name and a.rc != b.rc
     if isinstance(a, PolyToken) and isinstance(b, PolyToken):
