@@ -34,6 +34,8 @@ class Code:
 
 # an entry starts at its table header, alone on its line: `[E0203]`
 _HEADER = re.compile(r"^\[([EW]\d{4})\][ \t]*$", re.MULTILINE)
+# the one key reporting needs, as the registry files write it
+_SEVERITY = re.compile(r'^severity = "(error|warning|note)"$', re.MULTILINE)
 
 
 class _Registry(Mapping[str, Code]):
@@ -79,6 +81,17 @@ class _Registry(Mapping[str, Code]):
             )
         return found
 
+    def severity(self, key: str) -> Severity:
+        """A code's severity, all that reporting it needs: read from its section's
+        `severity = "..."` line (before any multi-line string) without loading `tomllib`;
+        a section that spells it otherwise is parsed (a test pins both agree)."""
+        found = self._codes.get(key)
+        if found is not None:
+            return found.severity
+        _area, text = self._index()[key]
+        line = _SEVERITY.search(text.partition('"""')[0])
+        return Severity(line[1]) if line is not None else self[key].severity
+
     def __contains__(self, key: object) -> bool:
         return key in self._index()
 
@@ -94,7 +107,7 @@ def registry_folder() -> Path:
     return Path(__file__).with_name("registry")
 
 
-CODES: Mapping[str, Code] = _Registry()
+CODES = _Registry()  # a Mapping[str, Code], and `CODES.severity(code)`
 
 
 def explain(code: str) -> str:

@@ -43,6 +43,15 @@ def test_registry_read_per_code_equals_the_whole_files_parsed() -> None:
         assert entry.good == data.get("good", "").strip("\n")
 
 
+def test_each_codes_severity_read_without_tomllib_is_the_parsed_one() -> None:
+    """`CODES.severity(code)`, read from the section's `severity` line for reporting, is
+    the severity parsing the whole registry files gives, for every code."""
+    fresh = _Registry()
+    for code, (_area, data) in _parsed_whole().items():
+        assert fresh.severity(code).value == data["severity"], code
+    assert fresh._codes == {}  # read without parsing any section
+
+
 def test_reporting_one_diagnostic_parses_only_its_code() -> None:
     """Looking up one code's severity parses that code's section, not the registry."""
     fresh = _Registry()
