@@ -6,7 +6,7 @@ then runs `lablang` exactly as `python -m lablang check FILE` does (runpy, the m
 each backend's import and its run, rendering). At exit it writes the phases as JSON.
 
 Nothing is imported here beyond what the interpreter has already loaded (`sys`, `time`,
-`atexit` are built in; no `typing`, no `__future__`), so the child pays only for what `lablang check` pays for, plus
+`atexit` are built in, `os` is loaded at start; no `typing`, no `__future__`), so the child pays only for what `lablang check` pays for, plus
 the timers themselves (a few microseconds per import and per stage).
 
 Times are `time.perf_counter()` readings, which on Linux are CLOCK_MONOTONIC and so
@@ -15,6 +15,7 @@ the child ends give the interpreter's start and exit around the child's own read
 """
 
 import atexit
+import os
 import sys
 import time
 
@@ -184,6 +185,14 @@ def main() -> None:
     out, *argv = sys.argv[1:]
     sys.meta_path.insert(0, ImportTimer)  # type: ignore[arg-type]
     atexit.register(_write, out)
+    end_process = os._exit  # a check process ends with it, skipping the exit handlers
+
+    def written_then_ended(code: int) -> None:
+        atexit.unregister(_write)
+        _write(out)
+        end_process(code)
+
+    os._exit = written_then_ended
     sys.argv = ["lablang", "check", *argv]
     import runpy
 

@@ -173,7 +173,10 @@ CORNER_CASE_STDLIB = {
 # Runs `lablang check FILE` as the command does, recording each `import` statement that
 # lablang's code executes (its importer and the name), then what is loaded at the end.
 _PROBE = """
-import builtins, json, sys
+import builtins, json, os, sys
+def ended(code):  # the check process's own end (lablang.cli._end_process), made an exit
+    raise SystemExit(code)
+os._exit = ended
 statements = []
 real = builtins.__import__
 def probe(name, globals=None, locals=None, fromlist=(), level=0):
