@@ -217,8 +217,9 @@ def test_checking_a_startup_file_loads_no_heavy_module_and_no_corner_case_import
     label: str, tmp_path: Path
 ) -> None:
     """A `lablang check` process on each start-up benchmark file loads none of the heavy
-    packages or lablang's export/draw/score/verify modules, and lablang's own code runs
-    no import of a standard-library module that only a corner case needs."""
+    packages or lablang's export/draw/score/verify modules (nor, when it reports nothing,
+    the code registry and the renderer), and lablang's own code runs no import of a
+    standard-library module that only a corner case needs."""
     path, status = _startup_files(tmp_path)[label]
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, str(path)],
@@ -236,6 +237,10 @@ def test_checking_a_startup_file_loads_no_heavy_module_and_no_corner_case_import
         or any(m == h or m.startswith(h + ".") for h in HEAVY_LABLANG)
     ]
     assert heavy == []
+    if status == 0:  # nothing reported: the code registry and the renderer are not read
+        assert {"lablang.diagnostics.codes", "lablang.diagnostics.render"}.isdisjoint(
+            seen["modules"]
+        )
     corner = sorted(
         {
             f"{importer} imports {name}"
