@@ -235,7 +235,11 @@ def anneal_sites(primer: Seq, template: Seq, min_match: int = MIN_ANNEAL) -> lis
         )
     sites: list[Site] = []
     anchor = _anchor(p)
+    last = p[-1] if p else None
     for s in range(len(t)):
+        tok = t[s]
+        if isinstance(last, str) and isinstance(tok, str) and not BASES_PAIR[last, tok]:
+            continue  # the 3'-terminal base does not pair here: nothing pairs (as `_run` finds)
         absorbed, paired, stop, count = _run(p, t, s, anchor)
         if count >= min_match and paired > 0:
             refined = template
