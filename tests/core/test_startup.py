@@ -55,6 +55,24 @@ def test_each_codes_severity_read_without_tomllib_is_the_parsed_one() -> None:
     assert fresh._codes == {}  # read without parsing any section
 
 
+def test_every_code_lives_in_the_registry_file_of_its_range() -> None:
+    """Each code is in the file its range names (E00xx-E03xx core, E04xx molecular, ...,
+    as `lablang.diagnostics.codes` lists them), so looking one up reads that file alone,
+    and a lookup from that file alone agrees with the whole registry, codes absent too."""
+    from lablang.diagnostics.codes import _RANGE_FILES
+
+    whole = _parsed_whole()
+    assert {code: area for code, (area, _data) in whole.items()} == {
+        code: _RANGE_FILES[code[2]] for code in whole
+    }
+    for code in [*whole, "E0899", "W0499"]:
+        fresh = _Registry()
+        assert (code in fresh) == (code in whole), code
+        assert fresh._sections is None  # read without the whole index
+    for code in ["E0999", "E9999", "X0101", "E01", "e0203"]:  # no range: the whole index
+        assert code not in _Registry()
+
+
 def test_reporting_one_diagnostic_parses_only_its_code() -> None:
     """Looking up one code's severity parses that code's section, not the registry."""
     fresh = _Registry()
