@@ -219,11 +219,31 @@ def _ordered(phases: list) -> list:
     return [p for p in [*first, *backends, *last] if p in phases]
 
 
+PHASES_LEGEND = """\
+  python start: from spawning to the child's first line (interpreter, site); start-up: the
+  CLI until `check_paths` runs; driver and CLI glue: `check_paths` outside the stages (the
+  driver's imports, report sorting, writing); each stage and backend as the driver calls
+  it; exit: from the last line to the parent seeing the process end. `imports` is the
+  share of a phase spent importing modules (each module's own time, by package)."""
+
+
+def _flattened(times: dict[str, float], imports: list[list]) -> dict[object, float]:
+    """One run's seconds by key: each phase, (phase, "imports"), (phase, package),
+    ("package", package) and ("module", module)."""
+    run: dict[object, float] = dict(times)
+    for phase, module, took in imports:
+        group = package(module)
+        for key in ((phase, "imports"), (phase, group), ("package", group), ("module", module)):
+            run[key] = run.get(key, 0.0) + took
+    return run
+
+
 def phases(runs: int) -> None:
     print(
         "(c) where a `lablang check FILE` process spends its time: fractions of the whole "
         f"process, medians of {runs} fresh processes (benchmarks/check_phases.py)"
     )
+    print(PHASES_LEGEND)
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "phases.json"
         for label, path in startup_files(Path(folder)).items():
@@ -233,29 +253,24 @@ def phases(runs: int) -> None:
             for _ in range(runs):
                 whole, times, imports = phases_once(path, out)
                 wholes.append(whole)
-                run: dict[object, float] = dict(times)
-                for phase, module, took in imports:
-                    for key in ((phase, "imports"), (phase, package(module)), ("module", module)):
-                        run[key] = run.get(key, 0.0) + took
-                    run[("package", package(module))] = (
-                        run.get(("package", package(module)), 0.0) + took
-                    )
-                shares.add(run, whole)
+                shares.add(_flattened(times, imports), whole)
             keys = list(shares.values)
+            tuples = [k for k in keys if isinstance(k, tuple)]
             print(f"  {label}: whole process {statistics.median(wholes):.3f} s")
             for phase in _ordered([k for k in keys if isinstance(k, str)]):
                 detail = ""
                 if (phase, "imports") in shares.values:
-                    packages = [k for k in keys if isinstance(k, tuple) and k[0] == phase]
-                    packages.remove((phase, "imports"))
-                    detail = f"  imports {shares.median((phase, 'imports')):.3f}: " + shares.top(
-                        packages, 5
-                    )
+                    packages = [k for k in tuples if k[0] == phase and k[1] != "imports"]
+                    imported = shares.median((phase, "imports"))
+                    detail = f"  imports {imported:.3f}: {shares.top(packages, 5)}"
                 print(f"    {phase:<32} {shares.median(phase):.3f}{detail}")
-            packages = [k for k in keys if isinstance(k, tuple) and k[0] == "package"]
-            modules = [k for k in keys if isinstance(k, tuple) and k[0] == "module"]
-            print("    imports by package: " + shares.top(packages, 10))
-            print("    slowest modules:    " + shares.top(modules, 10))
+            print(
+                "    imports by package: "
+                + shares.top([k for k in tuples if k[0] == "package"], 10)
+            )
+            print(
+                "    slowest modules:    " + shares.top([k for k in tuples if k[0] == "module"], 10)
+            )
 
 
 def main() -> None:
