@@ -4,15 +4,20 @@
     1k, 10k and 50k lines (target: <= 2.5 on 10k lines, cost growing linearly);
 (b) process time of `lablang check small.lab` / process time of `python -c "import lark"`
     (target: <= 2.0), for the generated unit (three backends), a protocol file and the
-    10x example: the two processes alternated, median of `--runs` (21) each.
+    10x example: the two processes alternated, median of `--runs` (21) each;
+(c) with `--phases`: where each of those check processes spends its time, as fractions of
+    the whole process (interpreter start, imports by package, read, parse, resolve, check,
+    each backend's import and run, rendering, exit), each file checked in `--runs` fresh
+    processes by `benchmarks/check_phases.py`, medians.
 
-Run: python benchmarks/check_speed.py [--repeat N] [--runs N] [--startup-only]
+Run: python benchmarks/check_speed.py [--repeat N] [--runs N] [--startup-only] [--phases]
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import json
 import statistics
 import subprocess
 import sys
@@ -112,18 +117,22 @@ protocol p "with errors" {
 """
 
 
-def startup(runs: int) -> None:
+def startup_files(folder: Path) -> dict[str, Path]:
+    """The files whose check processes (b) and (c) measure, generated ones written to `folder`."""
     # lark comes with compiled bytecode (pip compiles what it installs); so must lablang,
     # or each run recompiles it from source (e.g. with PYTHONDONTWRITEBYTECODE set)
     compileall.compile_dir(ROOT / "lablang", quiet=1)
+    small = folder / "small.lab"
+    small.write_text(UNIT.format(i=0))
+    errors = folder / "errors.lab"
+    errors.write_text(WITH_ERRORS)
+    return {"small.lab (3 backends)": small, **STARTUP_FILES, "protocol, 2 errors": errors}
+
+
+def startup(runs: int) -> None:
     print("(b) `lablang check FILE` process / `python -c 'import lark'` process")
     with tempfile.TemporaryDirectory() as folder:
-        small = Path(folder) / "small.lab"
-        small.write_text(UNIT.format(i=0))
-        errors = Path(folder) / "errors.lab"
-        errors.write_text(WITH_ERRORS)
-        files = {"small.lab (3 backends)": small, **STARTUP_FILES, "protocol, 2 errors": errors}
-        for label, path in files.items():
+        for label, path in startup_files(Path(folder)).items():
             check_args = [sys.executable, "-m", "lablang", "check", str(path)]
             check_time, lark_time = alternated_ratio(check_args, runs)
             print(
@@ -132,12 +141,148 @@ def startup(runs: int) -> None:
             )
 
 
+PHASES_CHILD = ROOT / "benchmarks" / "check_phases.py"
+STAGES = ("read", "parse", "resolve", "check")  # the driver's stages the child must see
+
+
+def package(module: str) -> str:
+    """What the phases table groups a module's import under."""
+    top = module.partition(".")[0]
+    if top == "lablang":
+        return ".".join(module.split(".")[:2])
+    if top in ("attr", "attrs"):
+        return "attrs"
+    if top in sys.stdlib_module_names or top.startswith("_"):
+        return "stdlib"
+    return top
+
+
+def phases_once(path: Path, out: Path) -> tuple[float, dict[str, float], list[list]]:
+    """One fresh timed check process: its whole time, its phases, its imports (seconds)."""
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, str(PHASES_CHILD), str(out), str(path)],
+        check=False,
+        capture_output=True,
+        cwd=ROOT,
+    )
+    end = time.perf_counter()
+    child = json.loads(out.read_text("utf-8"))
+    missing = [stage for stage in STAGES if stage not in child["seen"]]
+    if missing:  # the driver changed: the child's timers must follow it
+        raise SystemExit(f"check_phases.py saw no {missing} phase: update its timers")
+    times = {"python start": child["begin"] - start, "exit": end - child["end"]}
+    times.update(child["phases"])
+    return end - start, times, child["imports"]
+
+
+def _same_output(path: Path, out: Path) -> None:
+    """The timed child prints and exits exactly as `python -m lablang check FILE`."""
+    runs = [
+        subprocess.run(args, check=False, capture_output=True, cwd=ROOT)
+        for args in (
+            [sys.executable, "-m", "lablang", "check", str(path)],
+            [sys.executable, str(PHASES_CHILD), str(out), str(path)],
+        )
+    ]
+    plain, timed = ((r.returncode, r.stdout, r.stderr) for r in runs)
+    if plain != timed:
+        raise SystemExit(f"the timed check of {path} differs from `lablang check`: {timed}")
+
+
+class Shares:
+    """Per key, its fraction of the whole process in each run (0 in runs without it)."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.values: dict[object, list[float]] = {}
+
+    def add(self, run: dict[object, float], whole: float) -> None:
+        for key in {*self.values, *run}:
+            self.values.setdefault(key, [0.0] * self.runs).append(run.get(key, 0.0) / whole)
+        self.runs += 1
+
+    def median(self, key: object) -> float:
+        return statistics.median(self.values.get(key, [0.0]))
+
+    def top(self, keys: list, count: int) -> str:
+        best = sorted(keys, key=lambda k: -self.median(k))[:count]
+        return ", ".join(
+            f"{k[-1] if isinstance(k, tuple) else k} {self.median(k):.3f}" for k in best
+        )
+
+
+def _ordered(phases: list) -> list:
+    first = ["python start", "start-up", "driver and CLI glue", *STAGES]
+    last = ["render", "exit"]
+    backends = sorted(p for p in phases if p not in first and p not in last)
+    return [p for p in [*first, *backends, *last] if p in phases]
+
+
+PHASES_LEGEND = """\
+  python start: from spawning to the child's first line (interpreter, site); start-up: the
+  CLI until `check_paths` runs; driver and CLI glue: `check_paths` outside the stages (the
+  driver's imports, report sorting, writing); each stage and backend as the driver calls
+  it; exit: from the last line to the parent seeing the process end. `imports` is the
+  share of a phase spent importing modules (each module's own time, by package)."""
+
+
+def _flattened(times: dict[str, float], imports: list[list]) -> dict[object, float]:
+    """One run's seconds by key: each phase, (phase, "imports"), (phase, package),
+    ("package", package) and ("module", module)."""
+    run: dict[object, float] = dict(times)
+    for phase, module, took in imports:
+        group = package(module)
+        for key in ((phase, "imports"), (phase, group), ("package", group), ("module", module)):
+            run[key] = run.get(key, 0.0) + took
+    return run
+
+
+def phases(runs: int) -> None:
+    print(
+        "(c) where a `lablang check FILE` process spends its time: fractions of the whole "
+        f"process, medians of {runs} fresh processes (benchmarks/check_phases.py)"
+    )
+    print(PHASES_LEGEND)
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "phases.json"
+        for label, path in startup_files(Path(folder)).items():
+            _same_output(path, out)
+            phases_once(path, out)  # warm the file system
+            wholes, shares = [], Shares()
+            for _ in range(runs):
+                whole, times, imports = phases_once(path, out)
+                wholes.append(whole)
+                shares.add(_flattened(times, imports), whole)
+            keys = list(shares.values)
+            tuples = [k for k in keys if isinstance(k, tuple)]
+            print(f"  {label}: whole process {statistics.median(wholes):.3f} s")
+            for phase in _ordered([k for k in keys if isinstance(k, str)]):
+                detail = ""
+                if (phase, "imports") in shares.values:
+                    packages = [k for k in tuples if k[0] == phase and k[1] != "imports"]
+                    imported = shares.median((phase, "imports"))
+                    detail = f"  imports {imported:.3f}: {shares.top(packages, 5)}"
+                print(f"    {phase:<32} {shares.median(phase):.3f}{detail}")
+            print(
+                "    imports by package: "
+                + shares.top([k for k in tuples if k[0] == "package"], 10)
+            )
+            print(
+                "    slowest modules:    " + shares.top([k for k in tuples if k[0] == "module"], 10)
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--startup-only", action="store_true")
+    parser.add_argument("--phases", action="store_true", help="only (c): each phase's share")
     args = parser.parse_args()
+    if args.phases:
+        phases(args.runs)
+        return
     if args.startup_only:
         startup(args.runs)
         return

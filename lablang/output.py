@@ -15,7 +15,6 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 import time
 from pathlib import Path
 
@@ -69,6 +68,8 @@ def write_atomic(path: str | Path, data: str | bytes, *, replaces_input: bool = 
         if not info.st_mode & stat.S_IWUSR:
             raise OutputError(f"`{path}` is read-only; it is not overwritten")
     _remove_stale(target)
+    import tempfile  # here, not at the top: `lablang check` reads inputs and writes nothing
+
     try:
         fd, temporary = tempfile.mkstemp(
             prefix=_temporary_prefix(target.name), suffix=".tmp", dir=target.parent

@@ -13,9 +13,15 @@ from lablang import ast
 
 def children(node: Any) -> Iterator[Any]:
     """The direct child nodes of an AST node, in source order."""
-    names = _FIELDS.get(type(node))
+    return iter(_children(node))
+
+
+def _children(node: Any) -> list[Any]:
+    kind = type(node)
+    names = _FIELDS.get(kind)
     if names is None:
-        names = _FIELDS[type(node)] = tuple(f.name for f in attrs.fields(type(node)))
+        names = _FIELDS[kind] = tuple(f.name for f in attrs.fields(kind))
+    found = []
     for name in names:
         value = getattr(node, name)
         kind = type(value)
@@ -23,10 +29,14 @@ def children(node: Any) -> Iterator[Any]:
             continue
         if isinstance(value, tuple):
             for item in value:
-                if _is_node(type(item)):
-                    yield item
+                node_kind = _NODE_TYPES.get(type(item))
+                if node_kind is None:
+                    node_kind = _is_node(type(item))
+                if node_kind:
+                    found.append(item)
         elif _is_node(kind) and kind is not _Span:
-            yield value
+            found.append(value)
+    return found
 
 
 from lablang.source import Span as _Span  # noqa: E402
@@ -51,7 +61,9 @@ def walk(node: Any) -> Iterator[Any]:
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed(list(children(current))))
+        below = _children(current)
+        below.reverse()
+        stack += below
 
 
 def members(block: ast.Block | None) -> tuple[ast.Member, ...]:

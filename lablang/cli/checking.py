@@ -24,7 +24,6 @@ def check_paths(
 ) -> int | None:
     """Check the `.lab` files PATHS name; print the report; return the exit status, or
     None (printing nothing) when PATHS name no `.lab` file, a usage error for the caller."""
-    from lablang.diagnostics.render import to_json
     from lablang.driver import check_file, lab_files
 
     files = lab_files(paths)
@@ -38,6 +37,7 @@ def check_paths(
     if as_json:
         import json
 
+        from lablang.diagnostics.render import to_json
         from lablang.molecular.interchange import provenance
 
         payload: dict[str, Any] = {
@@ -53,7 +53,12 @@ def check_paths(
             payload["molecular"] = {f: v for f, v in molecular.items() if v is not None}
         sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     else:
-        text = diagnostics_text(diagnostics, auto_color() if color is None else color)
+        # an ok run without warnings renders nothing (nor loads the renderer)
+        text = (
+            diagnostics_text(diagnostics, auto_color() if color is None else color)
+            if diagnostics
+            else ""
+        )
         summary = (
             f"{_plural(len(files), 'file')} checked: {_plural(errors, 'error')}, "
             f"{_plural(warnings, 'warning')}"

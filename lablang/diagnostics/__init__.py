@@ -105,7 +105,7 @@ class Report:
             raise InternalError(f"diagnostic code {code} is not registered")
         diagnostic = Diagnostic(
             code=code,
-            severity=severity or CODES[code].severity,
+            severity=severity or CODES.severity(code),
             message=message,
             source=source,
             span=span,

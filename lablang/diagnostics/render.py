@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
@@ -79,6 +78,10 @@ def display_width(text: str) -> int:
     >>> display_width("a🧪b"), display_width("e\u0301"), display_width("漢字")
     (4, 1, 4)
     """
+    if text.isascii():  # one column a character, and no need of the Unicode tables
+        return len(text)
+    import unicodedata
+
     width = 0
     for char in text:
         if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):

@@ -446,6 +446,12 @@ def unflag(seq: Seq) -> Seq:
 
 # ----------------------------------------------------------------- pairing
 
+# (a, b) -> whether IUPAC code `a` can pair with code `b`: some base `a` stands for is the
+# complement of one `b` stands for. Written out once, since annealing asks it per position.
+BASES_PAIR: dict[tuple[str, str], bool] = {
+    (a, b): bool(IUPAC[a] & {COMPLEMENT[x] for x in IUPAC[b]}) for a in IUPAC for b in IUPAC
+}
+
 
 def tokens_pair(a: Token, b: Token) -> bool:
     """Whether token `a` can be the reverse complement of token `b` at one position.
@@ -454,7 +460,7 @@ def tokens_pair(a: Token, b: Token) -> bool:
     (True, True, False)
     """
     if isinstance(a, str) and isinstance(b, str):
-        return bool(IUPAC[a] & {COMPLEMENT[x] for x in IUPAC[b]})
+        return BASES_PAIR[a, b]
     if isinstance(a, SymbolToken) and isinstance(b, SymbolToken):
         return a.name == b.name and a.rc != b.rc
     if isinstance(a, PolyToken) and isinstance(b, PolyToken):
@@ -509,13 +515,13 @@ def _payload_name(name: str) -> bool:
 # ----------------------------------------------------------------- notation
 
 
-_PLACEHOLDER = re.compile(
-    r"\[\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*(?::\s*(\d+)\s*(?:-\s*(\d+))?)?\s*('?)\s*\]"
-)
-_HOMOPOLYMER = re.compile(r"\(\s*([ACGTUacgtu])\s*\)\s*(\d+)")
-_MODIFICATION = re.compile(r"/([A-Za-z0-9-]+)/")
-_REFERENCE = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*('?)\s*\}")
-_DU = re.compile(r"\(dU\)")
+# The notation's patterns, compiled when `parse_notation` first runs (`re` keeps them):
+# a check reads its sequences from the syntax tree and never calls it.
+_PLACEHOLDER = r"\[\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*(?::\s*(\d+)\s*(?:-\s*(\d+))?)?\s*('?)\s*\]"
+_HOMOPOLYMER = r"\(\s*([ACGTUacgtu])\s*\)\s*(\d+)"
+_MODIFICATION = r"/([A-Za-z0-9-]+)/"
+_REFERENCE = r"\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*('?)\s*\}"
+_DU = r"\(dU\)"
 
 
 def parse_notation(text: str, resolve: Callable[[str, bool], Seq] | None = None) -> Seq:
@@ -533,6 +539,9 @@ def parse_notation(text: str, resolve: Callable[[str, bool], Seq] | None = None)
         body = body[3:-3]
     elif body.startswith("5'") and body.endswith("3'"):
         body = body[2:-2].strip("-")
+    placeholder_re, du_re = re.compile(_PLACEHOLDER), re.compile(_DU)
+    homopolymer_re, modification_re = re.compile(_HOMOPOLYMER), re.compile(_MODIFICATION)
+    reference_re = re.compile(_REFERENCE)
     parts: list[Part] = []
     i, n = 0, len(body)
     count = 0
@@ -542,7 +551,7 @@ def parse_notation(text: str, resolve: Callable[[str, bool], Seq] | None = None)
             i += 1
             continue
         if ch == "[":
-            m = _PLACEHOLDER.match(body, i)
+            m = placeholder_re.match(body, i)
             if not m:
                 raise SequenceError(
                     f"unreadable placeholder at column {i + 1}: `{body[i : i + 20]}`"
@@ -550,11 +559,11 @@ def parse_notation(text: str, resolve: Callable[[str, bool], Seq] | None = None)
             parts.append(placeholder(m.group(1), m.group(2), m.group(3), bool(m.group(4))))
             i = m.end()
         elif ch == "(":
-            if _DU.match(body, i):
+            if du_re.match(body, i):
                 parts.append(Modification("dU"))
                 i += 4
                 continue
-            m = _HOMOPOLYMER.match(body, i)
+            m = homopolymer_re.match(body, i)
             if not m:
                 raise SequenceError(
                     f"unreadable homopolymer at column {i + 1}: `{body[i : i + 10]}`"
@@ -565,13 +574,13 @@ def parse_notation(text: str, resolve: Callable[[str, bool], Seq] | None = None)
             parts.append(Homopolymer(m.group(1).upper().replace("U", "T"), run))
             i = m.end()
         elif ch == "/":
-            m = _MODIFICATION.match(body, i)
+            m = modification_re.match(body, i)
             if not m:
                 raise SequenceError(f"unterminated modification at column {i + 1}")
             parts.append(Modification.of(m.group(1)))
             i = m.end()
         elif ch == "{":
-            m = _REFERENCE.match(body, i)
+            m = reference_re.match(body, i)
             if not m:
                 raise SequenceError(f"unreadable reference at column {i + 1}")
             if resolve is None:

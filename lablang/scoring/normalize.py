@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from lablang.scoring.library_chars import LIBRARY_SCORE_CHARS
+
 # bare uppercase IUPAC bases with no ribo (`R` before a base), LNA, thioate or shorthand
 PLAIN_BASES = re.compile(r"[ACGTUNVBDHKMSWY]+")
 CANONICAL_PLACEHOLDER_RE = re.compile(r"^\[([A-Z0-9_]+):(\d+)\]$")
@@ -359,19 +361,7 @@ def modality_key(value: str) -> str:
 
 
 # ---- Task 1: final library sequences -------------------------------------------------
-
-LIBRARY_SCORE_CHARS = {
-    "CELL_BARCODE": "#", "BARCODE": "#", "CB": "#", "GEM_BARCODE": "#", "BEAD_BARCODE": "#",
-    "UMI": "~",
-    "SAMPLE_INDEX": "@", "INDEX": "@", "I5": "@", "I5_INDEX": "@", "I7": "@", "I7_INDEX": "@",
-    "LIGATION": "&", "LIGATION_BARCODE": "&",
-    "RT": "=", "RT_BARCODE": "=",
-    "TN5": "%", "TN5_INDEX": "%", "TN5_BARCODE": "%",
-    "FEATURE": "$", "FB": "$", "FEATURE_BARCODE": "$", "CAPTURE": "$", "CAPTURE_BARCODE": "$",
-    "ANTIBODY": "$", "ANTIBODY_BARCODE": "$",
-    "RANDOM": "?", "VARIABLE": "?", "SPACER": "?", "LINKER": "?", "PB": "?",
-    "PHASE_BLOCK": "?", "DEGENERATE": "?",
-}  # fmt: skip
+# (the score characters each placeholder role expands to: `library_chars.py`)
 
 _QUESTION_TERMS = (
     "phase",

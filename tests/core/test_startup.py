@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 import attrs
+import pytest
 
 from lablang import ast
 from lablang.diagnostics import Report
@@ -41,6 +44,33 @@ def test_registry_read_per_code_equals_the_whole_files_parsed() -> None:
         assert entry.explanation == data["explanation"].strip()
         assert entry.bad == data.get("bad", "").strip("\n")
         assert entry.good == data.get("good", "").strip("\n")
+
+
+def test_each_codes_severity_read_without_tomllib_is_the_parsed_one() -> None:
+    """`CODES.severity(code)`, read from the section's `severity` line for reporting, is
+    the severity parsing the whole registry files gives, for every code."""
+    fresh = _Registry()
+    for code, (_area, data) in _parsed_whole().items():
+        assert fresh.severity(code).value == data["severity"], code
+    assert fresh._codes == {}  # read without parsing any section
+
+
+def test_every_code_lives_in_the_registry_file_of_its_range() -> None:
+    """Each code is in the file its range names (E00xx-E03xx core, E04xx molecular, ...,
+    as `lablang.diagnostics.codes` lists them), so looking one up reads that file alone,
+    and a lookup from that file alone agrees with the whole registry, codes absent too."""
+    from lablang.diagnostics.codes import _RANGE_FILES
+
+    whole = _parsed_whole()
+    assert {code: area for code, (area, _data) in whole.items()} == {
+        code: _RANGE_FILES[code[2]] for code in whole
+    }
+    for code in [*whole, "E0899", "W0499"]:
+        fresh = _Registry()
+        assert (code in fresh) == (code in whole), code
+        assert fresh._sections is None  # read without the whole index
+    for code in ["E0999", "E9999", "X0101", "E01", "e0203"]:  # no range: the whole index
+        assert code not in _Registry()
 
 
 def test_reporting_one_diagnostic_parses_only_its_code() -> None:
@@ -124,3 +154,129 @@ def test_check_run_in_a_callers_process_leaves_its_garbage_collector_as_it_was()
         run(["check", str(ROOT / "examples" / "tenx_3p_v3.lab")])
     assert stopped.value.code == 0
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
+
+
+def _benchmark() -> object:
+    path = ROOT / "benchmarks" / "check_speed.py"
+    spec = importlib.util.spec_from_file_location("check_speed", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# Third-party packages and lablang modules a check of the start-up files must not load:
+# the solvers, the simulator, the numeric and graph stacks, the CLI framework, and the
+# backends' parts that only export, draw, score or verify.
+HEAVY_PACKAGES = {
+    "z3", "mujoco", "numpy", "scipy", "networkx", "click", "yaml", "rapidfuzz", "cattrs",
+    "pygls", "tqdm", "PIL", "gymnasium", "h5py", "ray", "jsonschema", "llguidance", "seqspec",
+}  # fmt: skip
+HEAVY_LABLANG = (
+    "lablang.molecular.interchange", "lablang.molecular.draw", "lablang.molecular.seqspec",
+    "lablang.molecular.libstruct", "lablang.molecular.graph", "lablang.molecular.atlas",
+    "lablang.scoring", "lablang.rubrics", "lablang.sim", "lablang.fmt", "lablang.spec",
+    "lablang.lsp", "lablang.cli.group", "lablang.cli.core", "lablang.export",
+)  # fmt: skip
+# Standard-library modules only a corner case needs (writing a file, explaining a code,
+# a docstring, a non-ASCII caret, --json): lablang imports them where that case is, not
+# on the way of every check. The syntax stage's own imports (its parser-table cache) are
+# not listed here.
+CORNER_CASE_STDLIB = {
+    "tempfile", "shutil", "inspect", "pkgutil", "tomllib", "textwrap", "string", "pickle",
+    "platform", "hashlib", "json", "datetime", "difflib", "subprocess", "logging",
+    "dataclasses", "urllib", "unicodedata", "ast", "dis", "tokenize", "copy", "random",
+}  # fmt: skip
+
+# Runs `lablang check FILE` as the command does, recording each `import` statement that
+# lablang's code executes (its importer and the name), then what is loaded at the end.
+_PROBE = """
+import builtins, json, os, sys
+def ended(code):  # the check process's own end (lablang.cli._end_process), made an exit
+    raise SystemExit(code)
+os._exit = ended
+statements = []
+real = builtins.__import__
+def probe(name, globals=None, locals=None, fromlist=(), level=0):
+    importer = (globals or {}).get("__name__") or ""
+    if level == 0 and importer.startswith("lablang"):
+        statements.append((importer, name))
+    return real(name, globals, locals, fromlist, level)
+builtins.__import__ = probe
+from lablang.cli import run
+sys.argv = ["lablang", "check", sys.argv[1]]
+code = None
+try:
+    run()
+except SystemExit as stop:
+    code = stop.code
+builtins.__import__ = real
+print(json.dumps({"code": code, "statements": statements, "modules": sorted(sys.modules)}))
+"""
+
+
+def _startup_files(folder: Path) -> dict[str, tuple[Path, int]]:
+    """The files of `check_speed.py --startup-only`, with the exit status each gives."""
+    bench = _benchmark()
+    small = folder / "small.lab"
+    small.write_text(bench.UNIT.format(i=0))  # type: ignore[attr-defined]
+    errors = folder / "errors.lab"
+    errors.write_text(bench.WITH_ERRORS)  # type: ignore[attr-defined]
+    files = {"small.lab (3 backends)": (small, 0), "protocol, 2 errors": (errors, 1)}
+    for label, path in bench.STARTUP_FILES.items():  # type: ignore[attr-defined]
+        files[label] = (path, 0)
+    return files
+
+
+@pytest.mark.parametrize(
+    "label", ["small.lab (3 backends)", "protocol file", "10x example", "protocol, 2 errors"]
+)
+def test_checking_a_startup_file_loads_no_heavy_module_and_no_corner_case_import(
+    label: str, tmp_path: Path
+) -> None:
+    """A `lablang check` process on each start-up benchmark file loads none of the heavy
+    packages or lablang's export/draw/score/verify modules (nor, when it reports nothing,
+    the code registry and the renderer), and lablang's own code runs no import of a
+    standard-library module that only a corner case needs."""
+    path, status = _startup_files(tmp_path)[label]
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["code"] == status, done.stderr
+    heavy = [
+        m
+        for m in seen["modules"]
+        if m.partition(".")[0] in HEAVY_PACKAGES
+        or any(m == h or m.startswith(h + ".") for h in HEAVY_LABLANG)
+    ]
+    assert heavy == []
+    if status == 0:  # nothing reported: the code registry and the renderer are not read
+        assert {"lablang.diagnostics.codes", "lablang.diagnostics.render"}.isdisjoint(
+            seen["modules"]
+        )
+    corner = sorted(
+        {
+            f"{importer} imports {name}"
+            for importer, name in seen["statements"]
+            if name.partition(".")[0] in CORNER_CASE_STDLIB
+            and not importer.startswith("lablang.syntax")
+        }
+    )
+    assert corner == []
+
+
+def test_the_operation_modules_found_without_pkgutil_are_pkgutils() -> None:
+    """`lablang.molecular.ops` imports (and so registers) exactly the modules
+    `pkgutil.iter_modules` lists in its folder, found without loading `pkgutil`."""
+    import pkgutil
+
+    from lablang.molecular import ops
+
+    listed = sorted(m.name for m in pkgutil.iter_modules(ops.__path__))
+    assert ops._submodules() == listed
+    assert all(f"lablang.molecular.ops.{name}" in sys.modules for name in listed)

@@ -142,3 +142,22 @@ def test_unreadable_text_raises_a_sequence_error(text: str) -> None:
 def test_lowercase_and_u_are_normalised() -> None:
     """Lowercase bases are read as uppercase and U as T."""
     assert render(parse_notation("acgu")) == "5'-ACGT-3'"
+
+
+@given(plain_seqs, plain_seqs, st.integers(1, 6))
+def test_annealing_finds_a_site_exactly_where_pairing_from_that_position_reaches_the_minimum(
+    primer: Seq, template: Seq, min_match: int
+) -> None:
+    """`anneal_sites`, which skips the template positions the primer's 3'-terminal base
+    cannot pair with, finds its sites at exactly the positions (the first MAX_SITES) where
+    pairing from that position pairs at least `min_match` bases."""
+    from lablang.molecular.ops import core
+
+    p, t = primer.tokens(), template.tokens()
+    expected = []
+    for s in range(len(t)):
+        _absorbed, paired, _stop, count = core._run(p, t, s)
+        if count >= min_match and paired > 0:
+            expected.append(s)
+    found = core.anneal_sites(primer, template, min_match)
+    assert sorted(site.start - site.anchored for site in found) == expected[: core.MAX_SITES]

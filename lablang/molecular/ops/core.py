@@ -14,6 +14,7 @@ from lablang.molecular.molecule import (
     Strand,
 )
 from lablang.molecular.sequence import (
+    BASES_PAIR,
     COMPLEMENT,
     DEGENERATE,
     LNA,
@@ -145,11 +146,8 @@ class Site:
     anchored: bool = False
 
 
-def _run(p: tuple[Token, ...], t: tuple[Token, ...], s: int) -> tuple[int, int, int, int]:
-    """Pair primer tokens `p` (3' end last) against template `t` from position `s`.
-
-    Returns (anchor tokens absorbed, primer tokens paired, template stop, paired bases).
-    """
+def _anchor(p: tuple[Token, ...]) -> int:
+    """How many of the primer's 3'-terminal tokens are degenerate codes (at most three)."""
     m = len(p)
     anchor = 0
     while (
@@ -158,14 +156,36 @@ def _run(p: tuple[Token, ...], t: tuple[Token, ...], s: int) -> tuple[int, int, 
         and p[m - 1 - anchor] in DEGENERATE
     ):
         anchor += 1
+    return anchor
+
+
+def _run(
+    p: tuple[Token, ...], t: tuple[Token, ...], s: int, anchor: int | None = None
+) -> tuple[int, int, int, int]:
+    """Pair primer tokens `p` (3' end last) against template `t` from position `s`
+    (`anchor`: `_anchor(p)`, computed once by a caller that tries every position).
+
+    Returns (anchor tokens absorbed, primer tokens paired, template stop, paired bases).
+    """
+    m = len(p)
+    if anchor is None:
+        anchor = _anchor(p)
     i, j, count, absorbed = m - 1, s, 0, 0
     first = t[s]
     if anchor and isinstance(first, SymbolToken) and is_payload_token(first):
         # An anchored primer's degenerate 3' bases pair inside the payload: its last
         # bases are unknown, so any base can sit there.
         i, j, count, absorbed = m - 1 - anchor, s + 1, anchor, anchor
-    while i >= 0 and j < len(t):
+    n = len(t)
+    while i >= 0 and j < n:
         tok, base = t[j], p[i]
+        if isinstance(tok, str) and isinstance(base, str):  # two bases: most positions
+            if not BASES_PAIR[base, tok]:
+                break
+            count += 1
+            i -= 1
+            j += 1
+            continue
         if isinstance(tok, PolyToken) and isinstance(base, str) and _pairs_run(base, tok):
             # a run written out in the primer (oligo-dT: 24 T) pairs with a tail of
             # unknown length (TdT's or poly(A) polymerase's poly(A)) as one position
@@ -214,8 +234,13 @@ def anneal_sites(primer: Seq, template: Seq, min_match: int = MIN_ANNEAL) -> lis
             f"search limit ({ANNEAL_BUDGET} position pairs)",
         )
     sites: list[Site] = []
+    anchor = _anchor(p)
+    last = p[-1] if p else None
     for s in range(len(t)):
-        absorbed, paired, stop, count = _run(p, t, s)
+        tok = t[s]
+        if isinstance(last, str) and isinstance(tok, str) and not BASES_PAIR[last, tok]:
+            continue  # the 3'-terminal base does not pair here: nothing pairs (as `_run` finds)
+        absorbed, paired, stop, count = _run(p, t, s, anchor)
         if count >= min_match and paired > 0:
             refined = template
             start = s
@@ -247,8 +272,9 @@ def closest_match(primer: Seq, template: Seq) -> ClosestMatch:
     """The best near-site for a primer that does not anneal, for the diagnostic."""
     p, t = primer.tokens(), template.tokens()
     best = (0, 0)
+    anchor = _anchor(p)
     for s in range(len(t)):
-        count = _run(p, t, s)[3]
+        count = _run(p, t, s, anchor)[3]
         if count > best[0]:
             best = (count, s)
     total = (0, 0)

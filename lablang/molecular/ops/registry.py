@@ -11,7 +11,6 @@ The workflow deriver validates and passes arguments from this table; `lablang sp
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -75,6 +74,8 @@ class Operation:
 
     @property
     def doc(self) -> str:
+        import inspect  # here: a check reads no docstring, and `inspect` loads `ast` and `dis`
+
         return inspect.getdoc(self.function) or ""
 
     def param(self, name: str) -> Param | None:
