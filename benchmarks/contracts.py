@@ -127,6 +127,10 @@ def main(
         f"{'met' if stdlib_max < 2 else 'NOT met'}); N={largest} deadlock {n_max:.2f} s (< 2 s: "
         f"{'met' if n_max < 2 else 'NOT met'})"
     )
+    failed = [r[0] for r in rows if r[3] == "FAILED"]
+    if failed:
+        # a stdlib contract that fails to verify is a bug, not a figure: fail the run
+        raise SystemExit(f"verification FAILED: {'; '.join(failed)}")
 
 
 LARGE = {

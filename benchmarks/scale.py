@@ -71,6 +71,7 @@ def main() -> None:
     configs = [("local", 1), ("local", 2), ("ray", 1), ("ray", 2)]
     reference: dict[str, str] = {}
     rates: dict[tuple[str, int], tuple[float, float]] = {}
+    differing: list[str] = []
     for kind, jobs in configs:
         executor = Executor(kind, jobs)
         if kind == "ray":
@@ -97,6 +98,8 @@ def main() -> None:
         if not reference:
             reference = {**text, "rows": rows}
         same = reference == {**text, "rows": rows}
+        if not same:
+            differing.append(f"{kind} x{jobs}")
         rates[(kind, jobs)] = (args.instances / certify_s, len(batch.rows) / score_s)
         print(
             f"{kind} x{jobs}: certify {args.instances / certify_s:.2f} instances/s, "
@@ -107,6 +110,9 @@ def main() -> None:
         print(
             f"  {key[0]} x{key[1]}: certify {inst / base[0]:.2f}x, score {pairs / base[1]:.2f}x of local x1"
         )
+    if differing:
+        # a distributed run that changes a result is a bug, not a figure: fail the run
+        raise SystemExit(f"output differs from local x1 with: {', '.join(differing)}")
 
 
 if __name__ == "__main__":
