@@ -1,0 +1,149 @@
+"""lablang's records (`lablang.record`) against attrs classes of the same shapes, as ratios
+measured in one run (never absolute targets; attrs is only needed to run this benchmark).
+
+Per class: declaring a class (the record's templates warm, as they are after the first
+class of a shape, and cold, with the template cache emptied before each class).
+Per instance: construction, `==` of equal instances, `hash`, `evolve`, `repr`, for the
+shapes the package declares most (AST nodes: keyword-only, frozen; small positional
+frozen values; a frozen record with an `eq=False` field; a mutable record with a factory).
+
+Run: python benchmarks/records.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import statistics
+import sys
+import timeit
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from lablang import record
+
+_COUNTER = itertools.count()
+
+
+def _shapes(lib: str) -> dict[str, Any]:
+    """Four classes of the package's common shapes, declared with attrs or with records."""
+    if lib == "attrs":
+        frozen, define, field, evolve = attrs.frozen, attrs.define, attrs.field, attrs.evolve
+    else:
+        frozen, define, field, evolve = record.frozen, record.define, record.field, record.evolve
+
+    @frozen(kw_only=True)
+    class Call:
+        func: str
+        args: tuple[Any, ...]
+        span: tuple[int, int]
+
+    @frozen(slots=True)
+    class Span:
+        start: int
+        end: int
+
+    @frozen(slots=True)
+    class Strand:
+        seq: str
+        name: str
+        phosphate_5p: bool = False
+        circular: bool = False
+        label: str | None = field(default=None, eq=False)
+        note: str = ""
+
+    @define
+    class Loader:
+        roots: list[str]
+        cache: dict[str, int] = field(factory=dict)
+
+    return {
+        "Call (kw_only, 3 fields)": (Call, lambda: Call(func="f", args=(1, 2), span=(0, 4))),
+        "Span (2 positional)": (Span, lambda: Span(3, 9)),
+        "Strand (6 fields, eq=False one)": (Strand, lambda: Strand("ACGT", "s", True)),
+        "Loader (define, factory)": (Loader, lambda: Loader(["a"])),
+        "evolve": evolve,
+    }
+
+
+def _declare(lib: str, cold: bool) -> None:
+    """Declare one kw_only frozen class of 4 fields with fresh field names."""
+    i = next(_COUNTER)
+    if cold:
+        record._TEMPLATES.clear()
+    namespace = {
+        "__annotations__": {f"a{i}": "str", f"b{i}": "int", f"c{i}": "tuple", "span": "Span"},
+        "__module__": __name__,
+        "__qualname__": f"Node{i}",
+    }
+    cls = type(f"Node{i}", (), namespace)
+    if lib == "attrs":
+        attrs.frozen(kw_only=True)(cls)
+    else:
+        record.frozen(kw_only=True)(cls)
+
+
+def _time(statement: Any, number: int, repeat: int) -> float:
+    return min(timeit.repeat(statement, number=number, repeat=repeat)) / number
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=7)
+    repeat = parser.parse_args().repeat
+
+    print("per class: declaring a frozen kw_only class of 4 fields (record / attrs)")
+    for cold in (False, True):
+        ratios = []
+        for _ in range(repeat):
+            a = _time(lambda: _declare("attrs", False), 50, 1)
+            r = _time(lambda c=cold: _declare("record", c), 50, 1)
+            ratios.append(r / a)
+            timing = (a, r)
+        label = "cold templates" if cold else "warm templates"
+        print(
+            f"  {label:30} attrs {timing[0] * 1e6:6.1f} us  record {timing[1] * 1e6:6.1f} us"
+            f"  ratio {statistics.median(ratios):.2f}"
+        )
+
+    print("per instance (record / attrs; <= 1.10 is the target)")
+    shapes = {lib: _shapes(lib) for lib in ("attrs", "record")}
+    number = 20_000
+    for name in shapes["attrs"]:
+        if name == "evolve":
+            continue
+        rows = {}
+        for operation in ("construct", "eq", "hash", "evolve", "repr"):
+            ratios = []
+            for _ in range(repeat):
+                times = {}
+                for lib in ("attrs", "record"):
+                    cls, make = shapes[lib][name]
+                    evolve = shapes[lib]["evolve"]
+                    x, y = make(), make()
+                    field = record.fields(cls)[0].name if lib == "record" else None
+                    field = field or attrs.fields(cls)[0].name
+                    if operation == "hash" and cls.__hash__ is None:
+                        break
+                    statement = {
+                        "construct": make,
+                        "eq": lambda x=x, y=y: x == y,
+                        "hash": lambda x=x: hash(x),
+                        "evolve": lambda x=x, e=evolve, f=field: e(x, **{f: getattr(x, f)}),
+                        "repr": lambda x=x: repr(x),
+                    }[operation]
+                    times[lib] = _time(statement, number, 1)
+                if len(times) == 2:
+                    ratios.append(times["record"] / times["attrs"])
+            if ratios:
+                rows[operation] = statistics.median(ratios)
+        shown = "  ".join(f"{op} {ratio:.2f}" for op, ratio in rows.items())
+        print(f"  {name:32} {shown}")
+
+
+if __name__ == "__main__":
+    main()
