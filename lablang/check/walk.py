@@ -6,16 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import attrs
-
 from lablang import ast
+from lablang.record import fields, has
 
 
 def children(node: Any) -> Iterator[Any]:
     """The direct child nodes of an AST node, in source order."""
     names = _FIELDS.get(type(node))
     if names is None:
-        names = _FIELDS[type(node)] = tuple(f.name for f in attrs.fields(type(node)))
+        names = _FIELDS[type(node)] = tuple(f.name for f in fields(type(node)))
     for name in names:
         value = getattr(node, name)
         kind = type(value)
@@ -31,8 +30,8 @@ def children(node: Any) -> Iterator[Any]:
 
 from lablang.source import Span as _Span  # noqa: E402
 
-# Every pass walks the tree, so what `attrs` would be asked per node is asked once per
-# class: its field names, and whether a type is a node at all.
+# Every pass walks the tree, so what `lablang.record` would be asked per node is asked
+# once per class: its field names, and whether a type is a node at all.
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _LEAVES = frozenset({str, int, float, bool, type(None), _Span})
 _NODE_TYPES: dict[type, bool] = {}
@@ -41,7 +40,7 @@ _NODE_TYPES: dict[type, bool] = {}
 def _is_node(kind: type) -> bool:
     found = _NODE_TYPES.get(kind)
     if found is None:
-        found = _NODE_TYPES[kind] = attrs.has(kind)
+        found = _NODE_TYPES[kind] = has(kind)
     return found
 
 

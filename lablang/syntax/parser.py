@@ -8,13 +8,13 @@ import re
 import threading
 from typing import Any
 
-import attrs
 import lark
 from lark import Token
 
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.limits import Limits
+from lablang.record import evolve
 from lablang.source import Source, Span
 from lablang.syntax.sequence import read_sequence
 
@@ -457,7 +457,7 @@ class _ToAst(lark.Transformer):
         # `(expr)`: the expression itself, its span widened to the parentheses. The new
         # node keeps the depth of the old one (else parentheses reset the depth bound).
         inner = children[1]
-        node = attrs.evolve(inner, span=_span_of(children))
+        node = evolve(inner, span=_span_of(children))
         table = self.ctx.expr_depth
         if id(inner) in table:
             table[id(node)] = table[id(inner)]

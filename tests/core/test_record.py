@@ -12,6 +12,8 @@ from typing import Any, ClassVar
 import pytest
 
 from lablang.record import (
+    MAX_FACTORY_FIELDS,
+    MAX_FIELDS,
     NOTHING,
     FrozenError,
     asdict,
@@ -21,6 +23,7 @@ from lablang.record import (
     fields,
     frozen,
     has,
+    template_source,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -347,3 +350,64 @@ def test_unknown_options_of_a_field_or_a_decorator_are_refused() -> None:
         define(frozen=True)  # type: ignore[call-overload]
     with pytest.raises(TypeError, match="not both"):
         field(default=1, factory=list)
+
+
+def test_the_generated_method_templates_are_current() -> None:
+    """`lablang/record_code.py` is what `python -m lablang.record` prints today."""
+    assert (ROOT / "lablang" / "record_code.py").read_text("utf-8") == template_source()
+
+
+def test_a_record_with_more_fields_than_the_templates_hold_is_refused() -> None:
+    """Past `MAX_FIELDS` fields a declaration fails naming the limit (no silent slow path)."""
+    body = {"__annotations__": {f"f{i}": "int" for i in range(MAX_FIELDS + 1)}}
+    with pytest.raises(TypeError, match=f"at most {MAX_FIELDS} fields"):
+        frozen(type("Wide", (), body))
+
+
+def test_records_with_many_factory_fields_still_call_each_factory() -> None:
+    """Past `MAX_FACTORY_FIELDS` arguments the factories run in the setters, same result."""
+    names = [f"f{i}" for i in range(MAX_FACTORY_FIELDS + 1)]
+    body: dict[str, Any] = {"__annotations__": dict.fromkeys(names, "list")}
+    body.update({name: field(factory=list) for name in names})
+    for decorator in (frozen, define):
+        wide = decorator(type("Wide", (), dict(body)))
+        one, two = wide(), wide(f0=[1])
+        assert one.f0 == [] and one.f0 is not wide().f0 and two.f0 == [1]
+
+
+def test_a_check_of_the_10x_example_imports_neither_attrs_nor_cattrs() -> None:
+    """`lablang check` runs on lablang's own records: attrs/cattrs are not imported."""
+    probe = (
+        "import sys\n"
+        "from lablang.cli import run\n"
+        "try:\n"
+        "    run(['check', sys.argv[1]])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('attr', 'attrs', 'cattrs')))\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe, str(ROOT / "examples" / "tenx_3p_v3.lab")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert run.stdout.strip().splitlines()[-1] == "[]", run.stdout + run.stderr
+
+
+def test_the_contributing_guide_example_declares_working_records() -> None:
+    """CONTRIBUTING.md's record example runs, and its records behave as its comments say."""
+    text = (ROOT / "CONTRIBUTING.md").read_text("utf-8")
+    section = text.split("## Declare a record", 1)[1]
+    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+    checks = (
+        "assert Strand('A', label='x') == Strand('A') and hash(Strand('A')) == hash(Strand('A'))\n"
+        "assert evolve(Strand('A'), name='n').name == 'n' and [f.name for f in fields(Node)]\n"
+        "assert Node().notes == [] and repr(Node()) == 'Node(items=())'\n"
+        "assert Cache().entries == {} and Cache()._seen == set()\n"
+        "print('ok')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", example + checks], capture_output=True, text=True, cwd=ROOT
+    )
+    assert run.stdout == "ok\n", run.stderr

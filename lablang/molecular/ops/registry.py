@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import attrs
+from lablang.record import frozen
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -32,7 +32,7 @@ KINDS: dict[str, str] = {
 }
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Param:
     """One argument of an operation as written in a workflow (`primer: bead`).
 
@@ -57,7 +57,7 @@ class Param:
         return f"{self.name}: {shown}"
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Operation:
     """A registered operation: the function and everything said about it."""
 
