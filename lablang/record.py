@@ -361,7 +361,7 @@ def _state_methods(names: tuple[str, ...]) -> tuple[Callable[..., Any], Callable
 # methods with placeholder names: arguments `a0, a1, ...`, attributes `f0, f1, ...`,
 # setters `_S0, _S1, ...`, the rest of `__init__` `_T`, the hash's salt `_H`. A class gets
 # copies of their code with its names swapped in; nothing is compiled at run time.
-MAX_FIELDS = 40  # the widest record (`Limits`) has 29; each template costs start-up
+MAX_FIELDS = 40  # the widest records: AssetInfo 29, Limits 25; templates cost start-up
 MAX_FACTORY_FIELDS = 16  # beyond, a field's factory runs in its setter (a call more)
 _GLOBALS = {"__builtins__": builtins, "NOTHING": NOTHING}
 
