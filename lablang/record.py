@@ -25,6 +25,7 @@ of fields, with placeholder names) with the class's field names swapped in
 from __future__ import annotations
 
 import builtins
+import functools
 import itertools
 import types
 from collections.abc import Callable, Mapping
@@ -250,8 +251,8 @@ def _collect(cls: type, kw_only: bool) -> tuple[list[Field], list[str]]:
             raise TypeError(f"{cls.__qualname__}: a record field cannot be named `self`")
         value = body.get(name, NOTHING)
         if isinstance(value, _Spec):
-            options = {"kw_only": kw_only, **value.options}
-            options["kw_only"] = options["kw_only"] or kw_only
+            options = dict(value.options)
+            options["kw_only"] = options.get("kw_only", False) or kw_only  # as attrs
             own.append(Field(name, type=annotation, **options))
         else:
             own.append(Field(name, default=value, kw_only=kw_only, type=annotation))
@@ -268,6 +269,8 @@ def _build(cls: type, *, frozen: bool, slots: bool, kw_only: bool, eq: bool, rep
     if slots:
         if "__slots__" in body:
             raise TypeError(f"{cls.__qualname__}: a slotted record declares no `__slots__`")
+        if any(isinstance(v, functools.cached_property) for v in body.values()):
+            raise TypeError(f"{cls.__qualname__}: `cached_property` needs `slots=False`")
         taken: set[str] = set()
         for base in cls.__mro__[1:]:
             declared = base.__dict__.get("__slots__", ())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import pickle
 import subprocess
 import sys
@@ -411,3 +412,16 @@ def test_the_contributing_guide_example_declares_working_records() -> None:
         [sys.executable, "-c", example + checks], capture_output=True, text=True, cwd=ROOT
     )
     assert run.stdout == "ok\n", run.stderr
+
+
+def test_a_cached_property_on_a_slotted_record_is_refused_at_declaration() -> None:
+    """A slotted record has no `__dict__` to cache in: declaring one fails, naming the fix."""
+    with pytest.raises(TypeError, match="slots=False"):
+
+        @frozen
+        class Cached:
+            text: str
+
+            @functools.cached_property
+            def size(self) -> int:
+                return len(self.text)
