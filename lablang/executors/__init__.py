@@ -100,13 +100,13 @@ def call_unit(path: str, payload: Any) -> Any:
     return resolve(path)(payload)
 
 
-LOCAL = Executor()  # one process, this one: the default of `run_units`
+_LOCAL = Executor()  # one process, this one: the default of `run_units`
 
 
 def run_units(
     function: Callable[[Any], Any],
     units: Sequence[Unit],
-    executor: Executor = LOCAL,
+    executor: Executor = _LOCAL,
     progress: str | None = None,
 ) -> list[Any]:
     """`function(unit.payload)` for every unit, results (or `UnitFailure`s) in unit order.
