@@ -7,7 +7,10 @@ Per instance: construction, `==` of equal instances, `hash`, `evolve`, `repr`, f
 shapes the package declares most (AST nodes: keyword-only, frozen; small positional
 frozen values; a frozen record with an `eq=False` field; a mutable record with a factory).
 
-Run: python benchmarks/records.py [--repeat N]
+Before timing, the two versions of each shape are checked to agree (repr text, equality,
+hash of equal instances, evolve); a disagreement fails the run.
+
+Run: python benchmarks/records.py [--repeat N] [--smoke]
 """
 
 from __future__ import annotations
@@ -95,21 +98,39 @@ def _time(statement: Any, number: int, repeat: int) -> float:
     return min(timeit.repeat(statement, number=number, repeat=repeat)) / number
 
 
+def _agree(shapes: dict[str, dict[str, Any]]) -> None:
+    """attrs' and the record's version of every shape give the same results."""
+    for name in shapes["attrs"]:
+        if name == "evolve":
+            continue
+        seen = []
+        for lib in ("attrs", "record"):
+            cls, make = shapes[lib][name]
+            x, y = make(), make()
+            first = (record.fields(cls) if lib == "record" else attrs.fields(cls))[0].name
+            again = shapes[lib]["evolve"](x, **{first: getattr(x, first)})
+            hashable = cls.__hash__ is not None
+            seen.append((repr(x), x == y, again == x, hashable and hash(x) == hash(y)))
+        assert seen[0] == seen[1], f"{name}: attrs {seen[0]} but record {seen[1]}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=15)
-    repeat = parser.parse_args().repeat
+    parser.add_argument("--smoke", action="store_true", help="one tiny run of each row")
+    options = parser.parse_args()
+    repeat, number, classes = (1, 100, 5) if options.smoke else (options.repeat, 5_000, 50)
+    shapes = {lib: _shapes(lib) for lib in ("attrs", "record")}
+    _agree(shapes)
 
     print("per class: declaring a frozen kw_only class of 4 fields (record / attrs)")
     a = r = float("inf")
     for _ in range(repeat):  # alternated; the fastest run of each
-        a = min(a, _time(lambda: _declare("attrs"), 50, 1))
-        r = min(r, _time(lambda: _declare("record"), 50, 1))
+        a = min(a, _time(lambda: _declare("attrs"), classes, 1))
+        r = min(r, _time(lambda: _declare("record"), classes, 1))
     print(f"  attrs {a * 1e6:6.1f} us  record {r * 1e6:6.1f} us  ratio {r / a:.2f}")
 
     print("per instance (record / attrs; <= 1.10 is the target)")
-    shapes = {lib: _shapes(lib) for lib in ("attrs", "record")}
-    number = 5_000
     for name in shapes["attrs"]:
         if name == "evolve":
             continue
