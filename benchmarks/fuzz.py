@@ -33,14 +33,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from click.testing import CliRunner  # noqa: E402
 
 from lablang.cli import main as cli  # noqa: E402
+from lablang.record import define, field  # noqa: E402
 from tests.core.mutations import mutate  # noqa: E402
 
 
@@ -119,14 +118,14 @@ YAML_MUTATORS = (*DATA_MUTATORS, alias_mutator)
 
 
 # ---------------------------------------------------------------------- commands
-@attrs.define
+@define
 class Command:
     name: str
     seeds: list[str]
     mutators: tuple[Callable[[str, random.Random], str], ...]
     args: Callable[[Path], list[str]]  # arguments, given the file holding the input
     suffix: str
-    stats: dict[str, Any] = attrs.field(factory=dict)
+    stats: dict[str, Any] = field(factory=dict)
 
 
 def _lab_seeds(source: Path) -> list[str]:

@@ -15,12 +15,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from lablang.check import check
 from lablang.diagnostics import InternalError, Report
 from lablang.limits import DEFAULT_LIMITS, Limits, gc_paused
 from lablang.output import remember_input
+from lablang.record import define, evolve
 from lablang.resolve import Loader, Program, resolve
 from lablang.source import Source, Span
 from lablang.syntax import parse
@@ -55,7 +54,7 @@ BACKEND_CHECKS: dict[str, str] = {
 }
 
 
-@attrs.define
+@define
 class CheckResult:
     source: Source
     program: Program
@@ -206,7 +205,7 @@ def check_file(
         )
     result = check_source(source, [Path(path).parent, *roots], limits, report)
     # the roots the user named (the file's own folder is a module root, not a trusted one)
-    return attrs.evolve(result, roots=tuple(str(r) for r in roots))
+    return evolve(result, roots=tuple(str(r) for r in roots))
 
 
 def _backend_checks(program: Program, report: Report) -> None:

@@ -1,4 +1,4 @@
-"""Exporting a checked program: JSON through one cattrs converter, and the backends' formats.
+"""Exporting a checked program: JSON from the AST's records, and the backends' formats.
 
 >>> from lablang.driver import check_text
 >>> text, _ = export(check_text("oligo X { seq: 5'-ACGT-3' }"), "json")
@@ -14,30 +14,35 @@ import types
 import typing
 from typing import Any
 
-import attrs
-import cattrs
-
 from lablang import __version__, ast
 from lablang.diagnostics import Report
 from lablang.export_targets import EXPORTERS
+from lablang.record import fields, has
 from lablang.source import Span
 
-__all__ = ["CONVERTER", "EXPORTERS", "export", "json_schema", "module_from_json", "module_to_json"]
+__all__ = ["EXPORTERS", "export", "json_schema", "module_from_json", "module_to_json"]
 
 FORMAT = "lablang.program.v1"
 
 _NODES: dict[str, type] = {
-    name: cls for name, cls in vars(ast).items() if isinstance(cls, type) and attrs.has(cls)
+    name: cls for name, cls in vars(ast).items() if isinstance(cls, type) and has(cls)
 }
 
-CONVERTER = cattrs.Converter()
 
-
-def _unstructure_node(node: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {"node": type(node).__name__}
-    for field in attrs.fields(type(node)):
-        data[field.name] = CONVERTER.unstructure(getattr(node, field.name))
-    return data
+def _unstructure(value: Any) -> Any:
+    """A node as a dict naming its class under `node`, a span as `{start, end}`, a tuple
+    as a list; strings, numbers, booleans and None as they are."""
+    kind = type(value)
+    if kind is Span:
+        return {"start": value.start, "end": value.end}
+    if kind is tuple:
+        return [_unstructure(v) for v in value]
+    if has(kind):
+        data: dict[str, Any] = {"node": kind.__name__}
+        for field in fields(kind):
+            data[field.name] = _unstructure(getattr(value, field.name))
+        return data
+    return value
 
 
 def _structure_value(value: Any) -> Any:
@@ -48,30 +53,26 @@ def _structure_value(value: Any) -> Any:
             cls = _NODES.get(value["node"])
             if cls is None:
                 raise ValueError(f"unknown node `{value['node']}`")
-            names = {f.name for f in attrs.fields(cls)}
+            names = {f.name for f in fields(cls)}
             return cls(**{k: _structure_value(v) for k, v in value.items() if k in names})
         if set(value) == {"start", "end"}:
             return Span(int(value["start"]), int(value["end"]))
     return value
 
 
-CONVERTER.register_unstructure_hook(Span, lambda span: {"start": span.start, "end": span.end})
-for _cls in _NODES.values():
-    if _cls is not Span:
-        CONVERTER.register_unstructure_hook(_cls, _unstructure_node)
-CONVERTER.register_structure_hook(ast.Module, lambda value, _: _structure_value(value))
-
-
 def module_to_json(module: ast.Module) -> dict[str, Any]:
     """The AST as plain JSON data; every node carries its class name under `node`."""
-    data = CONVERTER.unstructure(module)
+    data = _unstructure(module)
     assert isinstance(data, dict)
     return data
 
 
 def module_from_json(data: dict[str, Any]) -> ast.Module:
     """The inverse of `module_to_json`."""
-    return CONVERTER.structure(data, ast.Module)
+    module = _structure_value(data)
+    if not isinstance(module, ast.Module):
+        raise ValueError("the JSON is not a lablang module (`node` is not `Module`)")
+    return module
 
 
 def export(result: Any, target: str) -> tuple[str | None, Report]:
@@ -173,12 +174,12 @@ def json_schema() -> dict[str, Any]:
             continue
         hints = typing.get_type_hints(cls, globalns=namespace)
         properties: dict[str, Any] = {"node": {"const": name}}
-        for field in attrs.fields(cls):
+        for field in fields(cls):
             properties[field.name] = _type_schema(hints[field.name])
         defs[name] = {
             "type": "object",
             "properties": properties,
-            "required": ["node", *(f.name for f in attrs.fields(cls))],
+            "required": ["node", *(f.name for f in fields(cls))],
             "additionalProperties": False,
         }
     return {
@@ -208,7 +209,7 @@ def _type_schema(hint: Any) -> dict[str, Any]:
         return {"type": "boolean"}
     if hint is type(None):
         return {"type": "null"}
-    if isinstance(hint, type) and attrs.has(hint):
+    if isinstance(hint, type) and has(hint):
         return {"$ref": f"#/$defs/{hint.__name__}"}
     if origin is tuple:
         args = typing.get_args(hint)

@@ -1,7 +1,7 @@
 """The names of `lablang export --to` targets and where each exporter lives.
 
 Kept apart from `lablang.export` so the command line can list and complete the targets
-without importing the exporters (cattrs, the backends).
+without importing the exporters (the backends).
 """
 
 from __future__ import annotations

@@ -18,10 +18,9 @@ from __future__ import annotations
 import re
 from typing import Any, assert_never
 
-import attrs
-
 from lablang import ast
 from lablang.diagnostics import Report
+from lablang.record import fields, has
 from lablang.source import Source, Span
 from lablang.syntax import parse
 
@@ -119,9 +118,9 @@ def strip_spans(node: Any) -> Any:
         return tuple(strip_spans(item) for item in node)
     if isinstance(node, Span):
         return None
-    if attrs.has(type(node)):
+    if has(type(node)):
         values: dict[str, Any] = {}
-        for field in attrs.fields(type(node)):
+        for field in fields(type(node)):
             if field.name == "comments":
                 values[field.name] = ()
             elif field.name == "text" and isinstance(node, ast.Sequence):

@@ -21,14 +21,14 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-import attrs
+from lablang.record import field, fields, frozen
 
 
 def _limit(default: Any, code: str, doc: str) -> Any:
-    return attrs.field(default=default, metadata={"code": code, "doc": doc})
+    return field(default=default, metadata={"code": code, "doc": doc})
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Limits:
     # ---------------------------------------------------------------- .lab text
     max_file_bytes: int = _limit(4 * 1024 * 1024, "E0001", "bytes in one `.lab` file or module")
@@ -107,7 +107,7 @@ class Limits:
         10
         """
         text = (os.environ if environ is None else environ).get("LABLANG_LIMITS", "")
-        names = {f.name for f in attrs.fields(cls)}
+        names = {f.name for f in fields(cls)}
         changes: dict[str, int] = {}
         for entry in text.split(","):
             name, _, value = entry.partition("=")
@@ -142,7 +142,7 @@ BACKEND_LIMITS: tuple[tuple[str, str, str, str], ...] = (
 )
 
 
-@attrs.frozen
+@frozen
 class LimitRow:
     """One limit of either registry, as `docs/limits.md` lists it."""
 
@@ -154,9 +154,8 @@ class LimitRow:
 
 def limit_rows() -> tuple[tuple[LimitRow, ...], tuple[LimitRow, ...]]:
     """The rows of both registries: `Limits` (raised by `LABLANG_LIMITS`), then the backends'."""
-    fields = tuple(
-        LimitRow(f.name, f.default, f.metadata["code"], f.metadata["doc"])
-        for f in attrs.fields(Limits)
+    rows = tuple(
+        LimitRow(f.name, f.default, f.metadata["code"], f.metadata["doc"]) for f in fields(Limits)
     )
     backend = tuple(
         LimitRow(
@@ -164,7 +163,7 @@ def limit_rows() -> tuple[tuple[LimitRow, ...], tuple[LimitRow, ...]]:
         )
         for module, constant, code, doc in BACKEND_LIMITS
     )
-    return fields, backend
+    return rows, backend
 
 
 def _markdown(title: str, rows: tuple[LimitRow, ...]) -> list[str]:

@@ -6,10 +6,10 @@ import bisect
 import re
 from functools import cached_property
 
-import attrs
+from lablang.record import frozen
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Span:
     """A half-open range of character offsets `[start, end)` into one source."""
 
@@ -24,7 +24,7 @@ NO_SPAN = Span(0, 0)
 _NEWLINE = re.compile("\n")
 
 
-@attrs.frozen(slots=False)
+@frozen(slots=False)
 class Source:
     """One `.lab` text and the name it is reported under (a path or `<stdin>`)."""
 

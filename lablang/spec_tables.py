@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import attrs
+from lablang.record import frozen
 
 __all__ = ["TABLES", "ArgDoc", "Entry", "molecular_operations", "predicates", "skills"]
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ArgDoc:
     name: str
     kind: str
@@ -26,7 +26,7 @@ class ArgDoc:
     optional: bool = False
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Entry:
     name: str
     args: tuple[ArgDoc, ...]

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import attrs
+from lablang.record import evolve, fields, frozen, has
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "atlas"
@@ -78,7 +78,7 @@ BENCH_OPTIONS: dict[str, dict[str, bool]] = {"quartz-seq2": {"a_tail": False}}
 BENCH_PENDING: dict[str, str] = {}
 
 
-@attrs.frozen
+@frozen
 class LibraryRow:
     """One library of an atlas file and what became of it."""
 
@@ -89,7 +89,7 @@ class LibraryRow:
     gap: str = ""  # the partial reason, or where the derived library differs
 
 
-@attrs.frozen
+@frozen
 class PageRow:
     stem: str
     title: str
@@ -181,8 +181,8 @@ def _calls(node: Any) -> Iterator[str]:
         yield from _calls(node.left)
         yield node.right.id
         return
-    if attrs.has(type(node)):
-        for field in attrs.fields(type(node)):
+    if has(type(node)):
+        for field in fields(type(node)):
             yield from _calls(getattr(node, field.name))
     elif isinstance(node, tuple):
         for item in node:
@@ -257,9 +257,7 @@ def check_page(stem: str) -> PageRow:
         else:
             gap = (problems[0] if problems else None) or "the step carries no product"
             libraries.append(LibraryRow(lib.name, section, "differs", operations, gap))
-    return attrs.evolve(
-        row, libraries=tuple(libraries), diagnostics=diagnostics, grader_warnings=grader
-    )
+    return evolve(row, libraries=tuple(libraries), diagnostics=diagnostics, grader_warnings=grader)
 
 
 def bench_exports() -> dict[str, tuple[str, str]]:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
+from lablang.record import frozen
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -112,7 +112,7 @@ def _clash(a: tuple[int, int, str, str], b: tuple[int, int, str, str]) -> bool:
     return a[0] == b[0] or (a[0] < b[1] and b[0] < a[1])
 
 
-@attrs.frozen
+@frozen
 class Round:
     """One check of an answer: where the answer came from and what `check` said."""
 
@@ -122,7 +122,7 @@ class Round:
     fixed: tuple[str, ...] = ()
 
 
-@attrs.frozen
+@frozen
 class Transcript:
     rounds: tuple[Round, ...]
     prompts: tuple[str, ...]

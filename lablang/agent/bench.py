@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
-import attrs
+from lablang.record import asdict, frozen
 
 __all__ = [
     "BenchError",
@@ -64,7 +64,7 @@ class BenchError(Exception):
     """A task folder or an option the harness cannot work with."""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Task:
     id: str
     folder: Path
@@ -74,7 +74,7 @@ class Task:
     instructions: str = DEFAULT_INSTRUCTIONS
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Reply:
     text: str
     status: str  # ok | timeout | failed | no-answer
@@ -86,7 +86,7 @@ class Agent(Protocol):
     def answer(self, task: Task, round_number: int, prompt: str) -> Reply: ...
 
 
-@attrs.frozen
+@frozen
 class CommandAgent:
     """An agent run as a command: the prompt on stdin, the `.lab` answer on stdout.
 
@@ -121,7 +121,7 @@ class CommandAgent:
         return Reply(done.stdout, "ok", seconds)
 
 
-@attrs.frozen
+@frozen
 class ReplayAgent:
     """Recorded answers, `FOLDER/<task_id>/round_<N>.lab`, in round order."""
 
@@ -136,7 +136,7 @@ class ReplayAgent:
         return Reply(text, "ok", time.perf_counter() - start)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Round:
     task: str
     round: int
@@ -155,13 +155,13 @@ class Round:
     diagnostics: tuple[dict[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        data = attrs.asdict(self)
+        data = asdict(self)
         data["codes"] = list(self.codes)
         data["diagnostics"] = list(self.diagnostics)
         return data
 
 
-@attrs.frozen
+@frozen
 class BenchResult:
     rounds: tuple[Round, ...]
     files: tuple[Path, ...]

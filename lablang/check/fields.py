@@ -9,11 +9,10 @@ own check, and documented from the same table.
 
 from __future__ import annotations
 
-import attrs
-
 from lablang import ast
 from lablang.check.names import did_you_mean
 from lablang.diagnostics import Edit, Fix, Report
+from lablang.record import frozen
 from lablang.source import Source
 
 __all__ = ["DECL_FIELDS", "ENTRY_FIELDS", "PROVENANCE_FIELDS", "FieldSet", "check_field_names"]
@@ -22,7 +21,7 @@ __all__ = ["DECL_FIELDS", "ENTRY_FIELDS", "PROVENANCE_FIELDS", "FieldSet", "chec
 PROVENANCE_FIELDS = ("source", "support")
 
 
-@attrs.frozen(slots=True)
+@frozen
 class FieldSet:
     """The fields of one declaration kind (or entry keyword), each with a one-line doc."""
 

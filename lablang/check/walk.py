@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import attrs
-
 from lablang import ast
+from lablang.record import fields, has
 
 
 def children(node: Any) -> Iterator[Any]:
@@ -20,7 +19,7 @@ def _children(node: Any) -> list[Any]:
     kind = type(node)
     names = _FIELDS.get(kind)
     if names is None:
-        names = _FIELDS[kind] = tuple(f.name for f in attrs.fields(kind))
+        names = _FIELDS[kind] = tuple(f.name for f in fields(kind))
     found = []
     for name in names:
         value = getattr(node, name)
@@ -41,8 +40,8 @@ def _children(node: Any) -> list[Any]:
 
 from lablang.source import Span as _Span  # noqa: E402
 
-# Every pass walks the tree, so what `attrs` would be asked per node is asked once per
-# class: its field names, and whether a type is a node at all.
+# Every pass walks the tree, so what `lablang.record` would be asked per node is asked
+# once per class: its field names, and whether a type is a node at all.
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _LEAVES = frozenset({str, int, float, bool, type(None), _Span})
 _NODE_TYPES: dict[type, bool] = {}
@@ -51,7 +50,7 @@ _NODE_TYPES: dict[type, bool] = {}
 def _is_node(kind: type) -> bool:
     found = _NODE_TYPES.get(kind)
     if found is None:
-        found = _NODE_TYPES[kind] = attrs.has(kind)
+        found = _NODE_TYPES[kind] = has(kind)
     return found
 
 

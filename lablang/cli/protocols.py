@@ -316,9 +316,9 @@ def machine_grades(
 
 
 def _as_warning(diagnostic: Diagnostic) -> Diagnostic:
-    import attrs
+    from lablang.record import evolve
 
-    return attrs.evolve(diagnostic, severity=Severity.WARNING)
+    return evolve(diagnostic, severity=Severity.WARNING)
 
 
 # ------------------------------------------------------------ judge prompts

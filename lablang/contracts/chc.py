@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
 import z3
 
 from lablang.contracts.encode import Z3, Unrolling, as_bool
 from lablang.contracts.model import Contract
 from lablang.contracts.results import HOLDS, PROVED, VIOLATED, Result
 from lablang.contracts.session import _LEDGER
+from lablang.record import evolve
 
 
 def by_chc(contract: Contract, r: Result, depth: int, budget: int) -> Result:
@@ -33,19 +33,15 @@ def by_chc(contract: Contract, r: Result, depth: int, budget: int) -> Result:
 
     answer = chc_reachable(contract, bad, budget)
     if answer is None:
-        return attrs.evolve(
-            r, details=(*r.details, "the CHC engine gave up within its rlimit budget")
-        )
+        return evolve(r, details=(*r.details, "the CHC engine gave up within its rlimit budget"))
     if answer:
-        return attrs.evolve(
+        return evolve(
             r,
             status=VIOLATED,
             message=f"violated in more than {depth} steps (found by the CHC engine, which gives "
             "no trace: run with a larger --depth to see one)",
         )
-    return attrs.evolve(
-        r, status=PROVED, message="proved for every depth by the CHC engine (Spacer)"
-    )
+    return evolve(r, status=PROVED, message="proved for every depth by the CHC engine (Spacer)")
 
 
 def _flatten(values: Any) -> list[Any]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
 import z3
 
 from lablang.contracts.chc import by_chc
@@ -38,6 +37,7 @@ from lablang.contracts.semantics import in_domain
 from lablang.contracts.session import _LEDGER, DEFAULT_TOTAL_RLIMIT, Ledger, Session, unknown_result
 from lablang.contracts.session import DEFAULT_RLIMIT as DEFAULT_RLIMIT
 from lablang.contracts.vacuity import vacuity_results
+from lablang.record import evolve
 
 DEFAULT_DEPTH = 8
 MAX_DEPTH = 64
@@ -437,7 +437,7 @@ def _range_violation(contract: Contract, u: Unrolling, model: Any, k: int, cost:
 
 
 def check_goal(contract: Contract, goal: Item, depth: int, budget: int) -> Result:
-    sub = attrs.evolve(contract, goals=(goal,))
+    sub = evolve(contract, goals=(goal,))
     return bmc(sub, depth, budget, frozenset({"goal"}))[0]
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from lablang.contracts.model import Contract, Item, Span
 from lablang.contracts.results import Trace, plain
 from lablang.contracts.semantics import Evaluator, first_failing
+from lablang.record import fields, has
 
 
 def why_stuck(contract: Contract, trace: Trace) -> list[str]:
@@ -97,6 +96,6 @@ def _defines_used(expr: Any, defs: dict[str, Any]) -> set[str]:
                 todo.append(defs[x.name])
         elif isinstance(x, tuple):
             todo.extend(x)
-        elif attrs.has(type(x)):
-            todo.extend(getattr(x, f.name) for f in attrs.fields(type(x)))
+        elif has(type(x)):
+            todo.extend(getattr(x, f.name) for f in fields(type(x)))
     return found

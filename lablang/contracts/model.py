@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TypeAlias
 
-import attrs
-
+from lablang.record import field, fields, frozen, has
 from lablang.source import Source, Span
 
 NONE = -1
@@ -21,13 +20,13 @@ NONE = -1
 
 
 # ------------------------------------------------------------------ types
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class BoolType:
     def describe(self) -> str:
         return "bool"
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class IntType:
     """The integers `lo..hi` (both included)."""
 
@@ -38,7 +37,7 @@ class IntType:
         return f"int[{self.lo}..{self.hi}]"
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class ValuesType:
     """A finite set of integers, `one_of(1, 2, 5)`."""
 
@@ -48,7 +47,7 @@ class ValuesType:
         return "one_of(" + ", ".join(map(str, self.values)) + ")"
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class EnumType:
     """Named members, `one_of(empty, heavy)`; a value is the member's index."""
 
@@ -58,7 +57,7 @@ class EnumType:
         return "one_of(" + ", ".join(self.members) + ")"
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class OptionType:
     """`T?`: a value of `T` or `none`."""
 
@@ -68,7 +67,7 @@ class OptionType:
         return self.inner.describe() + "?"
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class SetType:
     """`set(T)`: a subset of a finite type, one flag per element."""
 
@@ -172,61 +171,61 @@ def read_value(t: Type, raw: object) -> object:
 
 
 # ------------------------------------------------------------------ expressions
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Const:
     value: int | bool
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Ref:
     """A resolved name: `var`, `evidence`, `outcome`, `arg` (operation parameter),
     `bound` (quantified variable) or `define` (a named derived expression)."""
 
     kind: str
     name: str
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Unary:
     op: str  # not | neg
     operand: Expr
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Binary:
     # add sub mul div mod | eq ne lt le gt ge | and or implies | in | union diff
     op: str
     left: Expr
     right: Expr
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class If:
     cond: Expr
     then: Expr
     other: Expr
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class SetLit:
     items: tuple[Expr, ...]
     elem: ScalarType | None = None
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Agg:
     func: str  # sum | size
     arg: Expr
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Quant:
     """`forall x in D: body` over a finite type or a set-valued expression."""
 
@@ -234,7 +233,7 @@ class Quant:
     var: str
     domain: ScalarType | Expr
     body: Expr
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
 Expr: TypeAlias = Const | Ref | Unary | Binary | If | SetLit | Agg | Quant
@@ -263,9 +262,8 @@ def references(expr: object, definitions: Mapping[str, Expr], kind: str = "var")
                 todo.append(definitions[x.name])
         elif isinstance(x, tuple):
             todo.extend(x)
-        elif attrs.has(type(x)):
-            fields = attrs.fields(type(x))  # type: ignore[arg-type]
-            todo.extend(getattr(x, f.name) for f in fields)
+        elif has(type(x)):
+            todo.extend(getattr(x, f.name) for f in fields(type(x)))
     return found
 
 
@@ -303,9 +301,9 @@ def expansion(expr: object, definitions: Mapping[str, Expr]) -> int:
                 return 1 + width * sum(size(i) for i in items)
             case Agg(arg=arg):
                 return 1 + size(arg)
-            case _ if attrs.has(type(x)):
-                fields = attrs.fields(type(x))  # type: ignore[arg-type]
-                return 1 + sum(size(getattr(x, f.name)) for f in fields if f.name != "span")
+            case _ if has(type(x)):
+                listed = fields(type(x))
+                return 1 + sum(size(getattr(x, f.name)) for f in listed if f.name != "span")
             case tuple():
                 return sum(size(y) for y in x)
         return 0
@@ -372,7 +370,7 @@ def conjuncts(expr: Expr) -> list[Expr]:
 
 
 # ------------------------------------------------------------------ declarations
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Item:
     """A named, located condition: a requirement, goal, invariant or terminal."""
 
@@ -381,7 +379,7 @@ class Item:
     span: Span | None = None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Variable:
     name: str
     type: Type
@@ -390,7 +388,7 @@ class Variable:
     span: Span | None = None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Evidence:
     """A per-episode fact, constant through the episode; `authorized` says when the
     agent may know it (default: never)."""
@@ -401,7 +399,7 @@ class Evidence:
     span: Span | None = None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Outcome:
     """Per-step nondeterminism of the environment (a placement that fails)."""
 
@@ -410,20 +408,20 @@ class Outcome:
     span: Span | None = None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class OpParam:
     name: str
     type: ScalarType
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Effect:
     var: str
     value: Expr
     span: Span | None = None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Operation:
     name: str
     params: tuple[OpParam, ...] = ()
@@ -433,20 +431,20 @@ class Operation:
     span: Span | None = None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Definition:
     name: str
     expr: Expr
     span: Span | None = None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Pin:
     name: str  # a variable or evidence name
     value: Expr
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Pair:
     """Answer-changing evidence: the two sides must have disjoint legal `at` operations."""
 
@@ -457,10 +455,10 @@ class Pair:
     span: Span | None = None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Contract:
     name: str
-    params: Mapping[str, int] = attrs.field(factory=dict)
+    params: Mapping[str, int] = field(factory=dict)
     variables: tuple[Variable, ...] = ()
     evidence: tuple[Evidence, ...] = ()
     outcomes: tuple[Outcome, ...] = ()
@@ -470,7 +468,7 @@ class Contract:
     invariants: tuple[Item, ...] = ()
     terminal: tuple[Item, ...] = ()
     pairs: tuple[Pair, ...] = ()
-    source: Source | None = attrs.field(default=None, eq=False)
+    source: Source | None = field(default=None, eq=False)
     span: Span | None = None
 
     def variable(self, name: str) -> Variable:
@@ -491,7 +489,7 @@ class Contract:
         return next(o for o in self.operations if o.name == name)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class GroundOp:
     """An operation with its parameters fixed, `place_b(6)`."""
 

@@ -18,8 +18,6 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
-import attrs
-
 from lablang.contracts.model import (
     Binary,
     Contract,
@@ -38,6 +36,7 @@ from lablang.contracts.semantics import (
     legal_ground,
     state_env,
 )
+from lablang.record import frozen
 
 Node = tuple[tuple[Any, ...], tuple[Any, ...]]  # (evidence values, variable values)
 
@@ -46,7 +45,7 @@ class ReferenceTooLarge(Exception):
     """The contract has more states than the reference checker explores."""
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Answers:
     """The first depth of a witness for each question (None: none at any depth)."""
 

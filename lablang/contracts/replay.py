@@ -35,8 +35,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import attrs
-
 from lablang.contracts.model import Contract, read_value, show_value
 from lablang.contracts.semantics import (
     Evaluator,
@@ -48,13 +46,14 @@ from lablang.contracts.semantics import (
     state_env,
     with_args,
 )
+from lablang.record import asdict, frozen
 
 
 class MonitorError(Exception):
     """A log line that cannot be read against the contract (the message names the line)."""
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Attempt:
     attempt: str
     line: int
@@ -68,14 +67,14 @@ class Attempt:
     executed: bool
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Obligation:
     key: str
     attempts: int
     executed: bool
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Violation:
     """The first observed state that breaks an invariant, and the event that led to it."""
 
@@ -86,7 +85,7 @@ class Violation:
     state: dict[str, object]
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class MonitorReport:
     choice: Attempt | None
     attempts: tuple[Attempt, ...]
@@ -109,7 +108,7 @@ class MonitorReport:
 
     def to_json(self) -> dict[str, Any]:
         def attempt(a: Attempt) -> dict[str, Any]:
-            return attrs.asdict(a)
+            return asdict(a)
 
         return {
             "choice": None
@@ -124,11 +123,11 @@ class MonitorReport:
             "execution": {
                 "obligations": len(self.obligations),
                 "executed": sum(o.executed for o in self.obligations),
-                "per_obligation": [attrs.asdict(o) for o in self.obligations],
+                "per_obligation": [asdict(o) for o in self.obligations],
             },
             "completion": self.completion,
             "invariants": {
-                "first_violation": None if self.violation is None else attrs.asdict(self.violation),
+                "first_violation": None if self.violation is None else asdict(self.violation),
                 "broken_at_end": list(self.final_broken),
             },
             "attempts": [attempt(a) for a in self.attempts],

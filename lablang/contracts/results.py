@@ -6,23 +6,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
-
 from lablang.contracts.encode import Unrolling
 from lablang.contracts.model import Contract, Span, show_value
+from lablang.record import field, fields, frozen, has
 
 HOLDS, PROVED, VIOLATED, UNKNOWN = "holds", "proved", "violated", "unknown"
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Step:
     op: str
     outcomes: dict[str, object]
     changes: dict[str, object]
-    raw_outcomes: dict[str, object] = attrs.field(factory=dict, eq=False, repr=False)
+    raw_outcomes: dict[str, object] = field(factory=dict, eq=False, repr=False)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Trace:
     """A run of the contract, shown as people read it (enum names, `none`, lists)."""
 
@@ -30,11 +29,11 @@ class Trace:
     initial: dict[str, object]
     steps: tuple[Step, ...]
     states: tuple[dict[str, object], ...]
-    raw_states: tuple[dict[str, object], ...] = attrs.field(eq=False, repr=False)
-    raw_evidence: dict[str, object] = attrs.field(eq=False, repr=False)
+    raw_states: tuple[dict[str, object], ...] = field(eq=False, repr=False)
+    raw_evidence: dict[str, object] = field(eq=False, repr=False)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Result:
     check: str  # goal | deadlock | invariant | vacuity | pair | noninterference
     item: str
@@ -89,10 +88,10 @@ def outcomes_used(effects: Sequence[Any]) -> set[str]:
     names: set[str] = set()
 
     def walk(x: Any) -> None:
-        if attrs.has(type(x)):
+        if has(type(x)):
             if type(x).__name__ == "Ref" and x.kind == "outcome":
                 names.add(x.name)
-            for f in attrs.fields(type(x)):
+            for f in fields(type(x)):
                 walk(getattr(x, f.name))
         elif isinstance(x, tuple):
             for y in x:

@@ -11,8 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator, Sequence
 
-import attrs
-
+from lablang.record import define, field, frozen
 from lablang.source import NO_SPAN, Source, Span
 
 
@@ -22,19 +21,19 @@ class Severity(enum.Enum):
     NOTE = "note"
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Label:
     span: Span
     message: str = ""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Edit:
     span: Span
     replacement: str
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Fix:
     """A machine-applicable repair: replace each span by its text."""
 
@@ -42,7 +41,7 @@ class Fix:
     edits: tuple[Edit, ...]
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Diagnostic:
     code: str
     severity: Severity
@@ -72,17 +71,17 @@ class InternalError(Exception):
     """A bug in lablang itself, never a problem with the user's input."""
 
 
-@attrs.define
+@define
 class Report:
     """Collects diagnostics from every stage of one run."""
 
-    diagnostics: list[Diagnostic] = attrs.field(factory=list)
+    diagnostics: list[Diagnostic] = field(factory=list)
     # where a stage is working now (its current declaration): the location an internal
     # error is reported at
     working_at: tuple[Source, Span] | None = None
     # names of declarations the parser dropped after a syntax error: their uses are not
     # reported again as undeclared
-    dropped: set[str] = attrs.field(factory=set)
+    dropped: set[str] = field(factory=set)
 
     def add(
         self,

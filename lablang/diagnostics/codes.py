@@ -16,12 +16,11 @@ import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-import attrs
-
 from lablang.diagnostics import Severity
+from lablang.record import frozen
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Code:
     code: str
     severity: Severity

@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import attrs
+from lablang.record import frozen
 
 EXECUTORS = ("local", "ray")
 
@@ -34,7 +34,7 @@ class ExecutorError(Exception):
     """The executor cannot run (Ray missing, a cluster unreachable): the message says why."""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Unit:
     """One unit of work: `function(payload)`, named by `key`, seeded by `seed`."""
 
@@ -43,7 +43,7 @@ class Unit:
     payload: Any
 
 
-@attrs.frozen(slots=True)
+@frozen
 class UnitFailure:
     """A unit that did not produce a result after its retries."""
 
@@ -56,7 +56,7 @@ class UnitFailure:
         return {"unit": self.key, "seed": self.seed, "attempts": self.attempts, "error": self.error}
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Executor:
     """Where units run: `local` with `jobs` processes (1: in this process) or `ray`.
 
@@ -69,7 +69,7 @@ class Executor:
     address: str | None = None
     retries: int = 2
 
-    def __attrs_post_init__(self) -> None:
+    def __post_init__(self) -> None:
         if self.kind not in EXECUTORS:
             raise ExecutorError(
                 f"unknown executor `{self.kind}`: use one of {', '.join(EXECUTORS)}"
@@ -100,10 +100,13 @@ def call_unit(path: str, payload: Any) -> Any:
     return resolve(path)(payload)
 
 
+_LOCAL = Executor()  # one process, this one: the default of `run_units`
+
+
 def run_units(
     function: Callable[[Any], Any],
     units: Sequence[Unit],
-    executor: Executor = Executor(),
+    executor: Executor = _LOCAL,
     progress: str | None = None,
 ) -> list[Any]:
     """`function(unit.payload)` for every unit, results (or `UnitFailure`s) in unit order.

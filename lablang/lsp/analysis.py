@@ -17,12 +17,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from lablang import ast
 from lablang.check.walk import children
 from lablang.diagnostics import Diagnostic, Report
 from lablang.driver import CheckResult, check_source
+from lablang.record import define, evolve, frozen
 from lablang.resolve import ModuleInfo, Program, Symbol
 from lablang.source import Source, Span
 from lablang.syntax.reuse import ParseCache
@@ -61,7 +60,7 @@ def _utf16_length(text: str) -> int:
     return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
 
 
-@attrs.define(eq=False)
+@define(eq=False)
 class Analysis:
     """One checked version of a document."""
 
@@ -103,7 +102,7 @@ class Analysis:
         use = use or (self.module.uses[0] if self.module.uses else None)
         line, column = diagnostic.start
         where = f"{diagnostic.file}:{line}:{column}"
-        return attrs.evolve(
+        return evolve(
             diagnostic,
             source=self.source,
             span=use.span if use is not None else Span(0, 0),
@@ -194,7 +193,7 @@ def nodes_at(module: ast.Module, offset: int) -> list[Any]:
             return chain
 
 
-@attrs.frozen
+@frozen
 class Target:
     """What the cursor is on: a name path to look up, or a node to describe."""
 

@@ -12,18 +12,17 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-import attrs
-
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.lsp.analysis import Analysis, lookup, nodes_at
+from lablang.record import frozen
 from lablang.resolve import Loader
 from lablang.source import Source
 
 __all__ = ["Completion", "complete"]
 
 
-@attrs.frozen
+@frozen
 class Completion:
     label: str
     kind: str  # keyword, module, declaration kind, unit, field, variable
@@ -117,7 +116,7 @@ def complete(
     return items
 
 
-@attrs.frozen
+@frozen
 class _ScanState:
     depth: int
     in_sequence: bool

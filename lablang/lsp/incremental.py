@@ -24,10 +24,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-import attrs
-
 from lablang.diagnostics import Diagnostic, Edit, Fix, Label, Report
 from lablang.lsp.analysis import Analysis
+from lablang.record import evolve
 from lablang.source import Source, Span
 from lablang.syntax.recover import declaration_chunks
 
@@ -86,7 +85,7 @@ def _shift(diagnostic: Diagnostic, delta: int, source: Source) -> Diagnostic:
     fix = diagnostic.fix
     if fix is not None:
         fix = Fix(fix.description, tuple(Edit(move(e.span), e.replacement) for e in fix.edits))
-    return attrs.evolve(
+    return evolve(
         diagnostic,
         source=source,
         span=move(diagnostic.span),

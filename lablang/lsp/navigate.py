@@ -12,23 +12,22 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from lablang import ast
 from lablang.lsp.analysis import Analysis, LineIndex, lookup, module_of_use, target_at
+from lablang.record import field, frozen
 from lablang.resolve import ModuleInfo
 from lablang.source import Span
 
 __all__ = ["Location", "OutlineItem", "definition", "local_definition", "outline"]
 
 
-@attrs.frozen
+@frozen
 class Location:
     """A span in a file (its text is kept to turn offsets into positions)."""
 
     path: str
     span: Span
-    text: str = attrs.field(repr=False)
+    text: str = field(repr=False)
 
     def range(self) -> tuple[tuple[int, int], tuple[int, int]]:
         lines = LineIndex(self.text)
@@ -73,7 +72,7 @@ def local_definition(analysis: Analysis, target: Any) -> Location | None:
     return None
 
 
-@attrs.frozen
+@frozen
 class OutlineItem:
     name: str
     detail: str

@@ -26,8 +26,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import attrs
-
 from lablang.molecular.molecule import Duplex, Molecule, Single
 from lablang.molecular.sequence import (
     COMPLEMENT,
@@ -41,6 +39,7 @@ from lablang.molecular.sequence import (
     Symbol,
     Thioate,
 )
+from lablang.record import evolve, frozen
 
 __all__ = ["bench_sequence", "difference", "drawing_errors", "drawn_tokens", "strand_tokens"]
 
@@ -48,7 +47,7 @@ MIN_DRAWN_RUN = 6  # a homopolymer drawn as `(dT)` is at least this many bases
 UMI_ROLES = ("UMI",)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Drawn:
     """One position of a drawn strand: a letter, a payload `X`, or a run `(dT)`/`(T)30`."""
 
@@ -58,7 +57,7 @@ class Drawn:
     count: int | None = None  # a run's length when drawn (`(T)30`)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Have:
     """One position of a derived strand: a base, a payload, a run or a symbol."""
 
@@ -179,7 +178,7 @@ def _drawn_strands(drawn: Mapping[str, Any]) -> tuple[tuple[Drawn, ...], tuple[D
     top = drawn_tokens(drawn["top"]["segments"])
     bottom = list(drawn_tokens(drawn["bottom"]["segments"]))
     for i, _ in _slips(top, tuple(bottom)):
-        bottom[i] = attrs.evolve(bottom[i], text=COMPLEMENT[top[i].text])
+        bottom[i] = evolve(bottom[i], text=COMPLEMENT[top[i].text])
     return top, tuple(bottom)
 
 

@@ -9,8 +9,6 @@ runs the checks: declared vs derived states, graph rules, reads against primers.
 
 from __future__ import annotations
 
-import attrs
-
 from lablang.diagnostics import Report
 from lablang.molecular.builder.common import PARAMETER_DEFAULTS, Failure
 from lablang.molecular.builder.compare import (
@@ -32,6 +30,7 @@ from lablang.molecular.ops import REGISTRY
 from lablang.molecular.sequence import (
     SequenceError,
 )
+from lablang.record import define, evolve, field
 from lablang.resolve import Program
 from lablang.source import Source, Span
 
@@ -47,14 +46,14 @@ __all__ = [
 ]
 
 
-@attrs.define
+@define
 class MolecularProgram:
     """The model plus where each name was declared (for diagnostics)."""
 
     model: MolecularModel
     source: Source
-    spans: dict[str, Span] = attrs.field(factory=dict)
-    derived: dict[str, Pool] = attrs.field(factory=dict)  # "workflow.binding" -> pool
+    spans: dict[str, Span] = field(factory=dict)
+    derived: dict[str, Pool] = field(factory=dict)  # "workflow.binding" -> pool
 
 
 def check_program(program: Program, report: Report) -> None:
@@ -91,7 +90,7 @@ class _Builder(Libraries):
         for name, symbol in self.info.imported.items():
             if symbol.decl.kind == "oligo" and all(o.name != name for o in olis):
                 try:
-                    olis.append(attrs.evolve(self.oligo(symbol.module, symbol.decl), name=name))
+                    olis.append(evolve(self.oligo(symbol.module, symbol.decl), name=name))
                 except Failure as failure:
                     self.fail(failure)
                 except SequenceError as error:
@@ -132,10 +131,10 @@ class _Builder(Libraries):
             self.check_graph(graph, {d.name: d for d in declared_states + declared_transitions})
             self.check_declared_pcr(graph, {d.name: d for d in declared_transitions})
             statuses = self.check_realizes(states, derived, {d.name: d for d in declared_states})
-            graphs[0] = attrs.evolve(
+            graphs[0] = evolve(
                 graph,
                 states=tuple(
-                    attrs.evolve(s, status=statuses[s.name][0], status_reason=statuses[s.name][1])
+                    evolve(s, status=statuses[s.name][0], status_reason=statuses[s.name][1])
                     if s.name in statuses
                     else s
                     for s in graph.states

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
 from lablang.limits import DEFAULT_LIMITS, Limits
 from lablang.molecular.molecule import Duplex, Pool, Single
+from lablang.record import define
 
 
 def molecule_positions(molecule: Any) -> int:
@@ -27,7 +26,7 @@ def molecule_positions(molecule: Any) -> int:
     return 0
 
 
-@attrs.define
+@define
 class Growth:
     """Running totals of one workflow's derived products."""
 

@@ -8,11 +8,10 @@ write from this model.
 
 from __future__ import annotations
 
-import attrs
-
 from lablang.molecular.molecule import Architecture, Duplex, Molecule, MolType, Single
 from lablang.molecular.operations import Oligo
 from lablang.molecular.sequence import Seq
+from lablang.record import frozen
 
 OPERATIONS = (
     "reverse_transcription", "ligation", "tagmentation", "extension", "pcr", "amplification",
@@ -29,7 +28,7 @@ MODALITIES = (
 )
 
 
-@attrs.frozen(slots=True)
+@frozen
 class SegmentDef:
     name: str
     seq: Seq
@@ -38,7 +37,7 @@ class SegmentDef:
     parts: tuple[tuple[str, Seq], ...] = ()  # named sub-sequences: `{TruSeq_R1.partial}`
 
 
-@attrs.frozen(slots=True)
+@frozen
 class OligoDef:
     name: str
     strands: tuple[Seq, ...]
@@ -60,7 +59,7 @@ class OligoDef:
         return Oligo(self.name, self.strands, self.kind)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class StrandDef:
     name: str
     seq: Seq
@@ -68,7 +67,7 @@ class StrandDef:
     derived_from: tuple[tuple[str, str], ...] = ()  # (oligo, same_orientation|reverse_complement)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Discontinuity:
     kind: str  # nick gap break
     strand: str
@@ -76,7 +75,7 @@ class Discontinuity:
     before: str = ""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class StateDef:
     name: str
     strands: tuple[StrandDef, ...]
@@ -100,7 +99,7 @@ class StateDef:
         return self.strands[0] if self.strands else None
 
 
-@attrs.frozen(slots=True)
+@frozen
 class TransitionDef:
     name: str
     operation: str
@@ -114,7 +113,7 @@ class TransitionDef:
     support_status: str = "explicit"
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ReadDef:
     name: str
     primer: str
@@ -123,7 +122,7 @@ class ReadDef:
     min_length: int | None = None
 
 
-@attrs.frozen(slots=True)
+@frozen
 class LibraryDef:
     name: str
     seq: Seq
@@ -135,7 +134,7 @@ class LibraryDef:
     status_reason: str = ""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Graph:
     """One workflow's molecular graph: states, transitions, initial and final states."""
 
@@ -153,7 +152,7 @@ class Graph:
         return next((s for s in self.states if s.name == name), None)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class MolecularModel:
     name: str = ""
     title: str = ""

@@ -22,9 +22,8 @@ import enum
 import re
 from typing import assert_never
 
-import attrs
-
 from lablang.molecular.sequence import Modification, Seq, reverse_complement
+from lablang.record import field, frozen
 
 
 class MolType(enum.Enum):
@@ -52,7 +51,7 @@ class Architecture(enum.Enum):
     UNKNOWN = "unknown"
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Strand:
     seq: Seq
     moltype: MolType = MolType.DNA
@@ -60,16 +59,16 @@ class Strand:
     phosphate_5p: bool = False
 
 
-@attrs.frozen(slots=True)
+@frozen
 class End:
     """One end of a duplex: the unpaired sequence on each strand (empty = flush)."""
 
-    top: Seq = attrs.field(factory=Seq)
-    bottom: Seq = attrs.field(factory=Seq)
+    top: Seq = field(factory=Seq)
+    bottom: Seq = field(factory=Seq)
     ragged: bool = False  # left by random breakage; needs end repair before ligation
     # modifications heading the strand whose 5' terminus is at this end (the bottom's at
     # the right end): `/5Biosg/`, `/NH2/`, `/5Phos/` of the primer that made it
-    five_prime: Seq = attrs.field(factory=Seq)
+    five_prime: Seq = field(factory=Seq)
     # core positions next to this end over which the strand ending (3') here (the
     # bottom at a left end, the top at a right end) is a separate strand, annealed and
     # not joined: Tn5's non-transferred strand across its 9-nt gap
@@ -103,16 +102,16 @@ class End:
         return bool(self.top) and bool(self.bottom)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Single:
     strand: Strand
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Duplex:
     core: Seq
-    left: End = attrs.field(factory=End)
-    right: End = attrs.field(factory=End)
+    left: End = field(factory=End)
+    right: End = field(factory=End)
     top_type: MolType = MolType.DNA
     bottom_type: MolType = MolType.DNA
     top_name: str = "top"
@@ -269,7 +268,7 @@ class Disposition(enum.Enum):
     DISCARDED = "discarded"
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Product:
     """One product of an operation, with what happens to it and why."""
 
@@ -280,7 +279,7 @@ class Product:
     fraction: float | None = None  # expected share of the mix, when known (tagmentation)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Pool:
     """The products of one step; operations map over the carried members."""
 

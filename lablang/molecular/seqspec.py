@@ -29,11 +29,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from lablang.fmt import canonical_text
 from lablang.molecular.model import LibraryDef, MolecularModel, SegmentDef
 from lablang.molecular.sequence import Bases, Homopolymer, Seq, Symbol, plain, reverse_complement
+from lablang.record import frozen
 
 REGION_TYPES = (
     "atac", "barcode", "bead_TSO", "cdna", "crispr", "custom_primer", "dna", "fastq", "fastq_link",
@@ -95,7 +94,7 @@ _ALPHABET = re.compile(r"^[ACGTRYMKSWHBVDNX]*$")
 _MD5 = re.compile(r"^[a-f0-9]{32}$")
 
 
-@attrs.frozen(slots=True)
+@frozen
 class SeqspecImport:
     """The `.lab` text of an imported spec; what the 0.4.0 checks reject in the file as
     published (`problems`); what the importer did about it (`repairs`); and each
@@ -816,7 +815,7 @@ def seqspec_yaml(spec: dict[str, Any]) -> str:
     return str(yaml.dump(_tag(spec), Dumper=_Dumper, sort_keys=False, default_flow_style=False))
 
 
-@attrs.frozen(slots=True)
+@frozen
 class _Tagged:
     tag: str
     data: dict[str, Any]

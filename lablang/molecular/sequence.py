@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import assert_never
 
-import attrs
+from lablang.record import evolve, frozen
 
 IUPAC: dict[str, frozenset[str]] = {
     "A": frozenset("A"),
@@ -70,7 +70,7 @@ class SequenceError(ValueError):
     """A sequence text that cannot be read; the message says where and why."""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Bases:
     """Concrete IUPAC bases (DNA alphabet), optionally labelled with where they came from."""
 
@@ -78,7 +78,7 @@ class Bases:
     label: str | None = None
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Homopolymer:
     """A run of one base, `(T)30`; `count=None` is a run of unspecified length (`[POLY_T]`)."""
 
@@ -87,7 +87,7 @@ class Homopolymer:
     label: str | None = None
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Symbol:
     """A symbolic segment: barcode, UMI, index, payload, spacer.
 
@@ -122,7 +122,7 @@ MODIFIED_BASES: dict[str, str] = {
 }  # fmt: skip
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Modification:
     """An IDT-style modification such as `/5Phos/` or `/3ddC/`.
 
@@ -140,7 +140,7 @@ class Modification:
         return cls(code, MODIFIED_BASES.get(code))
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Ribo:
     """A ribonucleotide in a DNA oligo (`rG`); pairs as its base."""
 
@@ -148,7 +148,7 @@ class Ribo:
     label: str | None = None
 
 
-@attrs.frozen(slots=True)
+@frozen
 class LNA:
     """A locked nucleic acid base (`+G`); pairs as its base."""
 
@@ -156,7 +156,7 @@ class LNA:
     label: str | None = None
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Thioate:
     """A phosphorothioate linkage (`*`); it occupies no position."""
 
@@ -164,7 +164,7 @@ class Thioate:
 Part = Bases | Homopolymer | Symbol | Modification | Ribo | LNA | Thioate
 
 
-@attrs.frozen(slots=True)
+@frozen
 class SymbolToken:
     """The token of a symbolic segment: what pairing and equality compare."""
 
@@ -172,7 +172,7 @@ class SymbolToken:
     rc: bool
 
 
-@attrs.frozen(slots=True)
+@frozen
 class PolyToken:
     """The token of an unspecified-length homopolymer."""
 
@@ -182,7 +182,7 @@ class PolyToken:
 Token = str | SymbolToken | PolyToken
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Seq:
     """A sequence, 5' to 3', as a tuple of parts."""
 
@@ -329,7 +329,7 @@ def _cut(part: Part, lo: int, hi: int) -> Part:
 def _relabel(part: Part, label: str) -> Part:
     match part:
         case Bases() | Homopolymer() | Symbol() | Ribo() | LNA():
-            return attrs.evolve(part, label=label)
+            return evolve(part, label=label)
         case Modification() | Thioate():
             return part
         case _:
@@ -393,7 +393,7 @@ def complement_part(part: Part) -> Part | None:
         case Homopolymer(base=base, count=count, label=label):
             return Homopolymer(COMPLEMENT[base], count, _prime(label))
         case Symbol(rc=rc, label=label):
-            return attrs.evolve(part, rc=not rc, label=_prime(label))
+            return evolve(part, rc=not rc, label=_prime(label))
         case Ribo(base=base, label=label) | LNA(base=base, label=label):
             return Bases(COMPLEMENT[base], _prime(label))
         case Modification(base=base):
@@ -441,7 +441,7 @@ def unflag(seq: Seq) -> Seq:
     LibStructBench placeholders carry no orientation (`[I7_INDEX:8]` is written the
     same on either strand), so comparisons with its data use this.
     """
-    return Seq(tuple(attrs.evolve(p, rc=False) if isinstance(p, Symbol) else p for p in seq.parts))
+    return Seq(tuple(evolve(p, rc=False) if isinstance(p, Symbol) else p for p in seq.parts))
 
 
 # ----------------------------------------------------------------- pairing

@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fractions import Fraction
 
-import attrs
-
 from lablang.diagnostics import Report
 from lablang.protocols.model import (
     Add,
@@ -34,6 +32,7 @@ from lablang.protocols.model import (
     Wash,
 )
 from lablang.protocols.quantities import CANONICAL, Amount, format_value
+from lablang.record import frozen
 from lablang.source import Source
 
 # Plausible ranges: (dimension, low, high) in canonical units; outside is a warning.
@@ -52,7 +51,7 @@ RANGES: dict[str, tuple[str, Fraction, Fraction]] = {
 COUNT_RANGES = {"cycles": (1, 60), "mix_count": (1, 100), "wash_times": (1, 10)}
 
 
-@attrs.frozen(slots=True)
+@frozen
 class LedgerEntry:
     """The volume of each container after one step (None = unknown)."""
 

@@ -14,8 +14,6 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any
 
-import attrs
-
 from lablang.protocols.model import (
     Add,
     Note,
@@ -27,11 +25,12 @@ from lablang.protocols.model import (
     step_parameters,
 )
 from lablang.protocols.quantities import CANONICAL, Amount
+from lablang.record import frozen
 
 KINDS = ("removed", "added", "moved", "changed")
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class ParameterChange:
     """`old` is None for a parameter the new step adds, `new` is None for one it drops."""
 
@@ -40,7 +39,7 @@ class ParameterChange:
     new: Value
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Change:
     kind: str  # one of KINDS
     step: str  # the step's name in the new protocol (the old one for `removed`)
@@ -59,7 +58,7 @@ class Change:
         return True
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class ProtocolDiff:
     old: str
     new: str

@@ -12,14 +12,13 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import TypeAlias
 
-import attrs
-
 from lablang.protocols.quantities import Amount
+from lablang.record import field, fields, frozen
 from lablang.source import NO_SPAN, Span
 
 
 # ------------------------------------------------------------ actions
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Add:
     """Add `volume` of a declared material to a container."""
 
@@ -28,7 +27,7 @@ class Add:
     destination: str | None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Transfer:
     """Move `volume` (None = all of it) from one container to another."""
 
@@ -37,7 +36,7 @@ class Transfer:
     destination: str | None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Mix:
     method: str | None
     count: int | None = None
@@ -46,44 +45,44 @@ class Mix:
     volume: Amount | None = None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Incubate:
     temperature: Amount | None
     duration: Amount | None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Segment:
     """One thermocycler segment: hold `temperature` for `duration`."""
 
     temperature: Amount
     duration: Amount | None
-    span: Span = attrs.field(default=NO_SPAN, eq=False)
+    span: Span = field(default=NO_SPAN, eq=False)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Repeat:
     count: int
     segments: tuple[Segment, ...]
-    span: Span = attrs.field(default=NO_SPAN, eq=False)
+    span: Span = field(default=NO_SPAN, eq=False)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Hold:
     temperature: Amount
     duration: Amount | None = None
-    span: Span = attrs.field(default=NO_SPAN, eq=False)
+    span: Span = field(default=NO_SPAN, eq=False)
 
 
 Stage: TypeAlias = Segment | Repeat | Hold
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Thermocycle:
     stages: tuple[Stage, ...]
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Centrifuge:
     """`speed` is a rotation speed (rpm) or a relative centrifugal force (xg)."""
 
@@ -92,7 +91,7 @@ class Centrifuge:
     temperature: Amount | None = None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Cleanup:
     """Bead cleanup at `ratio` x the sample volume; `elute` sets the volume afterwards."""
 
@@ -101,14 +100,14 @@ class Cleanup:
     elute: Amount | None = None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Wash:
     volume: Amount | None
     material: str | None = None
     times: int | None = None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Measure:
     """A QC measurement that consumes `volume` of the sample (if given)."""
 
@@ -117,12 +116,12 @@ class Measure:
     instrument: str | None = None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Wait:
     duration: Amount | None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Note:
     text: str
 
@@ -157,7 +156,7 @@ ACTION_KINDS: dict[type, str] = {
 
 
 # ------------------------------------------------------------ steps and protocols
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Step:
     """A named step holding one action.
 
@@ -171,8 +170,8 @@ class Step:
     container: str | None = None
     realizes: str | None = None
     note: str | None = None
-    span: Span = attrs.field(default=NO_SPAN, eq=False)
-    spans: Mapping[str, Span] = attrs.field(factory=dict, eq=False)
+    span: Span = field(default=NO_SPAN, eq=False)
+    spans: Mapping[str, Span] = field(factory=dict, eq=False)
 
     @property
     def kind(self) -> str:
@@ -182,23 +181,23 @@ class Step:
         return self.spans.get(parameter, self.span)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Material:
     name: str
     description: str | None = None
-    span: Span = attrs.field(default=NO_SPAN, eq=False)
+    span: Span = field(default=NO_SPAN, eq=False)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Container:
     """`initial` is the starting volume; None means unknown (distinct from empty)."""
 
     name: str
     initial: Amount | None
-    span: Span = attrs.field(default=NO_SPAN, eq=False)
+    span: Span = field(default=NO_SPAN, eq=False)
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Protocol:
     name: str
     steps: tuple[Step, ...]
@@ -207,7 +206,7 @@ class Protocol:
     materials: tuple[Material, ...] = ()
     equipment: tuple[str, ...] = ()
     containers: tuple[Container, ...] = ()
-    span: Span = attrs.field(default=NO_SPAN, eq=False)
+    span: Span = field(default=NO_SPAN, eq=False)
 
     def step(self, name: str) -> Step | None:
         return next((s for s in self.steps if s.name == name), None)
@@ -278,7 +277,7 @@ def step_parameters(step: Step) -> dict[str, Value]:
     if isinstance(action, Thermocycle):
         params.update(thermocycle_parameters(action))
     else:
-        for field in attrs.fields(type(action)):
+        for field in fields(type(action)):
             params[field.name] = getattr(action, field.name)
     params["container"] = step.container
     params["realizes"] = step.realizes

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import attrs
-
+from lablang.record import field, frozen
 from lablang.units import BASE, UNITS, quantity
 
 # dimension -> the unit protocols are read in (the rest use `lablang.units`' base unit)
@@ -26,7 +25,7 @@ CANONICAL: dict[str, str] = {
 }
 
 
-@attrs.frozen(slots=True, order=False)
+@frozen
 class Amount:
     """An exact quantity kept in the canonical unit of its dimension.
 
@@ -41,7 +40,7 @@ class Amount:
 
     value: Fraction
     dimension: str
-    text: str = attrs.field(eq=False, default="")
+    text: str = field(eq=False, default="")
 
     @classmethod
     def parse(cls, number: str, unit: str) -> Amount:

@@ -11,11 +11,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.limits import DEFAULT_LIMITS, Limits
+from lablang.record import define, field, frozen
 from lablang.source import Source
 
 __all__ = ["Loader", "ModuleInfo", "Program", "Symbol", "resolve", "stdlib_root"]
@@ -32,7 +31,7 @@ def stdlib_root() -> Path:
     return package.parent / "stdlib"
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Symbol:
     """A declaration visible in a module, and the module that declares it."""
 
@@ -41,21 +40,21 @@ class Symbol:
     module: ModuleInfo
 
 
-@attrs.define(eq=False)
+@define(eq=False)
 class ModuleInfo:
     path: tuple[str, ...]
     source: Source
     module: ast.Module
     file: Path | None = None
-    decls: dict[str, ast.Decl] = attrs.field(factory=dict)
+    decls: dict[str, ast.Decl] = field(factory=dict)
     # name -> symbol imported with `use x.{name}` or `use x.name`
-    imported: dict[str, Symbol] = attrs.field(factory=dict)
+    imported: dict[str, Symbol] = field(factory=dict)
     # alias -> module imported whole with `use x.y` (members reached as `y.name`)
-    modules: dict[str, ModuleInfo] = attrs.field(factory=dict)
+    modules: dict[str, ModuleInfo] = field(factory=dict)
     # names (and module aliases) whose import failed: already reported, not reported again
-    broken: set[str] = attrs.field(factory=set)
+    broken: set[str] = field(factory=set)
     # kinds -> names visible with those kinds ("did you mean" candidates), filled lazily
-    candidates: dict[tuple[str, ...], list[str]] = attrs.field(factory=dict, repr=False)
+    candidates: dict[tuple[str, ...], list[str]] = field(factory=dict, repr=False)
 
     def lookup(self, path: Sequence[str]) -> Symbol | None:
         """Find `name` or `module.name` as seen from this module."""
@@ -79,7 +78,7 @@ class ModuleInfo:
                 yield Symbol(f"{alias}.{name}", decl, module)
 
 
-@attrs.define(eq=False)
+@define(eq=False)
 class Program:
     """A root module and every module it imports, resolved."""
 
@@ -93,12 +92,12 @@ class Program:
                 yield decl
 
 
-@attrs.define
+@define
 class Loader:
     roots: list[Path]
     limits: Limits = DEFAULT_LIMITS
-    cache: dict[tuple[str, ...], ModuleInfo] = attrs.field(factory=dict)
-    _available: list[str] | None = attrs.field(default=None, init=False, repr=False)
+    cache: dict[tuple[str, ...], ModuleInfo] = field(factory=dict)
+    _available: list[str] | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def with_roots(

@@ -20,10 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 
-import attrs
-
 from lablang import ast
 from lablang.diagnostics import Report
+from lablang.record import frozen
 from lablang.source import Source
 
 QuantityFactory = Callable[[str, str], object]
@@ -35,7 +34,7 @@ FUNCTIONS = frozenset({"len", "count"})
 ANSWER_METHODS = frozenset({"step", "index"})
 
 
-@attrs.frozen(slots=True)
+@frozen
 class CheckResult:
     """`passed` is None when the check could not be evaluated (with the reason)."""
 
@@ -47,7 +46,7 @@ class CheckResult:
         return 2 if self.passed else 0
 
 
-@attrs.frozen(slots=True)
+@frozen
 class _Missing:
     reason: str
 

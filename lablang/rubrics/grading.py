@@ -20,9 +20,8 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-import attrs
-
 from lablang.diagnostics import Report
+from lablang.record import frozen
 from lablang.rubrics.model import Item, Rubric, node_value
 from lablang.source import Source, Span
 
@@ -30,7 +29,7 @@ MAX_JUDGMENT_LINES = 1_000_000
 MAX_RESAMPLES = 100_000
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Judgment:
     protocol: str
     attempt: str
@@ -227,7 +226,7 @@ def clip(value: float | Fraction) -> float:
 
 
 # ------------------------------------------------------------ grading
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class AttemptScore:
     protocol: str
     attempt: str
@@ -235,14 +234,14 @@ class AttemptScore:
     grades: Mapping[str, int]
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class ProtocolScore:
     attempts: int
     mean: float
     best_of_k: Mapping[int, float]
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class TagScore:
     """`mean` and `ci` are None for a tag carried only by penalty items."""
 
@@ -251,7 +250,7 @@ class TagScore:
     ci: tuple[float, float] | None
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Grade:
     rubric: str
     attempts: tuple[AttemptScore, ...]

@@ -12,13 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from fractions import Fraction
 
-import attrs
-
 from lablang import ast
+from lablang.record import field, frozen
 from lablang.source import NO_SPAN, Span
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Item:
     id: str
     criterion: str
@@ -28,21 +27,21 @@ class Item:
     check: ast.Expr | None = None  # evaluated by `lablang.rubrics.evaluate`
     check_text: str | None = None
     children: tuple[Item, ...] = ()
-    span: Span = attrs.field(default=NO_SPAN, eq=False)
+    span: Span = field(default=NO_SPAN, eq=False)
 
     @property
     def is_leaf(self) -> bool:
         return not self.children
 
 
-@attrs.frozen(slots=True, kw_only=True)
+@frozen(kw_only=True)
 class Rubric:
     name: str
     items: tuple[Item, ...]
     title: str | None = None
     question: str | None = None
     source: str | None = None
-    span: Span = attrs.field(default=NO_SPAN, eq=False)
+    span: Span = field(default=NO_SPAN, eq=False)
 
     def walk(self) -> Iterator[tuple[Item, tuple[Item, ...]]]:
         """Every item with its ancestors, depth first in declaration order."""

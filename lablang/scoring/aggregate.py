@@ -6,8 +6,9 @@ from collections.abc import Mapping, Sequence
 from math import comb
 from typing import Any
 
-import attrs
 import numpy as np
+
+from lablang.record import frozen
 
 
 def expected_best_of_k(scores: Sequence[float], k: int) -> float:
@@ -27,7 +28,7 @@ def expected_best_of_k(scores: Sequence[float], k: int) -> float:
     return sum(comb(i - 1, k - 1) * ordered[i - 1] for i in range(k, n + 1)) / total
 
 
-@attrs.frozen(slots=True)
+@frozen
 class MetricSummary:
     """One metric over protocols: the mean of per-protocol means, its CI, and best-of-k."""
 

@@ -17,9 +17,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from lablang.diagnostics import Report
+from lablang.record import asdict, frozen
 from lablang.scoring.aggregate import MetricSummary, summarize
 from lablang.scoring.score import (
     ScoreResult,
@@ -43,7 +42,7 @@ HEADLINE = (
 )
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Attempt:
     protocol: str
     attempt: str
@@ -51,7 +50,7 @@ class Attempt:
     truth: Path
 
 
-@attrs.frozen(slots=True)
+@frozen
 class AttemptScore:
     protocol: str
     attempt: str
@@ -60,7 +59,7 @@ class AttemptScore:
     diagnostics: tuple[dict[str, Any], ...]
 
 
-@attrs.frozen(slots=True)
+@frozen
 class BatchResult:
     rows: tuple[AttemptScore, ...]
     summary: dict[str, MetricSummary]
@@ -203,7 +202,7 @@ def write_outputs(result: BatchResult, out_dir: str | Path) -> list[Path]:
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    jsonl = "".join(json.dumps(attrs.asdict(row), sort_keys=True) + "\n" for row in result.rows)
+    jsonl = "".join(json.dumps(asdict(row), sort_keys=True) + "\n" for row in result.rows)
     names = sorted({name for row in result.rows for name in row.metrics})
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -214,7 +213,7 @@ def write_outputs(result: BatchResult, out_dir: str | Path) -> list[Path]:
     summary = {
         "seed": result.seed,
         "metrics": {
-            name: {**attrs.asdict(s), "best_of_k": {str(k): v for k, v in s.best_of_k.items()}}
+            name: {**asdict(s), "best_of_k": {str(k): v for k, v in s.best_of_k.items()}}
             for name, s in result.summary.items()
         },
         "skipped": list(result.skipped),

@@ -14,8 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
-
+from lablang.record import frozen
 from lablang.scoring.matching import (
     best_one_to_one_matching,
     soft_prf,
@@ -31,7 +30,7 @@ from lablang.scoring.workflows import typed_edges as typed_edges
 Json = dict[str, Any]
 
 
-@attrs.frozen(slots=True)
+@frozen
 class GraphScore:
     metrics: Mapping[str, float]
     workflows: tuple[WorkflowScore, ...]

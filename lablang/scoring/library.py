@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
 from rapidfuzz.distance import Levenshtein
 
+from lablang.record import frozen
 from lablang.scoring.normalize import normalize_library_sequence
 
 PREDICTION_SCHEMA_VERSION = "libstruct.library_structure.v0"
@@ -25,14 +25,14 @@ class LibraryInputError(ValueError):
     """The document cannot be read as a Task 1 document (the grader scores it 0)."""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class LibraryEntry:
     library_id: str
     modality: str
     library_sequence: str
 
 
-@attrs.frozen(slots=True)
+@frozen
 class LibraryMatch:
     truth_index: int
     truth_id: str
@@ -45,7 +45,7 @@ class LibraryMatch:
     similarity: float
 
 
-@attrs.frozen(slots=True)
+@frozen
 class LibraryScore:
     metrics: Mapping[str, float]
     matches: tuple[LibraryMatch, ...]

@@ -8,8 +8,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import attrs
-
+from lablang.record import frozen
 from lablang.scoring.matching import best_one_to_one_matching, soft_prf
 from lablang.scoring.normalize import (
     normalize_text,
@@ -32,7 +31,7 @@ Json = dict[str, Any]
 _NUCLEOTIDE_TOKEN_RE = re.compile(r"^(?:[ACGTUNV]|[r+][ACGTUNV])$")
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Family:
     """Predicted oligos that count as one family (one prediction)."""
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
+from lablang.record import asdict, frozen
 from lablang.scoring.matching import edit_similarity
 from lablang.scoring.normalize import (
     normalize_sequence,
@@ -33,7 +32,7 @@ from lablang.scoring.weights import Weights
 Json = dict[str, Any]
 
 
-@attrs.frozen(slots=True)
+@frozen
 class _OligoView:
     """What the ordered-molecule comparison needs from one record, computed once."""
 
@@ -73,7 +72,7 @@ class OligoSimilarity:
         self._full: dict[int, bool] = {}
         self._views: dict[int, _OligoView] = {}
         self._profiles: dict[tuple[int, bool], Any] = {}
-        self._weights = attrs.asdict(weights.oligo)
+        self._weights = asdict(weights.oligo)
         self._keep: list[Any] = []  # keeps cached records alive so ids stay unique
 
     def _fully_scorable(self, truth: Json) -> bool:

@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
-
+from lablang.record import frozen
 from lablang.scoring.matching import best_one_to_one_matching, soft_prf
 from lablang.scoring.oligo_families import Family, FamilyScorer
 from lablang.scoring.oligo_roles import controlled_role_similarity as controlled_role_similarity
@@ -57,7 +56,7 @@ class OligoScorer(FamilyScorer):
 # ---- the Task 2 score ----------------------------------------------------------------
 
 
-@attrs.frozen(slots=True)
+@frozen
 class OligoMatch:
     prediction_ids: tuple[str, ...]
     prediction_id: str
@@ -68,7 +67,7 @@ class OligoMatch:
     level: str  # "family" or "member"
 
 
-@attrs.frozen(slots=True)
+@frozen
 class OligoScore:
     metrics: Mapping[str, float]
     matches: tuple[OligoMatch, ...]

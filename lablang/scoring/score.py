@@ -13,9 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from lablang.diagnostics import Diagnostic, Report
+from lablang.record import asdict, evolve, frozen
 from lablang.scoring.graph import GraphScore, GraphScorer
 from lablang.scoring.lab import adopt_protocol_id, lab_documents
 from lablang.scoring.library import (
@@ -42,7 +41,7 @@ LIBGEN_METRICS = (
 MAX_INPUT_BYTES = 20_000_000
 
 
-@attrs.frozen(slots=True)
+@frozen
 class MatchedPair:
     """A truth entity and the prediction matched to it, with the score's components."""
 
@@ -56,7 +55,7 @@ class MatchedPair:
     workflow: str | None = None
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Unmatched:
     """An entity left without a partner: a truth requirement missed, or an extra prediction."""
 
@@ -67,7 +66,7 @@ class Unmatched:
     workflow: str | None = None
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ScoreResult:
     """Every metric under the benchmark's own names, the explanation, and the diagnostics."""
 
@@ -92,9 +91,9 @@ class ScoreResult:
         if explain:
             data["task_metrics"] = {k: dict(v) for k, v in self.task_metrics.items()}
             data["matches"] = [
-                {**attrs.asdict(m), "components": dict(m.components)} for m in self.matches
+                {**asdict(m), "components": dict(m.components)} for m in self.matches
             ]
-            data["unmatched"] = [attrs.asdict(u) for u in self.unmatched]
+            data["unmatched"] = [asdict(u) for u in self.unmatched]
         return data
 
 
@@ -185,7 +184,7 @@ def _read_json(path: Path, report: Report) -> Any | None:
     from lablang.datafile import DataFileError, load_json, read_data_text
     from lablang.limits import DEFAULT_LIMITS
 
-    limits = attrs.evolve(
+    limits = evolve(
         DEFAULT_LIMITS, max_data_bytes=min(MAX_INPUT_BYTES, DEFAULT_LIMITS.max_data_bytes)
     )
     try:

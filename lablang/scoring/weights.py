@@ -21,10 +21,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import attrs
+from lablang.record import asdict, evolve, fields, frozen, has
 
 
-@attrs.frozen(slots=True)
+@frozen
 class OligoWeights:
     """Task 2 scientific similarity of one oligo (weights renormalized over enabled dims)."""
 
@@ -37,7 +37,7 @@ class OligoWeights:
     assignment_tie_break: float = 1e-6
 
 
-@attrs.frozen(slots=True)
+@frozen
 class FamilyMetadataWeights:
     """Which ground-truth family template a predicted member is attributed to."""
 
@@ -47,7 +47,7 @@ class FamilyMetadataWeights:
     kind: float = 0.15
 
 
-@attrs.frozen(slots=True)
+@frozen
 class StateWeights:
     reference_strand: float = 0.50
     architecture: float = 0.15
@@ -57,7 +57,7 @@ class StateWeights:
     boundary_tie_break: float = 0.10
 
 
-@attrs.frozen(slots=True)
+@frozen
 class StrandWeights:
     """One strand against another: ordered segments, molecule type, orientation."""
 
@@ -69,7 +69,7 @@ class StrandWeights:
     position_structural_role: float = 0.25
 
 
-@attrs.frozen(slots=True)
+@frozen
 class TransitionWeights:
     operation: float = 0.30
     substrates: float = 0.15
@@ -79,7 +79,7 @@ class TransitionWeights:
     identity_tie_break: float = 0.03
 
 
-@attrs.frozen(slots=True)
+@frozen
 class WorkflowWeights:
     """Workflow assignment: terminal-modality F1, transition F1, state F1."""
 
@@ -88,7 +88,7 @@ class WorkflowWeights:
     states: float = 0.20
 
 
-@attrs.frozen(slots=True)
+@frozen
 class RewardWeights:
     """Headline reward = t2 x required-family F1 + t3 x molecular-transition F1."""
 
@@ -96,7 +96,7 @@ class RewardWeights:
     t3: float = 0.70
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Weights:
     """All grader parameters. `Weights()` is the published grader."""
 
@@ -130,7 +130,7 @@ class Weights:
         return cls().with_overrides(data)
 
     def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
+        return asdict(self)
 
 
 class WeightsError(ValueError):
@@ -138,14 +138,14 @@ class WeightsError(ValueError):
 
 
 def _evolve(instance: Any, overrides: Mapping[str, Any], where: str) -> Any:
-    fields = {field.name: field for field in attrs.fields(type(instance))}
+    by_name = {field.name: field for field in fields(type(instance))}
     changes: dict[str, Any] = {}
     for key, value in overrides.items():
-        if key not in fields:
-            known = ", ".join(sorted(fields))
+        if key not in by_name:
+            known = ", ".join(sorted(by_name))
             raise WeightsError(f"unknown weight `{where}.{key}` (known: {known})")
         current = getattr(instance, key)
-        if attrs.has(type(current)):
+        if has(type(current)):
             if not isinstance(value, Mapping):
                 raise WeightsError(f"`{where}.{key}` must be a table")
             changes[key] = _evolve(current, value, f"{where}.{key}")
@@ -153,4 +153,4 @@ def _evolve(instance: Any, overrides: Mapping[str, Any], where: str) -> Any:
             raise WeightsError(f"`{where}.{key}` must be a number, not {value!r}")
         else:
             changes[key] = float(value)
-    return attrs.evolve(instance, **changes)
+    return evolve(instance, **changes)

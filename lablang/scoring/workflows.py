@@ -8,8 +8,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-import attrs
-
+from lablang.record import frozen
 from lablang.scoring.matching import (
     Match,
     best_partial_one_to_one_matching,
@@ -35,7 +34,7 @@ StateMatrices = tuple[
 """The same for states, with each side's terminal modalities by state id."""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class EntityPair:
     """One matched state or transition and why it scored what it did."""
 
@@ -46,7 +45,7 @@ class EntityPair:
     dimensions: Mapping[str, float | None]
 
 
-@attrs.frozen(slots=True)
+@frozen
 class WorkflowScore:
     prediction_id: str | None
     truth_id: str | None

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import math
 
-import attrs
 import mujoco
 import numpy as np
 
+from lablang.record import define, field
 from lablang.sim.assets import AssetInfo
 from lablang.sim.build import Built
 from lablang.sim.model import Action
@@ -34,7 +34,7 @@ PARK = (-0.6, 0.9, 0.2)  # m: where absent objects wait, away from the bench
 PARK_PITCH = 0.08  # m between parked objects
 
 
-@attrs.define
+@define
 class EventState:
     """One scheduled event and what the robot did around it."""
 
@@ -49,7 +49,7 @@ class EventState:
     touching: bool = False  # the robot touched its entities (or load) in the last tick
     started: bool = False
     finished: bool = False
-    lid_from: dict[str, float] = attrs.field(factory=dict)  # lid angles when it started
+    lid_from: dict[str, float] = field(factory=dict)  # lid angles when it started
 
     @property
     def entity(self) -> str:

@@ -19,14 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import attrs
-
+from lablang.record import frozen
 from lablang.sim.episode import EpisodeResult, EpisodeRunner
 from lablang.sim.interventions import Intervention
 from lablang.sim.model import Task
 
 
-@attrs.frozen
+@frozen
 class Matched:
     task: str
     seed: int

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import assert_never
 
-import attrs
 import mujoco
 import numpy as np
 
+from lablang.record import define, evolve, field
 from lablang.sim.assets import BUILDERS, AssetInfo, build_table
 from lablang.sim.catalog import ASSET_KINDS
 from lablang.sim.model import (
@@ -26,7 +26,7 @@ from lablang.sim.robots import robot_named
 PHYSICS_DT = 0.002
 
 
-@attrs.define
+@define
 class Built:
     """A compiled scene and what each entity is made of."""
 
@@ -35,8 +35,8 @@ class Built:
     infos: dict[str, AssetInfo]
     placements: dict[str, InSlot | OnSurface]  # after randomization
     rotor_angles: dict[str, float]
-    interventions: list[tuple[Intervention, float]] = attrs.field(factory=list)  # with start times
-    bindings: dict[str, str] = attrs.field(factory=dict)  # role -> entity, drawn per instance
+    interventions: list[tuple[Intervention, float]] = field(factory=list)  # with start times
+    bindings: dict[str, str] = field(factory=dict)  # role -> entity, drawn per instance
     robot: str = "gantry"
 
 
@@ -87,7 +87,7 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
             case PoseRandomization():
                 base = placements.get(rand.entity)
                 if isinstance(base, OnSurface):
-                    placements[rand.entity] = attrs.evolve(
+                    placements[rand.entity] = evolve(
                         base,
                         x=base.x + float(rng.uniform(-rand.x, rand.x)),
                         y=base.y + float(rng.uniform(-rand.y, rand.y)),

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 
-import attrs
+from lablang.record import frozen
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ParamSpec:
     """One asset parameter: its dimension ("" for a plain number), range and default (SI)."""
 
@@ -24,7 +24,7 @@ class ParamSpec:
     integer: bool = False
 
 
-@attrs.frozen(slots=True)
+@frozen
 class AssetKind:
     role: str  # "fixture" (placed on the table, jointless base) | "object" (free body)
     params: dict[str, ParamSpec]

@@ -16,10 +16,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import attrs
 import numpy as np
 
 from lablang.executors import Executor, UnitFailure
+from lablang.record import frozen
 from lablang.sim.catalog import MAX_CERTIFY_WORK
 from lablang.sim.episode import EpisodeResult, premature_reason, run_episode
 from lablang.sim.model import Task
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 RERUN_TIMESTEP = 0.001
 
 
-@attrs.frozen(slots=True)
+@frozen
 class InstanceOutcome:
     seed: int
     result: EpisodeResult

@@ -47,10 +47,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
 import mujoco
 import numpy as np
 
+from lablang.record import define, field
 from lablang.sim.assets import FINGER_MAX
 from lablang.sim.bookkeeping import MAX_OPS_PER_TICK, to_json
 from lablang.sim.build import compile_scene
@@ -67,20 +67,20 @@ MAX_EPISODES = 1000
 MAX_IMAGE_SIDE = 512
 
 
-@attrs.define
+@define
 class Recording:
     """One episode's per-tick arrays (see the module docstring)."""
 
     result: EpisodeResult | None = None
-    actions: list[np.ndarray] = attrs.field(factory=list)
-    states: list[np.ndarray] = attrs.field(factory=list)
-    proprio: list[np.ndarray] = attrs.field(factory=list)
-    tcp: list[np.ndarray] = attrs.field(factory=list)
-    objects: list[np.ndarray] = attrs.field(factory=list)
-    images: dict[str, list[np.ndarray]] = attrs.field(factory=dict)
-    times: list[float] = attrs.field(factory=list)  # simulated time after each tick
+    actions: list[np.ndarray] = field(factory=list)
+    states: list[np.ndarray] = field(factory=list)
+    proprio: list[np.ndarray] = field(factory=list)
+    tcp: list[np.ndarray] = field(factory=list)
+    objects: list[np.ndarray] = field(factory=list)
+    images: dict[str, list[np.ndarray]] = field(factory=dict)
+    times: list[float] = field(factory=list)  # simulated time after each tick
     # per tick, the bookkeeping operations the skills made before it (`bookkeeping.to_json`)
-    bookkeeping: list[list[list[Any]]] = attrs.field(factory=list)
+    bookkeeping: list[list[list[Any]]] = field(factory=list)
     clipped: int = 0  # ticks whose command exceeded the ee_delta bounds (clipped)
 
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import math
 
-import attrs
-
+from lablang.record import frozen
 from lablang.sim.model import Call, Ref, Step
 from lablang.sim.runtime import Runtime
 from lablang.sim.state import UPRIGHT_TILT, tilt
@@ -26,7 +25,7 @@ TIPPED = math.radians(30)
 MOVED = 0.015  # m
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Pose:
     support: int  # the body it rested on (0: the world)
     position: tuple[float, float, float]  # in the support's frame

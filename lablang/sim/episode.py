@@ -6,9 +6,9 @@ import time as wallclock
 from pathlib import Path
 from typing import Any, assert_never
 
-import attrs
 import numpy as np
 
+from lablang.record import asdict, evolve, frozen
 from lablang.sim import effects
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_TIME, MAX_EPISODE_WORK
@@ -20,7 +20,7 @@ from lablang.sim.runtime import BudgetSpent, Checkpoint, Runtime, SimFault
 from lablang.sim.skills import SKILLS, SkillResult, run_skill, target_name
 
 
-@attrs.frozen(slots=True)
+@frozen
 class SkillRecord:
     call: str
     status: str
@@ -30,7 +30,7 @@ class SkillRecord:
     detail: tuple[tuple[str, float | str], ...] = ()
 
 
-@attrs.frozen(slots=True)
+@frozen
 class StepResult:
     name: str
     status: str  # "passed" | "failed" | "fault" | "skipped"
@@ -43,7 +43,7 @@ class StepResult:
     keyframe: str | None = None
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Fault:
     kind: str
     detail: str
@@ -51,7 +51,7 @@ class Fault:
     step: str
 
 
-@attrs.frozen(slots=True)
+@frozen
 class EpisodeResult:
     task: str
     seed: int
@@ -155,7 +155,7 @@ _PLACING = ("insert_into_slot", "place", "put_on_scale", "incubate", "discard")
 _GRASPING = ("pick", "remove_from_slot")
 
 
-@attrs.frozen
+@frozen
 class RunnerCheckpoint:
     runtime: Checkpoint
     results: tuple[StepResult, ...]
@@ -241,7 +241,7 @@ class EpisodeRunner:
                 return
             if self._renderer is not None:
                 keyframe = self._renderer.save(index, step.name, result.status, self.task.name)
-                result = attrs.evolve(result, keyframe=keyframe)
+                result = evolve(result, keyframe=keyframe)
             self.results.append(result)
             if result.status != "passed":
                 self.stopped = True
@@ -763,7 +763,7 @@ def encode_png(pixels: np.ndarray) -> bytes:
 
 def episode_json(result: EpisodeResult) -> dict[str, Any]:
     """The episode as JSON-ready data (the trace `simulate --json` prints)."""
-    data = attrs.asdict(result, recurse=True)
+    data = asdict(result, recurse=True)
     for step in data["steps"]:
         step["wall"] = round(step["wall"], 4)
     data["wall_time"] = round(result.wall_time, 4)

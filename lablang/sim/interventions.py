@@ -25,12 +25,11 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-import attrs
-
+from lablang.record import frozen
 from lablang.sim.model import Expr
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Decision:
     step: str
     call: int
@@ -46,7 +45,7 @@ class Decision:
         )
 
 
-@attrs.frozen(slots=True)
+@frozen
 class TargetPose:
     step: str
     call: int
@@ -59,13 +58,13 @@ class TargetPose:
         return f"target pose: {self.step} call {self.call} executes towards {expr_text(self.value)}"
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Execution:
     step: str
     call: int
     status: str = "failed"  # "succeeded" | "failed"
 
-    def __attrs_post_init__(self) -> None:
+    def __post_init__(self) -> None:
         if self.status not in ("succeeded", "failed"):
             raise ValueError(
                 f"an execution intervention reports `succeeded` or `failed`, not `{self.status}`"

@@ -1,4 +1,4 @@
-"""The scene and task model the simulator runs: frozen attrs data, no MuJoCo.
+"""The scene and task model the simulator runs: frozen records, no MuJoCo.
 
 The front end (`lablang.sim.front`) turns `scene` and `task` declarations into
 these classes; tests and Python users can also build them directly. Quantities are
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TypeAlias, assert_never
 
-import attrs
-
+from lablang.record import evolve, field, frozen
 from lablang.source import Span
 
 # ---------------------------------------------------------------- expressions
@@ -18,13 +17,13 @@ from lablang.source import Span
 # specs (predicates combined with and/or/not and comparisons).
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Ref:
     """A named entity, optionally a part of it: `rack.slot[2]` is Ref("rack", ("slot", 2))."""
 
     name: str
     path: tuple[str | int, ...] = ()
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
     def text(self) -> str:
         out = self.name
@@ -33,35 +32,35 @@ class Ref:
         return out
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Num:
     """A number with a dimension ("length", "mass", "volume", "time", "angle", "" for none)."""
 
     value: float
     dimension: str = ""
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Bool:
     """`true` or `false` (a step whose success is `true` passes once its program has run)."""
 
     value: bool
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Text:
     value: str
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Call:
     func: str
     args: tuple[Expr, ...] = ()
     kwargs: tuple[tuple[str, Expr], ...] = ()
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
     def kwarg(self, name: str) -> Expr | None:
         for key, value in self.kwargs:
@@ -70,25 +69,25 @@ class Call:
         return None
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Logic:
     op: str  # "and" | "or"
     parts: tuple[Expr, ...]
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Not:
     operand: Expr
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Compare:
     op: str  # == != < <= > >=
     left: Expr
     right: Expr
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
 Expr: TypeAlias = Ref | Num | Bool | Text | Call | Logic | Not | Compare
@@ -97,7 +96,7 @@ Expr: TypeAlias = Ref | Num | Bool | Text | Call | Logic | Not | Compare
 # ---------------------------------------------------------------- scenes
 
 
-@attrs.frozen(slots=True)
+@frozen
 class OnSurface:
     """Resting on a surface entity (or the table) at a position in its frame."""
 
@@ -107,7 +106,7 @@ class OnSurface:
     yaw: float = 0.0
 
 
-@attrs.frozen(slots=True)
+@frozen
 class InSlot:
     container: str
     slot: int
@@ -116,7 +115,7 @@ class InSlot:
 Placement: TypeAlias = OnSurface | InSlot
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Content:
     """An amount of a substance carried by a container: liquids in m^3, powders in kg."""
 
@@ -125,14 +124,14 @@ class Content:
     kind: str = "liquid"  # "liquid" | "powder"
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Entity:
     name: str
     asset: str
     params: tuple[tuple[str, float | int | str], ...] = ()
     placement: Placement | None = None
     contents: tuple[Content, ...] = ()
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
     def param(self, key: str, default: float | int | str) -> float | int | str:
         for name, value in self.params:
@@ -141,7 +140,7 @@ class Entity:
         return default
 
 
-@attrs.frozen(slots=True)
+@frozen
 class PoseRandomization:
     """Uniform offsets of an entity's placement: x, y in metres, yaw in radians (half-widths)."""
 
@@ -149,20 +148,20 @@ class PoseRandomization:
     x: float = 0.0
     y: float = 0.0
     yaw: float = 0.0
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class SlotPermutation:
     """The listed entities take a random distinct choice among `slots` of `container`."""
 
     entities: tuple[str, ...]
     container: str
     slots: tuple[int, ...]
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class RoleBinding:
     """`randomize role from [a, b, c]`: each instance binds `role` to one of the candidates.
 
@@ -170,7 +169,7 @@ class RoleBinding:
 
     role: str
     candidates: tuple[str, ...]
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
 
 Randomization: TypeAlias = PoseRandomization | SlotPermutation | RoleBinding
@@ -189,7 +188,7 @@ ACTION_KINDS = (
 )
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Action:
     """One thing a scripted colleague does during an event."""
 
@@ -201,7 +200,7 @@ class Action:
     part: str = ""  # press: the button
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Intervention:
     """A scripted external event (SciVLABench coordination tasks): at a random time in
     [start_low, start_high] a colleague performs `actions` over `duration` seconds.
@@ -215,7 +214,7 @@ class Intervention:
     actions: tuple[Action, ...]
     duration: float = 1.0
     guards: tuple[str, ...] = ()
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
 
     @property
     def entities(self) -> tuple[str, ...]:
@@ -223,7 +222,7 @@ class Intervention:
         return tuple(dict.fromkeys(a.entity for a in self.actions))
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Scene:
     name: str
     entities: tuple[Entity, ...]
@@ -245,14 +244,14 @@ class Scene:
 # ---------------------------------------------------------------- tasks
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Step:
     name: str
     program: tuple[Call, ...]
     success: Expr | None
     # simulated seconds allowed for the success spec to hold once the program ends
     check_window: float = 6.0
-    span: Span | None = attrs.field(default=None, eq=False)
+    span: Span | None = field(default=None, eq=False)
     # `step NAME on EVENT`: the step waits for a scripted event; touching the event's
     # fixture (or its load) while waiting is a premature interaction
     trigger: str | None = None
@@ -260,7 +259,7 @@ class Step:
     may_move: tuple[str, ...] = ()
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Task:
     name: str
     scene: Scene
@@ -274,21 +273,21 @@ def bind_expr(expr: Expr, bindings: dict[str, str]) -> Expr:
     match expr:
         case Ref():
             bound = bindings.get(expr.name)
-            return expr if bound is None else attrs.evolve(expr, name=bound)
+            return expr if bound is None else evolve(expr, name=bound)
         case Num() | Bool() | Text():
             return expr
         case Call():
-            return attrs.evolve(
+            return evolve(
                 expr,
                 args=tuple(bind_expr(a, bindings) for a in expr.args),
                 kwargs=tuple((k, bind_expr(v, bindings)) for k, v in expr.kwargs),
             )
         case Logic():
-            return attrs.evolve(expr, parts=tuple(bind_expr(p, bindings) for p in expr.parts))
+            return evolve(expr, parts=tuple(bind_expr(p, bindings) for p in expr.parts))
         case Not():
-            return attrs.evolve(expr, operand=bind_expr(expr.operand, bindings))
+            return evolve(expr, operand=bind_expr(expr.operand, bindings))
         case Compare():
-            return attrs.evolve(
+            return evolve(
                 expr, left=bind_expr(expr.left, bindings), right=bind_expr(expr.right, bindings)
             )
         case _:
@@ -316,5 +315,5 @@ def bind_task(task: Task, bindings: dict[str, str]) -> Task:
     for step in task.steps:
         program = tuple(_bind_call(c, bindings) for c in step.program)
         success = None if step.success is None else bind_expr(step.success, bindings)
-        steps.append(attrs.evolve(step, program=program, success=success))
-    return attrs.evolve(task, steps=tuple(steps))
+        steps.append(evolve(step, program=program, success=success))
+    return evolve(task, steps=tuple(steps))

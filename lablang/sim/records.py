@@ -39,12 +39,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
+from lablang.record import asdict, fields, frozen
 
 RECORD_VERSION = 1
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Event:
     # choice | execution | completion | persistence | fault | intervention, and for scripted
     # events (coordination): trigger | premature | response
@@ -62,17 +62,17 @@ class Event:
 
 
 def event_json(event: Event) -> dict[str, Any]:
-    data = attrs.asdict(event)
+    data = asdict(event)
     data["time"] = round(event.time, 6)
     return data
 
 
 def event_from_json(data: dict[str, Any]) -> Event:
-    fields = {f.name for f in attrs.fields(Event)}
-    unknown = set(data) - fields - {"record"}
+    known = {f.name for f in fields(Event)}
+    unknown = set(data) - known - {"record"}
     if unknown:
         raise ValueError(f"unknown event fields {sorted(unknown)}")
-    return Event(**{k: v for k, v in data.items() if k in fields})
+    return Event(**{k: v for k, v in data.items() if k in known})
 
 
 def _family(operation: str) -> str:
@@ -196,7 +196,7 @@ class RecordError(Exception):
     """A record file that cannot be read (the message names the line)."""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Replayed:
     header: dict[str, Any]
     events: tuple[Event, ...]

@@ -14,10 +14,10 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-import attrs
 import mujoco
 import numpy as np
 
+from lablang.record import define, field, frozen
 from lablang.sim.actors import Actors
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
 from lablang.sim.bookkeeping import Bookkeeping, journaled
@@ -87,7 +87,7 @@ class SimFault(Exception):
         self.time = time
 
 
-@attrs.define
+@define
 class ScaleState:
     sensor_adr: int
     zero: float  # newtons subtracted before conversion (the tare point)
@@ -99,16 +99,14 @@ class ScaleState:
         return self.display / 10
 
 
-@attrs.define
+@define
 class Ledger:
     """Amounts of substances carried by containers, and what was spilled."""
 
-    amounts: dict[str, dict[str, float]] = attrs.field(
-        factory=dict
-    )  # container -> substance -> amount
-    kinds: dict[str, str] = attrs.field(factory=dict)  # substance -> "liquid" | "powder"
-    spilled: dict[str, float] = attrs.field(factory=dict)  # source container -> amount
-    mixed: set[str] = attrs.field(factory=set)  # containers mixed since their contents changed
+    amounts: dict[str, dict[str, float]] = field(factory=dict)  # container -> substance -> amount
+    kinds: dict[str, str] = field(factory=dict)  # substance -> "liquid" | "powder"
+    spilled: dict[str, float] = field(factory=dict)  # source container -> amount
+    mixed: set[str] = field(factory=set)  # containers mixed since their contents changed
 
     def total(self, container: str) -> float:
         return sum(self.amounts.get(container, {}).values())
@@ -121,7 +119,7 @@ class Ledger:
         return total
 
 
-@attrs.frozen
+@frozen
 class Checkpoint:
     """Everything needed to continue an episode exactly: the MuJoCo integration state, the
     model fields the runtime writes (weld poses, masses), and the runtime's own state."""

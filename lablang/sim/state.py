@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 from typing import Any, Protocol
 
-import attrs
 import mujoco
 import numpy as np
 
+from lablang.record import frozen
 from lablang.sim.assets import CAP_OPEN_TURNS, AssetInfo
 
 UPRIGHT_TILT = math.radians(15)
@@ -57,13 +57,13 @@ __all__ = [
 # ---------------------------------------------------------------- targets
 
 
-@attrs.frozen(slots=True)
+@frozen
 class SlotTarget:
     container: str
     index: int
 
 
-@attrs.frozen(slots=True)
+@frozen
 class WellTarget:
     plate: str
     index: int
@@ -74,7 +74,7 @@ class WellTarget:
         return f"{self.plate}.well[{self.index}]"
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ButtonTarget:
     entity: str
     button: str

@@ -20,9 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import attrs
-
 from lablang.executors import Executor, Unit, UnitFailure, run_units
+from lablang.record import asdict, frozen
 from lablang.sim.certify import (
     InstanceOutcome,
     certificate_json,
@@ -38,7 +37,7 @@ class SuiteError(Exception):
     """A suite cannot be formed (no tasks, a file with errors): the message says which."""
 
 
-@attrs.frozen(slots=True)
+@frozen
 class TaskRef:
     """Where a task comes from: its file's text and name, the module roots, the task name."""
 
@@ -128,7 +127,7 @@ def run_task_units(
             payload: dict[str, Any] = {"seed": seed, **(extra or {})}
             if executor.kind == "ray":
                 assert ref is not None
-                payload.update(ref=attrs.asdict(ref), task_hash=task_hash(task))
+                payload.update(ref=asdict(ref), task_hash=task_hash(task))
             else:
                 _LOCAL_TASKS[index] = task
                 payload["local"] = index

@@ -9,11 +9,11 @@ import re
 import threading
 from typing import Any
 
-import attrs
 
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.limits import Limits
+from lablang.record import evolve
 from lablang.source import Source, Span
 from lablang.syntax.lalr import Runtime, Token, UnexpectedInput, UnexpectedToken
 from lablang.syntax.sequence import read_sequence
@@ -458,7 +458,7 @@ class _ToAst:
         # `(expr)`: the expression itself, its span widened to the parentheses. The new
         # node keeps the depth of the old one (else parentheses reset the depth bound).
         inner = children[1]
-        node = attrs.evolve(inner, span=_span_of(children))
+        node = evolve(inner, span=_span_of(children))
         table = self.ctx.expr_depth
         if id(inner) in table:
             table[id(node)] = table[id(inner)]

@@ -37,11 +37,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-import attrs
-
 from lablang import ast
 from lablang.diagnostics import Diagnostic, Report
 from lablang.limits import DEFAULT_LIMITS, Limits
+from lablang.record import define, evolve, fields, has
 from lablang.source import Source, Span
 from lablang.syntax import parse, refused
 from lablang.syntax.recover import declaration_chunks
@@ -49,7 +48,7 @@ from lablang.syntax.recover import declaration_chunks
 __all__ = ["ParseCache"]
 
 
-@attrs.define(eq=False)
+@define(eq=False)
 class _Piece:
     """One piece's tree, as it stands at `offset` (parsed at 0, moved since)."""
 
@@ -209,7 +208,7 @@ def _dropped(
     (diagnostic,) = found
     if diagnostic.span.start < start or (diagnostic.span.start >= len(padded) and not last):
         return None
-    return attrs.evolve(diagnostic, source=source), set(scratch.dropped)
+    return evolve(diagnostic, source=source), set(scratch.dropped)
 
 
 def _recoverable(source: Source, errors: int) -> bool:
@@ -246,7 +245,7 @@ def _moved(node: Any, move: Callable[[Span], Span]) -> Any:
     """`node` with every span in it replaced by `move(span)`.
 
     Nodes are rebuilt field by field with `object.__setattr__` rather than through
-    `attrs.evolve`, which took twice as long; AST classes have no validators or
+    `evolve`, which took twice as long; AST classes have no validators or
     converters that a rebuild could skip (the differential test would show a difference).
     """
     kind = type(node)
@@ -254,15 +253,13 @@ def _moved(node: Any, move: Callable[[Span], Span]) -> Any:
         return move(node)
     if kind is tuple:
         return tuple([_moved(item, move) for item in node])
-    fields = _FIELDS.get(kind)
-    if fields is None:
-        fields = _FIELDS[kind] = (
-            tuple(f.name for f in attrs.fields(kind)) if attrs.has(kind) else False
-        )
-    if fields is False:
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in fields(kind)) if has(kind) else False
+    if names is False:
         return node
     moved = object.__new__(kind)
-    for field in fields:  # type: ignore[union-attr]
+    for field in names:  # type: ignore[union-attr]
         value = getattr(node, field)
         if type(value) not in _LEAVES:
             value = _moved(value, move)

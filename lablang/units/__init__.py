@@ -16,8 +16,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import attrs
-
+from lablang.record import frozen
 from lablang.units.table import BASE, UNITS, Unit
 
 __all__ = ["BASE", "UNITS", "DimensionError", "QuantityValue", "Unit", "quantity"]
@@ -27,7 +26,7 @@ class DimensionError(ValueError):
     pass
 
 
-@attrs.frozen(slots=True, eq=False)
+@frozen(eq=False)
 class QuantityValue:
     """A magnitude in a unit; compares and converts within one dimension."""
 

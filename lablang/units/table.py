@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
-import attrs
+from lablang.record import frozen
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Unit:
     symbol: str
     dimension: str

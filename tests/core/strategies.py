@@ -39,11 +39,11 @@ def _sequence(text: str, moltype: str | None) -> ast.Sequence:
 
 def _zero(node):  # type: ignore[no-untyped-def]
     """The same parts with every span set to Span(0, 0)."""
-    import attrs
+    from lablang.record import evolve
 
     if isinstance(node, tuple):
         return tuple(_zero(n) for n in node)
-    return attrs.evolve(node, span=Z)
+    return evolve(node, span=Z)
 
 
 atoms = st.one_of(

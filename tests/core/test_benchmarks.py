@@ -12,8 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import attrs
 import pytest
+
+from lablang.record import frozen
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
@@ -22,7 +23,7 @@ NUM = r"-?\d[\d,]*(?:\.\d+)?"  # a printed figure: 12, 0.350, 20,000
 TIMEOUT = 300.0  # seconds of wall time before a smoke run counts as hung (they take 1-10)
 
 
-@attrs.frozen
+@frozen
 class Smoke:
     """How a script's smoke run is checked: the regular expressions its output must
     match (each a figure line, with its number), the optional modules it needs (the
@@ -119,6 +120,16 @@ SMOKES: dict[str, Smoke] = {
             rf"^  read\+validate {NUM} ms, grade \(.*100-resample bootstrap\) {NUM} ms, ratio {NUM}$",
             rf"^  mean {NUM}, CI \({NUM}, {NUM}\)$",
         ),
+    ),
+    "records.py": Smoke(
+        (
+            rf"^  attrs +{NUM} us  record +{NUM} us  ratio {NUM}$",
+            *(
+                rf"^  {shape} .* construct {NUM}  eq {NUM}  (hash {NUM}  )?evolve {NUM}  repr {NUM}$"
+                for shape in ("Call", "Span", "Strand", "End", "Loader")
+            ),
+        ),
+        needs=("attrs",),
     ),
     "scale.py": Smoke(
         (

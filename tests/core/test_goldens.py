@@ -17,7 +17,6 @@ import re
 import shlex
 from pathlib import Path
 
-import attrs
 import pytest
 from click.testing import CliRunner
 
@@ -26,6 +25,7 @@ from lablang.diagnostics.codes import CODES
 from lablang.diagnostics.render import render_texts
 from lablang.driver import check_file
 from lablang.limits import Limits
+from lablang.record import evolve
 
 GOLDENS = Path(__file__).resolve().parents[1] / "goldens"
 # Codes that no input file can trigger, and the test that pins each one instead.
@@ -81,7 +81,7 @@ def run_case(path: Path) -> str:
         return result.output
     limits = Limits()
     overrides = {k: int(v) for k, v in options.items() if hasattr(limits, k)}
-    result = check_file(relative, limits=attrs.evolve(limits, **overrides))
+    result = check_file(relative, limits=evolve(limits, **overrides))
     return render_texts(result.report.sorted()) + "\n"
 
 

@@ -179,16 +179,15 @@ def test_kept_texts_are_bounded_by_characters() -> None:
 
 
 def _spans(node: object) -> list:
-    import attrs
-
+    from lablang.record import fields, has
     from lablang.source import Span
 
     if isinstance(node, Span):
         return [node]
     if isinstance(node, tuple):
         return [s for item in node for s in _spans(item)]
-    if attrs.has(type(node)):
-        return [s for f in attrs.fields(type(node)) for s in _spans(getattr(node, f.name))]
+    if has(type(node)):
+        return [s for f in fields(type(node)) for s in _spans(getattr(node, f.name))]
     return []
 
 

@@ -9,12 +9,12 @@ import sys
 import tomllib
 from pathlib import Path
 
-import attrs
 import pytest
 
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.diagnostics.codes import CODES, _Registry, registry_folder
+from lablang.record import fields, frozen, has
 from lablang.source import Source
 from lablang.syntax import parse
 
@@ -104,26 +104,26 @@ def test_check_process_exit_status_and_output_are_unchanged_by_the_fast_path() -
 def _nodes(node: object) -> list[object]:
     if isinstance(node, tuple):
         return [n for item in node for n in _nodes(item)]
-    if not attrs.has(type(node)):
+    if not has(type(node)):
         return []
     found = [node]
-    for field in attrs.fields(type(node)):
+    for field in fields(type(node)):
         found += _nodes(getattr(node, field.name))
     return found
 
 
-def _attrs_repr(node: object) -> str:
-    """The repr attrs generates, from a twin class with attrs' own `__repr__`."""
+def _generated_repr(node: object) -> str:
+    """The repr records generate, from a twin class with the generated `__repr__`."""
     kind = type(node)
-    twin = attrs.make_class(
-        kind.__name__, [f.name for f in attrs.fields(kind)], frozen=True, kw_only=True
-    )
-    return repr(twin(**{f.name: getattr(node, f.name) for f in attrs.fields(kind)}))
+    names = [f.name for f in fields(kind)]
+    body = {"__annotations__": dict.fromkeys(names, "object"), "__qualname__": kind.__qualname__}
+    twin = frozen(kw_only=True)(type(kind.__name__, (), body))
+    return repr(twin(**{name: getattr(node, name) for name in names}))
 
 
-def test_every_ast_node_repr_is_the_text_attrs_generates() -> None:
+def test_every_ast_node_repr_is_the_text_records_generate() -> None:
     """The AST's repr, written once (`lablang.ast._Node`) instead of generated per class,
-    is attrs' text for every node of the shipped examples, the stdlib and the golden
+    is the generated text (attrs' format) for every node of the shipped examples, the stdlib and the golden
     cases, and every node class is among them."""
     files = [*ROOT.glob("examples/**/*.lab"), *ROOT.glob("stdlib/**/*.lab")]
     files += ROOT.glob("tests/goldens/**/*.lab")
@@ -133,7 +133,7 @@ def test_every_ast_node_repr_is_the_text_attrs_generates() -> None:
         for node in _nodes(module):
             if type(node).__module__ == "lablang.ast":
                 seen.add(type(node))
-                assert repr(node) == _attrs_repr(node)
+                assert repr(node) == _generated_repr(node)
     classes = {
         c for c in vars(ast).values() if isinstance(c, type) and c.__module__ == "lablang.ast"
     }

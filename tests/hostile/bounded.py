@@ -14,12 +14,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import attrs
+from lablang.record import frozen
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@attrs.frozen
+@frozen
 class Run:
     returncode: int
     stdout: str

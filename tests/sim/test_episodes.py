@@ -140,9 +140,8 @@ def test_liquid_handling_preconditions_are_checked_in_the_simulator(task_from) -
     """Aspirating from a capped tube is E0712 at check time and still fails in the
     simulator if a program gets there (built past the front end); aspirating more than the
     pipette holds fails."""
-    import attrs
-
     from lablang.driver import check_text
+    from lablang.record import evolve
     from lablang.sim.model import Call, Num, Ref
 
     text = """
@@ -163,9 +162,7 @@ task t in s {
     task = task_from(text)
     first = task.steps[0]
     past_the_front = Call("aspirate", (Ref("p"), Ref("closed_tube"), Num(10e-9, "volume")))
-    task_capped = attrs.evolve(
-        task, steps=(attrs.evolve(first, program=(first.program[0], past_the_front)),)
-    )
+    task_capped = evolve(task, steps=(evolve(first, program=(first.program[0], past_the_front)),))
     assert simulate_task(task_capped, 0).steps[0].reason == (
         "skill `aspirate` failed: `closed_tube` is capped"
     )
@@ -176,11 +173,11 @@ task t in s {
 
 def attrs_evolve_first_step_program(task):  # type: ignore[no-untyped-def]
     """The task with its first step doing `pick(p)` and the second step's aspirate."""
-    import attrs
+    from lablang.record import evolve
 
     first, second = task.steps
     program = (first.program[0], *second.program)
-    return attrs.evolve(task, steps=(attrs.evolve(first, program=program),))
+    return evolve(task, steps=(evolve(first, program=program),))
 
 
 def test_scripted_intervention_moves_the_rack_and_is_recorded_apart_from_success(task_from) -> None:

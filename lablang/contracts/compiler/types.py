@@ -9,6 +9,7 @@ from typing import Any
 from lablang import ast
 from lablang.contracts import model as m
 from lablang.diagnostics import Report
+from lablang.record import fields, has
 from lablang.source import Source, Span
 
 MAX_INT_DOMAIN = 4096
@@ -240,8 +241,8 @@ def mentions_state(e: Any) -> bool:
         elif isinstance(x, tuple):
             for y in x:
                 walk(y)
-        elif hasattr(type(x), "__attrs_attrs__"):
-            for f in type(x).__attrs_attrs__:
+        elif has(type(x)):
+            for f in fields(type(x)):
                 walk(getattr(x, f.name))
 
     walk(e)

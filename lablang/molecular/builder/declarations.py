@@ -6,8 +6,6 @@ from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
-import attrs
-
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.molecular.builder.common import (
@@ -40,6 +38,7 @@ from lablang.molecular.sequence import (
     placeholder,
     reverse_complement,
 )
+from lablang.record import evolve, fields, has
 from lablang.resolve import ModuleInfo
 from lablang.source import Span
 
@@ -163,7 +162,7 @@ class Declarations:
             else:
                 made = placeholder(role, low, high, name=None)
                 assert isinstance(made, Symbol | Homopolymer)
-                sym = attrs.evolve(made, label=decl.name)
+                sym = evolve(made, label=decl.name)
             return SegmentDef(
                 decl.name,
                 Seq((sym,)),
@@ -270,7 +269,7 @@ class Declarations:
                             low, high = self.role_length(info, role)
                         made = placeholder(role, low, high, rc)
                         out.append(
-                            attrs.evolve(made, label=label)
+                            evolve(made, label=label)
                             if label and isinstance(made, Homopolymer)
                             else made
                         )
@@ -392,7 +391,7 @@ def written_lengths(module: ast.Module) -> dict[str, tuple[int | None, int | Non
 
 
 def _placeholders(root: object) -> Iterator[ast.Placeholder]:
-    """Every placeholder in an AST (iterative walk over attrs nodes and tuples)."""
+    """Every placeholder in an AST (iterative walk over record nodes and tuples)."""
     todo: list[object] = [root]
     while todo:
         node = todo.pop()
@@ -400,6 +399,6 @@ def _placeholders(root: object) -> Iterator[ast.Placeholder]:
             yield node
         elif isinstance(node, tuple | list):
             todo.extend(node)
-        elif attrs.has(type(node)):
+        elif has(type(node)):
             cls: Any = type(node)
-            todo.extend(getattr(node, f.name) for f in attrs.fields(cls))
+            todo.extend(getattr(node, f.name) for f in fields(cls))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import attrs
-
 from lablang import ast
 from lablang.molecular import operations as ops
 from lablang.molecular.builder.arguments import (
@@ -42,6 +40,7 @@ from lablang.molecular.ops import REGISTRY
 from lablang.molecular.sequence import (
     render,
 )
+from lablang.record import evolve
 from lablang.source import Span
 
 
@@ -80,7 +79,7 @@ class Derivation(Arguments):
                         env[name] = pool
                         given = _named_state(name, pool.products[0], member.title or "")
                         states.append(
-                            attrs.evolve(given, status="declared", status_reason="workflow input")
+                            evolve(given, status="declared", status_reason="workflow input")
                         )
                         state_names[name] = (name,)
                         initial.append(name)
@@ -109,7 +108,7 @@ class Derivation(Arguments):
                             if p.disposition is Disposition.DISCARDED
                         )
                         transitions.append(
-                            attrs.evolve(
+                            evolve(
                                 transition,
                                 products=tuple(product_names),
                                 carried=carried,
@@ -358,7 +357,7 @@ class Derivation(Arguments):
 
 def _named_state(name: str, product: Product, title: str) -> StateDef:
     state = state_from_molecule(name, product.molecule, title)
-    return attrs.evolve(state, disposition_reason=product.reason)
+    return evolve(state, disposition_reason=product.reason)
 
 
 def _pooled(pools: list[Pool]) -> Pool:

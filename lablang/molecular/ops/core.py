@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import attrs
-
 from lablang.molecular.molecule import (
     Duplex,
     Molecule,
@@ -33,6 +31,7 @@ from lablang.molecular.sequence import (
     token_width,
     tokens_pair,
 )
+from lablang.record import evolve, frozen
 
 MIN_ANNEAL = 12  # bases paired at a primer's 3' end (a common working default)
 MIN_SWITCH = 3  # the rGrGrG of a TSO pairs with the non-templated CCC
@@ -69,7 +68,7 @@ class NoSubstrate(OperationFailure):
 # ------------------------------------------------------------------ oligos as strands
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Oligo:
     """An oligo as the interpreter sees it: a name and one or more strands (5'->3')."""
 
@@ -94,7 +93,7 @@ def _label_unlabelled(seq: Seq, label: str) -> Seq:
     out: list[Part] = []
     for part in seq.parts:
         if isinstance(part, Bases | Homopolymer | Symbol | Ribo | LNA) and part.label is None:
-            out.append(attrs.evolve(part, label=label))
+            out.append(evolve(part, label=label))
         else:
             out.append(part)
     return Seq(tuple(out))
@@ -129,7 +128,7 @@ def kinase_accepts(seq: Seq) -> bool:
 # ------------------------------------------------------------------ annealing
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Site:
     """Where a primer's 3' end pairs on a template.
 
@@ -259,7 +258,7 @@ def anneal_sites(primer: Seq, template: Seq, min_match: int = MIN_ANNEAL) -> lis
     return sites
 
 
-@attrs.frozen(slots=True)
+@frozen
 class ClosestMatch:
     position: int  # template token where the primer's 3' end would sit
     paired: int  # bases paired contiguously from the 3' end
@@ -370,8 +369,7 @@ def as_fragments(seq: Seq) -> Seq:
     """`seq` with each payload segment marked as a fragment (`Symbol.fragment`): what a
     fragmenting step (tagmentation, shearing) leaves of a payload it cuts."""
     return Seq.of(
-        attrs.evolve(p, fragment=True) if isinstance(p, Symbol) and p.is_payload else p
-        for p in seq.parts
+        evolve(p, fragment=True) if isinstance(p, Symbol) and p.is_payload else p for p in seq.parts
     )
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import itertools
 
-import attrs
-
 from lablang.molecular.molecule import Disposition, Duplex, End, Molecule, Pool, Product
 from lablang.molecular.ops.core import (
     MAX_PRODUCTS,
@@ -15,9 +13,10 @@ from lablang.molecular.ops.core import (
 )
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import Bases, Part, Seq, Symbol, SymbolToken, reverse_complement
+from lablang.record import evolve, frozen
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Enzyme:
     """A restriction enzyme: its site (5'->3' on the top strand) and where it cuts.
 
@@ -81,7 +80,7 @@ def _with_payload_sites(core: Seq, site: str) -> Seq:
         toks = Seq.of([part]).tokens()
         if len(toks) == 1 and isinstance(toks[0], SymbolToken) and is_payload_token(toks[0]):
             if len(site) <= 4 and isinstance(part, Symbol):
-                part = attrs.evolve(part, fragment=True)
+                part = evolve(part, fragment=True)
             parts += [part, Bases(site), part, Bases(site), part]
         else:
             parts.append(part)
@@ -175,7 +174,7 @@ def digest(
             raise OperationFailure(
                 "E0422", f"two {enzyme} cuts overlap: the piece between them is not a duplex"
             )
-    return Pool(_pieces(attrs.evolve(duplex, core=core), cuts, enzyme))
+    return Pool(_pieces(evolve(duplex, core=core), cuts, enzyme))
 
 
 def _refusal(enzyme: str, known: Enzyme, methylated: bool, sites: int) -> str:
@@ -205,11 +204,9 @@ def _pieces(duplex: Duplex, cuts: list[tuple[int, int]], enzyme: str) -> tuple[P
             left_end, right_start = End(top=overhang), End(bottom=reverse_complement(overhang))
         else:
             left_end, right_start = End(), End()
-        left_piece = attrs.evolve(
-            current, core=core.slice(0, lo), right=left_end, bottom_phosphate=True
-        )
+        left_piece = evolve(current, core=core.slice(0, lo), right=left_end, bottom_phosphate=True)
         pieces.append(Product(left_piece, name=f"{enzyme} piece {len(pieces) + 1}"))
-        current = attrs.evolve(current, core=core.slice(hi), left=right_start, top_phosphate=True)
+        current = evolve(current, core=core.slice(hi), left=right_start, top_phosphate=True)
         offset += hi
     pieces.append(Product(current, name=f"{enzyme} piece {len(pieces) + 1}"))
     return tuple(pieces)

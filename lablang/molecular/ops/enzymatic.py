@@ -5,8 +5,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-import attrs
-
 from lablang.molecular.molecule import (
     Disposition,
     Duplex,
@@ -37,6 +35,7 @@ from lablang.molecular.sequence import (
     plain,
     reverse_complement,
 )
+from lablang.record import evolve
 
 # ------------------------------------------------------------------ fragmentation, ends
 
@@ -67,7 +66,7 @@ def fragment(molecule: Molecule) -> Pool:
             ragged = End(ragged=True)
             products = [
                 Product(
-                    attrs.evolve(
+                    evolve(
                         molecule,
                         core=core.slice(0, cuts[0] + 1),
                         right=ragged,
@@ -93,7 +92,7 @@ def fragment(molecule: Molecule) -> Pool:
                 )
             products.append(
                 Product(
-                    attrs.evolve(
+                    evolve(
                         molecule,
                         core=core.slice(cuts[-1]),
                         left=ragged,
@@ -110,13 +109,13 @@ def fragment(molecule: Molecule) -> Pool:
                 raise OperationFailure(
                     "E0412", "nothing to fragment: the strand has no payload segment"
                 )
-            strand = attrs.evolve(strand, seq=as_fragments(strand.seq))
+            strand = evolve(strand, seq=as_fragments(strand.seq))
             pieces = [(strand.seq.slice(0, cuts[0] + 1), "5' end fragment")]
             pieces += [(strand.seq.slice(c, c + 1), "internal fragment") for c in cuts]
             pieces.append((strand.seq.slice(cuts[-1]), "3' end fragment"))
             return Pool(
                 tuple(
-                    Product(Single(attrs.evolve(strand, seq=s, phosphate_5p=False)), name=n)
+                    Product(Single(evolve(strand, seq=s, phosphate_5p=False)), name=n)
                     for s, n in pieces
                 )
             )
@@ -144,9 +143,9 @@ def end_repair(molecule: Molecule) -> Duplex:
         core = core + reverse_complement(right.bottom)
     new_left = left if left.forked else left.blunted("left")
     new_right = right if right.forked else right.blunted("right")
-    repaired = attrs.evolve(duplex, core=core, left=new_left, right=new_right)
+    repaired = evolve(duplex, core=core, left=new_left, right=new_right)
     # T4 PNK phosphorylates a 5'-OH; a 5' amine, biotin or dye blocks it (and ligation)
-    return attrs.evolve(
+    return evolve(
         repaired,
         top_phosphate=kinase_accepts(repaired.top),
         bottom_phosphate=kinase_accepts(repaired.bottom),
@@ -174,7 +173,7 @@ def a_tail(molecule: Molecule) -> Duplex:
             help="run `end_repair` before `a_tail`",
         )
     a = bases("A", "A-tail")
-    return attrs.evolve(
+    return evolve(
         duplex, left=duplex.left.with_overhangs(bottom=a), right=duplex.right.with_overhangs(top=a)
     )
 
@@ -291,7 +290,7 @@ def bisulfite(molecule: Molecule, methylated: str = "none", spare: Sequence[Olig
         strand = product.molecule.strand
         out.append(
             Product(
-                Single(attrs.evolve(strand, seq=_convert(strand.seq, methylated, idx, spared))),
+                Single(evolve(strand, seq=_convert(strand.seq, methylated, idx, spared))),
                 name=f"converted {product.name}",
             )
         )
@@ -326,7 +325,7 @@ def _convert(seq: Seq, methylated: str, which: int, spared: frozenset[str] | set
             )
             parts.append(part if keep else Bases("T", part.label))
         elif isinstance(part, Symbol) and methylated != "all":
-            parts.append(attrs.evolve(part, name=f"{part.name}_BS{which + 1}"))
+            parts.append(evolve(part, name=f"{part.name}_BS{which + 1}"))
         else:
             parts.append(part)
     return Seq.of(parts)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import attrs
-
 from lablang.molecular.molecule import Duplex, End, Molecule
 from lablang.molecular.ops.core import (
     MIN_STEM,
@@ -15,6 +13,7 @@ from lablang.molecular.ops.core import (
 )
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import Seq, plain, render, reverse_complement, tokens_pair
+from lablang.record import evolve
 
 
 def _pairs(a: Seq, b: Seq) -> bool:
@@ -71,7 +70,7 @@ def _anneal_before_5p(duplex: Duplex, oligo: Oligo) -> Duplex:
     paired = oligo.seq.slice(n)
     if not _pairs(paired, overhang):
         raise _mismatch(oligo, overhang, "3'")
-    return attrs.evolve(
+    return evolve(
         duplex,
         core=plain(paired) + duplex.core,
         left=End(top=oligo.seq.slice(0, n)),
@@ -90,7 +89,7 @@ def _anneal_after_3p(duplex: Duplex, oligo: Oligo) -> Duplex:
     paired = oligo.seq.slice(0, len(overhang))
     if not _pairs(paired, overhang):
         raise _mismatch(oligo, overhang, "5'")
-    return attrs.evolve(
+    return evolve(
         duplex,
         core=duplex.core + plain(paired),
         right=End(top=oligo.seq.slice(len(overhang))),

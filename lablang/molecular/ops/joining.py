@@ -14,8 +14,6 @@ on which end is joined:
 
 from __future__ import annotations
 
-import attrs
-
 from lablang.molecular.molecule import Duplex, Molecule, MolType, Single
 from lablang.molecular.ops.core import (
     Oligo,
@@ -30,6 +28,7 @@ from lablang.molecular.ops.core import (
     three_prime_blocked,
 )
 from lablang.molecular.sequence import Seq, Token, plain, reverse_complement, tokens_pair
+from lablang.record import evolve
 
 MIN_SPLINT_ARM = 6  # bases a splint (or a hairpin's own overhang) pairs on each side of a nick
 
@@ -225,7 +224,7 @@ def join(
             f"strand's {prime} end, held by splint `{splint.name if splint else ''}` (a "
             "polymerase fills it: `gap_fill`)"
         )
-        return attrs.evolve(joined, nicks=(*joined.nicks, gap))
+        return evolve(joined, nicks=(*joined.nicks, gap))
     return joined
 
 
@@ -235,7 +234,7 @@ def _join_top(molecule: Molecule, added: Seq, prime: str, kind: MolType, oligo: 
         case Single(strand=s):
             seq = added + strip_leading_modifications(s.seq) if prime == "5'" else s.seq + added
             return Single(
-                attrs.evolve(
+                evolve(
                     s,
                     seq=seq,
                     moltype=s.moltype.joined(kind),
@@ -250,16 +249,16 @@ def _join_top(molecule: Molecule, added: Seq, prime: str, kind: MolType, oligo: 
                     left_top, core = strip_leading_modifications(molecule.left.top), molecule.core
                 else:
                     left_top, core = molecule.left.top, strip_leading_modifications(molecule.core)
-                return attrs.evolve(
+                return evolve(
                     molecule,
                     core=core,
-                    left=attrs.evolve(molecule.left, top=added + left_top),
+                    left=evolve(molecule.left, top=added + left_top),
                     top_type=top_type,
                     top_phosphate=phosphate,
                 )
-            return attrs.evolve(
+            return evolve(
                 molecule,
-                right=attrs.evolve(molecule.right, top=molecule.right.top + added),
+                right=evolve(molecule.right, top=molecule.right.top + added),
                 top_type=top_type,
             )
     raise AssertionError(molecule)

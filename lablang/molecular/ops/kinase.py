@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import attrs
-
 from lablang.molecular.molecule import Duplex, Molecule, Single
 from lablang.molecular.ops.core import kinase_accepts
 from lablang.molecular.ops.registry import operation
+from lablang.record import evolve
 
 
 @operation(
@@ -26,9 +25,9 @@ def phosphorylate(molecule: Molecule) -> Molecule:
     """
     match molecule:
         case Single(strand=strand):
-            return Single(attrs.evolve(strand, phosphate_5p=kinase_accepts(strand.seq)))
+            return Single(evolve(strand, phosphate_5p=kinase_accepts(strand.seq)))
         case Duplex():
-            return attrs.evolve(
+            return evolve(
                 molecule,
                 top_phosphate=kinase_accepts(molecule.top),
                 bottom_phosphate=kinase_accepts(molecule.bottom),

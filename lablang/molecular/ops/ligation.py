@@ -3,8 +3,6 @@ single-stranded adapters (RNA ligase, splinted DNA ligase) to one strand end."""
 
 from __future__ import annotations
 
-import attrs
-
 from lablang.molecular.molecule import (
     Duplex,
     End,
@@ -40,6 +38,7 @@ from lablang.molecular.sequence import (
     token_width,
     tokens_pair,
 )
+from lablang.record import evolve, frozen
 
 # ------------------------------------------------------------------ ligation
 
@@ -146,7 +145,7 @@ def ends_compatible(left_mol: Duplex, right_mol: Duplex) -> tuple[bool, Seq]:
 MAX_JUNCTION_GAP = 64  # bases a gapped junction may leave on one strand (bounded search)
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Junction:
     """Two duplex ends held together by the pairing of their single-stranded parts.
 
@@ -270,7 +269,7 @@ def _ligate_right(insert: Duplex, adapter: Duplex, adapter_name: str) -> Duplex:
     )
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Fold:
     """How a hairpin strand pairs with itself: tokens `[i, i + k)` with `(j - k, j]`."""
 
@@ -337,7 +336,7 @@ def hairpin_duplex(adapter: Oligo) -> Duplex:
     arms = Oligo(adapter.name, (first, second), "double_stranded")
     duplex = adapter_duplex(arms)
     where = "at its deoxyuridine" if split_on_uracil else "in its loop"
-    return attrs.evolve(duplex, loops=(f"hairpin `{adapter.name}` closed {where}",))
+    return evolve(duplex, loops=(f"hairpin `{adapter.name}` closed {where}",))
 
 
 def unpaired_end(molecule: Molecule, strand: str, prime: str) -> Seq | None:
@@ -413,7 +412,7 @@ def join_hairpin(molecule: Molecule, adapter: Oligo, strand: str, prime: str) ->
         + (f"; the other strand stops {gap} bases short of it (a gap)" if gap else "")
     )
     if isinstance(joined, Duplex):
-        return attrs.evolve(joined, loops=(*joined.loops, note))
+        return evolve(joined, loops=(*joined.loops, note))
     return joined
 
 
@@ -550,7 +549,7 @@ def released(duplex: Duplex) -> Duplex:
     end, width = duplex.right, duplex.right.annealed
     cut = len(duplex.core) - width
     freed = reverse_complement(duplex.core.slice(cut))
-    return attrs.evolve(
+    return evolve(
         duplex,
         core=duplex.core.slice(0, cut),
         right=End(bottom=end.bottom + freed, five_prime=end.five_prime),
@@ -577,7 +576,7 @@ def _displacing(target: Duplex, adapter: Duplex, name: str) -> Duplex | None:
         f"`{name}` displaced the strand annealed over {target.right.annealed} positions "
         "(not joined) at the junction"
     )
-    return attrs.evolve(joined, nicks=(*joined.nicks, note))
+    return evolve(joined, nicks=(*joined.nicks, note))
 
 
 def _hairpin_strand_end(

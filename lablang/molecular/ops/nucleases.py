@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import attrs
-
 from lablang.molecular.molecule import Duplex, Molecule, MolType, Pool, Product, Single, Strand
 from lablang.molecular.ops.core import NoSubstrate
 from lablang.molecular.ops.registry import operation
 from lablang.molecular.sequence import Modification, Part, Seq
+from lablang.record import evolve
 
 URACIL_CODES = frozenset({"ideoxyU", "idU", "dU"})
 
@@ -72,7 +71,7 @@ def user(molecule: Molecule) -> Pool | Molecule:
             return Pool(
                 tuple(
                     Product(
-                        Single(attrs.evolve(strand, seq=piece, phosphate_5p=k > 0)),
+                        Single(evolve(strand, seq=piece, phosphate_5p=k > 0)),
                         name=f"USER piece {k + 1}",
                     )
                     for k, piece in enumerate(pieces)
@@ -89,15 +88,15 @@ def user(molecule: Molecule) -> Pool | Molecule:
             nicks = list(molecule.nicks)
             if top_u:
                 nicks.append("one-base gap where USER excised a deoxyuridine")
-            return attrs.evolve(
+            return evolve(
                 molecule,
                 core=_without_uracil(molecule.core),
-                left=attrs.evolve(
+                left=evolve(
                     molecule.left,
                     top=_without_uracil(molecule.left.top),
                     bottom=_without_uracil(molecule.left.bottom),
                 ),
-                right=attrs.evolve(
+                right=evolve(
                     molecule.right,
                     top=_without_uracil(molecule.right.top),
                     bottom=_without_uracil(molecule.right.bottom),

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import attrs
+from lablang.record import frozen
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,7 +31,7 @@ KINDS: dict[str, str] = {
 }
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Param:
     """One argument of an operation as written in a workflow (`primer: bead`).
 
@@ -56,7 +56,7 @@ class Param:
         return f"{self.name}: {shown}"
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Operation:
     """A registered operation: the function and everything said about it."""
 

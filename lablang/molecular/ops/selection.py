@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import attrs
-
 from lablang.molecular.molecule import (
     Disposition,
     Duplex,
@@ -23,6 +21,7 @@ from lablang.molecular.sequence import (
     Symbol,
     plain,
 )
+from lablang.record import evolve
 
 # ------------------------------------------------------------------ selection
 
@@ -64,7 +63,7 @@ def capture(pool: Pool, probe: Oligo | str, *, min_match: int = MIN_ANNEAL) -> P
             hit = any(anneal_sites(plain(probe.seq), plain(s), min_match) for s in strands)
             why = f"no site for probe `{probe.name}`"
         out.append(
-            attrs.evolve(
+            evolve(
                 product,
                 disposition=Disposition.CARRIED if hit else Disposition.DISCARDED,
                 reason="captured" if hit else why,
@@ -108,7 +107,7 @@ def size_select(
         elif minimum is not None and hi is not None and hi < minimum:
             reason = f"at most {hi} bases: shorter than {minimum}"
         out.append(
-            attrs.evolve(
+            evolve(
                 product,
                 disposition=Disposition.DISCARDED if reason else Disposition.CARRIED,
                 reason=reason or product.reason,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import attrs
-
 from lablang.molecular.molecule import (
     Duplex,
     End,
@@ -36,6 +34,7 @@ from lablang.molecular.sequence import (
     render,
     reverse_complement,
 )
+from lablang.record import evolve
 
 # ------------------------------------------------------------------ extension, RT, TSO
 
@@ -208,7 +207,7 @@ def template_switch(hybrid: Duplex, tso: Oligo) -> Duplex:
     site = sites[0]
     tail = tso.seq.slice(0, len(tso.seq) - site.primer_paired)
     extension = reverse_complement(tail).with_label(f"{tso.name}'")
-    return attrs.evolve(hybrid, right=hybrid.right.with_overhangs(top=overhang + extension))
+    return evolve(hybrid, right=hybrid.right.with_overhangs(top=overhang + extension))
 
 
 @operation(
@@ -281,7 +280,7 @@ def random_primed(
     seq = (
         strand.seq.slice(0, p) + as_fragments(strand.seq.slice(p, p + 1)) + strand.seq.slice(p + 1)
     )
-    strand = attrs.evolve(strand, seq=seq)
+    strand = evolve(strand, seq=seq)
     copy = reverse_complement(strand.seq.slice(0, p + 1)).with_label(
         f"copy of {strand.name or 'template'}"
     )
@@ -341,7 +340,7 @@ def gap_fill(molecule: Molecule, *, uracil: str = "read") -> Duplex:
             "nothing to fill: no recessed 3' end and no gap",
             help="gap filling extends a 3' end recessed under a 5' overhang",
         )
-    return attrs.evolve(
+    return evolve(
         duplex,
         core=core,
         left=left,

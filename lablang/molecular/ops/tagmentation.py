@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import attrs
-
 from lablang.molecular.molecule import (
     Duplex,
     End,
@@ -30,6 +28,7 @@ from lablang.molecular.sequence import (
     render_libstruct,
     reverse_complement,
 )
+from lablang.record import evolve, frozen
 
 # ------------------------------------------------------------------ tagmentation
 
@@ -136,7 +135,7 @@ def tagment(molecule: Molecule, adapters: Sequence[Oligo], *, gap_fill: bool = T
     )
     products: list[Product] = []
     # every payload piece Tn5 leaves is a fragment (tens to hundreds of bases)
-    duplex = attrs.evolve(duplex, core=as_fragments(duplex.core))
+    duplex = evolve(duplex, core=as_fragments(duplex.core))
     insert = duplex.core.slice(cuts[0], cuts[0] + 1)
     for x, y, share in pairs:
         piece = _fragment(x, insert, y, gap_fill, duplex)
@@ -155,7 +154,7 @@ def tagment(molecule: Molecule, adapters: Sequence[Oligo], *, gap_fill: bool = T
     return Pool(tuple(products))
 
 
-@attrs.frozen(slots=True)
+@frozen
 class Loaded:
     """One transposon as Tn5 holds it: the transferred strand and, when listed, the
     non-transferred one paired with it.

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import attrs
-
 from lablang.molecular.molecule import Duplex, Molecule, MolType, Single
 from lablang.molecular.ops.core import NoSubstrate, OperationFailure, three_prime_blocked
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import Homopolymer, Seq
+from lablang.record import evolve
 
 MAX_TAIL = 10_000
 
@@ -57,7 +56,7 @@ def poly_a_tail(molecule: Molecule, length: int | None = None) -> Single:
     strand = molecule.strand
     _check_free(strand.seq, f"RNA `{strand.name}`")
     tail = _tail("A", length, "poly(A) tail")
-    return Single(attrs.evolve(strand, seq=strand.seq + tail))
+    return Single(evolve(strand, seq=strand.seq + tail))
 
 
 @operation(
@@ -90,13 +89,13 @@ def tdt_tail(molecule: Molecule, base: str, length: int | None = None) -> Molecu
                     "E0412", "terminal transferase tails DNA", help="use `poly_a_tail` for RNA"
                 )
             _check_free(strand.seq, f"strand `{strand.name}`")
-            return Single(attrs.evolve(strand, seq=strand.seq + tail))
+            return Single(evolve(strand, seq=strand.seq + tail))
         case Duplex():
             if molecule.top_type is not MolType.DNA or molecule.bottom_type is not MolType.DNA:
                 raise NoSubstrate("E0412", "terminal transferase tails DNA, not RNA")
             _check_free(molecule.top, "the top strand")
             _check_free(molecule.bottom, "the bottom strand")
-            return attrs.evolve(
+            return evolve(
                 molecule,
                 left=molecule.left.with_overhangs(bottom=molecule.left.bottom + tail),
                 right=molecule.right.with_overhangs(top=molecule.right.top + tail),

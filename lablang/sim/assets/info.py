@@ -5,20 +5,20 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-import attrs
 import mujoco
 
+from lablang.record import define, field
 from lablang.sim.model import Entity
 
 
-@attrs.define
+@define
 class SlotInfo:
     site: str  # the site at the centre of the slot floor, z up
     bore: float  # half-width of the square bore
     depth: float
 
 
-@attrs.define
+@define
 class AssetInfo:
     """What the runtime knows about one built entity."""
 
@@ -26,7 +26,7 @@ class AssetInfo:
     asset: str
     body: str
     free: bool  # has a free joint (can be picked)
-    slots: list[SlotInfo] = attrs.field(factory=list)
+    slots: list[SlotInfo] = field(factory=list)
     radius: float = 0.0  # footprint radius (objects) or pan/opening radius
     half_height: float = 0.0  # body origin to bottom / top (objects)
     grasp_z: float = 0.0  # grasp point above the body origin
@@ -38,7 +38,7 @@ class AssetInfo:
     lid_joint: str = ""
     lid_handle: str = ""  # body name of the handle
     lid_hinge_site: str = ""
-    buttons: dict[str, str] = attrs.field(factory=dict)  # button name -> joint name
+    buttons: dict[str, str] = field(factory=dict)  # button name -> joint name
     rotor_joint: str = ""
     force_sensor: str = ""
     yaw_limit: float = math.pi  # symmetric objects: any yaw is the same grasp
@@ -46,7 +46,7 @@ class AssetInfo:
     heater: bool = False  # a thermal block: its slots bring their contents to its temperature
     # the interior is modelled (a tip can enter); else liquid is handled at the mouth
     hollow: bool = False
-    wells: list[str] = attrs.field(factory=list)  # well sites (at each well's mouth), plates only
+    wells: list[str] = field(factory=list)  # well sites (at each well's mouth), plates only
     well_radius: float = 0.0
     well_depth: float = 0.0
     fill_radius: float = 0.0  # inner radius where liquid stands, if wider than the opening

@@ -8,8 +8,7 @@ raises `RobotMissing`, which names the extra.
 
 from __future__ import annotations
 
-import attrs
-
+from lablang.record import evolve
 from lablang.sim.model import Task
 from lablang.sim.robots.base import Robot, RobotMissing
 
@@ -43,4 +42,4 @@ def with_robot(task: Task, robot: str | None) -> Task:
         return task
     if robot not in ROBOTS:
         raise ValueError(f"unknown robot `{robot}` (known: {', '.join(ROBOTS)})")
-    return attrs.evolve(task, scene=attrs.evolve(task.scene, robot=robot))
+    return evolve(task, scene=evolve(task.scene, robot=robot))

@@ -9,9 +9,9 @@ import math
 from collections.abc import Generator
 from typing import Any
 
-import attrs
 import numpy as np
 
+from lablang.record import frozen
 from lablang.sim.assets import GANTRY_Z, TCP_DROP
 from lablang.sim.runtime import Runtime
 from lablang.sim.state import ButtonTarget, SlotTarget, WellTarget
@@ -22,7 +22,7 @@ SLOW = 0.08  # m/s, final approach
 SETTLE_TOL = 0.002  # m
 
 
-@attrs.frozen(slots=True)
+@frozen
 class SkillResult:
     status: str  # "succeeded" | "failed" | "timed out"
     reason: str = ""

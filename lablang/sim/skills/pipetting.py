@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import attrs
 import numpy as np
 
+from lablang.record import frozen
 from lablang.sim.assets import PIPETTE_BODY
 from lablang.sim.runtime import Runtime
 from lablang.sim.skills.base import (
@@ -33,7 +33,7 @@ def _tip(rt: Runtime, pipette: str) -> np.ndarray:
     return pos - R[:, 2] * rt.infos[pipette].half_height
 
 
-@attrs.frozen(slots=True)
+@frozen
 class _Vessel:
     centre: np.ndarray  # of the mouth
     rim: float
