@@ -7,7 +7,8 @@
     agent that costs nothing), time per task and per round, against one fresh `lablang
     check` process.
 
-Run: python benchmarks/agent_loop.py [--repeat N] [--file FILE]
+Run: python benchmarks/agent_loop.py [--repeat N] [--file FILE]. `--smoke`: the small
+file only, one request of each kind and one bench run (tests/core/test_benchmarks.py).
 """
 
 from __future__ import annotations
@@ -27,26 +28,38 @@ sys.path.insert(0, str(ROOT))
 
 def fresh_check(path: Path) -> float:
     start = time.perf_counter()
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "lablang", "check", "--json", str(path)],
         capture_output=True,
         cwd=ROOT,
         check=False,
     )
-    return time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    try:  # a process that crashed is not a check to time
+        json.loads(done.stdout)
+    except ValueError:
+        raise SystemExit(
+            f"`lablang check --json {path}` printed no JSON: {done.stderr!r}"
+        ) from None
+    return seconds
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--file", type=Path, action="append", help="(repeatable)")
+    parser.add_argument(
+        "--smoke", action="store_true", help="the small file, --repeat 1, one bench run"
+    )
     args = parser.parse_args()
     files = args.file or [
         ROOT / "tests" / "agents" / "tasks" / "mini_smart" / "truth.lab",
         ROOT / "examples" / "tenx_3p_v3.lab",
     ]
+    if args.smoke:
+        files, args.repeat = files[:1], 1
     fresh_times = [latency(path.resolve(), args.repeat) for path in files]
-    harness(args.repeat, min(fresh_times))
+    harness(min(fresh_times), runs=1 if args.smoke else max(3, args.repeat // 5))
 
 
 def latency(path: Path, repeat: int) -> float:
@@ -92,8 +105,8 @@ def latency(path: Path, repeat: int) -> float:
     return f
 
 
-def harness(repeat: int, f: float) -> None:
-    """(b), against the fresh-process time `f` of the smaller file."""
+def harness(f: float, runs: int) -> None:
+    """(b), median of `runs`, against the fresh-process time `f` of the smaller file."""
     from lablang.agent.bench import ReplayAgent, run_bench
 
     tasks = ROOT / "tests" / "agents" / "tasks"
@@ -101,7 +114,7 @@ def harness(repeat: int, f: float) -> None:
     timings = []
     rounds = 0
     count = 0
-    for _ in range(max(3, repeat // 5)):
+    for _ in range(runs):
         with tempfile.TemporaryDirectory() as out:
             begin = time.perf_counter()
             result = run_bench(tasks, Path(out), ReplayAgent(replay), repairs=3)

@@ -12,8 +12,9 @@ included), internal errors (E0000), hangs (past `--timeout` seconds) and the slo
 input. Failing and slowest inputs are saved under fuzz-failures/.
 
 Run: python benchmarks/fuzz.py --count 300 [--seed 1] [--commands check,score] [--timeout 20]
-[--seeds-from DIR]. Times are CPU seconds of this process (the hang timer too), with the
-slowest input's wall time beside it.
+[--seeds-from DIR] [--out DIR]. Times are CPU seconds of this process (the hang timer too),
+with the slowest input's wall time beside it. `--smoke` is `--count 2`: every command on
+two mutated inputs, in a few seconds (tests/core/test_benchmarks.py runs it).
 """
 
 from __future__ import annotations
@@ -237,13 +238,22 @@ def main() -> None:
     parser.add_argument(
         "--memory-mb", type=int, default=3000, help="address-space limit of this process"
     )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "fuzz-failures",
+        help="folder for the failing and slowest inputs",
+    )
+    parser.add_argument("--smoke", action="store_true", help="--count 2")
     args = parser.parse_args()
+    if args.smoke:
+        args.count = 2
     memory = args.memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     signal.signal(signal.SIGPROF, _alarm)
     work = Path(tempfile.mkdtemp(prefix="lablang-fuzz-"))
     os.environ.setdefault("LABLANG_CACHE", str(work / "cache"))
-    out = ROOT / "fuzz-failures"
+    out = args.out
     wanted = {c for c in args.commands.split(",") if c}
     failed = 0
     try:

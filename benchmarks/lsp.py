@@ -7,7 +7,8 @@ its length) and times, for each, the first publication (the fast path of
 others) and the second (the full check, which parses again only the declarations that
 changed: `lablang.syntax.reuse`). It prints both against the 300 ms target, and the
 in-process times of a full check after an edit with and without the reused trees, and
-of the fast path, all measured in this run.
+of the fast path, all measured in this run. `--smoke` is `--lines 200 --edits 1`: the same
+code paths in a few seconds (tests/core/test_benchmarks.py runs it).
 """
 
 from __future__ import annotations
@@ -68,7 +69,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--edits", type=int, default=10)
+    parser.add_argument("--smoke", action="store_true", help="--lines 200 --edits 1")
     args = parser.parse_args()
+    if args.smoke:
+        args.lines, args.edits = 200, 1
 
     text = program(args.lines)
     lines = text.count("\n")

@@ -6,7 +6,10 @@ Run: `python benchmarks/molecular.py` (`--atlas` for the atlas only). Prints, me
 in one run, the check time per state for growing workflows and how it grows (the ratio
 of per-state times between sizes; 1.0 means linear growth of the total), and for the
 atlas the molecular time of each page, per derived state, and the whole atlas. Absolute
-times are printed for context only; nothing here is asserted.
+times are printed for context only; nothing here is asserted but that the generated
+programs check clean. `--smoke`: the same code paths at the two smallest sizes of each
+table, one example and one atlas page, one repetition each (tests/core/test_benchmarks.py
+runs it).
 """
 
 from __future__ import annotations
@@ -67,7 +70,9 @@ def timed(function: object, repeats: int = 7) -> float:
     return min(times)
 
 
-def report(title: str, sizes: list[int], make: object, states: object = None) -> None:
+def report(
+    title: str, sizes: list[int], make: object, states: object = None, repeats: int = 15
+) -> None:
     """The molecular backend's time per state (model, derivation and checks), measured
     on the already parsed and resolved program, and the whole `check` for context."""
     print(title)
@@ -77,8 +82,8 @@ def report(title: str, sizes: list[int], make: object, states: object = None) ->
         result = check_source(Source(text, "bench.lab"), backends=False)
         assert result.ok
         program = result.program
-        molecular = timed(lambda program=program: _molecular(program), repeats=15)
-        full = timed(lambda text=text: check_source(Source(text, "bench.lab")), repeats=3)
+        molecular = timed(lambda program=program: _molecular(program), repeats)
+        full = timed(lambda text=text: check_source(Source(text, "bench.lab")), min(3, repeats))
         count = states(n) if states else n  # type: ignore[operator]
         per_state = molecular / count
         growth = "" if previous is None else f"   per-state growth x{per_state / previous:.2f}"
@@ -104,15 +109,15 @@ def derived_state_times(paths: list[Path], repeats: int = 9) -> list[tuple[str, 
         model = build_model(program, Report()).model
         count = sum(len(g.states) for g in model.graphs if g.derived)
         molecular = timed(lambda program=program: build_model(program, Report()), repeats)
-        full = timed(lambda path=path: check_file(path), 3)
+        full = timed(lambda path=path: check_file(path), min(3, repeats))
         rows.append((path.stem, count, molecular, full))
     return rows
 
 
-def report_derived_states(title: str, paths: list[Path]) -> None:
+def report_derived_states(title: str, paths: list[Path], repeats: int = 9) -> None:
     """Print the check time per derived state of each file, and over all of them."""
     print(title)
-    rows = derived_state_times(paths)
+    rows = derived_state_times(paths, repeats)
     for name, count, molecular, full in rows:
         per = molecular / count if count else 0.0
         print(
@@ -137,13 +142,14 @@ def _molecular(program: object) -> None:
     assert not report.has_errors, [d.message for d in report][:3]
 
 
-def atlas_report() -> None:
+def atlas_report(pages: int | None = None, repeats: int = 5) -> None:
     """Each atlas page: the molecular backend's time (derivation and checks of all its
     workflows and libraries), its derived states, the time per derived state, and its
-    share of the whole `check`; then the whole atlas and its slowest page per state."""
+    share of the whole `check`; then the whole atlas and its slowest page per state.
+    With `pages`, only the first `pages` pages (in name order)."""
     root = Path(__file__).resolve().parents[1] / "examples" / "atlas"
     print("scg_lib_structs atlas (examples/atlas/), per page")
-    rows = derived_state_times(sorted(root.glob("*.lab")), repeats=5)
+    rows = derived_state_times(sorted(root.glob("*.lab"))[:pages], repeats)
     for name, count, molecular, full in rows:
         per = molecular / count if count else 0.0
         print(
@@ -167,19 +173,29 @@ def atlas_report() -> None:
 
 def main() -> None:
     check_text(split_pool_program(2), "warm.lab")  # imports and caches out of the timing
+    smoke = "--smoke" in sys.argv[1:]
     if "--atlas" in sys.argv[1:]:
-        atlas_report()
+        atlas_report(*((1, 1) if smoke else ()))
         return
+    # --smoke: the two smallest sizes (so the growth column is computed), one repetition
+    sizes = 2 if smoke else None
+    repeats = {"repeats": 1} if smoke else {}
+    rounds = [3, 6, 12, 24][:sizes]
     report(
-        "derived split-pool workflow, 3/6/12/24 rounds (states = rounds + 1)",
-        [3, 6, 12, 24],
+        f"derived split-pool workflow, {'/'.join(map(str, rounds))} rounds (states = rounds + 1)",
+        rounds,
         split_pool_program,
         lambda n: n + 1,
+        **repeats,
     )
-    report("declared state graph", [50, 100, 200, 400], declared_program)
+    report("declared state graph", [50, 100, 200, 400][:sizes], declared_program, **repeats)
     examples = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.lab"))
-    report_derived_states("check time per derived state, example protocols", examples)
-    atlas_report()
+    report_derived_states(
+        "check time per derived state, example protocols",
+        examples[: 1 if smoke else None],
+        **repeats,
+    )
+    atlas_report(*((1, 1) if smoke else ()))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@
     (best-of-k for k = 1..10 in exact fractions + a 10,000-resample cluster bootstrap)
     / reading and validating the judgments file.
 
-Run: python benchmarks/protocols.py
+Run: python benchmarks/protocols.py. `--smoke` runs the same code paths at the smallest
+sizes (10 and 50 steps; 3 protocols x 10 attempts x 20 items, 100 resamples) and one
+repetition, in a few seconds: tests/core/test_benchmarks.py runs it.
 """
 
 from __future__ import annotations
@@ -61,10 +63,10 @@ def timed(function, repeat: int = 3):  # type: ignore[no-untyped-def]
     return best, result
 
 
-def bench_diff() -> None:
+def bench_diff(sizes: tuple[int, ...] = (100, 1000, 5000), repeat: int = 3) -> None:
     print("(a) semantic diff / parse of the same text")
     times = {}
-    for steps in (100, 1000, 5000):
+    for steps in sizes:
         old_text, new_text = protocol_text(steps, False), protocol_text(steps, True)
 
         def parse_both(old_text: str = old_text, new_text: str = new_text):  # type: ignore[no-untyped-def]
@@ -75,18 +77,22 @@ def bench_diff() -> None:
                 built.append(build_protocols(parse(source, report), source, report)[0])
             return built
 
-        parse_time, (old, new) = timed(parse_both)
-        diff_time, diff = timed(lambda old=old, new=new: semantic_diff(old, new))
+        parse_time, (old, new) = timed(parse_both, repeat)
+        diff_time, diff = timed(lambda old=old, new=new: semantic_diff(old, new), repeat)
         times[steps] = diff_time
         print(
             f"  {steps:>5} steps: diff {diff_time * 1000:8.1f} ms, parse+build "
             f"{parse_time * 1000:8.1f} ms, ratio {diff_time / parse_time:.3f}, "
             f"{len(diff.changes)} changes"
         )
-    print(f"  growth: diff(5000) / diff(1000) = {times[5000] / times[1000]:.2f} (linear = 5)")
+    small, large = sizes[-2:]
+    print(
+        f"  growth: diff({large}) / diff({small}) = {times[large] / times[small]:.2f} "
+        f"(linear = {large // small})"
+    )
 
 
-def bench_grade() -> None:
+def bench_grade(protocols: int = 100, resamples: int = 10_000, repeat: int = 3) -> None:
     rng = random.Random(1)
     items = tuple(
         Item(
@@ -98,7 +104,7 @@ def bench_grade() -> None:
     )
     rubric = Rubric(name="r", items=items)
     lines = []
-    for p in range(100):
+    for p in range(protocols):
         for a in range(10):
             for item in items:
                 lines.append(
@@ -120,16 +126,20 @@ def bench_grade() -> None:
         assert not report.has_errors
         return grades
 
-    read_time, grades = timed(read)
-    grade_time, result = timed(lambda: grade(rubric, grades, seed=0, resamples=10_000))
-    print("(b) grading 100 protocols x 10 attempts x 20 items (20,000 judgments)")
+    read_time, grades = timed(read, repeat)
+    grade_time, result = timed(lambda: grade(rubric, grades, seed=0, resamples=resamples), repeat)
+    print(f"(b) grading {protocols} protocols x 10 attempts x 20 items ({len(lines):,} judgments)")
     print(
-        f"  read+validate {read_time * 1000:.1f} ms, grade (best-of-1..10 + 10,000-resample "
+        f"  read+validate {read_time * 1000:.1f} ms, grade (best-of-1..10 + {resamples:,}-resample "
         f"bootstrap) {grade_time * 1000:.1f} ms, ratio {grade_time / read_time:.2f}"
     )
     print(f"  mean {result.mean:.4f}, CI {result.ci['mean']}")
 
 
 if __name__ == "__main__":
-    bench_diff()
-    bench_grade()
+    if "--smoke" in sys.argv[1:]:
+        bench_diff((10, 50), repeat=1)
+        bench_grade(protocols=3, resamples=100, repeat=1)
+    else:
+        bench_diff()
+        bench_grade()

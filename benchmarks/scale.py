@@ -7,6 +7,10 @@ second) with the local executor on 1 and 2 processes and on Ray with 1 and 2 wor
 Ray's overhead per unit (a unit that does nothing, round trip). Every configuration's
 output is checked identical to the 1-process run. Figures are ratios to the 1-process
 run taken in the same run; absolute times on a shared machine are only indicative.
+
+`--smoke` is `--instances 1 --pairs 2` with 10 units for Ray's overhead: every
+configuration and the identity check in a few seconds plus Ray's start-ups
+(tests/core/test_benchmarks.py runs it).
 """
 
 from __future__ import annotations
@@ -52,7 +56,13 @@ def main() -> None:
     parser.add_argument("--instances", type=int, default=16)
     parser.add_argument("--pairs", type=int, default=40)
     parser.add_argument("--task", default=str(ROOT / "examples/tasks/feedback_weighing.lab"))
+    parser.add_argument(
+        "--smoke", action="store_true", help="--instances 1 --pairs 2, 10 units of overhead"
+    )
     args = parser.parse_args()
+    overhead_units = 200
+    if args.smoke:
+        args.instances, args.pairs, overhead_units = 1, 2, 10
     import ray
 
     entries = task_refs([args.task])
@@ -61,6 +71,7 @@ def main() -> None:
     configs = [("local", 1), ("local", 2), ("ray", 1), ("ray", 2)]
     reference: dict[str, str] = {}
     rates: dict[tuple[str, int], tuple[float, float]] = {}
+    differing: list[str] = []
     for kind, jobs in configs:
         executor = Executor(kind, jobs)
         if kind == "ray":
@@ -68,7 +79,7 @@ def main() -> None:
             ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
             run_units(abs, [Unit("warm", 0, 0)] * jobs, executor)
             print(f"ray with {jobs} worker(s): start-up {time.perf_counter() - start:.1f} s")
-            n = 200
+            n = overhead_units
             start = time.perf_counter()
             run_units(abs, [Unit(f"n{i}", i, i) for i in range(n)], executor)
             print(
@@ -87,6 +98,8 @@ def main() -> None:
         if not reference:
             reference = {**text, "rows": rows}
         same = reference == {**text, "rows": rows}
+        if not same:
+            differing.append(f"{kind} x{jobs}")
         rates[(kind, jobs)] = (args.instances / certify_s, len(batch.rows) / score_s)
         print(
             f"{kind} x{jobs}: certify {args.instances / certify_s:.2f} instances/s, "
@@ -97,6 +110,9 @@ def main() -> None:
         print(
             f"  {key[0]} x{key[1]}: certify {inst / base[0]:.2f}x, score {pairs / base[1]:.2f}x of local x1"
         )
+    if differing:
+        # a distributed run that changes a result is a bug, not a figure: fail the run
+        raise SystemExit(f"output differs from local x1 with: {', '.join(differing)}")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,10 @@
 
 Run: `python benchmarks/simulation.py [--instances N]`. Numbers on a shared VM are noisy;
 each figure is the best of a few repeats, and runtime and raw runs are interleaved.
+`--smoke`: every figure's code path (the assertions included: bit-identical replay, same
+trajectory before and after the cuts, episodes that succeed, certified demonstrations) with
+one repeat, one episode, one instance, 0.5 s of idle stepping and 2 frames, in a few seconds
+(tests/core/test_benchmarks.py runs it).
 
 What the runtime/raw ratio compares (and why it is fair): the raw loop steps the same
 compiled model from the state the runtime's first tick started from, with exactly the
@@ -288,10 +292,31 @@ def idle_raw(task, seconds: float = 20.0) -> float:  # type: ignore[no-untyped-d
     return n / (time.perf_counter() - t0)
 
 
+class Sizes:
+    """How many repeats, episodes, frames and seconds each figure takes (`--smoke`: one)."""
+
+    def __init__(self, smoke: bool) -> None:
+        self.repeats = 1 if smoke else 7  # runtime against raw, the gantry
+        self.panda_repeats = 1 if smoke else 5
+        self.share_repeats = 1 if smoke else 5  # share inside mj_step, the gantry
+        self.panda_share_repeats = 1 if smoke else 3
+        self.idle_seconds = 0.5 if smoke else 20.0
+        self.episodes = 1 if smoke else 5  # pick-and-place instances (seeds 0..)
+        self.frames = 2 if smoke else 20  # at 128x128
+        self.large_frames = 1 if smoke else 8  # at 960x720
+        self.demos = 1 if smoke else 2
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--instances", type=int, default=6)
+    parser.add_argument(
+        "--smoke", action="store_true", help="one repeat, episode and instance of each figure"
+    )
     args = parser.parse_args()
+    sizes = Sizes(args.smoke)
+    if args.smoke:
+        args.instances = 1
     tasks, _ = load_tasks(ROOT / "examples/tasks/centrifuge_loading.lab")
     centrifuge = tasks["load_pair"]
     from lablang.driver import check_text
@@ -301,7 +326,7 @@ def main() -> None:
     pick_place = tasks_of(checked.program, checked.report)["move_tube"]
 
     print(f"mujoco {mujoco.__version__}, {os.cpu_count()} CPUs, {_load()}")
-    figures = runtime_vs_raw(centrifuge)
+    figures = runtime_vs_raw(centrifuge, repeats=sizes.repeats)
     ratio = figures["runtime_steps_per_s"] / figures["raw_steps_per_s"]
     print(f"centrifuge_loading ({figures['steps']} physics steps of 2 ms):")
     print(
@@ -323,24 +348,25 @@ def main() -> None:
         f"cuts {figures['paired_ratio_before']:.3f}"
     )
     print(f"  median paired runtime / raw, thread CPU time: {figures['cpu_ratio']:9.3f}")
-    after, before_share = share_in_physics(centrifuge)
+    after, before_share = share_in_physics(centrifuge, repeats=sizes.share_repeats)
     print(
         f"  share of the runtime's wall time inside mj_step (a load-robust estimate of the "
         f"same ratio): {after:.3f}, before the cuts {before_share:.3f}"
     )
-    print(f"  raw mj_step on the idle scene         : {idle_raw(centrifuge):9.0f} steps/s")
+    idle = idle_raw(centrifuge, sizes.idle_seconds)
+    print(f"  raw mj_step on the idle scene         : {idle:9.0f} steps/s")
 
     walls = []
-    for seed in range(5):
+    for seed in range(sizes.episodes):
         result = run_episode(pick_place, seed)
         assert result.succeeded, result.steps
         walls.append(result.wall_time)
     print(
-        f"pick-and-place instance: median {sorted(walls)[2]:.3f} s wall, best {min(walls):.3f} s "
-        f"({result.sim_time:.1f} s simulated)   (target < 0.5 s)"
+        f"pick-and-place instance: median {sorted(walls)[len(walls) // 2]:.3f} s wall, "
+        f"best {min(walls):.3f} s ({result.sim_time:.1f} s simulated)   (target < 0.5 s)"
     )
 
-    panda(centrifuge, pick_place)
+    panda(centrifuge, pick_place, sizes)
 
     for jobs in (1, 2):
         t0 = time.perf_counter()
@@ -386,11 +412,11 @@ def demos_per_minute(task, robot: str, cameras: tuple[str, ...], episodes: int =
     return episodes / elapsed * 60
 
 
-def panda(centrifuge, pick_place) -> None:  # type: ignore[no-untyped-def]
+def panda(centrifuge, pick_place, sizes: Sizes) -> None:  # type: ignore[no-untyped-def]
     from lablang.sim.robots import with_robot
 
     arm = with_robot(centrifuge, "panda")
-    figures = runtime_vs_raw(arm, repeats=5, baseline=False)
+    figures = runtime_vs_raw(arm, repeats=sizes.panda_repeats, baseline=False)
     ratio = figures["runtime_steps_per_s"] / figures["raw_steps_per_s"]
     print(f"Panda: centrifuge_loading ({figures['steps']} physics steps of 2 ms):")
     print(
@@ -403,25 +429,25 @@ def panda(centrifuge, pick_place) -> None:  # type: ignore[no-untyped-def]
     print(f"  runtime / raw                          : {ratio:9.3f}   (target >= 0.9)")
     print(f"  median paired runtime / raw            : {figures['paired_ratio']:9.3f}")
     print(f"  median paired runtime / raw, CPU time  : {figures['cpu_ratio']:9.3f}")
-    share, _ = share_in_physics(arm, repeats=3, baseline=False)
+    share, _ = share_in_physics(arm, repeats=sizes.panda_share_repeats, baseline=False)
     print(f"  share of the runtime's wall time inside mj_step: {share:.3f}   ({_load()})")
     walls = []
     arm_pick = with_robot(pick_place, "panda")
-    for seed in range(5):
+    for seed in range(sizes.episodes):
         result = run_episode(arm_pick, seed)
         assert result.succeeded, result.steps
         walls.append(result.wall_time)
     print(
-        f"  pick-and-place instance: median {sorted(walls)[2]:.3f} s wall, best {min(walls):.3f} s "
-        f"({result.sim_time:.1f} s simulated)"
+        f"  pick-and-place instance: median {sorted(walls)[len(walls) // 2]:.3f} s wall, "
+        f"best {min(walls):.3f} s ({result.sim_time:.1f} s simulated)"
     )
     for robot in ("gantry", "panda"):
-        small = frames_per_second(pick_place, robot, (128, 128))
-        large = frames_per_second(pick_place, robot, (720, 960), frames=8)
+        small = frames_per_second(pick_place, robot, (128, 128), frames=sizes.frames)
+        large = frames_per_second(pick_place, robot, (720, 960), frames=sizes.large_frames)
         print(f"  frames/s, {robot:6}: {small:6.1f} at 128x128, {large:5.1f} at 960x720")
     for robot in ("gantry", "panda"):
-        with_images = demos_per_minute(pick_place, robot, ("front", "wrist"))
-        without = demos_per_minute(pick_place, robot, ())
+        with_images = demos_per_minute(pick_place, robot, ("front", "wrist"), sizes.demos)
+        without = demos_per_minute(pick_place, robot, (), sizes.demos)
         print(
             f"  demonstrations/minute, {robot:6}: {with_images:6.1f} with front+wrist 128x128 "
             f"images, {without:6.1f} without"
