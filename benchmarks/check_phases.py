@@ -1,6 +1,7 @@
 """The child process of `check_speed.py --phases`: `python -m lablang check FILE`, timed.
 
-Run as `python benchmarks/check_phases.py OUT.json FILE`: it installs an import timer and
+Run as `python benchmarks/check_phases.py OUT.json FILE` (`--smoke`: one timed check of a
+protocol file, its phases printed): it installs an import timer and
 then runs `lablang` exactly as `python -m lablang check FILE` does (runpy, the module's
 `__main__`), timing each stage where the driver calls it (read, parse, resolve, check,
 each backend's import and its run, rendering). At exit it writes the phases as JSON.
@@ -200,5 +201,38 @@ def main() -> None:
     runpy.run_module("lablang", run_name="__main__", alter_sys=True)
 
 
+SMOKE_FILE = "examples/protocols/pcr_published.lab"
+
+
+def smoke() -> None:
+    """`--smoke`: one timed check of a protocol file (as `check_speed.py --phases` runs
+    each start-up file), its stages all seen, its phases printed in milliseconds."""
+    import json
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "phases.json"
+        done = subprocess.run(
+            [sys.executable, __file__, str(out), SMOKE_FILE], cwd=root, capture_output=True
+        )
+        assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+        child = json.loads(out.read_text("utf-8"))
+    missing = {"read", "parse", "resolve", "check"} - set(child["seen"])
+    assert not missing, f"no {sorted(missing)} phase: the timers must follow the driver"
+    print(
+        f"phases of `lablang check {SMOKE_FILE}`: {1000 * (child['end'] - child['begin']):.1f} ms"
+    )
+    for phase, took in child["phases"].items():
+        print(f"  {phase:<32} {1000 * took:7.2f} ms")
+    imported = sum(took for _phase, _module, took in child["imports"])
+    print(f"  imports, all phases              {1000 * imported:7.2f} ms")
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--smoke"]:
+        smoke()
+    else:
+        main()

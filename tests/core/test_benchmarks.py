@@ -57,6 +57,17 @@ SMOKES: dict[str, Smoke] = {
             rf"per round \(.*\): {NUM} ms = {NUM} x a fresh check of the small file",
         ),
     ),
+    "check_phases.py": Smoke(
+        (
+            rf"^phases of `lablang check examples/protocols/pcr_published\.lab`: {NUM} ms$",
+            *(
+                rf"^  {phase} +{NUM} ms$"
+                for phase in ("start-up", "read", "parse", "resolve", "check")
+            ),
+            rf"^  lablang\.protocols\.front run +{NUM} ms$",
+            rf"^  imports, all phases +{NUM} ms$",
+        ),
+    ),
     "contracts.py": Smoke(
         (
             rf"^placement_recall full verify, depth 8 +{NUM} +{NUM} +\d+ +all pass$",
