@@ -9,7 +9,6 @@ import re
 import threading
 from typing import Any
 
-
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.limits import Limits
