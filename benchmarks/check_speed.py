@@ -11,6 +11,7 @@
     processes by `benchmarks/check_phases.py`, medians.
 
 Run: python benchmarks/check_speed.py [--repeat N] [--runs N] [--startup-only] [--phases]
+[--smoke]
 """
 
 from __future__ import annotations
@@ -273,13 +274,29 @@ def phases(runs: int) -> None:
             )
 
 
+SIZES = (1_000, 10_000, 50_000)  # lines of the generated programs of (a)
+SMOKE_SIZES = (200, 1_000)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--startup-only", action="store_true")
     parser.add_argument("--phases", action="store_true", help="only (c): each phase's share")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the same code paths at the smallest sizes, one repetition (the full run's "
+        "largest program is still checked within the limits it is timed with)",
+    )
     args = parser.parse_args()
+    sizes = SIZES
+    if args.smoke:
+        args.repeat, args.runs, sizes = 1, 1, SMOKE_SIZES
+        largest = check_big(program(SIZES[-1]))
+        assert largest.ok, [d.message for d in largest.report][:3]
+        print(f"  the {SIZES[-1]}-line program checks within the benchmark's limits")
     if args.phases:
         phases(args.runs)
         return
@@ -289,7 +306,7 @@ def main() -> None:
     raw = raw_parser()
     print("(a) full check / raw Lark parse of the same text")
     per_line = {}
-    for lines in (1_000, 10_000, 50_000):
+    for lines in sizes:
         text = program(lines)
         result = check_big(text)
         assert result.ok, [d.message for d in result.report][:3]
@@ -300,9 +317,10 @@ def main() -> None:
             f"  {lines:>6} lines: check {full_time:.3f} s, raw parse {raw_time:.3f} s, "
             f"ratio {full_time / raw_time:.2f}, {1e6 * full_time / lines:.1f} us/line"
         )
+    first, last = sizes[0], sizes[-1]
     print(
-        f"  growth: us/line at 50k / us/line at 1k = {per_line[50_000] / per_line[1_000]:.2f} "
-        "(1.0 is linear)"
+        f"  growth: us/line at {last // 1000}k / us/line at {first / 1000:g}k = "
+        f"{per_line[last] / per_line[first]:.2f} (1.0 is linear)"
     )
     startup(args.runs)
 

@@ -68,6 +68,26 @@ SMOKES: dict[str, Smoke] = {
             rf"^  imports, all phases +{NUM} ms$",
         ),
     ),
+    "check_speed.py": Smoke(
+        (
+            r"^  the 50000-line program checks within the benchmark's limits$",
+            *(
+                rf"^ +{lines} lines: check {NUM} s, raw parse {NUM} s, ratio {NUM}, {NUM} us/line$"
+                for lines in (200, 1000)
+            ),
+            rf"^  growth: us/line at 1k / us/line at 0\.2k = {NUM} \(1\.0 is linear\)$",
+            *(
+                rf"^  {row} +check {NUM} s, import lark {NUM} s, ratio {NUM} \(median of 1, alternated\)$"
+                for row in (
+                    r"small\.lab \(3 backends\)",
+                    "protocol file",
+                    "10x example",
+                    "protocol, 2 errors",
+                )
+            ),
+        ),
+        slow=True,
+    ),
     "contracts.py": Smoke(
         (
             rf"^placement_recall full verify, depth 8 +{NUM} +{NUM} +\d+ +all pass$",
@@ -201,12 +221,6 @@ SMOKES: dict[str, Smoke] = {
     ),
 }
 
-# Scripts whose smoke run is still to be written, each with who adds it. Only shrink this
-# list: the second test below fails once a listed script has a `--smoke` option.
-PENDING = {
-    "check_speed.py": "the lead adds its --smoke run once the helper editing it now has landed",
-}
-
 
 def _scripts() -> list[str]:
     return sorted(p.name for p in BENCHMARKS.glob("*.py"))
@@ -214,22 +228,11 @@ def _scripts() -> list[str]:
 
 @pytest.mark.parametrize("script", _scripts())
 def test_every_benchmark_script_has_a_smoke_run(script: str) -> None:
-    """Each script in benchmarks/ has an entry in SMOKES (or is PENDING, with who adds
-    it), so a new benchmark cannot be left out of CI."""
-    assert script in SMOKES or script in PENDING, (
+    """Each script in benchmarks/ has an entry in SMOKES, so a new benchmark cannot be
+    left out of CI."""
+    assert script in SMOKES, (
         f"benchmarks/{script} has no smoke run: give it a --smoke option (the same code "
         "paths at the smallest sizes, one repetition) and an entry in SMOKES"
-    )
-
-
-@pytest.mark.parametrize("script", sorted(PENDING))
-def test_pending_scripts_exist_and_have_no_smoke_option_yet(script: str) -> None:
-    """Each PENDING entry names a script that exists and has no `--smoke` option yet, so
-    the entry cannot outlive the smoke run being written."""
-    path = BENCHMARKS / script
-    assert path.is_file(), f"benchmarks/{script} is gone: remove it from PENDING"
-    assert "--smoke" not in path.read_text("utf-8"), (
-        f"benchmarks/{script} has a --smoke option now: move it from PENDING to SMOKES"
     )
 
 
