@@ -17,7 +17,7 @@ from typing import Any
 
 from lablang.check import check
 from lablang.diagnostics import InternalError, Report
-from lablang.limits import DEFAULT_LIMITS, Limits, gc_paused
+from lablang.limits import DEFAULT_LIMITS, Limits, gc_paused, gc_relaxed
 from lablang.output import remember_input
 from lablang.record import define, evolve
 from lablang.resolve import Loader, Program, resolve
@@ -169,7 +169,8 @@ def check_source(
             if report.has_errors:
                 _backend_checks_after_errors(program, report)
             else:
-                _backend_checks(program, report)
+                with gc_relaxed():
+                    _backend_checks(program, report)
         _drop_follow_ons(report)
     except InternalError as error:
         _internal(report, source, error)
