@@ -169,8 +169,7 @@ def check_source(
             if report.has_errors:
                 _backend_checks_after_errors(program, report)
             else:
-                with gc_relaxed():
-                    _backend_checks(program, report)
+                _backend_checks(program, report)
         _drop_follow_ons(report)
     except InternalError as error:
         _internal(report, source, error)
@@ -210,6 +209,13 @@ def check_file(
 
 
 def _backend_checks(program: Program, report: Report) -> None:
+    """Each backend that checks a kind the program declares, in turn; the collector runs
+    rarely meanwhile (`gc_relaxed`: the tree was built with it paused)."""
+    with gc_relaxed():
+        _run_backends(program, report)
+
+
+def _run_backends(program: Program, report: Report) -> None:
     kinds = {decl.kind for decl in program.decls()}
     done: set[str] = set()
     for kind in sorted(kinds):
@@ -255,8 +261,7 @@ def _backend_checks_after_errors(program: Program, report: Report) -> None:
     graph_broken = any(decl.kind in ("state", "transition") for decl in broken_decls)
     scratch = Report()
     try:
-        with gc_paused():
-            _backend_checks(program, scratch)
+        _backend_checks(program, scratch)
     except Exception:  # a follow-on of the errors already reported
         return
     finally:

@@ -228,7 +228,8 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-# A large first threshold while the backends check a program: see `gc_relaxed`
+# A large first threshold while the backends check a program (`gc_relaxed`), and for a
+# whole `lablang check` process (`lablang.cli.run`)
 RELAXED_THRESHOLD = 50_000
 _relaxed_lock = threading.Lock()
 _relaxed: list[Any] = [0, None]  # callers inside, the thresholds the first one found

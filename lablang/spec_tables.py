@@ -139,7 +139,7 @@ def _modalities() -> str:
 
 def _placeholder_roles() -> str:
     """Task 1's score characters and the placeholder roles that expand to each."""
-    from lablang.scoring.normalize import LIBRARY_SCORE_CHARS
+    from lablang.scoring.library_chars import LIBRARY_SCORE_CHARS
 
     groups: dict[str, list[str]] = {}
     for role, char in LIBRARY_SCORE_CHARS.items():

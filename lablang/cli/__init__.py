@@ -112,13 +112,15 @@ def run(argv: list[str] | None = None) -> None:
     if len(args) > 1 and args[0] == "check" and all(a == "-" or a[:1] != "-" for a in args[1:]):
         import gc
 
+        from lablang.limits import RELAXED_THRESHOLD
+
         # A check *process* (argv from the command line, not a caller's list) keeps what
         # it allocates (its ~250 classes, the tree) until it exits, so frequent young
         # collections only rescan it; a larger first threshold keeps the collector running
         # (memory stays bounded) but rarely. A caller's process is left as it was.
         own_process = argv is None
         if own_process:
-            gc.set_threshold(50_000)
+            gc.set_threshold(RELAXED_THRESHOLD)
         from lablang.cli.checking import check_paths
 
         code = check_paths(args[1:])

@@ -25,11 +25,17 @@ def default_thresholds() -> Iterator[tuple[int, int, int]]:
     gc.set_threshold(*before)
 
 
+# the same protocol with a declaration the core checks reject (E0204, X declared twice):
+# the backends then run after errors (`driver._backend_checks_after_errors`)
+WITH_AN_ERROR = PROTOCOL + "oligo X { seq: 5'-ACGT-3' }\noligo X { seq: 5'-ACGT-3' }\n"
+
+
+@pytest.mark.parametrize("text", [PROTOCOL, WITH_AN_ERROR], ids=["ok", "after errors"])
 def test_backends_run_with_the_relaxed_threshold_and_the_callers_comes_back(
-    default_thresholds: tuple[int, int, int], monkeypatch: pytest.MonkeyPatch
+    text: str, default_thresholds: tuple[int, int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """While a backend checks an ok program the first threshold is RELAXED_THRESHOLD (the
-    others kept); after `check_text` returns the caller's thresholds are back."""
+    """While a backend checks a program, ok or with errors elsewhere, the first threshold
+    is RELAXED_THRESHOLD (the others kept); after `check_text` the caller's are back."""
     seen: list[tuple[int, int, int]] = []
     original = protocols_front.check_program
 
@@ -38,7 +44,7 @@ def test_backends_run_with_the_relaxed_threshold_and_the_callers_comes_back(
         original(program, report)  # type: ignore[arg-type]
 
     monkeypatch.setattr(protocols_front, "check_program", spy)
-    assert check_text(PROTOCOL).ok
+    assert check_text(text).ok is (text == PROTOCOL)
     assert seen == [(RELAXED_THRESHOLD, 10, 10)]
     assert gc.get_threshold() == default_thresholds
 

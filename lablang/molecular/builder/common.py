@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import functools
-import importlib.util
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from lablang import ast
@@ -141,17 +138,8 @@ def modality_of(word: str) -> str:
 @functools.cache
 def grader_roles() -> frozenset[str]:
     """The placeholder roles LibStructBench's Task 1 grader expands to score characters
-    (`LIBRARY_SCORE_CHARS` in `lablang/scoring/library_chars.py`, its one copy).
+    (`LIBRARY_SCORE_CHARS` in `lablang/scoring/library_chars.py`, its one copy: a module
+    without imports, and `lablang.scoring` imports its backend only when used)."""
+    from lablang.scoring.library_chars import LIBRARY_SCORE_CHARS
 
-    That module is loaded by path, not through `lablang.scoring`, whose package import
-    loads the scoring backend and networkx (about a second) for `lablang check`; it is
-    the table alone (the grader's `normalize.py` compiles its patterns at import).
-    """
-    loaded = sys.modules.get("lablang.scoring.library_chars")
-    if loaded is None:
-        path = Path(__file__).resolve().parents[2] / "scoring" / "library_chars.py"
-        spec = importlib.util.spec_from_file_location("lablang._task1_roles", path)
-        assert spec is not None and spec.loader is not None
-        loaded = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(loaded)
-    return frozenset(loaded.LIBRARY_SCORE_CHARS)
+    return frozenset(LIBRARY_SCORE_CHARS)
