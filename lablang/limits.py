@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from lablang.record import field, fields, frozen
+from attrs import field, fields, frozen
 
 
 def _limit(default: Any, code: str, doc: str) -> Any:

@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
-from lablang.record import asdict, frozen
+from attrs import asdict, frozen
 
 __all__ = [
     "BenchError",

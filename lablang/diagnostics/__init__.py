@@ -11,7 +11,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator, Sequence
 
-from lablang.record import define, field, frozen
+from attrs import define, field, frozen
+
 from lablang.source import NO_SPAN, Source, Span
 
 

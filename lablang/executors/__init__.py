@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lablang.record import frozen
+from attrs import frozen
 
 EXECUTORS = ("local", "ray")
 
@@ -69,7 +69,7 @@ class Executor:
     address: str | None = None
     retries: int = 2
 
-    def __post_init__(self) -> None:
+    def __attrs_post_init__(self) -> None:
         if self.kind not in EXECUTORS:
             raise ExecutorError(
                 f"unknown executor `{self.kind}`: use one of {', '.join(EXECUTORS)}"

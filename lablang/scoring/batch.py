@@ -17,8 +17,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from attrs import asdict, frozen
+
 from lablang.diagnostics import Report
-from lablang.record import asdict, frozen
 from lablang.scoring.aggregate import MetricSummary, summarize
 from lablang.scoring.score import (
     ScoreResult,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from lablang.record import frozen
+from attrs import frozen
 
 
 @frozen

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from attrs import frozen
 
 from lablang.executors import Executor, UnitFailure
-from lablang.record import frozen
 from lablang.sim.catalog import MAX_CERTIFY_WORK
 from lablang.sim.episode import EpisodeResult, premature_reason, run_episode
 from lablang.sim.model import Task

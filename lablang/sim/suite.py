@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from attrs import asdict, frozen
+
 from lablang.executors import Executor, Unit, UnitFailure, run_units
-from lablang.record import asdict, frozen
 from lablang.sim.certify import (
     InstanceOutcome,
     certificate_json,

@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from lablang.record import frozen
+from attrs import frozen
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
@@ -151,16 +150,6 @@ SMOKES: dict[str, Smoke] = {
             rf"^  read\+validate {NUM} ms, grade \(.*100-resample bootstrap\) {NUM} ms, ratio {NUM}$",
             rf"^  mean {NUM}, CI \({NUM}, {NUM}\)$",
         ),
-    ),
-    "records.py": Smoke(
-        (
-            rf"^  attrs +{NUM} us  record +{NUM} us  ratio {NUM}$",
-            *(
-                rf"^  {shape} .* construct {NUM}  eq {NUM}  (hash {NUM}  )?evolve {NUM}  repr {NUM}$"
-                for shape in ("Call", "Span", "Strand", "End", "Loader")
-            ),
-        ),
-        needs=("attrs",),
     ),
     "scale.py": Smoke(
         (
