@@ -16,6 +16,8 @@ import pytest
 from attrs import frozen
 
 ROOT = Path(__file__).resolve().parents[2]
+# the check processes of check_speed.py's (b) and (d)
+STARTUP_ROWS = (r"small\.lab \(3 backends\)", "protocol file", "10x example", "protocol, 2 errors")
 BENCHMARKS = ROOT / "benchmarks"
 
 NUM = r"-?\d[\d,]*(?:\.\d+)?"  # a printed figure: 12, 0.350, 20,000
@@ -77,12 +79,12 @@ SMOKES: dict[str, Smoke] = {
             rf"^  growth: us/line at 1k / us/line at 0\.2k = {NUM} \(1\.0 is linear\)$",
             *(
                 rf"^  {row} +check {NUM} s, import lark {NUM} s, ratio {NUM} \(median of 1, alternated\)$"
-                for row in (
-                    r"small\.lab \(3 backends\)",
-                    "protocol file",
-                    "10x example",
-                    "protocol, 2 errors",
-                )
+                for row in STARTUP_ROWS
+            ),
+            *(
+                rf"^  {row} +before {NUM}, after {NUM} \(x import lark {NUM} s; after/before "
+                rf"{NUM}; median of 1, alternated\)$"
+                for row in STARTUP_ROWS
             ),
         ),
         slow=True,
