@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from lablang.diagnostics import Severity
+from lablang.diagnostics.severity import Severity
 from lablang.record import frozen
 
 
