@@ -25,9 +25,7 @@ class _Node:
     def __repr__(self) -> str:
         node: Any = type(self)  # every subclass is an attrs class
         shown = ", ".join(
-            f"{field.name}={getattr(self, field.name)!r}"
-            for field in fields(node)
-            if field.repr
+            f"{field.name}={getattr(self, field.name)!r}" for field in fields(node) if field.repr
         )
         return f"{type(self).__qualname__}({shown})"
 

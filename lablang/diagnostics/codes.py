@@ -18,7 +18,7 @@ from pathlib import Path
 
 from attrs import frozen
 
-from lablang.diagnostics import Severity
+from lablang.diagnostics.severity import Severity
 
 
 @frozen
