@@ -127,6 +127,12 @@ BACKEND_LIMITS: tuple[tuple[str, str, str, str], ...] = (
     ("lablang.molecular.ops.core", "MAX_PRODUCTS", "E0415", "products of one operation"),
     ("lablang.molecular.sequence", "MAX_SEQUENCE_TOKENS", "E0415", "positions of one sequence"),
     ("lablang.scoring.score", "MAX_INPUT_BYTES", "E0501", "bytes of one file `score` reads"),
+    (
+        "lablang.agent.bench",
+        "MAX_REPLAY_BYTES",
+        "-",
+        "bytes of one recorded answer `bench --replay` reads (a larger one is a `refused` round)",
+    ),
     ("lablang.rubrics.front", "MAX_ITEMS", "E0821", "items of one rubric"),
     ("lablang.rubrics.evaluate", "MAX_STEPS", "-", "evaluation steps of one rubric `check:`"),
     ("lablang.rubrics.grading", "MAX_JUDGMENT_LINES", "E0830", "lines of one judgments file"),
