@@ -307,13 +307,15 @@ def write_suite(
 
 def suite_html(summary: dict[str, Any]) -> str:
     """The suite summary as a self-contained HTML page (one row per task)."""
+    from lablang.links import url_attribute
+
     rows = []
     for row in summary["tasks"]:
         rate = row["success_rate"]
         colour = "#2e7d32" if row["certified"] else "#c62828"
         rows.append(
             "<tr>"
-            f'<td><a href="{html.escape(row["id"])}.cert.json">{html.escape(row["task"])}</a></td>'
+            f'<td><a href="{url_attribute(row["id"] + ".cert.json")}">{html.escape(row["task"])}</a></td>'
             f"<td>{html.escape(Path(row['file']).name)}</td>"
             f'<td><div class=bar><div style="width:{rate * 100:.1f}%;background:{colour}"></div></div>'
             f" {rate:.0%}</td>"
