@@ -146,6 +146,13 @@ BACKEND_LIMITS: tuple[tuple[str, str, str, str], ...] = (
     ("lablang.sim.catalog", "MAX_ENTITIES", "E0708", "entities of one scene"),
     ("lablang.sim.catalog", "MAX_EPISODE_TIME", "-", "simulated seconds of one episode"),
     ("lablang.sim.records", "MAX_RECORD_BYTES", "-", "bytes of one episode record (`replay`)"),
+    ("lablang.sim.demos", "MAX_DEMO_BYTES", "-", "bytes of one demonstration file a replay opens"),
+    (
+        "lablang.sim.demos",
+        "MAX_DEMO_OBJECTS",
+        "-",
+        "groups, datasets and links of a demonstration file searched for links to other files",
+    ),
 )
 
 
