@@ -128,6 +128,12 @@ BACKEND_LIMITS: tuple[tuple[str, str, str, str], ...] = (
     ("lablang.molecular.sequence", "MAX_SEQUENCE_TOKENS", "E0415", "positions of one sequence"),
     ("lablang.scoring.score", "MAX_INPUT_BYTES", "E0501", "bytes of one file `score` reads"),
     (
+        "lablang.molecular.seqspec",
+        "MAX_ONLIST_BYTES",
+        "-",
+        "bytes of an onlist file whose checksum an export computes (larger: left out)",
+    ),
+    (
         "lablang.agent.bench",
         "MAX_REPLAY_BYTES",
         "-",
