@@ -27,7 +27,14 @@ from lablang.output import remember_input
 
 
 class DataFileError(ValueError):
-    """A data file that is unreadable, malformed or past a bound; the message says which."""
+    """A data file that is unreadable, malformed or past a bound; the message says which.
+
+    `reason` is the guarded opener's (`lablang.guarded.REASONS`) when it refused the file,
+    else `malformed`."""
+
+    def __init__(self, message: str, reason: str = "malformed") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def read_data_text(
@@ -44,7 +51,7 @@ def read_data_text(
     try:
         data = read_guarded(path, roots, max_bytes=limits.max_data_bytes, limit="max_data_bytes")
     except Refused as error:
-        raise DataFileError(error.message) from None
+        raise DataFileError(error.message, error.reason) from None
     remember_input(path)
     try:
         return data.decode("utf-8")

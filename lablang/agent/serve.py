@@ -281,9 +281,11 @@ def _score(request: Request) -> dict[str, Any]:
         with tempfile.TemporaryDirectory(prefix="lablang-serve-") as folder:
             answer = Path(folder) / "answer.lab"
             answer.write_text(text, "utf-8")
-            return score_files(answer, truth, roots=roots).to_json()
+            # the inline answer's temporary folder is served too (it holds only the answer)
+            within = (*request.served, Path(folder))
+            return score_files(answer, truth, roots=roots, within=within).to_json()
     prediction = request.path("prediction")
-    return score_files(prediction, truth, roots=roots).to_json()
+    return score_files(prediction, truth, roots=roots, within=request.served).to_json()
 
 
 def _spec(request: Request) -> dict[str, Any]:

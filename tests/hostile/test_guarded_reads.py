@@ -199,6 +199,27 @@ def test_serve_reads_only_files_inside_its_roots(tmp_path: Path) -> None:
     assert by_id[5]["result"]["result"] == "ok"
 
 
+def test_serve_scores_no_file_that_a_served_folder_links_out_to(tmp_path: Path) -> None:
+    """A truth folder inside the served root whose T1 file is a symlink to a JSON file
+    outside it: that file is E0501 "is outside" (with the fix to give a file inside) and
+    scores nothing; the prediction inside the root is read."""
+    tiny = ROOT / "tests" / "scoring" / "data" / "tiny"
+    served, outside = tmp_path / "served", tmp_path / "outside"
+    (served / "truth").mkdir(parents=True)
+    outside.mkdir()
+    shutil.copy(tiny / "truth_t1.json", outside / "t1.json")
+    os.symlink(outside / "t1.json", served / "truth" / "t1.json")
+    shutil.copy(tiny / "pred_t1.json", served / "pred_t1.json")
+    params = {"prediction": "served/pred_t1.json", "truth": "served/truth"}
+    (reply,) = _serve([{"id": 1, "method": "score", "params": params}], "--root", "served",
+                      cwd=tmp_path)  # fmt: skip
+    refused = [d for d in reply["result"]["diagnostics"] if d["code"] == "E0501"]
+    assert [d["file"] for d in refused] == ["served/truth/t1.json"]
+    assert "is outside `served`" in refused[0]["message"]
+    assert refused[0]["help"] == "give a file inside the allowed folders"
+    assert reply["result"]["metrics"] == {}
+
+
 def test_serve_serves_the_folder_it_starts_in_by_default(tmp_path: Path) -> None:
     """Without `--root`, the working folder is the one root: a file in it is checked, a
     file of its parent folder is refused."""
