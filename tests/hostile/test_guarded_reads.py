@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -386,3 +387,54 @@ def test_the_guarded_opener_refuses_each_kind_of_file_with_its_reason(tmp_path: 
     with pytest.raises(Refused, match="the limit is `test_limit`"):
         read_guarded(root / "ok.txt", [root], max_bytes=3, limit="test_limit")
     assert read_guarded(root / "ok.txt", [root], max_bytes=4, limit="test_limit") == b"fine"
+
+
+# ---------------------------------------------------------------- no read beside the opener
+
+_READ = re.compile(
+    r"\bopen\(|\.read_text\(|\.read_bytes\(|h5py\.File\(|os\.open\(|fdopen\(|\.open\(\"r"
+    r"|json\.load\(|yaml\.(safe_)?load\(|np\.load\(|from_xml_path|MjSpec\.from_file"
+)
+# (module, a piece of the line): every other way of opening a file, and why it is not a
+# read on a user's behalf (or is the opener's own descriptor)
+NOT_USER_INPUT = {
+    ("lablang/output.py", 'os.fdopen(fd, "wb")'): "writes an output",
+    ("lablang/output.py", 'open(target, "wb")'): "writes an output",
+    ("lablang/output.py", "what open() would give"): "a comment",
+    ("lablang/output.py", 'open(target, "r+b")'): "rewrites a hardlinked output in place",
+    ("lablang/output.py", '"/proc/self/status"'): "the process's own status",
+    ("lablang/lsp/client.py", "client.open("): "an LSP didOpen, not a file",
+    ("lablang/lsp/client.py", "def open("): "an LSP didOpen, not a file",
+    ("lablang/spec.py", 'resources.files("lablang")'): "package data",
+    ("lablang/syntax/grammar.py", "packaged.read_text"): "package data (the grammar)",
+    ("lablang/syntax/grammar.py", "source_tree.read_text"): "the checkout's grammar",
+    ("lablang/syntax/grammar.py", "Path(spec.origin).read_text"): "lark's own source",
+    # the parser cache: opened O_NOFOLLOW, owner and mode checked on the descriptor
+    ("lablang/syntax/grammar.py", "fd = os.open(path"): "the parser cache (its own checks)",
+    ("lablang/syntax/grammar.py", 'os.fdopen(fd, "rb"'): "the parser cache (its own checks)",
+    ("lablang/syntax/grammar.py", 'os.fdopen(fd, "wb")'): "writes the parser cache",
+    ("lablang/sim/demos.py", 'h5py.File(partial, "w")'): "writes demonstrations",
+    ("lablang/sim/demos.py", 'h5py.File(handle, "r")'): "the guarded opener's descriptor",
+    ("lablang/sim/robots/panda.py", "path.read_text()"): "package data (the Panda's MJCF)",
+    ("lablang/sim/robots/panda.py", "p.read_bytes()"): "package data (the Panda's meshes)",
+    ("lablang/cli/scoring.py", '"summary.json").read_text'): "the summary this run wrote",
+    ("lablang/diagnostics/codes.py", "path.read_text"): "package data (the code registry)",
+}
+
+
+def test_no_module_opens_a_file_but_through_the_guarded_opener() -> None:
+    """Every place in `lablang/` that opens or reads a file is `lablang/guarded.py` or is
+    listed in `NOT_USER_INPUT` with why it is not a user's input; a new raw read (and a
+    listed place that is gone) fails here."""
+    found = set()
+    for file in sorted((ROOT / "lablang").rglob("*.py")):
+        relative = file.relative_to(ROOT).as_posix()
+        if relative == "lablang/guarded.py":
+            continue
+        for number, line in enumerate(file.read_text("utf-8").splitlines(), start=1):
+            if not _READ.search(line):
+                continue
+            known = [key for key in NOT_USER_INPUT if key[0] == relative and key[1] in line]
+            assert known, f"{relative}:{number} reads a file beside the opener: {line.strip()}"
+            found.update(known)
+    assert found == set(NOT_USER_INPUT)
