@@ -44,7 +44,8 @@ __all__ = ["REASONS", "Refused", "confine", "open_guarded", "read_guarded"]
 # regular file, or past its size limit
 REASONS = ("unreadable", "outside", "special", "too-big")
 
-_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # POSIX; Windows has no FIFOs to block on
+_FLAGS = os.O_RDONLY | _NONBLOCK | getattr(os, "O_NOCTTY", 0)
 _FLAGS |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
 
 _KINDS = (
@@ -108,7 +109,8 @@ def open_guarded(
             _recheck(fd, path, roots)
         if info.st_size > max_bytes:
             raise Refused("too-big", _too_big(path, info.st_size, max_bytes, limit))
-        os.set_blocking(fd, True)  # a regular file: reads as usual from here
+        if _NONBLOCK:
+            os.set_blocking(fd, True)  # a regular file: reads as usual from here
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
