@@ -238,6 +238,42 @@ def test_serve_serves_the_folder_it_starts_in_by_default(tmp_path: Path) -> None
     assert replies[1]["error"]["code"] == -32602 and "is outside" in replies[1]["error"]["message"]
 
 
+# ---------------------------------------------------------------- the language server
+
+
+def test_the_language_server_reads_unopened_workspace_files_within_the_size_limit(
+    tmp_path: Path,
+) -> None:
+    """A never-opened 2 GB (sparse) workspace file is refused before it is read: the
+    server, held to 800 MB of address space (it needs 300), answers its outline empty,
+    and still serves a small file beside it from disk."""
+    import resource
+
+    from lablang.lsp.client import LspClient
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "small.lab").write_text("oligo a { seq: 5'-ACGT-3' }\n")
+    with open(root / "big.lab", "wb") as handle:
+        handle.truncate(2 * 1024**3)
+    client = LspClient(pythonpath=ROOT)
+    try:
+        memory = 800 * 1024 * 1024
+        resource.prlimit(client.process.pid, resource.RLIMIT_AS, (memory, memory))
+        client.initialize(root)
+        outline = {
+            name: client.request(
+                "textDocument/documentSymbol", {"textDocument": {"uri": (root / name).as_uri()}}
+            )
+            for name in ("big.lab", "small.lab")
+        }
+        assert client.process.poll() is None
+    finally:
+        client.close()
+    assert outline["big.lab"] == []
+    assert [s["name"] for s in outline["small.lab"]] == ["a"]
+
+
 # ---------------------------------------------------------------- imports, check, replay
 
 
