@@ -474,3 +474,13 @@ def test_no_module_opens_a_file_but_through_the_guarded_opener() -> None:
             assert known, f"{relative}:{number} reads a file beside the opener: {line.strip()}"
             found.update(known)
     assert found == set(NOT_USER_INPUT)
+
+
+def test_a_file_whose_size_says_zero_is_still_read_only_to_its_bound() -> None:
+    """A /proc file reports size 0 to fstat: it is read to the bound and no further, and
+    one with more than the bound is refused as too big ("has more than")."""
+    status = read_guarded("/proc/self/status", None, max_bytes=1 << 20, limit="test_limit")
+    assert status.startswith(b"Name:")
+    with pytest.raises(Refused, match="has more than the 10 bytes allowed") as caught:
+        read_guarded("/proc/self/status", None, max_bytes=10, limit="test_limit")
+    assert caught.value.reason == "too-big"
