@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,22 +27,31 @@ from lablang.output import remember_input
 
 
 class DataFileError(ValueError):
-    """A data file that is unreadable, malformed or past a bound; the message says which."""
+    """A data file that is unreadable, malformed or past a bound; the message says which.
+
+    `reason` is the guarded opener's (`lablang.guarded.REASONS`) when it refused the file,
+    else `malformed`."""
+
+    def __init__(self, message: str, reason: str = "malformed") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
-def read_data_text(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> str:
-    """The UTF-8 text of a data file, its size checked before anything is read."""
+def read_data_text(
+    path: str | Path,
+    limits: Limits = DEFAULT_LIMITS,
+    roots: Sequence[str | Path] | None = None,
+) -> str:
+    """The UTF-8 text of a data file, opened by the guarded opener (`lablang.guarded`:
+    inside `roots`, or the named file itself when `roots` is None; a regular file; its
+    size checked before anything is read)."""
+    from lablang.guarded import Refused, read_guarded
+
     path = Path(path)
     try:
-        with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size > limits.max_data_bytes:
-                raise DataFileError(_too_big(path.name, size, limits))
-            data = handle.read(limits.max_data_bytes + 1)  # a file growing while read
-    except OSError as error:
-        raise DataFileError(f"cannot read `{path}`: {error.strerror or error}") from None
-    if len(data) > limits.max_data_bytes:
-        raise DataFileError(_too_big(path.name, len(data), limits))
+        data = read_guarded(path, roots, max_bytes=limits.max_data_bytes, limit="max_data_bytes")
+    except Refused as error:
+        raise DataFileError(error.message, error.reason) from None
     remember_input(path)
     try:
         return data.decode("utf-8")

@@ -91,33 +91,42 @@ def lab_files(paths: Sequence[str | Path]) -> list[str]:
     return files
 
 
-def read_source(path: str | Path, report: Report, limits: Limits = DEFAULT_LIMITS) -> Source | None:
-    """Read a file (or standard input for `-`) as UTF-8 text, or report why it cannot be read."""
-    if str(path) == STDIN:
+def read_source(
+    path: str | Path,
+    report: Report,
+    limits: Limits = DEFAULT_LIMITS,
+    within: Sequence[str | Path] | None = None,
+) -> Source | None:
+    """Read a file (or standard input for `-`) as UTF-8 text, or report why it cannot be read.
+
+    The file is opened by the guarded opener (`lablang.guarded`): a regular file (a FIFO
+    never blocks the open), its size checked before it is read, and inside `within` after
+    symlinks are resolved when that is given (`lablang serve`'s `--root` folders)."""
+    if str(path) == STDIN and within is None:
         data = sys.stdin.buffer.read(limits.max_file_bytes + 1)
         return _decoded(data, "<stdin>", report, limits)
+    from lablang.guarded import Refused, read_guarded
+
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > limits.max_file_bytes:
+        data = read_guarded(path, within, max_bytes=limits.max_file_bytes, limit="max_file_bytes")
+    except Refused as refused:
+        if refused.reason == "too-big":
             report.add(
                 "E0001",
-                f"file is {size} bytes, more than the {limits.max_file_bytes} allowed",
+                refused.message,
                 Source("", str(path)),
                 help="split it into modules joined with `use`",
             )
-            return None
-        with open(path, "rb") as handle:  # at most the limit, even if the file grew
-            data = handle.read(limits.max_file_bytes + 1)
-        remember_input(path)
-    except OSError as error:
-        report.add(
-            "E0006",
-            f"cannot read `{path}`: {error.strerror or error}",
-            None,
-            help="check the path and its permissions",
-        )
+        else:
+            fix = "check the path and its permissions"
+            if refused.reason == "outside":
+                fix = "give a file inside the allowed folders (`--root DIR`)"
+            elif refused.reason == "special":
+                fix = "give a regular file, or `-` to read standard input"
+            report.add("E0006", refused.message, None, help=fix)
         return None
+    remember_input(path)
     return _decoded(data, str(path), report, limits)
 
 
@@ -194,11 +203,15 @@ def check_text(text: str, name: str = "<input>", roots: Sequence[str | Path] = (
 
 
 def check_file(
-    path: str | Path, roots: Sequence[str | Path] = (), limits: Limits = DEFAULT_LIMITS
+    path: str | Path,
+    roots: Sequence[str | Path] = (),
+    limits: Limits = DEFAULT_LIMITS,
+    within: Sequence[str | Path] | None = None,
 ) -> CheckResult:
-    """Check one `.lab` file; its own directory is a module root too."""
+    """Check one `.lab` file; its own directory is a module root too. With `within`, the
+    file must lie inside one of those folders (see `read_source`)."""
     report = Report()
-    source = read_source(path, report, limits)
+    source = read_source(path, report, limits, within)
     if source is None:
         empty = Source("", str(path))
         return CheckResult(

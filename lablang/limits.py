@@ -126,6 +126,18 @@ BACKEND_LIMITS: tuple[tuple[str, str, str, str], ...] = (
     ("lablang.molecular.ops.core", "MAX_PRODUCTS", "E0415", "products of one operation"),
     ("lablang.molecular.sequence", "MAX_SEQUENCE_TOKENS", "E0415", "positions of one sequence"),
     ("lablang.scoring.score", "MAX_INPUT_BYTES", "E0501", "bytes of one file `score` reads"),
+    (
+        "lablang.molecular.seqspec",
+        "MAX_ONLIST_BYTES",
+        "-",
+        "bytes of an onlist file whose checksum an export computes (larger: left out)",
+    ),
+    (
+        "lablang.agent.bench",
+        "MAX_REPLAY_BYTES",
+        "-",
+        "bytes of one recorded answer `bench --replay` reads (a larger one is a `refused` round)",
+    ),
     ("lablang.rubrics.front", "MAX_ITEMS", "E0821", "items of one rubric"),
     ("lablang.rubrics.evaluate", "MAX_STEPS", "-", "evaluation steps of one rubric `check:`"),
     ("lablang.rubrics.grading", "MAX_JUDGMENT_LINES", "E0830", "lines of one judgments file"),
@@ -139,6 +151,13 @@ BACKEND_LIMITS: tuple[tuple[str, str, str, str], ...] = (
     ("lablang.sim.catalog", "MAX_ENTITIES", "E0708", "entities of one scene"),
     ("lablang.sim.catalog", "MAX_EPISODE_TIME", "-", "simulated seconds of one episode"),
     ("lablang.sim.records", "MAX_RECORD_BYTES", "-", "bytes of one episode record (`replay`)"),
+    ("lablang.sim.demos", "MAX_DEMO_BYTES", "-", "bytes of one demonstration file a replay opens"),
+    (
+        "lablang.sim.demos",
+        "MAX_DEMO_OBJECTS",
+        "-",
+        "groups, datasets and links of a demonstration file searched for links to other files",
+    ),
 )
 
 

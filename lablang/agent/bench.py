@@ -15,6 +15,14 @@ A task folder (`--tasks DIR` holds one per task, named by its id):
 
 `--replay DIR` replays recorded answers `DIR/<task_id>/round_<N>.lab` (N from 1), so the
 harness runs with no model.
+
+Isolation: an answer is an agent's file, so it is checked and scored with the standard
+library and its own answer folder (`OUT/answers/<task_id>/`) as its only module roots;
+the task folder, which holds the reference (`truth/`, `truth.lab`), is never on its path,
+and nothing of the reference reaches a prompt. Every file read on the user's behalf is
+opened by the guarded opener (`lablang.guarded`) inside its root: recorded answers inside
+the `--replay` folder (at most `MAX_REPLAY_BYTES`), a task's `protocol.md` and `task.json`
+inside its task folder (at most `max_data_bytes`).
 """
 
 from __future__ import annotations
@@ -52,6 +60,8 @@ DEFAULT_INSTRUCTIONS = (
     "molecular workflow as declared `state` and `transition` declarations (Task 3)."
 )
 MAX_ANSWER_CHARS = 1_000_000
+# a recorded answer larger than this is a `refused` round, unread (4 bytes per character)
+MAX_REPLAY_BYTES = 4 * MAX_ANSWER_CHARS
 
 
 class BenchError(Exception):
@@ -71,7 +81,7 @@ class Task:
 @frozen
 class Reply:
     text: str
-    status: str  # ok | timeout | failed | no-answer
+    status: str  # ok | timeout | failed | no-answer | refused
     seconds: float = 0.0
     detail: str = ""
 
@@ -122,11 +132,19 @@ class ReplayAgent:
     folder: Path
 
     def answer(self, task: Task, round_number: int, prompt: str) -> Reply:
+        from lablang.guarded import Refused, read_guarded
+
         path = self.folder / task.id / f"round_{round_number}.lab"
-        if not path.is_file():
+        if not os.path.lexists(path):
             return Reply("", "no-answer", 0.0, f"no recorded answer {path.name}")
         start = time.perf_counter()
-        text = path.read_text("utf-8", errors="replace")
+        try:
+            data = read_guarded(
+                path, [self.folder], max_bytes=MAX_REPLAY_BYTES, limit="MAX_REPLAY_BYTES"
+            )
+        except Refused as refused:  # outside the replay folder, a FIFO, too big
+            return Reply("", "refused", time.perf_counter() - start, refused.message)
+        text = data.decode("utf-8", errors="replace")
         return Reply(text, "ok", time.perf_counter() - start)
 
 
@@ -169,7 +187,7 @@ def load_tasks(folder: Path) -> list[Task]:
         config = entry / "task.json"
         if config.is_file():
             try:
-                options = json.loads(config.read_text("utf-8"))
+                options = json.loads(_read_task_file(config, entry))
             except (ValueError, OSError) as error:
                 raise BenchError(f"task `{entry.name}`: task.json is not JSON: {error}") from None
             if not isinstance(options, dict):
@@ -186,7 +204,7 @@ def load_tasks(folder: Path) -> list[Task]:
             Task(
                 entry.name,
                 entry,
-                protocol.read_text("utf-8", errors="replace"),
+                _read_task_file(protocol, entry),
                 truth,
                 tuple(sections),
                 instructions,
@@ -195,6 +213,19 @@ def load_tasks(folder: Path) -> list[Task]:
     if not tasks:
         raise BenchError(f"no task folders in `{folder}`")
     return tasks
+
+
+def _read_task_file(path: Path, folder: Path) -> str:
+    """A task's own file, inside its task folder (`lablang.guarded`), as text."""
+    from lablang.guarded import Refused, read_guarded
+    from lablang.limits import DEFAULT_LIMITS
+
+    limit = DEFAULT_LIMITS.max_data_bytes
+    try:
+        data = read_guarded(path, [folder], max_bytes=limit, limit="max_data_bytes")
+    except Refused as refused:
+        raise BenchError(f"task `{path.parent.name}`: {refused.message}") from None
+    return data.decode("utf-8", errors="replace")
 
 
 # ---------------------------------------------------------------- prompts
@@ -250,6 +281,9 @@ def run_task(task: Task, out: Path, agent: Agent, repairs: int, autofix: bool) -
     rounds: list[Round] = []
     prompt = first_prompt(task)
     folder = out / "answers" / task.id
+    # the answer's only module roots: the standard library and its own folder, never the
+    # task folder (it holds the reference answer)
+    answer_roots = [folder]
     for number in range(1, repairs + 2):
         reply = agent.answer(task, number, prompt)
         answer_file = folder / f"round_{number}.lab"
@@ -265,14 +299,14 @@ def run_task(task: Task, out: Path, agent: Agent, repairs: int, autofix: bool) -
         text = extract_answer(reply.text)
         name = f"{task.id}/round_{number}.lab"
         start = time.perf_counter()
-        result = check_source(Source(text, name), [task.folder])
+        result = check_source(Source(text, name), answer_roots)
         applied = 0
         if autofix:
             own = [d for d in result.report if d.source is not None and d.source.name == name]
             fixed, applied = apply_fixes(text, own)
             if applied:
                 text = fixed
-                result = check_source(Source(text, name), [task.folder])
+                result = check_source(Source(text, name), answer_roots)
         check_seconds = time.perf_counter() - start
         write_atomic(answer_file, text)
         start = time.perf_counter()
@@ -309,7 +343,8 @@ def _score(answer: Path, task: Task) -> dict[str, float]:
     from lablang.scoring import score_files
 
     try:
-        return dict(score_files(answer, task.truth, roots=[task.folder]).metrics)
+        # no extra roots: the answer's are its own folder, the reference's its task folder
+        return dict(score_files(answer, task.truth).metrics)
     except Exception:  # a lablang bug while scoring: the round scores 0, the run goes on
         return _zero_metrics(task)
 

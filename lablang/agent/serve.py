@@ -19,6 +19,12 @@ Methods (`params` in brackets are optional):
 - `spec` {[sections]}: the language reference (`lablang spec --section ...`);
 - `shutdown`: replies, then the server exits.
 
+Paths are confined like the language server's workspace: every `path`, `prediction`,
+`truth` and `roots` entry must lie inside one of the served roots after symlinks are
+resolved (`lablang serve --root DIR`, repeatable; by default the folder the server starts
+in), and files are read by the guarded opener (`lablang.guarded`); any other path gets
+-32602 naming the roots, and nothing is read.
+
 Every request gets exactly one reply with its `id`. A line that is not a JSON object,
 an unknown method or bad params get `{"id": ..., "error": {"code", "message"}}`
 (JSON-RPC's codes: -32700 parse error, -32600 invalid request, -32601 unknown method,
@@ -34,9 +40,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from attrs import frozen
+
 from lablang.limits import DEFAULT_LIMITS
 
-__all__ = ["MAX_LINE_BYTES", "handle", "serve"]
+__all__ = ["MAX_LINE_BYTES", "Request", "handle", "serve"]
 
 # a request carries at most one file's text, JSON-escaped (up to 6 bytes per character)
 MAX_LINE_BYTES = DEFAULT_LIMITS.max_file_bytes * 6 + 65536
@@ -57,8 +65,15 @@ class RequestError(Exception):
         self.message = message
 
 
-def serve(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
-    """Answer requests from `stdin` until it ends or a `shutdown` request; returns 0."""
+def serve(
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+    roots: Sequence[str | Path] | None = None,
+) -> int:
+    """Answer requests from `stdin` until it ends or a `shutdown` request; returns 0.
+
+    `roots` are the folders whose files requests may name (default: the working folder)."""
+    served = _served(roots)
     reader = stdin if stdin is not None else sys.stdin
     writer = stdout if stdout is not None else sys.stdout
     while True:
@@ -73,7 +88,7 @@ def serve(stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
         elif not line.strip():
             continue
         else:
-            reply = handle_line(line)
+            reply = handle_line(line, served)
         writer.write(json.dumps(reply, ensure_ascii=False) + "\n")
         writer.flush()
         if reply.get("result", {}) == {"shutdown": True}:
@@ -87,17 +102,22 @@ def _skip_rest(reader: IO[str]) -> None:
             return
 
 
-def handle_line(line: str) -> dict[str, Any]:
+def handle_line(line: str, roots: Sequence[str | Path] | None = None) -> dict[str, Any]:
     """The reply to one request line."""
     try:
         request = json.loads(line)
     except (ValueError, RecursionError) as error:
         return _error(None, PARSE_ERROR, f"not JSON: {error}")
-    return handle(request)
+    return handle(request, roots)
 
 
-def handle(request: Any) -> dict[str, Any]:
-    """The reply to one decoded request (never raises).
+def _served(roots: Sequence[str | Path] | None) -> tuple[Path, ...]:
+    return tuple(Path(r) for r in roots) if roots else (Path.cwd(),)
+
+
+def handle(request: Any, roots: Sequence[str | Path] | None = None) -> dict[str, Any]:
+    """The reply to one decoded request (never raises); `roots` are the served folders
+    (default: the working folder).
 
     >>> handle({"id": 7, "method": "check", "params": {"text": "segment UMI = umi(12)"}})["result"]["result"]
     'ok'
@@ -121,7 +141,7 @@ def handle(request: Any) -> dict[str, Any]:
             raise RequestError(
                 UNKNOWN_METHOD, f"no method `{method}`; methods: {', '.join(sorted(METHODS))}"
             )
-        return {"id": request_id, "result": function(params)}
+        return {"id": request_id, "result": function(Request(params, _served(roots)))}
     except RequestError as error:
         return _error(request_id, error.code, error.message)
     except (RecursionError, MemoryError):
@@ -137,6 +157,40 @@ def _error(request_id: Any, code: int, message: str) -> dict[str, Any]:
 # ---------------------------------------------------------------- methods
 
 
+@frozen
+class Request:
+    """A request's params and the folders it may name."""
+
+    params: dict[str, Any]
+    served: tuple[Path, ...]
+
+    def path(self, key: str) -> str:
+        """The param `key`, a path that must lie inside the served roots (else -32602)."""
+        from lablang.guarded import Refused, confine
+
+        value = _string(self.params, key)
+        try:
+            confine(value, self.served)
+        except Refused as refused:
+            why = refused.message if refused.reason == "outside" else f"`{key}`: {refused.message}"
+            raise RequestError(
+                INVALID_PARAMS, f"{why}; served roots: {_listed(self.served)}"
+            ) from None
+        return value
+
+    def roots(self) -> list[str]:
+        roots = self.params.get("roots", [])
+        if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
+            raise RequestError(INVALID_PARAMS, "`roots` must be a list of directory paths")
+        for root in roots:
+            Request({"root": root}, self.served).path("root")
+        return roots
+
+
+def _listed(folders: Sequence[Path]) -> str:
+    return ", ".join(f"`{folder}`" for folder in folders)
+
+
 def _string(params: dict[str, Any], key: str, default: str | None = None) -> str:
     value = params.get(key, default)
     if not isinstance(value, str):
@@ -144,24 +198,18 @@ def _string(params: dict[str, Any], key: str, default: str | None = None) -> str
     return value
 
 
-def _roots(params: dict[str, Any]) -> list[str]:
-    roots = params.get("roots", [])
-    if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
-        raise RequestError(INVALID_PARAMS, "`roots` must be a list of directory paths")
-    return roots
-
-
-def _checked(params: dict[str, Any]) -> Any:
+def _checked(request: Request) -> Any:
     from lablang.driver import check_file, check_source
     from lablang.source import Source
 
-    roots = _roots(params)
+    params = request.params
+    roots = request.roots()
     if "text" in params:
         text = _string(params, "text")
         name = _string(params, "name", "<request>")
         return check_source(Source(text, name), roots)
     if "path" in params:
-        return check_file(_string(params, "path"), roots)
+        return check_file(request.path("path"), roots, within=request.served)
     raise RequestError(INVALID_PARAMS, "give `text` (the .lab source) or `path`")
 
 
@@ -179,19 +227,20 @@ def _payload(result: Any) -> dict[str, Any]:
     }
 
 
-def _check(params: dict[str, Any]) -> dict[str, Any]:
-    return _payload(_checked(params))
+def _check(request: Request) -> dict[str, Any]:
+    return _payload(_checked(request))
 
 
-def _fix(params: dict[str, Any]) -> dict[str, Any]:
+def _fix(request: Request) -> dict[str, Any]:
     from lablang.agent.fixes import apply_fixes
     from lablang.driver import check_source
     from lablang.source import Source
 
+    params = request.params
     rounds = params.get("rounds", 3)
     if not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= 10:
         raise RequestError(INVALID_PARAMS, "`rounds` must be a whole number from 1 to 10")
-    result = _checked(params)
+    result = _checked(request)
     source = result.source
     text, applied = source.text, 0
     for _ in range(rounds):
@@ -200,19 +249,19 @@ def _fix(params: dict[str, Any]) -> dict[str, Any]:
         if count == 0:
             break
         applied += count
-        result = check_source(Source(text, source.name), _roots(params))
+        result = check_source(Source(text, source.name), request.roots())
     return {"text": text, "applied": applied, **_payload(result)}
 
 
-def _export(params: dict[str, Any]) -> dict[str, Any]:
+def _export(request: Request) -> dict[str, Any]:
     from lablang.export import EXPORTERS, export
 
-    target = _string(params, "to", "json")
+    target = _string(request.params, "to", "json")
     if target not in EXPORTERS:
         raise RequestError(
             INVALID_PARAMS, f"unknown format `{target}`; one of: {', '.join(sorted(EXPORTERS))}"
         )
-    result = _checked(params)
+    result = _checked(request)
     if not result.ok:
         return {"text": None, **_payload(result)}
     text, report = export(result, target)
@@ -221,39 +270,38 @@ def _export(params: dict[str, Any]) -> dict[str, Any]:
     return {"text": text, "diagnostics": [to_json(d) for d in report.sorted()]}
 
 
-def _score(params: dict[str, Any]) -> dict[str, Any]:
+def _score(request: Request) -> dict[str, Any]:
     from lablang.scoring import score_files
 
-    truth = _string(params, "truth")
-    roots = _roots(params)
-    if not Path(truth).exists():
-        raise RequestError(INVALID_PARAMS, f"`truth` `{truth}` does not exist")
+    params = request.params
+    truth = request.path("truth")
+    roots = request.roots()
     if "text" in params:
         text = _string(params, "text")
         with tempfile.TemporaryDirectory(prefix="lablang-serve-") as folder:
             answer = Path(folder) / "answer.lab"
             answer.write_text(text, "utf-8")
-            return score_files(answer, truth, roots=roots).to_json()
-    prediction = _string(params, "prediction")
-    if not Path(prediction).exists():
-        raise RequestError(INVALID_PARAMS, f"`prediction` `{prediction}` does not exist")
-    return score_files(prediction, truth, roots=roots).to_json()
+            # the inline answer's temporary folder is served too (it holds only the answer)
+            within = (*request.served, Path(folder))
+            return score_files(answer, truth, roots=roots, within=within).to_json()
+    prediction = request.path("prediction")
+    return score_files(prediction, truth, roots=roots, within=request.served).to_json()
 
 
-def _spec(params: dict[str, Any]) -> dict[str, Any]:
+def _spec(request: Request) -> dict[str, Any]:
     from lablang.spec import SECTIONS, spec_text
 
-    sections = params.get("sections", [])
+    sections = request.params.get("sections", [])
     if not isinstance(sections, list) or not all(s in SECTIONS for s in sections):
         raise RequestError(INVALID_PARAMS, f"`sections` must be a list of: {', '.join(SECTIONS)}")
     return {"text": spec_text(sections)}
 
 
-def _shutdown(params: dict[str, Any]) -> dict[str, Any]:
+def _shutdown(request: Request) -> dict[str, Any]:
     return {"shutdown": True}
 
 
-METHODS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+METHODS: dict[str, Callable[[Request], dict[str, Any]]] = {
     "check": _check,
     "fix": _fix,
     "export": _export,

@@ -9,7 +9,14 @@ import click
 
 
 @click.command("serve")
-def serve_command() -> None:
+@click.option(
+    "--root",
+    "roots",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="A folder whose files requests may name (repeatable; default: the current folder).",
+)
+def serve_command(roots: tuple[str, ...]) -> None:
     """Answer check, fix, export, score and spec requests as JSON lines on stdio.
 
     One request per line, one reply per line (see docs/agents.md), until stdin ends or a
@@ -18,11 +25,13 @@ def serve_command() -> None:
     \b
     {"id": 1, "method": "check", "params": {"text": "segment UMI = umi(12)"}}
 
-    Example: `lablang serve`
+    A path in a request must lie inside a `--root` folder after symlinks are resolved.
+
+    Example: `lablang serve --root .`
     """
     from lablang.agent.serve import serve
 
-    sys.exit(serve())
+    sys.exit(serve(roots=roots))
 
 
 @click.group("bench")

@@ -64,10 +64,10 @@ def _entries(
     one task (or the one `--task` names), checked once; a suite every task found."""
     from lablang.sim.suite import SuiteError, task_ref, task_refs
 
-    if len(files) == 1 and not Path(files[0]).is_dir():
-        task = _load(files[0], roots, task_name, robot)
-        return False, [(task, task_ref(files[0], roots, task.name, robot))]
     try:
+        if len(files) == 1 and not Path(files[0]).is_dir():
+            task = _load(files[0], roots, task_name, robot)
+            return False, [(task, task_ref(files[0], roots, task.name, robot))]
         return True, _on_robot(task_refs(files, roots), robot)
     except SuiteError as error:
         click.echo(f"error: {error}", err=True)

@@ -262,14 +262,16 @@ def _module_completions(loader: Loader, prefix: str) -> list[Completion]:
 
 def _members_of_module(loader: Loader, dotted: str) -> list[Completion]:
     path = tuple(dotted.split("."))
-    file = loader.find(path)
-    if file is None:
+    found = loader.locate(path)
+    if not isinstance(found, tuple):
         return []
+    from lablang.guarded import Refused
     from lablang.syntax import parse
 
+    file = found[0]
     try:
-        text = file.read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = loader.read(found).decode("utf-8")  # the guarded opener, inside its root
+    except (Refused, UnicodeDecodeError):
         return []
     module = parse(Source(text, str(file)), Report())
     return [

@@ -220,28 +220,47 @@ class LablangServer(LanguageServer):
     def serves(self, uri: str) -> bool:
         """Only open documents and files under the workspace folders (or `--path` roots)
         are answered for: a request naming any other `file://` URI reads nothing."""
-        if uri in self.workspace.text_documents or unquote(uri) in self.workspace.text_documents:
+        if self._open(uri):
             return True
         if urlparse(uri).scheme != "file":
             return False
         real = os.path.realpath(_path_of(uri))
-        roots = [self.workspace.root_path, *self.roots]
-        roots += [_path_of(folder.uri) for folder in self.workspace.folders.values()]
-        for root in roots:
-            if root:
-                base = os.path.realpath(root)
-                if real == base or real.startswith(base.rstrip(os.sep) + os.sep):
-                    return os.path.isfile(real)
+        for root in self._roots():
+            base = os.path.realpath(root)
+            if real == base or real.startswith(base.rstrip(os.sep) + os.sep):
+                return os.path.isfile(real)
         return False
 
+    def _open(self, uri: str) -> bool:
+        documents = self.workspace.text_documents
+        return uri in documents or unquote(uri) in documents
+
+    def _roots(self) -> list[str]:
+        """The folders whose files are served: the workspace's and the `--path` roots."""
+        roots = [self.workspace.root_path, *self.roots]
+        roots += [_path_of(folder.uri) for folder in self.workspace.folders.values()]
+        return [root for root in roots if root]
+
     def text_of(self, uri: str) -> str | None:
-        """The document's text: the editor's copy, else the file on disk, else None (a
-        document that is not served, see `serves`, or neither open nor a readable file)."""
+        """The document's text: the editor's copy, else the file on disk read by the
+        guarded opener (inside the served roots, a regular file, at most `max_file_bytes`),
+        else None (a document that is not served, see `serves`, or not readable)."""
         if not self.serves(uri):
             return None
+        documents = self.workspace.text_documents
+        for key in (uri, unquote(uri)):
+            if key in documents:
+                return str(self.workspace.get_text_document(key).source)
+        from lablang.guarded import Refused, read_guarded
+        from lablang.limits import DEFAULT_LIMITS
+
+        limit = DEFAULT_LIMITS.max_file_bytes
         try:
-            return str(self.workspace.get_text_document(uri).source)
-        except (OSError, UnicodeDecodeError, ValueError):
+            data = read_guarded(
+                _path_of(uri), self._roots(), max_bytes=limit, limit="max_file_bytes"
+            )
+            return data.decode("utf-8")
+        except (Refused, UnicodeDecodeError):
             return None
 
     async def analysis(self, uri: str) -> Analysis | None:

@@ -46,6 +46,8 @@ REGION_TYPES_0_3 = tuple(t for t in REGION_TYPES if t not in ("bead_TSO", "sgrna
 SPEC_MODALITIES = ("dna", "rna", "tag", "protein", "atac", "crispr")
 # the formats `export_seqspec` writes: 0.4.0 (seqspec's repository) and 0.3.1 (PyPI)
 SEQSPEC_VERSIONS = ("0.4.0", "0.3.1")
+# an onlist file larger than this is exported without its checksum (as a missing one is)
+MAX_ONLIST_BYTES = 4 * 1024**3
 # the YAML tags seqspec 0.3.x needs to load a file into its classes (0.4.0 strips them)
 _TAGS = {"assay": "!Assay", "region": "!Region", "onlist": "!Onlist", "read": "!Read"}
 # every mapping tag seqspec 0.3.x writes (read back as plain mappings on import)
@@ -570,8 +572,20 @@ def _onlist(name: str, version: str, onlist_dir: str | Path | None) -> dict[str,
     """The onlist object of a region: from the file when `onlist_dir` holds it."""
     found = _onlist_file(name, onlist_dir)
     if found is not None:
+        from lablang.guarded import Refused, open_guarded
+
         digest = hashlib.md5(usedforsecurity=False)
-        with found.open("rb") as stream:
+        try:  # inside the onlist folder, a regular file, its size bounded before reading
+            stream = open_guarded(
+                found,
+                [Path(onlist_dir or ".")],
+                max_bytes=MAX_ONLIST_BYTES,
+                limit="MAX_ONLIST_BYTES",
+            )
+        except Refused:
+            found = None
+    if found is not None:
+        with stream:
             for block in iter(lambda: stream.read(1 << 20), b""):
                 digest.update(block)
         return {

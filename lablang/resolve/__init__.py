@@ -7,9 +7,10 @@ and a found file must lie inside its root after symlinks are followed.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import define, field, frozen
 
@@ -17,6 +18,9 @@ from lablang import ast
 from lablang.diagnostics import Report
 from lablang.limits import DEFAULT_LIMITS, Limits
 from lablang.source import Source
+
+if TYPE_CHECKING:
+    from lablang.guarded import Refused
 
 __all__ = ["Loader", "ModuleInfo", "Program", "Symbol", "resolve", "stdlib_root"]
 
@@ -106,20 +110,43 @@ class Loader:
     ) -> Loader:
         return cls([stdlib_root(), *(Path(r) for r in roots)], limits)
 
-    def find(self, path: Sequence[str]) -> Path | None:
+    def locate(self, path: Sequence[str]) -> tuple[Path, Path] | Refused | None:
+        """(the module's file, its root) for the first root that holds it; the refusal when
+        a root holds it only as a symlink leading outside that root; None when no root does."""
+        from lablang.guarded import Refused, confine
+
+        refused: Refused | None = None
         for root in self.roots:
-            try:
-                base = root.resolve(strict=True)
-            except OSError:
+            candidate = root.joinpath(*path[:-1], path[-1] + ".lab")
+            if not os.path.lexists(candidate):
                 continue
-            candidate = base.joinpath(*path[:-1], path[-1] + ".lab")
             try:
-                real = candidate.resolve(strict=True)
-            except OSError:
+                real = confine(candidate, [root])
+            except Refused as error:
+                if error.reason == "outside" and refused is None:
+                    refused = Refused(
+                        "outside",
+                        f"module `{'.'.join(path)}` is a symlink leading outside its root "
+                        f"`{root}` (to `{Path(os.path.realpath(candidate))}`)",
+                    )
                 continue
-            if real.is_file() and real.is_relative_to(base):
-                return real
-        return None
+            return real, root
+        return refused
+
+    def find(self, path: Sequence[str]) -> Path | None:
+        """The module's file inside its root, or None."""
+        found = self.locate(path)
+        return found[0] if isinstance(found, tuple) else None
+
+    def read(self, found: tuple[Path, Path]) -> bytes:
+        """The bytes of a located module, by the guarded opener: inside its root, a regular
+        file, at most `max_file_bytes` (raises `lablang.guarded.Refused`)."""
+        from lablang.guarded import read_guarded
+
+        file, root = found
+        return read_guarded(
+            file, [root], max_bytes=self.limits.max_file_bytes, limit="max_file_bytes"
+        )
 
     def available(self) -> list[str]:
         """Module names under the roots, for "did you mean" hints: each root is walked
@@ -134,8 +161,6 @@ class Loader:
 
 
 def _module_names(root: Path, budget: int) -> Iterator[str]:
-    import os
-
     if not root.is_dir():
         return
     seen = 0
@@ -216,16 +241,22 @@ def _load(
             help="import fewer modules",
         )
         return None
-    file = loader.find(path)
-    if file is None:
+    found = loader.locate(path)
+    if found is None:
+        return None
+    from lablang.guarded import Refused
+
+    if isinstance(found, Refused):
+        _unreadable(path, use, importer, report, found.message, "outside")
         return None
     from lablang.output import remember_input
     from lablang.syntax import parse
 
+    file = found[0]
     try:
-        with open(file, "rb") as handle:  # the size is checked before the module is read
-            data = handle.read(loader.limits.max_file_bytes + 1)
-        if len(data) > loader.limits.max_file_bytes:
+        text = loader.read(found).decode("utf-8")
+    except Refused as refused:
+        if refused.reason == "too-big":
             report.add(
                 "E0001",
                 f"module `{'.'.join(path)}` is more than {loader.limits.max_file_bytes} bytes",
@@ -234,18 +265,13 @@ def _load(
                 label="imported here",
                 help="split it into smaller modules (the limit is `max_file_bytes`)",
             )
-            return None
-        text = data.decode("utf-8")
-        remember_input(file)
-    except (OSError, UnicodeDecodeError) as error:
-        report.add(
-            "E0201",
-            f"module `{'.'.join(path)}` cannot be read: {error.__class__.__name__}",
-            importer.source,
-            use.span,
-            help="check that the module is a UTF-8 text file",
-        )
+        else:
+            _unreadable(path, use, importer, report, refused.message, refused.reason)
         return None
+    except UnicodeDecodeError as error:
+        _unreadable(path, use, importer, report, error.__class__.__name__, "unreadable")
+        return None
+    remember_input(file)
     source = Source(text, _display_path(file))
     parsed = parse(source, report, loader.limits)
     info = ModuleInfo(path=path, source=source, module=parsed, file=file)
@@ -253,6 +279,24 @@ def _load(
     modules[path] = info
     _bind(info, loader, report, modules, [*stack, path])
     return info
+
+
+def _unreadable(
+    path: tuple[str, ...],
+    use: ast.Use,
+    importer: ModuleInfo,
+    report: Report,
+    why: str,
+    reason: str,
+) -> None:
+    """E0201 for a module that exists but is refused: the reason, not "not found"."""
+    wanted = ".".join(path)
+    if reason == "outside":
+        message, fix = why, "copy the module into the root, or pass its own folder with `--path`"
+    else:
+        message = f"module `{wanted}` cannot be read: {why}"
+        fix = "make the module a regular UTF-8 text file"
+    report.add("E0201", message, importer.source, use.span, label="imported here", help=fix)
 
 
 def _bind(
@@ -289,6 +333,9 @@ def _bind_use(
     target = _load(path, use, info, loader, report, modules, stack)
     if target is not None:
         info.modules[use.alias or path[-1]] = target
+        return
+    if _refused_here(use, report):
+        info.broken.add(use.alias or path[-1])
         return
     if len(path) > 1 and loader.find(path[:-1]) is not None:
         parent = _load(path[:-1], use, info, loader, report, modules, stack)
@@ -357,7 +404,7 @@ def _unknown_module(
 ) -> None:
     from lablang.check.names import did_you_mean
 
-    if any(r.code == "E0205" and r.span == use.span for r in report.diagnostics):
+    if _refused_here(use, report):
         return
     wanted = ".".join(path)
     guess = did_you_mean(wanted, loader.available())
@@ -371,9 +418,12 @@ def _unknown_module(
     )
 
 
+def _refused_here(use: ast.Use, report: Report) -> bool:
+    """A cycle, or a module found but refused: its reason is reported already."""
+    return any(r.code in ("E0205", "E0201") and r.span == use.span for r in report.diagnostics)
+
+
 def _display_path(file: Path) -> str:
     """A path relative to the working directory when it lies below it."""
-    import os
-
     relative = os.path.relpath(file)
     return relative if not relative.startswith("..") else str(file)

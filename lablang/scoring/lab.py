@@ -25,7 +25,10 @@ TASKS = ("t1", "t2", "t3")
 
 
 def lab_documents(
-    path: str | Path, report: Report, roots: Sequence[str | Path] = ()
+    path: str | Path,
+    report: Report,
+    roots: Sequence[str | Path] = (),
+    within: Sequence[str | Path] | None = None,
 ) -> dict[str, Any]:
     """A `.lab` answer as T1, T2 and T3 documents, keyed by task.
 
@@ -38,7 +41,7 @@ def lab_documents(
     from lablang.driver import check_file
 
     path = Path(path)
-    checked = check_file(path, roots)
+    checked = check_file(path, roots, within=within)
     report.extend(checked.report)
     errors = len(checked.report.errors)
     if errors:

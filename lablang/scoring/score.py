@@ -134,20 +134,24 @@ def detect_task(document: Any) -> str | None:
 
 
 def load_documents(
-    path: str | Path, report: Report, roots: Sequence[str | Path] = ()
+    path: str | Path,
+    report: Report,
+    roots: Sequence[str | Path] = (),
+    within: Sequence[str | Path] | None = None,
 ) -> dict[str, Any]:
     """One file (its task only), a `.lab` answer (every task) or a folder of T1-T3 JSON files.
 
-    `roots` are extra module roots for a `.lab` file's `use` imports.
+    `roots` are extra module roots for a `.lab` file's `use` imports; with `within`, every
+    file read must lie inside those folders after symlinks are resolved (`lablang serve`).
     """
     path = Path(path)
     if path.suffix == ".lab":
-        return lab_documents(path, report, roots)
+        return lab_documents(path, report, roots, within)
     if path.is_dir():
         documents: dict[str, Any] = {}
         files = sorted(p for p in path.iterdir() if p.suffix == ".json" and p.is_file())
         for file in files:
-            document = _read_json(file, report)
+            document = _read_json(file, report, within)
             if document is None:
                 continue
             task = detect_task(document)
@@ -166,7 +170,7 @@ def load_documents(
             report.add("E0502", f"no LibStructBench T1-T3 JSON document in `{path}`", Source("", str(path)),
                        help="a folder holds T1 (`libraries`), T2 (`oligos`) or T3 (`workflows`) files")  # fmt: skip
         return documents
-    document = _read_json(path, report)
+    document = _read_json(path, report, within)
     if document is None:
         return {}
     task = detect_task(document)
@@ -181,7 +185,17 @@ def load_documents(
     return {task: document}
 
 
-def _read_json(path: Path, report: Report) -> Any | None:
+# the fix of a file the guarded opener refused, by its reason (`lablang.guarded.REASONS`)
+_REFUSAL_FIXES = {
+    "outside": "give a file inside the allowed folders",
+    "special": "give a regular file",
+    "unreadable": "check the path and its permissions",
+}
+
+
+def _read_json(
+    path: Path, report: Report, within: Sequence[str | Path] | None = None
+) -> Any | None:
     from lablang.datafile import DataFileError, load_json, read_data_text
     from lablang.limits import DEFAULT_LIMITS
 
@@ -189,10 +203,10 @@ def _read_json(path: Path, report: Report) -> Any | None:
         DEFAULT_LIMITS, max_data_bytes=min(MAX_INPUT_BYTES, DEFAULT_LIMITS.max_data_bytes)
     )
     try:
-        return load_json(read_data_text(path, limits), path.name, limits)
+        return load_json(read_data_text(path, limits, within), path.name, limits)
     except DataFileError as error:
-        report.add("E0501", str(error), Source("", str(path)),
-                   help="fix the JSON, or raise the limit it names")  # fmt: skip
+        fix = _REFUSAL_FIXES.get(error.reason, "fix the JSON, or raise the limit it names")
+        report.add("E0501", str(error), Source("", str(path)), help=fix)
         return None
 
 
@@ -202,8 +216,11 @@ def score_files(
     weights: Weights | None = None,
     *,
     roots: Sequence[str | Path] = (),
+    within: Sequence[str | Path] | None = None,
 ) -> ScoreResult:
     """Score a prediction file or folder against a truth file or folder (`.lab` or JSON).
+
+    With `within`, every file read must lie inside those folders (see `load_documents`).
 
     >>> from lablang.scoring import score_files
     >>> folder = "tests/scoring/data/tiny"
@@ -215,8 +232,8 @@ def score_files(
     (1.0, 1.0)
     """
     report = Report()
-    predictions = load_documents(pred_path, report, roots)
-    truth = load_documents(truth_path, report, roots)
+    predictions = load_documents(pred_path, report, roots, within)
+    truth = load_documents(truth_path, report, roots, within)
     predictions, truth = align_protocol_ids(predictions, truth, pred_path, truth_path)
     expected = tuple(truth) if answers_every_task(pred_path) else None
     return score_documents(

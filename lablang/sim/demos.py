@@ -41,9 +41,10 @@ encoding is lossy, so a faithful read-back test would not hold.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,13 @@ from lablang.sim.runtime import Runtime
 
 MAX_EPISODES = 1000
 MAX_IMAGE_SIDE = 512
+MAX_DEMO_BYTES = 16 * 1024**3  # bytes of one demonstration file `replay` opens
+MAX_DEMO_OBJECTS = 100_000  # groups, datasets and links of one file walked for links out
+
+
+class DemoFileError(ValueError):
+    """A demonstration file that is refused before anything of it is used (the message
+    says why: not a regular file, too big, or storage or links outside the file)."""
 
 
 @define
@@ -348,12 +356,10 @@ def replay(path: str | Path, demo: int, task: Task) -> dict[str, np.ndarray]:
     Before each action the tick's recorded bookkeeping operations are applied, in a
     `LabEnv` whose weld assist is off (the recorded welds take its place). A file without
     them (written before they were recorded) is replayed with the assist on."""
-    import h5py
-
     from lablang.sim.gym_env import LabEnv
     from lablang.sim.robots import with_robot
 
-    with h5py.File(path, "r") as f:
+    with open_demo_file(path) as f:
         data = f["data"]
         kwargs = json.loads(data.attrs["env_args"])["env_kwargs"]
         group = data[f"demo_{demo}"]
@@ -381,6 +387,61 @@ def replay(path: str | Path, demo: int, task: Task) -> dict[str, np.ndarray]:
         obs, *_ = env.step(action)
     env.close()
     return {key: np.array(value) for key, value in seen.items()}
+
+
+@contextlib.contextmanager
+def open_demo_file(path: str | Path) -> Iterator[Any]:
+    """The HDF5 file at `path`, opened for reading by the guarded opener (a regular file,
+    at most `MAX_DEMO_BYTES`; h5py reads the very descriptor that was checked) and
+    refused with `DemoFileError` if any dataset keeps its data in other files (external
+    storage, virtual datasets) or any link leads into another file (external links)."""
+    import h5py
+
+    from lablang.guarded import Refused, open_guarded
+
+    try:
+        handle = open_guarded(path, None, max_bytes=MAX_DEMO_BYTES, limit="MAX_DEMO_BYTES")
+    except Refused as refused:
+        raise DemoFileError(refused.message) from None
+    with handle:
+        try:
+            f = h5py.File(handle, "r")
+        except OSError as error:
+            raise DemoFileError(f"`{Path(path).name}` is not an HDF5 file: {error}") from None
+        with f:
+            outside = _outside_the_file(f, h5py)
+            if outside:
+                raise DemoFileError(f"`{Path(path).name}` refers outside itself: {outside}")
+            yield f
+
+
+def _outside_the_file(root: Any, h5py: Any) -> str | None:
+    """The first object of the file whose data or link lies in another file, or None."""
+    stack: list[tuple[Any, str]] = [(root, "")]
+    seen: set[Any] = set()
+    walked = 0
+    while stack:
+        group, where = stack.pop()
+        for name in group:  # the names of the links, followed by none of them yet
+            walked += 1
+            if walked > MAX_DEMO_OBJECTS:
+                return f"more than {MAX_DEMO_OBJECTS} objects (the limit is `MAX_DEMO_OBJECTS`)"
+            here = f"{where}/{name}"
+            link = group.get(name, getlink=True)
+            if isinstance(link, h5py.ExternalLink):
+                return f"`{here}` is an external link to `{link.filename}`"
+            if isinstance(link, h5py.SoftLink):
+                continue  # a path inside this file, walked where it points
+            item = group.get(name)
+            if isinstance(item, h5py.Dataset):
+                if item.external:
+                    return f"dataset `{here}` stores its data in `{item.external[0][0]}`"
+                if item.is_virtual:
+                    return f"dataset `{here}` is virtual (its data is in other files)"
+            elif isinstance(item, h5py.Group) and item not in seen:
+                seen.add(item)
+                stack.append((item, here))
+    return None
 
 
 def operations_per_tick(rows: Any, ticks: int) -> dict[int, list[Any]]:

@@ -213,17 +213,24 @@ MAX_RECORD_BYTES = 64 * 1024 * 1024
 
 
 def replay(path: Path) -> Replayed:
-    """Read a record file, reconstruct its choices and confirmations, and re-score them."""
-    if path.stat().st_size > MAX_RECORD_BYTES:
-        raise RecordError(f"`{path}` is larger than {MAX_RECORD_BYTES // 2**20} MiB")
+    """Read a record file, reconstruct its choices and confirmations, and re-score them.
+
+    The file is opened by the guarded opener (a regular file, so a FIFO never blocks; at
+    most `MAX_RECORD_BYTES`, checked before reading) and read by the bounded JSON reader."""
     header: dict[str, Any] | None = None
     events: list[Event] = []
     observations: list[dict[str, Any]] = []
     stored: dict[str, Any] | None = None
-    from lablang.datafile import DataFileError, load_json_lines, read_data_text
+    from lablang.datafile import DataFileError, load_json_lines
+    from lablang.guarded import Refused, read_guarded
 
     try:
-        lines = list(load_json_lines(read_data_text(path), path.name))  # the guarded loader
+        data = read_guarded(path, None, max_bytes=MAX_RECORD_BYTES, limit="MAX_RECORD_BYTES")
+        lines = list(load_json_lines(data.decode("utf-8"), path.name))
+    except Refused as refused:
+        raise RecordError(refused.message) from None
+    except UnicodeDecodeError as error:
+        raise RecordError(f"`{path.name}` is not UTF-8 (byte {error.start})") from None
     except DataFileError as error:
         raise RecordError(str(error)) from None
     for number, data in lines:

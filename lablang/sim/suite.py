@@ -208,7 +208,17 @@ def task_ref(
     file: str | Path, roots: Sequence[str | Path], task: str, robot: str | None = None
 ) -> TaskRef:
     """The reference a worker rebuilds a task from: the file is read, not checked again."""
-    text = Path(file).read_text(encoding="utf-8").removeprefix("\ufeff")
+    from lablang.guarded import Refused, read_guarded
+    from lablang.limits import DEFAULT_LIMITS
+
+    # the guarded opener: a regular file, its size bounded (it was checked before, but a
+    # file can change between the check and this read)
+    limit = DEFAULT_LIMITS.max_file_bytes
+    try:
+        data = read_guarded(file, None, max_bytes=limit, limit="max_file_bytes")
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except (Refused, UnicodeDecodeError) as error:
+        raise SuiteError(f"cannot read `{file}` again after its check: {error}") from None
     absolute = tuple(str(Path(r).resolve()) for r in roots)
     return TaskRef(text, str(Path(file).resolve()), absolute, task, robot)
 
@@ -308,13 +318,15 @@ def write_suite(
 
 def suite_html(summary: dict[str, Any]) -> str:
     """The suite summary as a self-contained HTML page (one row per task)."""
+    from lablang.links import url_attribute
+
     rows = []
     for row in summary["tasks"]:
         rate = row["success_rate"]
         colour = "#2e7d32" if row["certified"] else "#c62828"
         rows.append(
             "<tr>"
-            f'<td><a href="{html.escape(row["id"])}.cert.json">{html.escape(row["task"])}</a></td>'
+            f'<td><a href="{url_attribute(row["id"] + ".cert.json")}">{html.escape(row["task"])}</a></td>'
             f"<td>{html.escape(Path(row['file']).name)}</td>"
             f'<td><div class=bar><div style="width:{rate * 100:.1f}%;background:{colour}"></div></div>'
             f" {rate:.0%}</td>"

@@ -42,7 +42,8 @@ def test_provenance_on_declarations_and_steps_is_checked() -> None:
 
 
 def test_imports_cannot_follow_a_symlink_out_of_the_root(tmp_path: Path) -> None:
-    """A module reached through a symlink that points outside the root is not found."""
+    """A module reached through a symlink that points outside the root is refused (E0201),
+    and the message names the symlink and its root instead of saying "not found"."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.lab").write_text("oligo S { seq: 5'-ACGT-3' }\n")
@@ -52,6 +53,9 @@ def test_imports_cannot_follow_a_symlink_out_of_the_root(tmp_path: Path) -> None
     (root / "main.lab").write_text("use secret.{S}\n")
     result = check_file(root / "main.lab")
     assert [d.code for d in result.report] == ["E0201"]
+    (diagnostic,) = result.report.diagnostics
+    assert "symlink leading outside its root" in diagnostic.message
+    assert "not found" not in diagnostic.message
 
 
 def test_module_paths_cannot_climb_out_of_a_root() -> None:
