@@ -42,3 +42,16 @@ def test_test_extras_list_the_wheel_build_requirements() -> None:
     assert "lablang[test-core]" in extras["test"]
     for requirement in project["build-system"]["requires"]:
         assert requirement in extras["test"] + extras["test-core"], requirement
+
+
+def test_the_core_tests_ci_runs_on_every_python_exist_and_are_collected() -> None:
+    """Each path of conftest.py's CORE exists and lies under a path that `.ci/run`'s
+    `pytest -m core` line collects, so no core test silently drops out of those jobs."""
+    from conftest import CORE
+
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    (collected,) = re.findall(r"python -m pytest -m core ([^)&|]+)", script)
+    folders = [f"{folder.rstrip('/')}/" for folder in collected.split()]
+    for path in CORE:
+        assert (ROOT / path).exists(), f"conftest.py's CORE names a missing {path}"
+        assert any(path.startswith(folder) for folder in folders), (path, folders)

@@ -320,6 +320,7 @@ def test_methods_defined_in_the_body_are_kept() -> None:
 
 def test_mypy_accepts_records_and_rejects_misuse(tmp_path: Path) -> None:
     """mypy reads the decorators (dataclass_transform): typed fields, kw_only, frozen."""
+    pytest.importorskip("mypy")  # a `test` extra, not in the core tests' `test-core`
     good = tmp_path / "good.py"
     good.write_text(
         "from lablang.record import define, evolve, field, frozen\n"

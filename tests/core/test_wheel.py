@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -20,25 +21,36 @@ from lablang.syntax import tables
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _vscode_readme_commands() -> list[str]:
+    """The install commands of editors/vscode/README.md (its `sh` block)."""
+    text = (ROOT / "editors" / "vscode" / "README.md").read_text("utf-8")
+    (block,) = re.findall(r"^```sh\n(.*?)^```", text, re.S | re.M)
+    return block.strip().splitlines()
+
+
+def test_vscode_readme_installs_from_a_checkout_or_a_wheel_built_there() -> None:
+    """The extension's README says how to install lablang without a package index: from
+    the checkout, or from the wheel it builds there (the command the `wheel` fixture runs)."""
+    direct, wheel_then_install = _vscode_readme_commands()
+    assert direct == "pip install ."
+    build, install = wheel_then_install.split(" && ")
+    assert build.split() == ["pip", "wheel", "--no-deps", "-w", "dist", "."]
+    assert install == "pip install dist/lablang-*.whl"
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel built by editors/vscode/README.md's command, into a temporary `dist`
+    (without build isolation: the test environment has the build requirements)."""
     out = tmp_path_factory.mktemp("dist")
+    build = _vscode_readme_commands()[1].split(" && ")[0].split()
+    assert build[:2] == ["pip", "wheel"] and build[-3:] == ["-w", "dist", "."]
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(out),
-            str(ROOT),
-        ],
+        [sys.executable, "-m", *build[:-3], "--no-build-isolation", "-q", "-w", str(out), "."],
+        cwd=ROOT,
         check=True,
     )
-    (path,) = out.glob("lablang-*.whl")
+    (path,) = out.glob("lablang-*.whl")  # the README's `dist/lablang-*.whl`
     return path
 
 
