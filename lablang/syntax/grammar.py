@@ -188,11 +188,12 @@ def build_parser(transformer: Any, lexer_callbacks: dict, use_cache: bool = True
     `runtime.lablang_tables` says which: "shipped", "cache" or "analysed"."""
     text = grammar_text()
     if use_cache:
+        # the cache's name is looked up only when needed: it asks where lark is installed
         for source, path, owned in (
-            ("shipped", shipped_file(), False),
-            ("cache", cache_file(text), True),
+            ("shipped", shipped_file, False),
+            ("cache", lambda: cache_file(text), True),
         ):
-            loaded = _load(path, transformer, lexer_callbacks, text, owned)
+            loaded = _load(path(), transformer, lexer_callbacks, text, owned)
             if loaded is not None:
                 loaded.lablang_tables = source
                 return loaded
