@@ -57,13 +57,15 @@ def _module(root: Path, name: str) -> ModuleType:
 
 def _tables_file(root: Path) -> bytes:
     tables = _module(root, "syntax.tables")
-    import lark
-
-    if lark.__version__ != tables.LARK_VERSION:
+    try:
+        from lark import __version__ as found
+    except ImportError:
+        found = "none"
+    if found != tables.LARK_VERSION:
         raise RuntimeError(
             f"lablang's parser tables are made with lark {tables.LARK_VERSION} "
-            f"(`[build-system].requires`), not {lark.__version__}: build with build "
-            f"isolation, or install lark=={tables.LARK_VERSION} in the build environment"
+            f"(`[build-system].requires`); the build environment's lark: {found}. Build "
+            f"with build isolation, or install lark=={tables.LARK_VERSION} where you build"
         )
     text = (root / "grammar" / "lablang.lark").read_text("utf-8")
     blob: bytes = tables.tables_file(text)

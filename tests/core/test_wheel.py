@@ -155,3 +155,25 @@ def test_installed_wheel_checks_a_file_without_lark_or_analysis(
     for target in ("lark", "llguidance"):
         printed = run("-m", "lablang", "grammar", "--for", target)
         assert printed.returncode == 0 and "start" in printed.stdout, printed.stderr
+
+
+@pytest.mark.parametrize("lark_version", [None, "1.0.0"], ids=["no-lark", "other-lark"])
+def test_the_build_hook_refuses_a_lark_other_than_the_pinned_one(
+    lark_version: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built without lark or with another version than `LARK_VERSION` (no build
+    isolation), the build stops and names the pinned version instead of shipping tables
+    made through untested internals."""
+    import importlib.util
+    import types
+
+    fake = None if lark_version is None else types.ModuleType("lark")
+    if fake is not None:
+        fake.__version__ = lark_version  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "lark", fake)
+    spec = importlib.util.spec_from_file_location("_hatch_build", ROOT / "hatch_build.py")
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    with pytest.raises(RuntimeError, match=f"lark=={tables.LARK_VERSION} where you build"):
+        hook._tables_file(ROOT)
