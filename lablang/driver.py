@@ -313,7 +313,9 @@ def _internal(report: Report, source: Source, error: BaseException) -> None:
         where,
         span,
         label="lablang failed while checking this",
-        help="this is a bug in lablang, not in your file; please report it with the file",
+        # an install problem (`TablesUnavailable`) carries its own fix
+        help=getattr(error, "help", None)
+        or "this is a bug in lablang, not in your file; please report it with the file",
     )
 
 

@@ -1,23 +1,34 @@
-"""Locating the grammar and the parser cache, and building lablang's LALR runtime.
+"""Locating the grammar and its parser tables, and building lablang's LALR runtime.
 
-Lark analyses the grammar (`tables.py`); the analysed tables (the LALR table in a
-compact form, each context lexer's layout, each rule's tree shaping) are cached between
-runs in a private folder (`$LABLANG_CACHE`, else `$XDG_CACHE_HOME/lablang`, else
-`~/.cache/lablang`, mode 0700) as `marshal` data (plain ints, strings, tuples and dicts:
-loading it cannot run code), and parsing runs on lablang's own runtime (`lalr.py`), so
-that a check with a warm cache never imports lark. Compiled regex programs are not
-cached: `_sre.compile` checks a program's structure, not its every value, so a planted
-program can crash the interpreter (CPython 3.11.7, fuzzed with altered copies of the
-lexers' own programs: an altered INFO prefix skip passes the check and `search` then
-crashes; other alterations crash `_sre.compile` itself). Regexes are compiled by `re`,
-and few: most tokens are matched by the alternation over all terminals (`lalr.py`). A
-cache file is used only when it belongs to the current user, is not group- or
-world-writable, its checksum matches and its tables are structurally sound (every
+Lark analyses the grammar (`tables.py`) into tables (the LALR table in a compact form,
+each context lexer's layout, each rule's tree shaping) that lablang's own runtime
+(`lalr.py`) parses with, so that a check never imports lark. The tables come from, in
+order:
+
+1. the file the wheel ships (`lablang/_data/tables.lalr`, or `$LABLANG_TABLES`; made by
+   the build hook `hatch_build.py` with the lark `[build-system].requires` pins; an
+   editable install writes it into the checkout), used when it was made from this
+   grammar text: a check after an install never analyses the grammar;
+2. the parser cache, for a grammar edited since the install: a private folder
+   (`$LABLANG_CACHE`, else `$XDG_CACHE_HOME/lablang`, else `~/.cache/lablang`, mode 0700);
+3. lark's analysis now (lark must be installed: `TablesUnavailable` says so otherwise),
+   written to the cache.
+
+Both files are `marshal` data (plain ints, strings, tuples and dicts: loading it cannot
+run code), checksummed and checked for the grammar they were made from. Compiled regex
+programs are not stored: `_sre.compile` checks a program's structure, not its every
+value, so a planted program can crash the interpreter (CPython 3.11.7, fuzzed with
+altered copies of the lexers' own programs: an altered INFO prefix skip passes the check
+and `search` then crashes; other alterations crash `_sre.compile` itself). Regexes are
+compiled by `re`, and few: most tokens are matched by the alternation over all terminals
+(`lalr.py`). A cache file is used only when it belongs to the current user, is not group-
+or world-writable, its checksum matches and its tables are structurally sound (every
 reference resolves); anything else is ignored and the tables are analysed again by lark
-(and the cache rewritten). A cached runtime that fails while parsing is also discarded
-and rebuilt (`parser.py`). What the checks cannot detect is a same-user edit that keeps
-the tables consistent but changes a pattern: such a user can equally edit the installed
-package.
+(and the cache rewritten). The shipped file is part of the package, trusted as its code
+is, but checked alike (checksum, grammar, soundness). A runtime from either file that
+fails while parsing is discarded and rebuilt by lark (`parser.py`). What the checks
+cannot detect is a same-user edit that keeps the tables consistent but changes a
+pattern: such a user can equally edit the installed package.
 """
 
 from __future__ import annotations
@@ -31,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from lablang.syntax.lalr import Runtime
+from lablang.syntax.tables import FORMAT as _FORMAT
 
 # SHA-256 from CPython's own module (`_sha2` from 3.12, `_sha256` before): hashlib loads
 # OpenSSL, ~4 ms of a check's start-up, to hash a few hundred kilobytes
@@ -42,7 +54,15 @@ except ImportError:
     except ImportError:
         from hashlib import sha256  # type: ignore[assignment, unused-ignore]
 
-_FORMAT = b"lablang-lalr-5\n"
+
+class TablesUnavailable(RuntimeError):
+    """No parser tables were made from this grammar text, and lark, which makes them, is
+    not installed (a broken install, or a checkout's grammar edited since its install).
+    `help` holds the fix."""
+
+    def __init__(self, message: str, help: str) -> None:
+        super().__init__(message)
+        self.help = help
 
 
 def grammar_text() -> str:
@@ -53,6 +73,15 @@ def grammar_text() -> str:
         return packaged.read_text("utf-8")
     source_tree = Path(__file__).resolve().parents[2] / "grammar" / "lablang.lark"
     return source_tree.read_text("utf-8")
+
+
+def shipped_file() -> Path:
+    """The tables file the wheel ships (or an editable install wrote into the checkout);
+    `$LABLANG_TABLES` names another (the tests point it at none to use the cache)."""
+    explicit = os.environ.get("LABLANG_TABLES")
+    if explicit:
+        return Path(explicit)
+    return Path(__file__).resolve().parents[1] / "_data" / "tables.lalr"
 
 
 def cache_folder() -> Path:
@@ -99,15 +128,22 @@ def _trusted(fd: int) -> bool:
     )
 
 
-def _load(path: Path, transformer: Any, lexer_callbacks: dict) -> Runtime | None:
-    """The runtime over the cached tables, or None when the cache is absent, untrusted,
-    unreadable or unsound."""
+def _load(
+    path: Path,
+    transformer: Any,
+    lexer_callbacks: dict,
+    text: str | None = None,
+    owned: bool = True,
+) -> Runtime | None:
+    """The runtime over the tables in `path`, or None when the file is absent, unreadable,
+    untrusted (`owned`: it must be the current user's and writable by no one else),
+    damaged, made from another grammar than `text`, or unsound."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return None
     try:
-        if not _trusted(fd):
+        if owned and not _trusted(fd):
             return None
         with os.fdopen(fd, "rb", closefd=False) as handle:
             blob = handle.read()
@@ -119,17 +155,19 @@ def _load(path: Path, transformer: Any, lexer_callbacks: dict) -> Runtime | None
     if not blob.startswith(_FORMAT) or sha256(blob[head:]).digest() != blob[len(_FORMAT) : head]:
         return None
     try:
-        return Runtime(marshal.loads(blob[head:]), transformer, lexer_callbacks)
-    except Exception:  # any damage to the cache means: rebuild
+        saved = marshal.loads(blob[head:])
+        if text is not None and saved["grammar"] != sha256(text.encode()).hexdigest():
+            return None
+        return Runtime(saved, transformer, lexer_callbacks)
+    except Exception:  # any damage to the file means: not these tables
         return None
 
 
-def _store(path: Path, payload: bytes) -> None:
+def _store(path: Path, blob: bytes) -> None:
     """Writes the cache atomically in the private folder; failures are ignored."""
     import tempfile
 
     try:
-        blob = _FORMAT + sha256(payload).digest() + payload
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".grammar-", suffix=".tmp")
         try:
@@ -145,20 +183,39 @@ def _store(path: Path, payload: bytes) -> None:
 
 
 def build_parser(transformer: Any, lexer_callbacks: dict, use_cache: bool = True) -> Runtime:
-    """The runtime, over the cached tables when they load soundly, else over tables lark
-    analyses now (and the cache rewritten)."""
+    """The runtime, over the shipped tables or the cached ones when they load soundly for
+    this grammar, else over tables lark analyses now (and the cache rewritten).
+    `runtime.lablang_tables` says which: "shipped", "cache" or "analysed"."""
     text = grammar_text()
-    path = cache_file(text)
-    cached = _load(path, transformer, lexer_callbacks) if use_cache else None
-    if cached is not None:
-        cached.lablang_cached = True
-        return cached
-    from lablang.syntax.tables import analyse
+    if use_cache:
+        # the cache's name is looked up only when needed: it asks where lark is installed
+        for source, path, owned in (
+            ("shipped", shipped_file, False),
+            ("cache", lambda: cache_file(text), True),
+        ):
+            loaded = _load(path(), transformer, lexer_callbacks, text, owned)
+            if loaded is not None:
+                loaded.lablang_tables = source
+                return loaded
+    try:
+        import lark  # noqa: F401  (a missing lark is a missing install step, said so)
+    except ImportError as error:
+        from lablang.syntax.tables import LARK_VERSION
 
-    payload = marshal.dumps(analyse(text))
-    _store(path, payload)
+        raise TablesUnavailable(
+            f"no parser tables for this grammar in {shipped_file().parent}, "
+            "and lark is not installed to make them",
+            "reinstall lablang (`pip install -e .` in a checkout rebuilds the tables), or "
+            f"install lark to analyse the grammar at run time: `pip install lark=={LARK_VERSION}`",
+        ) from error
+    from lablang.syntax.tables import tables_file
+
+    blob = tables_file(text)
+    _store(cache_file(text), blob)
     # the tables as a cached run reads them back, so both runs parse alike
-    return Runtime(marshal.loads(payload), transformer, lexer_callbacks)
+    runtime = Runtime(marshal.loads(blob[len(_FORMAT) + 32 :]), transformer, lexer_callbacks)
+    runtime.lablang_tables = "analysed"
+    return runtime
 
 
 def lark_parser(transformer: Any = None, lexer_callbacks: dict | None = None) -> Any:

@@ -237,7 +237,8 @@ class Runtime:
     Raises (ValueError, or the error of a value of the wrong kind) when the tables are not
     structurally sound, so that a damaged cache fails here rather than while parsing."""
 
-    lablang_cached = False  # whether the tables came from the parser cache
+    # where the tables came from: "shipped" (the package's file), "cache" or "analysed"
+    lablang_tables = "analysed"
 
     def __init__(
         self,

@@ -583,16 +583,27 @@ class Parser:
             before = len(report.diagnostics)
             try:
                 return self._parse(source, report, limits)
-            except Exception:
-                if not self._runtime.lablang_cached:
+            except Exception as error:
+                if self._runtime.lablang_tables == "analysed":
                     raise
-            # A parser loaded from the cache failed: the cache is damaged in a way the
-            # loader could not see. Rebuild from the grammar (rewriting the cache), retry.
-            from lablang.syntax.grammar import build_parser, cache_file, grammar_text
+                failure = error
+            # A parser over stored tables failed: they are damaged in a way the loader
+            # could not see. Rebuild from the grammar (rewriting the cache), retry; without
+            # lark to rebuild, the failure is what it was.
+            from lablang.syntax.grammar import (
+                TablesUnavailable,
+                build_parser,
+                cache_file,
+                grammar_text,
+            )
 
-            with contextlib.suppress(OSError):
-                cache_file(grammar_text()).unlink()
-            self._runtime = self._build(lambda t, c: build_parser(t, c, use_cache=False))
+            if self._runtime.lablang_tables == "cache":
+                with contextlib.suppress(OSError):
+                    cache_file(grammar_text()).unlink()
+            try:
+                self._runtime = self._build(lambda t, c: build_parser(t, c, use_cache=False))
+            except TablesUnavailable:
+                raise failure from None
             self._remember()
             del report.diagnostics[before:]
             return self._parse(source, report, limits)

@@ -3,9 +3,19 @@
 Lark is the grammar analyser: it builds the LALR(1) table, the contextual lexer's
 per-state terminal sets (ordered as lark orders them, with lark's keyword-vs-name
 splits) and the tree-shaping callbacks of each rule (`ParseTreeBuilder`). `analyse`
-records all of it as plain data (ints, strings, tuples, dicts), which the parser cache
-stores (`grammar.py`) and the runtime reads; nothing here runs at parse time. This and
+records all of it as plain data (ints, strings, tuples, dicts) and `tables_file` writes
+it as the file the wheel ships (made by `hatch_build.py` when the wheel is built, with
+the lark `LARK_VERSION` names) and the parser cache holds (`grammar.py`); the runtime
+reads it; nothing here runs at parse time. This module imports nothing of lablang (the
+build hook loads it by path) and lark only inside `analyse`; it and
 `grammar.raw_parser`/`lark_parser` are the only places that import lark.
+
+A tables file is `FORMAT`, the SHA-256 of the payload, and the payload: the tables in
+`marshal` format 4 (readable by every supported Python) with two more keys, `grammar`
+(the SHA-256 of the grammar text analysed: tables for another text are not used) and
+`lark` (the version that analysed it). The bytes are canonical: states numbered by a
+walk of the table, dictionaries in sorted order and each distinct string stored once,
+so the same grammar and lark version give the same file on every build.
 
 The payload (its shape is checked by `grammar._validate`):
 
@@ -27,6 +37,11 @@ from __future__ import annotations
 
 from typing import Any
 
+# the lark whose internals `analyse` reads: `[build-system].requires` and the `test`
+# extra pin this version (tests/core/test_wheel.py checks the three agree)
+LARK_VERSION = "1.3.1"
+FORMAT = b"lablang-lalr-6\n"
+
 OPTIONS: dict[str, Any] = dict(
     parser="lalr", lexer="contextual", propagate_positions=True, maybe_placeholders=True
 )
@@ -35,6 +50,43 @@ OPTIONS: dict[str, Any] = dict(
 def lexer_key(names: Any) -> str:
     """The key of a lexer's terminal set."""
     return "\0".join(sorted(names))
+
+
+def tables_file(text: str) -> bytes:
+    """The tables file for grammar `text` (imports lark, which analyses it)."""
+    import hashlib
+    import marshal
+
+    import lark
+
+    tables = analyse(text)
+    tables["grammar"] = grammar_digest(text)
+    tables["lark"] = str(lark.__version__)
+    # marshal marks an object as shared by its reference count, which other owners
+    # (lark's objects awaiting collection, caches) change from run to run: the tables are
+    # rebuilt from an unshared copy with one object per distinct string, so sharing, and
+    # the bytes, follow from the tables alone
+    strings: dict[str, str] = {}
+    payload = marshal.dumps(_shared(marshal.loads(marshal.dumps(tables, 0)), strings), 4)
+    del strings
+    return FORMAT + hashlib.sha256(payload).digest() + payload
+
+
+def grammar_digest(text: str) -> str:
+    """The SHA-256 of a grammar text, in hex: what a tables file was made from."""
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _shared(value: Any, strings: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return strings.setdefault(value, value)
+    if isinstance(value, tuple):
+        return tuple(_shared(item, strings) for item in value)
+    if isinstance(value, dict):
+        return {_shared(k, strings): _shared(v, strings) for k, v in value.items()}
+    return value
 
 
 def analyse(text: str) -> dict[str, Any]:
@@ -75,24 +127,29 @@ def analyse(text: str) -> dict[str, Any]:
         memo[rule_id] = {"__type__": "Rule", **_shape(rule, chain, ExpandSingleChild)}
 
     table = parser.parser.parser._parse_table
-    tokens: dict[str, int] = {}
+    number = _state_numbers(table, Shift)
+    names = sorted({str(symbol) for row in table.states.values() for symbol in row})
+    tokens = {name: i for i, name in enumerate(names)}
     states = {}
-    for state, row in table.states.items():
-        toks, codes = [], []
-        for symbol, (action, arg) in row.items():
-            toks.append(tokens.setdefault(str(symbol), len(tokens)))
-            codes.append(2 * arg if action is Shift else 2 * rule_ids[arg] + 1)
-        states[state] = (tuple(toks), tuple(codes))
+    for state in sorted(table.states, key=number.__getitem__):
+        row = sorted(table.states[state].items(), key=lambda item: str(item[0]))
+        toks = tuple(tokens[str(symbol)] for symbol, _ in row)
+        codes = tuple(
+            2 * number[arg] if action is Shift else 2 * rule_ids[arg] + 1
+            for _, (action, arg) in row
+        )
+        states[number[state]] = (toks, codes)
 
     contextual = parser.parser.lexer
     layouts = {}
     state_lexers = {}
     keys: dict[str, str] = {}
-    for state, basic in [*contextual.lexers.items(), (None, contextual.root_lexer)]:
+    by_state = sorted(contextual.lexers.items(), key=lambda item: number[item[0]])
+    for state, basic in [*by_state, (None, contextual.root_lexer)]:
         key = lexer_key(t.name for t in basic.terminals)
         key = keys.setdefault(key, key)  # one string per terminal set: marshal shares it
         if state is not None:
-            state_lexers[state] = key
+            state_lexers[number[state]] = key
         if key not in layouts:
             kept, unless = _create_unless(basic.terminals, 0, basic.re, False)
             kept_names = {t.name for t in kept}
@@ -108,17 +165,35 @@ def analyse(text: str) -> dict[str, Any]:
                 "parser": {
                     "tokens": {i: name for name, i in tokens.items()},
                     "states": states,
-                    "start_states": dict(table.start_states),
-                    "end_states": dict(table.end_states),
+                    "start_states": {k: number[v] for k, v in sorted(table.start_states.items())},
+                    "end_states": {k: number[v] for k, v in sorted(table.end_states.items())},
                 }
             },
             "ignore": tuple(parser.ignore_tokens),
         },
         "memo": memo,
-        "lexers": layouts,
+        "lexers": dict(sorted(layouts.items())),
         "state_lexers": state_lexers,
         "root": lexer_key(t.name for t in parser.terminals),
     }
+
+
+def _state_numbers(table: Any, shift: Any) -> dict[Any, int]:
+    """The parser states numbered in the order a breadth-first walk from the start states
+    meets them, each state's shifts and gotos taken in symbol order: lark numbers its
+    states in an order that varies between processes, and the tables must be the same
+    bytes for the same grammar (reproducible wheels, comparable caches)."""
+    number: dict[Any, int] = {}
+    queue = [state for _, state in sorted(table.start_states.items())]
+    for state in queue:
+        if state in number:
+            continue
+        number[state] = len(number)
+        row = sorted(table.states[state].items(), key=lambda item: str(item[0]))
+        queue.extend(arg for _, (action, arg) in row if action is shift and arg not in number)
+    if len(number) != len(table.states):
+        raise NotImplementedError("a parser state no start state reaches")
+    return number
 
 
 def _shape(rule: Any, chain: list[Any], expand_single: Any) -> dict[str, Any]:

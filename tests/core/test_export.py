@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import jsonschema
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 
@@ -15,6 +15,9 @@ from lablang.export import json_schema, module_from_json, module_to_json
 from lablang.source import Source
 from lablang.syntax import parse
 from tests.core.strategies import modules
+
+# a test extra: the core tests' environment (`test-core`) lacks it, and skips this module
+jsonschema = pytest.importorskip("jsonschema")
 
 TOUR = Path(__file__).resolve().parents[1] / "data" / "tour.lab"
 

@@ -19,8 +19,10 @@ TEXT = "segment UMI = umi(12)\noligo p1 \"Primer\" {\n  seq: 5'-ACGT {UMI}-3'\n}
 
 @pytest.fixture
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh cache folder, and no shipped tables: the cache is what the parser reads."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("LABLANG_CACHE", str(folder))
+    monkeypatch.setenv("LABLANG_TABLES", str(tmp_path / "none.lalr"))
     return folder
 
 
@@ -101,6 +103,7 @@ def test_unwritable_cache_folder_still_parses(
     blocker = tmp_path / "file"
     blocker.write_text("x")
     monkeypatch.setenv("LABLANG_CACHE", str(blocker / "sub"))
+    monkeypatch.setenv("LABLANG_TABLES", str(tmp_path / "none.lalr"))
     report = Report()
     assert Parser().parse(Source(TEXT, "t.lab"), report, Limits()) is not None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,10 +34,24 @@ def test_ci_runs_the_readme_test_command_in_a_fresh_venv() -> None:
     assert venv_at < activate_at < lines.index(test_command)
 
 
-def test_test_extra_lists_the_wheel_build_backend() -> None:
-    """The `test` extra names the build backend that `pip wheel --no-build-isolation` needs."""
-    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    backend = re.search(r'requires = \["(hatchling[^"]*)"\]', pyproject)
-    assert backend is not None
-    test_extra = pyproject.split("test = [", 1)[1].split("]", 1)[0]
-    assert f'"{backend.group(1)}"' in test_extra
+def test_test_extras_list_the_wheel_build_requirements() -> None:
+    """The `test` extra (with the `test-core` it includes) names every build requirement
+    (hatchling, the pinned lark) that `pip wheel --no-build-isolation` needs."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = project["project"]["optional-dependencies"]
+    assert "lablang[test-core]" in extras["test"]
+    for requirement in project["build-system"]["requires"]:
+        assert requirement in extras["test"] + extras["test-core"], requirement
+
+
+def test_the_core_tests_ci_runs_on_every_python_exist_and_are_collected() -> None:
+    """Each path of conftest.py's CORE exists and lies under a path that `.ci/run`'s
+    `pytest -m core` line collects, so no core test silently drops out of those jobs."""
+    from conftest import CORE
+
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    (collected,) = re.findall(r"python -m pytest -m core ([^)&|]+)", script)
+    folders = [f"{folder.rstrip('/')}/" for folder in collected.split()]
+    for path in CORE:
+        assert (ROOT / path).exists(), f"conftest.py's CORE names a missing {path}"
+        assert any(path.startswith(folder) for folder in folders), (path, folders)

@@ -23,8 +23,10 @@ TEXT = "segment UMI = umi(12)\noligo p1 \"Primer\" {\n  seq: 5'-ACGT {UMI}-3'\n}
 
 @pytest.fixture
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh cache folder, and no shipped tables: the cache is what the parser reads."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("LABLANG_CACHE", str(folder))
+    monkeypatch.setenv("LABLANG_TABLES", str(tmp_path / "none.lalr"))
     return folder
 
 

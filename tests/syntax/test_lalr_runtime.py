@@ -16,35 +16,52 @@ from lablang.syntax import lalr, tables
 ROOT = Path(__file__).resolve().parents[2]
 
 _CHECK = """
-import sys
+import os, sys
 from lablang.cli import run
 try:
     run(["check", sys.argv[1]])
 except SystemExit:
     pass
+from lablang.syntax import _parser
+print(_parser()._runtime.lablang_tables, sorted(os.listdir(os.environ["LABLANG_CACHE"]))
+    if os.path.isdir(os.environ["LABLANG_CACHE"]) else [])
 print(sorted(m for m in sys.modules if m == "lark" or m.startswith("lark.")))
 """
 
 
-def test_a_check_with_a_warm_cache_never_imports_lark(tmp_path: Path) -> None:
-    """`lablang check` of the 10x example imports lark only to analyse the grammar when
-    the parser cache is cold; with the cache warm, no lark module is loaded at all."""
-    env = {**os.environ, "LABLANG_CACHE": str(tmp_path / "cache")}
+def _check_process(env: dict[str, str]) -> tuple[str, str]:
+    """Where a `lablang check` process of the 10x example took its tables from (and the
+    cache folder's files after it), and the lark modules it loaded."""
     example = str(ROOT / "examples" / "tenx_3p_v3.lab")
-    runs = [
-        subprocess.run(
-            [sys.executable, "-c", _CHECK, example],
-            env=env,
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            check=True,
-        )
-        for _ in range(2)
-    ]
-    cold, warm = (run.stdout.strip().splitlines()[-1] for run in runs)
-    assert "'lark'" in cold
-    assert warm == "[]", warm
+    run = subprocess.run(
+        [sys.executable, "-c", _CHECK, example],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    tables, modules = run.stdout.strip().splitlines()[-2:]
+    return tables, modules
+
+
+def test_a_check_after_install_reads_the_shipped_tables_without_lark(tmp_path: Path) -> None:
+    """With the tables the install made (`lablang/_data/tables.lalr`), the first check
+    with an empty cache imports no lark module and writes no cache file."""
+    env = {"LABLANG_CACHE": str(tmp_path / "cache")}
+    assert _check_process(env) == ("shipped []", "[]")
+
+
+def test_a_check_without_shipped_tables_analyses_once_then_reads_the_cache(
+    tmp_path: Path,
+) -> None:
+    """Without shipped tables for the grammar (a checkout's grammar edited since its
+    install), lark analyses it once and writes the cache; the next check imports no lark."""
+    env = {"LABLANG_CACHE": str(tmp_path / "cache"), "LABLANG_TABLES": str(tmp_path / "none")}
+    cold_tables, cold_modules = _check_process(env)
+    warm_tables, warm_modules = _check_process(env)
+    assert cold_tables.startswith("analysed ['grammar-") and "'lark'" in cold_modules
+    assert warm_tables == cold_tables.replace("analysed", "cache") and warm_modules == "[]"
 
 
 def test_tables_with_regex_flags_are_refused() -> None:

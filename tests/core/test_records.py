@@ -1,0 +1,73 @@
+"""The AST's records are attrs classes with the properties the passes rely on: frozen,
+slotted, keyword-only, equal and hashed by their fields, rewritten by `attrs.evolve`, and
+turned into plain data by `attrs.asdict` (nodes become dicts, tuples stay tuples)."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+
+from lablang import ast
+from lablang.diagnostics import Report
+from lablang.source import Source
+from lablang.syntax import parse
+
+NODE_CLASSES = sorted(
+    (c for c in vars(ast).values() if attrs.has(c) and c.__module__ == "lablang.ast"),
+    key=lambda c: c.__name__,
+)
+
+TEXT = """\
+module m "records"
+segment CB = barcode(16, onlist: "3M-february-2018")
+segment UMI = umi(12)
+"""
+
+
+def _module() -> ast.Module:
+    report = Report()
+    module = parse(Source(TEXT), report)
+    assert not report.errors, [d.message for d in report]
+    return module
+
+
+def test_every_ast_node_class_is_a_frozen_slotted_keyword_only_attrs_class() -> None:
+    """Each node class of `lablang.ast` is an attrs class with slots, whose fields all take
+    keyword arguments only and whose instances refuse assignment."""
+    assert ast.Module in NODE_CLASSES and ast.Use in NODE_CLASSES
+    for cls in NODE_CLASSES:
+        assert "__slots__" in vars(cls), cls
+        assert all(f.kw_only for f in attrs.fields(cls)), cls
+    module = _module()
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        module.name = "other"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        ast.Module(None, None, (), (), (), module.span)  # type: ignore[misc]
+
+
+def test_nodes_are_equal_and_hash_alike_by_their_fields_and_evolve_makes_a_changed_copy() -> None:
+    """Two parses of one text give equal trees with equal hashes; `evolve` changes one
+    field and leaves the original as it was."""
+    first, second = _module(), _module()
+    assert first == second and hash(first) == hash(second)
+    renamed = attrs.evolve(first, name="n")
+    assert renamed.name == "n" and first.name == "m"
+    assert renamed != first and attrs.evolve(renamed, name="m") == first
+
+
+def test_asdict_turns_a_tree_into_plain_dicts_and_tuples() -> None:
+    """`attrs.asdict` of a module gives dicts for nodes, all the way down, with the fields'
+    names as keys, and keeps tuples (which `json.dumps` writes as arrays)."""
+    data = attrs.asdict(_module())
+    assert data["name"] == "m" and isinstance(data["decls"], tuple)
+    first = data["decls"][0]
+    assert isinstance(first, dict) and first["name"] == "CB"
+
+    def plain(value: object) -> bool:
+        if isinstance(value, dict):
+            return all(isinstance(k, str) and plain(v) for k, v in value.items())
+        if isinstance(value, tuple):
+            return all(plain(v) for v in value)
+        return not attrs.has(type(value))
+
+    assert plain(data)
