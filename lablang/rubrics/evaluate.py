@@ -24,6 +24,7 @@ from lablang import ast
 from lablang.diagnostics import Report
 from lablang.record import frozen
 from lablang.source import Source
+from lablang.syntax.strings import quote
 
 QuantityFactory = Callable[[str, str], object]
 MAX_STEPS = 100_000
@@ -353,7 +354,7 @@ def render(node: ast.Expr) -> str:
         case ast.Quantity():
             return f"{node.number} {node.unit}"
         case ast.String():
-            return '"' + node.value.replace('"', '\\"') + '"'
+            return quote(node.value)
         case ast.Bool():
             return "true" if node.value else "false"
         case ast.NoneLit():
