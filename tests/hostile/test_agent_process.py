@@ -9,7 +9,6 @@ peaked at 679 MB, buffered whole)."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
