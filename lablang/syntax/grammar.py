@@ -14,7 +14,11 @@ and few: most tokens are matched by the alternation over all terminals (`lalr.py
 cache file is used only when it belongs to the current user, is not group- or
 world-writable, its checksum matches and its tables are structurally sound (every
 reference resolves); anything else is ignored and the tables are analysed again by lark
-(and the cache rewritten). A cached runtime that fails while parsing is also discarded
+(and the cache rewritten). The file is opened without following a symlink and without blocking
+(`O_NONBLOCK`: a FIFO planted in its place must not hang `check`), checked on the open
+descriptor, and read only up to `MAX_CACHE_BYTES`. A cache folder that is writable by
+other users or belongs to another user is not used at all: lablang says so once on stderr
+and parses without the cache. A cached runtime that fails while parsing is also discarded
 and rebuilt (`parser.py`). What the checks cannot detect is a same-user edit that keeps
 the tables consistent but changes a pattern: such a user can equally edit the installed
 package.
@@ -43,6 +47,9 @@ except ImportError:
         from hashlib import sha256  # type: ignore[assignment, unused-ignore]
 
 _FORMAT = b"lablang-lalr-5\n"
+# the tables take about 330 KB; a larger file is not ours
+MAX_CACHE_BYTES = 16 * 1024 * 1024
+_WARNED: set[str] = set()
 
 
 def grammar_text() -> str:
@@ -96,21 +103,54 @@ def _trusted(fd: int) -> bool:
         stat.S_ISREG(info.st_mode)
         and (getuid is None or info.st_uid == getuid())
         and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        and info.st_size <= MAX_CACHE_BYTES
     )
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED:
+        _WARNED.add(message)
+        sys.stderr.write(f"warning: {message}\n")
+
+
+def usable_cache_folder(folder: Path) -> bool:
+    """Whether the cache may live in `folder`: absent (it is created private), or a folder
+    of the current user that no other user may write (else says why, once, on stderr)."""
+    try:
+        info = os.stat(folder)
+    except FileNotFoundError:
+        return True
+    except OSError as error:
+        reason = f"cannot be read ({error.strerror})"
+    else:
+        getuid = getattr(os, "getuid", None)
+        if not stat.S_ISDIR(info.st_mode):
+            reason = "is not a folder"
+        elif info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            reason = "is writable by other users"
+        elif getuid is not None and info.st_uid != getuid():
+            reason = "belongs to another user"
+        else:
+            return True
+    _warn_once(f"the parser cache folder `{folder}` {reason}; parsing without the cache")
+    return False
 
 
 def _load(path: Path, transformer: Any, lexer_callbacks: dict) -> Runtime | None:
     """The runtime over the cached tables, or None when the cache is absent, untrusted,
     unreadable or unsound."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, flags)
     except OSError:
         return None
     try:
         if not _trusted(fd):
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                _warn_once(f"the parser cache file `{path}` is not a regular file; ignored")
             return None
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            blob = handle.read()
+            blob = handle.read(MAX_CACHE_BYTES + 1)
     except OSError:
         return None
     finally:
@@ -149,14 +189,16 @@ def build_parser(transformer: Any, lexer_callbacks: dict, use_cache: bool = True
     analyses now (and the cache rewritten)."""
     text = grammar_text()
     path = cache_file(text)
-    cached = _load(path, transformer, lexer_callbacks) if use_cache else None
+    usable = usable_cache_folder(path.parent)
+    cached = _load(path, transformer, lexer_callbacks) if use_cache and usable else None
     if cached is not None:
         cached.lablang_cached = True
         return cached
     from lablang.syntax.tables import analyse
 
     payload = marshal.dumps(analyse(text))
-    _store(path, payload)
+    if usable:
+        _store(path, payload)
     # the tables as a cached run reads them back, so both runs parse alike
     return Runtime(marshal.loads(payload), transformer, lexer_callbacks)
 

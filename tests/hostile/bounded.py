@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import resource
+import signal
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -45,23 +46,37 @@ def run_bounded(
     cwd: Path | None = None,
     stdin: bytes | None = None,
     env: dict[str, str] | None = None,
+    hang_seconds: float | None = None,
 ) -> Run:
-    """`python -m lablang ARGS` with at most `cpu_seconds` of CPU and `memory_mb` of memory."""
+    """`python -m lablang ARGS` with at most `cpu_seconds` of CPU and `memory_mb` of memory.
+
+    `hang_seconds` guards a test of something that used to block (a FIFO opened for
+    reading uses no CPU): past it the child is killed and the run reports SIGKILL.
+    """
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds))
         memory = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
-    completed = subprocess.run(
-        [sys.executable, "-m", "lablang", *args],
-        input=stdin,
-        capture_output=True,
-        cwd=cwd or ROOT,
-        preexec_fn=limit,
-        env={**os.environ, **(env or {})},
-        check=False,
-    )
+    try:
+        completed = subprocess.run(
+            [sys.executable, "-m", "lablang", *args],
+            input=stdin,
+            capture_output=True,
+            cwd=cwd or ROOT,
+            preexec_fn=limit,
+            env={**os.environ, **(env or {})},
+            check=False,
+            timeout=hang_seconds,
+        )
+    except subprocess.TimeoutExpired as hung:
+        return Run(
+            -signal.SIGKILL,
+            (hung.stdout or b"").decode("utf-8", "replace"),
+            (hung.stderr or b"").decode("utf-8", "replace")
+            + f"\nhung: killed after {hang_seconds} s",
+        )
     return Run(
         completed.returncode,
         completed.stdout.decode("utf-8", "replace"),
