@@ -140,6 +140,8 @@ BACKEND_LIMITS: tuple[tuple[str, str, str, str], ...] = (
     ("lablang.sim.catalog", "MAX_ENTITIES", "E0708", "entities of one scene"),
     ("lablang.sim.catalog", "MAX_EPISODE_TIME", "-", "simulated seconds of one episode"),
     ("lablang.sim.records", "MAX_RECORD_BYTES", "-", "bytes of one episode record (`replay`)"),
+    ("lablang.sim.demos", "MAX_DEMO_TICKS", "-", "rows of a demonstration's dataset (refused)"),
+    ("lablang.sim.demos", "MAX_ENV_ARGS_BYTES", "-", "characters of a demo's `env_args` JSON"),
     ("lablang.agent.bench", "MAX_OUTPUT_BYTES", "-", "bytes of an agent's output per round (cut)"),
     ("lablang.syntax.grammar", "MAX_CACHE_BYTES", "-", "bytes of the parser cache file read"),
 )
