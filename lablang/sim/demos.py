@@ -459,12 +459,14 @@ def operations_per_tick(rows: Any, ticks: int) -> dict[int, list[Any]]:
     than `MAX_OPS_PER_TICK` per tick raise `ValueError`."""
     if len(rows) > MAX_OPS_PER_TICK * max(ticks, 1):
         raise ValueError(f"{len(rows)} bookkeeping operations for {ticks} ticks")
+    from lablang.datafile import DataFileError, load_json
+
     per_tick: dict[int, list[Any]] = {}
     last = 0
     for k, row in enumerate(rows):
-        try:
-            entry = json.loads(row.decode() if isinstance(row, bytes) else row)
-        except (ValueError, AttributeError, TypeError) as err:
+        try:  # the bounded JSON reader: a row nested 100,000 deep is refused, not a crash
+            entry = load_json(row.decode() if isinstance(row, bytes) else row)
+        except (ValueError, AttributeError, TypeError, DataFileError) as err:
             raise ValueError(f"bookkeeping row {k} is not JSON: {err}") from None
         if not (isinstance(entry, list) and len(entry) >= 2 and type(entry[0]) is int):
             raise ValueError(f"bookkeeping row {k} is not `[tick, op, args...]`")

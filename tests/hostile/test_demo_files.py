@@ -90,3 +90,11 @@ def test_a_seed_out_of_range_is_a_located_error(tmp_path: Path, seed: int) -> No
     code, out = _replay(_demo(tmp_path / "seed.hdf5", seed=seed))
     assert code == 3, out
     assert out == (f"refused: `demo_0` has seed {seed}; a seed is an integer 0 to 2**32 - 1")
+
+
+def test_a_deep_bookkeeping_row_is_a_located_error() -> None:
+    """A bookkeeping row nested 100,000 deep names the row and the depth limit."""
+    from lablang.sim.demos import operations_per_tick
+
+    with pytest.raises(ValueError, match=r"^bookkeeping row 1 is not JSON: nests arrays"):
+        operations_per_tick(['[0, "weld", 1]', "[" * 100_000 + "]" * 100_000], 3)
