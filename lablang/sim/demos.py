@@ -419,12 +419,10 @@ def env_kwargs(attribute: Any) -> dict[str, Any]:
 
 
 def demo_seed(attribute: Any, demo: int) -> int:
-    """A demonstration's `seed` attribute: an integer from 0 to 2**32 - 1 (the range the
-    command line takes), else `ValueError` naming the demonstration."""
-    value = attribute.item() if isinstance(attribute, np.generic) else attribute
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**32:
-        raise ValueError(f"`demo_{demo}` has seed {value!r}; a seed is an integer 0 to 2**32 - 1")
-    return value
+    """A demonstration's `seed` attribute (`checked_seed`), else `ValueError` naming it."""
+    from lablang.sim.env import checked_seed
+
+    return checked_seed(attribute, f"the seed of `demo_{demo}`")
 
 
 def read_dataset(dataset: Any, where: str, file_bytes: int, h5py: Any) -> Any:

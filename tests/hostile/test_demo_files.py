@@ -89,7 +89,28 @@ def test_a_seed_out_of_range_is_a_located_error(tmp_path: Path, seed: int) -> No
     """A negative or huge seed names the demonstration and the range, before any simulation."""
     code, out = _replay(_demo(tmp_path / "seed.hdf5", seed=seed))
     assert code == 3, out
-    assert out == (f"refused: `demo_0` has seed {seed}; a seed is an integer 0 to 2**32 - 1")
+    assert out == (
+        f"refused: the seed of `demo_0` is {seed}; a seed is an integer from 0 to 4294967295"
+    )
+
+
+@pytest.mark.parametrize("seed", [-1, 2**40, 1.5, True])
+def test_the_environments_refuse_a_bad_seed_with_one_message(seed: object) -> None:
+    """`TaskEnv.reset` and `LabEnv.reset` refuse a negative, huge or non-integer seed with
+    the same ValueError (it was Gymnasium's or numpy's own error, or accepted)."""
+    pytest.importorskip("gymnasium")
+    from lablang.sim import load_tasks
+    from lablang.sim.env import TaskEnv
+    from lablang.sim.gym_env import LabEnv
+
+    tasks, _ = load_tasks(str(ROOT / "examples" / "tasks" / "move_tube.lab"))
+    task = next(iter(tasks.values()))
+    message = f"the seed is {seed!r}; a seed is an integer from 0 to 4294967295"
+    for env in (TaskEnv(task), LabEnv(task)):
+        with pytest.raises(ValueError) as refused:
+            env.reset(seed=seed)  # type: ignore[arg-type]
+        assert str(refused.value) == message
+        env.close()
 
 
 def test_a_deep_bookkeeping_row_is_a_located_error() -> None:
