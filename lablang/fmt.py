@@ -24,6 +24,7 @@ from lablang import ast
 from lablang.diagnostics import Report
 from lablang.source import Source, Span
 from lablang.syntax import parse
+from lablang.syntax.strings import quote
 
 __all__ = ["canonical_text", "format_module", "format_source", "strip_spans"]
 
@@ -184,7 +185,7 @@ class _Printer:
         if module.name is not None:
             self._flush(self._header_start(), "")
             header = f"module {module.name}" + (
-                f" {_string(module.title)}" if module.title is not None else ""
+                f" {quote(module.title)}" if module.title is not None else ""
             )
             self.lines.append(header)
             self._trailing(self._header_end(module))
@@ -232,7 +233,7 @@ class _Printer:
         if decl.scope is not None:
             text += " in " + ".".join(decl.scope)
         if decl.title is not None:
-            text += " " + _string(decl.title)
+            text += " " + quote(decl.title)
         if decl.type is not None:
             text += " : " + expr(decl.type)
         text += "".join(" " + _clause(c) for c in decl.clauses)
@@ -329,7 +330,7 @@ class _Printer:
                 key = (
                     member.key
                     if _NAME.match(member.key) or member.key.isdigit()
-                    else _string(member.key)
+                    else quote(member.key)
                 )
                 text = f"{key}: {expr(member.value)}" + "".join(
                     " " + _clause(c) for c in member.clauses
@@ -350,7 +351,7 @@ class _Printer:
                 if member.params is not None:
                     text += _params(member.params)
                 if member.title is not None:
-                    text += " " + _string(member.title)
+                    text += " " + quote(member.title)
                 if member.type is not None:
                     text += ": " + expr(member.type)
                 before, after = _split_clauses(member.clauses, member.body)
@@ -463,13 +464,6 @@ def _clause(clause: ast.Clause) -> str:
     return f"{clause.keyword} {expr(value)}"
 
 
-def _string(value: str) -> str:
-    escaped = (
-        value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-    )
-    return f'"{escaped}"'
-
-
 def _precedence(node: ast.Expr) -> int:
     match node:
         case ast.Binary(op=op):
@@ -501,7 +495,7 @@ def _expr(node: ast.Expr) -> str:
         case ast.Quantity(number=number, unit=unit):
             return f"{number} {unit}"
         case ast.String(value=value):
-            return _string(value)
+            return quote(value)
         case ast.Bool(value=value):
             return "true" if value else "false"
         case ast.NoneLit():

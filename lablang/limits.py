@@ -158,6 +158,10 @@ BACKEND_LIMITS: tuple[tuple[str, str, str, str], ...] = (
         "-",
         "groups, datasets and links of a demonstration file searched for links to other files",
     ),
+    ("lablang.sim.demos", "MAX_DEMO_TICKS", "-", "rows of a demonstration's dataset (refused)"),
+    ("lablang.sim.demos", "MAX_ENV_ARGS_BYTES", "-", "characters of a demo's `env_args` JSON"),
+    ("lablang.agent.bench", "MAX_OUTPUT_BYTES", "-", "bytes of an agent's output per round (cut)"),
+    ("lablang.syntax.grammar", "MAX_CACHE_BYTES", "-", "bytes of the parser cache file read"),
 )
 
 

@@ -5,7 +5,11 @@ replace one of its own inputs (`export x.lab -o x.lab`), write a read-only file,
 write through a path that cannot hold a file. Each refusal is an `OutputError` that the
 command line reports as E0023. A symlink is written through (its target is replaced, the
 link kept), a hardlinked file is rewritten in place (every link keeps the new text), and
-the mode of a replaced file is kept. Temporary files left behind by a killed run (our own
+the mode of a replaced file is kept. In a folder other users can write (world-writable,
+like `/tmp`, or group-writable by a group that is not the user's own) the final name is
+not followed: a symlink there is refused (someone else may have planted it to make the
+command overwrite a file of the user's), a FIFO or device is refused rather than opened,
+and a hardlinked file is replaced, not rewritten in place. Temporary files left behind by a killed run (our own
 `.NAME.*.tmp`, older than a minute) are removed on the next write beside them.
 """
 
@@ -51,13 +55,25 @@ def write_atomic(path: str | Path, data: str | bytes, *, replaces_input: bool = 
     """
     path = Path(path)
     payload = data if isinstance(data, bytes) else data.encode("utf-8")
-    target = Path(os.path.realpath(path))  # write through a symlink, keep the link
+    shared = _writable_by_others(path.parent)
+    if shared and os.path.islink(path):
+        raise OutputError(
+            f"`{path}` is a symlink in a folder other users can write; it is not written through"
+        )
+    if shared:  # the folder resolved, the name itself never followed
+        target = Path(os.path.realpath(path.parent)) / path.name
+    else:
+        target = Path(os.path.realpath(path))  # write through a symlink, keep the link
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        info = os.stat(target) if os.path.lexists(target) else None
+        info = os.lstat(target) if os.path.lexists(target) else None
+        if info is not None and stat.S_ISLNK(info.st_mode):  # planted since the check
+            raise OutputError(f"`{path}` became a symlink while it was written; not followed")
     except OSError as error:
         raise OutputError(_why(path, error)) from None
     if info is not None and (stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
+        if shared:
+            raise OutputError(f"`{path}` is not a regular file in a folder other users can write")
         _write_stream(path, target, payload)  # `-o /dev/null`, `-o /dev/stdout`, a pipe
         return
     if info is not None:
@@ -79,7 +95,7 @@ def write_atomic(path: str | Path, data: str | bytes, *, replaces_input: bool = 
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
-        if info is not None and info.st_nlink > 1:
+        if info is not None and info.st_nlink > 1 and not shared:
             _rewrite_in_place(target, payload)
             os.unlink(temporary)
             return
@@ -93,6 +109,18 @@ def write_atomic(path: str | Path, data: str | bytes, *, replaces_input: bool = 
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def _writable_by_others(folder: Path) -> bool:
+    """Whether users other than this one may create names in `folder`."""
+    try:
+        info = os.stat(folder if str(folder) else ".")
+    except OSError:
+        return False  # absent: it is created below, by this user
+    if info.st_mode & stat.S_IWOTH:
+        return True
+    getgid = getattr(os, "getgid", None)
+    return bool(info.st_mode & stat.S_IWGRP) and getgid is not None and info.st_gid != getgid()
 
 
 def _write_stream(path: Path, target: Path, payload: bytes) -> None:

@@ -14,6 +14,8 @@ from typing import Any
 
 from attrs import frozen
 
+from lablang.syntax.strings import quote
+
 __all__ = ["TABLES", "ArgDoc", "Entry", "molecular_operations", "predicates", "skills"]
 
 
@@ -93,7 +95,7 @@ def molecular_operations() -> list[Entry]:
 
 def _literal(value: Any) -> str:
     if isinstance(value, str):
-        return value if value in ("5'", "3'") else f'"{value}"'
+        return value if value in ("5'", "3'") else quote(value)
     return str(value)
 
 

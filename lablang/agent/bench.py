@@ -31,7 +31,6 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -62,6 +61,8 @@ DEFAULT_INSTRUCTIONS = (
 MAX_ANSWER_CHARS = 1_000_000
 # a recorded answer larger than this is a `refused` round, unread (4 bytes per character)
 MAX_REPLAY_BYTES = 4 * MAX_ANSWER_CHARS
+# an agent's stdout is read up to this many bytes (every answer character fits 4 bytes)
+MAX_OUTPUT_BYTES = 4 * MAX_ANSWER_CHARS
 
 
 class BenchError(Exception):
@@ -101,28 +102,46 @@ class CommandAgent:
     timeout: float = 300.0
 
     def answer(self, task: Task, round_number: int, prompt: str) -> Reply:
+        from lablang.agent.command import run_command
+
         env = {**os.environ, "LABLANG_TASK": task.id, "LABLANG_ROUND": str(round_number)}
         start = time.perf_counter()
         try:
-            done = subprocess.run(
+            done = run_command(
                 shlex.split(self.command),
-                input=prompt,
-                capture_output=True,
-                text=True,
-                timeout=self.timeout,
+                prompt.encode("utf-8", "surrogatepass"),
                 env=env,
-                check=False,
+                timeout=self.timeout,
+                limit=MAX_OUTPUT_BYTES,
             )
-        except subprocess.TimeoutExpired:
-            return Reply("", "timeout", time.perf_counter() - start, f"over {self.timeout} s")
         except OSError as error:
             return Reply("", "failed", time.perf_counter() - start, str(error))
-        seconds = time.perf_counter() - start
-        if done.returncode != 0:
-            return Reply(
-                done.stdout, "failed", seconds, f"exit {done.returncode}: {done.stderr[-500:]}"
-            )
-        return Reply(done.stdout, "ok", seconds)
+        if done.timed_out:
+            return Reply("", "timeout", done.seconds, f"over {self.timeout} s")
+        text, undecodable = _decode_output(done.stdout, done.cut)
+        if undecodable:
+            return Reply("", "failed", done.seconds, undecodable)
+        cut = f"output cut at {MAX_OUTPUT_BYTES} bytes" if done.cut else ""
+        if done.returncode not in (0, None):
+            stderr = done.stderr_tail.decode("utf-8", "replace")[-500:]
+            detail = "; ".join(filter(None, (f"exit {done.returncode}: {stderr}", cut)))
+            return Reply(text, "failed", done.seconds, detail)
+        return Reply(text, "ok", done.seconds, cut)
+
+
+def _decode_output(data: bytes, cut: bool) -> tuple[str, str]:
+    """The agent's output as text, or "" and why it is not UTF-8 (a character split by
+    the cut is dropped, not an error)."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        return decoder.decode(data, final=not cut), ""
+    except UnicodeDecodeError as error:
+        return (
+            "",
+            f"output is not UTF-8: byte {error.start} is {data[error.start : error.start + 1]!r}",
+        )
 
 
 @frozen
@@ -329,7 +348,7 @@ def run_task(task: Task, out: Path, agent: Agent, repairs: int, autofix: bool) -
                 score_seconds,
                 len(prompt),
                 relative,
-                "",
+                reply.detail,  # e.g. the output was cut at the limit
                 tuple(diagnostics),
             )
         )

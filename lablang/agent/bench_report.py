@@ -7,9 +7,7 @@ files); the measured times of each round go to `timings.csv` alone.
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +15,7 @@ from typing import Any
 
 from lablang.agent.rounds import HEADLINE, Round, per_round_means
 from lablang.output import write_atomic
+from lablang.spreadsheet import csv_text
 
 __all__ = ["write_reports"]
 
@@ -58,25 +57,19 @@ def write_reports(rounds: Sequence[Round], out: Path) -> list[Path]:
 
 
 def _timings(rounds: Sequence[Round]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(("task", "round", *TIMES))
-    for r in rounds:
-        writer.writerow((r.task, r.round, *(f"{getattr(r, t):.4f}" for t in TIMES)))
-    return buffer.getvalue()
+    rows = [(r.task, r.round, *(f"{getattr(r, t):.4f}" for t in TIMES)) for r in rounds]
+    return csv_text([("task", "round", *TIMES), *rows])
 
 
 def _csv(rounds: Sequence[Round]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(_COLUMNS)
+    rows: list[Sequence[Any]] = [_COLUMNS]
     for r in rounds:
         row: list[Any] = [r.task, r.round, r.status, r.errors, r.warnings, " ".join(r.codes)]
         row.append(r.fixes_applied)
         row += [f"{r.metrics.get(m, 0.0):.6f}" for m in HEADLINE]
         row += [r.prompt_chars, r.answer]
-        writer.writerow(row)
-    return buffer.getvalue()
+        rows.append(row)
+    return csv_text(rows)
 
 
 def _summary(rounds: Sequence[Round]) -> dict[str, Any]:

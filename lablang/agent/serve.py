@@ -89,10 +89,22 @@ def serve(
             continue
         else:
             reply = handle_line(line, served)
-        writer.write(json.dumps(reply, ensure_ascii=False) + "\n")
+        writer.write(reply_line(reply, getattr(writer, "encoding", None) or "utf-8"))
         writer.flush()
         if reply.get("result", {}) == {"shutdown": True}:
             return 0
+
+
+def reply_line(reply: dict[str, Any], encoding: str = "utf-8") -> str:
+    """One reply as a JSON line the output's encoding can write: as UTF-8 text, else (a
+    lone surrogate from a request, an ASCII terminal) with every non-ASCII character as a
+    JSON `\\u` escape, which decodes to the same value."""
+    line = json.dumps(reply, ensure_ascii=False) + "\n"
+    try:
+        line.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return json.dumps(reply) + "\n"
+    return line
 
 
 def _skip_rest(reader: IO[str]) -> None:
@@ -192,10 +204,24 @@ def _listed(folders: Sequence[Path]) -> str:
 
 
 def _string(params: dict[str, Any], key: str, default: str | None = None) -> str:
+    """A string parameter that names a file or is written to one: it must be UTF-8 text
+    (the `.lab` text of `check`, `fix` and `export` is read by `_checked` instead)."""
     value = params.get(key, default)
     if not isinstance(value, str):
         raise RequestError(INVALID_PARAMS, f"`{key}` must be a string")
+    _require_utf8(key, value)
     return value
+
+
+def _require_utf8(key: str, value: str) -> None:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        code = ord(value[error.start])
+        raise RequestError(
+            INVALID_PARAMS,
+            f"`{key}` is not UTF-8 text: a lone surrogate `\\u{code:x}` at character {error.start}",
+        ) from None
 
 
 def _checked(request: Request) -> Any:
@@ -205,9 +231,11 @@ def _checked(request: Request) -> Any:
     params = request.params
     roots = request.roots()
     if "text" in params:
-        text = _string(params, "text")
+        text = params["text"]
+        if not isinstance(text, str):
+            raise RequestError(INVALID_PARAMS, "`text` must be a string")
         name = _string(params, "name", "<request>")
-        return check_source(Source(text, name), roots)
+        return check_source(Source(text, name), roots)  # a lone surrogate is E0005, located
     if "path" in params:
         return check_file(request.path("path"), roots, within=request.served)
     raise RequestError(INVALID_PARAMS, "give `text` (the .lab source) or `path`")

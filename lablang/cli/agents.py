@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from lablang.cli.terminal import echo
+
 
 @click.command("serve")
 @click.option(
@@ -88,7 +90,7 @@ def bench_libstruct_command(
     try:
         result = run_bench(tasks, out, runner, repairs=repairs, jobs=jobs, autofix=not no_autofix)
     except BenchError as error:
-        click.echo(f"error: {error}", err=True)
+        echo(f"error: {error}", err=True)
         sys.exit(2)
     for line in result.summary_lines():
-        click.echo(line)
+        echo(line)

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from lablang.cli.terminal import echo_diagnostics
+from lablang.cli.terminal import echo, echo_diagnostics
 
 MAX_DEPTH = 64
 
@@ -53,7 +53,7 @@ def _load(
     if name is not None:
         contracts = [c for c in contracts if c.name == name]
     if not contracts:
-        click.echo(f"error: no contract{f' `{name}`' if name else ''} in {file}", err=True)
+        echo(f"error: no contract{f' `{name}`' if name else ''} in {file}", err=True)
         sys.exit(1)
     return contracts
 
@@ -146,7 +146,7 @@ def verify_command(
         if as_json:
             reports.append(report_json(contract, results, depth))
         else:
-            click.echo(("\n" if index else "") + render_text(contract, results, depth), nl=False)
+            echo(("\n" if index else "") + render_text(contract, results, depth), nl=False)
     if as_json:
         click.echo(json.dumps({"passed": ok, "contracts": reports}, indent=2, ensure_ascii=False))
     sys.exit(0 if ok else 1)
@@ -194,7 +194,7 @@ def legal_command(
             raise ValueError("the state must be a JSON object")
         state, evidence = read_state(contract, raw)
     except ValueError as error:
-        click.echo(f"error: --state: {error}", err=True)
+        echo(f"error: --state: {error}", err=True)
         sys.exit(1)
     legal = legal_operations(contract, state, evidence)
     click.echo(
@@ -231,12 +231,12 @@ def monitor_command(
     try:
         report = monitor(contract, read_events(_read(events)))
     except MonitorError as error:
-        click.echo(f"error: {events}: {error}", err=True)
+        echo(f"error: {events}: {error}", err=True)
         sys.exit(1)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
-        click.echo(render_monitor(report), nl=False)
+        echo(render_monitor(report), nl=False)
     sys.exit(report.exit_code)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from lablang.cli.terminal import color_option, echo_diagnostics, use_color
+from lablang.cli.terminal import color_option, echo, echo_diagnostics, use_color
 from lablang.export_targets import EXPORTERS
 
 PATH_OPTION = click.option(
@@ -120,12 +120,12 @@ def fmt_command(paths: tuple[str, ...], check_only: bool, show_diff: bool) -> No
                 fromfile=name,
                 tofile=name,
             )
-            click.echo("".join(lines), nl=False)
+            echo("".join(lines), nl=False)
         elif check_only:
-            click.echo(f"would reformat {file}", err=True)
+            echo(f"would reformat {file}", err=True)
         elif file != STDIN:
             write_atomic(Path(file), formatted, replaces_input=True)
-            click.echo(f"reformatted {file}", err=True)
+            echo(f"reformatted {file}", err=True)
     if files != [STDIN] or dry:
         unchanged = len(files) - changed - failed
         summary = (
@@ -135,7 +135,7 @@ def fmt_command(paths: tuple[str, ...], check_only: bool, show_diff: bool) -> No
         )
         if failed:
             summary += f", {failed} could not be formatted"
-        click.echo(summary, err=True)
+        echo(summary, err=True)
     sys.exit(1 if failed or (dry and changed) else 0)
 
 
@@ -200,12 +200,12 @@ def explain_command(code: str) -> None:
 
     operation = describe(code)
     if operation is not None:
-        click.echo(operation)
+        echo(operation)
         return
     if code.upper() not in CODES:
         guess = did_you_mean(code.upper(), list(CODES))
         hint = f" (did you mean {guess}?)" if guess else ""
-        click.echo(f"error: no diagnostic code `{code}`{hint}", err=True)
+        echo(f"error: no diagnostic code `{code}`{hint}", err=True)
         sys.exit(2)
     click.echo(explain(code), nl=False)
 

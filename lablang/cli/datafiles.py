@@ -5,8 +5,7 @@ from __future__ import annotations
 import sys
 from typing import NoReturn
 
-import click
-
+from lablang.cli.terminal import echo
 from lablang.datafile import DataFileError
 
 
@@ -23,5 +22,5 @@ def data_file_refused(error: DataFileError, name: str) -> NoReturn:
         Source("", name),
         help="fix the file, or raise the named limit (docs/limits.md)",
     )
-    click.echo(render_texts(report.sorted()), err=True)
+    echo(render_texts(report.sorted()), err=True)
     sys.exit(1)

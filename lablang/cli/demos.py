@@ -8,6 +8,7 @@ import time
 import click
 
 from lablang.cli.sim import PATH_OPTION, ROBOT_OPTION, TASK_OPTION, _internal_error, _load
+from lablang.cli.terminal import echo
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -83,12 +84,12 @@ def demos_command(
             show_progress=not no_progress,
         )
     except (ValueError, RobotMissing, ImportError) as error:
-        click.echo(f"error: {error}", err=True)
+        echo(f"error: {error}", err=True)
         sys.exit(2)
     except Exception as error:  # a bug in lablang: reported, never a traceback
         _internal_error(file, error)
     minutes = (time.perf_counter() - started) / 60
-    click.echo(
+    echo(
         f"{task.name}: {episodes} demonstrations ({certificate['success_rate']:.0%} succeeded, "
         f"robot {task.scene.robot}, actions {action_mode}) in {path}; "
         f"{episodes / minutes:.1f} demonstrations/minute"

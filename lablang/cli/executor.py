@@ -8,6 +8,8 @@ from typing import Any
 
 import click
 
+from lablang.cli.terminal import echo
+
 EXECUTOR_HELP = (
     "Where the units run: `local` (this machine, --jobs processes) or `ray` (a Ray "
     "cluster: pip install 'lablang[ray]'). The output is identical either way."
@@ -46,5 +48,5 @@ def executor_from(kind: str, jobs: int, address: str | None) -> Any:
     try:
         return Executor(kind, jobs, address)
     except ExecutorError as error:
-        click.echo(f"error: {error}", err=True)
+        echo(f"error: {error}", err=True)
         sys.exit(2)

@@ -8,7 +8,7 @@ from typing import NoReturn
 
 import click
 
-from lablang.cli.terminal import color_option
+from lablang.cli.terminal import color_option, echo
 from lablang.cli.verbs import VERBS
 
 
@@ -45,7 +45,7 @@ def _output_refused(error: Exception) -> NoReturn:
 
     report = Report()
     report.add("E0023", str(error), None, help="choose another output path")
-    click.echo(render_texts(report.sorted()), err=True)
+    echo(render_texts(report.sorted()), err=True)
     sys.exit(1)
 
 
@@ -57,7 +57,7 @@ def _unavailable(name: str, help_text: str) -> click.Command:
     )
     @click.argument("args", nargs=-1, type=click.UNPROCESSED)
     def command(args: tuple[str, ...]) -> None:
-        click.echo(
+        echo(
             f"error: `lablang {name}` is not available in this build (partial: "
             "its backend has not landed yet)",
             err=True,

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from lablang.cli.terminal import echo_diagnostics
+from lablang.cli.terminal import echo, echo_diagnostics
 
 PATH_OPTION = click.option(
     "--path",
@@ -132,7 +132,7 @@ def graph_command(
     if not graphs:
         names = ", ".join(f"`{g.name}`" for g in model.graphs) or "none"
         what = f"no workflow `{workflow}`" if workflow else "no workflow or declared states"
-        click.echo(f"error: {what} in {file} (workflows: {names})", err=True)
+        echo(f"error: {what} in {file} (workflows: {names})", err=True)
         sys.exit(1)
     text = render_graph(graphs[0], fmt)
     if output:
@@ -179,7 +179,7 @@ def draw_command(file: str, out_dir: str, roots: tuple[str, ...]) -> None:
     write_atomic(page, html_page(model))
     written.append(page)
     for path in written:
-        click.echo(f"wrote {path}")
+        echo(f"wrote {path}")
 
 
 def _looks_like_seqspec(path: str) -> bool:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from lablang.cli.executor import executor_from, executor_options
-from lablang.cli.terminal import echo_diagnostics
+from lablang.cli.terminal import echo, echo_diagnostics
 from lablang.diagnostics import Diagnostic, Report, Severity
 
 if TYPE_CHECKING:
@@ -236,7 +236,7 @@ def grade_command(
     grades = collect_grades(rubric, lines, source, report, machine=machine, rejected=rejected)
     if report.has_errors or not grades:
         if not grades and not report.has_errors:
-            click.echo("error: no judgments to grade", err=True)
+            echo("error: no judgments to grade", err=True)
         _exit(report)
         sys.exit(1)
     print_report(report)

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from lablang.cli.executor import executor_from, executor_options
+from lablang.cli.terminal import echo
 
 
 @click.command(name="score")
@@ -83,7 +84,7 @@ def score_command(
     try:
         loaded = Weights.from_file(weights) if weights else Weights()
     except (WeightsError, ValueError, OSError) as error:
-        click.echo(f"error[E0505]: weights file `{weights}` is invalid: {error}", err=True)
+        echo(f"error[E0505]: weights file `{weights}` is invalid: {error}", err=True)
         sys.exit(2)
     if batch_dir is not None:
         if pred is not None or out is None:
@@ -99,19 +100,19 @@ def score_command(
     try:
         result = score_files(pred, truth, loaded, roots=roots)
     except Exception as error:  # a bug in lablang, never the input's fault: no traceback
-        click.echo(f"error[E0000]: internal error while scoring `{pred}`: "
+        echo(f"error[E0000]: internal error while scoring `{pred}`: "
                    f"{type(error).__name__}: {error}", err=True)  # fmt: skip
         sys.exit(1)
     if as_json:
         click.echo(json.dumps(result.to_json(explain=explain), indent=2))
     else:
         for d in result.diagnostics:
-            click.echo(f"{d.severity.value}[{d.code}]: {d.message}", err=True)
+            echo(f"{d.severity.value}[{d.code}]: {d.message}", err=True)
             if d.help:
-                click.echo(f"  = help: {d.help}", err=True)
-        click.echo(render_metrics(result))
+                echo(f"  = help: {d.help}", err=True)
+        echo(render_metrics(result))
         if explain:
-            click.echo(render_explanation(result))
+            echo(render_explanation(result))
     sys.exit(1 if any(d.severity.value == "error" for d in result.diagnostics) else 0)
 
 
@@ -137,18 +138,18 @@ def _batch(
             executor=executor,
         )  # fmt: skip
     except ExecutorError as error:
-        click.echo(f"error: {error}", err=True)
+        echo(f"error: {error}", err=True)
         sys.exit(2)
     files = write_outputs(result, out)
     if as_json:
         click.echo((out / "summary.json").read_text(encoding="utf-8"))
         return
-    click.echo(
+    echo(
         f"scored {len(result.rows)} attempts of {len({r.protocol for r in result.rows})} protocols"
     )
     for name in ("reward", "sequence_similarity"):
         if name in result.summary:
             s = result.summary[name]
-            click.echo(f"  {name}: {s.mean:.4f} [{s.ci_low:.4f}, {s.ci_high:.4f}]")
+            echo(f"  {name}: {s.mean:.4f} [{s.ci_low:.4f}, {s.ci_high:.4f}]")
     for file in files:
-        click.echo(f"  wrote {file}")
+        echo(f"  wrote {file}")

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from lablang.cli.executor import executor_from, executor_options
-from lablang.cli.terminal import echo_diagnostics, on_terminal
+from lablang.cli.terminal import echo, echo_diagnostics, on_terminal
 
 PATH_OPTION = click.option(
     "--path",
@@ -70,13 +70,13 @@ def _entries(
             return False, [(task, task_ref(files[0], roots, task.name, robot))]
         return True, _on_robot(task_refs(files, roots), robot)
     except SuiteError as error:
-        click.echo(f"error: {error}", err=True)
+        echo(f"error: {error}", err=True)
         sys.exit(1 if "error[" in str(error) else 2)
 
 
 def _robot_missing(error: Exception) -> None:
     """A robot extra is not installed: said plainly (exit 2), never as an internal error."""
-    click.echo(f"error: {error}", err=True)
+    echo(f"error: {error}", err=True)
     sys.exit(2)
 
 
@@ -88,11 +88,11 @@ def _load_task(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
         echo_diagnostics(report.sorted())
         sys.exit(1)
     if not tasks:
-        click.echo(f"error: `{file}` declares no task", err=True)
+        echo(f"error: `{file}` declares no task", err=True)
         sys.exit(2)
     if task_name is None:
         if len(tasks) > 1:
-            click.echo(
+            echo(
                 f"error: `{file}` declares several tasks ({', '.join(sorted(tasks))}); "
                 "choose one with --task",
                 err=True,
@@ -100,7 +100,7 @@ def _load_task(file: str, roots: tuple[str, ...], task_name: str | None) -> Any:
             sys.exit(2)
         return next(iter(tasks.values()))
     if task_name not in tasks:
-        click.echo(f"error: no task `{task_name}` in `{file}`", err=True)
+        echo(f"error: no task `{task_name}` in `{file}`", err=True)
         sys.exit(2)
     return tasks[task_name]
 
@@ -179,42 +179,42 @@ def simulate_command(
     if as_json:
         click.echo(json.dumps(payload, indent=2))
     else:
-        click.echo(f"task {task.name}, seed {seed}: {len(task.steps)} steps")
+        echo(f"task {task.name}, seed {seed}: {len(task.steps)} steps")
         if result.bindings:
             roles = ", ".join(f"`{role}` is `{entity}`" for role, entity in result.bindings)
-            click.echo(f"  roles: {roles}")
+            echo(f"  roles: {roles}")
         for step in result.steps:
             timing = (
                 f"{step.start:7.2f} s -> {step.end:7.2f} s sim, {step.wall * 1000:6.0f} ms wall"
             )
-            click.echo(f"  {step.status:7} {step.name:16} {timing}")
+            echo(f"  {step.status:7} {step.name:16} {timing}")
             for skill in step.skills:
                 mark = "ok" if skill.status == "succeeded" else skill.status
-                click.echo(
+                echo(
                     f"            {mark:9} {skill.call}"
                     + (f": {skill.reason}" if skill.reason else "")
                 )
             if step.status != "passed":
-                click.echo(f"            reason: {step.reason}")
+                echo(f"            reason: {step.reason}")
                 if step.failing:
-                    click.echo(f"            false at the deadline: {', '.join(step.failing)}")
+                    echo(f"            false at the deadline: {', '.join(step.failing)}")
             if step.keyframe:
-                click.echo(f"            keyframe: {step.keyframe}")
+                echo(f"            keyframe: {step.keyframe}")
         if result.fault is not None:
-            click.echo(
+            echo(
                 f"simulator fault (not a task failure): {result.fault.kind}: {result.fault.detail}"
             )
         for effect in result.side_effects:
-            click.echo(f"side effect: {effect}")
+            echo(f"side effect: {effect}")
         if result.limit is not None:
-            click.echo(f"stopped by a bound: {result.limit}")
+            echo(f"stopped by a bound: {result.limit}")
         for touch in result.premature:
-            click.echo(premature_reason(result, touch))
+            echo(premature_reason(result, touch))
         lost = [s.name for s, ok in zip(result.steps, result.persisted, strict=False) if not ok]
         if lost:
-            click.echo(f"no longer holding at the end: {', '.join(lost)}")
-        click.echo(score_line(result.score()))
-        click.echo(
+            echo(f"no longer holding at the end: {', '.join(lost)}")
+        echo(score_line(result.score()))
+        echo(
             f"credit {result.credit:.2f}, {result.sim_time:.2f} s simulated in "
             f"{result.wall_time:.2f} s, trace {result.trace_digest[:16]}"
         )
@@ -283,7 +283,7 @@ def certify_command(
     suite, entries = _entries(files, roots, task_name, robot)
     task, ref = entries[0]
     if suite and (out is None or Path(out).is_file()):
-        click.echo("error: certifying a suite writes a folder: give it with --out DIR", err=True)
+        echo("error: certifying a suite writes a folder: give it with --out DIR", err=True)
         sys.exit(2)
     try:
         if not suite:
@@ -297,7 +297,7 @@ def certify_command(
                 entries, instances, seed, executor, progress=not no_progress and on_terminal()
             )
     except (ExecutorError, SuiteError, RobotMissing) as error:
-        click.echo(f"error: {error}", err=True)
+        echo(f"error: {error}", err=True)
         sys.exit(2)
     except Exception as error:  # a bug in lablang: reported, never a traceback
         _internal_error(files[0], error)
@@ -305,12 +305,12 @@ def certify_command(
         assert out is not None
         write_suite(Path(out), certificates, summary)
         for row in summary["tasks"]:
-            click.echo(
+            echo(
                 f"{row['id']}: {row['success_rate']:.0%} of {instances} instances succeeded"
                 + (f", {row['faults']} faulted" if row["faults"] else "")
                 + (f", {row['unit_failures']} lost" if row["unit_failures"] else "")
             )
-        click.echo(
+        echo(
             f"{summary['certified']} of {summary['total']} tasks certified; "
             f"certificates, suite.json and suite.html in {out}"
         )
@@ -318,14 +318,14 @@ def certify_command(
     text = certificate_json(certificate)
     if out:
         write_atomic(Path(out), text)
-        click.echo(f"{certify_summary(task.name, certificate)}; certificate in {out}")
+        echo(f"{certify_summary(task.name, certificate)}; certificate in {out}")
         totals = certificate["labference"]
-        click.echo(
+        echo(
             f"choice {totals['correct']}/{totals['choices']} correct, execution "
             f"{totals['executed']}/{totals['obligations']} executed over all instances"
         )
         if certificate.get("limit"):
-            click.echo(f"stopped by a bound: {certificate['limit']}")
+            echo(f"stopped by a bound: {certificate['limit']}")
     else:
         click.echo(text, nl=False)
     sys.exit(0 if certificate["certified"] else 1)
@@ -375,7 +375,7 @@ def certify_summary(task: str, certificate: dict[str, Any]) -> str:
 
 
 def _internal_error(file: str, error: Exception) -> None:
-    click.echo(
+    echo(
         f"internal error: {error.__class__.__name__}: {error} (while simulating `{file}`; "
         "this is a bug in lablang, not in your file; please report it with the file)",
         err=True,
@@ -437,7 +437,7 @@ def evaluate_command(
     try:
         resolve(policy_ref)
     except (ImportError, AttributeError, ValueError) as error:
-        click.echo(f"error: cannot load policy `{policy_ref}`: {error}", err=True)
+        echo(f"error: cannot load policy `{policy_ref}`: {error}", err=True)
         sys.exit(2)
     try:
         results = evaluate_suite(
@@ -446,10 +446,10 @@ def evaluate_command(
             records_dir=Path(records_dir) if records_dir is not None else None,
         )  # fmt: skip
     except (ExecutorError, SuiteError) as error:
-        click.echo(f"error: {error}", err=True)
+        echo(f"error: {error}", err=True)
         sys.exit(2)
     except Exception as error:  # in the policy or in lablang
-        click.echo(
+        echo(
             f"error: evaluating `{policy_ref}` failed: {error.__class__.__name__}: {error}",
             err=True,
         )
@@ -457,7 +457,7 @@ def evaluate_command(
     click.echo(json.dumps(results if suite else next(iter(results.values())), indent=2))
     lost = [item for result in results.values() for item in result["lost_episodes"]]
     for item in lost:
-        click.echo(
+        echo(
             f"error: episode {item['unit']} (seed {item['seed']}) failed: {item['error']}", err=True
         )
     if lost:
@@ -480,7 +480,7 @@ def replay_command(record: str, as_json: bool) -> None:
     try:
         replayed = replay(Path(record))
     except (RecordError, OSError, UnicodeDecodeError) as error:
-        click.echo(f"error: cannot replay `{record}`: {error}", err=True)
+        echo(f"error: cannot replay `{record}`: {error}", err=True)
         sys.exit(2)
     if as_json:
         click.echo(
@@ -503,7 +503,7 @@ def replay_command(record: str, as_json: bool) -> None:
         )
     else:
         h = replayed.header
-        click.echo(f"episode of task {h.get('task')}, seed {h.get('seed')}")
+        echo(f"episode of task {h.get('task')}, seed {h.get('seed')}")
         confirmations = {e.attempt: e for e in replayed.events if e.kind == "execution"}
         for e in replayed.events:
             if e.kind == "choice":
@@ -515,23 +515,21 @@ def replay_command(record: str, as_json: bool) -> None:
                     else f"{done.status}, {'confirmed' if done.confirmed else 'NOT confirmed'}"
                     + (f" at {done.target}" if done.target else "")
                 )
-                click.echo(
-                    f"  {e.time:8.2f} s  {e.attempt:12} {e.operation}: {verdict}; {confirmed}"
-                )
+                echo(f"  {e.time:8.2f} s  {e.attempt:12} {e.operation}: {verdict}; {confirmed}")
             elif e.kind in ("completion", "intervention", "fault"):
                 what = e.status or e.kind
-                click.echo(f"  {e.time:8.2f} s  {e.step:12} {what} {e.detail}".rstrip())
+                echo(f"  {e.time:8.2f} s  {e.step:12} {what} {e.detail}".rstrip())
         sc = replayed.score
-        click.echo(
+        echo(
             f"choice {sc['choice']['correct']}/{sc['choice']['choices']} correct, "
             f"execution {sc['execution']['executed']}/{sc['execution']['obligations']} "
             f"confirmed, completion {sc['completion']['status']} "
             f"(credit {sc['completion']['credit']:.2f})"
         )
         if replayed.stored_score is None:
-            click.echo("the record stores no score to compare with")
+            echo("the record stores no score to compare with")
         else:
-            click.echo(
+            echo(
                 "re-scored identically"
                 if replayed.identical
                 else "the re-score DIFFERS from the stored score"
@@ -615,13 +613,13 @@ def branch_command(
     step = step or at_step
     for name in (at_step, step):
         if name not in names:
-            click.echo(
+            echo(
                 f"error: task `{task.name}` has no step `{name}` (steps: {', '.join(names)})",
                 err=True,
             )
             sys.exit(2)
     if names.index(step) < names.index(at_step):
-        click.echo(
+        echo(
             f"error: step `{step}` runs before the checkpoint at `{at_step}`, so the "
             "supported branch would never reach it",
             err=True,
@@ -629,22 +627,20 @@ def branch_command(
         sys.exit(2)
     program = task.steps[names.index(step)].program
     if call >= len(program):
-        click.echo(
-            f"error: step `{step}` has {len(program)} calls (0 to {len(program) - 1})", err=True
-        )
+        echo(f"error: step `{step}` has {len(program)} calls (0 to {len(program) - 1})", err=True)
         sys.exit(2)
     intervention: Intervention
     if kind == "execution":
         if value is not None:
-            click.echo("error: an execution intervention takes --status, not --value", err=True)
+            echo("error: an execution intervention takes --status, not --value", err=True)
             sys.exit(2)
         intervention = Execution(step, call, status)
     else:
         if value is None:
-            click.echo(f"error: a {kind} intervention needs --value", err=True)
+            echo(f"error: a {kind} intervention needs --value", err=True)
             sys.exit(2)
         if argument >= len(program[call].args):
-            click.echo(
+            echo(
                 f"error: `{program[call].func}` in step `{step}` has "
                 f"{len(program[call].args)} positional arguments",
                 err=True,
@@ -665,20 +661,20 @@ def branch_command(
     if as_json:
         click.echo(json.dumps(summary, indent=2, sort_keys=True))
         return
-    click.echo(f"task {task.name}, seed {seed}, checkpoint before `{at_step}`")
-    click.echo(f"intervention: {summary['intervention']}")
-    click.echo(f"{'branch':10} {'choice':16} {'execution':16} completion")
+    echo(f"task {task.name}, seed {seed}, checkpoint before `{at_step}`")
+    echo(f"intervention: {summary['intervention']}")
+    echo(f"{'branch':10} {'choice':16} {'execution':16} completion")
     for branch in ("base", "supported"):
         score = summary[branch]
         choice, execution, completion = score["choice"], score["execution"], score["completion"]
         chosen = f"{choice['correct']}/{choice['choices']} correct"
         executed = f"{execution['executed']}/{execution['obligations']} executed"
-        click.echo(
+        echo(
             f"{branch:10} {chosen:16} {executed:16} "
             f"{completion['status']}, credit {completion['credit']:.2f}"
         )
         if choice["incorrect_attempts"]:
-            click.echo(f"{'':11}incorrect: {', '.join(choice['incorrect_attempts'])}")
+            echo(f"{'':11}incorrect: {', '.join(choice['incorrect_attempts'])}")
         if execution["unexecuted"]:
-            click.echo(f"{'':11}unexecuted: {', '.join(execution['unexecuted'])}")
-    click.echo(f"changed: {', '.join(summary['changed']) or 'nothing'}")
+            echo(f"{'':11}unexecuted: {', '.join(execution['unexecuted'])}")
+    echo(f"changed: {', '.join(summary['changed']) or 'nothing'}")

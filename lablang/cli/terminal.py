@@ -3,11 +3,21 @@
 `--color auto|always|never` (on `lablang` or on a verb) and `NO_COLOR` decide the colour;
 `auto` colours when stderr is a terminal and `NO_COLOR` is unset or empty (no-color.org).
 Progress bars follow the same rule: only on a terminal.
+
+Text for people that carries data (names, paths, record fields, diagnostics quoting a
+file's lines) is printed through `echo`, which escapes with `terminal_text` first: a
+control character (an ESC starting an OSC sequence that retitles the terminal or writes
+its clipboard, a CR that overwrites the line, C1 controls), a format character (the
+bidirectional overrides) or a line separator is shown as `\\x1b` or `\\u202e`, and a lone
+surrogate (from a file name that is not UTF-8) as `\\udcff` instead of an encoding error.
+Newlines and tabs are kept. What a verb writes as data (`export`, `fmt`, `--json`) is
+written as it is.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -21,14 +31,46 @@ __all__ = [
     "auto_color",
     "color_option",
     "diagnostics_text",
+    "echo",
     "echo_diagnostics",
     "on_terminal",
+    "terminal_text",
     "use_color",
 ]
 
 COLORS = ("auto", "always", "never")
 _KEY = "lablang.color"
 F = TypeVar("F", bound=Callable[..., Any])
+# what may need escaping: C0 but tab and newline, DEL, and anything past ASCII
+_CANDIDATE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\U0010ffff]")
+_UNSAFE = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+
+
+def _escaped(match: re.Match[str]) -> str:
+    char = match.group()
+    if char <= "\x9f":  # C0, DEL and C1
+        return f"\\x{ord(char):02x}"
+    import unicodedata
+
+    if unicodedata.category(char) in _UNSAFE:
+        return f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF else f"\\U{ord(char):08x}"
+    return char
+
+
+def terminal_text(text: str) -> str:
+    """`text` with every character that could steer a terminal shown as an escape.
+
+    >>> terminal_text("ok\\x1b]0;owned\\x07 \\u202eevil\\tcol\\n")
+    'ok\\\\x1b]0;owned\\\\x07 \\\\u202eevil\\tcol\\n'
+    """
+    return _CANDIDATE.sub(_escaped, text)
+
+
+def echo(message: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """`click.echo` of text for people, escaped by `terminal_text`."""
+    import click
+
+    click.echo(terminal_text(message), err=err, nl=nl)
 
 
 def _remember(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
@@ -79,7 +121,7 @@ def diagnostics_text(diagnostics: Iterable[Diagnostic], color: bool) -> str:
     """Diagnostics rendered as `lablang check` prints them, with ANSI colour if asked."""
     from lablang.diagnostics.render import render_texts
 
-    text = render_texts(diagnostics)
+    text = terminal_text(render_texts(diagnostics))  # escaped before colour is added
     if color and text:
         from lablang.diagnostics.color import colorize
 

@@ -223,7 +223,7 @@ def _utf16_column(diagnostic: Diagnostic, line: int, column: int) -> int:
     if diagnostic.source is None:
         return column - 1
     prefix = diagnostic.source.line_text(line)[: column - 1]
-    return len(prefix.encode("utf-16-le")) // 2
+    return len(prefix.encode("utf-16-le", "surrogatepass")) // 2  # a lone surrogate is one unit
 
 
 def to_lsp(diagnostic: Diagnostic) -> dict[str, Any]:

@@ -4,20 +4,26 @@ pygls's own loop trusts the `Content-Length` header: a length of 99999999999999 
 allocate that much (MemoryError: the server exits), a negative or missing length leaves
 it reading the body as headers forever, and a request whose parameters do not fit the
 protocol's types (a negative position) is logged and never answered. Here a frame is at
-most `MAX_FRAME_BYTES`; a bad header block is skipped and the reader resynchronises on
+most `MAX_FRAME_BYTES` and a header line is read at most `MAX_HEADER_BYTES` at a time (a
+header line with no end, once 400 MiB buffered whole, is skipped piece by piece); a bad
+header block is skipped and the reader resynchronises on
 the next `Content-Length:` even in the middle of a line; and a request that cannot be
 read gets a JSON-RPC error response (InvalidParams), so every request is answered.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
 import threading
+from collections.abc import Awaitable
+from concurrent.futures import Executor
 from typing import Any
 
 MAX_FRAME_BYTES = 64 * 1024 * 1024  # a 4 MiB document, JSON-escaped, fits many times over
+MAX_HEADER_BYTES = 64 * 1024  # an LSP header line is some 30 bytes
 _LENGTH = re.compile(rb"Content-Length:[ \t]*(\S*)[ \t]*\r?\n?$", re.IGNORECASE)
 _INVALID_PARAMS = -32602
 _PARSE_ERROR = -32700
@@ -45,13 +51,42 @@ def frame_length(header: bytes) -> int | None:
     return length if 0 < length <= MAX_FRAME_BYTES else -1
 
 
+class BoundedReader:
+    """A blocking binary stream read on an executor: lines of at most `MAX_HEADER_BYTES`."""
+
+    def __init__(self, stream: Any, executor: Executor | None = None) -> None:
+        self.stream, self.executor = stream, executor
+
+    def readline(self) -> Awaitable[bytes]:
+        loop = asyncio.get_running_loop()
+        return loop.run_in_executor(self.executor, self.stream.readline, MAX_HEADER_BYTES)
+
+    def readexactly(self, n: int) -> Awaitable[bytes]:
+        loop = asyncio.get_running_loop()
+        return loop.run_in_executor(self.executor, self.stream.read, n)
+
+
+async def _header_line(reader: Any, logger: logging.Logger) -> bytes:
+    """The next header line; of an over-long one, only its last piece (a `Content-Length`
+    at the end of a long junk line still resynchronises)."""
+    header: bytes = await reader.readline()
+    if len(header) < MAX_HEADER_BYTES or header.endswith(b"\n"):
+        return header
+    skipped = 0
+    while header and not header.endswith(b"\n"):
+        skipped += len(header)
+        header = await reader.readline()
+    logger.error("a header line over %d bytes was skipped (%d bytes)", MAX_HEADER_BYTES, skipped)
+    return header
+
+
 async def run_bounded(
     stop_event: threading.Event, reader: Any, protocol: Any, logger: logging.Logger
 ) -> None:
     """Read frames from `reader` and hand each message to `protocol` until EOF or stop."""
     length: int | None = None
     while not stop_event.is_set():
-        header = await reader.readline()
+        header = await _header_line(reader, logger)
         if not header:
             break
         declared = frame_length(header)

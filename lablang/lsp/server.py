@@ -90,23 +90,49 @@ class _Answered:
     jsonrpc = "answered"
 
 
+class _NoDeserializeTraceback(logging.Filter):
+    """Drops pygls's multi-page cattrs traceback for a message whose params do not fit;
+    `_Protocol.structure_message` logs the same failure as one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Unable to deserialize message")
+
+
+logging.getLogger("pygls.protocol.json_rpc").addFilter(_NoDeserializeTraceback())
+
+
+def _why_unreadable(error: BaseException) -> str:
+    """One line: what in a message does not fit the protocol's types (cattrs' own words)."""
+    from cattrs import ClassValidationError, transform_error
+
+    cause = error.__cause__
+    if isinstance(cause, ClassValidationError):
+        return "; ".join(transform_error(cause))[:500]
+    return f"{type(cause or error).__name__}: {cause or error}"[:500]
+
+
 class _Protocol(LanguageServerProtocol):
     """pygls's protocol with two guarantees: every request gets a JSON-RPC reply (one whose
     params cannot be read gets `InvalidParams`, not silence), and no Python traceback
-    crosses the wire (an internal error's `data` is dropped; it is in the server's log)."""
+    crosses the wire (an internal error's `data` is dropped; it is in the server's log).
+    A message that cannot be read is logged as one line, not as cattrs' traceback."""
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
             return super().structure_message(data)
         except JsonRpcException as error:
+            method = data.get("method")
+            why = _why_unreadable(error)
+            logger.error("cannot read `%s`: %s", method, why)
+            if "jsonrpc" in data and "method" in data and "id" not in data:
+                return _Answered()  # a notification: nothing to answer, and it is logged
             if not ("jsonrpc" in data and "id" in data and "method" in data):
                 raise
-            method = data.get("method")
             self._send_response(
                 data["id"],
                 None,
                 types.ResponseError(
-                    code=error.code, message=f"invalid params for `{method}`: {error.message}"
+                    code=error.code, message=f"invalid params for `{method}`: {why}"
                 ),
             )
             return _Answered()
@@ -144,12 +170,12 @@ class LablangServer(LanguageServer):
         import sys
         from threading import Event
 
-        from pygls.io_ import StdinAsyncReader, StdoutWriter
+        from pygls.io_ import StdoutWriter
 
-        from lablang.lsp.framing import run_bounded
+        from lablang.lsp.framing import BoundedReader, run_bounded
 
         self._stop_event = Event()
-        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        reader = BoundedReader(stdin or sys.stdin.buffer, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
             asyncio.run(run_bounded(self._stop_event, reader, self.protocol, logger))

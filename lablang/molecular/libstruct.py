@@ -45,6 +45,7 @@ from lablang.molecular.sequence import (
     unflag,
 )
 from lablang.syntax import reserved_words
+from lablang.syntax.strings import quote
 
 # structural roles a LibStructBench paired region may include
 PAIRED_ROLES = frozenset({"paired_region", "mixed", "unknown"})
@@ -535,13 +536,13 @@ def _import_research(data: dict[str, Any], name: str | None) -> str:
     """The reference format of `shared/data/libstructs/` (`lablang.research.libstruct.v1`):
     oligos, final libraries with their reads."""
     module = _ident(name or str(data.get("protocol_id") or "imported"))
-    lines = [f"module {module} {_string(str(data.get('protocol_name') or module))}", ""]
+    lines = [f"module {module} {quote(str(data.get('protocol_name') or module))}", ""]
     oligo_names: set[str] = set()
     for oligo in _list(data.get("oligos") or [], "oligos"):
         ident = _ident(str(oligo.get("id")))
         body = [f"  kind: {_ident(str(oligo.get('kind') or 'single'))}"]
         if oligo.get("role"):
-            body.append(f"  role: {_string(str(oligo['role']))}")
+            body.append(f"  role: {quote(str(oligo['role']))}")
         if oligo.get("sequence_5to3"):
             body.append(f"  seq: {_seq_text(oligo['sequence_5to3'], f'oligo `{ident}`')}")
         for k, strand in enumerate(_list(oligo.get("strands") or [], "strands")):
@@ -552,7 +553,7 @@ def _import_research(data: dict[str, Any], name: str | None) -> str:
             continue
         title = oligo.get("page_name")
         lines += [
-            f"oligo {ident}" + (f" {_string(str(title))}" if title else "") + " {",
+            f"oligo {ident}" + (f" {quote(str(title))}" if title else "") + " {",
             *body,
             "}",
             "",
@@ -562,7 +563,7 @@ def _import_research(data: dict[str, Any], name: str | None) -> str:
         ident = _ident(str(lib.get("library_id") or "library"))
         seq = _seq_text(lib.get("library_sequence_placeholders", ""), f"library `{ident}`")
         body = [
-            f"  modality: {_string(str(lib.get('modality', 'gene expression')))}",
+            f"  modality: {quote(str(lib.get('modality', 'gene expression')))}",
             f"  seq: {seq}",
         ]
         for k, read in enumerate(_list(lib.get("reads") or [], "reads")):
@@ -570,7 +571,7 @@ def _import_research(data: dict[str, Any], name: str | None) -> str:
             if primer not in oligo_names:
                 continue
             template = "top" if read.get("template_strand") == "top" else "bottom"
-            title = _string(str(read.get("read") or f"read {k + 1}"))
+            title = quote(str(read.get("read") or f"read {k + 1}"))
             body.append(f"  read R{k + 1} {title} {{ primer: {primer}  strand: {template} }}")
         lines += [f"library {ident} {{", *body, "}", ""]
     return "\n".join(lines).rstrip() + "\n"
@@ -581,7 +582,7 @@ def _import(data: dict[str, Any], name: str | None) -> str:
         return _import_research(data, name)
     module = _ident(name or str(data.get("protocol_id") or "imported"))
     lines = [
-        f"module {module} {_string(str(data.get('protocol_name') or data.get('protocol_id') or module))}",
+        f"module {module} {quote(str(data.get('protocol_name') or data.get('protocol_id') or module))}",
         "",
     ]
     if "libraries" in data:
@@ -623,7 +624,7 @@ def _import_libraries(libraries: Any) -> list[str]:
         seq = _seq_text(lib.get("library_sequence", ""), f"library `{ident}`")
         out += [
             f"library {ident} {{",
-            f"  modality: {_string(str(lib.get('modality', 'gene expression')))}",
+            f"  modality: {quote(str(lib.get('modality', 'gene expression')))}",
             f"  seq: {seq}",
             "}",
             "",
@@ -637,16 +638,14 @@ def _import_oligos(oligos: Any) -> list[str]:
         ident = _ident(str(oligo.get("oligo_id") or f"oligo_{index + 1}"))
         title = oligo.get("name") or ""
         head = (
-            f"oligo {ident}"
-            + (f" {_string(str(title))}" if title and title != ident else "")
-            + " {"
+            f"oligo {ident}" + (f" {quote(str(title))}" if title and title != ident else "") + " {"
         )
         body = [f"  kind: {_ident(str(oligo.get('kind') or 'single'))}"]
         if oligo.get("role"):
-            body.append(f"  role: {_string(str(oligo['role']))}")
+            body.append(f"  role: {quote(str(oligo['role']))}")
         aliases = [a for a in oligo.get("aliases") or [] if isinstance(a, str)]
         if aliases:
-            body.append("  aliases: [" + ", ".join(_string(a) for a in aliases) + "]")
+            body.append("  aliases: [" + ", ".join(quote(a) for a in aliases) + "]")
         if oligo.get("sequence"):
             body.append(f"  seq: {_seq_text(oligo['sequence'], f'oligo `{ident}`')}")
         for k, comp in enumerate(_list(oligo.get("components") or [], "components")):
@@ -710,7 +709,7 @@ def _import_workflows(workflows: Any, oligo_seqs: dict[str, str] | None = None) 
             title = state.get("name") or ""
             out.append(
                 f"state {sid}"
-                + (f" {_string(str(title))}" if title else "")
+                + (f" {quote(str(title))}" if title else "")
                 + f" : {_ident(str(arch))} {{"
             )
             names: dict[str, str] = {}
@@ -736,7 +735,7 @@ def _import_workflows(workflows: Any, oligo_seqs: dict[str, str] | None = None) 
                 if a and b:
                     out.append(f"  pair {a} ~ {b}")
             if state.get("state_id") in finals:
-                out.append(f"  final: {_string(str(finals[state.get('state_id')]))}")
+                out.append(f"  final: {quote(str(finals[state.get('state_id')]))}")
             out += ["}", ""]
         taken = {_ident(str(state.get("state_id"))) for state in wf.get("states") or []}
         for transition in _list(wf.get("transitions") or [], "transitions"):
@@ -751,7 +750,7 @@ def _import_workflows(workflows: Any, oligo_seqs: dict[str, str] | None = None) 
                 operation = "other"
             body = []
             if transition.get("operation_detail"):
-                body.append(f"  detail: {_string(str(transition['operation_detail']))}")
+                body.append(f"  detail: {quote(str(transition['operation_detail']))}")
             for key, field in (
                 ("substrate_state_ids", "substrates"),
                 ("oligo_ids", "oligos"),
@@ -766,7 +765,7 @@ def _import_workflows(workflows: Any, oligo_seqs: dict[str, str] | None = None) 
                 r.get("name") for r in transition.get("major_reagents") or [] if isinstance(r, dict)
             ]
             if reagents:
-                body.append("  reagents: [" + ", ".join(_string(str(r)) for r in reagents) + "]")
+                body.append("  reagents: [" + ", ".join(quote(str(r)) for r in reagents) + "]")
             out += [f"transition {tid} : {operation} {{", *body, "}", ""]
     return out
 
@@ -784,10 +783,6 @@ def _ident(text: str) -> str:
     if ident in reserved_words():
         ident += "_"
     return ident
-
-
-def _string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
 
 
 def dumps(record: dict[str, Any]) -> str:

@@ -34,6 +34,7 @@ from attrs import frozen
 from lablang.fmt import canonical_text
 from lablang.molecular.model import LibraryDef, MolecularModel, SegmentDef
 from lablang.molecular.sequence import Bases, Homopolymer, Seq, Symbol, plain, reverse_complement
+from lablang.syntax.strings import escape, quote
 
 REGION_TYPES = (
     "atac", "barcode", "bead_TSO", "cdna", "crispr", "custom_primer", "dna", "fastq", "fastq_link",
@@ -309,8 +310,8 @@ def _import(spec: dict[str, Any], name: str | None) -> SeqspecImport:
         )
     module = _ident(name or str(spec.get("assay_id") or "assay"))
     lines = [
-        f"module {module} {_string(str(spec.get('name') or module))}",
-        f"# imported from seqspec {spec.get('seqspec_version', '?')} ({spec.get('doi') or 'no doi'})",
+        f"module {module} {quote(str(spec.get('name') or module))}",
+        f"# imported from seqspec {escape(str(spec.get('seqspec_version', '?')))} ({escape(str(spec.get('doi') or 'no doi'))})",
         "",
     ]
     sequences: list[tuple[str, str]] = []
@@ -342,8 +343,8 @@ def _import(spec: dict[str, Any], name: str | None) -> SeqspecImport:
         lib_name = _unique(_ident(spec_modality), used_names)
         lab_modality = LIBSTRUCT_MODALITY.get(spec_modality, spec_modality)
         library_lines += [
-            f"library {lib_name} {_string(str(top.get('name') or lib_name))} {{",
-            f"  modality: {_string(lab_modality)}",
+            f"library {lib_name} {quote(str(top.get('name') or lib_name))} {{",
+            f"  modality: {quote(lab_modality)}",
             f"  seq: 5'-{' '.join(parts)}-3'",
         ]
         for read in spec.get("sequence_spec") or []:
@@ -406,12 +407,12 @@ def _segment_line(name: str, leaf: dict[str, Any], repairs: list[str]) -> str:
         kind = "index" if rtype in ("index5", "index7") else "barcode"
         role = {"index5": "I5_INDEX", "index7": "I7_INDEX"}.get(rtype, _role(str(rid), "BARCODE"))
         length = f"{low}" if low == high else f"{low}..{high}"
-        extra = f", onlist: {_string(str(filename))}" if filename else ""
-        return f"segment {name} = {kind}({length}, role: {_string(role)}{extra})"
+        extra = f", onlist: {quote(str(filename))}" if filename else ""
+        return f"segment {name} = {kind}({length}, role: {quote(role)}{extra})"
     if rtype == "umi":
-        return f"segment {name} = umi({low if low == high else f'{low}..{high}'}, role: {_string(_role(str(rid), 'UMI'))})"
+        return f"segment {name} = umi({low if low == high else f'{low}..{high}'}, role: {quote(_role(str(rid), 'UMI'))})"
     role = PAYLOAD_TYPES.get(rtype) or _role(str(rid), rtype.upper())
-    return f"segment {name} = payload({_string(role)}, length: {low}..{high})"
+    return f"segment {name} = payload({quote(role)}, length: {low}..{high})"
 
 
 def _read_lines(
@@ -445,7 +446,7 @@ def _read_lines(
         strand = "top"
     read_name = _unique(_ident(str(read.get("name") or rid)), used)
     return [
-        f"  read {read_name} {_string(rid)} {{ primer: {primer_name}  strand: {strand}  "
+        f"  read {read_name} {quote(rid)} {{ primer: {primer_name}  strand: {strand}  "
         f"length: {int(read.get('max_len') or 0)} nt }}"
     ]
 
@@ -871,7 +872,3 @@ def _unique(name: str, used: set[str]) -> str:
         n += 1
     used.add(candidate)
     return candidate
-
-
-def _string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'

@@ -15,6 +15,7 @@ from lablang.fmt import canonical_text
 from lablang.protocols.diff import Change, ParameterChange, ProtocolDiff
 from lablang.protocols.model import Protocol, Step, Value, step_parameters
 from lablang.protocols.quantities import Amount
+from lablang.syntax.strings import escape, quote
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -32,11 +33,11 @@ def draft_task(diff: ProtocolDiff, old: Protocol, new: Protocol) -> str:
     """
     title = new.title or new.name
     lines = [
-        f"# Drafted by `lablang diff --task` from `{old.name}` -> `{new.name}`.",
+        f"# Drafted by `lablang diff --task` from `{escape(old.name)}` -> `{escape(new.name)}`.",
         "# Edit the question, the weights and the level descriptions before use.",
-        f"rubric {_ident(new.name + '_task')} {_string('Modify `' + old.name + '` into: ' + title)} {{",
-        f"  question: {_string(_question(old, new))}",
-        f"  source: {_string(old.name)}",
+        f"rubric {_ident(new.name + '_task')} {quote('Modify `' + old.name + '` into: ' + title)} {{",
+        f"  question: {quote(_question(old, new))}",
+        f"  source: {quote(old.name)}",
     ]
     used: set[str] = set()
     for change in diff.changes:
@@ -163,12 +164,10 @@ def _item(
     check: str | None,
     downstream: tuple[str, ...],
 ) -> list[str]:
-    lines = [f"  item {ident} {_string(criterion)} weight 1 {{"]
+    lines = [f"  item {ident} {quote(criterion)} weight 1 {{"]
     if downstream:
         lines.append("    # downstream steps: " + ", ".join(downstream))
-    lines.append(
-        "    levels { " + "  ".join(f"{k}: {_string(v)}" for k, v in levels.items()) + " }"
-    )
+    lines.append("    levels { " + "  ".join(f"{k}: {quote(v)}" for k, v in levels.items()) + " }")
     if check:
         lines.append(f"    check: {check}")
     lines.append("    tags: [intent, domain]")
@@ -218,7 +217,7 @@ def _literal(value: Value) -> str | None:
         case str() if _NAME.match(value):
             return value
         case str():
-            return _string(value)
+            return quote(value)
     return None
 
 
@@ -230,12 +229,8 @@ def _words(value: Value) -> str:
     return str(value)
 
 
-def _string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
-
-
 def _ident(text: str) -> str:
-    cleaned = re.sub(r"\W", "_", text)
+    cleaned = re.sub(r"[^A-Za-z0-9_]", "_", text)
     return cleaned if _NAME.match(cleaned) else "_" + cleaned
 
 

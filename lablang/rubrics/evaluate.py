@@ -25,6 +25,7 @@ from attrs import frozen
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.source import Source
+from lablang.syntax.strings import quote
 
 QuantityFactory = Callable[[str, str], object]
 MAX_STEPS = 100_000
@@ -354,7 +355,7 @@ def render(node: ast.Expr) -> str:
         case ast.Quantity():
             return f"{node.number} {node.unit}"
         case ast.String():
-            return '"' + node.value.replace('"', '\\"') + '"'
+            return quote(node.value)
         case ast.Bool():
             return "true" if node.value else "false"
         case ast.NoneLit():

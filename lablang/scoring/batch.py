@@ -9,8 +9,6 @@ in one attempt stops the batch.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import sys
 from collections.abc import Sequence
@@ -32,6 +30,7 @@ from lablang.scoring.score import (
 )
 from lablang.scoring.weights import Weights
 from lablang.source import Source
+from lablang.spreadsheet import csv_text
 
 
 def discover(pred_dir: Path, truth_dir: Path, report: Report) -> list[Attempt]:
@@ -171,12 +170,12 @@ def write_outputs(result: BatchResult, out_dir: str | Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     jsonl = "".join(json.dumps(attrs.asdict(row), sort_keys=True) + "\n" for row in result.rows)
     names = sorted({name for row in result.rows for name in row.metrics})
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["protocol", "attempt", "valid", *names])
-    for row in result.rows:
-        writer.writerow([row.protocol, row.attempt, int(row.valid),
-                         *(f"{row.metrics[n]:.6f}" if n in row.metrics else "" for n in names)])  # fmt: skip
+    table = csv_text([
+        ("protocol", "attempt", "valid", *names),
+        *((row.protocol, row.attempt, int(row.valid),
+           *(f"{row.metrics[n]:.6f}" if n in row.metrics else "" for n in names))
+          for row in result.rows),
+    ])  # fmt: skip
     summary = {
         "seed": result.seed,
         "metrics": {
@@ -187,7 +186,7 @@ def write_outputs(result: BatchResult, out_dir: str | Path) -> list[Path]:
     }
     files = {
         "scores.jsonl": jsonl,
-        "scores.csv": buffer.getvalue(),
+        "scores.csv": table,
         "summary.json": json.dumps(summary, indent=2, sort_keys=True) + "\n",
         "report.html": render_html(result),
     }

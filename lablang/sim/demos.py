@@ -56,7 +56,7 @@ from lablang.sim.assets import FINGER_MAX
 from lablang.sim.bookkeeping import MAX_OPS_PER_TICK, to_json
 from lablang.sim.build import compile_scene
 from lablang.sim.cameras import CAMERAS, CameraRig
-from lablang.sim.catalog import ASSET_KINDS
+from lablang.sim.catalog import ASSET_KINDS, MAX_EPISODE_TIME
 from lablang.sim.certify import InstanceOutcome, certificate_of, instance_seeds, task_hash
 from lablang.sim.env import apply_action, hold_action
 from lablang.sim.episode import EpisodeResult, EpisodeRunner
@@ -65,6 +65,12 @@ from lablang.sim.progress import progress
 from lablang.sim.runtime import Runtime
 
 MAX_EPISODES = 1000
+# a demonstration is at most MAX_EPISODE_TIME long, at one 2 ms physics step per tick
+MAX_DEMO_TICKS = int(MAX_EPISODE_TIME / 0.002)
+MAX_ENV_ARGS_BYTES = 65536
+# how much larger a dataset may be than its stored data (gzip inflates at most ~1032x)
+MAX_INFLATION = 1100
+MAX_INFLATION_SLACK = 65536
 MAX_IMAGE_SIDE = 512
 MAX_DEMO_BYTES = 16 * 1024**3  # bytes of one demonstration file `replay` opens
 MAX_DEMO_OBJECTS = 100_000  # groups, datasets and links of one file walked for links out
@@ -356,17 +362,24 @@ def replay(path: str | Path, demo: int, task: Task) -> dict[str, np.ndarray]:
     Before each action the tick's recorded bookkeeping operations are applied, in a
     `LabEnv` whose weld assist is off (the recorded welds take its place). A file without
     them (written before they were recorded) is replayed with the assist on."""
+    import h5py
+
     from lablang.sim.gym_env import LabEnv
     from lablang.sim.robots import with_robot
 
     with open_demo_file(path) as f:
         data = f["data"]
-        kwargs = json.loads(data.attrs["env_args"])["env_kwargs"]
+        kwargs = env_kwargs(data.attrs["env_args"])
         group = data[f"demo_{demo}"]
-        seed = int(group.attrs["seed"])
-        actions = group["actions"][()]
+        seed = demo_seed(group.attrs["seed"], demo)
+        file_bytes = f.id.get_filesize()
+        actions = read_dataset(group["actions"], f"demo_{demo}/actions", file_bytes, h5py)
         recorded = "bookkeeping" in group
-        rows = group["bookkeeping"][()] if recorded else []
+        rows = (
+            read_dataset(group["bookkeeping"], f"demo_{demo}/bookkeeping", file_bytes, h5py)
+            if recorded
+            else []
+        )
     per_tick = operations_per_tick(rows, len(actions))
     env = LabEnv(
         with_robot(task, kwargs["robot"]),
@@ -444,18 +457,77 @@ def _outside_the_file(root: Any, h5py: Any) -> str | None:
     return None
 
 
+def env_kwargs(attribute: Any) -> dict[str, Any]:
+    """`data.attrs["env_args"]` of a demonstration file (untrusted): at most
+    `MAX_ENV_ARGS_BYTES` of JSON, nested at most as deep as the JSON reader allows, with
+    `env_kwargs.robot` and `env_kwargs.action_mode` strings; else `ValueError` naming it."""
+    from lablang.datafile import DataFileError, load_json
+
+    where = "`data.attrs[env_args]`"
+    text = attribute.decode("utf-8", "replace") if isinstance(attribute, bytes) else attribute
+    if not isinstance(text, str):
+        raise ValueError(f"{where} is not a JSON string")
+    if len(text) > MAX_ENV_ARGS_BYTES:
+        raise ValueError(f"{where} is longer than {MAX_ENV_ARGS_BYTES} characters")
+    try:
+        args = load_json(text, "env_args")
+    except DataFileError as error:  # deep nesting, bad JSON: located by the reader
+        raise ValueError(f"{where}: {error}") from None
+    kwargs = args.get("env_kwargs") if isinstance(args, dict) else None
+    if not isinstance(kwargs, dict) or not all(
+        isinstance(kwargs.get(key), str) for key in ("robot", "action_mode")
+    ):
+        raise ValueError(f"{where} has no `env_kwargs` with `robot` and `action_mode` strings")
+    return kwargs
+
+
+def demo_seed(attribute: Any, demo: int) -> int:
+    """A demonstration's `seed` attribute (`checked_seed`), else `ValueError` naming it."""
+    from lablang.sim.env import checked_seed
+
+    return checked_seed(attribute, f"the seed of `demo_{demo}`")
+
+
+def read_dataset(dataset: Any, where: str, file_bytes: int, h5py: Any) -> Any:
+    """A dataset's values, read only when its declared shape fits the file: at most
+    `MAX_DEMO_TICKS` rows, and no more bytes than its stored data can hold (a compressed or
+    unallocated dataset of 640 KB once declared 40M x 6 actions: 2.1 GB read, then
+    stepped until killed); else `ValueError` naming it and its shape."""
+    shape = dataset.shape or ()
+    rows = shape[0] if shape else 1
+    if rows > MAX_DEMO_TICKS:
+        raise ValueError(
+            f"`{where}` has {rows} rows, more than `MAX_DEMO_TICKS` ({MAX_DEMO_TICKS})"
+        )
+    variable = h5py.check_string_dtype(dataset.dtype) or h5py.check_vlen_dtype(dataset.dtype)
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    # a variable-length element's data lives in the file's heap: at least a byte each
+    declared = count if variable else count * dataset.dtype.itemsize
+    stored = dataset.id.get_storage_size()
+    if declared > file_bytes or (
+        not variable and declared > stored * MAX_INFLATION + MAX_INFLATION_SLACK
+    ):
+        raise ValueError(
+            f"`{where}` declares shape {tuple(shape)} ({declared} bytes) but the file holds "
+            f"{stored} bytes of it ({file_bytes} in all)"
+        )
+    return dataset[()]
+
+
 def operations_per_tick(rows: Any, ticks: int) -> dict[int, list[Any]]:
     """A file's bookkeeping rows (each `[tick, op, args...]` as JSON; untrusted), by tick:
     rows that are not JSON, ticks out of order or past the actions, or more operations
     than `MAX_OPS_PER_TICK` per tick raise `ValueError`."""
     if len(rows) > MAX_OPS_PER_TICK * max(ticks, 1):
         raise ValueError(f"{len(rows)} bookkeeping operations for {ticks} ticks")
+    from lablang.datafile import DataFileError, load_json
+
     per_tick: dict[int, list[Any]] = {}
     last = 0
     for k, row in enumerate(rows):
-        try:
-            entry = json.loads(row.decode() if isinstance(row, bytes) else row)
-        except (ValueError, AttributeError, TypeError) as err:
+        try:  # the bounded JSON reader: a row nested 100,000 deep is refused, not a crash
+            entry = load_json(row.decode() if isinstance(row, bytes) else row)
+        except (ValueError, AttributeError, TypeError, DataFileError) as err:
             raise ValueError(f"bookkeeping row {k} is not JSON: {err}") from None
         if not (isinstance(entry, list) and len(entry) >= 2 and type(entry[0]) is int):
             raise ValueError(f"bookkeeping row {k} is not `[tick, op, args...]`")

@@ -53,6 +53,22 @@ ACTION_LOW = np.array([-0.2, -0.5, 0.01, -3.1, -2.1, 0.0])
 ACTION_HIGH = np.array([0.8, 0.5, 0.55, 3.1, 2.1, 0.04])
 
 
+MAX_SEED = 2**32 - 1  # the command line's range (`--seed`) and the instance seeds' dtype
+
+
+def checked_seed(value: Any, where: str = "the seed") -> int:
+    """`value` as a seed: an integer from 0 to `MAX_SEED`, else `ValueError` saying so (not
+    numpy's, Gymnasium's or the simulator's own error from deeper down).
+
+    >>> checked_seed(7), checked_seed(np.uint32(7))
+    (7, 7)
+    """
+    seed = value.item() if isinstance(value, np.integer) else value
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"{where} is {seed!r}; a seed is an integer from 0 to {MAX_SEED}")
+    return seed
+
+
 class TaskEnv:
     """One task as an environment; each `reset` draws a new randomized instance."""
 
@@ -86,7 +102,7 @@ class TaskEnv:
     # ------------------------------------------------------------ gymnasium API
 
     def reset(self, seed: int | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-        seed = 0 if seed is None else seed
+        seed = 0 if seed is None else checked_seed(seed)
         built = compile_scene(self._unbound.scene, np.random.default_rng(seed))
         self.task = bind_task(self._unbound, built.bindings)
         self.rt = Runtime(built, weld_assist=self.weld_assist)

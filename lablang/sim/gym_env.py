@@ -47,7 +47,7 @@ from lablang.sim.assets import FINGER_MAX
 from lablang.sim.build import compile_scene
 from lablang.sim.cameras import CAMERAS, CameraRig
 from lablang.sim.catalog import ASSET_KINDS
-from lablang.sim.env import ACTION_HIGH, ACTION_LOW, TaskEnv
+from lablang.sim.env import ACTION_HIGH, ACTION_LOW, TaskEnv, checked_seed
 from lablang.sim.model import Task
 from lablang.sim.robots import robot_named, with_robot
 
@@ -176,6 +176,8 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
+        if seed is not None:
+            seed = checked_seed(seed)
         super().reset(seed=seed)
         if seed is None:
             seed = int(self.np_random.integers(0, 2**31 - 1))

@@ -32,6 +32,7 @@ from lablang.sim.state import (
     slot_of,
     upright,
 )
+from lablang.syntax.strings import quote
 
 DEFAULT_READING_TOL = 0.05  # g: the display must show the target exactly
 
@@ -386,7 +387,7 @@ def _text(expr: Expr) -> str:
         case Bool(value=value):
             return "true" if value else "false"
         case Text(value=value):
-            return f'"{value}"'
+            return quote(value)
         case Call(func=func, args=args, kwargs=kwargs):
             inner = [_text(a) for a in args] + [f"{k}: {_text(v)}" for k, v in kwargs]
             return f"{func}({', '.join(inner)})"

@@ -64,9 +64,15 @@ def parse(source: Source, report: Report, limits: Limits = DEFAULT_LIMITS) -> as
 
 
 def refused(source: Source, report: Report, limits: Limits = DEFAULT_LIMITS) -> bool:
-    """Whether the text is refused before parsing (too large, too many tokens, a NUL),
+    """Whether the text is refused before parsing (too large, too many tokens, a lone
+    surrogate, a NUL),
     reported in `report`."""
-    size = len(source.text.encode("utf-8", "surrogatepass"))
+    try:
+        size = len(source.text.encode("utf-8"))
+        surrogate = None
+    except UnicodeEncodeError as error:  # text from JSON (`serve`, the LSP) may hold one
+        size = len(source.text.encode("utf-8", "surrogatepass"))
+        surrogate = error.start
     if size > limits.max_file_bytes:
         report.add(
             "E0001",
@@ -87,18 +93,19 @@ def refused(source: Source, report: Report, limits: Limits = DEFAULT_LIMITS) -> 
             help="split it into modules joined with `use` (the limit is `max_tokens`)",
         )
         return True
-    if "\x00" in source.text:
-        at = source.text.index("\x00")
-        report.add(
-            "E0100",
-            "unexpected character `\\x00`",
-            source,
-            Span(at, at + 1),
-            label="a NUL byte: this is not a text file",
-            help="a `.lab` file is UTF-8 text",
-        )
-        return True
-    return False
+    nul = source.text.find("\x00")
+    if surrogate is None and nul < 0:
+        return False
+    if surrogate is not None:
+        at, code = surrogate, "E0005"
+        message = f"text is not valid UTF-8: a lone surrogate `\\u{ord(source.text[at]):x}`"
+        label = "half of a UTF-16 pair, not a character"
+        fix = "send the text as UTF-8 (or JSON with both halves of the pair)"
+    else:
+        at, code, message = nul, "E0100", "unexpected character `\\x00`"
+        label, fix = "a NUL byte: this is not a text file", "a `.lab` file is UTF-8 text"
+    report.add(code, message, source, Span(at, at + 1), label=label, help=fix)
+    return True
 
 
 _RESERVED: frozenset[str] | None = None

@@ -24,8 +24,13 @@ compiled by `re`, and few: most tokens are matched by the alternation over all t
 (`lalr.py`). A cache file is used only when it belongs to the current user, is not group-
 or world-writable, its checksum matches and its tables are structurally sound (every
 reference resolves); anything else is ignored and the tables are analysed again by lark
-(and the cache rewritten). The shipped file is part of the package, trusted as its code
-is, but checked alike (checksum, grammar, soundness). A runtime from either file that
+(and the cache rewritten). Either file is opened without following a symlink and without
+blocking (`O_NONBLOCK`: a FIFO planted in its place must not hang `check`), checked on the
+open descriptor (a regular file), and read only up to `MAX_CACHE_BYTES`. A cache folder
+that is writable by other users, belongs to another user or is not a folder is not used
+at all: lablang says so once on stderr and parses without the cache. The shipped file is
+part of the package, trusted as its code is, but checked alike (checksum, grammar,
+soundness). A runtime from either file that
 fails while parsing is discarded and rebuilt by lark (`parser.py`). What the checks
 cannot detect is a same-user edit that keeps the tables consistent but changes a
 pattern: such a user can equally edit the installed package.
@@ -53,6 +58,40 @@ except ImportError:
         from _sha256 import sha256  # type: ignore[import-not-found, no-redef, unused-ignore]
     except ImportError:
         from hashlib import sha256  # type: ignore[assignment, unused-ignore]
+
+
+# the tables take about 330 KB; a larger file is not ours
+MAX_CACHE_BYTES = 16 * 1024 * 1024
+_WARNED: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED:
+        _WARNED.add(message)
+        sys.stderr.write(f"warning: {message}\n")
+
+
+def usable_cache_folder(folder: Path) -> bool:
+    """Whether the cache may live in `folder`: absent (it is created private), or a folder
+    of the current user that no other user may write (else says why, once, on stderr)."""
+    try:
+        info = os.stat(folder)
+    except FileNotFoundError:
+        return True
+    except OSError as error:
+        reason = f"cannot be read ({error.strerror})"
+    else:
+        getuid = getattr(os, "getuid", None)
+        if not stat.S_ISDIR(info.st_mode):
+            reason = "is not a folder"
+        elif info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            reason = "is writable by other users"
+        elif getuid is not None and info.st_uid != getuid():
+            reason = "belongs to another user"
+        else:
+            return True
+    _warn_once(f"the parser cache folder `{folder}` {reason}; parsing without the cache")
+    return False
 
 
 class TablesUnavailable(RuntimeError):
@@ -123,6 +162,7 @@ def _trusted(fd: int) -> bool:
     getuid = getattr(os, "getuid", None)  # absent on Windows: no owner to compare
     return (
         stat.S_ISREG(info.st_mode)
+        and info.st_size <= MAX_CACHE_BYTES
         and (getuid is None or info.st_uid == getuid())
         and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
     )
@@ -138,15 +178,19 @@ def _load(
     """The runtime over the tables in `path`, or None when the file is absent, unreadable,
     untrusted (`owned`: it must be the current user's and writable by no one else),
     damaged, made from another grammar than `text`, or unsound."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, flags)
     except OSError:
         return None
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            _warn_once(f"the parser cache file `{path}` is not a regular file; ignored")
+            return None
         if owned and not _trusted(fd):
             return None
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            blob = handle.read()
+            blob = handle.read(MAX_CACHE_BYTES + 1)
     except OSError:
         return None
     finally:
@@ -188,15 +232,18 @@ def build_parser(transformer: Any, lexer_callbacks: dict, use_cache: bool = True
     `runtime.lablang_tables` says which: "shipped", "cache" or "analysed"."""
     text = grammar_text()
     if use_cache:
-        # the cache's name is looked up only when needed: it asks where lark is installed
-        for source, path, owned in (
-            ("shipped", shipped_file, False),
-            ("cache", lambda: cache_file(text), True),
-        ):
-            loaded = _load(path(), transformer, lexer_callbacks, text, owned)
-            if loaded is not None:
-                loaded.lablang_tables = source
-                return loaded
+        loaded = _load(shipped_file(), transformer, lexer_callbacks, text, owned=False)
+        if loaded is not None:
+            loaded.lablang_tables = "shipped"
+            return loaded
+    # the cache's name is looked up only when needed: it asks where lark is installed
+    cache = cache_file(text)
+    usable = usable_cache_folder(cache.parent)
+    if use_cache and usable:
+        loaded = _load(cache, transformer, lexer_callbacks, text, owned=True)
+        if loaded is not None:
+            loaded.lablang_tables = "cache"
+            return loaded
     try:
         import lark  # noqa: F401  (a missing lark is a missing install step, said so)
     except ImportError as error:
@@ -211,7 +258,8 @@ def build_parser(transformer: Any, lexer_callbacks: dict, use_cache: bool = True
     from lablang.syntax.tables import tables_file
 
     blob = tables_file(text)
-    _store(cache_file(text), blob)
+    if usable:
+        _store(cache, blob)
     # the tables as a cached run reads them back, so both runs parse alike
     runtime = Runtime(marshal.loads(blob[len(_FORMAT) + 32 :]), transformer, lexer_callbacks)
     runtime.lablang_tables = "analysed"

@@ -17,6 +17,7 @@ from lablang.limits import Limits
 from lablang.source import Source, Span
 from lablang.syntax.lalr import Runtime, Token, UnexpectedInput, UnexpectedToken
 from lablang.syntax.sequence import read_sequence
+from lablang.syntax.strings import unquote
 
 
 class _Abort(Exception):
@@ -45,8 +46,6 @@ class _BodyValue:
         self.expr = expr
 
 
-_ESCAPE = re.compile(r"\\(.)")
-_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
 _QUANTITY = re.compile(r"(\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)[ \t]*(.+)")
 
 
@@ -117,10 +116,6 @@ def _tspan(token: Token) -> Span:
     return Span(token.start_pos or 0, token.end_pos or 0)
 
 
-def _unquote(token: str) -> str:
-    return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), token[1:-1])
-
-
 def _header(children: list[Any]) -> dict[str, Any]:
     """The optional parts of a declaration or entry header, told apart by their type."""
     parts: dict[str, Any] = dict.fromkeys(
@@ -131,7 +126,7 @@ def _header(children: list[Any]) -> dict[str, Any]:
         if isinstance(child, Token) and child.type == "NAME":
             parts["name"], parts["name_span"] = str(child), _tspan(child)
         elif isinstance(child, Token) and child.type == "STRING":
-            parts["title"] = _unquote(child)
+            parts["title"] = unquote(child)
         elif isinstance(child, _Params):
             parts["params"] = tuple(child)
         elif isinstance(child, _Scope):
@@ -222,7 +217,7 @@ class _ToAst:
 
     def module_header(self, children: list[Any]) -> tuple[str, str, str | None]:
         # children: "module", dotted name, [title]
-        title = _unquote(children[2]) if len(children) > 2 and children[2] is not None else None
+        title = unquote(children[2]) if len(children) > 2 and children[2] is not None else None
         return ("header", children[1], title)
 
     def dotted_name(self, children: list[Token]) -> str:
@@ -305,7 +300,7 @@ class _ToAst:
 
     def field(self, children: list[Any]) -> ast.Field:
         key, value, *clauses = children
-        key_text = _unquote(key) if key.type == "STRING" else str(key)
+        key_text = unquote(key) if key.type == "STRING" else str(key)
         return ast.Field(
             key=key_text,
             key_span=_tspan(key),
@@ -452,7 +447,7 @@ class _ToAst:
         return ast.Quantity(number=match.group(1), unit=unit, span=_span_of(children))
 
     def string(self, children: list[Token]) -> ast.String:
-        return ast.String(value=_unquote(children[0]), span=_span_of(children))
+        return ast.String(value=unquote(children[0]), span=_span_of(children))
 
     def paren(self, children: list[Any]) -> Any:
         # `(expr)`: the expression itself, its span widened to the parentheses. The new

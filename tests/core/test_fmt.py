@@ -90,7 +90,7 @@ def test_members_that_would_run_together_get_a_semicolon() -> None:
 
 def test_fmt_refuses_output_that_changes_the_tree(monkeypatch: pytest.MonkeyPatch) -> None:
     """When printing would change the tree, fmt reports E0010 and returns nothing."""
-    monkeypatch.setattr(fmt, "_string", lambda value: '"changed"')
+    monkeypatch.setattr(fmt, "quote", lambda value: '"changed"')
     report = Report()
     assert format_source(Source('oligo X "title" {}'), report) is None
     assert [d.code for d in report] == ["E0010"]

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from lablang.lsp.client import LspClient
-from lablang.lsp.framing import MAX_FRAME_BYTES, frame_length
-from tests.hostile.bounded import ROOT
+from lablang.lsp.framing import MAX_FRAME_BYTES, MAX_HEADER_BYTES, frame_length
+from tests.hostile.bounded import ROOT, run_bounded
 
 SECRET = "oligo secret { seq: 5'-ACGTACGT-3' }\n"
 
@@ -108,3 +108,75 @@ def test_frame_lengths_are_bounded() -> None:
     assert frame_length(b"Content-Length: %d\r\n" % (MAX_FRAME_BYTES + 1)) == -1
     assert frame_length(b"Content-Length: 0\r\n") == -1
     assert frame_length(json.dumps({"a": 1}).encode() + b"Content-Length: 9\r\n") == 9
+
+
+def _frame(message: dict) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def _replies(stdout: str) -> dict[int, dict]:
+    """The server's responses on stdout, by request id."""
+    messages = [json.loads(part.split("\r\n\r\n", 1)[1]) for part in
+                stdout.split("Content-Length: ")[1:]]  # fmt: skip
+    return {m["id"]: m for m in messages if "id" in m and "method" not in m}
+
+
+def _session(root: Path, *middle: bytes) -> bytes:
+    """An LSP session on stdin: initialize, open `a.lab`, MIDDLE, documentSymbol (id 2),
+    shutdown (id 3), exit (stdin ends at once, so id 2 may be answered as cancelled)."""
+    uri = (root / "a.lab").as_uri()
+    text = "oligo a { seq: 5'-ACGT-3' }\n"
+    initialize = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+    opened = {"textDocument": {"uri": uri, "languageId": "lablang", "version": 1, "text": text}}
+    return b"".join([
+        _frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize}),
+        _frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+        _frame({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": opened}),
+        *middle,
+        _frame({"jsonrpc": "2.0", "id": 2, "method": "textDocument/documentSymbol",
+                "params": {"textDocument": {"uri": uri}}}),
+        _frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown", "params": None}),
+        _frame({"jsonrpc": "2.0", "method": "exit", "params": None}),
+    ])  # fmt: skip
+
+
+def test_a_header_line_without_end_is_skipped_in_bounded_memory(tmp_path: Path) -> None:
+    """A 100 MB header line is skipped piece by piece (it was buffered whole: MemoryError
+    under this bound, 998 MB for 400 MiB), and the next request is answered; a normal
+    session runs in 250 MB, the bound is 400 MB."""
+    junk = b"x" * 100_000_000 + b"\r\n"
+    run = run_bounded(
+        ["lsp"], stdin=_session(tmp_path, junk), cpu_seconds=60, memory_mb=400, hang_seconds=300
+    )
+    run.assert_clean()
+    assert run.returncode == 0, run.output[-2000:]
+    assert _replies(run.stdout)[3] == {"id": 3, "jsonrpc": "2.0", "result": None}  # shutdown
+    assert f"a header line over {MAX_HEADER_BYTES} bytes was skipped" in run.stderr
+
+
+def test_malformed_params_are_logged_as_one_line(tmp_path: Path) -> None:
+    """Bad params get -32602 naming the field, and stderr has one line per bad message,
+    not cattrs' traceback (a request and a notification)."""
+    uri = (tmp_path / "a.lab").as_uri()
+    hover = {"textDocument": {"uri": uri}, "position": {"line": -3, "character": -1}}
+    bad = [
+        _frame({"jsonrpc": "2.0", "id": 9, "method": "textDocument/hover", "params": hover}),
+        _frame({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                "params": {"textDocument": {"uri": 5}}}),
+    ]  # fmt: skip
+    run = run_bounded(["lsp"], stdin=_session(tmp_path, *bad), hang_seconds=300)
+    run.assert_clean()
+    assert run.returncode == 0, run.output[-2000:]
+    error = _replies(run.stdout)[9]["error"]
+    assert error["code"] == -32602
+    assert (
+        error["message"]
+        == "invalid params for `textDocument/hover`: invalid value @ $.params.position"
+    )
+    lines = run.stderr.splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        "cannot read `textDocument/hover`",
+        "cannot read `textDocument/didOpen`",
+    ], run.stderr
+    assert _replies(run.stdout)[3] == {"id": 3, "jsonrpc": "2.0", "result": None}  # shutdown

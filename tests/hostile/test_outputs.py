@@ -159,3 +159,56 @@ def test_output_to_a_device_is_written_not_replaced(tmp_path: Path) -> None:
     run = run_bounded(["export", str(program), "-o", "/dev/null"])
     assert run.returncode == 0, run.output
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def _shared_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(0o1777)  # like /tmp: anyone may create names here
+    return folder
+
+
+def test_a_planted_symlink_in_a_shared_folder_is_not_written_through(tmp_path: Path) -> None:
+    """`export -o shared/evil.json`, where evil.json links to the user's file, is E0023 and
+    the linked file is untouched (it was overwritten)."""
+    program = tmp_path / "x.lab"
+    program.write_text(PROGRAM)
+    victim = tmp_path / "bashrc"
+    victim.write_text("the user's file\n")
+    evil = _shared_folder(tmp_path) / "evil.json"
+    evil.symlink_to(victim)
+    run = run_bounded(["export", str(program), "-o", str(evil)])
+    run.assert_clean()
+    assert run.returncode == 1, run.output
+    assert (
+        f"error[E0023]: `{evil}` is a symlink in a folder other users can write; "
+        "it is not written through"
+    ) in run.output
+    assert victim.read_text() == "the user's file\n"
+    assert evil.is_symlink()
+
+
+def test_a_fifo_in_a_shared_folder_is_refused_without_blocking(tmp_path: Path) -> None:
+    """A FIFO planted as the output name in a shared folder is E0023, not a hang."""
+    program = tmp_path / "x.lab"
+    program.write_text(PROGRAM)
+    fifo = _shared_folder(tmp_path) / "out.json"
+    os.mkfifo(fifo)
+    run = run_bounded(["export", str(program), "-o", str(fifo)], hang_seconds=120)
+    run.assert_clean()
+    assert run.returncode == 1, run.output
+    assert "is not a regular file in a folder other users can write" in run.output
+
+
+def test_a_shared_folder_gets_a_new_file_and_a_hardlink_is_replaced(tmp_path: Path) -> None:
+    """In a shared folder a plain output is written, and a hardlinked name is replaced (the
+    other link keeps its text) instead of being rewritten in place."""
+    folder = _shared_folder(tmp_path)
+    write_atomic(folder / "new.json", "{}\n")
+    assert (folder / "new.json").read_text() == "{}\n"
+    other = tmp_path / "other.json"
+    other.write_text("kept\n")
+    os.link(other, folder / "linked.json")
+    write_atomic(folder / "linked.json", "new\n")
+    assert (folder / "linked.json").read_text() == "new\n"
+    assert other.read_text() == "kept\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+import os
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +105,57 @@ def test_a_cached_parser_that_fails_while_parsing_is_rebuilt(cache_dir: Path) ->
     assert _parse() == fresh
     assert _parse() == fresh
     assert b"([" not in path.read_bytes()
+
+
+def _check_twice(tmp_path: Path, folder: Path) -> str:
+    """`check` of one program given twice, with `folder` as the cache: its stderr."""
+    program = tmp_path / "x.lab"
+    program.write_text(TEXT)
+    run = run_bounded(
+        ["check", str(program), str(program)],
+        env={"LABLANG_CACHE": str(folder)},
+        cpu_seconds=60,
+        memory_mb=1024,
+        hang_seconds=120,
+    )
+    run.assert_clean()
+    assert run.returncode == 0, run.output
+    return run.stderr
+
+
+def test_a_fifo_in_place_of_the_cache_file_does_not_block(tmp_path: Path) -> None:
+    """A FIFO where the cache file would be is refused on its descriptor (opened
+    non-blocking), said once, and `check` runs without it (it once hung in `open`)."""
+    folder = tmp_path / "cache"
+    folder.mkdir(mode=0o700)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LABLANG_CACHE", str(folder))
+        fifo = grammar.cache_file(grammar.grammar_text())
+    os.mkfifo(fifo, 0o600)
+    stderr = _check_twice(tmp_path, folder)
+    warning = f"warning: the parser cache file `{fifo}` is not a regular file; ignored"
+    assert stderr.count(warning) == 1, stderr
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o1777])
+def test_a_cache_folder_writable_by_others_is_not_used(tmp_path: Path, mode: int) -> None:
+    """A cache folder others may write is neither read nor written; lablang says so once."""
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    folder.chmod(mode)
+    stderr = _check_twice(tmp_path, folder)
+    warning = (
+        f"warning: the parser cache folder `{folder}` is writable by other users; "
+        "parsing without the cache"
+    )
+    assert stderr.count(warning) == 1, stderr
+    assert list(folder.iterdir()) == []
+
+
+def test_a_private_cache_folder_is_used_without_a_warning(tmp_path: Path) -> None:
+    """A 0700 folder of the user holds the cache and `check` prints no warning about it."""
+    folder = tmp_path / "private"
+    for _ in range(2):  # writes the cache, then reads it
+        stderr = _check_twice(tmp_path, folder)
+        assert "warning:" not in stderr, stderr
+    assert [p.suffix for p in folder.iterdir()] == [".lalr"]
