@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # docs/architecture.md is this one (a test below compares them).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("lablang",),
-    ("source", "units", "limits", "output", "exports", "guarded", "links"),
+    ("source", "units", "limits", "output", "exports", "guarded", "links", "spreadsheet"),
     ("ast", "diagnostics", "datafile", "executors"),
     ("syntax",),
     ("resolve", "check"),
@@ -264,11 +264,14 @@ def test_only_sim_circles_are_exempt() -> None:
 
 def test_the_reports_import_nothing_back_from_what_they_report() -> None:
     """The batch scorer's and the bench harness's reports import only the records they
-    are given (and atomic output), never the module that produces them."""
+    are given (and atomic output and CSV cells), never the module that produces them."""
     files = module_files(ROOT, "lablang")
     for report, allowed in (
         ("lablang.scoring.report", {"lablang.scoring.attempts"}),
-        ("lablang.agent.bench_report", {"lablang.agent.rounds", "lablang.output"}),
+        (
+            "lablang.agent.bench_report",
+            {"lablang.agent.rounds", "lablang.output", "lablang.spreadsheet"},
+        ),
     ):
         assert imports_of(report, files[report], files) <= allowed, report
 
