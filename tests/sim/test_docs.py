@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -36,3 +37,32 @@ def test_doc_python_snippet_runs() -> None:
     block = re.search(r"```python\n(.*?)```", DOC, re.S)
     assert block is not None
     exec(compile(block.group(1), "docs/sim.md", "exec"), {})
+
+
+CERTIFICATION = DOC.split("## Certification: a wrong program must fail", 1)[1].split("\n## ", 1)[0]
+
+
+def test_doc_certification_session_prints_what_the_doc_shows(tmp_path: Path) -> None:
+    """The certification section's sorting task, certified as shown, prints the shown lines
+    (the surviving mutants and the luck of `success: true`), exits 1, and its Python
+    snippet's assertions hold."""
+    lab = re.search(r"```lab\n(.*?)```", CERTIFICATION, re.S)
+    session = re.search(r"```console\n\$ (lablang certify [^\n]*)\n(.*?)```", CERTIFICATION, re.S)
+    snippet = re.search(r"```python\n(.*?)```", CERTIFICATION, re.S)
+    assert lab is not None and session is not None and snippet is not None
+    (tmp_path / "sort.lab").write_text(lab.group(1), encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "lablang", *session.group(1).split()[1:]],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(Path.cwd())},
+    )
+    assert out.returncode == 1, out.stderr
+    assert out.stdout == session.group(2)
+    cwd = Path.cwd()
+    try:
+        os.chdir(tmp_path)
+        exec(compile(snippet.group(1), "docs/sim.md", "exec"), {})
+    finally:
+        os.chdir(cwd)

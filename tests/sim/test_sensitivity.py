@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lablang.driver import check_text
-from lablang.sim import certify_task
+from lablang.sim import certify_task, load_tasks
 from lablang.sim.episode import run_episode
 from lablang.sim.mutants import apply_mutant, derive_mutants
 
@@ -258,3 +260,21 @@ def test_throughout_counts_the_steps_own_program(task_from) -> None:
 # ---------------------------------------------------------------- the examples
 
 EXAMPLES = sorted(Path("examples/tasks").glob("*.lab"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_every_example_task_certifies_with_its_specs_shown_sensitive(path: Path) -> None:
+    """On the gantry with one instance (as CI runs it), every mutant of every example task's
+    expert program is killed, except those of steps that say why they need no check, and
+    no step's spec held before the step started."""
+    tasks, report = load_tasks(path)
+    assert not report.has_errors and len(tasks) == 1
+    task = next(iter(tasks.values()))
+    certificate = certify_task(task, instances=1, seed=7)
+    section = certificate["sensitivity"]
+    assert section["messages"] == [] and section["limit"] is None
+    assert certificate["already_held"] == []
+    for step in task.steps:
+        entry = section["steps"][step.name]
+        assert entry["killed"] == entry["run"] and (entry["run"] > 0 or step.unchecked), step.name
+    assert certificate["certified"] is True

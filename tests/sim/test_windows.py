@@ -9,7 +9,7 @@ from lablang.driver import check_text
 from lablang.sim.episode import run_episode
 
 STIR = Path("examples/tasks/stir_at_60c.lab")
-DURING = "during(temperature(flask, 60 C, within: 3 C)) and mixed(flask)"
+DURING = "during(temperature(flask, 60 C, within: 3 C), min: 30 s) and mixed(flask)"
 
 
 def _variant(task_from, spec: str, preheat: bool):
@@ -38,7 +38,7 @@ def test_a_flask_still_warming_up_passes_a_sampled_spec_but_not_during(task_from
     during = run_episode(_variant(task_from, DURING, preheat=False), 1)
     stir = during.steps[1]
     assert stir.status == "failed"
-    assert stir.failing == ("during(temperature(flask, 60 C, within: 3 C))",)
+    assert stir.failing == ("during(temperature(flask, 60 C, within: 3 C), min: 30 s)",)
 
 
 def test_throughout_needs_the_condition_for_the_last_interval(task_from) -> None:
