@@ -315,6 +315,12 @@ def certify_command(
         for row in summary["tasks"]:
             click.echo(
                 f"{row['id']}: {row['success_rate']:.0%} of {instances} instances succeeded"
+                + (
+                    f", mutants {row['mutants_killed']}/{row['mutants']} killed"
+                    if row["mutants"]
+                    else ""
+                )
+                + (f", {row['already_held']} step(s) held at start" if row["already_held"] else "")
                 + (f", {row['faults']} faulted" if row["faults"] else "")
                 + (f", {row['unit_failures']} lost" if row["unit_failures"] else "")
             )

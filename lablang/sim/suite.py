@@ -221,7 +221,8 @@ def sensitivities(
 ) -> list[dict[str, Any]]:
     """Each task's sensitivity section: its mutants run on the first of its seeds."""
     derived = [
-        (task, ref, derive_mutants(task), seeds[:MUTANT_INSTANCES]) for task, ref, seeds in work
+        (task, ref, derive_mutants(task) if seeds else [], seeds[:MUTANT_INSTANCES])
+        for task, ref, seeds in work
     ]
     outcomes = run_mutants(derived, executor, progress)
     return [
