@@ -20,38 +20,59 @@ from lablang.source import Source, Span
 
 
 def check_luck(task: sm.Task, report: Report, source: Source) -> None:
-    """W0703 for each step whose goal an object can start at."""
+    """W0703 for each step whose whole spec the scene shows holding before it starts."""
     touched: set[str] = set()
     for step in task.steps:
-        if not step.may_already_hold:
-            for atom in _conjuncts(step.success):
-                found = _starts_at(task.scene, atom, touched)
-                if found is not None:
-                    how, span = found
-                    report.add(
-                        "W0703",
-                        f"{how}, which step `{step.name}` requires: the step can pass without "
-                        "doing anything",
-                        source,
-                        span or atom.span or step.span or Span(0, 0),
-                        label="can put it at the goal",
-                        notes=(f"`{step.name}` requires `{_text(atom)}`",),
-                        help="keep the goal out of the object's start (its placement or "
-                        "randomized range), or say `may_already_hold: true` in the step if "
-                        "that is intended",
-                    )
+        found = None if step.may_already_hold else _lucky(task.scene, step.success, touched)
+        if found is not None:
+            (how, span), atom = found
+            report.add(
+                "W0703",
+                f"{how}, which step `{step.name}` requires: the step can pass without "
+                "doing anything",
+                source,
+                span or atom.span or step.span or Span(0, 0),
+                label="can put it at the goal",
+                notes=(f"`{step.name}` requires `{_text(atom)}`",),
+                help="keep the goal out of the object's start (its placement or "
+                "randomized range), or say `may_already_hold: true` in the step if "
+                "that is intended",
+            )
         touched |= {name for call in step.program for name in _refs(call)}
 
 
-def _conjuncts(expr: sm.Expr | None) -> Iterator[sm.Call]:
+# atoms that hold of an object at rest where it was put (the scene starts at rest)
+_AT_REST = ("stable", "upright")
+
+
+def _lucky(
+    scene: sm.Scene, spec: sm.Expr | None, touched: set[str]
+) -> tuple[tuple[str, Span | None], sm.Call] | None:
+    """How the spec can hold at the start: every conjunct is a placement the scene can
+    start with, or a fact of an object at rest; None when one is not (or unknown)."""
+    conjuncts = list(_conjuncts(spec))
+    found = None
+    for atom in conjuncts:
+        if not isinstance(atom, sm.Call):
+            return None
+        if atom.func in _AT_REST:
+            continue
+        start = _starts_at(scene, atom, touched) if atom.func in ("in", "on") else None
+        if start is None:
+            return None
+        found = found or (start, atom)
+    return found
+
+
+def _conjuncts(expr: sm.Expr | None) -> Iterator[sm.Expr]:
     match expr:
         case sm.Logic(op="and", parts=parts):
             for part in parts:
                 yield from _conjuncts(part)
-        case sm.Call(func="in" | "on"):
-            yield expr
-        case _:
+        case None:
             return
+        case _:
+            yield expr
 
 
 def _starts_at(scene: sm.Scene, atom: sm.Call, touched: set[str]) -> tuple[str, Span | None] | None:

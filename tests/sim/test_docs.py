@@ -43,14 +43,17 @@ CERTIFICATION = DOC.split("## Certification: a wrong program must fail", 1)[1].s
 
 
 def test_doc_certification_session_prints_what_the_doc_shows(tmp_path: Path) -> None:
-    """The certification section's sorting task, certified as shown, prints the shown lines
-    (the surviving mutants and the luck of `success: true`), exits 1, and its Python
-    snippet's assertions hold."""
+    """The certification section's sorting task is `docs/examples/vacuous_sort.lab`;
+    certified as shown, it prints the shown lines (the surviving mutants and the luck of
+    `success: true`) and exits 1, and the section's Python snippet's assertions hold."""
     lab = re.search(r"```lab\n(.*?)```", CERTIFICATION, re.S)
     session = re.search(r"```console\n\$ (lablang certify [^\n]*)\n(.*?)```", CERTIFICATION, re.S)
     snippet = re.search(r"```python\n(.*?)```", CERTIFICATION, re.S)
     assert lab is not None and session is not None and snippet is not None
-    (tmp_path / "sort.lab").write_text(lab.group(1), encoding="utf-8")
+    file = Path("docs/examples/vacuous_sort.lab")
+    assert file.read_text("utf-8").split("\n", 2)[2] == lab.group(1)
+    (tmp_path / "docs" / "examples").mkdir(parents=True)
+    (tmp_path / file).write_text(file.read_text("utf-8"), encoding="utf-8")
     out = subprocess.run(
         [sys.executable, "-m", "lablang", *session.group(1).split()[1:]],
         capture_output=True,
@@ -60,9 +63,4 @@ def test_doc_certification_session_prints_what_the_doc_shows(tmp_path: Path) -> 
     )
     assert out.returncode == 1, out.stderr
     assert out.stdout == session.group(2)
-    cwd = Path.cwd()
-    try:
-        os.chdir(tmp_path)
-        exec(compile(snippet.group(1), "docs/sim.md", "exec"), {})
-    finally:
-        os.chdir(cwd)
+    exec(compile(snippet.group(1), "docs/sim.md", "exec"), {})

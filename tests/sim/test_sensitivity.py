@@ -159,6 +159,14 @@ def test_an_object_that_starts_at_its_goal_is_seen_by_check(task_from) -> None:
     )
 
 
+def test_check_warns_only_when_every_conjunct_of_the_spec_can_hold_at_the_start() -> None:
+    """`in(tube_B, rack2.slot[2]) and grasped(tube_B)`: the tube starts in its slot, but
+    `grasped` does not hold at rest, so the spec cannot pass by luck and W0703 is silent
+    (as for a pour whose source is to stay `on` the table)."""
+    text = LUCKY.replace("SPEC_B", "in(tube_B, rack2.slot[2]) and grasped(tube_B)")
+    assert [d.code for d in check_text(text).report if d.code == "W0703"] == []
+
+
 def test_a_step_whose_object_starts_at_its_goal_does_not_certify_and_says_why(
     task_from,
 ) -> None:
