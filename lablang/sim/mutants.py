@@ -319,42 +319,73 @@ def _text(expr: Expr) -> str:
 # ---------------------------------------------------------------- running mutants
 
 
-def run_mutant(task: Task, mutant: Mutant, seeds: Sequence[int]) -> MutantOutcome:
-    """The mutant on each seed in order, until one instance it survives."""
-    runs: list[MutantRun] = []
-    work = 0
-    for seed in seeds:
-        run, spent = _run_once(task, mutant, seed)
-        runs.append(run)
-        work += spent
-        if not run.killed:
-            break
-    return MutantOutcome(mutant, tuple(runs), work)
-
-
 def run_step_mutants(
     task: Task, mutants: Sequence[Mutant], seeds: Sequence[int]
 ) -> list[MutantOutcome]:
-    """A step's mutants, in order (one unit on an executor).
+    """A step's mutants on each seed in order (one unit on an executor), each until the
+    first instance it survives.
 
-    Stopping the program before a step runs exactly as removing the step's calls until the
-    step's spec is evaluated (the same earlier steps, no calls of its own), so when the
-    removal is killed by the step's spec on every instance, so is the stop, on the same
-    runs, which are not run twice."""
-    out: list[MutantOutcome] = []
-    removed: MutantOutcome | None = None
+    The expert program up to the step is run once per seed and checkpointed there; each
+    mutant continues from the checkpoint (`Runtime.restore`: bit-identical continuations),
+    so the shared prefix is paid once, not once per mutant. Stopping the program before
+    the step runs exactly as removing the step's calls until the step's spec is evaluated,
+    so when the removal is killed there by the step's spec, so is the stop, on that run."""
+    runs: dict[str, list[MutantRun]] = {m.key: [] for m in mutants}
+    work = dict.fromkeys(runs, 0)
+    for seed in seeds:
+        alive = [m for m in mutants if all(r.killed for r in runs[m.key])]
+        if not alive:
+            break
+        for mutant, run, spent in _on_instance(task, alive, seed):
+            runs[mutant.key].append(run)
+            work[mutant.key] += spent
+    return [MutantOutcome(m, tuple(runs[m.key]), work[m.key]) for m in mutants]
+
+
+def _on_instance(
+    task: Task, mutants: Sequence[Mutant], seed: int
+) -> list[tuple[Mutant, MutantRun, int]]:
+    """The step's mutants on one instance, continued from one checkpoint before the step;
+    a mutant whose continuation faults is rerun from the start (at 1 ms, if it faults again)."""
+    from lablang.sim.build import compile_scene
+    from lablang.sim.episode import EpisodeRunner
+    from lablang.sim.runtime import Runtime
+
+    step = mutants[0].step
+    built = compile_scene(task.scene, np.random.default_rng(seed))
+    runner = EpisodeRunner(task, seed, runtime=Runtime(built), spec_decides=True)
+    runner.run(until=step)
+    prefix = runner.rt.work
+    if runner.stopped:  # the expert's own program did not reach the step on this instance
+        found = [_judge(task, m, seed, runner) for m in mutants]
+        return [(m, run, prefix) for m, run in zip(mutants, found, strict=True)]
+    checkpoint = runner.checkpoint()
+    out: list[tuple[Mutant, MutantRun, int]] = []
+    removed: MutantRun | None = None
     for mutant in mutants:
         if mutant.kind == "stopped" and removed is not None and removed.killed:
-            out.append(MutantOutcome(mutant, removed.runs, 0))
+            out.append((mutant, removed, 0))
             continue
-        outcome = run_mutant(task, mutant, seeds)
+        runner.restore(checkpoint, ())
+        runner.task = apply_mutant(task, mutant, runner.bindings)
+        runner.arguments = (
+            shift_destination(mutant, task.scene) if mutant.kind == "destination" else None
+        )
+        runner.run()
+        spent = runner.rt.work - prefix
+        if runner.fault is not None:
+            run, again = _from_scratch(task, mutant, seed)
+            out.append((mutant, run, spent + again))
+        else:
+            out.append((mutant, _judge(task, mutant, seed, runner), spent))
         if mutant.kind == "removed":
-            removed = outcome
-        out.append(outcome)
+            removed = out[-1][1]
+    out[0] = (out[0][0], out[0][1], out[0][2] + prefix)  # the prefix, counted once
     return out
 
 
-def _run_once(task: Task, mutant: Mutant, seed: int) -> tuple[MutantRun, int]:
+def _from_scratch(task: Task, mutant: Mutant, seed: int) -> tuple[MutantRun, int]:
+    """The mutant run from the start, rerun once at 1 ms on a simulator fault."""
     from lablang.sim.build import compile_scene
     from lablang.sim.certify import RERUN_TIMESTEP
     from lablang.sim.episode import EpisodeRunner
@@ -362,29 +393,36 @@ def _run_once(task: Task, mutant: Mutant, seed: int) -> tuple[MutantRun, int]:
 
     arguments = shift_destination(mutant, task.scene) if mutant.kind == "destination" else None
     work = 0
-    for timestep in (None, RERUN_TIMESTEP):  # a simulator fault is rerun once at 1 ms
+    for timestep in (None, RERUN_TIMESTEP):
         built = compile_scene(task.scene, np.random.default_rng(seed))
-        runtime = Runtime(built, timestep=timestep)
         mutated = apply_mutant(task, mutant, dict(built.bindings))
         runner = EpisodeRunner(
-            mutated, seed, runtime=runtime, spec_decides=True, arguments=arguments
+            mutated,
+            seed,
+            runtime=Runtime(built, timestep=timestep),
+            spec_decides=True,
+            arguments=arguments,
         )
         runner.run()
-        result = runner.finish()
-        work += result.work
-        if result.fault is None:
+        work += runner.rt.work
+        if runner.fault is None:
             break
+    return _judge(task, mutant, seed, runner), work
+
+
+def _judge(task: Task, mutant: Mutant, seed: int, runner: Any) -> MutantRun:
+    """Killed or not: by the mutated step's spec (for `stopped`, by one from the step on)."""
+    if runner.fault is not None:
+        fault = runner.fault
+        return MutantRun(seed, False, fault.step, f"simulator fault: {fault.kind}: {fault.detail}")
     names = [s.name for s in task.steps]
-    if result.fault is not None:
-        detail = f"simulator fault: {result.fault.kind}: {result.fault.detail}"
-        return MutantRun(seed, False, result.fault.step, detail), work
-    failed = next((s for s in result.steps if s.status != "passed"), None)
+    failed = next((r for r in runner.results if r.status != "passed"), None)
     if failed is None:
-        return MutantRun(seed, False, "", "every spec held"), work
+        return MutantRun(seed, False, "", "every spec held")
     at, index = names.index(failed.name), names.index(mutant.step)
     killed = at >= index if mutant.kind == "stopped" else at == index
     reason = failed.reason if killed else f"`{failed.name}` failed before the mutated step"
-    return MutantRun(seed, killed, failed.name, reason), work
+    return MutantRun(seed, killed, failed.name, reason)
 
 
 # ---------------------------------------------------------------- the certificate's section

@@ -69,6 +69,19 @@ def test_a_target_mutant_acts_on_the_other_tube_in_every_call(task_from) -> None
     assert mutated.steps[0] == task.steps[0] and mutated.steps[1].success == task.steps[1].success
 
 
+def test_mutants_continued_from_the_checkpoint_judge_as_runs_from_the_start(task_from) -> None:
+    """Each mutant of `sort_B`, continued from the checkpoint before the step, is killed (or
+    not) by the same step for the same reason as the same mutant run from the start."""
+    from lablang.sim.mutants import _from_scratch, _on_instance
+
+    task = _sort(task_from, "in(tube_A, rack2.slot[2]) or in(tube_B, rack2.slot[2])")
+    mutants = [m for m in derive_mutants(task) if m.step == "sort_B"]
+    shared = [run for _m, run, _work in _on_instance(task, mutants, 3)]
+    alone = [_from_scratch(task, m, 3)[0] for m in mutants]
+    assert shared == alone
+    assert [r.killed for r in shared] == [True, False, True]  # the target swap survives
+
+
 def test_a_sensitive_task_kills_every_mutant_and_certifies(task_from) -> None:
     """The sorting task's specs check where each tube ends up: all 7 mutants are killed."""
     certificate = certify_task(_sort(task_from), instances=1, seed=0)
