@@ -186,6 +186,7 @@ MAX_EPISODE_TIME = 1800.0  # s of simulated time per episode (all steps, all win
 WORK_BASE = 10
 MAX_EPISODE_WORK = 60_000_000  # units per episode (E0713)
 MAX_CERTIFY_WORK = 600_000_000  # units per certification, all instances together (E0713)
+RERUN_TIMESTEP = 0.001  # s: the physics step of the one rerun of a faulted instance
 # Mutants of the expert program (`lablang.sim.mutants`) have a budget of their own, so that
 # testing the specs never eats the instances' budget (nor the other way round).
 MAX_MUTANT_WORK = 600_000_000  # units for all the mutants of one certification

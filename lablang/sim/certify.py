@@ -20,14 +20,12 @@ import numpy as np
 
 from lablang.executors import Executor, UnitFailure
 from lablang.record import frozen
-from lablang.sim.catalog import MAX_CERTIFY_WORK
+from lablang.sim.catalog import MAX_CERTIFY_WORK, RERUN_TIMESTEP
 from lablang.sim.episode import EpisodeResult, premature_reason, run_episode
 from lablang.sim.model import Task
 
 if TYPE_CHECKING:
     from lablang.sim.suite import TaskRef
-
-RERUN_TIMESTEP = 0.001
 
 
 @frozen

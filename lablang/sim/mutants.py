@@ -34,6 +34,7 @@ from lablang.sim.catalog import (
     DESTINATION_ARGUMENT,
     MAX_MUTANT_WORK,
     MUTANT_INSTANCES,
+    RERUN_TIMESTEP,
     SKILL_SIGNATURES,
 )
 from lablang.sim.model import Call, Expr, Num, Ref, Scene, Step, Task, bind_task
@@ -387,7 +388,6 @@ def _on_instance(
 def _from_scratch(task: Task, mutant: Mutant, seed: int) -> tuple[MutantRun, int]:
     """The mutant run from the start, rerun once at 1 ms on a simulator fault."""
     from lablang.sim.build import compile_scene
-    from lablang.sim.certify import RERUN_TIMESTEP
     from lablang.sim.episode import EpisodeRunner
     from lablang.sim.runtime import Runtime
 

@@ -299,3 +299,16 @@ def test_every_example_task_certifies_with_its_specs_shown_sensitive(path: Path)
         entry = section["steps"][step.name]
         assert entry["killed"] == entry["run"] and (entry["run"] > 0 or step.unchecked), step.name
     assert certificate["certified"] is True
+
+
+def test_the_mutants_module_sits_below_certification() -> None:
+    """`lablang.sim.mutants` (what certify and suite call) imports neither of them, nor the
+    environment, at any depth: it adds no import circle to certify / suite / env."""
+    import ast
+
+    import lablang.sim.mutants as module
+
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert imported & {"lablang.sim.certify", "lablang.sim.suite", "lablang.sim.env"} == set()
+    assert "lablang.sim.episode" in imported  # it runs episodes, which sit below it
