@@ -69,6 +69,36 @@ def test_a_target_mutant_acts_on_the_other_tube_in_every_call(task_from) -> None
     assert mutated.steps[0] == task.steps[0] and mutated.steps[1].success == task.steps[1].success
 
 
+def test_a_computed_destination_moves_to_the_next_slot_at_run_time() -> None:
+    """Centrifuge loading: `place_B`'s destination `opposite(rotor, slot_of(tube_A))` cannot
+    be changed in the text, so its mutant moves it to the next slot when the call runs."""
+    from lablang.sim.mutants import shift_destination
+    from lablang.sim.state import SlotTarget
+
+    tasks, _ = load_tasks("examples/tasks/centrifuge_loading.lab")
+    task = tasks["load_pair"]
+    mutant = next(m for m in derive_mutants(task) if m.key == "destination:place_B")
+    assert mutant.change == "the next slot instead of `opposite(rotor, slot_of(tube_A))`"
+
+    from types import SimpleNamespace
+
+    rotor = SimpleNamespace(infos={"rotor": SimpleNamespace(slots=[None] * 8)})  # 8 slots
+    rewrite = shift_destination(mutant, task.scene)
+    values = ["tube_B", SlotTarget("rotor", 7)]
+    assert rewrite(rotor, "place_B", 1, values) == ["tube_B", SlotTarget("rotor", 0)]
+    assert rewrite(rotor, "place_A", 1, values) == values  # other steps run as written
+
+
+def test_a_durations_mutant_cuts_every_time_of_the_step_to_a_tenth(task_from) -> None:
+    """`wait 15 s` becomes `wait 1.5 s` in the mutated step; the spec and the other steps
+    are unchanged."""
+    task = _hold(task_from, "15 s")
+    mutant = next(m for m in derive_mutants(task) if m.key == "durations:keep")
+    mutated = apply_mutant(task, mutant, {})
+    assert mutated.steps[1].program[0].args[0].value == 1.5
+    assert mutated.steps[0] == task.steps[0] and mutated.steps[1].success == task.steps[1].success
+
+
 def test_mutants_continued_from_the_checkpoint_judge_as_runs_from_the_start(task_from) -> None:
     """Each mutant of `sort_B`, continued from the checkpoint before the step, is killed (or
     not) by the same step for the same reason as the same mutant run from the start."""
