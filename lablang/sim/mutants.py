@@ -131,7 +131,12 @@ def derive_mutants(task: Task) -> list[Mutant]:
             out.append(Mutant(step.name, "removed", "no calls"))
         swap = _target_swap(step, scene, {})
         if swap is not None:
-            out.append(Mutant(step.name, "target", f"`{swap[1]}` instead of `{swap[0]}`"))
+            old, new = swap
+            if old in scene.roles():  # the stand-in depends on the instance's binding
+                change = f"another `{_asset(scene, old)}` than the one `{old}` is bound to"
+            else:
+                change = f"`{new}` instead of `{old}`"
+            out.append(Mutant(step.name, "target", change))
         where = _destination(step, scene)
         if where is not None:
             out.append(Mutant(step.name, "destination", where[2], where[0], where[1]))
@@ -170,16 +175,17 @@ def apply_mutant(task: Task, mutant: Mutant, bindings: dict[str, str]) -> Task:
     return evolve(task, steps=tuple(steps))
 
 
-def _entity_names(step: Step) -> list[tuple[str, str]]:
-    """The (kind, entity) arguments of a step's calls, in order, each once."""
-    found: dict[str, str] = {}
+def _entity_names(step: Step) -> list[str]:
+    """The entities a step's calls act on (arguments of kind object, entity or container),
+    in order, each once."""
+    found: dict[str, None] = {}
     for call in step.program:
         kinds = SKILL_SIGNATURES.get(call.func, ((), ""))[0]
         for kind, arg in zip(kinds, call.args, strict=False):
             acts_on = kind.lstrip("?") in ("object", "entity", "container")
             if acts_on and isinstance(arg, Ref) and not arg.path:
-                found.setdefault(arg.name, kind.lstrip("?"))
-    return [(kind, name) for name, kind in found.items()]
+                found.setdefault(arg.name)
+    return list(found)
 
 
 def _asset(scene: Scene, name: str) -> str | None:
@@ -197,7 +203,7 @@ def _target_swap(step: Step, scene: Scene, bindings: dict[str, str]) -> tuple[st
     """(the step's target, its stand-in): the first entity the step's calls act on that has
     another of the same asset in the scene (one the instance did not bind to a role)."""
     bound = set(bindings.values())
-    for _kind, name in _entity_names(step):
+    for name in _entity_names(step):
         asset = _asset(scene, name)
         if asset is None or asset == "table":
             continue
