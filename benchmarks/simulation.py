@@ -6,7 +6,9 @@
    checks, scale filter, success specs). Target: runtime >= 0.9 of raw.
 2. Raw `mj_step` on the idle scene, for reference.
 3. Wall time of one pick-and-place instance. Target: < 0.5 s.
-4. Certification throughput (instances/s) with 1 and 2 jobs.
+4. Certification throughput (instances/s) with 1 and 2 jobs, without mutants, and the
+   cost of the spec-sensitivity mutants: certification with and without them in one run,
+   as a ratio of wall times and of physics work units (deterministic, so load-independent).
 5. With the Franka Panda (`--robot panda`): runtime steps/s against raw `mj_step` on the
    same model replaying the same actuator controls (the IK's joint targets), the share of
    wall time inside mj_step, one pick-and-place instance's wall time, camera frames
@@ -370,12 +372,35 @@ def main() -> None:
 
     for jobs in (1, 2):
         t0 = time.perf_counter()
-        certificate = certify_task(centrifuge, instances=args.instances, seed=1, jobs=jobs)
+        certificate = certify_task(
+            centrifuge, instances=args.instances, seed=1, jobs=jobs, mutants="none"
+        )
         elapsed = time.perf_counter() - t0
         print(
             f"certify centrifuge_loading, {args.instances} instances, {jobs} job(s): "
             f"{args.instances / elapsed:5.2f} instances/s  (success {certificate['success_rate']:.0%})"
         )
+    mutants_cost(centrifuge, args.instances)
+
+
+def mutants_cost(task, instances: int) -> None:  # type: ignore[no-untyped-def]
+    """Certification with and without the spec-sensitivity mutants, in one run: the ratio of
+    wall times (one job) and of physics work units (deterministic, load-independent)."""
+    t0 = time.perf_counter()
+    without = certify_task(task, instances=instances, seed=1, mutants="none")
+    t1 = time.perf_counter()
+    with_mutants = certify_task(task, instances=instances, seed=1)
+    t2 = time.perf_counter()
+    section = with_mutants["sensitivity"]
+    assert with_mutants["certified"] and section["killed"] == section["run"], section["messages"]
+    assert without["trace_digests"] == with_mutants["trace_digests"]
+    work = (without["work"] + section["work"]) / without["work"]
+    print(
+        f"certify centrifuge_loading, {instances} instances, with and without mutants: "
+        f"{t1 - t0:.2f} s / {t2 - t1:.2f} s wall, ratio {(t2 - t1) / (t1 - t0):.2f}; "
+        f"work ratio {work:.2f} ({section['run']} mutants on {section['instances']} "
+        f"instance(s), {section['killed']} killed)"
+    )
 
 
 def frames_per_second(task, robot: str, size: tuple[int, int], frames: int = 20) -> float:  # type: ignore[no-untyped-def]

@@ -263,6 +263,14 @@ def predicates() -> list[Entry]:
     return out
 
 
+def _step_fields_table() -> str:
+    from lablang.sim.catalog import TASK_STEP_FIELDS
+
+    lines = [_row("field", "meaning"), _row("---", "---")]
+    lines += [_row(f"`{key}:`", doc) for key, doc in TASK_STEP_FIELDS.items()]
+    return "\n".join(lines)
+
+
 def _skills_table() -> str:
     lines = [_row("skill", "family"), _row("---", "---")]
     lines += [_row(_signature(e), e.extra) for e in skills()]
@@ -325,4 +333,5 @@ TABLES: dict[str, Callable[[], str]] = {
     "assets": _assets_table,
     "skills": _skills_table,
     "predicates": _predicates_table,
+    "step_fields": _step_fields_table,
 }

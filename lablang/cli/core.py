@@ -179,8 +179,25 @@ def export_command(file: str, target: str, output: str | None, roots: tuple[str,
 
 
 @click.command("schema")
-def schema_command() -> None:
-    """Print the JSON Schema of `lablang export --to json`."""
+@click.option(
+    "--of",
+    "what",
+    type=click.Choice(["program", "certificate"]),
+    default="program",
+    show_default=True,
+    help="program: the JSON of `lablang export --to json`; certificate: a certificate of "
+    "`lablang certify`, with its sensitivity section.",
+)
+def schema_command(what: str) -> None:
+    """Print the JSON Schema of `lablang export --to json` (or of a certificate).
+
+    Example: `lablang schema --of certificate`
+    """
+    if what == "certificate":
+        from lablang.sim.certificate_schema import certificate_schema
+
+        click.echo(json.dumps(certificate_schema(), indent=2))
+        return
     from lablang.export import json_schema
 
     click.echo(json.dumps(json_schema(), indent=2))

@@ -245,6 +245,14 @@ def simulate_command(
     default=None,
     help="Write each instance's event, observation and score records (SEED.jsonl) here.",
 )
+@click.option(
+    "--mutants",
+    type=click.Choice(["all", "none"]),
+    default="all",
+    show_default=True,
+    help="Test each step's spec with mutants of the expert program (each run on at most "
+    "3 instances); `none` skips that, and the certificate says so.",
+)
 @ROBOT_OPTION
 @TASK_OPTION
 @PATH_OPTION
@@ -258,6 +266,7 @@ def certify_command(
     out: str | None,
     no_progress: bool,
     records_dir: str | None,
+    mutants: str,
     robot: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
@@ -290,11 +299,11 @@ def certify_command(
             certificate = certify_task(
                 task, instances, seed, jobs, progress=not no_progress and on_terminal(),
                 records_dir=Path(records_dir) if records_dir else None,
-                executor=executor, origin=ref,
+                executor=executor, origin=ref, mutants=mutants,
             )  # fmt: skip
         else:
             certificates, summary = certify_suite(
-                entries, instances, seed, executor, progress=not no_progress and on_terminal()
+                entries, instances, seed, executor, not no_progress and on_terminal(), mutants
             )
     except (ExecutorError, SuiteError, RobotMissing) as error:
         echo(f"error: {error}", err=True)
@@ -307,6 +316,12 @@ def certify_command(
         for row in summary["tasks"]:
             echo(
                 f"{row['id']}: {row['success_rate']:.0%} of {instances} instances succeeded"
+                + (
+                    f", mutants {row['mutants_killed']}/{row['mutants']} killed"
+                    if row["mutants"]
+                    else ""
+                )
+                + (f", {row['already_held']} step(s) held at start" if row["already_held"] else "")
                 + (f", {row['faults']} faulted" if row["faults"] else "")
                 + (f", {row['unit_failures']} lost" if row["unit_failures"] else "")
             )
@@ -326,9 +341,33 @@ def certify_command(
         )
         if certificate.get("limit"):
             echo(f"stopped by a bound: {certificate['limit']}")
+        for line in verdict_lines(certificate):
+            echo(line)
     else:
         click.echo(text, nl=False)
     sys.exit(0 if certificate["certified"] else 1)
+
+
+def verdict_lines(certificate: dict[str, Any]) -> list[str]:
+    """What a certificate says of its specs: mutants killed, survivors, luck, unchecked steps.
+
+    >>> verdict_lines({"sensitivity": {"mutants": "all", "run": 2, "killed": 1,
+    ...     "messages": ["removing the calls of `a` still meets every spec"], "limit": None},
+    ...     "already_held": [], "unchecked": {"b": "a wait"}})
+    ['mutants: 1 of 2 killed', 'surviving mutant: removing the calls of `a` still meets every spec', 'unchecked: `b`: a wait']
+    """
+    section = certificate["sensitivity"]
+    lines = []
+    if section["mutants"] == "none":
+        lines.append("mutants: not run (--mutants none): the specs' sensitivity is not tested")
+    else:
+        lines.append(f"mutants: {section['killed']} of {section['run']} killed")
+    lines += [f"surviving mutant: {m}" for m in section["messages"]]
+    if section["limit"]:
+        lines.append(f"mutants stopped by a bound: {section['limit']}")
+    lines += [f"success by luck: {a['reason']}" for a in certificate["already_held"]]
+    lines += [f"unchecked: `{k}`: {v}" for k, v in certificate["unchecked"].items()]
+    return lines
 
 
 def score_line(sc: dict[str, Any]) -> str:

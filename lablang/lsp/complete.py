@@ -192,6 +192,10 @@ def _field_keys(kind: str | None, entry: str | None, depth: int, head: str) -> l
         found.update((f, "provenance") for f in PROVENANCE_FIELDS)
     elif entry in ENTRY_FIELDS:
         found = dict(ENTRY_FIELDS[entry].fields)
+    elif kind == "task" and entry == "step":
+        from lablang.sim.catalog import TASK_STEP_FIELDS
+
+        found = {key: "task step field" for key in TASK_STEP_FIELDS}
     elif kind == "protocol" and entry == "step":
         from lablang.protocols.front import ACTION_FIELDS, STEP_FIELDS
 

@@ -97,6 +97,11 @@ def _field_key_hover(chain: list[object], offset: int) -> str | None:
         if field.key in STEP_FIELDS:
             return f"`{field.key}:` — a field of any protocol step"
         return None
+    if decl is not None and decl.kind == "task" and entry == "step":
+        from lablang.sim.catalog import TASK_STEP_FIELDS
+
+        doc = TASK_STEP_FIELDS.get(field.key)
+        return f"`{field.key}:` — a field of a task's `step`: {doc}" if doc else None
     table = ENTRY_FIELDS.get(entry or "") if entry else None
     if table is None and decl is not None and len(fields) == 1 and not entries:
         table = DECL_FIELDS.get(decl.kind)

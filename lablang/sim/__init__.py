@@ -57,16 +57,18 @@ def certify_task(
     records_dir: str | Path | None = None,
     executor: Any = None,
     origin: Any = None,
+    mutants: str = "all",
 ) -> dict[str, Any]:
     """Certify a task over randomized instances (see `lablang.sim.certify`).
 
     `executor` is a `lablang.executors.Executor` (default: local, `jobs` processes);
-    the Ray executor needs `origin`, the task's `lablang.sim.suite.TaskRef`.
+    the Ray executor needs `origin`, the task's `lablang.sim.suite.TaskRef`. `mutants`
+    is `"all"` (test the specs with mutants of the program) or `"none"`.
     """
     from lablang.sim.certify import certify_task as certify
 
     records = Path(records_dir) if records_dir is not None else None
-    return certify(task, instances, seed, jobs, progress, records, executor, origin)
+    return certify(task, instances, seed, jobs, progress, records, executor, origin, mutants)
 
 
 def make_env(task: Task, **options: Any) -> Any:

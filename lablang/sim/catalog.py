@@ -186,6 +186,40 @@ MAX_EPISODE_TIME = 1800.0  # s of simulated time per episode (all steps, all win
 WORK_BASE = 10
 MAX_EPISODE_WORK = 60_000_000  # units per episode (E0713)
 MAX_CERTIFY_WORK = 600_000_000  # units per certification, all instances together (E0713)
+RERUN_TIMESTEP = 0.001  # s: the physics step of the one rerun of a faulted instance
+# Mutants of the expert program (`lablang.sim.mutants`) have a budget of their own, so that
+# testing the specs never eats the instances' budget (nor the other way round).
+MAX_MUTANT_WORK = 600_000_000  # units for all the mutants of one certification
+MUTANT_INSTANCES = 3  # a mutant runs on at most this many of the certification's instances
+
+# The fields of a task's `step NAME { ... }`: one registry for the front end (which reads
+# them and names them in its errors), `lablang spec`, and the LSP's hover and completion.
+TASK_STEP_FIELDS: dict[str, str] = {
+    "do": "the step's skill program, `do { pick(tube); place(tube, rack.slot[3]) }`",
+    "success": "the condition the step must achieve, optionally `within T` (default 6 s)",
+    "may_move": "objects the step may disturb without a side effect, `[w5, w10]`",
+    "unchecked": "why the step needs no check of its outcome, a string (its mutants are "
+    "not run; the reason is shown in the certificate)",
+    "may_already_hold": "`true` when the step's spec may already hold before it starts "
+    "(else certification reports it as success by luck)",
+}
+
+# Which argument of a skill is where it puts or delivers something (its destination),
+# for the mutants that change it; skills not listed have none (`attach_tip`'s slot is
+# where the tip comes from: any tip will do).
+DESTINATION_ARGUMENT: dict[str, int] = {
+    "move_to": 0,
+    "place": 1,
+    "insert_into_slot": 1,
+    "put_on_scale": 1,
+    "discard": 1,
+    "pour": 1,
+    "dispense": 1,
+    "incubate": 1,
+    "transfer": 2,
+    "dispense_powder": 1,
+    "weigh": 1,
+}
 
 
 def describe(name: str) -> str | None:
@@ -219,8 +253,8 @@ PREDICATE_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "mixed": (("object",), "the contents were mixed"),
     "temperature": (("entity", "?temperature"), "the temperature in C; with a value, within 0.5 C (`within:`)"),
     "has_tip": (("object",), "the pipette carries a tip"),
-    "throughout": (("condition", "duration"), "the condition held at every tick of the last interval"),
-    "during": (("condition",), "the condition held at every tick since the step's program started"),
+    "throughout": (("condition", "duration"), "the condition held at every tick of the last interval (the step's program counts)"),
+    "during": (("condition", "?min"), "the condition held at every tick since the step's program started (for at least `min:`, a time)"),
     "slot_of": (("object",), "the slot the object sits in (or none)"),
     "opposite": (("entity", "slot"), "the slot opposite a slot of a rotor"),
     "mass": (("object",), "the object's mass"),

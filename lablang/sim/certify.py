@@ -20,14 +20,12 @@ import numpy as np
 from attrs import frozen
 
 from lablang.executors import Executor, UnitFailure
-from lablang.sim.catalog import MAX_CERTIFY_WORK
+from lablang.sim.catalog import MAX_CERTIFY_WORK, RERUN_TIMESTEP
 from lablang.sim.episode import EpisodeResult, premature_reason, run_episode
 from lablang.sim.model import Task
 
 if TYPE_CHECKING:
     from lablang.sim.suite import TaskRef
-
-RERUN_TIMESTEP = 0.001
 
 
 @frozen
@@ -77,21 +75,32 @@ def certify_task(
     records_dir: Path | None = None,
     executor: Executor | None = None,
     origin: TaskRef | None = None,
+    mutants: str = "all",
 ) -> dict[str, Any]:
     """The certificate (a JSON-ready dict) for `instances` randomized runs of a task.
 
     Instances run on `executor` (default: local with `jobs` processes); the Ray
     executor needs the task's `origin` (its file's text), which is what workers get.
     With `records_dir`, each instance's event, observation and score records are written
-    there as `SEED.jsonl` (re-scored by `lablang replay`).
+    there as `SEED.jsonl` (re-scored by `lablang replay`). `mutants="all"` tests the
+    specs' sensitivity with mutants of the expert program (`lablang.sim.mutants`);
+    `"none"` skips that, and the certificate says so.
     """
-    from lablang.sim.suite import run_instances
+    from lablang.sim.mutants import no_sensitivity
+    from lablang.sim.suite import run_instances, sensitivities
 
+    if mutants not in ("all", "none"):
+        raise ValueError(f"mutants must be `all` or `none`, not `{mutants}`")
     executor = executor if executor is not None else Executor("local", jobs)
     seeds = instance_seeds(seed, instances)
     label = f"certify {task.name}" if progress else None
     outcomes = run_instances([(task, origin, seeds)], executor, label)[0]
-    return certificate_of(task, seed, seeds, outcomes, records_dir)
+    if mutants == "all":
+        label = f"mutants of {task.name}" if progress else None
+        section = sensitivities([(task, origin, seeds)], executor, label)[0]
+    else:
+        section = no_sensitivity(task)
+    return certificate_of(task, seed, seeds, outcomes, records_dir, section)
 
 
 def certificate_of(
@@ -100,12 +109,21 @@ def certificate_of(
     seeds: list[int],
     outcomes: list[InstanceOutcome | UnitFailure],
     records_dir: Path | None = None,
+    sensitivity: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Aggregate instance outcomes (in seed order) into the certificate.
 
     A unit that produced no outcome (its worker died on every attempt) is listed under
-    `unit_failures` with its seed and the task is not certified.
+    `unit_failures` with its seed and the task is not certified. `sensitivity` is the
+    mutants' section (`lablang.sim.mutants.sensitivity_of`); without it, none were run.
+    A step whose spec already held when it started, in any instance, is listed under
+    `already_held` (success by luck) and the task is not certified, unless the step
+    says `may_already_hold: true`.
     """
+    from lablang.sim.mutants import no_sensitivity
+
+    if sensitivity is None:
+        sensitivity = no_sensitivity(task)
     import mujoco
 
     import lablang
@@ -135,6 +153,7 @@ def certificate_of(
     faults: list[dict[str, Any]] = []
     reruns: list[dict[str, Any]] = []
     credits: list[float] = []
+    lucky: dict[str, list[int]] = {}
     successes = 0
     completions = {"clean": 0, "recovered": 0, "incomplete": 0}
     labference = {"choices": 0, "correct": 0, "obligations": 0, "executed": 0}
@@ -155,6 +174,8 @@ def certificate_of(
         for step in result.steps:
             if step.status == "passed":
                 passed[step.name] += 1
+            if step.held_at_start:
+                lucky.setdefault(step.name, []).append(outcome.seed)
         if outcome.rerun_of_fault:
             reruns.append({"seed": outcome.seed, "fault": outcome.rerun_of_fault})
         if result.fault is not None:
@@ -220,7 +241,13 @@ def certificate_of(
         "step_pass_rates": {n: round(passed[n] / instances, 6) for n in names},
         "mean_credit": round(sum(credits) / instances, 6) if instances else 0.0,
         "success_rate": round(successes / instances, 6) if instances else 0.0,
-        "certified": instances > 0 and successes == instances and limit is None and not lost_units,
+        "certified": instances > 0
+        and successes == instances
+        and limit is None
+        and not lost_units
+        and not lucky
+        and sensitivity["surviving"] == 0
+        and sensitivity["limit"] is None,
         # the bound that stopped the certification early (the remaining instances do not
         # count and are not succeeded), and the instances a bound stopped
         "limit": limit,
@@ -240,6 +267,21 @@ def certificate_of(
         "bindings": [
             {"seed": o.seed, **dict(o.result.bindings)} for o in done if o.result.bindings
         ],
+        # no success by luck: steps whose spec held before they did anything
+        "already_held": [
+            {
+                "step": name,
+                "seeds": lucky[name],
+                "reason": f"`{name}`'s spec already held when the step started (seed "
+                f"{lucky[name][0]}): it would pass without the step doing anything (say "
+                "`may_already_hold: true` in the step if that is intended)",
+            }
+            for name in names
+            if name in lucky
+        ],
+        # spec sensitivity: mutants of the expert program and whether each spec rejected them
+        "sensitivity": sensitivity,
+        "unchecked": {s.name: s.unchecked for s in task.steps if s.unchecked},
     }
 
 

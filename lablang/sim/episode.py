@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time as wallclock
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, assert_never
 
@@ -14,7 +15,7 @@ from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_TIME, MAX_EPISODE_WORK
 from lablang.sim.interventions import Decision, Execution, Intervention, TargetPose
 from lablang.sim.model import Call, Step, Task, bind_task
-from lablang.sim.predicates import Evaluator, SpecError, during_atoms, expr_text
+from lablang.sim.predicates import Evaluator, SpecError, during_atoms, expr_text, held_text
 from lablang.sim.records import Event
 from lablang.sim.runtime import BudgetSpent, Checkpoint, Runtime, SimFault
 from lablang.sim.skills import SKILLS, SkillResult, run_skill, target_name
@@ -41,6 +42,9 @@ class StepResult:
     wall: float = 0.0
     failing: tuple[str, ...] = ()  # atoms of the spec that were false at the deadline
     keyframe: str | None = None
+    # the spec already held when the step started (success by luck, unless the step
+    # says `may_already_hold: true`; not checked then)
+    held_at_start: bool = False
 
 
 @frozen
@@ -133,10 +137,13 @@ def run_episode(
     weld_assist: bool = True,
     timestep: float | None = None,
     interventions: tuple[Intervention, ...] = (),
+    spec_decides: bool = False,
+    arguments: ArgumentRewrite | None = None,
 ) -> EpisodeResult:
     """Simulate the task's expert program once, with the randomization drawn from `seed`.
 
     `interventions` replace interface outputs of the program (see `lablang.sim.interventions`).
+    `spec_decides` and `arguments` run a mutant of the program (`lablang.sim.mutants`).
     """
     runner = EpisodeRunner(
         task,
@@ -145,6 +152,8 @@ def run_episode(
         weld_assist=weld_assist,
         timestep=timestep,
         interventions=interventions,
+        spec_decides=spec_decides,
+        arguments=arguments,
     )
     runner.run()
     return runner.finish()
@@ -153,6 +162,10 @@ def run_episode(
 # skills that put their object somewhere: confirmed when it is really there afterwards
 _PLACING = ("insert_into_slot", "place", "put_on_scale", "incubate", "discard")
 _GRASPING = ("pick", "remove_from_slot")
+
+# a rewrite of the values a call executes with: (runtime, step, call index, values) ->
+# values (a mutant's changed destination)
+ArgumentRewrite = Callable[[Runtime, str, int, list[Any]], list[Any]]
 
 
 @frozen
@@ -181,9 +194,16 @@ class EpisodeRunner:
         timestep: float | None = None,
         interventions: tuple[Intervention, ...] = (),
         runtime: Runtime | None = None,
+        spec_decides: bool = False,
+        arguments: ArgumentRewrite | None = None,
     ) -> None:
         """`runtime` runs the episode in a given (not yet reset) runtime, e.g. one that
-        instruments its ticks; by default the scene is compiled with `seed`."""
+        instruments its ticks; by default the scene is compiled with `seed`.
+        `spec_decides`: a skill that fails ends its step's program but not the step, whose
+        spec decides (a mutant is judged by the specs alone); `arguments` rewrites the
+        values each call executes with."""
+        self.spec_decides = spec_decides
+        self.arguments = arguments
         self.started = wallclock.perf_counter()
         self.seed = seed
         if runtime is None:
@@ -366,6 +386,7 @@ class EpisodeRunner:
         records: list[SkillRecord] = []
         evaluator = Evaluator(rt)
         untouched = effects.snapshot(rt, effects.watched(rt, step))
+        lucky = False
 
         def finished(status: str, reason: str = "", failing: tuple[str, ...] = ()) -> StepResult:
             if status == "passed":
@@ -398,8 +419,11 @@ class EpisodeRunner:
                 rt.time,
                 wallclock.perf_counter() - wall0,
                 failing,
+                held_at_start=lucky,
             )
 
+        if step.success is not None and not step.may_already_hold:
+            lucky = _holds_now(rt, step.success)
         if step.trigger is not None:
             # the step waits for a scripted event: the expert keeps its hands off until the
             # event has run its course (a policy may not, which is then premature)
@@ -407,6 +431,7 @@ class EpisodeRunner:
             event = next(e for e in rt.interventions if e.name == step.trigger)
             while rt.time < min(event.start + event.duration, MAX_EPISODE_TIME) - 1e-9:
                 rt.tick()
+        evaluator.started = rt.time
         watched = during_atoms(step.success)
         if watched:
             # `during(cond)` holds only if cond held at every tick of the program as well
@@ -421,7 +446,7 @@ class EpisodeRunner:
         finally:
             if watched:
                 rt.watchers.remove(watch)
-        if program is not None:
+        if program is not None and not self.spec_decides:
             return finished("failed", program)
         if step.success is None:
             return finished("passed")
@@ -439,9 +464,11 @@ class EpisodeRunner:
         if rt.time >= MAX_EPISODE_TIME - 1e-9:
             self.limit = _time_limit()
             return finished("failed", self.limit, failing)
+        held = held_text(evaluator)
         return finished(
             "failed",
-            f"success spec did not hold within {step.check_window:g} s after the program",
+            f"success spec did not hold within {step.check_window:g} s after the program"
+            + (f": {held}" if held else ""),
             failing,
         )
 
@@ -489,6 +516,8 @@ class EpisodeRunner:
         original = [evaluator.value(a) for a in call.args]
         chosen = [evaluator.value(a) for a in chosen_exprs]
         executed = [evaluator.value(a) for a in executed_exprs]
+        if self.arguments is not None:
+            executed = self.arguments(rt, step, k, executed)
         kwargs = {key: evaluator.value(v) for key, v in call.kwargs}
         operation = _operation(call.func, chosen, kwargs)
         obj = chosen[0] if chosen and isinstance(chosen[0], str) and chosen[0] in rt.infos else None
@@ -543,6 +572,14 @@ class EpisodeRunner:
             )
         )
         return result
+
+
+def _holds_now(rt: Runtime, spec: Any) -> bool:
+    """Whether a spec holds at this instant (its holds and timers read as conditions now)."""
+    try:
+        return Evaluator(rt, instant=True).holds(spec)
+    except SpecError:
+        return False
 
 
 def _time_limit() -> str:

@@ -12,6 +12,7 @@ from lablang.sim import model as sm
 from lablang.sim.front_checks import check_container_use
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_instruction import check_instruction, predicate_calls
+from lablang.sim.front_luck import check_luck
 from lablang.sim.front_scene import SceneFront
 from lablang.sim.front_values import lookup, si_number, suggest
 from lablang.source import Span
@@ -88,6 +89,7 @@ class TaskFront(Front):
             source_text=self.source.text[decl.span.start : decl.span.end],
         )
         check_instruction(decl, task, self.report, self.source, self.instruction_span)
+        check_luck(task, self.report, self.source)
         return task
 
     def step(self, entry: ast.Entry, scene: sm.Scene) -> sm.Step | None:
@@ -95,6 +97,8 @@ class TaskFront(Front):
         success: sm.Expr | None = None
         window = 6.0
         may_move: list[str] = []
+        unchecked = ""
+        may_already_hold = False
         name = entry.name or "?"
         for member in entry.body.members if entry.body else ():
             match member:
@@ -117,6 +121,18 @@ class TaskFront(Front):
                             self.unknown_entity(item.id, item.span, scene)
                         else:
                             may_move.append(item.id)
+                case ast.Field(key="unchecked", value=ast.String(value=text)) if text.strip():
+                    unchecked = text.strip()
+                case ast.Field(key="may_already_hold", value=ast.Bool(value=flag)):
+                    may_already_hold = flag
+                case ast.Field(key="unchecked" | "may_already_hold" as key):
+                    self.error(
+                        "E0708",
+                        f"write `{key}: "
+                        + ('"why the step needs no check"`' if key == "unchecked" else "true`"),
+                        member.span,
+                        help=catalog.TASK_STEP_FIELDS[key],
+                    )
                 case ast.Field(key="success", value=value, clauses=clauses):
                     success = self.expr(value, scene, condition=True)
                     for clause in clauses:
@@ -137,13 +153,25 @@ class TaskFront(Front):
                 case _:
                     self.error(
                         "E0708",
-                        "a step holds `do { skill calls }`, `success: condition` (optionally "
-                        "followed by `within 10 s`) and `may_move: [objects]`",
+                        "a step holds "
+                        + ", ".join(f"`{key}:`" for key in catalog.TASK_STEP_FIELDS)
+                        + " (`do { skill calls }`, `success: condition within 10 s`)",
                         member.span,
                     )
         for atom in predicate_calls(success):
+            least = atom.kwarg("min") if atom.func == "during" else None
+            if least is not None and not (
+                isinstance(least, sm.Num) and least.dimension == "time" and least.value >= 0
+            ):
+                self.error(
+                    "E0708",
+                    "`during(..., min: T)` needs a time such as `15 s`",
+                    atom.span or entry.span,
+                )
             length = atom.args[1] if atom.func == "throughout" and len(atom.args) == 2 else None
-            if isinstance(length, sm.Num) and length.value > window + 1e-9:
+            # the program's time counts for a hold, so only a step without one is bounded
+            # by its window alone
+            if not program and isinstance(length, sm.Num) and length.value > window + 1e-9:
                 self.error(
                     "E0708",
                     f"`throughout(..., {length.value:g} s)` cannot hold within the {window:g} s "
@@ -187,6 +215,8 @@ class TaskFront(Front):
             span=entry.span,
             trigger=trigger,
             may_move=tuple(may_move),
+            unchecked=unchecked,
+            may_already_hold=may_already_hold,
         )
 
     def skill_call(self, stmt: ast.Member, scene: sm.Scene) -> sm.Call | None:

@@ -258,6 +258,10 @@ class Step:
     trigger: str | None = None
     # `may_move: [w5]`: objects the step may disturb without it counting as a side effect
     may_move: tuple[str, ...] = ()
+    # `unchecked: "reason"`: why the step needs no check of its outcome (no mutants run)
+    unchecked: str = ""
+    # `may_already_hold: true`: the spec may hold before the step starts (not luck)
+    may_already_hold: bool = False
 
 
 @frozen

@@ -52,11 +52,24 @@ def not_spilled(rt: Runtime, name: str | None = None) -> bool:
 class Evaluator:
     """Evaluates a success spec once per tick, keeping the timers of temporal predicates."""
 
-    def __init__(self, rt: Runtime) -> None:
+    def __init__(self, rt: Runtime, instant: bool = False) -> None:
+        """`instant`: temporal predicates read their condition now (`stable(x, 0.5 s)` is
+        "at rest now"), to ask whether a spec already holds when its step starts; a hold
+        of some time (`during(c, min: 15 s)`, `throughout(c, 15 s)`), measured within
+        the step, does not hold yet."""
         self.rt = rt
+        self.instant = instant
         self.since: dict[Expr, float] = {}
         self.last: dict[str, bool] = {}  # atom text -> value at the last evaluation
-        self.broken: set[Expr] = set()  # `during` atoms whose condition failed once
+        # `during` atoms whose condition failed once, and when it failed
+        self.broken: dict[Expr, float] = {}
+        # when the step's program started (`during` counts from then; else from the
+        # atom's first evaluation)
+        self.started: float | None = None
+        # holds (`during(.., min: T)`, `throughout(.., T)`) that are false: atom text ->
+        # (the longest time the condition held, the time asked for)
+        self.held: dict[str, tuple[float, float]] = {}
+        self._longest: dict[Expr, float] = {}
 
     def holds(self, expr: Expr) -> bool:
         value = self.value(expr)
@@ -105,36 +118,68 @@ class Evaluator:
             result = self._timer(call, now, window)
         elif func == "throughout":
             # `throughout(cond, 30 s)`: the condition held at every tick of the last 30 s
+            # (the episode evaluates it each tick of the step's program too)
             _arity(call, args, 2, 2)
-            result = self._timer(call, _condition(call, args[0]), float(args[1]))
+            asked = float(args[1])
+            if self.instant:  # a hold of some time is measured within the step: not yet
+                return self._record(call, asked <= 0 and _condition(call, args[0]))
+            result = self._timer(call, _condition(call, args[0]), asked)
+            self._hold(call, result, asked)
         elif func == "during":
-            # `during(cond)`: the condition held at every tick since the step's program
-            # started (the episode evaluates it each tick while the program runs)
+            # `during(cond[, min: T])`: the condition held at every tick since the step's
+            # program started (the episode evaluates it each tick while the program runs),
+            # and for at least T
             _arity(call, args, 1, 1)
-            if not _condition(call, args[0]):
-                self.broken.add(call)
-            result = call not in self.broken
+            now = _condition(call, args[0])
+            least = float(kwargs.get("min", 0.0))
+            if self.instant:
+                return self._record(call, least <= 0 and now)
+            start = (
+                self.started if self.started is not None else self.since.setdefault(call, rt.time)
+            )
+            if not now and call not in self.broken:
+                self.broken[call] = rt.time
+            held = self.broken.get(call, rt.time) - start
+            self._longest[call] = held
+            result = call not in self.broken and held >= least - 1e-9
+            self._hold(call, result, least)
         elif func in PREDICATES:
             result = PREDICATES[func](rt, call, args, kwargs)
         elif func in FUNCTIONS:
             return FUNCTIONS[func](rt, call, args, kwargs)
         else:
             raise SpecError(f"unknown predicate `{func}`")
+        return self._record(call, result)
+
+    def _record(self, call: Call, result: Any) -> Any:
         self.last[_text(call)] = result
         return result
 
+    def _hold(self, call: Call, result: bool, asked: float) -> None:
+        """Keep what a failing hold lasted, for the step's failure reason."""
+        text = _text(call)
+        if result or asked <= 0:
+            self.held.pop(text, None)
+        else:
+            self.held[text] = (self._longest.get(call, 0.0), asked)
+
     def _timer(self, node: Expr, now: bool, window: float) -> bool:
+        if self.instant:
+            return now
         if not now:
             self.since.pop(node, None)
             return False
         start = self.since.setdefault(node, self.rt.time)
-        return self.rt.time - start >= window - 1e-9
+        held = self.rt.time - start
+        self._longest[node] = max(self._longest.get(node, 0.0), held)
+        return held >= window - 1e-9
 
 
 def during_atoms(expr: Expr | None) -> list[Call]:
-    """The `during(...)` calls of a spec: evaluated every tick while the program runs."""
+    """The holds of a spec, `during(...)` and `throughout(...)`: evaluated every tick
+    while the program runs, so that the program's time counts."""
     match expr:
-        case Call(func="during"):
+        case Call(func="during" | "throughout"):
             return [expr]
         case Call(args=args):
             return [c for a in args for c in during_atoms(a)]
@@ -144,6 +189,14 @@ def during_atoms(expr: Expr | None) -> list[Call]:
             return during_atoms(operand)
         case _:
             return []
+
+
+def held_text(evaluator: Evaluator) -> str:
+    """What the failing holds lasted: "`during(c, min: 15 s)` held 7.02 s of 15 s"."""
+    return "; ".join(
+        f"`{text}` held {held:.2f} s of {asked:g} s"
+        for text, (held, asked) in sorted(evaluator.held.items())
+    )
 
 
 def _condition(call: Call, value: Any) -> bool:

@@ -23,6 +23,7 @@ from typing import Any
 from attrs import asdict, frozen
 
 from lablang.executors import Executor, Unit, UnitFailure, run_units
+from lablang.sim.catalog import MUTANT_INSTANCES
 from lablang.sim.certify import (
     InstanceOutcome,
     certificate_json,
@@ -32,6 +33,14 @@ from lablang.sim.certify import (
     task_hash,
 )
 from lablang.sim.model import Task
+from lablang.sim.mutants import (
+    Mutant,
+    MutantOutcome,
+    derive_mutants,
+    no_sensitivity,
+    run_step_mutants,
+    sensitivity_of,
+)
 
 
 class SuiteError(Exception):
@@ -93,6 +102,12 @@ def certify_unit(payload: dict[str, Any]) -> InstanceOutcome:
     return run_instance(_task_of(payload), payload["seed"])
 
 
+def mutant_unit(payload: dict[str, Any]) -> list[MutantOutcome]:
+    """The mutants of one step of a task's expert program on their instances, in a worker."""
+    mutants = [Mutant(**m) for m in payload["mutants"]]
+    return run_step_mutants(_task_of(payload), mutants, payload["seeds"])
+
+
 def evaluate_unit(payload: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """One policy-evaluation episode, run in a worker: the policy is imported there."""
     from lablang.executors import resolve
@@ -117,31 +132,104 @@ def run_task_units(
     Local workers are forked from this process and find the tasks already built; Ray
     workers rebuild each task from its reference. `extra` goes into every payload.
     """
+    items = [
+        (task, ref, [(str(seed), seed, {"seed": seed, **(extra or {})}) for seed in seeds])
+        for task, ref, seeds in work
+    ]
+    return _run_payloads(function, items, executor, progress)
+
+
+def _run_payloads(
+    function: Any,
+    work: Sequence[tuple[Task, TaskRef | None, list[tuple[str, int, dict[str, Any]]]]],
+    executor: Executor,
+    progress: str | None,
+) -> list[list[Any]]:
+    """`function` on every (task, payload) as one unit (keyed `task/key`, with a seed for
+    its failure report); results regrouped per task, in payload order."""
     units: list[Unit] = []
-    for index, (task, ref, seeds) in enumerate(work):
+    for index, (task, ref, payloads) in enumerate(work):
         if executor.kind == "ray" and ref is None:
             raise SuiteError(
                 f"task `{task.name}` has no source reference: the ray executor sends each "
                 "worker the task's file (load it with `lablang.sim.suite.task_refs`)"
             )
-        for seed in seeds:
-            payload: dict[str, Any] = {"seed": seed, **(extra or {})}
+        for key, seed, given in payloads:
+            payload = dict(given)
             if executor.kind == "ray":
                 assert ref is not None
                 payload.update(ref=asdict(ref), task_hash=task_hash(task))
             else:
                 _LOCAL_TASKS[index] = task
                 payload["local"] = index
-            units.append(Unit(f"{task.name}/{seed}", seed, payload))
+            units.append(Unit(f"{task.name}/{key}", seed, payload))
     try:
         flat = run_units(function, units, executor, progress)
     finally:
         _LOCAL_TASKS.clear()
     grouped, at = [], 0
-    for _task, _ref, seeds in work:
-        grouped.append(flat[at : at + len(seeds)])
-        at += len(seeds)
+    for _task, _ref, payloads in work:
+        grouped.append(flat[at : at + len(payloads)])
+        at += len(payloads)
     return grouped
+
+
+def run_mutants(
+    work: Sequence[tuple[Task, TaskRef | None, list[Mutant], list[int]]],
+    executor: Executor,
+    progress: str | None,
+) -> list[list[MutantOutcome | UnitFailure]]:
+    """Every mutant of every task on the given instance seeds, regrouped per task in
+    mutant order. A step's mutants are one unit; a lost unit loses each of its mutants."""
+    from attrs import asdict as attrs_asdict
+
+    items = []
+    sizes: list[list[int]] = []
+    for task, ref, mutants, seeds in work:
+        steps: dict[str, list[Mutant]] = {}
+        for mutant in mutants:
+            steps.setdefault(mutant.step, []).append(mutant)
+        payload = {"seeds": list(seeds)}
+        items.append(
+            (
+                task,
+                ref,
+                [
+                    (
+                        f"mutants:{step}",
+                        seeds[0],
+                        {**payload, "mutants": [attrs_asdict(m) for m in group]},
+                    )
+                    for step, group in steps.items()
+                ],
+            )
+        )
+        sizes.append([len(group) for group in steps.values()])
+    grouped = _run_payloads(mutant_unit, items, executor, progress)
+    out: list[list[MutantOutcome | UnitFailure]] = []
+    for found, counts in zip(grouped, sizes, strict=True):
+        flat: list[MutantOutcome | UnitFailure] = []
+        for unit, count in zip(found, counts, strict=True):
+            flat.extend([unit] * count if isinstance(unit, UnitFailure) else unit)
+        out.append(flat)
+    return out
+
+
+def sensitivities(
+    work: Sequence[tuple[Task, TaskRef | None, list[int]]],
+    executor: Executor,
+    progress: str | None,
+) -> list[dict[str, Any]]:
+    """Each task's sensitivity section: its mutants run on the first of its seeds."""
+    derived = [
+        (task, ref, derive_mutants(task) if seeds else [], seeds[:MUTANT_INSTANCES])
+        for task, ref, seeds in work
+    ]
+    outcomes = run_mutants(derived, executor, progress)
+    return [
+        sensitivity_of(task, mutants, found, len(seeds))
+        for (task, _ref, mutants, seeds), found in zip(derived, outcomes, strict=True)
+    ]
 
 
 def run_instances(
@@ -255,17 +343,26 @@ def certify_suite(
     seed: int,
     executor: Executor,
     progress: bool = False,
+    mutants: str = "all",
 ) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
-    """Each task's certificate (keyed by a unique file-stem/task id) and the suite summary."""
+    """Each task's certificate (keyed by a unique file-stem/task id) and the suite summary.
+
+    `mutants="all"` also runs every task's mutants (`lablang.sim.mutants`), after the
+    instances, as units of their own."""
     seeds = instance_seeds(seed, instances)
     work = [(task, ref, seeds) for task, ref in entries]
     label = f"certify {len(entries)} tasks" if progress else None
     outcomes = run_instances(work, executor, label)
+    if mutants == "all":
+        label = f"mutants of {len(entries)} tasks" if progress else None
+        sections = sensitivities(work, executor, label)
+    else:
+        sections = [no_sensitivity(task) for task, _ref in entries]
     certificates: dict[str, dict[str, Any]] = {}
     rows = []
-    for (task, ref), found in zip(entries, outcomes, strict=True):
+    for (task, ref), found, section in zip(entries, outcomes, sections, strict=True):
         key = _key(ref, certificates)
-        certificate = certificate_of(task, seed, seeds, found)
+        certificate = certificate_of(task, seed, seeds, found, sensitivity=section)
         certificates[key] = certificate
         done = [o for o in found if isinstance(o, InstanceOutcome)]
         rows.append(
@@ -278,6 +375,10 @@ def certify_suite(
                 "mean_credit": certificate["mean_credit"],
                 "faults": len(certificate["faults"]),
                 "unit_failures": len(certificate["unit_failures"]),
+                "mutants": section["run"],
+                "mutants_killed": section["killed"],
+                "mutants_surviving": section["surviving"],
+                "already_held": len(certificate["already_held"]),
                 "simulated_seconds": round(sum(o.result.sim_time for o in done), 4),
             }
         )
@@ -331,7 +432,9 @@ def suite_html(summary: dict[str, Any]) -> str:
             f'<td><div class=bar><div style="width:{rate * 100:.1f}%;background:{colour}"></div></div>'
             f" {rate:.0%}</td>"
             f"<td>{row['mean_credit']:.2f}</td><td>{row['faults']}</td>"
-            f"<td>{row['unit_failures']}</td><td>{row['simulated_seconds']:.1f} s</td>"
+            f"<td>{row['unit_failures']}</td>"
+            f"<td>{row['mutants_killed']}/{row['mutants']}</td><td>{row['already_held']}</td>"
+            f"<td>{row['simulated_seconds']:.1f} s</td>"
             f'<td style="color:{colour}">{"certified" if row["certified"] else "not certified"}</td>'
             "</tr>"
         )
@@ -344,7 +447,6 @@ def suite_html(summary: dict[str, Any]) -> str:
         f"<h1>Suite: {summary['certified']} of {summary['total']} tasks certified</h1>"
         f"<p>{summary['instances']} instances per task, base seed {summary['seed']}.</p>"
         "<table><tr><th>task</th><th>file</th><th>success</th><th>mean credit</th><th>faults</th>"
-        "<th>lost units</th><th>simulated</th><th>verdict</th></tr>"
-        + "".join(rows)
-        + "</table></body></html>\n"
+        "<th>lost units</th><th>mutants killed</th><th>steps held at start</th><th>simulated</th>"
+        "<th>verdict</th></tr>" + "".join(rows) + "</table></body></html>\n"
     )

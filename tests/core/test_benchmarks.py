@@ -206,6 +206,9 @@ SMOKES: dict[str, Smoke] = {
                 rf"^certify centrifuge_loading, 1 instances, {jobs} job\(s\): +{NUM} instances/s +\(success {NUM}%\)$"
                 for jobs in (1, 2)
             ),
+            rf"^certify centrifuge_loading, 1 instances, with and without mutants: {NUM} s / "
+            rf"{NUM} s wall, ratio {NUM}; work ratio {NUM} \({NUM} mutants on 1 instance\(s\), "
+            rf"{NUM} killed\)$",
         ),
         needs=("mujoco", "mink", "gymnasium_robotics", "h5py", "imageio"),
         slow=True,

@@ -23,8 +23,8 @@ TASKS = ROOT / "examples" / "tasks"
 SUITE = [TASKS / "move_tube.lab", TASKS / "tip_handling.lab", TASKS / "open_bottle.lab"]
 
 
-def _certify(executor: Executor, out: Path) -> dict[str, bytes]:
-    certificates, summary = certify_suite(task_refs(SUITE), 3, 7, executor)
+def _certify(executor: Executor, out: Path, mutants: str = "all") -> dict[str, bytes]:
+    certificates, summary = certify_suite(task_refs(SUITE), 3, 7, executor, mutants=mutants)
     write_suite(out, certificates, summary)
     return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
 
@@ -32,8 +32,12 @@ def _certify(executor: Executor, out: Path) -> dict[str, bytes]:
 def test_a_suite_is_byte_identical_on_one_process_two_processes_and_ray(
     ray_cluster: Any, tmp_path: Path
 ) -> None:
-    """Certificates, suite.json and suite.html do not depend on the executor or the worker count."""
+    """Certificates, suite.json and suite.html do not depend on the executor or the worker
+    count, their mutants' sensitivity sections included (each step's mutants are a unit)."""
     one = _certify(Executor("local", 1), tmp_path / "one")
+    for name in ("move_tube.move_tube.cert.json", "tip_handling.tips.cert.json"):
+        section = json.loads(one[name])["sensitivity"]
+        assert section["run"] > 0 and section["killed"] == section["run"], name
     assert one == _certify(Executor("local", 2), tmp_path / "two")
     assert one == _certify(Executor("ray", 2), tmp_path / "ray")
     assert sorted(one) == [
@@ -73,13 +77,15 @@ def _kill_a_worker(stop: threading.Event, killed: list[int]) -> None:
 def test_killing_a_ray_worker_mid_run_leaves_the_certificates_complete_and_identical(
     ray_cluster: Any, tmp_path: Path
 ) -> None:
-    """A worker killed with SIGKILL while it runs an instance: its unit is retried, nothing differs."""
-    undisturbed = _certify(Executor("local", 1), tmp_path / "local")
+    """A worker killed with SIGKILL while it runs an instance: its unit is retried, nothing
+    differs (without mutants: their units go through the same retries, and the test above
+    shows them byte-identical on Ray)."""
+    undisturbed = _certify(Executor("local", 1), tmp_path / "local", "none")
     stop, killed = threading.Event(), []
     killer = threading.Thread(target=_kill_a_worker, args=(stop, killed))
     killer.start()
     try:
-        disturbed = _certify(Executor("ray", 2), tmp_path / "ray")
+        disturbed = _certify(Executor("ray", 2), tmp_path / "ray", "none")
     finally:
         stop.set()
         killer.join()
@@ -118,6 +124,7 @@ def test_the_cli_certifies_a_folder_into_a_suite_folder(tmp_path: Path) -> None:
     assert "2 of 2 tasks certified" in result.output
     summary = json.loads((tmp_path / "out" / "suite.json").read_text())
     assert [row["task"] for row in summary["tasks"]] == ["move_tube", "tips"]
+    assert all(r["mutants"] > 0 and r["mutants_killed"] == r["mutants"] for r in summary["tasks"])
     assert "2 of 2 tasks certified" in (tmp_path / "out" / "suite.html").read_text()
 
 
@@ -133,3 +140,27 @@ def test_a_missing_file_is_a_usage_error(name: str, tmp_path: Path) -> None:
     """A path that does not exist is refused before anything runs."""
     result = CliRunner().invoke(certify_command, [str(tmp_path / name)])
     assert result.exit_code == 2
+
+
+def test_a_lost_mutant_unit_counts_as_a_surviving_mutant_and_blocks_certification() -> None:
+    """A step's mutants whose unit died on every attempt are listed as lost, not killed: the
+    sensitivity section counts them as surviving and the task does not certify."""
+    from lablang.sim import load_tasks
+    from lablang.sim.mutants import derive_mutants, sensitivity_of
+
+    tasks, _ = load_tasks(SUITE[0])
+    task = tasks["move_tube"]
+    mutants = derive_mutants(task)
+    lost = UnitFailure("move_tube/mutants:move", 1, 3, "its worker died on every attempt")
+    section = sensitivity_of(task, mutants, [lost] * len(mutants), 1)
+    assert (section["run"], section["killed"], section["surviving"]) == (2, 0, 2)
+    assert section["messages"] == [
+        "mutant `removed:move` was lost",
+        "mutant `destination:move` was lost",
+    ]
+    from lablang.sim.certify import run_instance
+
+    seeds = instance_seeds(0, 1)
+    outcomes = [run_instance(task, seeds[0])]
+    assert certificate_of(task, 0, seeds, outcomes)["certified"] is True  # mutants not run
+    assert certificate_of(task, 0, seeds, outcomes, sensitivity=section)["certified"] is False

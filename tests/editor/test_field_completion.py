@@ -94,3 +94,20 @@ def test_hovering_a_field_key_tells_its_meaning_from_the_registries() -> None:
     assert at("add:").startswith("`add:` — step action: Add")
     assert at("to:") == "`to:` — a field of `add:`, `transfer:`"
     assert at("primer:").startswith("`primer:` — a field of `read`: the sequencing primer")
+
+
+def test_a_task_step_offers_and_explains_its_fields_from_the_simulators_registry() -> None:
+    """Inside a task's `step s { }` the keys are the registry's step fields (`unchecked`,
+    `may_already_hold`, ...), and hovering `unchecked:` shows that registry's doc."""
+    from lablang.lsp.analysis import analyze
+    from lablang.lsp.hover import hover
+    from lablang.sim.catalog import TASK_STEP_FIELDS
+
+    found = _fields("task t in s {\n  step a { | }\n}\n")
+    assert set(found) == set(TASK_STEP_FIELDS) and found["unchecked"] == "unchecked: "
+    text = (
+        "scene s { tube: tube_1_5ml() on table at (0.2 m, 0.1 m) }\n"
+        'task t in s {\n  step a { do { pick(tube) } success: true  unchecked: "why" }\n}\n'
+    )
+    shown = hover(analyze(text, "/tmp/step.lab"), text.index("unchecked:") + 1) or ""
+    assert shown == f"`unchecked:` — a field of a task's `step`: {TASK_STEP_FIELDS['unchecked']}"

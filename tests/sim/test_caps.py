@@ -89,7 +89,7 @@ def test_open_pour_close_screws_the_cap_back_on_and_closed_holds_again(task_from
     assert result.succeeded, result.steps
     closing = dict(result.steps[2].skills[0].detail)
     assert closing["turns"] >= 1.45  # screwed home from 1.5 turns out
-    certificate = certify_task(task, instances=2, seed=0)
+    certificate = certify_task(task, instances=2, seed=0, mutants="none")  # see test_sensitivity
     assert certificate["certified"], certificate["failures"]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -36,3 +37,30 @@ def test_doc_python_snippet_runs() -> None:
     block = re.search(r"```python\n(.*?)```", DOC, re.S)
     assert block is not None
     exec(compile(block.group(1), "docs/sim.md", "exec"), {})
+
+
+CERTIFICATION = DOC.split("## Certification: a wrong program must fail", 1)[1].split("\n## ", 1)[0]
+
+
+def test_doc_certification_session_prints_what_the_doc_shows(tmp_path: Path) -> None:
+    """The certification section's sorting task is `docs/examples/vacuous_sort.lab`;
+    certified as shown, it prints the shown lines (the surviving mutants and the luck of
+    `success: true`) and exits 1, and the section's Python snippet's assertions hold."""
+    lab = re.search(r"```lab\n(.*?)```", CERTIFICATION, re.S)
+    session = re.search(r"```console\n\$ (lablang certify [^\n]*)\n(.*?)```", CERTIFICATION, re.S)
+    snippet = re.search(r"```python\n(.*?)```", CERTIFICATION, re.S)
+    assert lab is not None and session is not None and snippet is not None
+    file = Path("docs/examples/vacuous_sort.lab")
+    assert file.read_text("utf-8").split("\n", 2)[2] == lab.group(1)
+    (tmp_path / "docs" / "examples").mkdir(parents=True)
+    (tmp_path / file).write_text(file.read_text("utf-8"), encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "lablang", *session.group(1).split()[1:]],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(Path.cwd())},
+    )
+    assert out.returncode == 1, out.stderr
+    assert out.stdout == session.group(2)
+    exec(compile(snippet.group(1), "docs/sim.md", "exec"), {})

@@ -31,7 +31,7 @@ def _without_upright_atoms(task_from):
 def test_weighing_37_g_leaves_every_weight_upright_and_certifies() -> None:
     """With room for the open fingers beside each weight, no weight is knocked over and the
     37 g task certifies, with no side effects recorded."""
-    certificate = certify_task(_task(), instances=3, seed=0)
+    certificate = certify_task(_task(), instances=3, seed=0, mutants="none")  # see test_sensitivity
     assert certificate["certified"], certificate["failures"]
 
 
@@ -49,7 +49,7 @@ def test_the_old_tight_placement_knocks_a_weight_over_and_certification_names_it
     assert result.credit == 1.0 and not result.succeeded
     assert result.side_effects == ("`w5` tipped over during `add_2`",)
     assert result.score()["completion"]["side_effects"] == list(result.side_effects)
-    certificate = certify_task(task, instances=1, seed=0)
+    certificate = certify_task(task, instances=1, seed=0, mutants="none")
     [failure] = certificate["failures"]
     assert failure["reason"] == "side effect: `w5` tipped over during `add_2`"
     assert failure["step"] == "add_2"

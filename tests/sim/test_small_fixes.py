@@ -85,14 +85,15 @@ def test_certify_summary_says_faulted_when_every_instance_faulted() -> None:
 
 
 def test_certify_writes_no_carriage_return_progress_into_a_non_terminal(tmp_path) -> None:
-    """With stderr not a terminal, `certify` writes no `\\r` progress bar into it."""
+    """With stderr not a terminal, `certify` writes no `\\r` progress bar into it (the
+    `success: true` task succeeds on both instances and, vacuous, is not certified: exit 1)."""
     lab = tmp_path / "t.lab"
     lab.write_text(TRUE_SPEC, encoding="utf-8")
     out = tmp_path / "cert.json"
     result = CliRunner().invoke(
         certify_command, [str(lab), "--instances", "2", "--out", str(out)], catch_exceptions=False
     )
-    assert result.exit_code == 0
+    assert result.exit_code == 1 and "success by luck: `a`'s spec already held" in result.output
     assert "\r" not in result.output and "2 of 2 instances succeeded" in result.output
 
 
