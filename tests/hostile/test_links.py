@@ -68,6 +68,7 @@ def _suite_page(name: str) -> str:
 
     row = {"id": f"{name}.task", "task": name, "file": f"{name}.lab", "certified": True,
            "success_rate": 1.0, "mean_credit": 1.0, "faults": 0, "unit_failures": 0,
+           "mutants": 1, "mutants_killed": 1, "mutants_surviving": 0, "already_held": 0,
            "simulated_seconds": 1.0}  # fmt: skip
     return suite_html({"instances": 1, "seed": 0, "tasks": [row], "certified": 1, "total": 1})
 
