@@ -320,8 +320,8 @@ def certify_command(
         click.echo(f"{certify_summary(task.name, certificate)}; certificate in {out}")
         totals = certificate["labference"]
         click.echo(
-            f"choice {totals['correct']}/{totals['choices']} correct, execution "
-            f"{totals['executed']}/{totals['obligations']} executed over all instances"
+            f"choice {totals['correct']}/{totals['opportunities']} correct, execution "
+            f"{totals['executed']}/{totals['opportunities']} executed over all instances"
         )
         if certificate.get("limit"):
             click.echo(f"stopped by a bound: {certificate['limit']}")
@@ -334,18 +334,18 @@ def score_line(sc: dict[str, Any]) -> str:
     """Choice apart from execution (Labference): a right choice badly executed and a wrong
     choice well executed read differently.
 
-    >>> score_line({"choice": {"choices": 2, "correct": 1, "incorrect_attempts": ["b.0"]},
-    ...             "execution": {"obligations": 2, "executed": 2, "unexecuted": []},
+    >>> score_line({"choice": {"opportunities": 2, "correct": 1, "incorrect": ["t1"]},
+    ...             "execution": {"opportunities": 2, "executed": 2, "unexecuted": []},
     ...             "completion": {"status": "incomplete"}})
-    'choice 1/2 correct (incorrect: b.0), execution 2/2 executed, completion incomplete'
+    'choice 1/2 correct (incorrect: t1), execution 2/2 executed, completion incomplete'
     """
     choice, execution = sc["choice"], sc["execution"]
-    wrong = choice["incorrect_attempts"]
+    wrong = choice["incorrect"]
     missed = execution["unexecuted"]
     return (
-        f"choice {choice['correct']}/{choice['choices']} correct"
+        f"choice {choice['correct']}/{choice['opportunities']} correct"
         + (f" (incorrect: {', '.join(wrong)})" if wrong else "")
-        + f", execution {execution['executed']}/{execution['obligations']} executed"
+        + f", execution {execution['executed']}/{execution['opportunities']} executed"
         + (f" (not: {', '.join(missed)})" if missed else "")
         + f", completion {sc['completion']['status']}"
     )
@@ -486,8 +486,8 @@ def replay_command(record: str, as_json: bool) -> None:
             json.dumps(
                 {
                     "episode": replayed.header,
-                    "choices": [attrs_dict(e) for e in replayed.events if e.kind == "choice"],
-                    "executions": [attrs_dict(e) for e in replayed.events if e.kind == "execution"],
+                    "choices": [attrs_dict(e) for e in replayed.events if e.kind == "transfer"],
+                    "executions": [attrs_dict(e) for e in replayed.events if e.kind == "placed"],
                     "completions": [
                         attrs_dict(e)
                         for e in replayed.events
@@ -503,16 +503,24 @@ def replay_command(record: str, as_json: bool) -> None:
     else:
         h = replayed.header
         click.echo(f"episode of task {h.get('task')}, seed {h.get('seed')}")
-        confirmations = {e.attempt: e for e in replayed.events if e.kind == "execution"}
+        confirmations = {e.attempt: e for e in replayed.events if e.kind == "placed"}
+        frozen = {c["attempt"]: c for c in replayed.score["choice"]["frozen"]}
         for e in replayed.events:
-            if e.kind == "choice":
+            if e.kind == "transfer":
                 done = confirmations.get(e.attempt)
-                verdict = "correct" if e.target == e.measured else f"wrong (wanted {e.measured})"
+                scored = frozen.get(e.attempt)
+                verdict = (
+                    "revision (not scored)"
+                    if scored is None
+                    else "correct"
+                    if scored["correct"]
+                    else f"wrong (legal: {', '.join(scored['legal']) or 'none'})"
+                )
                 confirmed = (
-                    "no execution"
+                    "no outcome"
                     if done is None
-                    else f"{done.status}, {'confirmed' if done.confirmed else 'NOT confirmed'}"
-                    + (f" at {done.target}" if done.target else "")
+                    else f"{'confirmed' if done.confirmed else 'NOT confirmed'}"
+                    + (f", rests at {done.target}" if done.target else "")
                 )
                 click.echo(
                     f"  {e.time:8.2f} s  {e.attempt:12} {e.operation}: {verdict}; {confirmed}"
@@ -522,8 +530,8 @@ def replay_command(record: str, as_json: bool) -> None:
                 click.echo(f"  {e.time:8.2f} s  {e.step:12} {what} {e.detail}".rstrip())
         sc = replayed.score
         click.echo(
-            f"choice {sc['choice']['correct']}/{sc['choice']['choices']} correct, "
-            f"execution {sc['execution']['executed']}/{sc['execution']['obligations']} "
+            f"choice {sc['choice']['correct']}/{sc['choice']['opportunities']} correct, "
+            f"execution {sc['execution']['executed']}/{sc['execution']['opportunities']} "
             f"confirmed, completion {sc['completion']['status']} "
             f"(credit {sc['completion']['credit']:.2f})"
         )
@@ -670,14 +678,17 @@ def branch_command(
     for branch in ("base", "supported"):
         score = summary[branch]
         choice, execution, completion = score["choice"], score["execution"], score["completion"]
-        chosen = f"{choice['correct']}/{choice['choices']} correct"
-        executed = f"{execution['executed']}/{execution['obligations']} executed"
+        chosen = f"{choice['correct']}/{choice['opportunities']} correct"
+        executed = f"{execution['executed']}/{execution['opportunities']} executed"
         click.echo(
             f"{branch:10} {chosen:16} {executed:16} "
             f"{completion['status']}, credit {completion['credit']:.2f}"
         )
-        if choice["incorrect_attempts"]:
-            click.echo(f"{'':11}incorrect: {', '.join(choice['incorrect_attempts'])}")
+        if choice["incorrect"]:
+            click.echo(f"{'':11}incorrect: {', '.join(choice['incorrect'])}")
         if execution["unexecuted"]:
             click.echo(f"{'':11}unexecuted: {', '.join(execution['unexecuted'])}")
+        if choice["reached"] < choice["opportunities"]:
+            missed = choice["opportunities"] - choice["reached"]
+            click.echo(f"{'':11}no choice made at {missed} of the opportunities")
     click.echo(f"changed: {', '.join(summary['changed']) or 'nothing'}")

@@ -137,14 +137,14 @@ def certificate_of(
     credits: list[float] = []
     successes = 0
     completions = {"clean": 0, "recovered": 0, "incomplete": 0}
-    labference = {"choices": 0, "correct": 0, "obligations": 0, "executed": 0}
+    labference = {"opportunities": 0, "reached": 0, "correct": 0, "executed": 0}
     for outcome in done:
         result = outcome.result
         sc = result.score()
         completions[sc["completion"]["status"]] += 1
-        labference["choices"] += sc["choice"]["choices"]
+        labference["opportunities"] += sc["choice"]["opportunities"]
+        labference["reached"] += sc["choice"]["reached"]
         labference["correct"] += sc["choice"]["correct"]
-        labference["obligations"] += sc["execution"]["obligations"]
         labference["executed"] += sc["execution"]["executed"]
         if records_dir is not None:
             from lablang.sim.records import write_records

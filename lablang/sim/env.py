@@ -44,6 +44,7 @@ from lablang.sim.bookkeeping import apply as apply_operations
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_WORK
 from lablang.sim.episode import observation
+from lablang.sim.labference import TransferWatch
 from lablang.sim.model import Task, bind_task
 from lablang.sim.predicates import Evaluator, SpecError
 from lablang.sim.records import Event, event_json, record_lines
@@ -78,8 +79,7 @@ class TaskEnv:
         self.events: list[Event] = []
         self.observations: list[dict[str, Any]] = []
         self._new: list[Event] = []
-        self._pending: list[tuple[float, Event]] = []  # releases awaiting confirmation
-        self._attempts = 0
+        self.watch: TransferWatch | None = None  # reads grasps, releases and presses
         self._coordination_seen = 0
         self._touch_ticks: dict[str, int] = {}  # ticks of two-pad contact while closing
 
@@ -101,8 +101,9 @@ class TaskEnv:
         self._step = 0
         self._passed = []
         self.seed = seed
-        self.events, self.observations, self._new, self._pending = [], [], [], []
-        self._attempts = 0
+        self.events, self.observations, self._new = [], [], []
+        self.watch = TransferWatch(self.rt, self.task, lambda: self._step, self._emit)
+        self.rt.watchers.append(self.watch)
         self._coordination_seen = 0
         self._touch_ticks = {}
         self._arm()
@@ -129,10 +130,11 @@ class TaskEnv:
             detail = f"{fault.kind}: {fault.detail}"
             self._emit(Event("fault", rt.time, self._current(), detail=detail))
             return self._observation(), 0.0, True, False, self._info(detail)
-        self._confirm_pending()
         reward = 0.0
         steps = self.task.steps
         while self._step < len(steps):
+            if self.watch is not None and not self.watch.step_done(steps[self._step].name):
+                break  # a step passes only once the policy did its required operations
             spec = steps[self._step].success
             try:
                 holds = spec is None or self._evaluator.holds(spec)
@@ -195,7 +197,21 @@ class TaskEnv:
             "policy": True,
             "sim_time": round(self.rt.time, 6) if self.rt else 0.0,
         }
-        return record_lines(header, self.events, self.observations, steps)
+        self._resolve_pending()
+        required = [o.key for o in self.watch.required] if self.watch else []
+        return record_lines(header, self.events, self.observations, steps, required)
+
+    def score(self) -> dict[str, Any]:
+        """The episode's Labference score so far (`lablang.sim.records.score`)."""
+        from lablang.sim.records import json_roundtrip, score
+
+        self._resolve_pending()
+        required = [o.key for o in self.watch.required] if self.watch else []
+        return json_roundtrip(score([s.name for s in self.task.steps], self.events, required))
+
+    def _resolve_pending(self) -> None:
+        if self.watch is not None and self.rt is not None:
+            self.watch.resolve(float("inf"))
 
     def close(self) -> None:
         if self._renderer is not None:
@@ -211,7 +227,6 @@ class TaskEnv:
             return
         if rt.held is not None:
             if grip > rt.infos[rt.held].radius + 0.001:
-                self._released(rt.held)
                 rt.release_weld(rt.held)
                 rt.held = None
             return
@@ -228,7 +243,6 @@ class TaskEnv:
                 self._touch_ticks.clear()
                 rt.activate_weld(name)
                 rt.held = name
-                self._grasped(name)
                 return
 
     # ------------------------------------------------------------ Labference records
@@ -260,106 +274,6 @@ class TaskEnv:
             self._emit(Event(kind, time, self._current(), object=entity, detail=detail))
         self._coordination_seen = len(log)
 
-    def _grasped(self, name: str) -> None:
-        rt = self.rt
-        assert rt is not None
-        self._attempts += 1
-        attempt, op = f"policy.{self._attempts}", f"pick({name})"
-        step = self._current()
-        self._emit(Event("choice", rt.time, step, attempt, op, name, name, name))
-        self._emit(
-            Event(
-                "execution",
-                rt.time,
-                step,
-                attempt,
-                op,
-                name,
-                "gripper",
-                confirmed=True,
-                status="succeeded",
-            )
-        )
-
-    def _released(self, name: str) -> None:
-        rt = self.rt
-        assert rt is not None
-        self._attempts += 1
-        chosen = _release_target(rt, name)
-        measured = self._program_target(name)
-        event = Event(
-            "choice",
-            rt.time,
-            self._current(),
-            f"policy.{self._attempts}",
-            f"place({name}, {chosen})",
-            name,
-            chosen,
-            measured,
-        )
-        self._emit(event)
-        self._pending.append((rt.time + CONFIRM_AFTER, event))
-
-    def _program_target(self, name: str) -> str | None:
-        """Where the task's program puts the object in the current step, resolved now."""
-        from lablang.sim.episode import _PLACING, _show
-        from lablang.sim.model import Ref
-
-        rt = self.rt
-        if rt is None or self._step >= len(self.task.steps) or self._evaluator is None:
-            return None
-        for call in self.task.steps[self._step].program:
-            if (
-                call.func in _PLACING
-                and len(call.args) > 1
-                and isinstance(call.args[0], Ref)
-                and call.args[0].name == name
-            ):
-                try:
-                    return _show(Evaluator(rt).value(call.args[1]))
-                except SpecError:
-                    return None
-        return None
-
-    def _confirm_pending(self) -> None:
-        from lablang.sim.state import SlotTarget, in_slot, on, slot_of
-
-        rt = self.rt
-        assert rt is not None
-        due = [p for p in self._pending if p[0] <= rt.time + 1e-9]
-        if not due:
-            return
-        self._pending = [p for p in self._pending if p[0] > rt.time + 1e-9]
-        slots = {f"{t.container}.slot[{t.index}]": t for t in rt.slot_list}
-        for _, choice in due:
-            name, target = choice.object, choice.target
-            assert name is not None
-            if target in slots:
-                confirmed = in_slot(rt, name, slots[target])
-            elif target is not None and target in rt.infos:
-                confirmed = on(rt, name, target)
-            else:
-                confirmed = False
-            where = slot_of(rt, name)
-            actual = (
-                f"{where.container}.slot[{where.index}]"
-                if isinstance(where, SlotTarget)
-                else (target if confirmed else None)
-            )
-            self._emit(
-                Event(
-                    "execution",
-                    rt.time,
-                    choice.step,
-                    choice.attempt,
-                    choice.operation,
-                    name,
-                    actual,
-                    confirmed=confirmed,
-                    status="succeeded" if confirmed else "failed",
-                )
-            )
-
     def _observation(self) -> dict[str, Any]:
         rt = self.rt
         assert rt is not None
@@ -390,9 +304,10 @@ class TaskEnv:
             "step_success": {s.name: s.name in self._passed for s in steps},
             # `randomize role from [...]`: the entity each role names in this episode
             "bindings": dict(self.rt.built.bindings) if self.rt else {},
+            # choices are transfers, executions their outcomes and button presses
             "events": {
-                kind: [event_json(e) for e in self._new if e.kind == kind]
-                for kind in ("choice", "execution", "completion")
+                part: [event_json(e) for e in self._new if e.kind in kinds]
+                for part, kinds in _INFO_PARTS.items()
             }
             | {
                 "coordination": [
@@ -424,30 +339,12 @@ def apply_action(rt: Runtime, action: np.ndarray, joints: np.ndarray | None = No
     return target
 
 
-CONFIRM_AFTER = 0.5  # s after a release at which its placement is confirmed or not
+_INFO_PARTS = {
+    "choice": ("transfer",),
+    "execution": ("placed", "press"),
+    "completion": ("completion",),
+}
 ASSIST_TICKS = 5  # ticks of two-pad contact after the first before the weld assist engages
-
-
-def _release_target(rt: Runtime, name: str) -> str | None:
-    """The slot (or else the surface) an object's bottom is over when it is released."""
-    d = rt.data
-    info = rt.infos[name]
-    body = rt.body_ids[name]
-    bottom = d.xpos[body] - d.xmat[body, 2::3] * info.half_height
-    best: tuple[float, str] | None = None
-    for target, site in zip(rt.slot_list, rt.slot_site_ids.tolist(), strict=True):
-        slot = rt.infos[target.container].slots[target.index]
-        gap = float(np.hypot(*(d.site_xpos[site][:2] - bottom[:2])))
-        if gap <= slot.bore and (best is None or gap < best[0]):
-            best = (gap, f"{target.container}.slot[{target.index}]")
-    if best is not None:
-        return best[1]
-    for other, oinfo in rt.infos.items():
-        if other != name and oinfo.top_site:
-            top = d.site_xpos[rt.site_ids[oinfo.top_site]]
-            if float(np.hypot(*(top[:2] - bottom[:2]))) <= oinfo.radius:
-                return other
-    return "table" if bottom[2] < 0.05 else None
 
 
 def make_env(task: Task, **options: Any) -> TaskEnv:
@@ -459,16 +356,13 @@ def evaluate_episode(
     task: Task, policy: Any, seed: int, max_seconds: float = 120.0
 ) -> tuple[dict[str, Any], list[str]]:
     """One seeded episode of `policy(observation, info) -> action`: its outcome and records."""
-    from lablang.sim.records import json_roundtrip, score
-
-    names = [s.name for s in task.steps]
     env = make_env(task, max_seconds=max_seconds)
     obs, info = env.reset(seed=seed)
     terminated = truncated = False
     while not (terminated or truncated):
         obs, _reward, terminated, truncated, info = env.step(policy(obs, info))
     lines = list(env.record_lines())
-    episode_score = json_roundtrip(score(names, env.events))
+    episode_score = env.score()
     env.close()
     outcome = {
         "seed": seed,
@@ -499,8 +393,22 @@ def evaluation_of(
         "step_pass_rates": {n: round(passed[n] / episodes, 6) for n in names},
         "mean_credit": round(sum(credits) / episodes, 6),
         "success_rate": round(sum(c == 1.0 for c in credits) / episodes, 6),
+        "labference": labference_totals([o["score"] for o in done]),
         "outcomes": [o for o in outcomes if "lost" not in o],
         "lost_episodes": [o["lost"] for o in outcomes if "lost" in o],
+    }
+
+
+def labference_totals(scores: list[dict[str, Any]]) -> dict[str, int]:
+    """Choice, execution and completion summed over episodes (fixed denominators)."""
+    return {
+        "opportunities": sum(s["choice"]["opportunities"] for s in scores),
+        "reached": sum(s["choice"]["reached"] for s in scores),
+        "correct": sum(s["choice"]["correct"] for s in scores),
+        "executed": sum(s["execution"]["executed"] for s in scores),
+        "episodes": len(scores),
+        "completed": sum(s["completion"]["status"] != "incomplete" for s in scores),
+        "clean": sum(s["completion"]["status"] == "clean" for s in scores),
     }
 
 

@@ -13,6 +13,7 @@ from lablang.sim import effects
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_TIME, MAX_EPISODE_WORK
 from lablang.sim.interventions import Decision, Execution, Intervention, TargetPose
+from lablang.sim.labference import TRANSFERS, TransferWatch, WatchState
 from lablang.sim.model import Call, Step, Task, bind_task
 from lablang.sim.predicates import Evaluator, SpecError, during_atoms, expr_text
 from lablang.sim.records import Event
@@ -73,12 +74,14 @@ class EpisodeResult:
     work: int = 0  # physics work units spent (catalog.WORK_BASE)
     # objects a step did not act on that moved, fell or tipped over (`lablang.sim.effects`)
     side_effects: tuple[str, ...] = ()
+    # the task's required operations (`lablang.sim.labference.Obligation.key`)
+    obligations: tuple[str, ...] = ()
 
     def score(self) -> dict[str, Any]:
         """Choice, execution and completion, computed from the events alone."""
         from lablang.sim.records import json_roundtrip, score
 
-        return json_roundtrip(score([s.name for s in self.steps], self.events))
+        return json_roundtrip(score([s.name for s in self.steps], self.events, self.obligations))
 
     def record_lines(self) -> list[str]:
         """The persistent record of the episode: header, events, observations, score."""
@@ -94,7 +97,7 @@ class EpisodeResult:
         }
         if self.bindings:
             header["bindings"] = dict(self.bindings)
-        return record_lines(header, self.events, self.observations, steps)
+        return record_lines(header, self.events, self.observations, steps, self.obligations)
 
     @property
     def credit(self) -> float:
@@ -151,7 +154,7 @@ def run_episode(
 
 
 # skills that put their object somewhere: confirmed when it is really there afterwards
-_PLACING = ("insert_into_slot", "place", "put_on_scale", "incubate", "discard")
+_PLACING = TRANSFERS
 _GRASPING = ("pick", "remove_from_slot")
 
 
@@ -166,6 +169,7 @@ class RunnerCheckpoint:
     current: str
     limit: str | None = None
     side_effects: tuple[str, ...] = ()
+    watch: WatchState | None = None
 
 
 class EpisodeRunner:
@@ -220,6 +224,12 @@ class EpisodeRunner:
             self._faulted(error)
         except BudgetSpent as error:
             self._spent(str(error))
+        # what the gripper does, read as a policy's would be (Labference's choices)
+        self.watch = TransferWatch(self.rt, self.task, lambda: len(self.results), self._record)
+        self.rt.watchers.append(self.watch)
+
+    def _record(self, event: Event) -> None:
+        self.events.append(event)
 
     def run(self, until: str | None = None) -> None:
         """Run the steps not yet run, up to (not including) the step named `until`."""
@@ -257,6 +267,7 @@ class EpisodeRunner:
             self.current,
             self.limit,
             tuple(self.side_effects),
+            self.watch.state(),
         )
 
     def restore(self, cp: RunnerCheckpoint, interventions: tuple[Intervention, ...]) -> None:
@@ -267,6 +278,8 @@ class EpisodeRunner:
         self.observations = list(cp.observations)
         self.stopped, self.fault, self.current = cp.stopped, cp.fault, cp.current
         self.limit, self.side_effects = cp.limit, list(cp.side_effects)
+        if cp.watch is not None:
+            self.watch.restore(cp.watch)
         self.interventions = interventions
         for item in interventions:
             self.events.append(
@@ -275,6 +288,7 @@ class EpisodeRunner:
 
     def finish(self) -> EpisodeResult:
         rt = self.rt
+        self.watch.resolve(float("inf"))  # the outcome of a release the episode ended on
         persisted: tuple[bool, ...] = ()
         if self.fault is None:
             try:
@@ -319,6 +333,7 @@ class EpisodeRunner:
             self.limit,
             rt.work,
             tuple(self.side_effects),
+            tuple(o.key for o in self.watch.required),
         )
 
     # ------------------------------------------------------------ internals
@@ -506,6 +521,9 @@ class EpisodeRunner:
                 measured=_show(original[where]) if original else None,
             )
         )
+        self.watch.intent = (
+            (obj, chosen[1]) if call.func in TRANSFERS and obj and chosen[1:] else None
+        )
         if replaced is not None:
             result = replaced
         elif any(a is None for a in executed):
@@ -527,6 +545,7 @@ class EpisodeRunner:
                 if result.status == "timed out" and rt.time >= MAX_EPISODE_TIME - 1e-9:
                     self.limit = _time_limit()
                     result = SkillResult("timed out", self.limit)
+        self.watch.intent = None
         confirmed, actual = _confirm(rt, call.func, obj, chosen[where] if chosen else None, result)
         self.events.append(
             Event(
@@ -769,4 +788,5 @@ def episode_json(result: EpisodeResult) -> dict[str, Any]:
     data["wall_time"] = round(result.wall_time, 4)
     data["credit"] = round(result.credit, 6)
     data["succeeded"] = result.succeeded
+    data["score"] = result.score()  # the one Labference score (evaluate.schema.json#/$defs/score)
     return data

@@ -230,6 +230,10 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
         """The episode's persistent records (as `lablang simulate --record` writes them)."""
         return self.core.record_lines()
 
+    def score(self) -> dict[str, Any]:
+        """The episode's Labference score so far (`lablang.sim.records.score`)."""
+        return self.core.score()
+
     @property
     def events(self) -> list[Any]:
         return self.core.events
