@@ -46,6 +46,20 @@ def _load(
     return with_robot(task, robot)
 
 
+def _judge(task: Any, roots: tuple[str, ...]) -> Any:
+    """The judge of the contract a task follows (None if it follows none); exit 1 when the
+    contract does not load."""
+    if task.contract is None:
+        return None
+    from lablang.bound import BindingError, judge_for
+
+    try:
+        return judge_for(task, roots)
+    except BindingError as error:
+        click.echo(f"error: task `{task.name}`: {error}", err=True)
+        sys.exit(1)
+
+
 def _on_robot(entries: list[Any], robot: str | None) -> list[Any]:
     """A suite's (task, reference) entries run on `robot` (None: each scene's own)."""
     if robot is None:
@@ -168,7 +182,10 @@ def simulate_command(
         _robot_missing(error)
     except Exception as error:  # a bug in lablang: reported, never a traceback
         _internal_error(file, error)
+    judge = _judge(task, roots)
     payload = episode_json(result)
+    if judge is not None:
+        payload["score"] = result.score(judge)  # against the contract the task follows
     if record is not None:
         from lablang.sim.records import write_records
 
@@ -212,7 +229,7 @@ def simulate_command(
         lost = [s.name for s, ok in zip(result.steps, result.persisted, strict=False) if not ok]
         if lost:
             click.echo(f"no longer holding at the end: {', '.join(lost)}")
-        click.echo(score_line(result.score()))
+        click.echo(score_line(payload["score"]))
         click.echo(
             f"credit {result.credit:.2f}, {result.sim_time:.2f} s simulated in "
             f"{result.wall_time:.2f} s, trace {result.trace_digest[:16]}"
@@ -438,11 +455,13 @@ def evaluate_command(
     except (ImportError, AttributeError, ValueError) as error:
         click.echo(f"error: cannot load policy `{policy_ref}`: {error}", err=True)
         sys.exit(2)
+    judges = {task.name: _judge(task, roots) for task, _ref in entries if task.contract}
     try:
         results = evaluate_suite(
             entries, policy_ref, episodes, seed, max_seconds, executor,
             progress=not no_progress,
             records_dir=Path(records_dir) if records_dir is not None else None,
+            judges=judges,
         )  # fmt: skip
     except (ExecutorError, SuiteError) as error:
         click.echo(f"error: {error}", err=True)

@@ -197,17 +197,21 @@ class TaskEnv:
             "policy": True,
             "sim_time": round(self.rt.time, 6) if self.rt else 0.0,
         }
+        if self.task.contract is not None:
+            header["contract"] = self.task.contract.to_json()
         self._resolve_pending()
         required = [o.key for o in self.watch.required] if self.watch else []
         return record_lines(header, self.events, self.observations, steps, required)
 
-    def score(self) -> dict[str, Any]:
-        """The episode's Labference score so far (`lablang.sim.records.score`)."""
+    def score(self, judge: Any = None) -> dict[str, Any]:
+        """The episode's Labference score so far (`lablang.sim.records.score`); with
+        `judge`, against a bound contract's legal sets (`lablang.bound.judge_for`)."""
         from lablang.sim.records import json_roundtrip, score
 
         self._resolve_pending()
         required = [o.key for o in self.watch.required] if self.watch else []
-        return json_roundtrip(score([s.name for s in self.task.steps], self.events, required))
+        steps = [s.name for s in self.task.steps]
+        return json_roundtrip(score(steps, self.events, required, judge))
 
     def _resolve_pending(self) -> None:
         if self.watch is not None and self.rt is not None:

@@ -10,6 +10,7 @@ import numpy as np
 
 from lablang.record import asdict, evolve, frozen
 from lablang.sim import effects
+from lablang.sim.binding import ContractBinding
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_TIME, MAX_EPISODE_WORK
 from lablang.sim.interventions import Decision, Execution, Intervention, TargetPose
@@ -76,12 +77,15 @@ class EpisodeResult:
     side_effects: tuple[str, ...] = ()
     # the task's required operations (`lablang.sim.labference.Obligation.key`)
     obligations: tuple[str, ...] = ()
+    contract: ContractBinding | None = None  # the contract the task follows, if any
 
-    def score(self) -> dict[str, Any]:
-        """Choice, execution and completion, computed from the events alone."""
+    def score(self, judge: Any = None) -> dict[str, Any]:
+        """Choice, execution and completion, computed from the events alone (with `judge`,
+        against a bound contract's legal sets: `lablang.bound.judge_for`)."""
         from lablang.sim.records import json_roundtrip, score
 
-        return json_roundtrip(score([s.name for s in self.steps], self.events, self.obligations))
+        steps = [s.name for s in self.steps]
+        return json_roundtrip(score(steps, self.events, self.obligations, judge))
 
     def record_lines(self) -> list[str]:
         """The persistent record of the episode: header, events, observations, score."""
@@ -97,6 +101,8 @@ class EpisodeResult:
         }
         if self.bindings:
             header["bindings"] = dict(self.bindings)
+        if self.contract is not None:
+            header["contract"] = self.contract.to_json()
         return record_lines(header, self.events, self.observations, steps, self.obligations)
 
     @property
@@ -334,6 +340,7 @@ class EpisodeRunner:
             rt.work,
             tuple(self.side_effects),
             tuple(o.key for o in self.watch.required),
+            self.task.contract,
         )
 
     # ------------------------------------------------------------ internals

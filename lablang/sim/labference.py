@@ -39,14 +39,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from attrs import define, field, frozen
 
+from lablang.sim.binding import TRANSFERS
 from lablang.sim.model import Expr, Ref, Task
 from lablang.sim.records import Event
 
 if TYPE_CHECKING:
     from lablang.sim.runtime import Runtime
 
-# skill calls that carry an object to a target (object, target): each is one transfer
-TRANSFERS = ("insert_into_slot", "place", "put_on_scale", "incubate", "discard")
 # skill calls that press a button of their first argument, by the button's name
 PRESSES = {"tare": "tare", "start_centrifuge": "start", "set_temperature": "set", "stir": "stir"}
 CONFIRM_AFTER = 0.5  # s after a release at which its outcome reaches the policy
@@ -205,6 +204,7 @@ class TransferWatch:
             object=name,
             target=target,
             legal=self._legal(),
+            contract_op=self.task.contract.operation_of(name, target) if self.task.contract else "",
         )
         self.emit(event)
         self.pending.append((rt.time + CONFIRM_AFTER, event))
@@ -220,15 +220,16 @@ class TransferWatch:
         return out
 
     def _resolved(self, o: Obligation) -> str | None:
-        from lablang.sim.episode import _show
         from lablang.sim.predicates import Evaluator, SpecError
+        from lablang.sim.skills import target_name
 
         if o.target is None:
             return None
         try:
-            return _show(Evaluator(self.rt).value(o.target))
+            value = Evaluator(self.rt).value(o.target)
         except SpecError:
             return None
+        return None if value is None else target_name(value)
 
     def _legal(self) -> tuple[str, ...]:
         out = []
@@ -342,12 +343,14 @@ def labference_score(
     steps: Sequence[str],
     required: Sequence[str],
     events: Iterable[Event],
-    legal: Callable[[Event], tuple[str, ...]] | None = None,
+    judge: Callable[[Sequence[Event]], dict[str, tuple[str, ...]]] | None = None,
 ) -> dict[str, Any]:
     """Choice, execution and completion from the events alone.
 
-    `required` are the task's obligation keys (`Obligation.key`: `step:kind:subject`);
-    `legal(choice)` gives a choice's legal set (default: the one recorded with it).
+    `required` are the task's obligation keys (`Obligation.key`: `step:kind:subject`).
+    Without a `judge`, a choice is correct when it is in the legal set recorded with it;
+    with one (a bound contract, `lablang.bound.ContractJudge`), when the contract
+    operation it is lies in the legal set `judge(events)` gives for its attempt.
 
     >>> e = [Event("transfer", 1.0, "a", attempt="t1", operation="transfer(x, s)",
     ...            object="x", target="s", legal=("transfer(x, s)",)),
@@ -365,12 +368,17 @@ def labference_score(
         if e.kind == "placed" and e.attempt not in outcomes:
             outcomes[e.attempt] = e
     opportunities = sum(_kind(k) == "transfer" for k in required)
+    verdicts = judge(events) if judge is not None else None
     frozen_choices: list[dict[str, Any]] = []
     revisions: list[str] = []
     open_at: float | None = 0.0  # when the next opportunity opens (None: not yet known)
     for e in transfers:
         if len(frozen_choices) < opportunities and open_at is not None and e.time >= open_at:
-            legal_set = legal(e) if legal is not None else e.legal
+            if verdicts is None:
+                legal_set, correct = e.legal, e.operation in e.legal
+            else:
+                legal_set = verdicts.get(e.attempt, ())
+                correct = bool(e.contract_op) and e.contract_op in legal_set
             outcome = outcomes.get(e.attempt)
             frozen_choices.append(
                 {
@@ -379,8 +387,9 @@ def labference_score(
                     "time": round(e.time, 6),
                     "step": e.step,
                     "operation": e.operation,
+                    "contract_operation": e.contract_op or None,
                     "legal": list(legal_set),
-                    "correct": e.operation in legal_set,
+                    "correct": correct,
                     "executed": bool(outcome is not None and outcome.confirmed),
                     "outcome": None if outcome is None else outcome.target,
                 }

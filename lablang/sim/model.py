@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TypeAlias, assert_never
 
 from lablang.record import evolve, field, frozen
+from lablang.sim.binding import ContractBinding
 from lablang.source import Span
 
 # ---------------------------------------------------------------- expressions
@@ -266,6 +267,8 @@ class Task:
     steps: tuple[Step, ...]
     instruction: str = ""
     source_text: str = ""  # the task's text, hashed into certificates
+    # `follows: CONTRACT(params)` and `operations: { skill call as operation }`
+    contract: ContractBinding | None = None
 
 
 def bind_expr(expr: Expr, bindings: dict[str, str]) -> Expr:

@@ -63,6 +63,8 @@ class Event:
     detail: str = ""
     # transfer (`lablang.sim.labference`): the legal next operations in the state at the choice
     legal: tuple[str, ...] = ()
+    # transfer of a task bound to a contract: the contract operation it is (`add(20)`)
+    contract_op: str = ""
 
 
 def event_json(event: Event) -> dict[str, Any]:
@@ -86,15 +88,19 @@ def event_from_json(data: dict[str, Any]) -> Event:
 
 
 def score(
-    steps: Sequence[str], events: Iterable[Event], required: Sequence[str] = ()
+    steps: Sequence[str],
+    events: Iterable[Event],
+    required: Sequence[str] = (),
+    judge: Any = None,
 ) -> dict[str, Any]:
     """Choice, execution and completion (`lablang.sim.labference.labference_score`, the one
     scorer), and the coordination measures, from the events alone. `required` are the
-    task's obligation keys (`lablang.sim.labference.obligations`)."""
+    task's obligation keys (`lablang.sim.labference.obligations`); `judge` gives the legal
+    sets of a bound contract (`lablang.bound.ContractJudge`)."""
     from lablang.sim.labference import labference_score
 
     events = list(events)
-    out = labference_score(steps, required, events)
+    out = labference_score(steps, required, events, judge)
     triggers = {e.detail: e.time for e in events if e.kind == "trigger"}
     responses = [e for e in events if e.kind == "response"]
     first_response = min(responses, key=lambda e: e.time) if responses else None
@@ -112,6 +118,22 @@ def score(
         ),
     }
     return out
+
+
+def score_lines(lines: Sequence[str], judge: Any = None) -> dict[str, Any]:
+    """An episode's record lines (`record_lines`) scored again, e.g. against the legal sets
+    of a bound contract (`judge`)."""
+    header: dict[str, Any] = {}
+    events: list[Event] = []
+    for line in lines:
+        data = json.loads(line)
+        kind = data.pop("record", None)
+        if kind == "episode":
+            header = data
+        elif kind == "event":
+            events.append(event_from_json(data))
+    steps, required = header.get("steps", []), header.get("obligations", [])
+    return json_roundtrip(score(steps, events, required, judge))
 
 
 def record_lines(

@@ -45,8 +45,9 @@ class ScriptedWeigher:
     tare: bool = True
     log: list[Decision] = field(factory=list)
 
-    def run(self, env: TaskEnv, seed: int) -> dict[str, Any]:
-        """One episode to its end; returns the environment's score."""
+    def run(self, env: TaskEnv, seed: int, judge: Any = None) -> dict[str, Any]:
+        """One episode to its end; returns the environment's score (against a bound
+        contract's legal sets with `judge`)."""
         obs, info = env.reset(seed=seed)
         plan = self._plan(env)
         state = {"obs": obs, "info": info}
@@ -59,7 +60,7 @@ class ScriptedWeigher:
             # the plan is over: let the last reading settle and the steps be checked
             while not (terminated or truncated):
                 obs, _r, terminated, truncated, info = env.step(env.hold_action())
-        return env.score()
+        return env.score(judge)
 
     def _plan(self, env: TaskEnv) -> Any:
         def plan(state: dict[str, Any]) -> Generator[np.ndarray, None, None]:
@@ -134,3 +135,21 @@ def _transfer(
     yield from _goto(env, over, 0.0, speed=0.08)
     yield from _goto(env, over, opening, settle=0.2)  # release 2 cm above the pan
     yield from _goto(env, [over[0], over[1], CARRY_Z], opening, settle=0.0)
+
+
+def evaluate_hold(file: str, episodes: int, *extra: str) -> dict[str, Any]:
+    """`lablang evaluate FILE` with the do-nothing policy for 1 s per episode, as JSON."""
+    import json
+
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    out = CliRunner().invoke(
+        main,
+        ["evaluate", file, "--policy", "lablang.sim.policies:hold", "--episodes",
+         str(episodes), "--max-seconds", "1", "--no-progress", *extra],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    printed: dict[str, Any] = json.loads(out.output)
+    return printed

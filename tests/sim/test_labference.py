@@ -16,7 +16,7 @@ from lablang.sim.env import evaluate_policy, make_env
 from lablang.sim.labference import labference_score, obligations
 from lablang.sim.policies import hold
 from lablang.sim.records import Event
-from tests.sim.labference_policies import ScriptedWeigher
+from tests.sim.labference_policies import ScriptedWeigher, evaluate_hold
 
 EPISODES = 10
 REQUIRED = ("w20", "w10")
@@ -180,13 +180,7 @@ def test_evaluate_simulate_and_branch_print_one_score_valid_under_the_schema() -
 
     runner = CliRunner()
     file = "examples/tasks/move_tube.lab"
-    out = runner.invoke(
-        main,
-        ["evaluate", file, "--policy", "lablang.sim.policies:hold", "--episodes", "2",
-         "--max-seconds", "1", "--no-progress"],
-    )  # fmt: skip
-    assert out.exit_code == 0, out.output
-    printed = json.loads(out.output)
+    printed = evaluate_hold(file, 2)
     jsonschema.validate(printed, evaluate_schema())
     assert printed["labference"] == {
         "opportunities": 2, "reached": 0, "correct": 0, "executed": 0,
