@@ -1,7 +1,10 @@
 """A policy interface in the Gymnasium convention: `reset()` and `step(action)`.
 
 Observations: the robot's joint positions (proprioception), the TCP position, every
-free object's pose (position and quaternion), and optionally a camera image.
+free object's pose (position and quaternion), every fixture's pose (`fixtures`: where the
+randomized scale or rack stands), what the instruments show (`evidence`: each scale's
+display in grams and whether it has been stable for 3 s, as its seven-segment display
+shows it to a camera), and optionally a camera image.
 Actions: an end-effector target `[x, y, z, yaw, tilt, grip]` (metres, radians, and the
 half-opening of the fingers in metres), applied for one 20 ms control tick.
 The weld assist behaves as for the expert's skills: it engages only when both pads have
@@ -25,7 +28,7 @@ episode's persistent record (the same format as `lablang simulate --record`), wh
 >>> env = make_env(tasks["move_tube"])
 >>> obs, info = env.reset(seed=0)
 >>> sorted(obs), info["step"]
-(['objects', 'proprio', 'tcp'], 'move')
+(['evidence', 'fixtures', 'objects', 'proprio', 'tcp'], 'move')
 >>> obs, reward, terminated, truncated, info = env.step(env.hold_action())
 >>> reward, terminated, info["passed"], info["step_success"]
 (0.0, False, [], {'move': False})
@@ -288,7 +291,13 @@ class TaskEnv:
             if info.free:
                 body = rt.body_ids[name]
                 objects[name] = np.concatenate([d.xpos[body], d.xquat[body]])
-        obs: dict[str, Any] = {"proprio": proprio, "tcp": rt.tcp().copy(), "objects": objects}
+        obs: dict[str, Any] = {
+            "proprio": proprio,
+            "tcp": rt.tcp().copy(),
+            "objects": objects,
+            "fixtures": fixture_poses(rt),
+            "evidence": evidence(rt),
+        }
         if self.camera:
             import mujoco
 
@@ -321,6 +330,26 @@ class TaskEnv:
                 ]
             },
         }
+
+
+def fixture_poses(rt: Runtime) -> dict[str, np.ndarray]:
+    """Each fixture's pose (position and quaternion): where the randomized scale or rack is."""
+    d = rt.data
+    return {
+        name: np.concatenate([d.xpos[rt.body_ids[name]], d.xquat[rt.body_ids[name]]])
+        for name, info in rt.infos.items()
+        if not info.free and name != "table" and name in rt.body_ids
+    }
+
+
+def evidence(rt: Runtime) -> dict[str, np.ndarray]:
+    """What the agent reads off the instruments: each scale's display in grams and whether
+    it has been constant for the 3 s a reading needs (1.0) or not (0.0), as drawn on the
+    scale's seven-segment display (`lablang.sim.assets.display`)."""
+    return {
+        name: np.array([state.reading(), 1.0 if rt.scale_stable(name) else 0.0])
+        for name, state in rt.scales.items()
+    }
 
 
 def hold_action(rt: Runtime) -> np.ndarray:
@@ -357,16 +386,17 @@ def make_env(task: Task, **options: Any) -> TaskEnv:
 
 
 def evaluate_episode(
-    task: Task, policy: Any, seed: int, max_seconds: float = 120.0
+    task: Task, policy: Any, seed: int, max_seconds: float = 120.0, judge: Any = None
 ) -> tuple[dict[str, Any], list[str]]:
-    """One seeded episode of `policy(observation, info) -> action`: its outcome and records."""
+    """One seeded episode of `policy(observation, info) -> action`: its outcome and records
+    (scored against a bound contract's legal sets with `judge`, `lablang.bound.judge_for`)."""
     env = make_env(task, max_seconds=max_seconds)
     obs, info = env.reset(seed=seed)
     terminated = truncated = False
     while not (terminated or truncated):
         obs, _reward, terminated, truncated, info = env.step(policy(obs, info))
     lines = list(env.record_lines())
-    episode_score = env.score()
+    episode_score = env.score(judge)
     env.close()
     outcome = {
         "seed": seed,
@@ -423,8 +453,10 @@ def evaluate_policy(
     seed: int = 0,
     max_seconds: float = 120.0,
     records_dir: Path | None = None,
+    judge: Any = None,
 ) -> dict[str, Any]:
-    """Run `policy(observation, info) -> action` for `episodes` seeded instances.
+    """Run `policy(observation, info) -> action` for `episodes` seeded instances (with
+    `judge`, choices are scored against a bound contract: `lablang.bound.judge_for`).
 
     Returns per-step pass rates (ordered credit, as in certification), the mean credit,
     the success rate and each episode's outcome with its Labference score. With
@@ -436,7 +468,7 @@ def evaluate_policy(
 
     outcomes = []
     for instance_seed in instance_seeds(seed, episodes):
-        outcome, lines = evaluate_episode(task, policy, instance_seed, max_seconds)
+        outcome, lines = evaluate_episode(task, policy, instance_seed, max_seconds, judge)
         if records_dir is not None:
             write_records(records_dir / f"{instance_seed}.jsonl", lines)
         outcomes.append(outcome)
