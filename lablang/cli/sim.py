@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -12,13 +13,47 @@ import click
 from lablang.cli.executor import executor_from, executor_options
 from lablang.cli.terminal import echo_diagnostics, on_terminal
 
-PATH_OPTION = click.option(
-    "--path",
-    "roots",
-    multiple=True,
-    type=click.Path(file_okay=False),
-    help="A directory to import modules from (repeatable).",
-)
+
+def _deprecated_path(ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]) -> Any:
+    """`--path` still works but says what it is and what replaces it."""
+    if value:
+        click.echo(
+            f"warning: `lablang {ctx.info_name} --path` is deprecated: it adds a directory of "
+            "`.lab` modules (for `use`), not a Python path (a policy or other Python code "
+            "loads through PYTHONPATH); write `--lab-root DIR`",
+            err=True,
+        )
+    return value
+
+
+def PATH_OPTION(command: Any) -> Any:
+    """`--lab-root DIR` (repeatable): a directory of `.lab` modules for `use`. `--path` is
+    its deprecated old name, which read like a Python import path; it still works, with a
+    warning, until a later release drops it."""
+
+    @functools.wraps(command)
+    def merged(*args: Any, roots: tuple[str, ...] = (), old_roots: tuple[str, ...] = (),
+               **kwargs: Any) -> Any:  # fmt: skip
+        return command(*args, roots=(*roots, *old_roots), **kwargs)
+
+    merged = click.option(
+        "--path",
+        "old_roots",
+        multiple=True,
+        type=click.Path(file_okay=False),
+        hidden=True,
+        callback=_deprecated_path,
+    )(merged)
+    return click.option(
+        "--lab-root",
+        "roots",
+        multiple=True,
+        type=click.Path(file_okay=False),
+        help="A directory of `.lab` modules to import from with `use` (repeatable); not a "
+        "Python path: policies load through PYTHONPATH (`--path`: its deprecated old name).",
+    )(merged)
+
+
 TASK_OPTION = click.option(
     "--task",
     "task_name",
