@@ -722,7 +722,7 @@ def branch_command(
         matched = run_matched(task, seed, at_step, intervention)
     except Exception as error:  # a bug in lablang: reported, never a traceback
         _internal_error(file, error)
-    summary = matched.report()
+    summary = matched.report(_judge(task, roots))  # against the contract the task follows
     if as_json:
         click.echo(json.dumps(summary, indent=2, sort_keys=True))
         return

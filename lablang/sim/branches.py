@@ -34,21 +34,22 @@ class Matched:
     base: EpisodeResult
     supported: EpisodeResult
 
-    def changed(self) -> list[str]:
+    def changed(self, judge: Any = None) -> list[str]:
         """The measures (choice, execution, completion) whose values differ between the
-        branches: counts and statuses, not the times or attempt ids behind them."""
-        a, b = self.base.score(), self.supported.score()
+        branches: counts and statuses, not the times or attempt ids behind them (with
+        `judge`, choices against a bound contract: `lablang.bound.judge_for`)."""
+        a, b = self.base.score(judge), self.supported.score(judge)
         return sorted(k for k in a if measure_values(a, k) != measure_values(b, k))
 
-    def report(self) -> dict[str, Any]:
+    def report(self, judge: Any = None) -> dict[str, Any]:
         return {
             "task": self.task,
             "seed": self.seed,
             "checkpoint": self.at_step,
             "intervention": self.intervention.describe(),
-            "base": self.base.score(),
-            "supported": self.supported.score(),
-            "changed": self.changed(),
+            "base": self.base.score(judge),
+            "supported": self.supported.score(judge),
+            "changed": self.changed(judge),
         }
 
 

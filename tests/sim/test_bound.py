@@ -4,6 +4,7 @@ contract's legal set, and `lablang monitor` on a simulation record."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -31,26 +32,40 @@ def weigh_30g():  # type: ignore[no-untyped-def]
     return tasks["weigh_30g"]
 
 
-def test_the_example_task_and_its_contract_agree_on_the_target(weigh_30g) -> None:
-    """The weighing example follows `feedback_weighing(target: 30)`: the contract's target
-    is the reading the last step requires, and its exact set is the masses of the weights
-    the task puts on the scale."""
-    contract = load_contract(weigh_30g.contract)
-    assert contract.params["target"] == 30
-    last = weigh_30g.steps[-1].success
+def _bound_examples() -> list[tuple[str, str]]:
+    found = []
+    for path in sorted(Path("examples/tasks").glob("*.lab")):
+        tasks, _ = load_tasks(str(path))
+        found += [(str(path), name) for name, task in tasks.items() if task.contract]
+    return found
+
+
+def test_the_weighing_examples_follow_the_contract() -> None:
+    """Both weighing examples (30 g and 37 g) are bound to the weighing contract."""
+    assert [name for _, name in _bound_examples()] == ["weigh_30g", "weigh_37g"]
+
+
+@pytest.mark.parametrize(("path", "name"), _bound_examples())
+def test_each_example_task_and_its_contract_agree_on_the_target(path: str, name: str) -> None:
+    """Every example task that follows the weighing contract binds the target its last
+    step requires, and the contract's legal additions from an empty pan are exactly the
+    weights the task puts on the scale."""
+    task = load_tasks(path)[0][name]
+    contract = load_contract(task.contract)
+    last = task.steps[-1].success
     readings = [a for a in predicate_calls(last) if a.func == "reading" and len(a.args) > 1]
     assert readings and isinstance(readings[0].args[1], Num)
-    assert readings[0].args[1].value == pytest.approx(0.030)  # 30 g, in kg
+    assert contract.params["target"] == round(readings[0].args[1].value * 1000)  # g
     masses = {
-        round(dict(weigh_30g.scene.entity(o.subject).params)["mass"] * 1000)
-        for o in obligations(weigh_30g)
+        round(dict(task.scene.entity(o.subject).params)["mass"] * 1000)
+        for o in obligations(task)
         if o.kind == "transfer"
     }
-    assert masses == {10, 20}
     # from an empty pan the contract allows adding exactly the task's standards
     empty = initial_state(contract, default_evidence(contract))
     adds = [op for op in legal_operations(contract, empty) if op.startswith("add(")]
     assert adds == [f"add({m})" for m in sorted(masses)]
+    assert sum(masses) == contract.params["target"]
 
 
 def test_each_transfer_records_the_contract_operation_it_is(weigh_30g) -> None:
@@ -183,3 +198,21 @@ def test_a_malformed_binding_is_a_located_diagnostic(
     tasks_of(result.program, result.report)
     found = [d for d in result.report if d.code == code]
     assert found and message in found[0].message, [d.message for d in result.report]
+
+
+def test_branch_scores_a_bound_task_against_its_contract() -> None:
+    """`lablang branch` on the 37 g task prints each branch's choices as contract
+    operations with the contract's legal sets (the base: add(20), add(10), add(5), add(2),
+    each legal when made)."""
+    out = CliRunner().invoke(
+        main,
+        ["branch", "examples/tasks/weigh_37g.lab", "--seed", "1", "--at", "add_10",
+         "--intervention", "execution", "--step", "add_10", "--call", "1", "--status",
+         "failed", "--json"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    printed = json.loads(out.output)
+    frozen = printed["base"]["choice"]["frozen"]
+    assert [c["contract_operation"] for c in frozen] == ["add(20)", "add(10)", "add(5)", "add(2)"]
+    assert all(c["correct"] and c["contract_operation"] in c["legal"] for c in frozen)
+    assert printed["supported"]["choice"]["reached"] == 1  # the put was not run
