@@ -62,7 +62,9 @@ class ContractJudge:
 
     A transfer's placement that is confirmed applies the contract operation it is (its
     default outcomes; a transfer that maps to no operation changes nothing); a refuted
-    one leaves the state as it was. Evidence takes its default values.
+    one leaves the state as it was. A `context` event (an object found in place at a
+    checkpoint, `lablang.sim.evidence`) applies its operation too, unscored. Evidence
+    takes its default values.
     """
 
     contract: Contract
@@ -87,6 +89,11 @@ class ContractJudge:
                 legal[e.attempt] = tuple(g.name for g in legal_ground(contract, state, evidence))
             elif e.kind == "placed" and e.confirmed and operation.get(e.attempt):
                 ground = find_ground(contract, operation.pop(e.attempt))
+                if ground is not None:
+                    state = apply(contract, state, evidence, ground)
+            elif e.kind == "context" and e.contract_op:
+                # an object found in place at a checkpoint: the state the agent starts from
+                ground = find_ground(contract, e.contract_op)
                 if ground is not None:
                     state = apply(contract, state, evidence, ground)
         return legal

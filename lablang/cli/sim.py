@@ -613,9 +613,17 @@ def attrs_dict(event: Any) -> dict[str, Any]:
 @click.option(
     "--intervention",
     "kind",
-    required=True,
+    default=None,
     type=click.Choice(["decision", "target_pose", "execution"]),
-    help="What the supported branch replaces.",
+    help="What the supported branch replaces (or give --vary).",
+)
+@click.option(
+    "--vary",
+    default=None,
+    metavar="OBJECT=TARGET",
+    help="Vary the evidence instead: at the checkpoint OBJECT is found resting at TARGET "
+    "(a surface such as `scale`, or a slot such as `rack.slot[3]`); both continuations "
+    "run to the end.",
 )
 @click.option(
     "--step", "step", default=None, help="The step intervened on (default: the --at step)."
@@ -648,7 +656,8 @@ def branch_command(
     file: str,
     seed: int,
     at_step: str,
-    kind: str,
+    kind: str | None,
+    vary: str | None,
     step: str | None,
     call: int,
     argument: int,
@@ -661,6 +670,10 @@ def branch_command(
     """Run a matched continuation: checkpoint before a step, then a base branch and a
     supported branch with one intervention, and print each branch's choice, execution and
     completion.
+
+    With `--vary OBJECT=TARGET` the evidence is varied instead (`lablang.sim.evidence`):
+    both continuations run every remaining step, and each branch's JSON carries the
+    state and the evidence it starts from.
 
     Exit 0 when both branches ran, 2 when the intervention does not fit the task.
 
@@ -688,6 +701,13 @@ def branch_command(
             err=True,
         )
         sys.exit(2)
+    if (kind is None) == (vary is None):
+        click.echo("error: give one of --intervention and --vary", err=True)
+        sys.exit(2)
+    if vary is not None:
+        _branch_varied(file, task, seed, at_step, vary, as_json, roots)
+        return
+    assert kind is not None
     program = task.steps[names.index(step)].program
     if call >= len(program):
         click.echo(
@@ -731,13 +751,8 @@ def branch_command(
     click.echo(f"{'branch':10} {'choice':16} {'execution':16} completion")
     for branch in ("base", "supported"):
         score = summary[branch]
-        choice, execution, completion = score["choice"], score["execution"], score["completion"]
-        chosen = f"{choice['correct']}/{choice['opportunities']} correct"
-        executed = f"{execution['executed']}/{execution['opportunities']} executed"
-        click.echo(
-            f"{branch:10} {chosen:16} {executed:16} "
-            f"{completion['status']}, credit {completion['credit']:.2f}"
-        )
+        choice, execution = score["choice"], score["execution"]
+        click.echo(f"{branch:10} {_measures(score)}")
         if choice["incorrect"]:
             click.echo(f"{'':11}incorrect: {', '.join(choice['incorrect'])}")
         if execution["unexecuted"]:
@@ -745,4 +760,58 @@ def branch_command(
         if choice["reached"] < choice["opportunities"]:
             missed = choice["opportunities"] - choice["reached"]
             click.echo(f"{'':11}no choice made at {missed} of the opportunities")
+    click.echo(f"changed: {', '.join(summary['changed']) or 'nothing'}")
+
+
+def _measures(score: dict[str, Any]) -> str:
+    """A branch's row: `2/2 correct      2/2 executed     clean, credit 1.00`."""
+    choice, execution, completion = score["choice"], score["execution"], score["completion"]
+    chosen = f"{choice['correct']}/{choice['opportunities']} correct"
+    executed = f"{execution['executed']}/{execution['opportunities']} executed"
+    return f"{chosen:16} {executed:16} {completion['status']}, credit {completion['credit']:.2f}"
+
+
+def _branch_varied(
+    file: str,
+    task: Any,
+    seed: int,
+    at_step: str,
+    vary: str,
+    as_json: bool,
+    roots: tuple[str, ...],
+) -> None:
+    """`lablang branch --vary OBJECT=TARGET`: the base and the evidence-varied
+    continuations, each run to the end."""
+    from lablang.sim.evidence import Relocate, run_varied
+
+    obj, _, target = vary.partition("=")
+    if not obj or not target:
+        click.echo("error: --vary takes OBJECT=TARGET, e.g. `w5=scale`", err=True)
+        sys.exit(2)
+    try:
+        varied = run_varied(task, seed, at_step, Relocate(obj.strip(), target.strip()))
+    except ValueError as error:
+        click.echo(f"error: --vary: {error}", err=True)
+        sys.exit(2)
+    except Exception as error:  # a bug in lablang: reported, never a traceback
+        _internal_error(file, error)
+    summary = varied.report(_judge(task, roots))
+    if as_json:
+        click.echo(json.dumps(summary, indent=2, sort_keys=True))
+        return
+    click.echo(f"task {task.name}, seed {seed}, checkpoint before `{at_step}`")
+    click.echo(summary["vary"])
+    click.echo(f"{'branch':10} {'starts':22} {'choice':16} {'execution':16} completion")
+    for branch in ("base", "varied"):
+        score = summary[branch]
+        shown = ", ".join(
+            f"{name} {e['display']:.1f} g" for name, e in score["start"]["evidence"].items()
+        )
+        click.echo(f"{branch:10} {shown or '-':22} {_measures(score)}")
+        for c in score["choice"]["frozen"]:
+            operation = c["contract_operation"] or c["operation"]
+            click.echo(
+                f"{'':11}{c['attempt']}: {operation} {'correct' if c['correct'] else 'incorrect'}"
+                f"; legal: {', '.join(c['legal']) or '(none)'}"
+            )
     click.echo(f"changed: {', '.join(summary['changed']) or 'nothing'}")

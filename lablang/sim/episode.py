@@ -191,9 +191,13 @@ class EpisodeRunner:
         timestep: float | None = None,
         interventions: tuple[Intervention, ...] = (),
         runtime: Runtime | None = None,
+        keep_going: bool = False,
     ) -> None:
         """`runtime` runs the episode in a given (not yet reset) runtime, e.g. one that
-        instruments its ticks; by default the scene is compiled with `seed`."""
+        instruments its ticks; by default the scene is compiled with `seed`. With
+        `keep_going`, the steps after a failed one still run (matched continuations compare
+        later choices too); a fault or a spent budget still stops the episode."""
+        self.keep_going = keep_going
         self.started = wallclock.perf_counter()
         self.seed = seed
         if runtime is None:
@@ -259,7 +263,7 @@ class EpisodeRunner:
                 keyframe = self._renderer.save(index, step.name, result.status, self.task.name)
                 result = evolve(result, keyframe=keyframe)
             self.results.append(result)
-            if result.status != "passed":
+            if result.status != "passed" and not self.keep_going:
                 self.stopped = True
 
     def checkpoint(self) -> RunnerCheckpoint:
