@@ -265,9 +265,19 @@ class TaskEnv:
     def _arm(self) -> None:
         steps = self.task.steps
         if self.rt is not None and self._step < len(steps):
-            trigger = steps[self._step].trigger
-            if trigger is not None:
-                self.rt.arm(trigger)
+            step = steps[self._step]
+            if step.trigger is not None:
+                self.rt.arm(step.trigger)
+            if step.alternatives and self.watch is not None:
+                # the program the expert would run here, chosen from the evidence now:
+                # the policy is held to its obligations
+                for guard, calls in step.alternatives:
+                    try:
+                        if guard is None or Evaluator(self.rt).holds(guard):
+                            self.watch.choose(step.name, calls)
+                            break
+                    except SpecError:
+                        continue
 
     def _coordination(self) -> None:
         rt = self.rt

@@ -442,8 +442,28 @@ class EpisodeRunner:
 
             watch()
             rt.watchers.append(watch)
+        calls = step.program
+        if step.alternatives:
+            # a program that chooses from the evidence: the first alternative whose guard
+            # holds now (what the robot observes when the step starts) runs
+            taken = None
+            try:
+                taken = next(
+                    k
+                    for k, (guard, _calls) in enumerate(step.alternatives)
+                    if guard is None or evaluator.holds(guard)
+                )
+            except StopIteration:
+                pass
+            except SpecError as error:
+                return finished("failed", f"a `do` block's condition: {error}")
+            if taken is None:
+                return finished("failed", "no `do` block's condition held when the step started")
+            calls = step.alternatives[taken][1]
+            self.events.append(Event("alternative", rt.time, step.name, detail=str(taken)))
+            self.watch.choose(step.name, calls)
         try:
-            program = self._run_program(step, evaluator, records)
+            program = self._run_program(step, calls, evaluator, records)
         finally:
             if watched:
                 rt.watchers.remove(watch)
@@ -472,11 +492,11 @@ class EpisodeRunner:
         )
 
     def _run_program(
-        self, step: Step, evaluator: Evaluator, records: list[SkillRecord]
+        self, step: Step, calls: tuple[Call, ...], evaluator: Evaluator, records: list[SkillRecord]
     ) -> str | None:
         """Run the step's skill calls in order; the reason of the first that fails, if any."""
         rt = self.rt
-        for k, call in enumerate(step.program):
+        for k, call in enumerate(calls):
             start = rt.time
             try:
                 result = self._run_call(evaluator, step.name, k, call)
@@ -667,7 +687,7 @@ def _recheck(
     evaluator = Evaluator(rt)
     specs: list[Any] = []
     for i, step in enumerate(steps[:passed]):
-        later = {name for s in steps[i + 1 :] for call in s.program for name in _moved(call)}
+        later = {name for s in steps[i + 1 :] for call in s.all_calls for name in _moved(call)}
         specs.append(_persistent_part(step.success, later))
     status = [spec is None for spec in specs]
     end = rt.time + window

@@ -115,13 +115,14 @@ class TaskFront(Front):
         window = 6.0
         may_move: list[str] = []
         name = entry.name or "?"
+        alternatives: list[tuple[sm.Expr | None, tuple[sm.Call, ...]]] = []
         for member in entry.body.members if entry.body else ():
             match member:
-                case ast.Entry(keyword="do", body=ast.Block(members=calls)):
-                    for stmt in calls:
-                        call = self.skill_call(stmt, scene)
-                        if call is not None:
-                            program.append(call)
+                case ast.Entry(keyword="do", body=ast.Block(members=calls), clauses=clauses):
+                    block = [c for c in (self.skill_call(stmt, scene) for stmt in calls) if c]
+                    program += block
+                    guard = self.guard(clauses, scene)
+                    alternatives.append((guard, tuple(block)))
                 case ast.Field(key="do", value=value):
                     stmt = ast.ExprStmt(value=value, clauses=(), span=value.span)
                     call = self.skill_call(stmt, scene)
@@ -171,6 +172,18 @@ class TaskFront(Front):
                     help=f"end the spec with `within {math.ceil(length.value) + 2} s`, or use "
                     "`during(...)` for the time the program runs",
                 )
+        if any(guard is not None for guard, _calls in alternatives):
+            unguarded = [k for k, (guard, _c) in enumerate(alternatives) if guard is None]
+            if unguarded and unguarded != [len(alternatives) - 1]:
+                self.error(
+                    "E0708",
+                    "only the last `do` of a step may have no `requires` (it runs when no "
+                    "other's condition holds)",
+                    entry.span,
+                )
+            program = list(alternatives[0][1])
+        else:
+            alternatives = []
         if len(program) > catalog.MAX_CALLS_PER_STEP:
             self.error(
                 "E0708", f"a step may call at most {catalog.MAX_CALLS_PER_STEP} skills", entry.span
@@ -206,7 +219,24 @@ class TaskFront(Front):
             span=entry.span,
             trigger=trigger,
             may_move=tuple(may_move),
+            alternatives=tuple(alternatives),
         )
+
+    def guard(self, clauses: tuple[ast.Clause, ...], scene: sm.Scene) -> sm.Expr | None:
+        """`do { ... } requires COND`: the condition on the state (a reading, a placement)
+        under which this program is the one that runs."""
+        guard = None
+        for clause in clauses:
+            if clause.keyword == "requires" and not isinstance(clause.value, ast.Assignment):
+                guard = self.expr(clause.value, scene, condition=True)
+            else:
+                self.error(
+                    "E0708",
+                    "a `do` block may end with `requires CONDITION` (choose it from the "
+                    "evidence), no other clause",
+                    clause.span,
+                )
+        return guard
 
     def skill_call(self, stmt: ast.Member, scene: sm.Scene) -> sm.Call | None:
         if isinstance(stmt, ast.ExprEntry) and stmt.keyword == "wait" and stmt.body is None:

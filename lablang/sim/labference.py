@@ -33,14 +33,14 @@ execution and completion; `evaluate`, `simulate`, `certify`, `branch`, `replay` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from attrs import define, field, frozen
 
 from lablang.sim.binding import TRANSFERS
-from lablang.sim.model import Expr, Ref, Task
+from lablang.sim.model import Call, Expr, Ref, Task
 from lablang.sim.records import Event
 
 if TYPE_CHECKING:
@@ -65,11 +65,15 @@ class Obligation:
         return f"{self.step}:{self.kind}:{self.subject}"
 
 
-def obligations(task: Task) -> tuple[Obligation, ...]:
-    """The task's required operations, in program order (a fixed population per task)."""
+def obligations(
+    task: Task, chosen: Mapping[str, tuple[Call, ...]] | None = None
+) -> tuple[Obligation, ...]:
+    """The task's required operations, in program order: a fixed population per task and
+    evidence (a step that chooses from the evidence requires what its `chosen` program
+    does; by default its first)."""
     out = []
     for step in task.steps:
-        for call in step.program:
+        for call in (chosen or {}).get(step.name, step.program):
             first = call.args[0] if call.args else None
             if not isinstance(first, Ref):
                 continue
@@ -97,6 +101,7 @@ class WatchState:
     attempts: int
     presses_seen: int
     moved: tuple[tuple[str, int], ...]
+    chosen: tuple[tuple[str, tuple[Call, ...]], ...] = ()
 
 
 @define
@@ -120,6 +125,7 @@ class TransferWatch:
     attempts: int = 0
     presses_seen: int = 0
     moved: dict[str, int] = field(factory=dict)  # transfers (releases) per object
+    chosen: dict[str, tuple[Call, ...]] = field(factory=dict)  # steps' alternatives taken
 
     def __attrs_post_init__(self) -> None:
         self.required = obligations(self.task)
@@ -150,13 +156,21 @@ class TransferWatch:
             self.attempts,
             self.presses_seen,
             tuple(self.moved.items()),
+            tuple(self.chosen.items()),
         )
 
     def restore(self, state: WatchState) -> None:
         self.held, self.pending = state.held, list(state.pending)
         self.done, self.attempts = set(state.done), state.attempts
         self.presses_seen, self.moved = state.presses_seen, dict(state.moved)
+        self.chosen = dict(state.chosen)
+        self.required = obligations(self.task, self.chosen)
         self.intent = None
+
+    def choose(self, step: str, calls: tuple[Call, ...]) -> None:
+        """A step that chooses from the evidence took `calls`: its obligations are theirs."""
+        self.chosen[step] = calls
+        self.required = obligations(self.task, self.chosen)
 
     def step_done(self, step: str) -> bool:
         """Has the policy acted on every required operation of `step`: carried its objects

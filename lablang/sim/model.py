@@ -258,6 +258,16 @@ class Step:
     trigger: str | None = None
     # `may_move: [w5]`: objects the step may disturb without it counting as a side effect
     may_move: tuple[str, ...] = ()
+    # guarded programs, `do { ... } requires COND` (the last may have no guard: otherwise):
+    # the first whose guard holds when the step starts runs; `program` is the first's
+    alternatives: tuple[tuple[Expr | None, tuple[Call, ...]], ...] = ()
+
+    @property
+    def all_calls(self) -> tuple[Call, ...]:
+        """Every call the step may run, whichever alternative it takes."""
+        if not self.alternatives:
+            return self.program
+        return tuple(call for _guard, calls in self.alternatives for call in calls)
 
 
 @frozen
@@ -318,5 +328,12 @@ def bind_task(task: Task, bindings: dict[str, str]) -> Task:
     for step in task.steps:
         program = tuple(_bind_call(c, bindings) for c in step.program)
         success = None if step.success is None else bind_expr(step.success, bindings)
-        steps.append(evolve(step, program=program, success=success))
+        alternatives = tuple(
+            (
+                None if guard is None else bind_expr(guard, bindings),
+                tuple(_bind_call(c, bindings) for c in calls),
+            )
+            for guard, calls in step.alternatives
+        )
+        steps.append(evolve(step, program=program, success=success, alternatives=alternatives))
     return evolve(task, steps=tuple(steps))
