@@ -307,6 +307,10 @@ class Sizes:
         self.frames = 2 if smoke else 20  # at 128x128
         self.large_frames = 1 if smoke else 8  # at 960x720
         self.demos = 1 if smoke else 2
+        self.evaluate_rounds = 1 if smoke else 3  # evaluate, without and with the contract
+        self.evaluate_episodes = 1 if smoke else 4
+        self.evaluate_seconds = 1.0 if smoke else 10.0
+        self.scorings = 2 if smoke else 50
 
 
 def main() -> None:
@@ -368,6 +372,8 @@ def main() -> None:
         f"best {min(walls):.3f} s ({result.sim_time:.1f} s simulated)   (target < 0.5 s)"
     )
 
+    evaluate_with_contract(sizes)
+
     panda(centrifuge, pick_place, sizes)
 
     for jobs in (1, 2):
@@ -400,6 +406,50 @@ def mutants_cost(task, instances: int) -> None:  # type: ignore[no-untyped-def]
         f"{t1 - t0:.2f} s / {t2 - t1:.2f} s wall, ratio {(t2 - t1) / (t1 - t0):.2f}; "
         f"work ratio {work:.2f} ({section['run']} mutants on {section['instances']} "
         f"instance(s), {section['killed']} killed)"
+    )
+
+
+def evaluate_with_contract(sizes: Sizes) -> None:
+    """Episodes per minute under `evaluate` of the bound weighing task, scored without and
+    with its contract (interleaved, one run), and the scoring of one expert episode alone."""
+    from lablang.bound import judge_for
+    from lablang.sim.env import evaluate_policy
+    from lablang.sim.policies import hold
+    from lablang.sim.records import score_lines
+
+    tasks, _ = load_tasks(ROOT / "examples" / "tasks" / "feedback_weighing.lab")
+    task = tasks["weigh_30g"]
+    judge = judge_for(task)
+    assert judge is not None
+    walls: dict[bool, float] = {False: 0.0, True: 0.0}
+    for _ in range(sizes.evaluate_rounds):
+        for bound in (False, True):
+            t0 = time.perf_counter()
+            result = evaluate_policy(
+                task, hold, sizes.evaluate_episodes, max_seconds=sizes.evaluate_seconds,
+                judge=judge if bound else None,
+            )  # fmt: skip
+            walls[bound] += time.perf_counter() - t0
+            assert result["mean_credit"] == 0.0  # the do-nothing baseline earns nothing
+    episodes = sizes.evaluate_rounds * sizes.evaluate_episodes
+    without, with_contract = (60 * episodes / walls[b] for b in (False, True))
+    print(
+        f"evaluate weigh_30g (do nothing, {sizes.evaluate_seconds:g} s episodes): "
+        f"{without:.1f} episodes/min without the bound contract, {with_contract:.1f} with, "
+        f"ratio {with_contract / without:.3f}"
+    )
+    lines = run_episode(task, 1).record_lines()
+    plain, contract = score_lines(lines), score_lines(lines, judge)
+    assert plain["choice"]["correct"] == contract["choice"]["correct"] == 2
+    rates = []
+    for use in (None, judge):
+        t0 = time.perf_counter()
+        for _ in range(sizes.scorings):
+            score_lines(lines, use)
+        rates.append(sizes.scorings / (time.perf_counter() - t0))
+    print(
+        f"  scoring the expert's episode: {rates[0]:.0f}/s without the contract, "
+        f"{rates[1]:.0f}/s with, ratio {rates[1] / rates[0]:.3f}"
     )
 
 

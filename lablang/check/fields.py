@@ -111,7 +111,13 @@ DECL_FIELDS: dict[str, FieldSet] = {
         note="entries: `step NAME { ACTION: ... }`, one action per step",
     ),
     "task": FieldSet(
-        {"instruction": "the instruction given to the agent, a string"},
+        {
+            "instruction": "the instruction given to the agent, a string",
+            "follows": "the contract the task follows, with its parameters "
+            "(`feedback_weighing(target: 30)`)",
+            "operations": "which contract operation each transfer is: "
+            "`{ put_on_scale(w20, scale) as add(20) ... }`",
+        },
         backend_checked=True,
         note="entries: `step NAME { do { skill(...); ... }  success: PREDICATE }`",
     ),

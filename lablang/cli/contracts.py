@@ -223,13 +223,24 @@ def monitor_command(
     choice was incorrect, 3 when an invariant was violated, 1 when the contract or the
     log cannot be read.
 
+    EVENTS may also be a simulation record (`lablang simulate --record`, `lablang evaluate
+    --records`): its transfers are scored by the simulation's one Labference scorer
+    against the contract's legal sets, with the parameters the task binds (the record's
+    header) unless `--param` gives others; exit 0 when every choice was correct, 2 when one
+    was not.
+
     Example: `lablang monitor stdlib/contracts/centrifuge.lab examples/contracts/centrifuge_clean.jsonl`
     """
+    from lablang.bound import looks_like_sim_record
     from lablang.contracts.replay import MonitorError, monitor, read_events, render_monitor
 
+    text = _read(events)
+    if looks_like_sim_record(text):
+        _monitor_sim_record(file, events, params, name, roots, as_json)
+        return
     contract = _load(file, params, name, roots, as_json)[0]
     try:
-        report = monitor(contract, read_events(_read(events)))
+        report = monitor(contract, read_events(text))
     except MonitorError as error:
         echo(f"error: {events}: {error}", err=True)
         sys.exit(1)
@@ -238,6 +249,49 @@ def monitor_command(
     else:
         echo(render_monitor(report), nl=False)
     sys.exit(report.exit_code)
+
+
+def _monitor_sim_record(
+    file: str,
+    events: str,
+    params: tuple[str, ...],
+    name: str | None,
+    roots: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """`monitor` on a simulation record: the one scorer, with the contract's legal sets."""
+    from lablang.bound import monitor_record
+    from lablang.cli.sim import score_line
+    from lablang.sim.records import RecordError, replay
+
+    try:
+        header = replay(Path(events)).header
+    except (RecordError, OSError) as error:
+        click.echo(f"error: {events}: {error}", err=True)
+        sys.exit(1)
+    raw = header.get("contract")
+    bound: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    if not params and isinstance(bound.get("params"), dict):
+        params = tuple(f"{k}={v}" for k, v in bound["params"].items())
+    contract = _load(file, params, name or bound.get("contract"), roots, as_json)[0]
+    result = monitor_record(contract, Path(events))
+    if as_json:
+        click.echo(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        params_text = ", ".join(f"{k}: {v}" for k, v in result["params"].items())
+        click.echo(
+            f"episode of task {header.get('task')}, seed {header.get('seed')}, "
+            f"against `{contract.name}({params_text})`"
+        )
+        for c in result["score"]["choice"]["frozen"]:
+            verdict = "correct" if c["correct"] else "incorrect"
+            click.echo(
+                f"  {c['time']:8.2f} s  {c['attempt']:6} {c['operation']} is "
+                f"`{c['contract_operation'] or '(no operation)'}`: {verdict}; legal: "
+                f"{', '.join(c['legal']) or '(none)'}"
+            )
+        click.echo(score_line(result["score"]))
+    sys.exit(0 if not result["score"]["choice"]["incorrect"] else 2)
 
 
 def _looks_like_json(text: str) -> bool:

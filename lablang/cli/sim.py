@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -12,13 +13,47 @@ import click
 from lablang.cli.executor import executor_from, executor_options
 from lablang.cli.terminal import echo, echo_diagnostics, on_terminal
 
-PATH_OPTION = click.option(
-    "--path",
-    "roots",
-    multiple=True,
-    type=click.Path(file_okay=False),
-    help="A directory to import modules from (repeatable).",
-)
+
+def _deprecated_path(ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]) -> Any:
+    """`--path` still works but says what it is and what replaces it."""
+    if value:
+        click.echo(
+            f"warning: `lablang {ctx.info_name} --path` is deprecated: it adds a directory of "
+            "`.lab` modules (for `use`), not a Python path (a policy or other Python code "
+            "loads through PYTHONPATH); write `--lab-root DIR`",
+            err=True,
+        )
+    return value
+
+
+def PATH_OPTION(command: Any) -> Any:
+    """`--lab-root DIR` (repeatable): a directory of `.lab` modules for `use`. `--path` is
+    its deprecated old name, which read like a Python import path; it still works, with a
+    warning, until a later release drops it."""
+
+    @functools.wraps(command)
+    def merged(*args: Any, roots: tuple[str, ...] = (), old_roots: tuple[str, ...] = (),
+               **kwargs: Any) -> Any:  # fmt: skip
+        return command(*args, roots=(*roots, *old_roots), **kwargs)
+
+    merged = click.option(
+        "--path",
+        "old_roots",
+        multiple=True,
+        type=click.Path(file_okay=False),
+        hidden=True,
+        callback=_deprecated_path,
+    )(merged)
+    return click.option(
+        "--lab-root",
+        "roots",
+        multiple=True,
+        type=click.Path(file_okay=False),
+        help="A directory of `.lab` modules to import from with `use` (repeatable); not a "
+        "Python path: policies load through PYTHONPATH (`--path`: its deprecated old name).",
+    )(merged)
+
+
 TASK_OPTION = click.option(
     "--task",
     "task_name",
@@ -44,6 +79,20 @@ def _load(
     from lablang.sim.robots import with_robot
 
     return with_robot(task, robot)
+
+
+def _judge(task: Any, roots: tuple[str, ...]) -> Any:
+    """The judge of the contract a task follows (None if it follows none); exit 1 when the
+    contract does not load."""
+    if task.contract is None:
+        return None
+    from lablang.bound import BindingError, judge_for
+
+    try:
+        return judge_for(task, roots)
+    except BindingError as error:
+        click.echo(f"error: task `{task.name}`: {error}", err=True)
+        sys.exit(1)
 
 
 def _on_robot(entries: list[Any], robot: str | None) -> list[Any]:
@@ -169,7 +218,10 @@ def simulate_command(
         _robot_missing(error)
     except Exception as error:  # a bug in lablang: reported, never a traceback
         _internal_error(file, error)
+    judge = _judge(task, roots)
     payload = episode_json(result)
+    if judge is not None:
+        payload["score"] = result.score(judge)  # against the contract the task follows
     if record is not None:
         from lablang.sim.records import write_records
 
@@ -213,7 +265,7 @@ def simulate_command(
         lost = [s.name for s, ok in zip(result.steps, result.persisted, strict=False) if not ok]
         if lost:
             echo(f"no longer holding at the end: {', '.join(lost)}")
-        echo(score_line(result.score()))
+        echo(score_line(payload["score"]))
         echo(
             f"credit {result.credit:.2f}, {result.sim_time:.2f} s simulated in "
             f"{result.wall_time:.2f} s, trace {result.trace_digest[:16]}"
@@ -336,8 +388,8 @@ def certify_command(
         echo(f"{certify_summary(task.name, certificate)}; certificate in {out}")
         totals = certificate["labference"]
         echo(
-            f"choice {totals['correct']}/{totals['choices']} correct, execution "
-            f"{totals['executed']}/{totals['obligations']} executed over all instances"
+            f"choice {totals['correct']}/{totals['opportunities']} correct, execution "
+            f"{totals['executed']}/{totals['opportunities']} executed over all instances"
         )
         if certificate.get("limit"):
             echo(f"stopped by a bound: {certificate['limit']}")
@@ -374,18 +426,18 @@ def score_line(sc: dict[str, Any]) -> str:
     """Choice apart from execution (Labference): a right choice badly executed and a wrong
     choice well executed read differently.
 
-    >>> score_line({"choice": {"choices": 2, "correct": 1, "incorrect_attempts": ["b.0"]},
-    ...             "execution": {"obligations": 2, "executed": 2, "unexecuted": []},
+    >>> score_line({"choice": {"opportunities": 2, "correct": 1, "incorrect": ["t1"]},
+    ...             "execution": {"opportunities": 2, "executed": 2, "unexecuted": []},
     ...             "completion": {"status": "incomplete"}})
-    'choice 1/2 correct (incorrect: b.0), execution 2/2 executed, completion incomplete'
+    'choice 1/2 correct (incorrect: t1), execution 2/2 executed, completion incomplete'
     """
     choice, execution = sc["choice"], sc["execution"]
-    wrong = choice["incorrect_attempts"]
+    wrong = choice["incorrect"]
     missed = execution["unexecuted"]
     return (
-        f"choice {choice['correct']}/{choice['choices']} correct"
+        f"choice {choice['correct']}/{choice['opportunities']} correct"
         + (f" (incorrect: {', '.join(wrong)})" if wrong else "")
-        + f", execution {execution['executed']}/{execution['obligations']} executed"
+        + f", execution {execution['executed']}/{execution['opportunities']} executed"
         + (f" (not: {', '.join(missed)})" if missed else "")
         + f", completion {sc['completion']['status']}"
     )
@@ -478,11 +530,13 @@ def evaluate_command(
     except (ImportError, AttributeError, ValueError) as error:
         echo(f"error: cannot load policy `{policy_ref}`: {error}", err=True)
         sys.exit(2)
+    judges = {task.name: _judge(task, roots) for task, _ref in entries if task.contract}
     try:
         results = evaluate_suite(
             entries, policy_ref, episodes, seed, max_seconds, executor,
             progress=not no_progress,
             records_dir=Path(records_dir) if records_dir is not None else None,
+            judges=judges,
         )  # fmt: skip
     except (ExecutorError, SuiteError) as error:
         echo(f"error: {error}", err=True)
@@ -526,8 +580,8 @@ def replay_command(record: str, as_json: bool) -> None:
             json.dumps(
                 {
                     "episode": replayed.header,
-                    "choices": [attrs_dict(e) for e in replayed.events if e.kind == "choice"],
-                    "executions": [attrs_dict(e) for e in replayed.events if e.kind == "execution"],
+                    "choices": [attrs_dict(e) for e in replayed.events if e.kind == "transfer"],
+                    "executions": [attrs_dict(e) for e in replayed.events if e.kind == "placed"],
                     "completions": [
                         attrs_dict(e)
                         for e in replayed.events
@@ -543,16 +597,24 @@ def replay_command(record: str, as_json: bool) -> None:
     else:
         h = replayed.header
         echo(f"episode of task {h.get('task')}, seed {h.get('seed')}")
-        confirmations = {e.attempt: e for e in replayed.events if e.kind == "execution"}
+        confirmations = {e.attempt: e for e in replayed.events if e.kind == "placed"}
+        frozen = {c["attempt"]: c for c in replayed.score["choice"]["frozen"]}
         for e in replayed.events:
-            if e.kind == "choice":
+            if e.kind == "transfer":
                 done = confirmations.get(e.attempt)
-                verdict = "correct" if e.target == e.measured else f"wrong (wanted {e.measured})"
+                scored = frozen.get(e.attempt)
+                verdict = (
+                    "revision (not scored)"
+                    if scored is None
+                    else "correct"
+                    if scored["correct"]
+                    else f"wrong (legal: {', '.join(scored['legal']) or 'none'})"
+                )
                 confirmed = (
-                    "no execution"
+                    "no outcome"
                     if done is None
-                    else f"{done.status}, {'confirmed' if done.confirmed else 'NOT confirmed'}"
-                    + (f" at {done.target}" if done.target else "")
+                    else f"{'confirmed' if done.confirmed else 'NOT confirmed'}"
+                    + (f", rests at {done.target}" if done.target else "")
                 )
                 echo(f"  {e.time:8.2f} s  {e.attempt:12} {e.operation}: {verdict}; {confirmed}")
             elif e.kind in ("completion", "intervention", "fault"):
@@ -560,8 +622,8 @@ def replay_command(record: str, as_json: bool) -> None:
                 echo(f"  {e.time:8.2f} s  {e.step:12} {what} {e.detail}".rstrip())
         sc = replayed.score
         echo(
-            f"choice {sc['choice']['correct']}/{sc['choice']['choices']} correct, "
-            f"execution {sc['execution']['executed']}/{sc['execution']['obligations']} "
+            f"choice {sc['choice']['correct']}/{sc['choice']['opportunities']} correct, "
+            f"execution {sc['execution']['executed']}/{sc['execution']['opportunities']} "
             f"confirmed, completion {sc['completion']['status']} "
             f"(credit {sc['completion']['credit']:.2f})"
         )
@@ -589,9 +651,17 @@ def attrs_dict(event: Any) -> dict[str, Any]:
 @click.option(
     "--intervention",
     "kind",
-    required=True,
+    default=None,
     type=click.Choice(["decision", "target_pose", "execution"]),
-    help="What the supported branch replaces.",
+    help="What the supported branch replaces (or give --vary).",
+)
+@click.option(
+    "--vary",
+    default=None,
+    metavar="OBJECT=TARGET",
+    help="Vary the evidence instead: at the checkpoint OBJECT is found resting at TARGET "
+    "(a surface such as `scale`, or a slot such as `rack.slot[3]`); both continuations "
+    "run to the end.",
 )
 @click.option(
     "--step", "step", default=None, help="The step intervened on (default: the --at step)."
@@ -624,7 +694,8 @@ def branch_command(
     file: str,
     seed: int,
     at_step: str,
-    kind: str,
+    kind: str | None,
+    vary: str | None,
     step: str | None,
     call: int,
     argument: int,
@@ -637,6 +708,10 @@ def branch_command(
     """Run a matched continuation: checkpoint before a step, then a base branch and a
     supported branch with one intervention, and print each branch's choice, execution and
     completion.
+
+    With `--vary OBJECT=TARGET` the evidence is varied instead (`lablang.sim.evidence`):
+    both continuations run every remaining step, and each branch's JSON carries the
+    state and the evidence it starts from.
 
     Exit 0 when both branches ran, 2 when the intervention does not fit the task.
 
@@ -664,6 +739,13 @@ def branch_command(
             err=True,
         )
         sys.exit(2)
+    if (kind is None) == (vary is None):
+        click.echo("error: give one of --intervention and --vary", err=True)
+        sys.exit(2)
+    if vary is not None:
+        _branch_varied(file, task, seed, at_step, vary, as_json, roots)
+        return
+    assert kind is not None
     program = task.steps[names.index(step)].program
     if call >= len(program):
         echo(f"error: step `{step}` has {len(program)} calls (0 to {len(program) - 1})", err=True)
@@ -696,7 +778,7 @@ def branch_command(
         matched = run_matched(task, seed, at_step, intervention)
     except Exception as error:  # a bug in lablang: reported, never a traceback
         _internal_error(file, error)
-    summary = matched.report()
+    summary = matched.report(_judge(task, roots))  # against the contract the task follows
     if as_json:
         click.echo(json.dumps(summary, indent=2, sort_keys=True))
         return
@@ -705,15 +787,67 @@ def branch_command(
     echo(f"{'branch':10} {'choice':16} {'execution':16} completion")
     for branch in ("base", "supported"):
         score = summary[branch]
-        choice, execution, completion = score["choice"], score["execution"], score["completion"]
-        chosen = f"{choice['correct']}/{choice['choices']} correct"
-        executed = f"{execution['executed']}/{execution['obligations']} executed"
-        echo(
-            f"{branch:10} {chosen:16} {executed:16} "
-            f"{completion['status']}, credit {completion['credit']:.2f}"
-        )
-        if choice["incorrect_attempts"]:
-            echo(f"{'':11}incorrect: {', '.join(choice['incorrect_attempts'])}")
+        choice, execution = score["choice"], score["execution"]
+        echo(f"{branch:10} {_measures(score)}")
+        if choice["incorrect"]:
+            echo(f"{'':11}incorrect: {', '.join(choice['incorrect'])}")
         if execution["unexecuted"]:
             echo(f"{'':11}unexecuted: {', '.join(execution['unexecuted'])}")
+        if choice["reached"] < choice["opportunities"]:
+            missed = choice["opportunities"] - choice["reached"]
+            echo(f"{'':11}no choice made at {missed} of the opportunities")
+    echo(f"changed: {', '.join(summary['changed']) or 'nothing'}")
+
+
+def _measures(score: dict[str, Any]) -> str:
+    """A branch's row: `2/2 correct      2/2 executed     clean, credit 1.00`."""
+    choice, execution, completion = score["choice"], score["execution"], score["completion"]
+    chosen = f"{choice['correct']}/{choice['opportunities']} correct"
+    executed = f"{execution['executed']}/{execution['opportunities']} executed"
+    return f"{chosen:16} {executed:16} {completion['status']}, credit {completion['credit']:.2f}"
+
+
+def _branch_varied(
+    file: str,
+    task: Any,
+    seed: int,
+    at_step: str,
+    vary: str,
+    as_json: bool,
+    roots: tuple[str, ...],
+) -> None:
+    """`lablang branch --vary OBJECT=TARGET`: the base and the evidence-varied
+    continuations, each run to the end."""
+    from lablang.sim.evidence import Relocate, run_varied
+
+    obj, _, target = vary.partition("=")
+    if not obj or not target:
+        echo("error: --vary takes OBJECT=TARGET, e.g. `w5=scale`", err=True)
+        sys.exit(2)
+    try:
+        varied = run_varied(task, seed, at_step, Relocate(obj.strip(), target.strip()))
+    except ValueError as error:
+        echo(f"error: --vary: {error}", err=True)
+        sys.exit(2)
+    except Exception as error:  # a bug in lablang: reported, never a traceback
+        _internal_error(file, error)
+    summary = varied.report(_judge(task, roots))
+    if as_json:
+        echo(json.dumps(summary, indent=2, sort_keys=True))
+        return
+    echo(f"task {task.name}, seed {seed}, checkpoint before `{at_step}`")
+    echo(summary["vary"])
+    echo(f"{'branch':10} {'starts':22} {'choice':16} {'execution':16} completion")
+    for branch in ("base", "varied"):
+        score = summary[branch]
+        shown = ", ".join(
+            f"{name} {e['display']:.1f} g" for name, e in score["start"]["evidence"].items()
+        )
+        echo(f"{branch:10} {shown or '-':22} {_measures(score)}")
+        for c in score["choice"]["frozen"]:
+            operation = c["contract_operation"] or c["operation"]
+            echo(
+                f"{'':11}{c['attempt']}: {operation} {'correct' if c['correct'] else 'incorrect'}"
+                f"; legal: {', '.join(c['legal']) or '(none)'}"
+            )
     echo(f"changed: {', '.join(summary['changed']) or 'nothing'}")

@@ -11,8 +11,8 @@ and completion separately.
 >>> from lablang.sim.interventions import Execution
 >>> tasks, _ = load_tasks("examples/tasks/move_tube.lab")
 >>> m = run_matched(tasks["move_tube"], 1, "move", Execution("move", 1, "failed"))
->>> m.base.succeeded, m.supported.succeeded, m.changed()
-(True, False, ['completion', 'execution'])
+>>> m.base.succeeded, m.supported.succeeded, m.changed()  # the release never happened
+(True, False, ['choice', 'completion', 'execution'])
 """
 
 from __future__ import annotations
@@ -35,21 +35,41 @@ class Matched:
     base: EpisodeResult
     supported: EpisodeResult
 
-    def changed(self) -> list[str]:
-        """The measures (choice, execution, completion) that differ between the branches."""
-        a, b = self.base.score(), self.supported.score()
-        return sorted(k for k in a if a[k] != b[k])
+    def changed(self, judge: Any = None) -> list[str]:
+        """The measures (choice, execution, completion) whose values differ between the
+        branches: counts and statuses, not the times or attempt ids behind them (with
+        `judge`, choices against a bound contract: `lablang.bound.judge_for`)."""
+        a, b = self.base.score(judge), self.supported.score(judge)
+        return sorted(k for k in a if measure_values(a, k) != measure_values(b, k))
 
-    def report(self) -> dict[str, Any]:
+    def report(self, judge: Any = None) -> dict[str, Any]:
         return {
             "task": self.task,
             "seed": self.seed,
             "checkpoint": self.at_step,
             "intervention": self.intervention.describe(),
-            "base": self.base.score(),
-            "supported": self.supported.score(),
-            "changed": self.changed(),
+            "base": self.base.score(judge),
+            "supported": self.supported.score(judge),
+            "changed": self.changed(judge),
         }
+
+
+def measure_values(score: dict[str, Any], measure: str) -> tuple[Any, ...]:
+    """What a measure says, without when or by which attempt: choice and execution by
+    their counts and which opportunities were incorrect or unexecuted, completion by its
+    status and credit."""
+    part = score[measure]
+    match measure:
+        case "choice":
+            wrong = tuple(c["opportunity"] for c in part["frozen"] if not c["correct"])
+            return part["reached"], part["correct"], wrong
+        case "execution":
+            missed = tuple(c["opportunity"] for c in score["choice"]["frozen"] if not c["executed"])
+            return part["executed"], part["pressed"], missed
+        case "completion":
+            return part["status"], part["credit"], tuple(part["side_effects"])
+        case _:
+            return tuple(sorted(part.items(), key=str)) if isinstance(part, dict) else (part,)
 
 
 def run_matched(

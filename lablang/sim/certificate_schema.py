@@ -106,8 +106,13 @@ def certificate_schema() -> dict[str, Any]:
             "transient_faults_rerun": _array(_object({"seed": _INT, "fault": _STR})),
             "unit_failures": _array(_UNIT_FAILURE),
             "labference": _object(
-                {"choices": _INT, "correct": _INT, "obligations": _INT, "executed": _INT}
+                {"opportunities": _INT, "reached": _INT, "correct": _INT, "executed": _INT}
             ),
+            # steps that choose from the evidence: instances that took each alternative
+            "alternatives": {
+                "type": "object",
+                "additionalProperties": _object({"taken": _array(_INT), "uncovered": _array(_INT)}),
+            },
             "completion": _object({"clean": _INT, "recovered": _INT, "incomplete": _INT}),
             "trace_digests": _array(_STR),
             "bindings": _array({"type": "object", "properties": {"seed": _INT}}),

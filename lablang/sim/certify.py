@@ -156,14 +156,19 @@ def certificate_of(
     lucky: dict[str, list[int]] = {}
     successes = 0
     completions = {"clean": 0, "recovered": 0, "incomplete": 0}
-    labference = {"choices": 0, "correct": 0, "obligations": 0, "executed": 0}
+    labference = {"opportunities": 0, "reached": 0, "correct": 0, "executed": 0}
+    # steps that choose from the evidence: how many instances took each alternative
+    taken = {s.name: [0] * len(s.alternatives) for s in task.steps if s.alternatives}
     for outcome in done:
         result = outcome.result
+        for event in result.events:
+            if event.kind == "alternative" and event.step in taken:
+                taken[event.step][int(event.detail)] += 1
         sc = result.score()
         completions[sc["completion"]["status"]] += 1
-        labference["choices"] += sc["choice"]["choices"]
+        labference["opportunities"] += sc["choice"]["opportunities"]
+        labference["reached"] += sc["choice"]["reached"]
         labference["correct"] += sc["choice"]["correct"]
-        labference["obligations"] += sc["execution"]["obligations"]
         labference["executed"] += sc["execution"]["executed"]
         if records_dir is not None:
             from lablang.sim.records import write_records
@@ -241,13 +246,20 @@ def certificate_of(
         "step_pass_rates": {n: round(passed[n] / instances, 6) for n in names},
         "mean_credit": round(sum(credits) / instances, 6) if instances else 0.0,
         "success_rate": round(successes / instances, 6) if instances else 0.0,
+        # every alternative of a step that chooses from the evidence must have been taken
+        # (and succeeded) in some instance: a branch no instance reached is not certified
         "certified": instances > 0
         and successes == instances
         and limit is None
         and not lost_units
         and not lucky
         and sensitivity["surviving"] == 0
-        and sensitivity["limit"] is None,
+        and sensitivity["limit"] is None
+        and all(all(counts) for counts in taken.values()),
+        "alternatives": {
+            step: {"taken": counts, "uncovered": [k for k, n in enumerate(counts) if not n]}
+            for step, counts in taken.items()
+        },
         # the bound that stopped the certification early (the remaining instances do not
         # count and are not succeeded), and the instances a bound stopped
         "limit": limit,

@@ -35,7 +35,7 @@ class Pose:
 
 def watched(rt: Runtime, step: Step) -> list[str]:
     """The free objects a step's calls do not name (its side effects are looked for)."""
-    named = {name for call in step.program for name in _refs(call)} | set(step.may_move)
+    named = {name for call in step.all_calls for name in _refs(call)} | set(step.may_move)
     return [n for n, info in rt.infos.items() if info.free and n not in named]
 
 

@@ -1,7 +1,10 @@
 """A policy interface in the Gymnasium convention: `reset()` and `step(action)`.
 
 Observations: the robot's joint positions (proprioception), the TCP position, every
-free object's pose (position and quaternion), and optionally a camera image.
+free object's pose (position and quaternion), every fixture's pose (`fixtures`: where the
+randomized scale or rack stands), what the instruments show (`evidence`: each scale's
+display in grams and whether it has been stable for 3 s, as its seven-segment display
+shows it to a camera), and optionally a camera image.
 Actions: an end-effector target `[x, y, z, yaw, tilt, grip]` (metres, radians, and the
 half-opening of the fingers in metres), applied for one 20 ms control tick.
 The weld assist behaves as for the expert's skills: it engages only when both pads have
@@ -25,7 +28,7 @@ episode's persistent record (the same format as `lablang simulate --record`), wh
 >>> env = make_env(tasks["move_tube"])
 >>> obs, info = env.reset(seed=0)
 >>> sorted(obs), info["step"]
-(['objects', 'proprio', 'tcp'], 'move')
+(['evidence', 'fixtures', 'objects', 'proprio', 'tcp'], 'move')
 >>> obs, reward, terminated, truncated, info = env.step(env.hold_action())
 >>> reward, terminated, info["passed"], info["step_success"]
 (0.0, False, [], {'move': False})
@@ -44,6 +47,7 @@ from lablang.sim.bookkeeping import apply as apply_operations
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_WORK
 from lablang.sim.episode import observation
+from lablang.sim.labference import TransferWatch
 from lablang.sim.model import Task, bind_task
 from lablang.sim.predicates import Evaluator, SpecError
 from lablang.sim.records import Event, event_json, record_lines
@@ -94,8 +98,7 @@ class TaskEnv:
         self.events: list[Event] = []
         self.observations: list[dict[str, Any]] = []
         self._new: list[Event] = []
-        self._pending: list[tuple[float, Event]] = []  # releases awaiting confirmation
-        self._attempts = 0
+        self.watch: TransferWatch | None = None  # reads grasps, releases and presses
         self._coordination_seen = 0
         self._touch_ticks: dict[str, int] = {}  # ticks of two-pad contact while closing
 
@@ -117,8 +120,9 @@ class TaskEnv:
         self._step = 0
         self._passed = []
         self.seed = seed
-        self.events, self.observations, self._new, self._pending = [], [], [], []
-        self._attempts = 0
+        self.events, self.observations, self._new = [], [], []
+        self.watch = TransferWatch(self.rt, self.task, lambda: self._step, self._emit)
+        self.rt.watchers.append(self.watch)
         self._coordination_seen = 0
         self._touch_ticks = {}
         self._arm()
@@ -145,10 +149,11 @@ class TaskEnv:
             detail = f"{fault.kind}: {fault.detail}"
             self._emit(Event("fault", rt.time, self._current(), detail=detail))
             return self._observation(), 0.0, True, False, self._info(detail)
-        self._confirm_pending()
         reward = 0.0
         steps = self.task.steps
         while self._step < len(steps):
+            if self.watch is not None and not self.watch.step_done(steps[self._step].name):
+                break  # a step passes only once the policy did its required operations
             spec = steps[self._step].success
             try:
                 holds = spec is None or self._evaluator.holds(spec)
@@ -211,7 +216,25 @@ class TaskEnv:
             "policy": True,
             "sim_time": round(self.rt.time, 6) if self.rt else 0.0,
         }
-        return record_lines(header, self.events, self.observations, steps)
+        if self.task.contract is not None:
+            header["contract"] = self.task.contract.to_json()
+        self._resolve_pending()
+        required = [o.key for o in self.watch.required] if self.watch else []
+        return record_lines(header, self.events, self.observations, steps, required)
+
+    def score(self, judge: Any = None) -> dict[str, Any]:
+        """The episode's Labference score so far (`lablang.sim.records.score`); with
+        `judge`, against a bound contract's legal sets (`lablang.bound.judge_for`)."""
+        from lablang.sim.records import json_roundtrip, score
+
+        self._resolve_pending()
+        required = [o.key for o in self.watch.required] if self.watch else []
+        steps = [s.name for s in self.task.steps]
+        return json_roundtrip(score(steps, self.events, required, judge))
+
+    def _resolve_pending(self) -> None:
+        if self.watch is not None and self.rt is not None:
+            self.watch.resolve(float("inf"))
 
     def close(self) -> None:
         if self._renderer is not None:
@@ -227,7 +250,6 @@ class TaskEnv:
             return
         if rt.held is not None:
             if grip > rt.infos[rt.held].radius + 0.001:
-                self._released(rt.held)
                 rt.release_weld(rt.held)
                 rt.held = None
             return
@@ -244,7 +266,6 @@ class TaskEnv:
                 self._touch_ticks.clear()
                 rt.activate_weld(name)
                 rt.held = name
-                self._grasped(name)
                 return
 
     # ------------------------------------------------------------ Labference records
@@ -260,9 +281,19 @@ class TaskEnv:
     def _arm(self) -> None:
         steps = self.task.steps
         if self.rt is not None and self._step < len(steps):
-            trigger = steps[self._step].trigger
-            if trigger is not None:
-                self.rt.arm(trigger)
+            step = steps[self._step]
+            if step.trigger is not None:
+                self.rt.arm(step.trigger)
+            if step.alternatives and self.watch is not None:
+                # the program the expert would run here, chosen from the evidence now:
+                # the policy is held to its obligations
+                for guard, calls in step.alternatives:
+                    try:
+                        if guard is None or Evaluator(self.rt).holds(guard):
+                            self.watch.choose(step.name, calls)
+                            break
+                    except SpecError:
+                        continue
 
     def _coordination(self) -> None:
         rt = self.rt
@@ -276,106 +307,6 @@ class TaskEnv:
             self._emit(Event(kind, time, self._current(), object=entity, detail=detail))
         self._coordination_seen = len(log)
 
-    def _grasped(self, name: str) -> None:
-        rt = self.rt
-        assert rt is not None
-        self._attempts += 1
-        attempt, op = f"policy.{self._attempts}", f"pick({name})"
-        step = self._current()
-        self._emit(Event("choice", rt.time, step, attempt, op, name, name, name))
-        self._emit(
-            Event(
-                "execution",
-                rt.time,
-                step,
-                attempt,
-                op,
-                name,
-                "gripper",
-                confirmed=True,
-                status="succeeded",
-            )
-        )
-
-    def _released(self, name: str) -> None:
-        rt = self.rt
-        assert rt is not None
-        self._attempts += 1
-        chosen = _release_target(rt, name)
-        measured = self._program_target(name)
-        event = Event(
-            "choice",
-            rt.time,
-            self._current(),
-            f"policy.{self._attempts}",
-            f"place({name}, {chosen})",
-            name,
-            chosen,
-            measured,
-        )
-        self._emit(event)
-        self._pending.append((rt.time + CONFIRM_AFTER, event))
-
-    def _program_target(self, name: str) -> str | None:
-        """Where the task's program puts the object in the current step, resolved now."""
-        from lablang.sim.episode import _PLACING, _show
-        from lablang.sim.model import Ref
-
-        rt = self.rt
-        if rt is None or self._step >= len(self.task.steps) or self._evaluator is None:
-            return None
-        for call in self.task.steps[self._step].program:
-            if (
-                call.func in _PLACING
-                and len(call.args) > 1
-                and isinstance(call.args[0], Ref)
-                and call.args[0].name == name
-            ):
-                try:
-                    return _show(Evaluator(rt).value(call.args[1]))
-                except SpecError:
-                    return None
-        return None
-
-    def _confirm_pending(self) -> None:
-        from lablang.sim.state import SlotTarget, in_slot, on, slot_of
-
-        rt = self.rt
-        assert rt is not None
-        due = [p for p in self._pending if p[0] <= rt.time + 1e-9]
-        if not due:
-            return
-        self._pending = [p for p in self._pending if p[0] > rt.time + 1e-9]
-        slots = {f"{t.container}.slot[{t.index}]": t for t in rt.slot_list}
-        for _, choice in due:
-            name, target = choice.object, choice.target
-            assert name is not None
-            if target in slots:
-                confirmed = in_slot(rt, name, slots[target])
-            elif target is not None and target in rt.infos:
-                confirmed = on(rt, name, target)
-            else:
-                confirmed = False
-            where = slot_of(rt, name)
-            actual = (
-                f"{where.container}.slot[{where.index}]"
-                if isinstance(where, SlotTarget)
-                else (target if confirmed else None)
-            )
-            self._emit(
-                Event(
-                    "execution",
-                    rt.time,
-                    choice.step,
-                    choice.attempt,
-                    choice.operation,
-                    name,
-                    actual,
-                    confirmed=confirmed,
-                    status="succeeded" if confirmed else "failed",
-                )
-            )
-
     def _observation(self) -> dict[str, Any]:
         rt = self.rt
         assert rt is not None
@@ -386,7 +317,13 @@ class TaskEnv:
             if info.free:
                 body = rt.body_ids[name]
                 objects[name] = np.concatenate([d.xpos[body], d.xquat[body]])
-        obs: dict[str, Any] = {"proprio": proprio, "tcp": rt.tcp().copy(), "objects": objects}
+        obs: dict[str, Any] = {
+            "proprio": proprio,
+            "tcp": rt.tcp().copy(),
+            "objects": objects,
+            "fixtures": fixture_poses(rt),
+            "evidence": evidence(rt),
+        }
         if self.camera:
             import mujoco
 
@@ -406,9 +343,10 @@ class TaskEnv:
             "step_success": {s.name: s.name in self._passed for s in steps},
             # `randomize role from [...]`: the entity each role names in this episode
             "bindings": dict(self.rt.built.bindings) if self.rt else {},
+            # choices are transfers, executions their outcomes and button presses
             "events": {
-                kind: [event_json(e) for e in self._new if e.kind == kind]
-                for kind in ("choice", "execution", "completion")
+                part: [event_json(e) for e in self._new if e.kind in kinds]
+                for part, kinds in _INFO_PARTS.items()
             }
             | {
                 "coordination": [
@@ -418,6 +356,26 @@ class TaskEnv:
                 ]
             },
         }
+
+
+def fixture_poses(rt: Runtime) -> dict[str, np.ndarray]:
+    """Each fixture's pose (position and quaternion): where the randomized scale or rack is."""
+    d = rt.data
+    return {
+        name: np.concatenate([d.xpos[rt.body_ids[name]], d.xquat[rt.body_ids[name]]])
+        for name, info in rt.infos.items()
+        if not info.free and name != "table" and name in rt.body_ids
+    }
+
+
+def evidence(rt: Runtime) -> dict[str, np.ndarray]:
+    """What the agent reads off the instruments: each scale's display in grams and whether
+    it has been constant for the 3 s a reading needs (1.0) or not (0.0), as drawn on the
+    scale's seven-segment display (`lablang.sim.assets.display`)."""
+    return {
+        name: np.array([state.reading(), 1.0 if rt.scale_stable(name) else 0.0])
+        for name, state in rt.scales.items()
+    }
 
 
 def hold_action(rt: Runtime) -> np.ndarray:
@@ -440,30 +398,12 @@ def apply_action(rt: Runtime, action: np.ndarray, joints: np.ndarray | None = No
     return target
 
 
-CONFIRM_AFTER = 0.5  # s after a release at which its placement is confirmed or not
+_INFO_PARTS = {
+    "choice": ("transfer",),
+    "execution": ("placed", "press"),
+    "completion": ("completion",),
+}
 ASSIST_TICKS = 5  # ticks of two-pad contact after the first before the weld assist engages
-
-
-def _release_target(rt: Runtime, name: str) -> str | None:
-    """The slot (or else the surface) an object's bottom is over when it is released."""
-    d = rt.data
-    info = rt.infos[name]
-    body = rt.body_ids[name]
-    bottom = d.xpos[body] - d.xmat[body, 2::3] * info.half_height
-    best: tuple[float, str] | None = None
-    for target, site in zip(rt.slot_list, rt.slot_site_ids.tolist(), strict=True):
-        slot = rt.infos[target.container].slots[target.index]
-        gap = float(np.hypot(*(d.site_xpos[site][:2] - bottom[:2])))
-        if gap <= slot.bore and (best is None or gap < best[0]):
-            best = (gap, f"{target.container}.slot[{target.index}]")
-    if best is not None:
-        return best[1]
-    for other, oinfo in rt.infos.items():
-        if other != name and oinfo.top_site:
-            top = d.site_xpos[rt.site_ids[oinfo.top_site]]
-            if float(np.hypot(*(top[:2] - bottom[:2]))) <= oinfo.radius:
-                return other
-    return "table" if bottom[2] < 0.05 else None
 
 
 def make_env(task: Task, **options: Any) -> TaskEnv:
@@ -472,19 +412,17 @@ def make_env(task: Task, **options: Any) -> TaskEnv:
 
 
 def evaluate_episode(
-    task: Task, policy: Any, seed: int, max_seconds: float = 120.0
+    task: Task, policy: Any, seed: int, max_seconds: float = 120.0, judge: Any = None
 ) -> tuple[dict[str, Any], list[str]]:
-    """One seeded episode of `policy(observation, info) -> action`: its outcome and records."""
-    from lablang.sim.records import json_roundtrip, score
-
-    names = [s.name for s in task.steps]
+    """One seeded episode of `policy(observation, info) -> action`: its outcome and records
+    (scored against a bound contract's legal sets with `judge`, `lablang.bound.judge_for`)."""
     env = make_env(task, max_seconds=max_seconds)
     obs, info = env.reset(seed=seed)
     terminated = truncated = False
     while not (terminated or truncated):
         obs, _reward, terminated, truncated, info = env.step(policy(obs, info))
     lines = list(env.record_lines())
-    episode_score = json_roundtrip(score(names, env.events))
+    episode_score = env.score(judge)
     env.close()
     outcome = {
         "seed": seed,
@@ -515,8 +453,22 @@ def evaluation_of(
         "step_pass_rates": {n: round(passed[n] / episodes, 6) for n in names},
         "mean_credit": round(sum(credits) / episodes, 6),
         "success_rate": round(sum(c == 1.0 for c in credits) / episodes, 6),
+        "labference": labference_totals([o["score"] for o in done]),
         "outcomes": [o for o in outcomes if "lost" not in o],
         "lost_episodes": [o["lost"] for o in outcomes if "lost" in o],
+    }
+
+
+def labference_totals(scores: list[dict[str, Any]]) -> dict[str, int]:
+    """Choice, execution and completion summed over episodes (fixed denominators)."""
+    return {
+        "opportunities": sum(s["choice"]["opportunities"] for s in scores),
+        "reached": sum(s["choice"]["reached"] for s in scores),
+        "correct": sum(s["choice"]["correct"] for s in scores),
+        "executed": sum(s["execution"]["executed"] for s in scores),
+        "episodes": len(scores),
+        "completed": sum(s["completion"]["status"] != "incomplete" for s in scores),
+        "clean": sum(s["completion"]["status"] == "clean" for s in scores),
     }
 
 
@@ -527,8 +479,10 @@ def evaluate_policy(
     seed: int = 0,
     max_seconds: float = 120.0,
     records_dir: Path | None = None,
+    judge: Any = None,
 ) -> dict[str, Any]:
-    """Run `policy(observation, info) -> action` for `episodes` seeded instances.
+    """Run `policy(observation, info) -> action` for `episodes` seeded instances (with
+    `judge`, choices are scored against a bound contract: `lablang.bound.judge_for`).
 
     Returns per-step pass rates (ordered credit, as in certification), the mean credit,
     the success rate and each episode's outcome with its Labference score. With
@@ -540,7 +494,7 @@ def evaluate_policy(
 
     outcomes = []
     for instance_seed in instance_seeds(seed, episodes):
-        outcome, lines = evaluate_episode(task, policy, instance_seed, max_seconds)
+        outcome, lines = evaluate_episode(task, policy, instance_seed, max_seconds, judge)
         if records_dir is not None:
             write_records(records_dir / f"{instance_seed}.jsonl", lines)
         outcomes.append(outcome)

@@ -11,9 +11,11 @@ import numpy as np
 from attrs import asdict, evolve, frozen
 
 from lablang.sim import effects
+from lablang.sim.binding import ContractBinding
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_TIME, MAX_EPISODE_WORK
 from lablang.sim.interventions import Decision, Execution, Intervention, TargetPose
+from lablang.sim.labference import TRANSFERS, TransferWatch, WatchState
 from lablang.sim.model import Call, Step, Task, bind_task
 from lablang.sim.predicates import Evaluator, SpecError, during_atoms, expr_text, held_text
 from lablang.sim.records import Event
@@ -77,12 +79,17 @@ class EpisodeResult:
     work: int = 0  # physics work units spent (catalog.WORK_BASE)
     # objects a step did not act on that moved, fell or tipped over (`lablang.sim.effects`)
     side_effects: tuple[str, ...] = ()
+    # the task's required operations (`lablang.sim.labference.Obligation.key`)
+    obligations: tuple[str, ...] = ()
+    contract: ContractBinding | None = None  # the contract the task follows, if any
 
-    def score(self) -> dict[str, Any]:
-        """Choice, execution and completion, computed from the events alone."""
+    def score(self, judge: Any = None) -> dict[str, Any]:
+        """Choice, execution and completion, computed from the events alone (with `judge`,
+        against a bound contract's legal sets: `lablang.bound.judge_for`)."""
         from lablang.sim.records import json_roundtrip, score
 
-        return json_roundtrip(score([s.name for s in self.steps], self.events))
+        steps = [s.name for s in self.steps]
+        return json_roundtrip(score(steps, self.events, self.obligations, judge))
 
     def record_lines(self) -> list[str]:
         """The persistent record of the episode: header, events, observations, score."""
@@ -98,7 +105,9 @@ class EpisodeResult:
         }
         if self.bindings:
             header["bindings"] = dict(self.bindings)
-        return record_lines(header, self.events, self.observations, steps)
+        if self.contract is not None:
+            header["contract"] = self.contract.to_json()
+        return record_lines(header, self.events, self.observations, steps, self.obligations)
 
     @property
     def credit(self) -> float:
@@ -160,7 +169,7 @@ def run_episode(
 
 
 # skills that put their object somewhere: confirmed when it is really there afterwards
-_PLACING = ("insert_into_slot", "place", "put_on_scale", "incubate", "discard")
+_PLACING = TRANSFERS
 _GRASPING = ("pick", "remove_from_slot")
 
 # a rewrite of the values a call executes with: (runtime, step, call index, values) ->
@@ -179,6 +188,7 @@ class RunnerCheckpoint:
     current: str
     limit: str | None = None
     side_effects: tuple[str, ...] = ()
+    watch: WatchState | None = None
 
 
 class EpisodeRunner:
@@ -196,14 +206,18 @@ class EpisodeRunner:
         runtime: Runtime | None = None,
         spec_decides: bool = False,
         arguments: ArgumentRewrite | None = None,
+        keep_going: bool = False,
     ) -> None:
         """`runtime` runs the episode in a given (not yet reset) runtime, e.g. one that
         instruments its ticks; by default the scene is compiled with `seed`.
         `spec_decides`: a skill that fails ends its step's program but not the step, whose
         spec decides (a mutant is judged by the specs alone); `arguments` rewrites the
-        values each call executes with."""
+        values each call executes with. With `keep_going`, the steps after a failed one
+        still run (matched continuations compare later choices too); a fault or a spent
+        budget still stops the episode."""
         self.spec_decides = spec_decides
         self.arguments = arguments
+        self.keep_going = keep_going
         self.started = wallclock.perf_counter()
         self.seed = seed
         if runtime is None:
@@ -240,6 +254,12 @@ class EpisodeRunner:
             self._faulted(error)
         except BudgetSpent as error:
             self._spent(str(error))
+        # what the gripper does, read as a policy's would be (Labference's choices)
+        self.watch = TransferWatch(self.rt, self.task, lambda: len(self.results), self._record)
+        self.rt.watchers.append(self.watch)
+
+    def _record(self, event: Event) -> None:
+        self.events.append(event)
 
     def run(self, until: str | None = None) -> None:
         """Run the steps not yet run, up to (not including) the step named `until`."""
@@ -263,7 +283,7 @@ class EpisodeRunner:
                 keyframe = self._renderer.save(index, step.name, result.status, self.task.name)
                 result = evolve(result, keyframe=keyframe)
             self.results.append(result)
-            if result.status != "passed":
+            if result.status != "passed" and not self.keep_going:
                 self.stopped = True
 
     def checkpoint(self) -> RunnerCheckpoint:
@@ -277,6 +297,7 @@ class EpisodeRunner:
             self.current,
             self.limit,
             tuple(self.side_effects),
+            self.watch.state(),
         )
 
     def restore(self, cp: RunnerCheckpoint, interventions: tuple[Intervention, ...]) -> None:
@@ -287,6 +308,8 @@ class EpisodeRunner:
         self.observations = list(cp.observations)
         self.stopped, self.fault, self.current = cp.stopped, cp.fault, cp.current
         self.limit, self.side_effects = cp.limit, list(cp.side_effects)
+        if cp.watch is not None:
+            self.watch.restore(cp.watch)
         self.interventions = interventions
         for item in interventions:
             self.events.append(
@@ -295,6 +318,7 @@ class EpisodeRunner:
 
     def finish(self) -> EpisodeResult:
         rt = self.rt
+        self.watch.resolve(float("inf"))  # the outcome of a release the episode ended on
         persisted: tuple[bool, ...] = ()
         if self.fault is None:
             try:
@@ -339,6 +363,8 @@ class EpisodeRunner:
             self.limit,
             rt.work,
             tuple(self.side_effects),
+            tuple(o.key for o in self.watch.required),
+            self.task.contract,
         )
 
     # ------------------------------------------------------------ internals
@@ -441,8 +467,28 @@ class EpisodeRunner:
 
             watch()
             rt.watchers.append(watch)
+        calls = step.program
+        if step.alternatives:
+            # a program that chooses from the evidence: the first alternative whose guard
+            # holds now (what the robot observes when the step starts) runs
+            taken = None
+            try:
+                taken = next(
+                    k
+                    for k, (guard, _calls) in enumerate(step.alternatives)
+                    if guard is None or evaluator.holds(guard)
+                )
+            except StopIteration:
+                pass
+            except SpecError as error:
+                return finished("failed", f"a `do` block's condition: {error}")
+            if taken is None:
+                return finished("failed", "no `do` block's condition held when the step started")
+            calls = step.alternatives[taken][1]
+            self.events.append(Event("alternative", rt.time, step.name, detail=str(taken)))
+            self.watch.choose(step.name, calls)
         try:
-            program = self._run_program(step, evaluator, records)
+            program = self._run_program(step, calls, evaluator, records)
         finally:
             if watched:
                 rt.watchers.remove(watch)
@@ -473,11 +519,11 @@ class EpisodeRunner:
         )
 
     def _run_program(
-        self, step: Step, evaluator: Evaluator, records: list[SkillRecord]
+        self, step: Step, calls: tuple[Call, ...], evaluator: Evaluator, records: list[SkillRecord]
     ) -> str | None:
         """Run the step's skill calls in order; the reason of the first that fails, if any."""
         rt = self.rt
-        for k, call in enumerate(step.program):
+        for k, call in enumerate(calls):
             start = rt.time
             try:
                 result = self._run_call(evaluator, step.name, k, call)
@@ -535,6 +581,9 @@ class EpisodeRunner:
                 measured=_show(original[where]) if original else None,
             )
         )
+        self.watch.intent = (
+            (obj, chosen[1]) if call.func in TRANSFERS and obj and chosen[1:] else None
+        )
         if replaced is not None:
             result = replaced
         elif any(a is None for a in executed):
@@ -556,6 +605,7 @@ class EpisodeRunner:
                 if result.status == "timed out" and rt.time >= MAX_EPISODE_TIME - 1e-9:
                     self.limit = _time_limit()
                     result = SkillResult("timed out", self.limit)
+        self.watch.intent = None
         confirmed, actual = _confirm(rt, call.func, obj, chosen[where] if chosen else None, result)
         self.events.append(
             Event(
@@ -674,7 +724,7 @@ def _recheck(
     evaluator = Evaluator(rt)
     specs: list[Any] = []
     for i, step in enumerate(steps[:passed]):
-        later = {name for s in steps[i + 1 :] for call in s.program for name in _moved(call)}
+        later = {name for s in steps[i + 1 :] for call in s.all_calls for name in _moved(call)}
         specs.append(_persistent_part(step.success, later))
     status = [spec is None for spec in specs]
     end = rt.time + window
@@ -806,4 +856,5 @@ def episode_json(result: EpisodeResult) -> dict[str, Any]:
     data["wall_time"] = round(result.wall_time, 4)
     data["credit"] = round(result.credit, 6)
     data["succeeded"] = result.succeeded
+    data["score"] = result.score()  # the one Labference score (evaluate.schema.json#/$defs/score)
     return data

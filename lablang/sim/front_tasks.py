@@ -9,6 +9,7 @@ from lablang import ast
 from lablang.resolve import Program
 from lablang.sim import catalog
 from lablang.sim import model as sm
+from lablang.sim.binding import TRANSFERS, ContractBinding, OperationMap
 from lablang.sim.front_checks import check_container_use
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_instruction import check_instruction, predicate_calls
@@ -57,11 +58,17 @@ class TaskFront(Front):
             return None  # its errors are already reported
         instruction = ""
         steps: list[sm.Step] = []
+        contract: ast.Field | None = None
+        operations: ast.Field | None = None
         for member in decl.body.members if decl.body else ():
             match member:
                 case ast.Field(key="instruction", value=ast.String(value=text)):
                     instruction = text
                     self.instruction_span = member.value.span
+                case ast.Field(key="follows"):
+                    contract = member
+                case ast.Field(key="operations"):
+                    operations = member
                 case ast.Entry(keyword="step"):
                     step = self.step(member, scene)
                     if step is not None:
@@ -69,8 +76,9 @@ class TaskFront(Front):
                 case _:
                     self.error(
                         "E0708",
-                        'a task holds `instruction: "..."` and `step name { do { ... } '
-                        "success: ... }` entries",
+                        'a task holds `instruction: "..."`, `step name { do { ... } '
+                        "success: ... }` entries, and optionally `follows: CONTRACT(params)` "
+                        "with `operations: { skill call as operation }`",
                         member.span,
                     )
         if len(steps) > catalog.MAX_STEPS:
@@ -79,6 +87,16 @@ class TaskFront(Front):
             )
         if not steps and not self.failed:
             self.error("E0708", f"task `{decl.name}` has no steps", decl.name_span)
+        binding = None
+        if contract is not None:
+            binding = bind_contract(self, contract, operations, program, scene)
+        elif operations is not None:
+            self.error(
+                "E0708",
+                "`operations:` maps skill calls to the operations of a contract: name it "
+                "with `follows: CONTRACT(params)`",
+                operations.span,
+            )
         if self.failed:
             return None
         task = sm.Task(
@@ -87,6 +105,7 @@ class TaskFront(Front):
             tuple(steps),
             instruction,
             source_text=self.source.text[decl.span.start : decl.span.end],
+            contract=binding,
         )
         check_instruction(decl, task, self.report, self.source, self.instruction_span)
         check_luck(task, self.report, self.source)
@@ -100,13 +119,14 @@ class TaskFront(Front):
         unchecked = ""
         may_already_hold = False
         name = entry.name or "?"
+        alternatives: list[tuple[sm.Expr | None, tuple[sm.Call, ...]]] = []
         for member in entry.body.members if entry.body else ():
             match member:
-                case ast.Entry(keyword="do", body=ast.Block(members=calls)):
-                    for stmt in calls:
-                        call = self.skill_call(stmt, scene)
-                        if call is not None:
-                            program.append(call)
+                case ast.Entry(keyword="do", body=ast.Block(members=calls), clauses=clauses):
+                    block = [c for c in (self.skill_call(stmt, scene) for stmt in calls) if c]
+                    program += block
+                    guard = self.guard(clauses, scene)
+                    alternatives.append((guard, tuple(block)))
                 case ast.Field(key="do", value=value):
                     stmt = ast.ExprStmt(value=value, clauses=(), span=value.span)
                     call = self.skill_call(stmt, scene)
@@ -180,6 +200,18 @@ class TaskFront(Front):
                     help=f"end the spec with `within {math.ceil(length.value) + 2} s`, or use "
                     "`during(...)` for the time the program runs",
                 )
+        if any(guard is not None for guard, _calls in alternatives):
+            unguarded = [k for k, (guard, _c) in enumerate(alternatives) if guard is None]
+            if unguarded and unguarded != [len(alternatives) - 1]:
+                self.error(
+                    "E0708",
+                    "only the last `do` of a step may have no `requires` (it runs when no "
+                    "other's condition holds)",
+                    entry.span,
+                )
+            program = list(alternatives[0][1])
+        else:
+            alternatives = []
         if len(program) > catalog.MAX_CALLS_PER_STEP:
             self.error(
                 "E0708", f"a step may call at most {catalog.MAX_CALLS_PER_STEP} skills", entry.span
@@ -217,7 +249,24 @@ class TaskFront(Front):
             may_move=tuple(may_move),
             unchecked=unchecked,
             may_already_hold=may_already_hold,
+            alternatives=tuple(alternatives),
         )
+
+    def guard(self, clauses: tuple[ast.Clause, ...], scene: sm.Scene) -> sm.Expr | None:
+        """`do { ... } requires COND`: the condition on the state (a reading, a placement)
+        under which this program is the one that runs."""
+        guard = None
+        for clause in clauses:
+            if clause.keyword == "requires" and not isinstance(clause.value, ast.Assignment):
+                guard = self.expr(clause.value, scene, condition=True)
+            else:
+                self.error(
+                    "E0708",
+                    "a `do` block may end with `requires CONDITION` (choose it from the "
+                    "evidence), no other clause",
+                    clause.span,
+                )
+        return guard
 
     def skill_call(self, stmt: ast.Member, scene: sm.Scene) -> sm.Call | None:
         if isinstance(stmt, ast.ExprEntry) and stmt.keyword == "wait" and stmt.body is None:
@@ -321,3 +370,100 @@ class TaskFront(Front):
                 f"`{skill}` needs a button such as `{arg.name}.{(role.parts or ('start',))[0]}`",
                 span,
             )
+
+
+def bind_contract(
+    front: TaskFront,
+    contract: ast.Field,
+    operations: ast.Field | None,
+    program: Program,
+    scene: sm.Scene,
+) -> ContractBinding | None:
+    """`follows: CONTRACT(p: 1)` and `operations: { put_on_scale(w20, scale) as add(20) }`."""
+    value = contract.value
+    head = value.func if isinstance(value, ast.Call) else value
+    if not isinstance(head, ast.Name):
+        front.error("E0708", "write `follows: CONTRACT(param: value)`", value.span)
+        return None
+    symbol = program.root.lookup((head.id,))
+    if symbol is None or symbol.decl.kind != "contract":
+        front.error(
+            "E0704",
+            f"`{head.id}` is not a contract declared in this module or imported",
+            head.span,
+            help="import it, e.g. `use contracts.feedback_weighing.{feedback_weighing}`",
+        )
+        return None
+    params: list[tuple[str, int]] = []
+    for arg in value.args if isinstance(value, ast.Call) else ():
+        number = arg.value
+        if arg.name is None or not (isinstance(number, ast.Number) and number.text.isdigit()):
+            front.error("E0708", "a contract's parameters are `name: integer`", arg.span)
+            return None
+        params.append((arg.name, int(number.text)))
+    maps: list[OperationMap] = []
+    items = (
+        operations.value.members if operations and isinstance(operations.value, ast.Block) else ()
+    )
+    if operations is not None and not isinstance(operations.value, ast.Block):
+        front.error("E0708", "write `operations: { skill call as operation ... }`", operations.span)
+    for stmt in items:
+        clause = stmt.clauses[0] if isinstance(stmt, ast.ExprStmt) and stmt.clauses else None
+        if (
+            not isinstance(stmt, ast.ExprStmt)
+            or clause is None
+            or clause.keyword != "as"
+            or not isinstance(clause.value, ast.Call)
+        ):
+            front.error(
+                "E0708",
+                "each operation is `skill call as operation`, e.g. "
+                "`put_on_scale(w20, scale) as add(20)`",
+                stmt.span,
+            )
+            continue
+        call = front.skill_call(ast.ExprStmt(value=stmt.value, clauses=(), span=stmt.span), scene)
+        if call is None:
+            continue
+        if not (
+            call.func in TRANSFERS
+            and len(call.args) > 1
+            and isinstance(call.args[0], sm.Ref)
+            and isinstance(call.args[1], sm.Ref)
+        ):
+            front.error(
+                "E0708",
+                "only a transfer of an object to a fixed target (`place`, `put_on_scale`, "
+                "`insert_into_slot`, `incubate`, `discard`) maps to a contract operation",
+                stmt.span,
+            )
+            continue
+        operation = _operation_text(clause.value)
+        if operation is None:
+            front.error(
+                "E0708", "a contract operation's arguments are numbers or names", clause.span
+            )
+            continue
+        skill = front.source.text[stmt.value.span.start : stmt.value.span.end]
+        maps.append(OperationMap(skill, call.args[0].name, call.args[1].text(), operation))
+    return ContractBinding(
+        head.id,
+        symbol.module.source.name,
+        tuple(params),
+        tuple(maps),
+    )
+
+
+def _operation_text(call: ast.Call) -> str | None:
+    if not isinstance(call.func, ast.Name):
+        return None
+    args = []
+    for arg in call.args:
+        match arg.value:
+            case ast.Number(text=number):
+                args.append(number)
+            case ast.Name(id=name):
+                args.append(name)
+            case _:
+                return None
+    return f"{call.func.id}({', '.join(args)})" if args else call.func.id

@@ -55,6 +55,7 @@ ACTION_MODES = ("ee_delta", "ee_pose", "joint")
 DELTA_SCALE = np.array([0.02, 0.02, 0.02, 0.1, 0.1])  # per tick at |action| = 1: m, m, m, rad, rad
 NAMESPACE = "lablang"
 WORLD = 3.0  # m: positions stay within the floor's extent (the floor plane is 6 m wide)
+DISPLAY_LIMIT = 1000.0  # g: a scale's display shows -999.9 .. 999.9 g
 JOINT_MARGIN = 0.5  # m or rad beyond a joint's range still inside the observation space
 
 __all__ = ["ACTION_MODES", "LabEnv", "make_gym_env", "register_tasks"]
@@ -131,6 +132,12 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
         self.object_names = tuple(
             e.name for e in task.scene.entities if ASSET_KINDS[e.asset].role == "object"
         )
+        self.fixture_names = tuple(
+            e.name
+            for e in task.scene.entities
+            if ASSET_KINDS[e.asset].role != "object" and e.asset != "table"
+        )
+        self.scale_names = tuple(e.name for e in task.scene.entities if e.asset == "scale")
         # the scene compiled once for what the spaces need (the joints' ranges)
         probe = compile_scene(task.scene, np.random.default_rng(0)).model
         arm = self.robot.joints[:-2]
@@ -151,6 +158,19 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
                 }
             ),
         }
+        if self.fixture_names:  # (Gymnasium refuses an empty Dict space)
+            observation["fixtures"] = spaces.Dict(
+                {
+                    name: spaces.Box(pose_low, -pose_low, dtype=np.float64)
+                    for name in self.fixture_names
+                }
+            )
+        if self.scale_names:
+            # a scale's display (grams) and whether it has been stable for 3 s (0 or 1)
+            low, high = np.array([-DISPLAY_LIMIT, 0.0]), np.array([DISPLAY_LIMIT, 1.0])
+            observation["evidence"] = spaces.Dict(
+                {name: spaces.Box(low, high, dtype=np.float64) for name in self.scale_names}
+            )
         if self.cameras:
             height, width = self.image_size
             observation["images"] = spaces.Dict(
@@ -232,6 +252,10 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
         """The episode's persistent records (as `lablang simulate --record` writes them)."""
         return self.core.record_lines()
 
+    def score(self) -> dict[str, Any]:
+        """The episode's Labference score so far (`lablang.sim.records.score`)."""
+        return self.core.score()
+
     @property
     def events(self) -> list[Any]:
         return self.core.events
@@ -244,6 +268,13 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
             "tcp": np.asarray(core["tcp"], dtype=np.float64),
             "objects": {name: core["objects"][name] for name in self.object_names},
         }
+        if self.fixture_names:
+            obs["fixtures"] = {name: core["fixtures"][name] for name in self.fixture_names}
+        if self.scale_names:
+            obs["evidence"] = {
+                name: np.clip(core["evidence"][name], [-DISPLAY_LIMIT, 0.0], [DISPLAY_LIMIT, 1.0])
+                for name in self.scale_names
+            }
         if self.cameras:
             rt = self.core.rt
             assert rt is not None

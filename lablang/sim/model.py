@@ -11,6 +11,7 @@ from typing import TypeAlias, assert_never
 
 from attrs import evolve, field, frozen
 
+from lablang.sim.binding import ContractBinding
 from lablang.source import Span
 
 # ---------------------------------------------------------------- expressions
@@ -262,6 +263,16 @@ class Step:
     unchecked: str = ""
     # `may_already_hold: true`: the spec may hold before the step starts (not luck)
     may_already_hold: bool = False
+    # guarded programs, `do { ... } requires COND` (the last may have no guard: otherwise):
+    # the first whose guard holds when the step starts runs; `program` is the first's
+    alternatives: tuple[tuple[Expr | None, tuple[Call, ...]], ...] = ()
+
+    @property
+    def all_calls(self) -> tuple[Call, ...]:
+        """Every call the step may run, whichever alternative it takes."""
+        if not self.alternatives:
+            return self.program
+        return tuple(call for _guard, calls in self.alternatives for call in calls)
 
 
 @frozen
@@ -271,6 +282,8 @@ class Task:
     steps: tuple[Step, ...]
     instruction: str = ""
     source_text: str = ""  # the task's text, hashed into certificates
+    # `follows: CONTRACT(params)` and `operations: { skill call as operation }`
+    contract: ContractBinding | None = None
 
 
 def bind_expr(expr: Expr, bindings: dict[str, str]) -> Expr:
@@ -320,5 +333,12 @@ def bind_task(task: Task, bindings: dict[str, str]) -> Task:
     for step in task.steps:
         program = tuple(_bind_call(c, bindings) for c in step.program)
         success = None if step.success is None else bind_expr(step.success, bindings)
-        steps.append(evolve(step, program=program, success=success))
+        alternatives = tuple(
+            (
+                None if guard is None else bind_expr(guard, bindings),
+                tuple(_bind_call(c, bindings) for c in calls),
+            )
+            for guard, calls in step.alternatives
+        )
+        steps.append(evolve(step, program=program, success=success, alternatives=alternatives))
     return evolve(task, steps=tuple(steps))

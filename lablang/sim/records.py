@@ -1,32 +1,34 @@
 """Labference event records: choices, executions and completions, kept apart.
 
-An episode emits one `Event` per fact, in simulated-time order:
+An episode emits one `Event` per fact, in simulated-time order. What the gripper does is
+read the same way for the expert and for a policy (`lablang.sim.labference`):
 
-* `choice` (one per skill call, at its start): the attempt id (`step.k`), the operation
-  chosen with its arguments resolved in the current state, the object it acts on, the
-  chosen target, and the *measured* target: what the task's own program resolves that
-  argument to in the actual state (for the second centrifuge tube, the slot opposite the
-  one the first tube really sits in). A choice is correct when the two agree.
-* `execution` (one per skill call, at its end): the skill's status, where the object
-  actually is (`target`), and the physical confirmation: the object is in the chosen slot
-  (or on the chosen surface), is held after a pick, or the skill succeeded.
+* `grasp` (an object is taken), `transfer` (the choice: the object released and the
+  target it was carried to, with `legal`, the legal next operations in the state at the
+  release), `placed` (the transfer's outcome, 0.5 s later: where the object rests,
+  `confirmed` when it is at the chosen target, `detail` the obligation it completed) and
+  `press` (a button registered, `detail` the obligation it completed).
 * `completion` (one per step, when its spec held or its deadline passed) and `persistence`
   (one per passed step, at the end of the episode: does its placement still hold).
+* The expert's call log (not scored): `choice` at each skill call's start (attempt id
+  `step.k`, the operation with its arguments resolved now, the chosen and the *measured*
+  target, what the task's own program resolves it to in the actual state) and `execution`
+  at its end (the skill's status and its physical confirmation).
 * `fault`: a simulator fault (not a task result) and `intervention`: an intervention of a
   matched continuation.
 * `trigger`, `premature`, `response` (coordination tasks): a scripted event starts (a
   colleague moves a rack); the gripper starts touching that fixture or its load while a
   step `on` that event waits for it; the first touch after the event started.
 
-`score(steps, events)` computes the three Labference measures from the events alone, so a
-persisted record (`write_records`, JSON lines) re-scores identically (`replay`).
+`score(steps, events, required)` computes the three Labference measures from the events
+alone, so a persisted record (`write_records`, JSON lines) re-scores identically (`replay`).
 
->>> e = [Event("choice", 1.0, "a", attempt="a.1", operation="pick(x)", target="x",
-...            measured="x"),
-...      Event("execution", 2.0, "a", attempt="a.1", operation="pick(x)", object="x",
-...            confirmed=True, status="succeeded"),
+>>> e = [Event("transfer", 1.0, "a", attempt="t1", operation="transfer(x, s)", object="x",
+...            target="s", legal=("transfer(x, s)",)),
+...      Event("placed", 1.5, "a", attempt="t1", object="x", target="s", confirmed=True,
+...            detail="a:transfer:x"),
 ...      Event("completion", 2.5, "a", confirmed=True)]
->>> s = score(("a",), e)
+>>> s = score(("a",), e, ["a:transfer:x"])
 >>> s["choice"]["correct"], s["execution"]["executed"], s["completion"]["status"]
 (1, 1, 'clean')
 """
@@ -41,7 +43,7 @@ from typing import Any
 
 from attrs import asdict, fields, frozen
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2  # 2: transfers, outcomes and presses scored by lablang.sim.labference
 
 
 @frozen
@@ -59,6 +61,10 @@ class Event:
     confirmed: bool | None = None  # execution: physical confirmation; completion: passed
     status: str = ""  # execution: the skill's status; completion: the step's status
     detail: str = ""
+    # transfer (`lablang.sim.labference`): the legal next operations in the state at the choice
+    legal: tuple[str, ...] = ()
+    # transfer of a task bound to a contract: the contract operation it is (`add(20)`)
+    contract_op: str = ""
 
 
 def event_json(event: Event) -> dict[str, Any]:
@@ -72,102 +78,62 @@ def event_from_json(data: dict[str, Any]) -> Event:
     unknown = set(data) - known - {"record"}
     if unknown:
         raise ValueError(f"unknown event fields {sorted(unknown)}")
-    return Event(**{k: v for k, v in data.items() if k in known})
+    values = {k: v for k, v in data.items() if k in known}
+    if "legal" in values:
+        legal = values["legal"]
+        if not isinstance(legal, list) or not all(isinstance(x, str) for x in legal):
+            raise ValueError("`legal` must be a list of operations")
+        values["legal"] = tuple(legal)
+    return Event(**values)
 
 
-def _family(operation: str) -> str:
-    return operation.split("(", 1)[0]
+def score(
+    steps: Sequence[str],
+    events: Iterable[Event],
+    required: Sequence[str] = (),
+    judge: Any = None,
+) -> dict[str, Any]:
+    """Choice, execution and completion (`lablang.sim.labference.labference_score`, the one
+    scorer), and the coordination measures, from the events alone. `required` are the
+    task's obligation keys (`lablang.sim.labference.obligations`); `judge` gives the legal
+    sets of a bound contract (`lablang.bound.ContractJudge`)."""
+    from lablang.sim.labference import labference_score
 
-
-def score(steps: Sequence[str], events: Iterable[Event]) -> dict[str, Any]:
-    """Choice correctness, execution and completion, each from the events alone.
-
-    Choice: every choice with a measured target is correct when it equals the chosen
-    one. Execution: per obligation (a step, an operation and its object, counted once
-    however many attempts it takes), executed when one of its own attempts was physically
-    confirmed: an attempt counts once (its first execution record) and only for the
-    obligation of its own step, so a grasp in one step never completes another step's. Completion:
-    ordered credit over the steps; `clean` when every step passed, persisted, and every
-    attempt was correct and confirmed the first time, `recovered` when every step passed
-    and persisted after some wrong or unconfirmed attempt, `incomplete` otherwise.
-    """
     events = list(events)
-    choices = [e for e in events if e.kind == "choice" and e.measured is not None]
-    wrong = [e.attempt for e in choices if e.target != e.measured]
-    obligations: dict[str, bool] = {}
-    first_time = True
-    counted: set[str] = set()
-    for e in events:
-        if e.kind != "execution":
-            continue
-        if e.attempt:
-            if e.attempt in counted:
-                continue  # no double counting: one execution per attempt
-            counted.add(e.attempt)
-        key = f"{e.step}:{_family(e.operation)}:{e.object or ''}"
-        confirmed = bool(e.confirmed)
-        if not confirmed:
-            first_time = False
-        obligations[key] = obligations.get(key, False) or confirmed
-    passed = {e.step for e in events if e.kind == "completion" and e.confirmed}
-    credit_steps = 0
-    for name in steps:
-        if name not in passed:
-            break
-        credit_steps += 1
-    lost = sorted(e.step for e in events if e.kind == "persistence" and not e.confirmed)
-    faults = [e.detail for e in events if e.kind == "fault"]
+    out = labference_score(steps, required, events, judge)
     triggers = {e.detail: e.time for e in events if e.kind == "trigger"}
     responses = [e for e in events if e.kind == "response"]
     first_response = min(responses, key=lambda e: e.time) if responses else None
-    side_effects = [e.detail for e in events if e.kind == "side_effect"]
-    complete = credit_steps == len(steps) and not lost and not faults and not side_effects
-    if not complete:
-        status = "incomplete"
-    elif wrong or not first_time:
-        status = "recovered"
-    else:
-        status = "clean"
-    return {
-        "choice": {
-            "choices": len(choices),
-            "correct": len(choices) - len(wrong),
-            "incorrect_attempts": wrong,
-            "first": None
-            if not choices
-            else {
-                "attempt": choices[0].attempt,
-                "operation": choices[0].operation,
-                "correct": choices[0].target == choices[0].measured,
-            },
-        },
-        "execution": {
-            "obligations": len(obligations),
-            "executed": sum(obligations.values()),
-            "unexecuted": sorted(k for k, v in obligations.items() if not v),
-        },
-        "completion": {
-            "status": status,
-            "credit": round(credit_steps / len(steps), 6) if steps else 1.0,
-            "steps_passed": credit_steps,
-            "not_persisted": lost,
-            "fault": faults[0] if faults else None,
-            "side_effects": side_effects,
-        },
-        # kept apart from completion: touching a fixture before the event a step waits for,
-        # and how soon after the event it was touched again
-        "coordination": {
-            "triggers": sorted(triggers),
-            "premature": sum(e.kind == "premature" for e in events),
-            "response_latency": None
-            if first_response is None
-            else round(
-                first_response.time
-                - triggers.get(first_response.detail.split(":")[0], first_response.time),
-                6,
-            ),
-        },
+    # kept apart from completion: touching a fixture before the event a step waits for,
+    # and how soon after the event it was touched again
+    out["coordination"] = {
+        "triggers": sorted(triggers),
+        "premature": sum(e.kind == "premature" for e in events),
+        "response_latency": None
+        if first_response is None
+        else round(
+            first_response.time
+            - triggers.get(first_response.detail.split(":")[0], first_response.time),
+            6,
+        ),
     }
+    return out
+
+
+def score_lines(lines: Sequence[str], judge: Any = None) -> dict[str, Any]:
+    """An episode's record lines (`record_lines`) scored again, e.g. against the legal sets
+    of a bound contract (`judge`)."""
+    header: dict[str, Any] = {}
+    events: list[Event] = []
+    for line in lines:
+        data = json.loads(line)
+        kind = data.pop("record", None)
+        if kind == "episode":
+            header = data
+        elif kind == "event":
+            events.append(event_from_json(data))
+    steps, required = header.get("steps", []), header.get("obligations", [])
+    return json_roundtrip(score(steps, events, required, judge))
 
 
 def record_lines(
@@ -175,12 +141,15 @@ def record_lines(
     events: Sequence[Event],
     observations: Sequence[dict[str, Any]],
     steps: Sequence[str],
+    required: Sequence[str] = (),
 ) -> list[str]:
-    """An episode as JSON lines: a header, its events, observations and its score."""
+    """An episode as JSON lines: a header (with the task's obligation keys), its events,
+    observations and its score."""
+    header = {**header, "obligations": list(required)}
     lines = [json.dumps({"record": "episode", "version": RECORD_VERSION, **header})]
     lines += [json.dumps({"record": "event", **event_json(e)}) for e in events]
     lines += [json.dumps({"record": "observation", **o}) for o in observations]
-    lines.append(json.dumps({"record": "score", **score(steps, events)}))
+    lines.append(json.dumps({"record": "score", **score(steps, events, required)}))
     return lines
 
 
@@ -257,9 +226,13 @@ def replay(path: Path) -> Replayed:
     steps = header.get("steps")
     if not isinstance(steps, list) or not all(isinstance(s, str) for s in steps):
         raise RecordError("the episode header has no list of step names")
-    return Replayed(
-        header, tuple(events), tuple(observations), stored, json_roundtrip(score(steps, events))
-    )
+    required = header.get("obligations", [])
+    if not isinstance(required, list) or not all(
+        isinstance(k, str) and k.count(":") >= 2 for k in required
+    ):
+        raise RecordError("the episode header's `obligations` are not `step:kind:subject` keys")
+    rescored = json_roundtrip(score(steps, events, required))
+    return Replayed(header, tuple(events), tuple(observations), stored, rescored)
 
 
 def json_roundtrip(data: dict[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from attrs import define, field, frozen
 
 from lablang.sim.actors import Actors
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
+from lablang.sim.assets.display import LIT, UNLIT, segments_lit
 from lablang.sim.bookkeeping import Bookkeeping, journaled
 from lablang.sim.build import LEVEL_SHOWN, Built
 from lablang.sim.catalog import WORK_BASE
@@ -94,6 +95,7 @@ class ScaleState:
     filtered: float = 0.0  # grams
     display: int = 0  # tenths of a gram
     stable_since: float = 0.0
+    segments: tuple[int, ...] = ()  # the display's segment geoms (`assets.display`)
 
     def reading(self) -> float:
         return self.display / 10
@@ -243,7 +245,11 @@ class Runtime(Bookkeeping, Actors):
             if info.force_sensor:
                 pan = m.body(f"{name}_pan").id
                 zero = float(m.body_subtreemass[pan]) * GRAVITY
-                self.scales[name] = ScaleState(int(m.sensor(info.force_sensor).adr[0]), zero)
+                segments = tuple(m.geom(g).id for g in info.display)
+                self.scales[name] = ScaleState(
+                    int(m.sensor(info.force_sensor).adr[0]), zero, segments=segments
+                )
+                self._show_display(self.scales[name])
         self.buttons: dict[tuple[str, str], tuple[int, bool]] = {}
         for name, info in self.infos.items():
             for button, joint in info.buttons.items():
@@ -526,6 +532,14 @@ class Runtime(Bookkeeping, Actors):
         if display != state.display:
             state.display = display
             state.stable_since = self.time
+            self._show_display(state)
+
+    def _show_display(self, state: ScaleState) -> None:
+        """Light the display's segments for its value (what a camera reads)."""
+        if state.segments:
+            rgba = self.model.geom_rgba
+            for geom, lit in zip(state.segments, segments_lit(state.display), strict=True):
+                rgba[geom] = LIT if lit else UNLIT
 
     def scale_stable(self, name: str) -> bool:
         state = self.scales[name]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -250,14 +250,17 @@ def evaluate_suite(
     executor: Executor,
     progress: bool = False,
     records_dir: Path | None = None,
+    judges: Mapping[str, Any] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """A policy (`module:function`) evaluated on each task, keyed like certificates.
 
     Each episode is a unit; a lost episode (its worker died on every attempt) is listed
-    under `lost_episodes` with its seed and counts as credit 0.
+    under `lost_episodes` with its seed and counts as credit 0. `judges` (by task name)
+    score the episodes of tasks bound to a contract against its legal sets
+    (`lablang.bound.judge_for`).
     """
     from lablang.sim.env import evaluation_of
-    from lablang.sim.records import write_records
+    from lablang.sim.records import score_lines, write_records
 
     seeds = instance_seeds(seed, episodes)
     label = f"evaluate {len(entries)} tasks" if progress else None
@@ -272,6 +275,9 @@ def evaluate_suite(
                 outcomes.append({"lost": item.as_dict()})
                 continue
             outcome, lines = item
+            judge = (judges or {}).get(task.name)
+            if judge is not None:
+                outcome = {**outcome, "score": score_lines(lines, judge)}
             if records_dir is not None:
                 where = records_dir if len(entries) == 1 else records_dir / task.name
                 write_records(where / f"{outcome['seed']}.jsonl", lines)

@@ -45,7 +45,7 @@ VARIANTS = {
         "naive rules: add while the reading stays at or below the target, remove only above it",
         [
             ("not (w in pan) and w in exact", "not (w in pan) and reading + w <= target"),
-            ("(reading > target or not (w in exact))", "reading > target"),
+            ("w in pan and not (w in exact) {", "w in pan and reading > target {"),
         ],
     ),
     "placement_recall_instructed": (

@@ -140,3 +140,24 @@ def test_runtime_does_not_import_z3() -> None:
         cwd=str(STDLIB.parents[1]),
     )
     assert out.stdout.strip() == "False"
+
+
+def test_weighing_never_allows_removing_a_standard_the_target_needs() -> None:
+    """At 38 g with a stray 1 g on the pan, the only removal that is legal is the stray
+    1 g: taking off the 20 g (which the target needs) undoes progress and is not legal."""
+    state, evidence = read_state(WEIGHING, {"pan": [1, 2, 5, 10, 20]})
+    removals = [op for op in legal_operations(WEIGHING, state, evidence) if "remove" in op]
+    assert removals == ["remove(1)"]
+
+
+def test_weighing_exact_set_follows_the_bound_target() -> None:
+    """Bound at 30 g the contract's exact set is 20 g and 10 g: from an empty pan only
+    those two may be added, and `record` needs exactly them."""
+    contract = load(STDLIB / "feedback_weighing.lab", {"target": 30})
+    state, _ = read_state(contract, {})
+    assert [op for op in legal_operations(contract, state) if op.startswith("add")] == [
+        "add(10)",
+        "add(20)",
+    ]
+    state, _ = read_state(contract, {"pan": [10, 20], "stable": True})
+    assert legal_operations(contract, state) == ["record"]

@@ -1,4 +1,4 @@
-"""Each execution obligation is completed only by its own attempt's events (Labference)."""
+"""Each opportunity is scored once, from its own attempt's events (Labference)."""
 
 from __future__ import annotations
 
@@ -25,49 +25,70 @@ task retrieve in s {
 """
 
 
-def _execution(step: str, attempt: str, op: str, obj: str, ok: bool) -> Event:
-    return Event("execution", 1.0, step, attempt, op, obj, confirmed=ok, status="succeeded")
+def _transfer(step: str, attempt: str, target: str, t: float) -> Event:
+    return Event(
+        "transfer",
+        t,
+        step,
+        attempt,
+        f"transfer(tube_a, {target})",
+        "tube_a",
+        target,
+        legal=("transfer(tube_a, rack.slot[1])",),
+    )
 
 
-def test_a_grasp_in_an_earlier_step_does_not_complete_a_later_steps_grasp() -> None:
-    """Two picks of one tube in two steps are two obligations; only the first confirmed."""
+def _placed(step: str, attempt: str, ok: bool, t: float) -> Event:
+    return Event("placed", t, step, attempt, "", "tube_a", confirmed=ok, status="succeeded")
+
+
+def test_an_outcome_counts_once_however_many_records_the_attempt_has() -> None:
+    """A second outcome record of one attempt neither confirms it nor counts twice."""
     events = [
-        _execution("lift", "lift.0", "pick(tube_a)", "tube_a", True),
-        _execution("again", "again.0", "pick(tube_a)", "tube_a", False),
+        _transfer("back", "t1", "rack.slot[1]", 1.0),
+        _placed("back", "t1", False, 1.5),
+        _placed("back", "t1", True, 1.6),
     ]
-    result = score(["lift", "again"], events)["execution"]
-    assert (result["obligations"], result["executed"]) == (2, 1)
-    assert result["unexecuted"] == ["again:pick:tube_a"]
+    result = score(["lift", "back", "again"], events, ["back:transfer:tube_a"])["execution"]
+    assert (result["opportunities"], result["executed"]) == (1, 0)
 
 
-def test_an_attempt_counts_once_however_many_execution_records_it_has() -> None:
-    """A second execution record of one attempt neither confirms it nor counts twice."""
+def test_a_step_does_not_count_before_its_own_obligation_is_done() -> None:
+    """A step whose spec held before its transfer was achieved by the policy earns no
+    credit: objects placed at initialization set the context, they are not progress."""
     events = [
-        _execution("lift", "lift.0", "pick(tube_a)", "tube_a", False),
-        _execution("lift", "lift.0", "pick(tube_a)", "tube_a", True),
+        Event("completion", 1.0, "lift", confirmed=True),
+        Event("completion", 2.0, "back", confirmed=True),
+        _transfer("back", "t1", "rack.slot[1]", 3.0),
+        _placed("back", "t1", True, 3.5),
     ]
-    result = score(["lift"], events)["execution"]
-    assert (result["obligations"], result["executed"]) == (1, 0)
+    completion = score(["lift", "back"], events, ["back:transfer:tube_a"])["completion"]
+    assert completion["steps_passed"] == 1
+    assert completion["not_done_by_policy"] == ["back:transfer:tube_a"]
 
 
-def test_a_retrieval_redirected_to_the_neighbouring_tube_is_not_executed(task_from) -> None:
-    """The retrieval's grasp slips to tube_b (a target-pose intervention): the earlier grasp
-    of tube_a no longer hides it, so 2 of 3 obligations are executed, not 3 of 3."""
+def test_a_transfer_redirected_to_the_neighbouring_slot_is_a_right_choice_not_executed(
+    task_from,
+) -> None:
+    """The tube is released over the neighbouring slot (a target-pose intervention): the
+    choice (the slot the call names) is right, its execution failed."""
     task = task_from(RETRIEVE)
     clean = run_episode(task, 0)
-    assert clean.succeeded and clean.score()["execution"]["executed"] == 3
-    slipped = run_episode(task, 0, interventions=(TargetPose("again", 0, 0, Ref("tube_b")),))
-    execution = slipped.score()["execution"]
-    assert (execution["obligations"], execution["executed"]) == (3, 2)
-    assert execution["unexecuted"] == ["again:pick:tube_a"]
-    assert slipped.score()["choice"]["incorrect_attempts"] == []  # the choice was right
+    assert clean.succeeded and clean.score()["execution"]["executed"] == 1
+    slipped = run_episode(
+        task, 0, interventions=(TargetPose("back", 0, 1, Ref("rack", ("slot", 0))),)
+    )
+    score_ = slipped.score()
+    assert (score_["execution"]["opportunities"], score_["execution"]["executed"]) == (1, 0)
+    assert score_["execution"]["unexecuted"] == ["t1"]
+    assert score_["choice"]["incorrect"] == []  # the choice was right
+    assert score_["choice"]["frozen"][0]["outcome"] == "rack.slot[0]"
 
 
 def test_the_score_line_tells_a_wrong_choice_from_a_failed_execution(task_from) -> None:
     """`simulate`'s score line (and the certificate's totals) keep choice and execution
-    apart: a decision for the wrong slot is an incorrect choice, executed; a slip to the
-    neighbouring tube is a correct choice, not executed (before, only `lablang branch`
-    showed the difference)."""
+    apart: a decision for the wrong slot is an incorrect choice, executed; a release over
+    the neighbouring slot is a correct choice, not executed."""
     from lablang.cli.sim import score_line
     from lablang.sim import certify_task
     from lablang.sim.interventions import Decision
@@ -77,9 +98,11 @@ def test_the_score_line_tells_a_wrong_choice_from_a_failed_execution(task_from) 
         task, 0, interventions=(Decision("back", 0, 1, Ref("rack", ("slot", 3))),)
     )
     line = score_line(wrong_choice.score())
-    assert line.startswith("choice 1/2 correct (incorrect: back.0), execution 2/2 executed")
-    slipped = run_episode(task, 0, interventions=(TargetPose("again", 0, 0, Ref("tube_b")),))
+    assert line.startswith("choice 0/1 correct (incorrect: t1), execution 1/1 executed")
+    slipped = run_episode(
+        task, 0, interventions=(TargetPose("back", 0, 1, Ref("rack", ("slot", 0))),)
+    )
     line = score_line(slipped.score())
-    assert line.startswith("choice 3/3 correct, execution 2/3 executed (not: again:pick:tube_a)")
+    assert line.startswith("choice 1/1 correct, execution 0/1 executed (not: t1)")
     totals = certify_task(task, instances=1, seed=0)["labference"]
-    assert totals == {"choices": 3, "correct": 3, "obligations": 3, "executed": 3}
+    assert totals == {"opportunities": 1, "reached": 1, "correct": 1, "executed": 1}

@@ -32,9 +32,9 @@ def test_branch_docstring_example_prints_both_branches_measures() -> None:
     out = CliRunner().invoke(main, match.group(1).split())
     assert out.exit_code == 0, out.output
     rows = _rows(out.output)
-    assert "2/2 correct" in rows["base"] and "2/2 executed" in rows["base"]
+    assert "1/1 correct" in rows["base"] and "1/1 executed" in rows["base"]
     assert "clean, credit 1.00" in rows["base"]
-    assert "2/2 correct" in rows["supported"] and "1/2 executed" in rows["supported"]
+    assert "1/1 correct" in rows["supported"] and "0/1 executed" in rows["supported"]
     assert "incomplete, credit 0.00" in rows["supported"]
     assert "changed: completion, execution" in out.output
 
@@ -49,8 +49,8 @@ def test_branch_decision_json_equals_the_python_api() -> None:
     out = CliRunner().invoke(main, args)
     assert out.exit_code == 0, out.output
     printed = json.loads(out.output)
-    assert printed["supported"]["choice"]["incorrect_attempts"] == ["move.1"]
-    assert printed["base"]["choice"]["incorrect_attempts"] == []
+    assert printed["supported"]["choice"]["incorrect"] == ["t1"]
+    assert printed["base"]["choice"]["incorrect"] == []
     tasks, _ = load_tasks(FILE)
     decision = Decision("move", 1, 1, Ref("rack2", ("slot", 5)))
     expected = run_matched(tasks["move_tube"], 1, "move", decision).report()
@@ -67,6 +67,7 @@ def test_branch_execution_reports_the_chosen_status() -> None:
     assert out.exit_code == 0, out.output
     assert "reports failed" in out.output
     assert "incomplete" in _rows(out.output)["supported"]
+    assert "no choice made at 1 of the opportunities" in out.output
 
 
 def test_branch_refuses_interventions_that_do_not_fit_the_task() -> None:

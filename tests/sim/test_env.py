@@ -102,6 +102,7 @@ def test_camera_observation_is_an_rgb_image(task_from) -> None:
         "lablang.sim.records",
         "lablang.sim.interventions",
         "lablang.sim.branches",
+        "lablang.sim.labference",
     ],
 )
 def test_doctests_of_the_sim_package_pass(module: str) -> None:

@@ -130,7 +130,7 @@ def test_registered_ids_make_through_gymnasium_by_call_and_by_module_import() ->
     assert register_tasks("examples/tasks/move_tube.lab") == ["lablang/move_tube"]
     env = gymnasium.make("lablang.sim.gym_env:lablang/move_chosen_tube", robot="gantry")
     obs, info = env.reset(seed=2)
-    assert info["bindings"] and set(obs) == {"proprio", "tcp", "objects"}
+    assert info["bindings"] and set(obs) == {"proprio", "tcp", "objects", "fixtures"}
     env.close()
 
 

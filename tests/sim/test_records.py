@@ -64,11 +64,11 @@ def test_replay_cli_reports_identical_rescore_and_rejects_a_tampered_record(tmp_
     assert result.exit_code == 0, result.output
     out = runner.invoke(replay_command, [str(record)])
     assert out.exit_code == 0 and "re-scored identically" in out.output
-    assert "insert_into_slot(tube, rack2.slot[3]): correct; succeeded, confirmed" in out.output
+    assert "transfer(tube, rack2.slot[3]): correct; confirmed, rests at rack2.slot[3]" in out.output
     lines = record.read_text().splitlines()
     edited = [
         line.replace('"confirmed": true', '"confirmed": false')
-        if '"kind": "execution"' in line
+        if '"kind": "placed"' in line
         else line
         for line in lines
     ]
@@ -84,7 +84,7 @@ def test_replay_cli_reports_identical_rescore_and_rejects_a_tampered_record(tmp_
 def test_env_info_separates_a_wrong_choice_from_its_confirmed_execution(task_from) -> None:
     """A policy that puts the tube back in slot 2 when the program calls for slot 0 makes an
     incorrect choice that is physically confirmed; info carries each record kind apart."""
-    from lablang.sim import make_env
+    from lablang.sim.env import make_env
 
     env = make_env(task_from(PUT_BACK), max_seconds=9.0)
     obs, info = env.reset(seed=0)
@@ -111,17 +111,15 @@ def test_env_info_separates_a_wrong_choice_from_its_confirmed_execution(task_fro
         if terminated or truncated:
             break
     assert truncated and info["step_success"] == {"grasp": True, "put": False}
-    place = seen["choice"][1]
-    assert place["operation"] == "place(tube, rack.slot[2])"
-    assert place["measured"] == "rack.slot[0]"
-    confirmation = seen["execution"][1]
+    place = seen["choice"][0]
+    assert place["operation"] == "transfer(tube, rack.slot[2])"
+    assert place["legal"] == ["transfer(tube, rack.slot[0])"]
+    confirmation = seen["execution"][0]
     assert confirmation["attempt"] == place["attempt"] and confirmation["confirmed"] is True
     assert [c["status"] for c in seen["completion"]] == ["passed", "failed"]
-    from lablang.sim.records import score
-
-    result = score(["grasp", "put"], env.events)
-    assert result["choice"]["incorrect_attempts"] == [place["attempt"]]
-    assert result["execution"]["executed"] == 2 and result["completion"]["credit"] == 0.5
+    result = env.score()
+    assert result["choice"]["incorrect"] == [place["attempt"]]
+    assert result["execution"]["executed"] == 1 and result["completion"]["credit"] == 0.5
 
 
 def test_matched_continuation_on_the_centrifuge_changes_choice_correctness(task_from) -> None:
@@ -141,10 +139,11 @@ def test_matched_continuation_on_the_centrifuge_changes_choice_correctness(task_
     )
     m = run_matched(task, 1, "place_B", intended, before=(slip,))
     base, supported = m.base.score(), m.supported.score()
-    assert base["choice"]["incorrect_attempts"] == []
-    assert supported["choice"]["incorrect_attempts"] == ["place_B.1"]
-    b_choice = next(e for e in m.supported.events if e.attempt == "place_B.1")
-    assert (b_choice.target, b_choice.measured) == ("rotor.slot[4]", "rotor.slot[5]")
+    assert base["choice"]["incorrect"] == []
+    assert supported["choice"]["incorrect"] == ["t2"]
+    b_choice = next(e for e in m.supported.events if e.kind == "transfer" and e.attempt == "t2")
+    assert b_choice.target == "rotor.slot[4]"
+    assert "transfer(tube_B, rotor.slot[5])" in b_choice.legal  # opposite A's actual slot 1
     assert base["completion"]["credit"] == 1.0 and supported["completion"]["credit"] == 0.4
     assert "choice" in m.changed() and "completion" in m.changed()
     # the shared prefix is the same in both branches, event for event

@@ -7,6 +7,7 @@ import math
 
 import mujoco
 
+from lablang.sim.assets.display import add_display
 from lablang.sim.assets.info import AssetInfo, SlotInfo
 from lablang.sim.assets.parts import BLUE, DARK, GREY, G, add_button, box, cup_walls, grid, quat_z
 from lablang.sim.model import Entity
@@ -166,6 +167,8 @@ def build_scale(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: floa
         force_sensor=f"{name}_force",
     )
     info.buttons["tare"] = add_button(spec, body, f"{name}_tare", [0, -0.068, 0.04])
+    # the display, upright at the +x edge facing the front camera (visual only)
+    info.display = add_display(body, f"{name}_display", [0.075, 0.0, 0.094])
     return info
 
 

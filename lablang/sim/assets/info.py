@@ -52,6 +52,7 @@ class AssetInfo:
     fill_radius: float = 0.0  # inner radius where liquid stands, if wider than the opening
     bare: bool = False  # a pipette that starts without a tip
     cap_joint: str = ""  # a screw cap's turning hinge (bottles)
+    display: list[str] = field(factory=list)  # a scale's seven-segment geoms (`display.py`)
 
 
 Builder = Callable[[mujoco.MjSpec, Entity, list[float], float], AssetInfo]

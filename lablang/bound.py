@@ -1,0 +1,145 @@
+"""Tasks bound to contracts: the simulation's choices scored against a contract's legal set.
+
+The simulation and the contracts are sibling backends that never import each other; this
+module joins them. A task that `follows: feedback_weighing(target: 30)` records, with each
+transfer, the contract operation it is (`lablang.sim.binding`); here the contract is
+compiled with the task's parameters and replayed along the episode's events
+(`ContractJudge`): the state advances only on physical outcomes (a transfer's placement
+confirmed), and each choice is scored against the legal set of the state it was made in.
+
+`monitor_record` is what `lablang monitor CONTRACT RECORD.jsonl` does with a simulation
+record: the one Labference score (`lablang.sim.labference.labference_score`), with the
+contract's legal sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+
+from lablang.contracts.model import Contract
+from lablang.sim.binding import ContractBinding
+from lablang.sim.model import Task
+from lablang.sim.records import Event, RecordError, json_roundtrip, replay, score
+
+
+class BindingError(Exception):
+    """A bound contract that cannot be loaded (the message says why)."""
+
+
+def load_contract(binding: ContractBinding, roots: Sequence[str | Path] = ()) -> Contract:
+    """The contract a task follows, compiled with the task's parameters."""
+    from lablang.contracts.front import compile_contracts
+    from lablang.diagnostics import Report
+    from lablang.driver import check_source, read_source
+
+    report = Report()
+    source = read_source(binding.source, report)
+    contracts: list[Contract] = []
+    if source is not None:
+        result = check_source(
+            source, [Path(binding.source).parent, *roots], report=report, backends=False
+        )
+        if not report.has_errors:
+            contracts = compile_contracts(
+                result.program.root.module, source, report, dict(binding.params)
+            )
+    if report.has_errors:
+        first = report.sorted()[0]
+        raise BindingError(f"contract `{binding.contract}` does not compile: {first.message}")
+    found = [c for c in contracts if c.name == binding.contract]
+    if not found:
+        raise BindingError(f"no contract `{binding.contract}` in {binding.source}")
+    return found[0]
+
+
+@frozen
+class ContractJudge:
+    """Replays a contract along an episode's events: each transfer's legal set.
+
+    A transfer's placement that is confirmed applies the contract operation it is (its
+    default outcomes; a transfer that maps to no operation changes nothing); a refuted
+    one leaves the state as it was. A `context` event (an object found in place at a
+    checkpoint, `lablang.sim.evidence`) applies its operation too, unscored. Evidence
+    takes its default values.
+    """
+
+    contract: Contract
+
+    def __call__(self, events: Sequence[Event]) -> dict[str, tuple[str, ...]]:
+        from lablang.contracts.semantics import (
+            apply,
+            default_evidence,
+            find_ground,
+            initial_state,
+            legal_ground,
+        )
+
+        contract = self.contract
+        evidence = default_evidence(contract)
+        state = initial_state(contract, evidence)
+        operation: dict[str, str] = {}
+        legal: dict[str, tuple[str, ...]] = {}
+        for e in sorted(events, key=lambda e: e.time):
+            if e.kind == "transfer":
+                operation[e.attempt] = e.contract_op
+                legal[e.attempt] = tuple(g.name for g in legal_ground(contract, state, evidence))
+            elif e.kind == "placed" and e.confirmed and operation.get(e.attempt):
+                ground = find_ground(contract, operation.pop(e.attempt))
+                if ground is not None:
+                    state = apply(contract, state, evidence, ground)
+            elif e.kind == "context" and e.contract_op:
+                # an object found in place at a checkpoint: the state the agent starts from
+                ground = find_ground(contract, e.contract_op)
+                if ground is not None:
+                    state = apply(contract, state, evidence, ground)
+        return legal
+
+
+def judge_for(task: Task, roots: Sequence[str | Path] = ()) -> ContractJudge | None:
+    """The judge of the contract a task follows (None for a task bound to none)."""
+    if task.contract is None:
+        return None
+    return ContractJudge(load_contract(task.contract, roots))
+
+
+def monitor_record(contract: Contract, path: Path) -> dict[str, Any]:
+    """A simulation record (`simulate --record`, `evaluate --records`) scored against a
+    contract: the episode, its stored score and the score with the contract's legal sets."""
+    replayed = replay(path)
+    steps = replayed.header["steps"]
+    required = replayed.header.get("obligations", [])
+    bound = json_roundtrip(score(steps, replayed.events, required, ContractJudge(contract)))
+    return {
+        "episode": replayed.header,
+        "contract": contract.name,
+        "params": dict(contract.params),
+        "score": bound,
+        "unbound_score": replayed.score,
+    }
+
+
+def looks_like_sim_record(text: str) -> bool:
+    """Is this JSON-lines text a simulation record (its first line an episode header)?"""
+    import json
+
+    first = text.lstrip().split("\n", 1)[0]
+    try:
+        data = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(data, Mapping) and data.get("record") == "episode"
+
+
+__all__ = [
+    "BindingError",
+    "ContractJudge",
+    "RecordError",
+    "judge_for",
+    "load_contract",
+    "looks_like_sim_record",
+    "monitor_record",
+]

@@ -1,0 +1,102 @@
+"""A seven-segment display drawn on an instrument, readable by a camera.
+
+The digits are visual geoms (they neither collide nor weigh, so trajectories do not
+change); the runtime lights a segment by making it opaque (`lit`) and hides it otherwise.
+A scale shows its display in 0.1 g in five positions (a sign, three integer digits and a
+decimal digit, with a fixed decimal point): -999.9 g to 999.9 g, dashes beyond.
+
+>>> "".join("1" if on else "0" for on in segments_lit(205)[21:28])  # the "0" of 20.5 g
+'1111110'
+"""
+
+from __future__ import annotations
+
+import mujoco
+
+POSITIONS = 5  # sign, hundreds, tens, units, tenths
+# segments a..g of each digit, lit for 0..9 (a top, b upper right, c lower right, d bottom,
+# e lower left, f upper left, g middle)
+DIGITS = {
+    0: "abcdef", 1: "bc", 2: "abdeg", 3: "abcdg", 4: "bcfg",
+    5: "acdfg", 6: "acdefg", 7: "abc", 8: "abcdefg", 9: "abcdfg",
+}  # fmt: skip
+SEGMENTS = "abcdefg"
+LIT = [0.15, 1.0, 0.3, 1.0]
+UNLIT = [0.0, 0.0, 0.0, 0.0]
+# sized for the `front` camera at 256 px (about 5 mm a pixel at the scale): digits 8.6 cm
+# tall (about 14 px), 2.6 cm wide, segments 6 mm thick
+DIGIT_PITCH = 0.032  # m between digit centres
+HALF_WIDTH = 0.01  # m, half the length of a horizontal segment
+HALF_HEIGHT = 0.02  # m, half the length of a vertical segment
+THICK = 0.003  # m, half the thickness of a segment
+
+
+def segments_lit(tenths: int) -> list[bool]:
+    """Which of the display's segments are lit for a display value in tenths of a gram:
+    7 per position (a..g) for the sign and the four digits, then the decimal point. Past
+    the range, every position shows a dash."""
+    out: list[bool] = []
+    value = abs(tenths)
+    if value > 9999:
+        return [s == "g" for _ in range(POSITIONS) for s in SEGMENTS] + [False]
+    digits = [value // 1000, value // 100 % 10, value // 10 % 10, value % 10]
+    shown = [value >= 1000, value >= 100, True, True]  # no leading zeros before the units
+    out += [s == "g" and tenths < 0 for s in SEGMENTS]
+    for digit, show in zip(digits, shown, strict=True):
+        out += [show and s in DIGITS[digit] for s in SEGMENTS]
+    return [*out, True]
+
+
+def segment_offsets() -> list[tuple[float, float, float, float]]:
+    """Each segment's centre and half extents in the display plane: (u, v, half u, half v),
+    u to the right and v up, in the order `segments_lit` uses."""
+    shapes = {
+        "a": (0.0, 2 * HALF_HEIGHT, HALF_WIDTH, THICK),
+        "b": (HALF_WIDTH, HALF_HEIGHT, THICK, HALF_HEIGHT),
+        "c": (HALF_WIDTH, -HALF_HEIGHT, THICK, HALF_HEIGHT),
+        "d": (0.0, -2 * HALF_HEIGHT, HALF_WIDTH, THICK),
+        "e": (-HALF_WIDTH, -HALF_HEIGHT, THICK, HALF_HEIGHT),
+        "f": (-HALF_WIDTH, HALF_HEIGHT, THICK, HALF_HEIGHT),
+        "g": (0.0, 0.0, HALF_WIDTH, THICK),
+    }
+    out = []
+    for k in range(POSITIONS):
+        centre = (k - (POSITIONS - 1) / 2) * DIGIT_PITCH
+        out += [(centre + u, v, hu, hv) for u, v, hu, hv in (shapes[s] for s in SEGMENTS)]
+    point = ((POSITIONS - 1) / 2 - 0.5) * DIGIT_PITCH  # between units and tenths
+    out.append((point, -2 * HALF_HEIGHT, THICK, THICK))
+    return out
+
+
+def add_display(body: mujoco.MjsBody, name: str, centre: list[float]) -> list[str]:
+    """A dark panel facing the body's +x axis, its segments in front of it; returns the
+    segment geoms' names (for the runtime to light)."""
+    width = POSITIONS * DIGIT_PITCH / 2 + 0.002
+    height = 2 * HALF_HEIGHT + THICK + 0.008
+    body.add_geom(
+        name=f"{name}_panel",
+        type=mujoco.mjtGeom.mjGEOM_BOX,
+        pos=centre,
+        size=[0.002, width, height],
+        rgba=[0.05, 0.06, 0.06, 1.0],
+        contype=0,
+        conaffinity=0,
+        mass=0,
+        density=0,
+    )
+    names = []
+    for k, (u, v, hu, hv) in enumerate(segment_offsets()):
+        geom = f"{name}_seg{k}"
+        body.add_geom(
+            name=geom,
+            type=mujoco.mjtGeom.mjGEOM_BOX,
+            pos=[centre[0] + 0.0025, centre[1] + u, centre[2] + v],
+            size=[0.0005, hu, hv],
+            rgba=UNLIT,
+            contype=0,
+            conaffinity=0,
+            mass=0,
+            density=0,
+        )
+        names.append(geom)
+    return names

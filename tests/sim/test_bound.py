@@ -1,0 +1,218 @@
+"""Tasks bound to contracts: `follows:` and `operations:`, choices scored against the
+contract's legal set, and `lablang monitor` on a simulation record."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lablang.bound import ContractJudge, judge_for, load_contract, monitor_record
+from lablang.cli import main
+from lablang.contracts.semantics import default_evidence, initial_state, legal_operations
+from lablang.driver import check_text
+from lablang.sim import load_tasks
+from lablang.sim.env import make_env
+from lablang.sim.front import tasks_of
+from lablang.sim.front_instruction import predicate_calls
+from lablang.sim.labference import obligations
+from lablang.sim.model import Num
+from lablang.sim.records import Event
+from tests.sim.labference_policies import ScriptedWeigher, evaluate_hold
+
+FILE = "examples/tasks/feedback_weighing.lab"
+
+
+@pytest.fixture(scope="module")
+def weigh_30g():  # type: ignore[no-untyped-def]
+    tasks, report = load_tasks(FILE)
+    assert not report.has_errors
+    return tasks["weigh_30g"]
+
+
+def _bound_examples() -> list[tuple[str, str]]:
+    found = []
+    for path in sorted(Path("examples/tasks").glob("*.lab")):
+        tasks, _ = load_tasks(str(path))
+        found += [(str(path), name) for name, task in tasks.items() if task.contract]
+    return found
+
+
+def test_the_weighing_examples_follow_the_contract() -> None:
+    """Both weighing examples (30 g and 37 g) are bound to the weighing contract."""
+    assert [name for _, name in _bound_examples()] == ["weigh_30g", "weigh_37g"]
+
+
+@pytest.mark.parametrize(("path", "name"), _bound_examples())
+def test_each_example_task_and_its_contract_agree_on_the_target(path: str, name: str) -> None:
+    """Every example task that follows the weighing contract binds the target its last
+    step requires, and the contract's legal additions from an empty pan are exactly the
+    weights the task puts on the scale."""
+    task = load_tasks(path)[0][name]
+    contract = load_contract(task.contract)
+    last = task.steps[-1].success
+    readings = [a for a in predicate_calls(last) if a.func == "reading" and len(a.args) > 1]
+    assert readings and isinstance(readings[0].args[1], Num)
+    assert contract.params["target"] == round(readings[0].args[1].value * 1000)  # g
+    masses = {
+        round(dict(task.scene.entity(o.subject).params)["mass"] * 1000)
+        for o in obligations(task)
+        if o.kind == "transfer"
+    }
+    # from an empty pan the contract allows adding exactly the task's standards
+    empty = initial_state(contract, default_evidence(contract))
+    adds = [op for op in legal_operations(contract, empty) if op.startswith("add(")]
+    assert adds == [f"add({m})" for m in sorted(masses)]
+    assert sum(masses) == contract.params["target"]
+
+
+def test_each_transfer_records_the_contract_operation_it_is(weigh_30g) -> None:
+    """`put_on_scale(w20, scale)` is `add(20)`: the transfer of w20 to the scale carries it."""
+    assert weigh_30g.contract.operation_of("w20", "scale") == "add(20)"
+    assert weigh_30g.contract.operation_of("w5", "table") == "remove(5)"
+    assert weigh_30g.contract.operation_of("w5", "rack") == ""
+
+
+def test_a_wrong_weight_is_an_illegal_contract_operation_and_its_removal_becomes_legal(
+    weigh_30g,
+) -> None:
+    """Against the contract, putting w5 on the pan is `add(5)`, not legal at 30 g; once it is
+    confirmed on the pan, the next legal set holds `remove(5)` (recovery) and not
+    `remove(20)` or any other removal of a standard the target needs."""
+    judge = judge_for(weigh_30g)
+    assert judge is not None
+    score = ScriptedWeigher(("w20", "w10"), wrong=frozenset({0})).run(
+        make_env(weigh_30g, max_seconds=35.0), 3, judge
+    )
+    first, second = score["choice"]["frozen"]
+    assert (first["contract_operation"], first["correct"]) == ("add(5)", False)
+    assert first["legal"] == ["add(10)", "add(20)", "wait_stable"]
+    assert (second["contract_operation"], second["correct"]) == ("add(10)", True)
+    assert "remove(5)" in second["legal"]
+    assert not [op for op in second["legal"] if op in ("remove(10)", "remove(20)")]
+
+
+def test_a_refuted_placement_leaves_the_contract_state_unchanged(weigh_30g) -> None:
+    """The contract's state advances on physical outcomes only: a transfer whose placement
+    was refuted does not count as on the pan, so the same addition stays legal."""
+    judge = ContractJudge(load_contract(weigh_30g.contract))
+
+    def transfer(t: float, attempt: str) -> Event:
+        return Event("transfer", t, "add_20", attempt=attempt, object="w20", target="scale",
+                     contract_op="add(20)")  # fmt: skip
+
+    events = [
+        transfer(1.0, "t1"),
+        Event("placed", 1.5, "add_20", attempt="t1", confirmed=False),
+        transfer(2.0, "t2"),
+        Event("placed", 2.5, "add_20", attempt="t2", confirmed=True),
+        transfer(3.0, "t3"),
+    ]
+    legal = judge(events)
+    assert "add(20)" in legal["t1"] and "add(20)" in legal["t2"]
+    assert "add(20)" not in legal["t3"]
+
+
+def test_monitor_reads_a_simulation_record_and_scores_it_against_the_contract(
+    tmp_path, weigh_30g
+) -> None:
+    """`lablang monitor CONTRACT RECORD.jsonl` accepts `simulate --record`'s file, takes the
+    task's parameters from it and prints the one scorer's measures with the contract's
+    legal sets (the same as `monitor_record` from Python)."""
+    record = tmp_path / "episode.jsonl"
+    runner = CliRunner()
+    out = runner.invoke(main, ["simulate", FILE, "--seed", "1", "--record", str(record)])
+    assert out.exit_code == 0, out.output
+    contract_file = "stdlib/contracts/feedback_weighing.lab"
+    out = runner.invoke(main, ["monitor", contract_file, str(record), "--json"])
+    assert out.exit_code == 0, out.output
+    printed = json.loads(out.output)
+    assert printed["params"] == {"target": 30}
+    assert [c["contract_operation"] for c in printed["score"]["choice"]["frozen"]] == [
+        "add(20)",
+        "add(10)",
+    ]
+    assert printed["score"]["choice"]["correct"] == 2
+    expected = monitor_record(load_contract(weigh_30g.contract), record)
+    assert printed == json.loads(json.dumps(expected))
+    text = runner.invoke(main, ["monitor", contract_file, str(record)])
+    assert text.exit_code == 0 and "is `add(20)`: correct" in text.output
+
+
+def test_evaluate_records_name_the_bound_contract_and_monitor_reads_them(tmp_path) -> None:
+    """`lablang evaluate --records` of a bound task writes records whose header names the
+    contract and the task's parameters, which `lablang monitor` then uses (the do-nothing
+    policy's: both opportunities missed, so no incorrect choice and exit 0)."""
+    printed = evaluate_hold(FILE, 1, "--records", str(tmp_path))
+    assert printed["labference"]["opportunities"] == 2 and printed["labference"]["reached"] == 0
+    (record,) = sorted(tmp_path.glob("*.jsonl"))
+    header = json.loads(record.read_text().splitlines()[0])
+    assert header["contract"]["contract"] == "feedback_weighing"
+    assert header["contract"]["params"] == {"target": 30}
+    assert header["contract"]["operations"]["transfer(w5, scale)"] == "add(5)"
+    out = CliRunner().invoke(
+        main, ["monitor", "stdlib/contracts/feedback_weighing.lab", str(record), "--json"]
+    )
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["params"] == {"target": 30}
+
+
+BOUND = """
+use contracts.feedback_weighing.{feedback_weighing}
+scene s {
+  scale: scale() on table at (0.40 m, 0.05 m)
+  w10: weight(mass: 10 g) on table at (0.20 m, 0.00 m)
+}
+task t in s {
+  instruction: "Put w10 on the scale so that it reads 10.0 g."
+  FOLLOWS
+  OPERATIONS
+  step add { do { pick(w10); put_on_scale(w10, scale) } success: reading(scale, 10 g) }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("follows", "operations", "code", "message"),
+    [
+        ("follows: nothing(target: 10)", "", "E0704", "`nothing` is not a contract"),
+        ("follows: feedback_weighing(target: 1.5)", "", "E0708", "parameters are `name: integer`"),
+        ("", "operations: { put_on_scale(w10, scale) as add(10) }", "E0708", "name it"),
+        ("follows: feedback_weighing(target: 10)", "operations: { put_on_scale(w10, scale) }",
+         "E0708", "each operation is `skill call as operation`"),
+        ("follows: feedback_weighing(target: 10)", "operations: { pick(w10) as add(10) }",
+         "E0708", "only a transfer"),
+        ("follows: feedback_weighing(target: 10)", "operations: { tare(scale) as add(10) }",
+         "E0708", "only a transfer"),
+    ],
+)  # fmt: skip
+def test_a_malformed_binding_is_a_located_diagnostic(
+    follows: str, operations: str, code: str, message: str
+) -> None:
+    """A binding that names no contract, gives a non-integer parameter, maps operations
+    without a contract or maps something other than a transfer is reported, not run."""
+    text = BOUND.replace("FOLLOWS", follows).replace("OPERATIONS", operations)
+    result = check_text(text, roots=["stdlib"])
+    tasks_of(result.program, result.report)
+    found = [d for d in result.report if d.code == code]
+    assert found and message in found[0].message, [d.message for d in result.report]
+
+
+def test_branch_scores_a_bound_task_against_its_contract() -> None:
+    """`lablang branch` on the 37 g task prints each branch's choices as contract
+    operations with the contract's legal sets (the base: add(20), add(10), add(5), add(2),
+    each legal when made)."""
+    out = CliRunner().invoke(
+        main,
+        ["branch", "examples/tasks/weigh_37g.lab", "--seed", "1", "--at", "add_10",
+         "--intervention", "execution", "--step", "add_10", "--call", "1", "--status",
+         "failed", "--json"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    printed = json.loads(out.output)
+    frozen = printed["base"]["choice"]["frozen"]
+    assert [c["contract_operation"] for c in frozen] == ["add(20)", "add(10)", "add(5)", "add(2)"]
+    assert all(c["correct"] and c["contract_operation"] in c["legal"] for c in frozen)
+    assert printed["supported"]["choice"]["reached"] == 1  # the put was not run

@@ -1,0 +1,90 @@
+"""The scale's reading is evidence the policy gets: an observation key, and digits drawn on
+the scale that the `front` camera reads at 256 px."""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+import pytest
+
+from lablang.sim import load_tasks
+from lablang.sim.assets.display import DIGITS, POSITIONS, SEGMENTS, segments_lit
+from lablang.sim.env import make_env
+from lablang.sim.episode import EpisodeRunner
+
+SIZE = 256
+
+
+@pytest.fixture(scope="module")
+def weigh_30g():  # type: ignore[no-untyped-def]
+    tasks, report = load_tasks("examples/tasks/feedback_weighing.lab")
+    assert not report.has_errors
+    return tasks["weigh_30g"]
+
+
+def _decode(lit: list[bool]) -> float | None:
+    """A display value from its lit segments (None if a digit is not a digit)."""
+    sign = -1 if lit[SEGMENTS.index("g")] else 1
+    value = 0
+    for k in range(1, POSITIONS):
+        on = "".join(s for s, shown in zip(SEGMENTS, lit[7 * k : 7 * k + 7], strict=True) if shown)
+        digit = next((d for d, segs in DIGITS.items() if segs == on), 0 if not on else None)
+        if digit is None:
+            return None
+        value = value * 10 + digit
+    return sign * value / 10
+
+
+def test_segment_patterns_spell_the_display() -> None:
+    """20.5 g, -0.1 g and 0.0 g light the digits they should; past 999.9 g it shows dashes."""
+    assert _decode(segments_lit(205)) == 20.5
+    assert _decode(segments_lit(-1)) == -0.1
+    assert _decode(segments_lit(0)) == 0.0
+    over = segments_lit(10_000)
+    assert all(on == (SEGMENTS[i % 7] == "g") for i, on in enumerate(over[:-1]))
+
+
+def _read_from_camera(rt) -> float | None:  # type: ignore[no-untyped-def]
+    """Render the `front` camera at 256x256 and read each segment at its projected centre."""
+    m, d = rt.model, rt.data
+    renderer = mujoco.Renderer(m, SIZE, SIZE)
+    renderer.update_scene(d, camera="front")
+    image = renderer.render().astype(int)
+    renderer.close()
+    cam = m.camera("front").id
+    focal = 0.5 * SIZE / np.tan(np.radians(m.cam_fovy[cam]) / 2)
+    lit = []
+    for geom in rt.scales["scale"].segments:
+        c = d.cam_xmat[cam].reshape(3, 3).T @ (d.geom_xpos[geom] - d.cam_xpos[cam])
+        u = int(np.floor(SIZE / 2 + focal * c[0] / -c[2]))
+        v = int(np.floor(SIZE / 2 - focal * c[1] / -c[2]))
+        patch = image[max(0, v - 1) : v + 2, u]
+        green = patch[:, 1] - np.maximum(patch[:, 0], patch[:, 2])
+        lit.append(int(green.max()) > 25)
+    return _decode(lit)
+
+
+def test_the_front_camera_at_256_px_reads_the_scale(weigh_30g) -> None:
+    """After w20 and after w10, the digits a 256 px `front` image shows are the display's
+    20.0 g and 30.0 g (the runtime's own display value)."""
+    runner = EpisodeRunner(weigh_30g, 1)
+    runner.run(until="add_10")
+    assert runner.rt.scales["scale"].reading() == 20.0
+    assert _read_from_camera(runner.rt) == 20.0
+    runner.run()
+    assert runner.rt.scales["scale"].reading() == 30.0
+    assert _read_from_camera(runner.rt) == 30.0
+
+
+def test_the_reading_and_the_fixtures_pose_are_observation_keys(weigh_30g) -> None:
+    """A policy observes the scale's display and whether it is stable, and where the
+    randomized scale stands; the display starts at 0.0 g, unstable until 3 s have passed."""
+    env = make_env(weigh_30g)
+    obs, _info = env.reset(seed=2)
+    assert obs["evidence"]["scale"].tolist() == [0.0, 0.0]
+    rt = env.rt
+    assert rt is not None
+    assert np.allclose(obs["fixtures"]["scale"][:3], rt.data.xpos[rt.body_ids["scale"]])
+    for _ in range(int(3.2 / 0.02)):
+        obs, *_ = env.step(env.hold_action())
+    assert obs["evidence"]["scale"].tolist() == [0.0, 1.0]
