@@ -669,6 +669,11 @@ class Parser:
             return None
         # trials parse the declaration alone: offsets in a trial are `begin` less
         region = text[begin:end]
+        if start >= end and isinstance(self._attempt(region, source, Report(), limits), ast.Module):
+            # the unexpected word opens the next declaration and the one before it is whole:
+            # nothing inserted before it is a repair (alone, any insertion that keeps the
+            # whole declaration parsing would be accepted, `,` after a `module` line)
+            return None
         token_end = (token.end_pos or token.start_pos or 0) - begin
         if not begin <= at <= end:
             # the error is past a declaration left open: close it where its text ends
