@@ -18,7 +18,7 @@ from lablang.sim.front_placement import (
     slot_placement,
     surface_placement,
 )
-from lablang.sim.front_values import si_number, suggest
+from lablang.sim.front_values import reserved_name, si_number, suggest
 from lablang.sim.robots import DEFAULT_ROBOT, ROBOTS
 
 
@@ -31,8 +31,16 @@ class SceneFront(Front):
         interventions: list[sm.Intervention] = []
         robot = DEFAULT_ROBOT
         members = decl.body.members if decl.body else ()
-        for member in members:
+        skip = 0
+        for index, member in enumerate(members):
+            if index < skip:
+                continue
             match member:
+                case ast.Entry(keyword="event") if reserved := reserved_name(
+                    members, index, self.source.text
+                ):
+                    word, named, skip = reserved
+                    self.reserved_name("an event", word, named.span)
                 case ast.Field(key="robot"):
                     robot = self.robot(member) or robot
                 case ast.Field():

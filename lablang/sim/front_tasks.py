@@ -13,7 +13,7 @@ from lablang.sim.front_checks import check_container_use
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_instruction import check_instruction, predicate_calls
 from lablang.sim.front_scene import SceneFront
-from lablang.sim.front_values import lookup, si_number, suggest
+from lablang.sim.front_values import lookup, reserved_name, si_number, suggest
 from lablang.source import Span
 
 
@@ -56,11 +56,20 @@ class TaskFront(Front):
             return None  # its errors are already reported
         instruction = ""
         steps: list[sm.Step] = []
-        for member in decl.body.members if decl.body else ():
+        members = decl.body.members if decl.body else ()
+        skip = 0
+        for index, member in enumerate(members):
+            if index < skip:
+                continue
             match member:
                 case ast.Field(key="instruction", value=ast.String(value=text)):
                     instruction = text
                     self.instruction_span = member.value.span
+                case ast.Entry(keyword="step") if reserved := reserved_name(
+                    members, index, self.source.text
+                ):
+                    word, named, skip = reserved
+                    self.reserved_name("a step", word, named.span)
                 case ast.Entry(keyword="step"):
                     step = self.step(member, scene)
                     if step is not None:
