@@ -48,6 +48,7 @@ from lablang.sim.model import Task, bind_task
 from lablang.sim.predicates import Evaluator, SpecError
 from lablang.sim.records import Event, event_json, record_lines
 from lablang.sim.runtime import Runtime, SimFault
+from lablang.sim.state import bottom_depth
 
 ACTION_LOW = np.array([-0.2, -0.5, 0.01, -3.1, -2.1, 0.0])
 ACTION_HIGH = np.array([0.8, 0.5, 0.55, 3.1, 2.1, 0.04])
@@ -431,9 +432,8 @@ ASSIST_TICKS = 5  # ticks of two-pad contact after the first before the weld ass
 def _release_target(rt: Runtime, name: str) -> str | None:
     """The slot (or else the surface) an object's bottom is over when it is released."""
     d = rt.data
-    info = rt.infos[name]
     body = rt.body_ids[name]
-    bottom = d.xpos[body] - d.xmat[body, 2::3] * info.half_height
+    bottom = d.xpos[body] - d.xmat[body, 2::3] * bottom_depth(rt, name)
     best: tuple[float, str] | None = None
     for target, site in zip(rt.slot_list, rt.slot_site_ids.tolist(), strict=True):
         slot = rt.infos[target.container].slots[target.index]

@@ -435,7 +435,7 @@ class EpisodeRunner:
                 rt.tick()
         except SpecError as error:
             return finished("failed", f"success spec: {error}")
-        failing = tuple(sorted(text for text, value in evaluator.last.items() if not value))
+        failing = tuple(sorted(set(evaluator.false_literals(step.success))))
         if rt.time >= MAX_EPISODE_TIME - 1e-9:
             self.limit = _time_limit()
             return finished("failed", self.limit, failing)

@@ -9,7 +9,7 @@ from lablang import ast
 from lablang.resolve import Program
 from lablang.sim import catalog
 from lablang.sim import model as sm
-from lablang.sim.front_checks import check_container_use
+from lablang.sim.front_checks import check_container_use, check_skill_needs
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_instruction import check_instruction, predicate_calls
 from lablang.sim.front_scene import SceneFront
@@ -243,6 +243,7 @@ class TaskFront(Front):
         for kind, converted_arg in zip(kinds, converted.args, strict=False):
             self.check_argument(name, kind.lstrip("?"), converted_arg, scene)
         check_container_use(converted, scene, self.error)
+        check_skill_needs(converted, scene, self.error)
         if name == "wait" and converted.args:
             first = converted.args[0]
             if isinstance(first, sm.Num) and not 0 <= first.value <= catalog.MAX_WAIT:

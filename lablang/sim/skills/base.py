@@ -14,7 +14,7 @@ import numpy as np
 from lablang.record import frozen
 from lablang.sim.assets import GANTRY_Z, TCP_DROP
 from lablang.sim.runtime import Runtime
-from lablang.sim.state import ButtonTarget, SlotTarget, WellTarget
+from lablang.sim.state import ButtonTarget, SlotTarget, WellTarget, bottom_depth
 
 SAFE_Z = 0.22  # m, TCP height for transit
 SPEED = 0.35  # m/s, transit speed
@@ -125,7 +125,7 @@ def object_frame(rt: Runtime, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def object_bottom(rt: Runtime, name: str) -> np.ndarray:
     pos, R = object_frame(rt, name)
-    return pos - R[:, 2] * rt.infos[name].half_height
+    return pos - R[:, 2] * bottom_depth(rt, name)
 
 
 def target_point(rt: Runtime, target: Any) -> np.ndarray | None:
