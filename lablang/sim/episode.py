@@ -514,6 +514,11 @@ class EpisodeRunner:
                 "an argument has no value in this state (e.g. `slot_of` of an "
                 "object that is in no slot)",
             )
+        elif absent := next(
+            (why for a in executed if isinstance(a, str) and (why := rt.absent(a))), None
+        ):
+            # not `pick` timing out over an empty spot: the object is not on the bench
+            result = SkillResult("failed", absent)
         else:
             extra = {"wait": 1.0, "incubate": 12.0, "stir": 20.0}.get(call.func)
             if extra is not None and executed:

@@ -264,3 +264,21 @@ task t in bench {
         assert step.status == "failed"
         failing.append(step.failing)
     assert failing == [("grasped(p)",), ("grasped(p)", "not has_tip(p)")]
+
+
+def test_reaching_for_an_object_not_handed_over_yet_says_it_is_not_there() -> None:
+    """In the hand-over task's broken twin (`early`, no `on bring`), `pick(tube)` before the
+    colleague's hand-over fails saying the tube is not there and when it comes (never
+    "`pick` timed out"), and the episode records a premature interaction with `bring`;
+    the twin that waits (`load`) passes with none."""
+    from lablang.sim import load_tasks, simulate_task
+
+    tasks, _ = load_tasks(DATA / "hand_over.lab")
+    early = simulate_task(tasks["early"], seed=1)
+    (step,) = early.steps
+    assert step.status == "failed"
+    assert "`tube` is not there: a colleague hands it over at" in step.reason
+    assert "(event `bring`)" in step.reason and "timed out" not in step.reason
+    assert [e.object for e in early.premature] == ["tube"] and not early.succeeded
+    load = simulate_task(tasks["load"], seed=1)
+    assert load.succeeded and not load.premature
