@@ -20,76 +20,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lablang.executors import Executor, Unit, UnitFailure, run_units
-from lablang.record import asdict, frozen
-from lablang.sim.certify import (
+from lablang.executors import Executor, UnitFailure
+from lablang.sim.certify import certificate_json, certificate_of
+from lablang.sim.instances import (
     InstanceOutcome,
-    certificate_json,
-    certificate_of,
+    SuiteError,
+    TaskRef,
     instance_seeds,
-    run_instance,
-    task_hash,
+    run_instances,
+    run_task_units,
+    unit_task,
 )
 from lablang.sim.model import Task
-
-
-class SuiteError(Exception):
-    """A suite cannot be formed (no tasks, a file with errors): the message says which."""
-
-
-@frozen
-class TaskRef:
-    """Where a task comes from: its file's text and name, the module roots, the task name."""
-
-    text: str
-    file: str
-    roots: tuple[str, ...]
-    task: str
-    robot: str | None = None  # a task option (`--robot`) overriding the scene's robot
-
-
-_LOADED: dict[TaskRef, Task] = {}
-
-
-def load_ref(ref: TaskRef) -> Task:
-    """The task a reference names, checked once per process."""
-    if ref not in _LOADED:
-        from lablang.diagnostics import Report
-        from lablang.driver import check_source
-        from lablang.sim.front import tasks_of
-        from lablang.source import Source
-
-        result = check_source(Source(ref.text, ref.file), [Path(ref.file).parent, *ref.roots])
-        if result.report.has_errors:
-            raise SuiteError(f"`{ref.file}` does not check on this worker")
-        tasks = tasks_of(result.program, Report())
-        if ref.task not in tasks:
-            raise SuiteError(f"no task `{ref.task}` in `{ref.file}` on this worker")
-        task = tasks[ref.task]
-        if ref.robot is not None:
-            from lablang.sim.robots import with_robot
-
-            task = with_robot(task, ref.robot)
-        _LOADED[ref] = task
-    return _LOADED[ref]
-
-
-def _task_of(payload: dict[str, Any]) -> Task:
-    """The unit's task: built in this process (local), or rebuilt from its reference (Ray)."""
-    if "local" in payload:
-        return _LOCAL_TASKS[payload["local"]]
-    ref = TaskRef(**{**payload["ref"], "roots": tuple(payload["ref"]["roots"])})
-    task = load_ref(ref)
-    if task_hash(task) != payload["task_hash"]:
-        raise SuiteError(
-            f"task `{ref.task}` differs on this worker (another version of an imported module?)"
-        )
-    return task
-
-
-def certify_unit(payload: dict[str, Any]) -> InstanceOutcome:
-    """One certification instance, run in a worker from its payload."""
-    return run_instance(_task_of(payload), payload["seed"])
 
 
 def evaluate_unit(payload: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -98,58 +40,7 @@ def evaluate_unit(payload: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     from lablang.sim.env import evaluate_episode
 
     policy = resolve(payload["policy"])
-    return evaluate_episode(_task_of(payload), policy, payload["seed"], payload["max_seconds"])
-
-
-_LOCAL_TASKS: dict[int, Task] = {}
-
-
-def run_task_units(
-    function: Any,
-    work: Sequence[tuple[Task, TaskRef | None, list[int]]],
-    executor: Executor,
-    progress: str | None,
-    extra: dict[str, Any] | None = None,
-) -> list[list[Any]]:
-    """`function` on every (task, seed) as one unit; results regrouped per task, in seed order.
-
-    Local workers are forked from this process and find the tasks already built; Ray
-    workers rebuild each task from its reference. `extra` goes into every payload.
-    """
-    units: list[Unit] = []
-    for index, (task, ref, seeds) in enumerate(work):
-        if executor.kind == "ray" and ref is None:
-            raise SuiteError(
-                f"task `{task.name}` has no source reference: the ray executor sends each "
-                "worker the task's file (load it with `lablang.sim.suite.task_refs`)"
-            )
-        for seed in seeds:
-            payload: dict[str, Any] = {"seed": seed, **(extra or {})}
-            if executor.kind == "ray":
-                assert ref is not None
-                payload.update(ref=asdict(ref), task_hash=task_hash(task))
-            else:
-                _LOCAL_TASKS[index] = task
-                payload["local"] = index
-            units.append(Unit(f"{task.name}/{seed}", seed, payload))
-    try:
-        flat = run_units(function, units, executor, progress)
-    finally:
-        _LOCAL_TASKS.clear()
-    grouped, at = [], 0
-    for _task, _ref, seeds in work:
-        grouped.append(flat[at : at + len(seeds)])
-        at += len(seeds)
-    return grouped
-
-
-def run_instances(
-    work: Sequence[tuple[Task, TaskRef | None, list[int]]],
-    executor: Executor,
-    progress: str | None,
-) -> list[list[InstanceOutcome | UnitFailure]]:
-    """Certification instances of every task, regrouped per task in seed order."""
-    return run_task_units(certify_unit, work, executor, progress)
+    return evaluate_episode(unit_task(payload), policy, payload["seed"], payload["max_seconds"])
 
 
 def evaluate_suite(

@@ -75,3 +75,77 @@ def test_package_parts_import_downwards_and_never_the_package(package: str) -> N
         assert prefix not in imported, part
         used = {n.split(".")[3] for n in imported if n.startswith(prefix + ".")}
         assert used <= set(parts[:depth]), (part, used - set(parts[:depth]))
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Every module of `lablang.sim` (a package's parts by their dotted names below it) and
+    the modules of `lablang.sim` it imports, at any depth (in functions and under
+    `TYPE_CHECKING` too: a type-only import still makes the modules know each other)."""
+    modules: dict[str, Path] = {}
+    for path in SIM.rglob("*.py"):
+        parts = path.relative_to(SIM).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for imported in _imported(path):
+            if not imported.startswith("lablang.sim."):
+                continue
+            below = imported.removeprefix("lablang.sim.")
+            if below in modules and below != name and below != "":
+                targets.add(below)
+        graph[name] = targets
+    return graph
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_circle_in_lablang_sim() -> None:
+    """No two modules of `lablang.sim` import each other, directly or through others (the
+    runtime's robots and journal read it through `rig.Rig`; certify and suite run their
+    instances through `instances`)."""
+    assert _circles(_module_graph()) == []
+
+
+def test_the_circle_check_finds_a_circle() -> None:
+    """The check reports a circle through three modules and none in a chain."""
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_the_module_graph_sees_type_only_and_lazy_imports() -> None:
+    """`robots.base` knows `rig` (a `TYPE_CHECKING` import), and `suite` knows `env` (an
+    import inside a function)."""
+    graph = _module_graph()
+    assert "rig" in graph["robots.base"] and "env" in graph["suite"]
