@@ -366,6 +366,7 @@ class EpisodeRunner:
         records: list[SkillRecord] = []
         evaluator = Evaluator(rt)
         untouched = effects.snapshot(rt, effects.watched(rt, step))
+        standing = effects.snapshot(rt, effects.named(rt, step))
 
         def finished(status: str, reason: str = "", failing: tuple[str, ...] = ()) -> StepResult:
             if status == "passed":
@@ -375,6 +376,10 @@ class EpisodeRunner:
                     if e.started and e.start >= t0 - 1e-9
                     for a in e.actions
                 }
+                fallen = effects.tipped(rt, standing, step.name, colleagues)
+                if fallen:
+                    # an object the step acts on may move, not fall over: the step fails
+                    status, reason = "failed", "; ".join(fallen)
                 for effect in effects.disturbed(rt, untouched, step.name, colleagues):
                     self.side_effects.append(effect)
                     self.events.append(Event("side_effect", rt.time, step.name, detail=effect))

@@ -23,12 +23,12 @@ from lablang.sim.state import (
     WellTarget,
     at_rest,
     balanced,
-    bottom_depth,
     cap_turns,
     grasped,
     in_slot,
     ledger_key,
     lid_angle,
+    lowest_point,
     on,
     slot_of,
     upright,
@@ -335,14 +335,7 @@ def _f_opposite(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) ->
 def _f_height(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> float:
     """The height of an object's lowest point above the table top, in metres."""
     _arity(call, args, 1, 1)
-    name = _entity(rt, call, args[0])
-    info = rt.infos[name]
-    d = rt.data
-    axis = d.xmat[rt.body_ids[name]].reshape(3, 3)[:, 2]
-    reach = bottom_depth(rt, name) * abs(float(axis[2])) + info.radius * math.sqrt(
-        max(0.0, 1 - float(axis[2]) ** 2)
-    )
-    return float(d.xpos[rt.body_ids[name]][2]) - reach
+    return lowest_point(rt, _entity(rt, call, args[0]))
 
 
 def _f_mass(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> float:

@@ -48,6 +48,7 @@ __all__ = [
     "in_slot",
     "ledger_key",
     "lid_angle",
+    "lowest_point",
     "on",
     "slot_of",
     "tilt",
@@ -134,6 +135,15 @@ def bottom_depth(rt: Scene, name: str) -> float:
     if info.tip_length and not rt.tips.get(name, True):
         return info.half_height - info.tip_length
     return info.half_height
+
+
+def lowest_point(rt: Scene, name: str) -> float:
+    """The height of an object's lowest point (above the table top, m), its axis leaning."""
+    info = rt.infos[name]
+    d = rt.data
+    axis_z = abs(float(d.xmat[rt.body_ids[name], 8]))
+    reach = bottom_depth(rt, name) * axis_z + info.radius * math.sqrt(max(0.0, 1 - axis_z**2))
+    return float(d.xpos[rt.body_ids[name]][2]) - reach
 
 
 def tilt(rt: Scene, name: str) -> float:
