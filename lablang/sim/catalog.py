@@ -9,6 +9,7 @@ and predicates that implement these names live in `assets`, `skills` and
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import attrs
 
@@ -155,8 +156,8 @@ SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
 class Needs:
     """What one argument of a skill must be, known before the skill runs: the assets it
     may name (of a slot's container when `slot`), or a whole number in `low..high`.
-    `check` reports a call that breaks one as E0712; at run time the skill refuses it with
-    the same reason."""
+    `check` reports a call that breaks one as E0712; at run time the episode refuses it
+    before the skill moves, with the same words (`broken_by`)."""
 
     index: int
     what: str  # "a bottle (the only container with a screw cap)"
@@ -165,6 +166,24 @@ class Needs:
     low: float | None = None
     high: float | None = None
     whole: bool = True  # the number must be a whole one
+
+    def broken_by(self, skill: str, name: str | None, asset: str | None, number: Any) -> str:
+        """Why an argument breaks this precondition, or "" if it does not: `name` and
+        `asset` of the entity it names (a slot's container), or the `number` it is.
+        `check` (E0712) and the skills at run time both word it so."""
+        where = f"the {_ORDINALS[self.index]} argument of `{skill}`"
+        if self.low is not None and self.high is not None:
+            if not isinstance(number, int | float) or isinstance(number, bool):
+                return ""
+            if (not self.whole or float(number).is_integer()) and (self.low <= number <= self.high):
+                return ""
+            return f"{where} must be {self.what} from {self.low:g} to {self.high:g}, not {number:g}"
+        if not self.assets or asset is None or asset in self.assets:
+            return ""
+        return f"{where} must be {self.what}; `{name}` is a {asset}"
+
+
+_ORDINALS = ("first", "second", "third", "fourth")
 
 
 _PIPETTE = Needs(0, "a pipette", frozenset({"pipette"}))

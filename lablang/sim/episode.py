@@ -11,13 +11,14 @@ import numpy as np
 from lablang.record import asdict, evolve, frozen
 from lablang.sim import effects
 from lablang.sim.build import compile_scene
-from lablang.sim.catalog import MAX_EPISODE_TIME, MAX_EPISODE_WORK
+from lablang.sim.catalog import MAX_EPISODE_TIME, MAX_EPISODE_WORK, SKILL_NEEDS
 from lablang.sim.interventions import Decision, Execution, Intervention, TargetPose
 from lablang.sim.model import Call, Step, Task, bind_task
 from lablang.sim.predicates import Evaluator, SpecError, during_atoms, expr_text
 from lablang.sim.records import Event
 from lablang.sim.runtime import BudgetSpent, Checkpoint, Runtime, SimFault
 from lablang.sim.skills import SKILLS, SkillResult, run_skill, target_name
+from lablang.sim.state import SlotTarget
 
 
 @frozen
@@ -39,7 +40,7 @@ class StepResult:
     start: float = 0.0
     end: float = 0.0
     wall: float = 0.0
-    failing: tuple[str, ...] = ()  # atoms of the spec that were false at the deadline
+    failing: tuple[str, ...] = ()  # literals of the spec that were false at the deadline
     keyframe: str | None = None
 
 
@@ -519,6 +520,9 @@ class EpisodeRunner:
                 "an argument has no value in this state (e.g. `slot_of` of an "
                 "object that is in no slot)",
             )
+        elif needs := _static_need_broken(rt, call.func, executed):
+            # the same precondition `check` reports as E0712 (a call `check` never saw)
+            result = SkillResult("failed", needs)
         elif absent := next(
             (why for a in executed if isinstance(a, str) and (why := rt.absent(a))), None
         ):
@@ -553,6 +557,22 @@ class EpisodeRunner:
             )
         )
         return result
+
+
+def _static_need_broken(rt: Runtime, skill: str, args: list[Any]) -> str:
+    """Why an argument breaks a static precondition of its skill (`catalog.SKILL_NEEDS`,
+    which `check` also reads), or "" if none does."""
+    for needs in SKILL_NEEDS.get(skill, ()):
+        if needs.index >= len(args):
+            continue
+        value = args[needs.index]
+        name = value.container if needs.slot and isinstance(value, SlotTarget) else value
+        info = rt.infos.get(name) if isinstance(name, str) else None
+        asset = info.asset if info is not None else None
+        problem = needs.broken_by(skill, name if isinstance(name, str) else None, asset, value)
+        if problem:
+            return problem
+    return ""
 
 
 def _time_limit() -> str:

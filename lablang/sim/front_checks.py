@@ -170,9 +170,6 @@ def check_container_use(call: sm.Call, scene: sm.Scene, error: Error) -> None:
             )
 
 
-_ORDINALS = ("first", "second", "third", "fourth")
-
-
 def check_skill_needs(call: sm.Call, scene: sm.Scene, error: Error) -> None:
     """E0712: an argument breaks a static precondition of its skill (`SKILL_NEEDS`)."""
     for needs in catalog.SKILL_NEEDS.get(call.func, ()):
@@ -180,28 +177,21 @@ def check_skill_needs(call: sm.Call, scene: sm.Scene, error: Error) -> None:
             continue
         arg = call.args[needs.index]
         span = arg.span or call.span or Span(0, 0)
-        where = f"the {_ORDINALS[needs.index]} argument of `{call.func}`"
-        if isinstance(arg, sm.Num) and needs.low is not None and needs.high is not None:
-            whole = not needs.whole or float(arg.value).is_integer()
-            if whole and needs.low <= arg.value <= needs.high:
-                continue
-            error(
-                "E0712",
-                f"{where} must be {needs.what} from {needs.low:g} to {needs.high:g}, "
-                f"not {arg.value:g}",
-                span,
-                help=f"give {needs.what} from {needs.low:g} to {needs.high:g}",
-            )
+        if isinstance(arg, sm.Num):
+            problem = needs.broken_by(call.func, None, None, arg.value)
+            if problem:
+                low, high = needs.low, needs.high
+                error("E0712", problem, span, help=f"give {needs.what} from {low:g} to {high:g}")
             continue
-        if not needs.assets or not isinstance(arg, sm.Ref):
-            continue
-        if needs.slot != (bool(arg.path) and arg.path[0] == "slot"):
+        if not isinstance(arg, sm.Ref) or needs.slot != (bool(arg.path) and arg.path[0] == "slot"):
             continue
         entity = scene.entity(arg.name)
-        if entity is None or entity.asset in needs.assets:
+        if entity is None:
+            continue
+        problem = needs.broken_by(call.func, arg.name, entity.asset, None)
+        if not problem:
             continue
         fits = [e.name for e in scene.entities if e.asset in needs.assets]
-        named = f"`{arg.name}` is a {entity.asset}"
         if fits:
             help_text = f"name {needs.what}: {', '.join(f'`{n}`' for n in fits[:4])}"
         else:
@@ -210,10 +200,4 @@ def check_skill_needs(call: sm.Call, scene: sm.Scene, error: Error) -> None:
         if len(fits) == 1 and arg.span is not None:
             name_span = Span(arg.span.start, arg.span.start + len(arg.name))
             fix = Fix(f"use `{fits[0]}`", (Edit(name_span, fits[0]),))
-        error(
-            "E0712",
-            f"{where} must be {needs.what}; {named}",
-            span,
-            help=help_text,
-            fix=fix,
-        )
+        error("E0712", problem, span, help=help_text, fix=fix)

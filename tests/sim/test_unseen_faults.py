@@ -282,3 +282,25 @@ def test_reaching_for_an_object_not_handed_over_yet_says_it_is_not_there() -> No
     assert [e.object for e in early.premature] == ["tube"] and not early.succeeded
     load = simulate_task(tasks["load"], seed=1)
     assert load.succeeded and not load.premature
+
+
+def test_the_skills_refuse_a_broken_static_precondition_in_the_words_of_check() -> None:
+    """A `twist_cap` on a tube that `check` never saw (the program edited after checking)
+    fails at run time before moving, with the message `check` gives for the same call:
+    both read the one table, `SKILL_NEEDS`."""
+    from lablang.record import evolve
+    from lablang.sim import simulate_task
+    from lablang.sim.front import tasks_of
+    from lablang.sim.model import Ref
+
+    bad = check_text(_step("twist_cap(tube, 2)")).report.errors[0].message
+    result = check_text(_step("twist_cap(b, 2)"))
+    task = tasks_of(result.program, result.report)["t"]
+    (step,) = task.steps
+    (call,) = step.program
+    edited = evolve(call, args=(Ref("tube"), *call.args[1:]))
+    task = evolve(task, steps=(evolve(step, program=(edited,)),))
+    (ran,) = simulate_task(task, seed=0).steps
+    assert ran.status == "failed"
+    assert ran.reason == f"skill `twist_cap` failed: {bad}"
+    assert ran.skills[0].end == ran.skills[0].start  # refused before it moved
