@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import assert_never
 
 from lablang import ast
+from lablang.check.names import reserved_name
 from lablang.sim import catalog
 from lablang.sim import model as sm
 from lablang.sim.front_events import check_events, parse_event
@@ -18,7 +19,7 @@ from lablang.sim.front_placement import (
     slot_placement,
     surface_placement,
 )
-from lablang.sim.front_values import reserved_name, si_number, suggest
+from lablang.sim.front_values import si_number, suggest
 from lablang.sim.robots import DEFAULT_ROBOT, ROBOTS
 
 

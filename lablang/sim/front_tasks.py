@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from lablang import ast
+from lablang.check.names import reserved_name
 from lablang.resolve import Program
 from lablang.sim import catalog
 from lablang.sim import model as sm
@@ -13,7 +14,7 @@ from lablang.sim.front_checks import check_container_use, check_skill_needs
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_instruction import check_instruction, predicate_calls
 from lablang.sim.front_scene import SceneFront
-from lablang.sim.front_values import lookup, reserved_name, si_number, suggest
+from lablang.sim.front_values import lookup, si_number, suggest
 from lablang.source import Span
 
 

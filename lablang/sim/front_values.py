@@ -58,29 +58,3 @@ def suggest(name: str, pool: Iterable[str], otherwise: str | None = None) -> str
     """The help for a name not in `pool`: the likely typo it is, or `otherwise`."""
     guess = did_you_mean(name, pool)
     return f"did you mean `{guess}`?" if guess else otherwise
-
-
-def reserved_name(
-    members: tuple[ast.Member, ...], index: int, source_text: str
-) -> tuple[str, ast.Member, int] | None:
-    """The reserved word that `members[index]`, a nameless `step` or `event`, was meant to
-    be named by, the member it opens and the index of the first member past it. The
-    grammar reads `step hold { ... }` as a `step` without a name followed by a `hold`
-    entry, since `hold` is a keyword (so is every word `reserved_words` lists), and the
-    rest of that line (`at 2 s { ... }` of an event) as further members."""
-    member = members[index]
-    if not isinstance(member, ast.Entry) or member.name is not None or member.body is not None:
-        return None
-    if index + 1 >= len(members):
-        return None
-    after = members[index + 1]
-    if not isinstance(after, ast.Entry | ast.ExprEntry):
-        return None
-    if source_text[member.span.end : after.span.start].strip():
-        return None
-    line_end = source_text.find("\n", after.span.start)
-    line_end = len(source_text) if line_end < 0 else line_end
-    past = index + 2
-    while past < len(members) and members[past].span.start < line_end:
-        past += 1
-    return after.keyword, after, past

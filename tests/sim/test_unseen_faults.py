@@ -304,3 +304,17 @@ def test_the_skills_refuse_a_broken_static_precondition_in_the_words_of_check() 
     assert ran.status == "failed"
     assert ran.reason == f"skill `twist_cap` failed: {bad}"
     assert ran.skills[0].end == ran.skills[0].start  # refused before it moved
+
+
+def test_a_protocol_step_named_by_a_keyword_gets_one_error_saying_it_is_reserved() -> None:
+    """The same class in a protocol: `step hold { ... }` is one E0806 saying `hold` is
+    reserved, with the rename as its fix (it gave three errors: an unnamed step without an
+    action and a `hold` not understood)."""
+    text = "protocol p {\n  step hold { incubate: 37 C for 20 s }\n}\n"
+    (diagnostic,) = check_text(text).report.errors
+    assert diagnostic.code == "E0806"
+    assert diagnostic.message == "`hold` is a reserved word, so it cannot name a step"
+    assert diagnostic.fix is not None
+    (edit,) = diagnostic.fix.edits
+    fixed = text[: edit.span.start] + edit.replacement + text[edit.span.end :]
+    assert not check_text(fixed).report.errors
