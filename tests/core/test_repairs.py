@@ -8,7 +8,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from lablang.cli import main
+from lablang.diagnostics import Report
 from lablang.driver import check_text
+from lablang.source import Source
+from lablang.syntax import parse
 
 # Seven declarations, one mistake in each (none caused by another).
 SEVEN_MISTAKES = """\
@@ -167,11 +170,13 @@ def test_a_repeated_module_line_is_reported_as_such_with_its_removal_as_the_fix(
 def test_no_insertion_is_offered_before_a_keyword_that_follows_a_whole_declaration() -> None:
     """After any declaration that parses on its own, a misplaced keyword at a line start
     gets no "insert ..." help or fix: an insertion that only keeps the declaration before
-    it parsing repairs nothing (the class behind "insert `,` before `module`")."""
+    it parsing repairs nothing (the class behind "insert `,` before `module`"); and the
+    recovery drops the misplaced line, not the whole declaration before it (it dropped
+    the first `module` line, so the file lost its name)."""
     wholes = (
         'module a "A"\n',
         "oligo x { seq: 5'-ACGTACGTACGTACGT-3' }\n",
-        "protocol p { step a { add: 50 uL of mix  to: tube1 } }\n",
+        "protocol p { materials: [mix]  step a { add: 50 uL of mix  to: tube1 } }\n",
         "segment U = umi(12)\n",
     )
     for whole in wholes:
@@ -179,3 +184,6 @@ def test_no_insertion_is_offered_before_a_keyword_that_follows_a_whole_declarati
         assert diagnostic.code == "E0101", whole
         assert not (diagnostic.help or "").startswith("insert"), (whole, diagnostic.help)
         assert diagnostic.fix is not None and diagnostic.fix.description.startswith("remove")
+    text = "module a \"A\"\noligo x { seq: 5'-ACGTACGTACGTACGT-3' }\nmodule b\n"
+    module = parse(Source(text), Report())
+    assert module.name == "a" and [d.name for d in module.decls] == ["x"]
