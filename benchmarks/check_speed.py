@@ -10,8 +10,13 @@
     each backend's import and run, rendering, exit), each file checked in `--runs` fresh
     processes by `benchmarks/check_phases.py`, medians.
 
+(d) with `--against TREE` (another checkout of lablang, e.g. a worktree of the commit before
+    a change): (b)'s check processes of this tree and of TREE, alternated with each other
+    and with `import lark` in one run, each tree on its own `PYTHONPATH`, so a change's
+    start-up cost is a before/after pair of ratios taken under the same load.
+
 Run: python benchmarks/check_speed.py [--repeat N] [--runs N] [--startup-only] [--phases]
-[--smoke]
+[--against TREE] [--smoke]
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -86,9 +92,9 @@ def best(function, repeat: int) -> float:  # type: ignore[no-untyped-def]
     return min(times)
 
 
-def run_once(args: list[str]) -> float:
+def run_once(args: list[str], env: dict[str, str] | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(args, check=False, capture_output=True, cwd=ROOT)
+    subprocess.run(args, check=False, capture_output=True, cwd=ROOT, env=env)
     return time.perf_counter() - start
 
 
@@ -139,6 +145,36 @@ def startup(runs: int) -> None:
             print(
                 f"  {label:<24} check {check_time:.3f} s, import lark {lark_time:.3f} s, "
                 f"ratio {check_time / lark_time:.2f} (median of {runs}, alternated)"
+            )
+
+
+def tree_env(tree: Path) -> dict[str, str]:
+    """The environment that makes `python -m lablang` import the checkout at `tree`."""
+    return {**os.environ, "PYTHONPATH": str(tree)}
+
+
+def against(other: Path, runs: int) -> None:
+    """(d): this tree's and `other`'s check processes, alternated with `import lark`."""
+    compileall.compile_dir(other / "lablang", quiet=1)
+    print(f"(d) check process / import-lark process: this tree (after) and {other} (before)")
+    lark_args = [sys.executable, "-c", "import lark"]
+    with tempfile.TemporaryDirectory() as folder:
+        for label, path in startup_files(Path(folder)).items():
+            check_args = [sys.executable, "-m", "lablang", "check", str(path)]
+            envs = {"after": tree_env(ROOT), "before": tree_env(other)}
+            for env in envs.values():
+                run_once(check_args, env)  # warm each tree's parser cache
+            times: dict[str, list[float]] = {"lark": [], "after": [], "before": []}
+            for _ in range(runs):
+                times["lark"].append(run_once(lark_args))
+                for name, env in envs.items():
+                    times[name].append(run_once(check_args, env))
+            lark = statistics.median(times["lark"])
+            after, before = statistics.median(times["after"]), statistics.median(times["before"])
+            print(
+                f"  {label:<24} before {before / lark:.2f}, after {after / lark:.2f} "
+                f"(x import lark {lark:.3f} s; after/before {after / before:.2f}; "
+                f"median of {runs}, alternated)"
             )
 
 
@@ -285,6 +321,9 @@ def main() -> None:
     parser.add_argument("--startup-only", action="store_true")
     parser.add_argument("--phases", action="store_true", help="only (c): each phase's share")
     parser.add_argument(
+        "--against", type=Path, help="(d) only: another checkout's check processes, alternated"
+    )
+    parser.add_argument(
         "--smoke",
         action="store_true",
         help="the same code paths at the smallest sizes, one repetition (the full run's "
@@ -297,6 +336,9 @@ def main() -> None:
         largest = check_big(program(SIZES[-1]))
         assert largest.ok, [d.message for d in largest.report][:3]
         print(f"  the {SIZES[-1]}-line program checks within the benchmark's limits")
+    if args.against is not None:
+        against(args.against.resolve(), args.runs)
+        return
     if args.phases:
         phases(args.runs)
         return
@@ -323,6 +365,8 @@ def main() -> None:
         f"{per_line[last] / per_line[first]:.2f} (1.0 is linear)"
     )
     startup(args.runs)
+    if args.smoke:
+        against(ROOT, args.runs)  # (d)'s code path, this tree against itself
 
 
 if __name__ == "__main__":

@@ -36,10 +36,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from attrs import define, field  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 
 from lablang.cli import main as cli  # noqa: E402
-from lablang.record import define, field  # noqa: E402
 from tests.core.mutations import mutate  # noqa: E402
 
 

@@ -1,6 +1,6 @@
 """The abstract syntax tree of a `.lab` module.
 
-Nodes are frozen, slotted records (`lablang.record`); children are tuples; every node has a
+Nodes are frozen, slotted attrs classes; children are tuples; every node has a
 `span` of character offsets into its source. Nodes carry no behaviour: passes are
 functions over the tree. Class names mirror the grammar's rules
 (`grammar/lablang.lark`).
@@ -10,22 +10,22 @@ from __future__ import annotations
 
 from typing import Any, TypeAlias
 
-from lablang.record import fields, frozen, has
+from attrs import fields, frozen, has
+
 from lablang.source import Span
 
 
 class _Node:
     """What every node class shares: its repr, written once here instead of one per class
-    (`repr=False`; when the classes were attrs classes that saved a third of the time this
-    module took to import). The text is the one records generate (a test compares them)."""
+    (`repr=False`: that saves a third of the time this module takes to import). The text is
+    the one attrs generates (a test compares them)."""
 
     __slots__ = ()
 
     def __repr__(self) -> str:
+        node: Any = type(self)  # every subclass is an attrs class
         shown = ", ".join(
-            f"{field.name}={getattr(self, field.name)!r}"
-            for field in fields(type(self))
-            if field.repr
+            f"{field.name}={getattr(self, field.name)!r}" for field in fields(node) if field.repr
         )
         return f"{type(self).__qualname__}({shown})"
 

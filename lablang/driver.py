@@ -15,11 +15,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from attrs import define, evolve
+
 from lablang.check import check
 from lablang.diagnostics import InternalError, Report
 from lablang.limits import DEFAULT_LIMITS, Limits, gc_paused, gc_relaxed
 from lablang.output import remember_input
-from lablang.record import define, evolve
 from lablang.resolve import Loader, Program, resolve
 from lablang.source import Source, Span
 from lablang.syntax import parse

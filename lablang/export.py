@@ -14,10 +14,11 @@ import types
 import typing
 from typing import Any
 
+from attrs import fields, has
+
 from lablang import __version__, ast
 from lablang.diagnostics import Report
 from lablang.export_targets import EXPORTERS
-from lablang.record import fields, has
 from lablang.source import Span
 
 __all__ = ["EXPORTERS", "export", "json_schema", "module_from_json", "module_to_json"]

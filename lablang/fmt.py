@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 from typing import Any, assert_never
 
+from attrs import fields, has
+
 from lablang import ast
 from lablang.diagnostics import Report
-from lablang.record import fields, has
 from lablang.source import Source, Span
 from lablang.syntax import parse
 

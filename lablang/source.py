@@ -6,7 +6,7 @@ import bisect
 import re
 from functools import cached_property
 
-from lablang.record import frozen
+from attrs import frozen
 
 
 @frozen

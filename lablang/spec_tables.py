@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from lablang.record import frozen
+from attrs import frozen
 
 __all__ = ["TABLES", "ArgDoc", "Entry", "molecular_operations", "predicates", "skills"]
 

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from lablang.record import evolve, fields, frozen, has
+from attrs import evolve, fields, frozen, has
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "atlas"

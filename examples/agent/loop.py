@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from lablang.record import frozen
+from attrs import frozen
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

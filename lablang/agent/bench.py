@@ -30,7 +30,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
-from lablang.record import asdict, frozen
+from attrs import frozen
+
+from lablang.agent.rounds import HEADLINE, Round, per_round_means
 
 __all__ = [
     "BenchError",
@@ -48,14 +50,6 @@ DEFAULT_INSTRUCTIONS = (
     "Reconstruct, for the protocol below, (1) the final library structure as a `library` "
     "with its `seq` (Task 1), (2) the oligos as `oligo` declarations (Task 2), and (3) the "
     "molecular workflow as declared `state` and `transition` declarations (Task 3)."
-)
-# the scores the CSV and the HTML report show (every metric is in rounds.jsonl)
-HEADLINE = (
-    "reward",
-    "sequence_similarity",
-    "t2_required_family_f1",
-    "t3_molecular_transition_f1",
-    "t3_state_f1",
 )
 MAX_ANSWER_CHARS = 1_000_000
 
@@ -137,31 +131,6 @@ class ReplayAgent:
 
 
 @frozen
-class Round:
-    task: str
-    round: int
-    status: str
-    errors: int
-    warnings: int
-    codes: tuple[str, ...]
-    fixes_applied: int
-    metrics: dict[str, float]
-    agent_seconds: float
-    check_seconds: float
-    score_seconds: float
-    prompt_chars: int
-    answer: str  # the answer file, relative to the output folder
-    detail: str = ""
-    diagnostics: tuple[dict[str, Any], ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["codes"] = list(self.codes)
-        data["diagnostics"] = list(self.diagnostics)
-        return data
-
-
-@frozen
 class BenchResult:
     rounds: tuple[Round, ...]
     files: tuple[Path, ...]
@@ -177,23 +146,6 @@ class BenchResult:
             lines.append(f"  after round {i}: mean reward {value:.4f}")
         lines += [f"  wrote {file}" for file in self.files]
         return lines
-
-
-def per_round_means(rounds: Sequence[Round], metric: str) -> list[float]:
-    by_task: dict[str, list[Round]] = {}
-    for r in rounds:
-        by_task.setdefault(r.task, []).append(r)
-    if not by_task:
-        return []
-    depth = max(len(v) for v in by_task.values())
-    means = []
-    for i in range(depth):
-        values = []
-        for task_rounds in by_task.values():
-            last = task_rounds[min(i, len(task_rounds) - 1)]
-            values.append(last.metrics.get(metric, 0.0))
-        means.append(sum(values) / len(values))
-    return means
 
 
 # ---------------------------------------------------------------- tasks

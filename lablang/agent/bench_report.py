@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lablang.agent.bench import HEADLINE, Round, per_round_means
+from lablang.agent.rounds import HEADLINE, Round, per_round_means
 from lablang.output import write_atomic
 
 __all__ = ["write_reports"]

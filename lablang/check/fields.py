@@ -9,10 +9,11 @@ own check, and documented from the same table.
 
 from __future__ import annotations
 
+from attrs import frozen
+
 from lablang import ast
 from lablang.check.names import did_you_mean
 from lablang.diagnostics import Edit, Fix, Report
-from lablang.record import frozen
 from lablang.source import Source
 
 __all__ = ["DECL_FIELDS", "ENTRY_FIELDS", "PROVENANCE_FIELDS", "FieldSet", "check_field_names"]

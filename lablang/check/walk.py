@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from attrs import fields, has
+
 from lablang import ast
-from lablang.record import fields, has
 
 
 def children(node: Any) -> Iterator[Any]:
@@ -40,7 +41,7 @@ def _children(node: Any) -> list[Any]:
 
 from lablang.source import Span as _Span  # noqa: E402
 
-# Every pass walks the tree, so what `lablang.record` would be asked per node is asked
+# Every pass walks the tree, so what attrs would be asked per node is asked
 # once per class: its field names, and whether a type is a node at all.
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _LEAVES = frozenset({str, int, float, bool, type(None), _Span})

@@ -1,4 +1,4 @@
-"""The click group behind `lablang`: verbs are loaded lazily from `lablang.cli.VERBS`."""
+"""The click group behind `lablang`: verbs are loaded lazily from `lablang.cli.verbs.VERBS`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import NoReturn
 
 import click
 
-from lablang.cli import VERBS
 from lablang.cli.terminal import color_option
+from lablang.cli.verbs import VERBS
 
 
 class LazyGroup(click.Group):

@@ -316,7 +316,7 @@ def machine_grades(
 
 
 def _as_warning(diagnostic: Diagnostic) -> Diagnostic:
-    from lablang.record import evolve
+    from attrs import evolve
 
     return evolve(diagnostic, severity=Severity.WARNING)
 

@@ -50,7 +50,8 @@ def _on_robot(entries: list[Any], robot: str | None) -> list[Any]:
     """A suite's (task, reference) entries run on `robot` (None: each scene's own)."""
     if robot is None:
         return entries
-    from lablang.record import evolve
+    from attrs import evolve
+
     from lablang.sim.robots import with_robot
 
     return [(with_robot(t, robot), evolve(r, robot=robot)) for t, r in entries]

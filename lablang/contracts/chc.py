@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import z3
+from attrs import evolve
 
 from lablang.contracts.encode import Z3, Unrolling, as_bool
 from lablang.contracts.model import Contract
 from lablang.contracts.results import HOLDS, PROVED, VIOLATED, Result
 from lablang.contracts.session import _LEDGER
-from lablang.record import evolve
 
 
 def by_chc(contract: Contract, r: Result, depth: int, budget: int) -> Result:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import z3
+from attrs import evolve
 
 from lablang.contracts.chc import by_chc
 from lablang.contracts.encode import Z3, Unrolling, as_bool, model_truth
@@ -37,7 +38,6 @@ from lablang.contracts.semantics import in_domain
 from lablang.contracts.session import _LEDGER, DEFAULT_TOTAL_RLIMIT, Ledger, Session, unknown_result
 from lablang.contracts.session import DEFAULT_RLIMIT as DEFAULT_RLIMIT
 from lablang.contracts.vacuity import vacuity_results
-from lablang.record import evolve
 
 DEFAULT_DEPTH = 8
 MAX_DEPTH = 64

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from attrs import fields, has
+
 from lablang.contracts.model import Contract, Item, Span
 from lablang.contracts.results import Trace, plain
 from lablang.contracts.semantics import Evaluator, first_failing
-from lablang.record import fields, has
 
 
 def why_stuck(contract: Contract, trace: Trace) -> list[str]:

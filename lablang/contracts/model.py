@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TypeAlias
 
-from lablang.record import field, fields, frozen, has
+from attrs import field, fields, frozen, has
+
 from lablang.source import Source, Span
 
 NONE = -1
@@ -262,8 +263,8 @@ def references(expr: object, definitions: Mapping[str, Expr], kind: str = "var")
                 todo.append(definitions[x.name])
         elif isinstance(x, tuple):
             todo.extend(x)
-        elif has(type(x)):
-            todo.extend(getattr(x, f.name) for f in fields(type(x)))
+        elif has(cls := type(x)):
+            todo.extend(getattr(x, f.name) for f in fields(cls))
     return found
 
 
@@ -301,8 +302,8 @@ def expansion(expr: object, definitions: Mapping[str, Expr]) -> int:
                 return 1 + width * sum(size(i) for i in items)
             case Agg(arg=arg):
                 return 1 + size(arg)
-            case _ if has(type(x)):
-                listed = fields(type(x))
+            case _ if has(cls := type(x)):
+                listed = fields(cls)
                 return 1 + sum(size(getattr(x, f.name)) for f in listed if f.name != "span")
             case tuple():
                 return sum(size(y) for y in x)

@@ -18,6 +18,8 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
+from attrs import frozen
+
 from lablang.contracts.model import (
     Binary,
     Contract,
@@ -36,7 +38,6 @@ from lablang.contracts.semantics import (
     legal_ground,
     state_env,
 )
-from lablang.record import frozen
 
 Node = tuple[tuple[Any, ...], tuple[Any, ...]]  # (evidence values, variable values)
 

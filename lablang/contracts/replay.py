@@ -35,6 +35,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from attrs import asdict, frozen
+
 from lablang.contracts.model import Contract, read_value, show_value
 from lablang.contracts.semantics import (
     Evaluator,
@@ -46,7 +48,6 @@ from lablang.contracts.semantics import (
     state_env,
     with_args,
 )
-from lablang.record import asdict, frozen
 
 
 class MonitorError(Exception):

@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from attrs import field, fields, frozen, has
+
 from lablang.contracts.encode import Unrolling
 from lablang.contracts.model import Contract, Span, show_value
-from lablang.record import field, fields, frozen, has
 
 HOLDS, PROVED, VIOLATED, UNKNOWN = "holds", "proved", "violated", "unknown"
 

@@ -8,17 +8,12 @@ machine-applicable `Fix` (text edits) that editors and agents can apply.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterator, Sequence
 
-from lablang.record import define, field, frozen
+from attrs import define, field, frozen
+
+from lablang.diagnostics.severity import Severity
 from lablang.source import NO_SPAN, Source, Span
-
-
-class Severity(enum.Enum):
-    ERROR = "error"
-    WARNING = "warning"
-    NOTE = "note"
 
 
 @frozen

@@ -16,8 +16,9 @@ import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from lablang.diagnostics import Severity
-from lablang.record import frozen
+from attrs import frozen
+
+from lablang.diagnostics.severity import Severity
 
 
 @frozen

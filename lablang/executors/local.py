@@ -15,7 +15,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from lablang.executors import Executor, Unit, UnitFailure, call_unit
+from lablang.executors.units import Executor, Unit, UnitFailure, call_unit
 
 _PENDING = object()
 

@@ -15,7 +15,7 @@ import atexit
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lablang.executors import Executor, ExecutorError, Unit, UnitFailure, call_unit
+from lablang.executors.units import Executor, ExecutorError, Unit, UnitFailure, call_unit
 
 
 def _ray() -> Any:

@@ -17,11 +17,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from attrs import define, evolve, frozen
+
 from lablang import ast
 from lablang.check.walk import children
 from lablang.diagnostics import Diagnostic, Report
 from lablang.driver import CheckResult, check_source
-from lablang.record import define, evolve, frozen
 from lablang.resolve import ModuleInfo, Program, Symbol
 from lablang.source import Source, Span
 from lablang.syntax.reuse import ParseCache

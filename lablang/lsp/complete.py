@@ -12,10 +12,11 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from attrs import frozen
+
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.lsp.analysis import Analysis, lookup, nodes_at
-from lablang.record import frozen
 from lablang.resolve import Loader
 from lablang.source import Source
 

@@ -24,9 +24,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+from attrs import evolve
+
 from lablang.diagnostics import Diagnostic, Edit, Fix, Label, Report
 from lablang.lsp.analysis import Analysis
-from lablang.record import evolve
 from lablang.source import Source, Span
 from lablang.syntax.recover import declaration_chunks
 

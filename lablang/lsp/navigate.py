@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from attrs import field, frozen
+
 from lablang import ast
 from lablang.lsp.analysis import Analysis, LineIndex, lookup, module_of_use, target_at
-from lablang.record import field, frozen
 from lablang.resolve import ModuleInfo
 from lablang.source import Span
 

@@ -26,6 +26,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from attrs import evolve, frozen
+
 from lablang.molecular.molecule import Duplex, Molecule, Single
 from lablang.molecular.sequence import (
     COMPLEMENT,
@@ -39,7 +41,6 @@ from lablang.molecular.sequence import (
     Symbol,
     Thioate,
 )
-from lablang.record import evolve, frozen
 
 __all__ = ["bench_sequence", "difference", "drawing_errors", "drawn_tokens", "strand_tokens"]
 

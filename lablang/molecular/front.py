@@ -9,6 +9,8 @@ runs the checks: declared vs derived states, graph rules, reads against primers.
 
 from __future__ import annotations
 
+from attrs import define, evolve, field
+
 from lablang.diagnostics import Report
 from lablang.molecular.builder.common import PARAMETER_DEFAULTS, Failure
 from lablang.molecular.builder.compare import (
@@ -30,7 +32,6 @@ from lablang.molecular.ops import REGISTRY
 from lablang.molecular.sequence import (
     SequenceError,
 )
-from lablang.record import define, evolve, field
 from lablang.resolve import Program
 from lablang.source import Source, Span
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from attrs import define
+
 from lablang.limits import DEFAULT_LIMITS, Limits
 from lablang.molecular.molecule import Duplex, Pool, Single
-from lablang.record import define
 
 
 def molecule_positions(molecule: Any) -> int:

@@ -8,10 +8,11 @@ write from this model.
 
 from __future__ import annotations
 
+from attrs import frozen
+
 from lablang.molecular.molecule import Architecture, Duplex, Molecule, MolType, Single
 from lablang.molecular.operations import Oligo
 from lablang.molecular.sequence import Seq
-from lablang.record import frozen
 
 OPERATIONS = (
     "reverse_transcription", "ligation", "tagmentation", "extension", "pcr", "amplification",

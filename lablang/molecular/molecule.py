@@ -22,8 +22,9 @@ import enum
 import re
 from typing import assert_never
 
+from attrs import field, frozen
+
 from lablang.molecular.sequence import Modification, Seq, reverse_complement
-from lablang.record import field, frozen
 
 
 class MolType(enum.Enum):

@@ -29,10 +29,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+from attrs import frozen
+
 from lablang.fmt import canonical_text
 from lablang.molecular.model import LibraryDef, MolecularModel, SegmentDef
 from lablang.molecular.sequence import Bases, Homopolymer, Seq, Symbol, plain, reverse_complement
-from lablang.record import frozen
 
 REGION_TYPES = (
     "atac", "barcode", "bead_TSO", "cdna", "crispr", "custom_primer", "dna", "fastq", "fastq_link",

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import assert_never
 
-from lablang.record import evolve, frozen
+from attrs import evolve, frozen
 
 IUPAC: dict[str, frozenset[str]] = {
     "A": frozenset("A"),

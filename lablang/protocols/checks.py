@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fractions import Fraction
 
+from attrs import frozen
+
 from lablang.diagnostics import Report
 from lablang.protocols.model import (
     Add,
@@ -32,7 +34,6 @@ from lablang.protocols.model import (
     Wash,
 )
 from lablang.protocols.quantities import CANONICAL, Amount, format_value
-from lablang.record import frozen
 from lablang.source import Source
 
 # Plausible ranges: (dimension, low, high) in canonical units; outside is a warning.

@@ -14,6 +14,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any
 
+from attrs import frozen
+
 from lablang.protocols.model import (
     Add,
     Note,
@@ -25,7 +27,6 @@ from lablang.protocols.model import (
     step_parameters,
 )
 from lablang.protocols.quantities import CANONICAL, Amount
-from lablang.record import frozen
 
 KINDS = ("removed", "added", "moved", "changed")
 

@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from fractions import Fraction
 from typing import TypeAlias
 
+from attrs import field, fields, frozen
+
 from lablang.protocols.quantities import Amount
-from lablang.record import field, fields, frozen
 from lablang.source import NO_SPAN, Span
 
 

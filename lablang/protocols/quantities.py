@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from lablang.record import field, frozen
+from attrs import field, frozen
+
 from lablang.units import BASE, UNITS, quantity
 
 # dimension -> the unit protocols are read in (the rest use `lablang.units`' base unit)

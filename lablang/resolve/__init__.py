@@ -11,10 +11,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from attrs import define, field, frozen
+
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.limits import DEFAULT_LIMITS, Limits
-from lablang.record import define, field, frozen
 from lablang.source import Source
 
 __all__ = ["Loader", "ModuleInfo", "Program", "Symbol", "resolve", "stdlib_root"]

@@ -20,9 +20,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 
+from attrs import frozen
+
 from lablang import ast
 from lablang.diagnostics import Report
-from lablang.record import frozen
 from lablang.source import Source
 
 QuantityFactory = Callable[[str, str], object]

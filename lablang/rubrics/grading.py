@@ -20,8 +20,9 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from attrs import frozen
+
 from lablang.diagnostics import Report
-from lablang.record import frozen
 from lablang.rubrics.model import Item, Rubric, node_value
 from lablang.source import Source, Span
 

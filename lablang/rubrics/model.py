@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from fractions import Fraction
 
+from attrs import field, frozen
+
 from lablang import ast
-from lablang.record import field, frozen
 from lablang.source import NO_SPAN, Span
 
 

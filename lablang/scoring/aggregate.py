@@ -7,8 +7,7 @@ from math import comb
 from typing import Any
 
 import numpy as np
-
-from lablang.record import frozen
+from attrs import frozen
 
 
 def expected_best_of_k(scores: Sequence[float], k: int) -> float:

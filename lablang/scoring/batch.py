@@ -13,13 +13,15 @@ import csv
 import io
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from lablang.diagnostics import Report
-from lablang.record import asdict, frozen
-from lablang.scoring.aggregate import MetricSummary, summarize
+from lablang.scoring.aggregate import summarize
+from lablang.scoring.attempts import HEADLINE, Attempt, AttemptScore, BatchResult
 from lablang.scoring.score import (
     ScoreResult,
     _diagnostic_json,
@@ -30,41 +32,6 @@ from lablang.scoring.score import (
 )
 from lablang.scoring.weights import Weights
 from lablang.source import Source
-
-HEADLINE = (
-    "reward",
-    "sequence_similarity",
-    "t2_required_family_f1",
-    "t2_exact_required_family_recall",
-    "t3_molecular_transition_f1",
-    "t3_state_f1",
-    "t3_typed_edge_f1",
-)
-
-
-@frozen
-class Attempt:
-    protocol: str
-    attempt: str
-    prediction: Path
-    truth: Path
-
-
-@frozen
-class AttemptScore:
-    protocol: str
-    attempt: str
-    metrics: dict[str, float]
-    valid: bool
-    diagnostics: tuple[dict[str, Any], ...]
-
-
-@frozen
-class BatchResult:
-    rows: tuple[AttemptScore, ...]
-    summary: dict[str, MetricSummary]
-    skipped: tuple[dict[str, Any], ...]
-    seed: int
 
 
 def discover(pred_dir: Path, truth_dir: Path, report: Report) -> list[Attempt]:
@@ -202,7 +169,7 @@ def write_outputs(result: BatchResult, out_dir: str | Path) -> list[Path]:
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    jsonl = "".join(json.dumps(asdict(row), sort_keys=True) + "\n" for row in result.rows)
+    jsonl = "".join(json.dumps(attrs.asdict(row), sort_keys=True) + "\n" for row in result.rows)
     names = sorted({name for row in result.rows for name in row.metrics})
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -213,7 +180,7 @@ def write_outputs(result: BatchResult, out_dir: str | Path) -> list[Path]:
     summary = {
         "seed": result.seed,
         "metrics": {
-            name: {**asdict(s), "best_of_k": {str(k): v for k, v in s.best_of_k.items()}}
+            name: {**attrs.asdict(s), "best_of_k": {str(k): v for k, v in s.best_of_k.items()}}
             for name, s in result.summary.items()
         },
         "skipped": list(result.skipped),
@@ -233,16 +200,3 @@ def write_atomic(path: Path, text: str) -> Path:
 
     write(path, text)
     return path
-
-
-def protocol_means(result: BatchResult, metric: str) -> dict[str, list[float]]:
-    values: dict[str, list[float]] = {}
-    for row in result.rows:
-        if metric in row.metrics:
-            values.setdefault(row.protocol, []).append(row.metrics[metric])
-    return values
-
-
-def headline_metrics(result: BatchResult) -> Iterable[str]:
-    present = {name for row in result.rows for name in row.metrics}
-    return [name for name in HEADLINE if name in present]

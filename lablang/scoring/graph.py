@@ -14,7 +14,8 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from lablang.record import frozen
+from attrs import frozen
+
 from lablang.scoring.matching import (
     best_one_to_one_matching,
     soft_prf,

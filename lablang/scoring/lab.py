@@ -1,7 +1,7 @@
 """`.lab` answers for the scorer: check the program, export it as LibStructBench documents.
 
 This module is the only place where scoring touches the molecular backend. Backends are
-siblings that never import each other at import time (DESIGN.md), so the molecular
+siblings that never import each other at import time (docs/architecture.md), so the molecular
 exporter is imported inside `lab_documents`, when a `.lab` file is actually scored;
 `import lablang.scoring` loads none of it.
 

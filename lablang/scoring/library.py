@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from attrs import frozen
 from rapidfuzz.distance import Levenshtein
 
-from lablang.record import frozen
 from lablang.scoring.normalize import normalize_library_sequence
 
 PREDICTION_SCHEMA_VERSION = "libstruct.library_structure.v0"

@@ -8,7 +8,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from lablang.record import frozen
+from attrs import frozen
+
 from lablang.scoring.matching import best_one_to_one_matching, soft_prf
 from lablang.scoring.normalize import (
     normalize_text,

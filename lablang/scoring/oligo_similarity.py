@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lablang.record import asdict, frozen
+from attrs import asdict, frozen
+
 from lablang.scoring.matching import edit_similarity
 from lablang.scoring.normalize import (
     normalize_sequence,

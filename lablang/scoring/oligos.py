@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from lablang.record import frozen
+from attrs import frozen
+
 from lablang.scoring.matching import best_one_to_one_matching, soft_prf
 from lablang.scoring.oligo_families import Family, FamilyScorer
 from lablang.scoring.oligo_roles import controlled_role_similarity as controlled_role_similarity

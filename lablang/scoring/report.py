@@ -1,11 +1,14 @@
-"""A self-contained HTML report with inline SVG plots drawn here (no plotting library)."""
+"""A self-contained HTML report with inline SVG plots drawn here (no plotting library).
+
+It draws a `BatchResult` it is given and imports nothing from the scorer (`batch`)."""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 from statistics import mean
 
-from lablang.scoring.batch import BatchResult, headline_metrics, protocol_means
+from lablang.scoring.attempts import HEADLINE, BatchResult
 
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}
@@ -60,6 +63,21 @@ def render_html(result: BatchResult) -> str:
         parts.append("</ul>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+def protocol_means(result: BatchResult, metric: str) -> dict[str, list[float]]:
+    """Each protocol's attempt scores on `metric` (attempts without it left out)."""
+    values: dict[str, list[float]] = {}
+    for row in result.rows:
+        if metric in row.metrics:
+            values.setdefault(row.protocol, []).append(row.metrics[metric])
+    return values
+
+
+def headline_metrics(result: BatchResult) -> Iterable[str]:
+    """The headline metrics some attempt of the batch has, in `HEADLINE` order."""
+    present = {name for row in result.rows for name in row.metrics}
+    return [name for name in HEADLINE if name in present]
 
 
 def _summary_table(result: BatchResult, metrics: list[str]) -> str:

@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from attrs import asdict, evolve, frozen
+
 from lablang.diagnostics import Diagnostic, Report
-from lablang.record import asdict, evolve, frozen
 from lablang.scoring.graph import GraphScore, GraphScorer
 from lablang.scoring.lab import adopt_protocol_id, lab_documents
 from lablang.scoring.library import (

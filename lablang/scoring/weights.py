@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from lablang.record import asdict, evolve, fields, frozen, has
+from attrs import asdict, evolve, fields, frozen, has
 
 
 @frozen

@@ -8,7 +8,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from lablang.record import frozen
+from attrs import frozen
+
 from lablang.scoring.matching import (
     Match,
     best_partial_one_to_one_matching,

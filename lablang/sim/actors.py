@@ -23,8 +23,8 @@ import math
 
 import mujoco
 import numpy as np
+from attrs import define, field
 
-from lablang.record import define, field
 from lablang.sim.assets import AssetInfo
 from lablang.sim.build import Built
 from lablang.sim.model import Action

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lablang.record import frozen
+from attrs import frozen
+
 from lablang.sim.episode import EpisodeResult, EpisodeRunner
 from lablang.sim.interventions import Intervention
 from lablang.sim.model import Task

@@ -7,8 +7,8 @@ from typing import assert_never
 
 import mujoco
 import numpy as np
+from attrs import define, evolve, field
 
-from lablang.record import define, evolve, field
 from lablang.sim.assets import BUILDERS, AssetInfo, build_table
 from lablang.sim.catalog import ASSET_KINDS
 from lablang.sim.model import (

@@ -12,8 +12,7 @@ import math
 from typing import Any
 
 import attrs
-
-from lablang.record import frozen
+from attrs import frozen
 
 
 @frozen

@@ -49,8 +49,8 @@ from typing import Any
 
 import mujoco
 import numpy as np
+from attrs import define, field
 
-from lablang.record import define, field
 from lablang.sim.assets import FINGER_MAX
 from lablang.sim.bookkeeping import MAX_OPS_PER_TICK, to_json
 from lablang.sim.build import compile_scene

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 
-from lablang.record import frozen
+from attrs import frozen
+
 from lablang.sim.model import Call, Ref, Step
 from lablang.sim.runtime import Runtime
 from lablang.sim.state import UPRIGHT_TILT, tilt

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any, assert_never
 
 import numpy as np
+from attrs import asdict, evolve, frozen
 
-from lablang.record import asdict, evolve, frozen
 from lablang.sim import effects
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_TIME, MAX_EPISODE_WORK, SKILL_NEEDS

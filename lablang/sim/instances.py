@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from attrs import asdict, frozen
 
 from lablang.executors import Executor, Unit, UnitFailure, run_units
-from lablang.record import asdict, frozen
 from lablang.sim.episode import EpisodeResult, run_episode
 from lablang.sim.model import Task
 

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from lablang.record import frozen
+from attrs import frozen
+
 from lablang.sim.model import Expr
 
 
@@ -64,7 +65,7 @@ class Execution:
     call: int
     status: str = "failed"  # "succeeded" | "failed"
 
-    def __post_init__(self) -> None:
+    def __attrs_post_init__(self) -> None:
         if self.status not in ("succeeded", "failed"):
             raise ValueError(
                 f"an execution intervention reports `succeeded` or `failed`, not `{self.status}`"

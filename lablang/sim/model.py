@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import TypeAlias, assert_never
 
-from lablang.record import evolve, field, frozen
+from attrs import evolve, field, frozen
+
 from lablang.source import Span
 
 # ---------------------------------------------------------------- expressions

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from lablang.record import asdict, fields, frozen
+from attrs import asdict, fields, frozen
 
 RECORD_VERSION = 1
 

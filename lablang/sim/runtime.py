@@ -16,8 +16,8 @@ from typing import Any
 
 import mujoco
 import numpy as np
+from attrs import define, field, frozen
 
-from lablang.record import define, field, frozen
 from lablang.sim.actors import Actors
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
 from lablang.sim.bookkeeping import Bookkeeping, journaled

@@ -15,8 +15,8 @@ from typing import Any, Protocol
 
 import mujoco
 import numpy as np
+from attrs import frozen
 
-from lablang.record import frozen
 from lablang.sim.assets import CAP_OPEN_TURNS, AssetInfo
 
 UPRIGHT_TILT = math.radians(15)

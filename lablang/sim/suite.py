@@ -112,7 +112,7 @@ def task_refs(
     a folder that declares no task is skipped (folders also hold the modules tasks use).
     """
     from lablang.diagnostics.render import render_texts
-    from lablang.sim import load_tasks
+    from lablang.sim.loading import load_tasks
 
     named = {Path(p) for p in paths if not Path(p).is_dir()}
     out: list[tuple[Task, TaskRef]] = []

@@ -9,10 +9,11 @@ import re
 import threading
 from typing import Any
 
+from attrs import evolve
+
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.limits import Limits
-from lablang.record import evolve
 from lablang.source import Source, Span
 from lablang.syntax.lalr import Runtime, Token, UnexpectedInput, UnexpectedToken
 from lablang.syntax.sequence import read_sequence

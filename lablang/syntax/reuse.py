@@ -37,10 +37,11 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from attrs import define, evolve, fields, has
+
 from lablang import ast
 from lablang.diagnostics import Diagnostic, Report
 from lablang.limits import DEFAULT_LIMITS, Limits
-from lablang.record import define, evolve, fields, has
 from lablang.source import Source, Span
 from lablang.syntax import parse, refused
 from lablang.syntax.recover import declaration_chunks

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from lablang.record import frozen
+from attrs import frozen
+
 from lablang.units.table import BASE, UNITS, Unit
 
 __all__ = ["BASE", "UNITS", "DimensionError", "QuantityValue", "Unit", "quantity"]

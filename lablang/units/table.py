@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction as F
 
-from lablang.record import frozen
+from attrs import frozen
 
 
 @frozen

@@ -39,7 +39,7 @@ def _sequence(text: str, moltype: str | None) -> ast.Sequence:
 
 def _zero(node):  # type: ignore[no-untyped-def]
     """The same parts with every span set to Span(0, 0)."""
-    from lablang.record import evolve
+    from attrs import evolve
 
     if isinstance(node, tuple):
         return tuple(_zero(n) for n in node)

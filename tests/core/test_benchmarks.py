@@ -13,10 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from lablang.record import frozen
+from attrs import frozen
 
 ROOT = Path(__file__).resolve().parents[2]
+# the check processes of check_speed.py's (b) and (d)
+STARTUP_ROWS = (r"small\.lab \(3 backends\)", "protocol file", "10x example", "protocol, 2 errors")
 BENCHMARKS = ROOT / "benchmarks"
 
 NUM = r"-?\d[\d,]*(?:\.\d+)?"  # a printed figure: 12, 0.350, 20,000
@@ -78,12 +79,12 @@ SMOKES: dict[str, Smoke] = {
             rf"^  growth: us/line at 1k / us/line at 0\.2k = {NUM} \(1\.0 is linear\)$",
             *(
                 rf"^  {row} +check {NUM} s, import lark {NUM} s, ratio {NUM} \(median of 1, alternated\)$"
-                for row in (
-                    r"small\.lab \(3 backends\)",
-                    "protocol file",
-                    "10x example",
-                    "protocol, 2 errors",
-                )
+                for row in STARTUP_ROWS
+            ),
+            *(
+                rf"^  {row} +before {NUM}, after {NUM} \(x import lark {NUM} s; after/before "
+                rf"{NUM}; median of 1, alternated\)$"
+                for row in STARTUP_ROWS
             ),
         ),
         slow=True,
@@ -151,16 +152,6 @@ SMOKES: dict[str, Smoke] = {
             rf"^  read\+validate {NUM} ms, grade \(.*100-resample bootstrap\) {NUM} ms, ratio {NUM}$",
             rf"^  mean {NUM}, CI \({NUM}, {NUM}\)$",
         ),
-    ),
-    "records.py": Smoke(
-        (
-            rf"^  attrs +{NUM} us  record +{NUM} us  ratio {NUM}$",
-            *(
-                rf"^  {shape} .* construct {NUM}  eq {NUM}  (hash {NUM}  )?evolve {NUM}  repr {NUM}$"
-                for shape in ("Call", "Span", "Strand", "End", "Loader")
-            ),
-        ),
-        needs=("attrs",),
     ),
     "scale.py": Smoke(
         (

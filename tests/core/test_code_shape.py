@@ -1,5 +1,5 @@
 """The code-shape standard: a module past 800 lines or a class past 300 is split by
-meaning (CONTRIBUTING.md, STYLE.md), checked over every module under `lablang/`."""
+meaning (CONTRIBUTING.md, ../shared/STYLE.md), checked over every module under `lablang/`."""
 
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+from attrs import evolve
 from click.testing import CliRunner
 
 from lablang.cli import main
@@ -25,7 +26,6 @@ from lablang.diagnostics.codes import CODES
 from lablang.diagnostics.render import render_texts
 from lablang.driver import check_file
 from lablang.limits import Limits
-from lablang.record import evolve
 
 GOLDENS = Path(__file__).resolve().parents[1] / "goldens"
 # Codes that no input file can trigger, and the test that pins each one instead.

@@ -179,7 +179,8 @@ def test_kept_texts_are_bounded_by_characters() -> None:
 
 
 def _spans(node: object) -> list:
-    from lablang.record import fields, has
+    from attrs import fields, has
+
     from lablang.source import Span
 
     if isinstance(node, Span):

@@ -10,11 +10,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from attrs import fields, frozen, has
 
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.diagnostics.codes import CODES, _Registry, registry_folder
-from lablang.record import fields, frozen, has
 from lablang.source import Source
 from lablang.syntax import parse
 

@@ -1,4 +1,5 @@
-"""The syntax stage: every construct of DESIGN.md parses to the expected tree, with positions."""
+"""The syntax stage: every construct of the design's language sketch (../shared/DESIGN.md)
+parses to the expected tree, with positions."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lablang.record import frozen
+from attrs import frozen
 
 ROOT = Path(__file__).resolve().parents[2]
 

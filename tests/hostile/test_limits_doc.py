@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from lablang.diagnostics.codes import CODES
-from lablang.limits import limit_rows, limits_table
+from lablang.limits_doc import limit_rows, limits_table
 from tests.hostile.bounded import run_bounded
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_limits_document_is_current() -> None:
-    """docs/limits.md equals `python -m lablang.limits` (regenerate it after a change)."""
+    """docs/limits.md equals `python -m lablang.limits_doc` (regenerate it after a change)."""
     assert (ROOT / "docs" / "limits.md").read_text("utf-8") == limits_table()
 
 

@@ -140,8 +140,9 @@ def test_liquid_handling_preconditions_are_checked_in_the_simulator(task_from) -
     """Aspirating from a capped tube is E0712 at check time and still fails in the
     simulator if a program gets there (built past the front end); aspirating more than the
     pipette holds fails."""
+    from attrs import evolve
+
     from lablang.driver import check_text
-    from lablang.record import evolve
     from lablang.sim.model import Call, Num, Ref
 
     text = """
@@ -173,7 +174,7 @@ task t in s {
 
 def attrs_evolve_first_step_program(task):  # type: ignore[no-untyped-def]
     """The task with its first step doing `pick(p)` and the second step's aspirate."""
-    from lablang.record import evolve
+    from attrs import evolve
 
     first, second = task.steps
     program = (first.program[0], *second.program)

@@ -86,17 +86,32 @@ def _module_graph() -> dict[str, set[str]]:
         parts = path.relative_to(SIM).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         modules[name] = path
+    modules["__init__"] = modules.pop("")
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         targets = set()
-        for imported in _imported(path):
-            if not imported.startswith("lablang.sim."):
-                continue
-            below = imported.removeprefix("lablang.sim.")
-            if below in modules and below != name and below != "":
-                targets.add(below)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            for imported in _targets(node, modules):
+                if imported != name:
+                    targets.add(imported)
         graph[name] = targets
     return graph
+
+
+def _targets(node: ast.AST, modules: dict[str, Path]) -> set[str]:
+    """The `lablang.sim` modules one import statement imports: `from lablang.sim import
+    model` imports `model`, `from lablang.sim import load_tasks` the package itself
+    (`__init__`), and `import lablang.sim.x` or `from lablang.sim.x import y` imports `x`."""
+    if isinstance(node, ast.ImportFrom) and node.module:
+        if node.module == "lablang.sim":
+            return {a.name if a.name in modules else "__init__" for a in node.names}
+        below = node.module.removeprefix("lablang.sim.")
+        if node.module.startswith("lablang.sim.") and below in modules:
+            inner = {f"{below}.{a.name}" for a in node.names} & set(modules)
+            return inner or {below}
+    elif isinstance(node, ast.Import):
+        return {a.name.removeprefix("lablang.sim.") for a in node.names} & set(modules)
+    return set()
 
 
 def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -144,8 +159,9 @@ def test_the_circle_check_finds_a_circle() -> None:
     assert _circles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
 
 
-def test_the_module_graph_sees_type_only_and_lazy_imports() -> None:
-    """`robots.base` knows `rig` (a `TYPE_CHECKING` import), and `suite` knows `env` (an
-    import inside a function)."""
+def test_the_module_graph_sees_type_only_lazy_and_package_imports() -> None:
+    """`robots.base` knows `rig` (a `TYPE_CHECKING` import), `suite` knows `env` (an import
+    inside a function), and the package knows `gym_env` (its `make_env` imports it)."""
     graph = _module_graph()
     assert "rig" in graph["robots.base"] and "env" in graph["suite"]
+    assert "gym_env" in graph["__init__"] and "__init__" not in graph["gym_env"]

@@ -108,8 +108,8 @@ def test_a_named_object_the_step_may_move_may_tip() -> None:
     """`may_move: [dest]` allows the named receiver to fall: it is no longer watched for
     tipping over, while the source still is."""
     import numpy as np
+    from attrs import evolve
 
-    from lablang.record import evolve
     from lablang.sim import effects, load_tasks
     from lablang.sim.build import compile_scene
     from lablang.sim.runtime import Runtime

@@ -288,7 +288,8 @@ def test_the_skills_refuse_a_broken_static_precondition_in_the_words_of_check() 
     """A `twist_cap` on a tube that `check` never saw (the program edited after checking)
     fails at run time before moving, with the message `check` gives for the same call:
     both read the one table, `SKILL_NEEDS`."""
-    from lablang.record import evolve
+    from attrs import evolve
+
     from lablang.sim import simulate_task
     from lablang.sim.front import tasks_of
     from lablang.sim.model import Ref

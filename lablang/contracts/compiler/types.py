@@ -6,10 +6,11 @@ from __future__ import annotations
 import abc
 from typing import Any
 
+from attrs import fields, has
+
 from lablang import ast
 from lablang.contracts import model as m
 from lablang.diagnostics import Report
-from lablang.record import fields, has
 from lablang.source import Source, Span
 
 MAX_INT_DOMAIN = 4096

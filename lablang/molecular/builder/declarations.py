@@ -6,6 +6,8 @@ from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
+from attrs import evolve, fields, has
+
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.molecular.builder.common import (
@@ -38,7 +40,6 @@ from lablang.molecular.sequence import (
     placeholder,
     reverse_complement,
 )
-from lablang.record import evolve, fields, has
 from lablang.resolve import ModuleInfo
 from lablang.source import Span
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from attrs import evolve
+
 from lablang import ast
 from lablang.molecular import operations as ops
 from lablang.molecular.builder.arguments import (
@@ -40,7 +42,6 @@ from lablang.molecular.ops import REGISTRY
 from lablang.molecular.sequence import (
     render,
 )
-from lablang.record import evolve
 from lablang.source import Span
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from attrs import evolve, frozen
+
 from lablang.molecular.molecule import (
     Duplex,
     Molecule,
@@ -31,7 +33,6 @@ from lablang.molecular.sequence import (
     token_width,
     tokens_pair,
 )
-from lablang.record import evolve, frozen
 
 MIN_ANNEAL = 12  # bases paired at a primer's 3' end (a common working default)
 MIN_SWITCH = 3  # the rGrGrG of a TSO pairs with the non-templated CCC

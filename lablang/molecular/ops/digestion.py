@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+from attrs import evolve, frozen
+
 from lablang.molecular.molecule import Disposition, Duplex, End, Molecule, Pool, Product
 from lablang.molecular.ops.core import (
     MAX_PRODUCTS,
@@ -13,7 +15,6 @@ from lablang.molecular.ops.core import (
 )
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import Bases, Part, Seq, Symbol, SymbolToken, reverse_complement
-from lablang.record import evolve, frozen
 
 
 @frozen

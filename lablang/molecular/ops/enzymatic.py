@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+from attrs import evolve
+
 from lablang.molecular.molecule import (
     Disposition,
     Duplex,
@@ -35,7 +37,6 @@ from lablang.molecular.sequence import (
     plain,
     reverse_complement,
 )
-from lablang.record import evolve
 
 # ------------------------------------------------------------------ fragmentation, ends
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from attrs import evolve
+
 from lablang.molecular.molecule import Duplex, End, Molecule
 from lablang.molecular.ops.core import (
     MIN_STEM,
@@ -13,7 +15,6 @@ from lablang.molecular.ops.core import (
 )
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import Seq, plain, render, reverse_complement, tokens_pair
-from lablang.record import evolve
 
 
 def _pairs(a: Seq, b: Seq) -> bool:

@@ -14,6 +14,8 @@ on which end is joined:
 
 from __future__ import annotations
 
+from attrs import evolve
+
 from lablang.molecular.molecule import Duplex, Molecule, MolType, Single
 from lablang.molecular.ops.core import (
     Oligo,
@@ -28,7 +30,6 @@ from lablang.molecular.ops.core import (
     three_prime_blocked,
 )
 from lablang.molecular.sequence import Seq, Token, plain, reverse_complement, tokens_pair
-from lablang.record import evolve
 
 MIN_SPLINT_ARM = 6  # bases a splint (or a hairpin's own overhang) pairs on each side of a nick
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from attrs import evolve
+
 from lablang.molecular.molecule import Duplex, Molecule, Single
 from lablang.molecular.ops.core import kinase_accepts
 from lablang.molecular.ops.registry import operation
-from lablang.record import evolve
 
 
 @operation(

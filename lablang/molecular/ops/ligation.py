@@ -3,6 +3,8 @@ single-stranded adapters (RNA ligase, splinted DNA ligase) to one strand end."""
 
 from __future__ import annotations
 
+from attrs import evolve, frozen
+
 from lablang.molecular.molecule import (
     Duplex,
     End,
@@ -38,7 +40,6 @@ from lablang.molecular.sequence import (
     token_width,
     tokens_pair,
 )
-from lablang.record import evolve, frozen
 
 # ------------------------------------------------------------------ ligation
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from attrs import evolve
+
 from lablang.molecular.molecule import Duplex, Molecule, MolType, Pool, Product, Single, Strand
 from lablang.molecular.ops.core import NoSubstrate
 from lablang.molecular.ops.registry import operation
 from lablang.molecular.sequence import Modification, Part, Seq
-from lablang.record import evolve
 
 URACIL_CODES = frozenset({"ideoxyU", "idU", "dU"})
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from lablang.record import frozen
+from attrs import frozen
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from attrs import evolve
+
 from lablang.molecular.molecule import (
     Disposition,
     Duplex,
@@ -21,7 +23,6 @@ from lablang.molecular.sequence import (
     Symbol,
     plain,
 )
-from lablang.record import evolve
 
 # ------------------------------------------------------------------ selection
 

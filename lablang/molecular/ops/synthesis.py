@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from attrs import evolve
+
 from lablang.molecular.molecule import (
     Duplex,
     End,
@@ -34,7 +36,6 @@ from lablang.molecular.sequence import (
     render,
     reverse_complement,
 )
-from lablang.record import evolve
 
 # ------------------------------------------------------------------ extension, RT, TSO
 

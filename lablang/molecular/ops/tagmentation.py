@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from attrs import evolve, frozen
+
 from lablang.molecular.molecule import (
     Duplex,
     End,
@@ -28,7 +30,6 @@ from lablang.molecular.sequence import (
     render_libstruct,
     reverse_complement,
 )
-from lablang.record import evolve, frozen
 
 # ------------------------------------------------------------------ tagmentation
 

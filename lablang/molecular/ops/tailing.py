@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from attrs import evolve
+
 from lablang.molecular.molecule import Duplex, Molecule, MolType, Single
 from lablang.molecular.ops.core import NoSubstrate, OperationFailure, three_prime_blocked
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import Homopolymer, Seq
-from lablang.record import evolve
 
 MAX_TAIL = 10_000
 

@@ -6,8 +6,8 @@ import math
 from collections.abc import Callable
 
 import mujoco
+from attrs import define, field
 
-from lablang.record import define, field
 from lablang.sim.model import Entity
 
 

@@ -8,7 +8,8 @@ raises `RobotMissing`, which names the extra.
 
 from __future__ import annotations
 
-from lablang.record import evolve
+from attrs import evolve
+
 from lablang.sim.model import Task
 from lablang.sim.robots.base import Robot, RobotMissing
 

@@ -10,8 +10,8 @@ from collections.abc import Generator
 from typing import Any
 
 import numpy as np
+from attrs import frozen
 
-from lablang.record import frozen
 from lablang.sim.assets import GANTRY_Z, TCP_DROP
 from lablang.sim.runtime import Runtime
 from lablang.sim.state import ButtonTarget, SlotTarget, WellTarget, bottom_depth, lowest_point

@@ -7,8 +7,8 @@ import math
 from typing import Any
 
 import numpy as np
+from attrs import frozen
 
-from lablang.record import frozen
 from lablang.sim.assets import PIPETTE_BODY
 from lablang.sim.runtime import Runtime
 from lablang.sim.skills.base import (
