@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 from lablang import ast
+from lablang.check.names import reserved_name
 from lablang.diagnostics import Edit, Fix, Report
 from lablang.protocols.checks import check_protocol
 from lablang.protocols.model import (
@@ -130,8 +131,25 @@ class _Builder:
         containers: list[Container] = []
         steps: list[Step] = []
         members = decl.body.members if decl.body else ()
-        for member in members:
+        skip = 0
+        for index, member in enumerate(members):
+            if index < skip:
+                continue
             match member:
+                case ast.Entry(keyword="step") if reserved := reserved_name(
+                    members, index, self.source.text
+                ):
+                    word, named, skip = reserved
+                    span = Span(named.span.start, named.span.start + len(word))
+                    self.report.add(
+                        "E0806",
+                        f"`{word}` is a reserved word, so it cannot name a step",
+                        self.source,
+                        span,
+                        label="a keyword of the language",
+                        help=f"rename it, e.g. `{word}_`",
+                        fix=Fix(f"rename it to `{word}_`", (Edit(span, f"{word}_"),)),
+                    )
                 case ast.Entry(keyword="step"):
                     step = self.step(member)
                     if step is not None:

@@ -29,16 +29,11 @@ __all__ = ["certify_task", "load_tasks", "make_env", "simulate_task"]
 def load_tasks(
     path: str | Path, roots: Sequence[str | Path] = ()
 ) -> tuple[dict[str, Task], Report]:
-    """Check a `.lab` file and return its tasks (empty if it has errors) and the report."""
-    from lablang.driver import check_file
-    from lablang.sim.front import tasks_of
+    """Check a `.lab` file and return its tasks (empty if it has errors) and the report
+    (`lablang.sim.loading.load_tasks`, which the modules of this package use)."""
+    from lablang.sim.loading import load_tasks as load
 
-    result = check_file(path, roots)
-    if result.report.has_errors:
-        return {}, result.report
-    from lablang.diagnostics import Report
-
-    return tasks_of(result.program, Report()), result.report
+    return load(path, roots)
 
 
 def simulate_task(task: Task, seed: int = 0, render_dir: str | Path | None = None) -> EpisodeResult:

@@ -227,6 +227,31 @@ class Actors:
         for name in self._handed_over:
             self._park(name)
 
+    def absent(self, name: str) -> str | None:
+        """Why an object a skill names is not on the bench, or None if it is. Reaching for
+        one a colleague has yet to hand over is a premature interaction with that event."""
+        if name not in self.parked:
+            return None
+        for event in self.interventions:
+            if any(a.kind == "hand_over" and a.entity == name for a in event.actions):
+                if event.started:
+                    continue
+                self.coordination.append(("premature", self.time, event.name, name))
+                return (
+                    f"`{name}` is not there: a colleague hands it over at "
+                    f"{event.start:.2f} s (event `{event.name}`)"
+                )
+        taker = next(
+            (
+                e.name
+                for e in self.interventions
+                for a in e.actions
+                if a.kind == "take_away" and a.entity == name
+            ),
+            "?",
+        )
+        return f"`{name}` is not there: a colleague took it away (event `{taker}`)"
+
     def _park(self, name: str) -> None:
         self.parked.add(name)
         self._hide_body(self.body_ids[name])

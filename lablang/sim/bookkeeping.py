@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from lablang.sim.assets import CAP_OPEN_TURNS
 
 if TYPE_CHECKING:
-    from lablang.sim.runtime import Runtime
+    from lablang.sim.rig import Rig
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -139,7 +139,7 @@ def to_json(op: str, args: tuple[Any, ...]) -> list[Any]:
     ]
 
 
-def apply(rt: Runtime, entries: list[Any]) -> None:
+def apply(rt: Rig, entries: list[Any]) -> None:
     """Apply operations read back from a demonstration (untrusted) to a runtime, in order."""
     if len(entries) > MAX_OPS_PER_TICK:
         raise ValueError(
@@ -162,7 +162,7 @@ def apply(rt: Runtime, entries: list[Any]) -> None:
         getattr(rt, method)(*checked)
 
 
-def _check(rt: Runtime, op: str, kind: str, value: Any) -> Any:
+def _check(rt: Rig, op: str, kind: str, value: Any) -> Any:
     infos = rt.infos
     problem = ""
     if kind in ("name", "key") and not (isinstance(value, str) and 0 < len(value) <= MAX_NAME):
@@ -217,7 +217,7 @@ _ENTITY_KINDS = {
 }
 
 
-def _entity_fits(rt: Runtime, kind: str, value: Any) -> bool:
+def _entity_fits(rt: Rig, kind: str, value: Any) -> bool:
     if not isinstance(value, str) or value not in rt.infos:
         return False
     info = rt.infos[value]

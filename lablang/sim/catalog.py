@@ -9,7 +9,9 @@ and predicates that implement these names live in `assets`, `skills` and
 from __future__ import annotations
 
 import math
+from typing import Any
 
+import attrs
 from attrs import frozen
 
 
@@ -146,6 +148,87 @@ SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "weigh": (("object", "entity"), "solid handling and weighing"),
     "twist_cap": (("object", "count"), "apparatus and workspace"),
     "close_cap": (("object",), "apparatus and workspace"),
+}
+
+
+@attrs.frozen
+class Needs:
+    """What one argument of a skill must be, known before the skill runs: the assets it
+    may name (of a slot's container when `slot`), or a whole number in `low..high`.
+    `check` reports a call that breaks one as E0712; at run time the episode refuses it
+    before the skill moves, with the same words (`broken_by`)."""
+
+    index: int
+    what: str  # "a bottle (the only container with a screw cap)"
+    assets: frozenset[str] = frozenset()
+    slot: bool = False  # the argument is `entity.slot[k]`, and `entity` must be one of them
+    low: float | None = None
+    high: float | None = None
+    whole: bool = True  # the number must be a whole one
+
+    def broken_by(self, skill: str, name: str | None, asset: str | None, number: Any) -> str:
+        """Why an argument breaks this precondition, or "" if it does not: `name` and
+        `asset` of the entity it names (a slot's container), or the `number` it is.
+        `check` (E0712) and the skills at run time both word it so."""
+        where = f"the {_ORDINALS[self.index]} argument of `{skill}`"
+        if self.low is not None and self.high is not None:
+            if not isinstance(number, int | float) or isinstance(number, bool):
+                return ""
+            if (not self.whole or float(number).is_integer()) and (self.low <= number <= self.high):
+                return ""
+            return f"{where} must be {self.what} from {self.low:g} to {self.high:g}, not {number:g}"
+        if not self.assets or asset is None or asset in self.assets:
+            return ""
+        return f"{where} must be {self.what}; `{name}` is a {asset}"
+
+
+_ORDINALS = ("first", "second", "third", "fourth")
+
+
+_PIPETTE = Needs(0, "a pipette", frozenset({"pipette"}))
+_BIN = frozenset({"waste_bin"})
+_SCALE = frozenset(a for a, kind in ASSET_KINDS.items() if kind.scale)
+_LID = Needs(0, "an apparatus with a hinged lid", frozenset({"centrifuge"}))
+
+# The static preconditions of skills, one entry per argument that has one (issue 26: a
+# `twist_cap` on a tube passed `check` and failed at run time, "has no screw cap").
+SKILL_NEEDS: dict[str, tuple[Needs, ...]] = {
+    "twist_cap": (
+        Needs(0, "a bottle (the only container with a screw cap)", frozenset({"bottle"})),
+        Needs(1, "a whole number of turns", low=1, high=5),
+    ),
+    "close_cap": (
+        Needs(0, "a bottle (the only container with a screw cap)", frozenset({"bottle"})),
+    ),
+    "open_lid": (_LID,),
+    "close_lid": (_LID,),
+    "start_centrifuge": (Needs(0, "a centrifuge", frozenset({"centrifuge"})),),
+    "tare": (Needs(0, "a scale", _SCALE),),
+    "read_scale": (Needs(0, "a scale", _SCALE),),
+    "put_on_scale": (Needs(1, "a scale", _SCALE),),
+    "weigh": (Needs(1, "a scale", _SCALE),),
+    "set_temperature": (
+        Needs(0, "a thermal block or a stirrer", frozenset({"thermal_block", "stirrer"})),
+        Needs(1, "a setpoint in C", low=4, high=99, whole=False),
+    ),
+    "incubate": (Needs(1, "a well of a thermal block", frozenset({"thermal_block"}), slot=True),),
+    "stir": (Needs(0, "a stirrer", frozenset({"stirrer"})),),
+    "attach_tip": (
+        _PIPETTE,
+        Needs(1, "a position of a tip box", frozenset({"tip_box"}), slot=True),
+    ),
+    "eject_tip": (_PIPETTE, Needs(1, "a waste bin", _BIN)),
+    "discard": (Needs(1, "a waste bin", _BIN),),
+    "aspirate": (_PIPETTE,),
+    "dispense": (_PIPETTE,),
+    "transfer": (_PIPETTE,),
+    "mix_by_pipetting": (_PIPETTE, Needs(2, "a whole number of cycles", low=1, high=20)),
+    "invert": (Needs(1, "a whole number of inversions", low=1, high=50),),
+    "pour": (
+        Needs(
+            1, "an open container", frozenset(a for a, k in ASSET_KINDS.items() if k.open_container)
+        ),
+    ),
 }
 
 PREDICATE_NAMES = (

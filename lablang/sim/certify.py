@@ -11,59 +11,35 @@ is reported separately from task failures.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import numpy as np
-from attrs import frozen
+from typing import Any
 
 from lablang.executors import Executor, UnitFailure
 from lablang.sim.catalog import MAX_CERTIFY_WORK, RERUN_TIMESTEP
-from lablang.sim.episode import EpisodeResult, premature_reason, run_episode
+from lablang.sim.episode import premature_reason
+from lablang.sim.instances import (
+    InstanceOutcome,
+    TaskRef,
+    instance_seeds,
+    run_instance,
+    run_instances,
+    sensitivities,
+    task_hash,
+)
 from lablang.sim.model import Task
 
-if TYPE_CHECKING:
-    from lablang.sim.suite import TaskRef
-
-
-@frozen
-class InstanceOutcome:
-    seed: int
-    result: EpisodeResult
-    rerun_of_fault: str | None = None  # the fault that the rerun replaced
-    work: int = 0  # physics work of every run of this instance (a rerun included)
-
-
-def instance_seeds(seed: int, instances: int) -> list[int]:
-    """The per-instance seeds derived from a base seed.
-
-    >>> instance_seeds(0, 3) == instance_seeds(0, 3)
-    True
-    """
-    return [int(s) for s in np.random.SeedSequence(seed).generate_state(instances, dtype=np.uint32)]
-
-
-def run_instance(task: Task, seed: int) -> InstanceOutcome:
-    result = run_episode(task, seed)
-    if result.fault is None:
-        return InstanceOutcome(seed, result, work=result.work)
-    rerun = run_episode(task, seed, timestep=RERUN_TIMESTEP)
-    first = f"{result.fault.kind}: {result.fault.detail}"
-    work = result.work + rerun.work
-    if rerun.fault is None:
-        return InstanceOutcome(seed, rerun, rerun_of_fault=first, work=work)
-    return InstanceOutcome(seed, result, work=work)
-
-
-def task_hash(task: Task) -> str:
-    """SHA-256 of the task's text and its scene model (what the certificate certifies)."""
-    digest = hashlib.sha256()
-    digest.update(task.source_text.encode("utf-8"))
-    digest.update(repr(task.scene).encode("utf-8"))
-    digest.update(repr(task.steps).encode("utf-8"))
-    return digest.hexdigest()
+# the instance-level names live in `instances`, below this module and `suite`
+__all__ = [
+    "RERUN_TIMESTEP",
+    "InstanceOutcome",
+    "certificate_json",
+    "certificate_of",
+    "certify_task",
+    "instance_seeds",
+    "run_instance",
+    "task_hash",
+]
 
 
 def certify_task(
@@ -87,7 +63,6 @@ def certify_task(
     `"none"` skips that, and the certificate says so.
     """
     from lablang.sim.mutants import no_sensitivity
-    from lablang.sim.suite import run_instances, sensitivities
 
     if mutants not in ("all", "none"):
         raise ValueError(f"mutants must be `all` or `none`, not `{mutants}`")

@@ -9,6 +9,11 @@ is more than 1 cm lower in that frame and no longer rests on it (*fell off*), *t
 over* when it was upright and now leans past 30 degrees, *moved* when it is more than
 1.5 cm away. The step's `may_move: [...]`
 field allows it for the objects it lists.
+
+The objects a step names are meant to move, but not to fall over: one that stood upright
+when the step started and, not held, leans past 30 degrees at its end fails the step
+("`dest` tipped over during `pour`"), unless `may_move` lists it (before, a pour passed
+with the receiving bottle on its side, since the check skipped every object it named).
 """
 
 from __future__ import annotations
@@ -37,6 +42,36 @@ def watched(rt: Runtime, step: Step) -> list[str]:
     """The free objects a step's calls do not name (its side effects are looked for)."""
     named = {name for call in step.all_calls for name in _refs(call)} | set(step.may_move)
     return [n for n, info in rt.infos.items() if info.free and n not in named]
+
+
+# skills that throw an object away (the argument at this index may land any way up)
+THROWN = {"discard": 0}
+
+
+def named(rt: Runtime, step: Step) -> list[str]:
+    """The free objects a step's calls name and its `may_move` does not list: they must
+    not tip over (an object the step discards into a bin may)."""
+    thrown = {
+        name
+        for call in step.program
+        if call.func in THROWN and len(call.args) > THROWN[call.func]
+        for name in _refs(call.args[THROWN[call.func]])
+    }
+    names = {name for call in step.program for name in _refs(call)} - set(step.may_move) - thrown
+    return [n for n, info in rt.infos.items() if info.free and n in names]
+
+
+def tipped(rt: Runtime, before: dict[str, Pose], step: str, moved_by_events: set[str]) -> list[str]:
+    """The named objects that stood upright at the step's start and lie tipped at its end."""
+    return [
+        f"`{name}` tipped over during `{step}`"
+        for name, was in before.items()
+        if name not in rt.parked
+        and name not in moved_by_events
+        and name != rt.held
+        and was.tilt <= UPRIGHT_TILT
+        and tilt(rt, name) > TIPPED
+    ]
 
 
 def snapshot(rt: Runtime, names: list[str]) -> dict[str, Pose]:

@@ -489,7 +489,7 @@ def evaluate_policy(
     `records_dir`, each episode's records are written there as `SEED.jsonl`. (On
     several processes or Ray: `lablang.sim.suite.evaluate_suite`.)
     """
-    from lablang.sim.certify import instance_seeds
+    from lablang.sim.instances import instance_seeds
     from lablang.sim.records import write_records
 
     outcomes = []

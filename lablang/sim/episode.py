@@ -13,7 +13,7 @@ from attrs import asdict, evolve, frozen
 from lablang.sim import effects
 from lablang.sim.binding import ContractBinding
 from lablang.sim.build import compile_scene
-from lablang.sim.catalog import MAX_EPISODE_TIME, MAX_EPISODE_WORK
+from lablang.sim.catalog import MAX_EPISODE_TIME, MAX_EPISODE_WORK, SKILL_NEEDS
 from lablang.sim.interventions import Decision, Execution, Intervention, TargetPose
 from lablang.sim.labference import TRANSFERS, TransferWatch, WatchState
 from lablang.sim.model import Call, Step, Task, bind_task
@@ -21,6 +21,7 @@ from lablang.sim.predicates import Evaluator, SpecError, during_atoms, expr_text
 from lablang.sim.records import Event
 from lablang.sim.runtime import BudgetSpent, Checkpoint, Runtime, SimFault
 from lablang.sim.skills import SKILLS, SkillResult, run_skill, target_name
+from lablang.sim.state import SlotTarget
 
 
 @frozen
@@ -42,7 +43,7 @@ class StepResult:
     start: float = 0.0
     end: float = 0.0
     wall: float = 0.0
-    failing: tuple[str, ...] = ()  # atoms of the spec that were false at the deadline
+    failing: tuple[str, ...] = ()  # literals of the spec that were false at the deadline
     keyframe: str | None = None
     # the spec already held when the step started (success by luck, unless the step
     # says `may_already_hold: true`; not checked then)
@@ -413,6 +414,7 @@ class EpisodeRunner:
         evaluator = Evaluator(rt)
         untouched = effects.snapshot(rt, effects.watched(rt, step))
         lucky = False
+        standing = effects.snapshot(rt, effects.named(rt, step))
 
         def finished(status: str, reason: str = "", failing: tuple[str, ...] = ()) -> StepResult:
             if status == "passed":
@@ -422,6 +424,10 @@ class EpisodeRunner:
                     if e.started and e.start >= t0 - 1e-9
                     for a in e.actions
                 }
+                fallen = effects.tipped(rt, standing, step.name, colleagues)
+                if fallen:
+                    # an object the step acts on may move, not fall over: the step fails
+                    status, reason = "failed", "; ".join(fallen)
                 for effect in effects.disturbed(rt, untouched, step.name, colleagues):
                     self.side_effects.append(effect)
                     self.events.append(Event("side_effect", rt.time, step.name, detail=effect))
@@ -506,7 +512,7 @@ class EpisodeRunner:
                 rt.tick()
         except SpecError as error:
             return finished("failed", f"success spec: {error}")
-        failing = tuple(sorted(text for text, value in evaluator.last.items() if not value))
+        failing = tuple(sorted(set(evaluator.false_literals(step.success))))
         if rt.time >= MAX_EPISODE_TIME - 1e-9:
             self.limit = _time_limit()
             return finished("failed", self.limit, failing)
@@ -592,6 +598,14 @@ class EpisodeRunner:
                 "an argument has no value in this state (e.g. `slot_of` of an "
                 "object that is in no slot)",
             )
+        elif needs := _static_need_broken(rt, call.func, executed):
+            # the same precondition `check` reports as E0712 (a call `check` never saw)
+            result = SkillResult("failed", needs)
+        elif absent := next(
+            (why for a in executed if isinstance(a, str) and (why := rt.absent(a))), None
+        ):
+            # not `pick` timing out over an empty spot: the object is not on the bench
+            result = SkillResult("failed", absent)
         else:
             extra = {"wait": 1.0, "incubate": 12.0, "stir": 20.0}.get(call.func)
             if extra is not None and executed:
@@ -630,6 +644,22 @@ def _holds_now(rt: Runtime, spec: Any) -> bool:
         return Evaluator(rt, instant=True).holds(spec)
     except SpecError:
         return False
+
+
+def _static_need_broken(rt: Runtime, skill: str, args: list[Any]) -> str:
+    """Why an argument breaks a static precondition of its skill (`catalog.SKILL_NEEDS`,
+    which `check` also reads), or "" if none does."""
+    for needs in SKILL_NEEDS.get(skill, ()):
+        if needs.index >= len(args):
+            continue
+        value = args[needs.index]
+        name = value.container if needs.slot and isinstance(value, SlotTarget) else value
+        info = rt.infos.get(name) if isinstance(name, str) else None
+        asset = info.asset if info is not None else None
+        problem = needs.broken_by(skill, name if isinstance(name, str) else None, asset, value)
+        if problem:
+            return problem
+    return ""
 
 
 def _time_limit() -> str:

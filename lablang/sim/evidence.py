@@ -66,7 +66,7 @@ def relocate(rt: Runtime, item: Relocate) -> None:
         placement = OnSurface(item.target, float(spot[0]), float(spot[1]))
     else:
         raise ValueError(f"`{item.target}` is neither a surface nor a slot")
-    pos, quat = rt._placement_pose(info, placement)
+    pos, quat = rt._placement_pose(item.object, placement)
     m, d = rt.model, rt.data
     adr = m.joint(f"{item.object}_free").qposadr[0]
     dof = m.joint(f"{item.object}_free").dofadr[0]

@@ -4,9 +4,11 @@
   powders count at their bulk density).
 * E0711: two placements overlap (objects on one surface, objects and fixtures on the
   table, two fixtures), from the catalog's footprints at their nominal poses.
-* E0712: a skill cannot act on that container: a tip cannot enter a `tube_1_5ml` (its
-  interior is not modelled), and a container capped by build (`tube_1_5ml(capped: 1)`, a
-  vial) can neither give nor take liquid or powder, since no skill uncaps it.
+* E0712: a skill cannot act on that entity: every static precondition of a skill
+  (`catalog.SKILL_NEEDS`: `twist_cap` needs a bottle, `tare` a scale, `invert` 1 to 50
+  inversions, ...); a tip cannot enter a `tube_1_5ml` (its interior is not modelled), and a
+  container capped by build (`tube_1_5ml(capped: 1)`, a vial) can neither give nor take
+  liquid or powder, since no skill uncaps it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from lablang.diagnostics import Edit, Fix
 from lablang.sim import catalog
 from lablang.sim import model as sm
 from lablang.source import Span
@@ -165,3 +168,36 @@ def check_container_use(call: sm.Call, scene: sm.Scene, error: Error) -> None:
                 help="declare it `tube_1_5ml(hollow: 1)` (an open tube whose bore a tip can "
                 "enter), or draw from a beaker, a bottle, a flask or a plate well",
             )
+
+
+def check_skill_needs(call: sm.Call, scene: sm.Scene, error: Error) -> None:
+    """E0712: an argument breaks a static precondition of its skill (`SKILL_NEEDS`)."""
+    for needs in catalog.SKILL_NEEDS.get(call.func, ()):
+        if needs.index >= len(call.args):
+            continue
+        arg = call.args[needs.index]
+        span = arg.span or call.span or Span(0, 0)
+        if isinstance(arg, sm.Num):
+            problem = needs.broken_by(call.func, None, None, arg.value)
+            if problem:
+                low, high = needs.low, needs.high
+                error("E0712", problem, span, help=f"give {needs.what} from {low:g} to {high:g}")
+            continue
+        if not isinstance(arg, sm.Ref) or needs.slot != (bool(arg.path) and arg.path[0] == "slot"):
+            continue
+        entity = scene.entity(arg.name)
+        if entity is None:
+            continue
+        problem = needs.broken_by(call.func, arg.name, entity.asset, None)
+        if not problem:
+            continue
+        fits = [e.name for e in scene.entities if e.asset in needs.assets]
+        if fits:
+            help_text = f"name {needs.what}: {', '.join(f'`{n}`' for n in fits[:4])}"
+        else:
+            help_text = f"add {needs.what} to the scene, or use another skill"
+        fix = None
+        if len(fits) == 1 and arg.span is not None:
+            name_span = Span(arg.span.start, arg.span.start + len(arg.name))
+            fix = Fix(f"use `{fits[0]}`", (Edit(name_span, fits[0]),))
+        error("E0712", problem, span, help=help_text, fix=fix)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from lablang import ast
-from lablang.diagnostics import Report
+from lablang.diagnostics import Edit, Fix, Report
 from lablang.sim import catalog
 from lablang.sim import model as sm
 from lablang.sim.front_values import COMPARE_OPS, SI, lookup, si_number, suggest
@@ -25,6 +25,18 @@ class Front:
     def error(self, code: str, message: str, span: Span, **kw: object) -> None:
         self.failed = True
         self.report.add(code, message, self.source, span, **kw)  # type: ignore[arg-type]
+
+    def reserved_name(self, kind: str, word: str, at: Span) -> None:
+        """E0708 for `step hold { ... }`: a keyword cannot name a step or an event."""
+        span = Span(at.start, at.start + len(word))
+        self.error(
+            "E0708",
+            f"`{word}` is a reserved word, so it cannot name {kind}",
+            span,
+            label="a keyword of the language",
+            help=f"rename it, e.g. `{word}_`",
+            fix=Fix(f"rename it to `{word}_`", (Edit(span, f"{word}_"),)),
+        )
 
     def unknown_entity(self, name: str, span: Span, scene: sm.Scene) -> None:
         names = [e.name for e in scene.entities] + ["table", *scene.roles()]

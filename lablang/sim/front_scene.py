@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import assert_never
 
 from lablang import ast
+from lablang.check.names import reserved_name
 from lablang.sim import catalog
 from lablang.sim import model as sm
 from lablang.sim.front_events import check_events, parse_event
@@ -31,8 +32,16 @@ class SceneFront(Front):
         interventions: list[sm.Intervention] = []
         robot = DEFAULT_ROBOT
         members = decl.body.members if decl.body else ()
-        for member in members:
+        skip = 0
+        for index, member in enumerate(members):
+            if index < skip:
+                continue
             match member:
+                case ast.Entry(keyword="event") if reserved := reserved_name(
+                    members, index, self.source.text
+                ):
+                    word, named, skip = reserved
+                    self.reserved_name("an event", word, named.span)
                 case ast.Field(key="robot"):
                     robot = self.robot(member) or robot
                 case ast.Field():

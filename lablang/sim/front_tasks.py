@@ -6,11 +6,12 @@ from __future__ import annotations
 import math
 
 from lablang import ast
+from lablang.check.names import reserved_name
 from lablang.resolve import Program
 from lablang.sim import catalog
 from lablang.sim import model as sm
 from lablang.sim.binding import TRANSFERS, ContractBinding, OperationMap
-from lablang.sim.front_checks import check_container_use
+from lablang.sim.front_checks import check_container_use, check_skill_needs
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_instruction import check_instruction, predicate_calls
 from lablang.sim.front_luck import check_luck
@@ -60,7 +61,11 @@ class TaskFront(Front):
         steps: list[sm.Step] = []
         contract: ast.Field | None = None
         operations: ast.Field | None = None
-        for member in decl.body.members if decl.body else ():
+        members = decl.body.members if decl.body else ()
+        skip = 0
+        for index, member in enumerate(members):
+            if index < skip:
+                continue
             match member:
                 case ast.Field(key="instruction", value=ast.String(value=text)):
                     instruction = text
@@ -69,6 +74,11 @@ class TaskFront(Front):
                     contract = member
                 case ast.Field(key="operations"):
                     operations = member
+                case ast.Entry(keyword="step") if reserved := reserved_name(
+                    members, index, self.source.text
+                ):
+                    word, named, skip = reserved
+                    self.reserved_name("a step", word, named.span)
                 case ast.Entry(keyword="step"):
                     step = self.step(member, scene)
                     if step is not None:
@@ -313,6 +323,7 @@ class TaskFront(Front):
         for kind, converted_arg in zip(kinds, converted.args, strict=False):
             self.check_argument(name, kind.lstrip("?"), converted_arg, scene)
         check_container_use(converted, scene, self.error)
+        check_skill_needs(converted, scene, self.error)
         if name == "wait" and converted.args:
             first = converted.args[0]
             if isinstance(first, sm.Num) and not 0 <= first.value <= catalog.MAX_WAIT:

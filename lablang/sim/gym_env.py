@@ -292,7 +292,7 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
 
 def make_gym_env(path: str, task: str | None = None, **options: Any) -> LabEnv:
     """The `LabEnv` of a task in a `.lab` file (the entry point of registered tasks)."""
-    from lablang.sim import load_tasks
+    from lablang.sim.loading import load_tasks
 
     tasks, report = load_tasks(path)
     if report.has_errors or not tasks:
@@ -309,7 +309,7 @@ def make_gym_env(path: str, task: str | None = None, **options: Any) -> LabEnv:
 def register_tasks(path: str | Path, namespace: str = NAMESPACE) -> list[str]:
     """Register every task of a `.lab` file (or of every `.lab` file in a folder) with
     Gymnasium as `<namespace>/<task>`; returns the ids (already registered ones too)."""
-    from lablang.sim import load_tasks
+    from lablang.sim.loading import load_tasks
 
     root = Path(path)
     files = sorted(root.glob("*.lab")) if root.is_dir() else [root]

@@ -28,6 +28,7 @@ from lablang.sim.state import (
     in_slot,
     ledger_key,
     lid_angle,
+    lowest_point,
     on,
     slot_of,
     upright,
@@ -162,6 +163,25 @@ class Evaluator:
             self.held.pop(text, None)
         else:
             self.held[text] = (self._longest.get(call, 0.0), asked)
+
+    def false_literals(self, expr: Expr, positive: bool = True) -> list[str]:
+        """The literals of `expr` (an atom, or `not` an atom) that were false at the last
+        evaluation, each written as the spec writes it: a failing `not has_tip(p)` is
+        `not has_tip(p)`, and a passing one is not listed (the atom's own value is the
+        negation of the literal's)."""
+        match expr:
+            case Logic(parts=parts):
+                return [text for part in parts for text in self.false_literals(part, positive)]
+            case Not(operand=operand):
+                return self.false_literals(operand, not positive)
+            case Call() | Compare() | Bool():
+                text = _text(expr)
+                value = expr.value if isinstance(expr, Bool) else self.last.get(text)
+                if value is None or value == positive:
+                    return []
+                return [text if positive else f"not {text}"]
+            case _:
+                return []
 
     def _timer(self, node: Expr, now: bool, window: float) -> bool:
         if self.instant:
@@ -369,14 +389,7 @@ def _f_opposite(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) ->
 def _f_height(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> float:
     """The height of an object's lowest point above the table top, in metres."""
     _arity(call, args, 1, 1)
-    name = _entity(rt, call, args[0])
-    info = rt.infos[name]
-    d = rt.data
-    axis = d.xmat[rt.body_ids[name]].reshape(3, 3)[:, 2]
-    reach = info.half_height * abs(float(axis[2])) + info.radius * math.sqrt(
-        max(0.0, 1 - float(axis[2]) ** 2)
-    )
-    return float(d.xpos[rt.body_ids[name]][2]) - reach
+    return lowest_point(rt, _entity(rt, call, args[0]))
 
 
 def _f_mass(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> float:

@@ -26,7 +26,7 @@ from lablang.sim.build import LEVEL_SHOWN, Built
 from lablang.sim.catalog import WORK_BASE
 from lablang.sim.model import InSlot, OnSurface
 from lablang.sim.robots import robot_named
-from lablang.sim.state import SlotTarget, on, slot_of
+from lablang.sim.state import SlotTarget, bottom_depth, on, slot_of
 
 GRAVITY = 9.81
 LIQUID_DENSITY = 1000.0  # kg/m^3; contents are water-like unless stated
@@ -327,18 +327,19 @@ class Runtime(Bookkeeping, Actors):
         self.cmd[:] = [0.3, -0.25, 0.3 + TCP_DROP - GANTRY_Z, 0.0, 0.0, 0.02, 0.02]
         self._robot.reset()
         mujoco.mj_forward(m, d)
-        for name, info in self.infos.items():
-            if not info.free:
-                continue
-            placement = self.built.placements.get(name)
-            pos, quat = self._placement_pose(info, placement)
-            adr = m.joint(f"{name}_free").qposadr[0]
-            d.qpos[adr : adr + 3] = pos
-            d.qpos[adr + 3 : adr + 7] = quat
+        # tips first: a bare pipette is placed by its nose
         for name, geom in self.tip_geoms.items():
             mounted = not self.infos[name].bare
             self.tips[name] = mounted
             self.show_geom(geom, mounted)
+        for name, info in self.infos.items():
+            if not info.free:
+                continue
+            placement = self.built.placements.get(name)
+            pos, quat = self._placement_pose(name, placement)
+            adr = m.joint(f"{name}_free").qposadr[0]
+            d.qpos[adr : adr + 3] = pos
+            d.qpos[adr + 3 : adr + 7] = quat
         for name, geoms in self.box_tip_geoms.items():
             self.boxed_tips[name] = [True] * len(geoms)
             for geom in geoms:
@@ -355,10 +356,10 @@ class Runtime(Bookkeeping, Actors):
             self.tick()
 
     def _placement_pose(
-        self, info: AssetInfo, placement: InSlot | OnSurface | None
+        self, name: str, placement: InSlot | OnSurface | None
     ) -> tuple[np.ndarray, np.ndarray]:
         d = self.data
-        lift = info.half_height + 0.0008
+        lift = bottom_depth(self, name) + 0.0008
         match placement:
             case InSlot(container=container, slot=slot):
                 site = self.infos[container].slots[slot].site
@@ -546,7 +547,7 @@ class Runtime(Bookkeeping, Actors):
         return self.time - state.stable_since >= SCALE_STABLE_WINDOW - 1e-9
 
     def _handover_pose(self, name: str) -> np.ndarray:
-        pos, quat = self._placement_pose(self.infos[name], self.built.placements.get(name))
+        pos, quat = self._placement_pose(name, self.built.placements.get(name))
         return np.concatenate([pos, quat])
 
     def _update_thermal(self, dt: float) -> None:

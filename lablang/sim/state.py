@@ -42,11 +42,13 @@ __all__ = [
     "WellTarget",
     "at_rest",
     "balanced",
+    "bottom_depth",
     "cap_turns",
     "grasped",
     "in_slot",
     "ledger_key",
     "lid_angle",
+    "lowest_point",
     "on",
     "slot_of",
     "tilt",
@@ -113,6 +115,8 @@ class Scene(Protocol):
     def slot_reach(self) -> np.ndarray: ...
     @property
     def site_ids(self) -> dict[str, int]: ...
+    @property
+    def tips(self) -> dict[str, bool]: ...
 
     def touching(self, entity: str) -> set[int]: ...
     def pad_contacts(self, owner: int, geom: int = -1) -> tuple[bool, bool]: ...
@@ -121,6 +125,25 @@ class Scene(Protocol):
 
 
 # ---------------------------------------------------------------- geometry
+
+
+def bottom_depth(rt: Scene, name: str) -> float:
+    """How far below its body's origin, along its axis, an object ends now: its
+    `half_height`, less a pipette's tip while the pipette is bare (a bare pipette stands
+    on its nose, so reading its bottom at the tip's end put it 3 cm into a stand's floor)."""
+    info = rt.infos[name]
+    if info.tip_length and not rt.tips.get(name, True):
+        return info.half_height - info.tip_length
+    return info.half_height
+
+
+def lowest_point(rt: Scene, name: str) -> float:
+    """The height of an object's lowest point (above the table top, m), its axis leaning."""
+    info = rt.infos[name]
+    d = rt.data
+    axis_z = abs(float(d.xmat[rt.body_ids[name], 8]))
+    reach = bottom_depth(rt, name) * axis_z + info.radius * math.sqrt(max(0.0, 1 - axis_z**2))
+    return float(d.xpos[rt.body_ids[name]][2]) - reach
 
 
 def tilt(rt: Scene, name: str) -> float:
@@ -141,7 +164,7 @@ def in_slot(rt: Scene, name: str, target: SlotTarget) -> bool:
     pos = d.xpos[body]
     axis = d.xmat[body, 2::3]
     # centre of the bottom hemisphere / bottom face, in the slot frame
-    bottom = site_R.T @ (pos - axis * (info.half_height - info.radius) - site_pos)
+    bottom = site_R.T @ (pos - axis * (bottom_depth(rt, name) - info.radius) - site_pos)
     play = slot.bore - info.radius + 0.001
     if abs(bottom[0]) > play or abs(bottom[1]) > play:
         return False
@@ -166,7 +189,7 @@ def slot_of(rt: Scene, name: str) -> SlotTarget | None:
     info = rt.infos[name]
     d = rt.data
     body = rt.body_ids[name]
-    bottom = d.xpos[body] - d.xmat[body, 2::3] * (info.half_height - info.radius)
+    bottom = d.xpos[body] - d.xmat[body, 2::3] * (bottom_depth(rt, name) - info.radius)
     # one vectorized pass over every slot of every container, then the predicate proper
     offsets = np.abs(d.site_xpos[rt.slot_site_ids] - bottom)
     near = np.flatnonzero((offsets <= rt.slot_reach).all(axis=1))

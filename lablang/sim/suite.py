@@ -20,92 +20,20 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from attrs import asdict, frozen
-
-from lablang.executors import Executor, Unit, UnitFailure, run_units
-from lablang.sim.catalog import MUTANT_INSTANCES
-from lablang.sim.certify import (
+from lablang.executors import Executor, UnitFailure
+from lablang.sim.certify import certificate_json, certificate_of
+from lablang.sim.instances import (
     InstanceOutcome,
-    certificate_json,
-    certificate_of,
+    SuiteError,
+    TaskRef,
     instance_seeds,
-    run_instance,
-    task_hash,
+    run_instances,
+    run_task_units,
+    sensitivities,
+    unit_task,
 )
 from lablang.sim.model import Task
-from lablang.sim.mutants import (
-    Mutant,
-    MutantOutcome,
-    derive_mutants,
-    no_sensitivity,
-    run_step_mutants,
-    sensitivity_of,
-)
-
-
-class SuiteError(Exception):
-    """A suite cannot be formed (no tasks, a file with errors): the message says which."""
-
-
-@frozen
-class TaskRef:
-    """Where a task comes from: its file's text and name, the module roots, the task name."""
-
-    text: str
-    file: str
-    roots: tuple[str, ...]
-    task: str
-    robot: str | None = None  # a task option (`--robot`) overriding the scene's robot
-
-
-_LOADED: dict[TaskRef, Task] = {}
-
-
-def load_ref(ref: TaskRef) -> Task:
-    """The task a reference names, checked once per process."""
-    if ref not in _LOADED:
-        from lablang.diagnostics import Report
-        from lablang.driver import check_source
-        from lablang.sim.front import tasks_of
-        from lablang.source import Source
-
-        result = check_source(Source(ref.text, ref.file), [Path(ref.file).parent, *ref.roots])
-        if result.report.has_errors:
-            raise SuiteError(f"`{ref.file}` does not check on this worker")
-        tasks = tasks_of(result.program, Report())
-        if ref.task not in tasks:
-            raise SuiteError(f"no task `{ref.task}` in `{ref.file}` on this worker")
-        task = tasks[ref.task]
-        if ref.robot is not None:
-            from lablang.sim.robots import with_robot
-
-            task = with_robot(task, ref.robot)
-        _LOADED[ref] = task
-    return _LOADED[ref]
-
-
-def _task_of(payload: dict[str, Any]) -> Task:
-    """The unit's task: built in this process (local), or rebuilt from its reference (Ray)."""
-    if "local" in payload:
-        return _LOCAL_TASKS[payload["local"]]
-    ref = TaskRef(**{**payload["ref"], "roots": tuple(payload["ref"]["roots"])})
-    task = load_ref(ref)
-    if task_hash(task) != payload["task_hash"]:
-        raise SuiteError(
-            f"task `{ref.task}` differs on this worker (another version of an imported module?)"
-        )
-    return task
-
-
-def certify_unit(payload: dict[str, Any]) -> InstanceOutcome:
-    """One certification instance, run in a worker from its payload."""
-    return run_instance(_task_of(payload), payload["seed"])
-
-
-def mutant_unit(payload: dict[str, Any]) -> list[MutantOutcome]:
-    """The mutants of one step of a task's expert program on their instances, in a worker."""
-    mutants = [Mutant(**m) for m in payload["mutants"]]
-    return run_step_mutants(_task_of(payload), mutants, payload["seeds"])
+from lablang.sim.mutants import no_sensitivity
 
 
 def evaluate_unit(payload: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -114,131 +42,7 @@ def evaluate_unit(payload: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     from lablang.sim.env import evaluate_episode
 
     policy = resolve(payload["policy"])
-    return evaluate_episode(_task_of(payload), policy, payload["seed"], payload["max_seconds"])
-
-
-_LOCAL_TASKS: dict[int, Task] = {}
-
-
-def run_task_units(
-    function: Any,
-    work: Sequence[tuple[Task, TaskRef | None, list[int]]],
-    executor: Executor,
-    progress: str | None,
-    extra: dict[str, Any] | None = None,
-) -> list[list[Any]]:
-    """`function` on every (task, seed) as one unit; results regrouped per task, in seed order.
-
-    Local workers are forked from this process and find the tasks already built; Ray
-    workers rebuild each task from its reference. `extra` goes into every payload.
-    """
-    items = [
-        (task, ref, [(str(seed), seed, {"seed": seed, **(extra or {})}) for seed in seeds])
-        for task, ref, seeds in work
-    ]
-    return _run_payloads(function, items, executor, progress)
-
-
-def _run_payloads(
-    function: Any,
-    work: Sequence[tuple[Task, TaskRef | None, list[tuple[str, int, dict[str, Any]]]]],
-    executor: Executor,
-    progress: str | None,
-) -> list[list[Any]]:
-    """`function` on every (task, payload) as one unit (keyed `task/key`, with a seed for
-    its failure report); results regrouped per task, in payload order."""
-    units: list[Unit] = []
-    for index, (task, ref, payloads) in enumerate(work):
-        if executor.kind == "ray" and ref is None:
-            raise SuiteError(
-                f"task `{task.name}` has no source reference: the ray executor sends each "
-                "worker the task's file (load it with `lablang.sim.suite.task_refs`)"
-            )
-        for key, seed, given in payloads:
-            payload = dict(given)
-            if executor.kind == "ray":
-                assert ref is not None
-                payload.update(ref=asdict(ref), task_hash=task_hash(task))
-            else:
-                _LOCAL_TASKS[index] = task
-                payload["local"] = index
-            units.append(Unit(f"{task.name}/{key}", seed, payload))
-    try:
-        flat = run_units(function, units, executor, progress)
-    finally:
-        _LOCAL_TASKS.clear()
-    grouped, at = [], 0
-    for _task, _ref, payloads in work:
-        grouped.append(flat[at : at + len(payloads)])
-        at += len(payloads)
-    return grouped
-
-
-def run_mutants(
-    work: Sequence[tuple[Task, TaskRef | None, list[Mutant], list[int]]],
-    executor: Executor,
-    progress: str | None,
-) -> list[list[MutantOutcome | UnitFailure]]:
-    """Every mutant of every task on the given instance seeds, regrouped per task in
-    mutant order. A step's mutants are one unit; a lost unit loses each of its mutants."""
-    from attrs import asdict as attrs_asdict
-
-    items = []
-    sizes: list[list[int]] = []
-    for task, ref, mutants, seeds in work:
-        steps: dict[str, list[Mutant]] = {}
-        for mutant in mutants:
-            steps.setdefault(mutant.step, []).append(mutant)
-        payload = {"seeds": list(seeds)}
-        items.append(
-            (
-                task,
-                ref,
-                [
-                    (
-                        f"mutants:{step}",
-                        seeds[0],
-                        {**payload, "mutants": [attrs_asdict(m) for m in group]},
-                    )
-                    for step, group in steps.items()
-                ],
-            )
-        )
-        sizes.append([len(group) for group in steps.values()])
-    grouped = _run_payloads(mutant_unit, items, executor, progress)
-    out: list[list[MutantOutcome | UnitFailure]] = []
-    for found, counts in zip(grouped, sizes, strict=True):
-        flat: list[MutantOutcome | UnitFailure] = []
-        for unit, count in zip(found, counts, strict=True):
-            flat.extend([unit] * count if isinstance(unit, UnitFailure) else unit)
-        out.append(flat)
-    return out
-
-
-def sensitivities(
-    work: Sequence[tuple[Task, TaskRef | None, list[int]]],
-    executor: Executor,
-    progress: str | None,
-) -> list[dict[str, Any]]:
-    """Each task's sensitivity section: its mutants run on the first of its seeds."""
-    derived = [
-        (task, ref, derive_mutants(task) if seeds else [], seeds[:MUTANT_INSTANCES])
-        for task, ref, seeds in work
-    ]
-    outcomes = run_mutants(derived, executor, progress)
-    return [
-        sensitivity_of(task, mutants, found, len(seeds))
-        for (task, _ref, mutants, seeds), found in zip(derived, outcomes, strict=True)
-    ]
-
-
-def run_instances(
-    work: Sequence[tuple[Task, TaskRef | None, list[int]]],
-    executor: Executor,
-    progress: str | None,
-) -> list[list[InstanceOutcome | UnitFailure]]:
-    """Certification instances of every task, regrouped per task in seed order."""
-    return run_task_units(certify_unit, work, executor, progress)
+    return evaluate_episode(unit_task(payload), policy, payload["seed"], payload["max_seconds"])
 
 
 def evaluate_suite(
@@ -326,7 +130,7 @@ def task_refs(
     a folder that declares no task is skipped (folders also hold the modules tasks use).
     """
     from lablang.diagnostics.render import render_texts
-    from lablang.sim import load_tasks
+    from lablang.sim.loading import load_tasks
 
     named = {Path(p) for p in paths if not Path(p).is_dir()}
     out: list[tuple[Task, TaskRef]] = []

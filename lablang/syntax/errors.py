@@ -255,10 +255,12 @@ def report_syntax_error(
         )
         return
     keyword = str(token)
-    what = _KINDS.get(token.type, f"`{keyword}`")
-    if token.type == "STRING":
-        what = "a string"
+    # "unexpected string", "unexpected name `x`": the kind without its article
+    what = _KINDS.get(token.type, f"`{keyword}`").removeprefix("a ").removeprefix("an ")
+    if token.type == "NAME":
+        what = f"name `{keyword}`"
     help_text = None
+    fix = None
     if expected_terms == {"RBRACE"} or ("RBRACE" in expected_terms and len(expected_terms) <= 3):
         help_text = "close the block with `}` before this"
     elif "COLON" in expected_terms and token.type in {"NAME", "NUMBER", "QUANTITY", "SEQUENCE"}:
@@ -266,9 +268,14 @@ def report_syntax_error(
     elif opened is not None and keyword in _DECLARATION_KINDS:
         line = source.position(opened[0])[0]
         help_text = f"close the block opened on line {line} with `}}` before this declaration"
+    elif keyword == "module" and source.position(start)[1] == 1:
+        # the grammar takes one `module` line, before every declaration
+        help_text = "a file has at most one `module` line, before its declarations: remove this one, or move it to the top"
+        line_end = text.find("\n", start)
+        removed = Span(start, len(text) if line_end < 0 else line_end + 1)
+        fix = Fix("remove this `module` line", (Edit(removed, ""),))
     elif token.type.isupper() and token.type not in _KINDS and keyword.isidentifier():
         help_text = f"`{keyword}` is a reserved word; use another name, e.g. `{keyword}_`"
-    fix = None
     if insertion is not None:
         at, text_in = insertion
         fix = Fix(f"insert `{text_in.strip()}`", (Edit(Span(at, at), text_in),))

@@ -629,7 +629,13 @@ class Parser:
                 return None
             if starts is None:
                 starts = recover.declaration_starts(text)
-            begin, end = recover.bad_region(text, starts, _error_offset(error, text))
+            offset = _error_offset(error, text)
+            begin, end = recover.bad_region(text, starts, offset)
+            if self._whole_before(begin, end, offset, text, source, limits):
+                # the error is the word that opens the next declaration (a second `module`
+                # line): that declaration is the bad one, not the whole one before it
+                later = [s for s in starts if s > offset]
+                begin, end = offset, later[0] if later else len(text)
             if not text[begin:end].strip():
                 return None
             name = recover.dropped_name(text, begin)
@@ -652,6 +658,15 @@ class Parser:
             self._context.expr_depth.clear()
         assert isinstance(module, ast.Module)
         return module
+
+    def _whole_before(
+        self, begin: int, end: int, offset: int, text: str, source: Source, limits: Limits
+    ) -> bool:
+        """Whether an error at `offset` lies past the declaration `[begin, end)` that
+        `bad_region` gave it, and that declaration parses alone."""
+        if offset < end or begin >= end:
+            return False
+        return isinstance(self._attempt(text[begin:end], source, Report(), limits), ast.Module)
 
     def _insertion(
         self, error: UnexpectedInput, text: str, source: Source, limits: Limits
@@ -676,6 +691,11 @@ class Parser:
             return None
         # trials parse the declaration alone: offsets in a trial are `begin` less
         region = text[begin:end]
+        if self._whole_before(begin, end, start, text, source, limits):
+            # the unexpected word opens the next declaration and the one before it is whole:
+            # nothing inserted before it is a repair (alone, any insertion that keeps the
+            # whole declaration parsing would be accepted, `,` after a `module` line)
+            return None
         token_end = (token.end_pos or token.start_pos or 0) - begin
         if not begin <= at <= end:
             # the error is past a declaration left open: close it where its text ends

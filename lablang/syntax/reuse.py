@@ -137,6 +137,9 @@ class ParseCache:
                 # blocks an earlier broken piece left open (it scans the original text)
                 if broken or not _recoverable(source, 1):
                     return None
+                if not header_allowed and text.startswith("module"):
+                    # a late `module` line: alone, behind blanks, it would be a header
+                    return None
                 dropped = _dropped(source, start, text, limits, index == len(pieces) - 1)
                 if dropped is None:
                     return None

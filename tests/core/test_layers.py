@@ -1,6 +1,6 @@
 """The package-level layering of lablang (docs/architecture.md): every import goes down the
 layers, the backends do not import each other, heavy libraries stay in their one package,
-and no two modules outside `lablang/sim` import each other in a circle.
+and no two modules import each other in a circle.
 
 Imports are read from the source at any depth (inside functions and `TYPE_CHECKING`
 blocks too: a lazy import is how a circle hides), together with the two kinds of import
@@ -74,10 +74,6 @@ OWNED_LIBRARIES = {
     "lsprotocol": "lsp",
     "click": "cli",
 }
-# lablang/sim has known circles that another engineer is removing: a circle all of whose
-# modules are in this package is not reported. When they are gone, delete this line, its
-# one use in `_reported` and `test_only_sim_circles_are_exempt`.
-CIRCLES_ALLOWED_INSIDE = "lablang.sim"
 # Packages that import every module of their folder when imported.
 FOLDER_IMPORTERS = {"lablang.molecular.ops"}
 # Modules that import a module by a name computed at run time (`importlib.import_module`).
@@ -207,11 +203,6 @@ def circles(graph: nx.DiGraph) -> list[list[str]]:
     return sorted(sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1)
 
 
-def _reported(found: list[list[str]]) -> list[list[str]]:
-    inside = CIRCLES_ALLOWED_INSIDE
-    return [c for c in found if not all(m == inside or m.startswith(inside + ".") for m in c)]
-
-
 @pytest.fixture(scope="module")
 def static_graph() -> nx.DiGraph:
     """The import graph of lablang's import statements (and lazy-export tables)."""
@@ -235,9 +226,10 @@ def unit(module: str) -> str:
 LEVEL = {u: depth for depth, layer in enumerate(LAYERS) for u in layer}
 
 
-def test_no_import_circle_among_lablang_modules_outside_sim(graph: nx.DiGraph) -> None:
-    """No two modules outside lablang/sim import each other, directly or through others."""
-    assert _reported(circles(graph)) == []
+def test_no_import_circle_among_lablang_modules(graph: nx.DiGraph) -> None:
+    """No two modules of lablang import each other, directly or through others (lablang/sim
+    included: its circles are gone, see tests/sim/test_layers.py)."""
+    assert circles(graph) == []
 
 
 def test_the_circle_check_finds_a_circle_through_a_lazy_import(tmp_path: Path) -> None:
@@ -253,13 +245,6 @@ def test_the_circle_check_finds_a_circle_through_a_lazy_import(tmp_path: Path) -
     (tmp_path / "pkg" / "d.py").write_text("from pkg import f\n")
     found = circles(import_graph(tmp_path, "pkg"))
     assert found == [["pkg", "pkg.c", "pkg.d"], ["pkg.a", "pkg.b"]]
-
-
-def test_only_sim_circles_are_exempt() -> None:
-    """The exemption covers a circle inside lablang/sim, not one with a module outside it."""
-    inside = ["lablang.sim", "lablang.sim.env"]
-    outside = ["lablang.driver", "lablang.sim.front"]
-    assert _reported([inside, outside]) == [outside]
 
 
 def test_the_reports_import_nothing_back_from_what_they_report() -> None:

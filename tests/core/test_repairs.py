@@ -8,7 +8,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from lablang.cli import main
+from lablang.diagnostics import Report
 from lablang.driver import check_text
+from lablang.source import Source
+from lablang.syntax import parse
 
 # Seven declarations, one mistake in each (none caused by another).
 SEVEN_MISTAKES = """\
@@ -148,3 +151,39 @@ def test_syntax_recovery_reports_at_most_its_bound_of_errors() -> None:
     assert [d.code for d in errors] == ["E0101"] * MAX_SYNTAX_ERRORS
     assert len({d.start[0] for d in errors}) == MAX_SYNTAX_ERRORS
     assert all(d.fix is not None and d.fix.edits[0].replacement == " }" for d in errors)
+
+
+def test_a_repeated_module_line_is_reported_as_such_with_its_removal_as_the_fix() -> None:
+    """A second `module` line gets E0101 whose help says a file has one `module` line and
+    whose fix removes it (never "insert `,` before `module`"); the fixed text checks clean."""
+    text = 'module a "A"\nmodule b "B"\noligo x { seq: 5\'-ACGTACGTACGTACGT-3\' }\n'
+    (diagnostic,) = check_text(text).report.errors
+    assert diagnostic.code == "E0101"
+    assert "one `module` line" in (diagnostic.help or "")
+    assert diagnostic.fix is not None
+    (edit,) = diagnostic.fix.edits
+    fixed = text[: edit.span.start] + edit.replacement + text[edit.span.end :]
+    assert fixed == "module a \"A\"\noligo x { seq: 5'-ACGTACGTACGTACGT-3' }\n"
+    assert not check_text(fixed).report.errors
+
+
+def test_no_insertion_is_offered_before_a_keyword_that_follows_a_whole_declaration() -> None:
+    """After any declaration that parses on its own, a misplaced keyword at a line start
+    gets no "insert ..." help or fix: an insertion that only keeps the declaration before
+    it parsing repairs nothing (the class behind "insert `,` before `module`"); and the
+    recovery drops the misplaced line, not the whole declaration before it (it dropped
+    the first `module` line, so the file lost its name)."""
+    wholes = (
+        'module a "A"\n',
+        "oligo x { seq: 5'-ACGTACGTACGTACGT-3' }\n",
+        "protocol p { materials: [mix]  step a { add: 50 uL of mix  to: tube1 } }\n",
+        "segment U = umi(12)\n",
+    )
+    for whole in wholes:
+        (diagnostic,) = check_text(whole + 'module b "B"\n').report.errors
+        assert diagnostic.code == "E0101", whole
+        assert not (diagnostic.help or "").startswith("insert"), (whole, diagnostic.help)
+        assert diagnostic.fix is not None and diagnostic.fix.description.startswith("remove")
+    text = "module a \"A\"\noligo x { seq: 5'-ACGTACGTACGTACGT-3' }\nmodule b\n"
+    module = parse(Source(text), Report())
+    assert module.name == "a" and [d.name for d in module.decls] == ["x"]

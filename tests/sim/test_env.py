@@ -96,7 +96,7 @@ def test_camera_observation_is_an_rgb_image(task_from) -> None:
     [
         "lablang.sim",
         "lablang.sim.front",
-        "lablang.sim.certify",
+        "lablang.sim.instances",
         "lablang.sim.runtime",
         "lablang.sim.env",
         "lablang.sim.records",

@@ -51,6 +51,7 @@ class AssetInfo:
     well_depth: float = 0.0
     fill_radius: float = 0.0  # inner radius where liquid stands, if wider than the opening
     bare: bool = False  # a pipette that starts without a tip
+    tip_length: float = 0.0  # a pipette's tip, part of `half_height` while it is on
     cap_joint: str = ""  # a screw cap's turning hinge (bottles)
     display: list[str] = field(factory=list)  # a scale's seven-segment geoms (`display.py`)
 

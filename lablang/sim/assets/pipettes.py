@@ -10,22 +10,36 @@ from lablang.sim.assets.info import AssetInfo, SlotInfo
 from lablang.sim.assets.parts import GREY, G, box, cup_walls, free_body, grid, quat_z
 from lablang.sim.model import Entity
 
-PIPETTE_BODY = (0.007, 0.035)  # radius, half length
+PIPETTE_BODY = (0.007, 0.035)  # radius, half length (of the shaft and its nose)
+PIPETTE_NOSE = (0.003, 0.01)  # radius, length: the narrow cone a tip is pressed onto
 PIPETTE_TIP = (0.0025, 0.015)
 
 
 def build_pipette(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
     """A single-channel pipette with its tip: the liquid it holds is in the ledger."""
     volume = float(entity.param("volume", 200e-9))
-    (r, half), (tr, thalf) = PIPETTE_BODY, PIPETTE_TIP
+    (r, half), (nr, nose), (tr, thalf) = PIPETTE_BODY, PIPETTE_NOSE, PIPETTE_TIP
     body = free_body(spec, entity.name)
+    # the shaft ends `nose` above the body's lower end; the nose below it is narrower than
+    # a tip box's pitch less a tip (9 mm - 2.5 mm), so pressing it onto one tip never
+    # rests the shaft on the tips beside it (a 7 mm shaft to the end touched them)
     body.add_geom(
         type=G.mjGEOM_CYLINDER,
-        size=[r, half, 0],
-        mass=0.04,
+        pos=[0, 0, nose / 2],
+        size=[r, half - nose / 2, 0],
+        mass=0.038,
         rgba=[0.9, 0.9, 0.92, 1.0],
         condim=4,
         friction=[1.2, 0.01, 0.001],
+    )
+    body.add_geom(
+        name=f"{entity.name}_nose",
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, -half + nose / 2],
+        size=[nr, nose / 2, 0],
+        mass=0.002,
+        rgba=[0.8, 0.8, 0.84, 1.0],
+        condim=4,
     )
     body.add_geom(
         name=f"{entity.name}_tip",
@@ -48,6 +62,7 @@ def build_pipette(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: fl
         capacity=volume,
         base_mass=0.042,
         bare=entity.param("tip", 1) == 0,
+        tip_length=2 * thalf,
     )
 
 

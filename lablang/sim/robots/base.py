@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     import mujoco
 
-    from lablang.sim.runtime import Runtime
+    from lablang.sim.rig import Rig
 
 __all__ = ["WRIST_CAMERA", "Robot", "RobotMissing"]
 
@@ -50,7 +50,7 @@ class Robot(Protocol):
     def build(self, spec: mujoco.MjSpec) -> None:
         """Add the robot, its actuators and the `hand_pos` sensor to a scene's spec."""
 
-    def controller(self, rt: Runtime) -> Any:
+    def controller(self, rt: Rig) -> Any:
         """A per-runtime object with `reset()` (pose the robot at `rt.cmd` before the
         first step), `write()` (turn `rt.cmd` into `rt.data.ctrl`) and `drive_joints(q)`
         (joint targets for the arm on the next tick instead of the hand command) and

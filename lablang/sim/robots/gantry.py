@@ -11,13 +11,13 @@ from lablang.sim.assets import GANTRY_YAW, build_gripper
 from lablang.sim.robots.base import WRIST_CAMERA
 
 if TYPE_CHECKING:
-    from lablang.sim.runtime import Runtime
+    from lablang.sim.rig import Rig
 
 JOINTS = ("gx", "gy", "gz", "gyaw", "gtilt", "fl", "fr")
 
 
 class GantryController:
-    def __init__(self, rt: Runtime) -> None:
+    def __init__(self, rt: Rig) -> None:
         self.rt = rt
 
     def reset(self) -> None:
@@ -50,5 +50,5 @@ class Gantry:
         build_gripper(spec)
         spec.body("hand").add_camera(name="wrist", **WRIST_CAMERA)
 
-    def controller(self, rt: Runtime) -> GantryController:
+    def controller(self, rt: Rig) -> GantryController:
         return GantryController(rt)

@@ -29,7 +29,7 @@ from lablang.sim.assets import GANTRY_Z, TCP_DROP
 from lablang.sim.robots.base import WRIST_CAMERA, RobotMissing
 
 if TYPE_CHECKING:
-    from lablang.sim.runtime import Runtime
+    from lablang.sim.rig import Rig
 
 BASE_POS = (-0.18, 0.0, 0.0)  # on the table, behind the workspace: reaches x 0.05..0.55 m
 ARM_JOINTS = tuple(f"panda/robot:panda0_joint{k}" for k in range(1, 8))
@@ -419,7 +419,7 @@ class PandaController:
     state is the runtime's `robot_state` (checkpointed with the rest): the IK's
     configuration, the previous solution's arm joints and the phase."""
 
-    def __init__(self, rt: Runtime) -> None:
+    def __init__(self, rt: Rig) -> None:
         try:
             self.solver = _Solver(rt.dt)
         except ImportError as err:
@@ -555,5 +555,5 @@ class Panda:
             objname="tcp",
         )
 
-    def controller(self, rt: Runtime) -> PandaController:
+    def controller(self, rt: Rig) -> PandaController:
         return PandaController(rt)

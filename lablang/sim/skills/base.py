@@ -14,7 +14,7 @@ from attrs import frozen
 
 from lablang.sim.assets import GANTRY_Z, TCP_DROP
 from lablang.sim.runtime import Runtime
-from lablang.sim.state import ButtonTarget, SlotTarget, WellTarget
+from lablang.sim.state import ButtonTarget, SlotTarget, WellTarget, bottom_depth, lowest_point
 
 SAFE_Z = 0.22  # m, TCP height for transit
 SPEED = 0.35  # m/s, transit speed
@@ -89,12 +89,33 @@ def move_tcp(
     return False
 
 
+CLEARANCE = 0.02  # m between a carried object's lowest point and the tops it passes over
+
+
+def safe_height(rt: Runtime) -> float:
+    """The TCP height at which the gripper, and what it holds, cross the bench: `SAFE_Z`,
+    or higher when the held object hangs so far below the TCP that it would not clear the
+    tallest free object standing on the bench by `CLEARANCE` (a 12.5 cm bottle carried at
+    `SAFE_Z` cleared another one by 1 mm, and knocked it over when the pour brought it in).
+    """
+    if rt.held is None or rt.held not in rt.infos:
+        return SAFE_Z
+    hang = float(rt.tcp()[2]) - lowest_point(rt, rt.held)
+    tops = [
+        float(rt.data.xpos[rt.body_ids[name]][2]) + info.half_height
+        for name, info in rt.infos.items()
+        if info.free and name != rt.held and name not in rt.parked
+    ]
+    return max(SAFE_Z, max(tops, default=0.0) + hang + CLEARANCE)
+
+
 def transit(rt: Runtime, xy: np.ndarray | list[float], z: float) -> Motion:
     """Up to a safe height, across, and down to z (the usual pick-and-place path)."""
     here = rt.cmd_tcp()
-    if here[2] < SAFE_Z - 1e-6:
-        yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
-    yield from move_tcp(rt, [xy[0], xy[1], SAFE_Z], settle=0.0)
+    high = safe_height(rt)
+    if here[2] < high - 1e-6:
+        yield from move_tcp(rt, [here[0], here[1], high], settle=0.0)
+    yield from move_tcp(rt, [xy[0], xy[1], high], settle=0.0)
     return (yield from move_tcp(rt, [xy[0], xy[1], z]))
 
 
@@ -125,7 +146,7 @@ def object_frame(rt: Runtime, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def object_bottom(rt: Runtime, name: str) -> np.ndarray:
     pos, R = object_frame(rt, name)
-    return pos - R[:, 2] * rt.infos[name].half_height
+    return pos - R[:, 2] * bottom_depth(rt, name)
 
 
 def target_point(rt: Runtime, target: Any) -> np.ndarray | None:

@@ -25,12 +25,12 @@ from lablang.sim.skills.base import (
     transit,
     wait_ticks,
 )
-from lablang.sim.state import SlotTarget, WellTarget, ledger_key
+from lablang.sim.state import SlotTarget, WellTarget, bottom_depth, ledger_key
 
 
 def _tip(rt: Runtime, pipette: str) -> np.ndarray:
     pos, R = object_frame(rt, pipette)
-    return pos - R[:, 2] * rt.infos[pipette].half_height
+    return pos - R[:, 2] * bottom_depth(rt, pipette)
 
 
 @frozen
@@ -243,9 +243,13 @@ def skill_attach_tip(rt: Runtime, pipette: str, position: Any) -> Controller:
         rt.take_boxed_tip(position.container, position.index)
         rt.show_geom(geom, False)
         rt.set_tip(pipette, True)
-        rt.show_geom(rt.tip_geoms[pipette], True)
     here = rt.cmd_tcp()
     yield from move_tcp(rt, [here[0], here[1], SAFE_Z], settle=0.0)
+    if rt.tips[pipette]:
+        # the tip stood 18 mm deep in its hole, which the box's solid block does not
+        # model: shown on the nose before it is lifted out, it lay inside the block and
+        # the contact shoved the pipette over in the grasp (7 deg more with every tip)
+        rt.show_geom(rt.tip_geoms[pipette], True)
     if not rt.tips[pipette]:
         return fail(
             f"the nose of `{pipette}` did not seat on the tip at `{target_name(position)}`"
