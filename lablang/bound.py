@@ -124,11 +124,11 @@ def monitor_record(contract: Contract, path: Path) -> dict[str, Any]:
 
 def looks_like_sim_record(text: str) -> bool:
     """Is this JSON-lines text a simulation record (its first line an episode header)?"""
-    import json
+    from lablang.datafile import load_json
 
     first = text.lstrip().split("\n", 1)[0]
     try:
-        data = json.loads(first)
+        data = load_json(first)  # bounded: a deeply nested line is not a record either
     except ValueError:
         return False
     return isinstance(data, Mapping) and data.get("record") == "episode"

@@ -206,7 +206,10 @@ def load_tasks(folder: Path) -> list[Task]:
         config = entry / "task.json"
         if config.is_file():
             try:
-                options = json.loads(_read_task_file(config, entry))
+                from lablang.datafile import load_json
+
+                # bounded like every data file: deep nesting is an error, not RecursionError
+                options = load_json(_read_task_file(config, entry), "task.json")
             except (ValueError, OSError) as error:
                 raise BenchError(f"task `{entry.name}`: task.json is not JSON: {error}") from None
             if not isinstance(options, dict):

@@ -297,8 +297,10 @@ def _monitor_sim_record(
 def _looks_like_json(text: str) -> bool:
     if text.lstrip()[:1] in ("{", "[", '"') or text.strip() in ("null", "true", "false"):
         return True
+    from lablang.datafile import load_json
+
     try:
-        json.loads(text)
+        load_json(text)  # bounded: deep nesting is "not JSON we read", never RecursionError
     except ValueError:
         return False
     return True
