@@ -281,10 +281,10 @@ TASK_STEP_FIELDS: dict[str, str] = {
     "do": "the step's skill program, `do { pick(tube); place(tube, rack.slot[3]) }`",
     "success": "the condition the step must achieve, optionally `within T` (default 6 s)",
     "may_move": "objects the step may disturb without a side effect, `[w5, w10]`",
-    "unchecked": "why the step needs no check of its outcome, a string (its mutants are "
-    "not run; the reason is shown in the certificate)",
-    "may_already_hold": "`true` when the step's spec may already hold before it starts "
-    "(else certification reports it as success by luck)",
+    "unchecked": "why the step needs no outcome check, a string (no mutants; shown in the "
+    "certificate)",
+    "may_already_hold": "`true`: the spec may hold before the step starts (else: success by "
+    "luck)",
 }
 
 # Which argument of a skill is where it puts or delivers something (its destination),

@@ -40,8 +40,8 @@ import numpy as np
 from attrs import define, field, frozen
 
 from lablang.sim.binding import TRANSFERS
+from lablang.sim.events import Event
 from lablang.sim.model import Call, Expr, Ref, Task
-from lablang.sim.records import Event
 
 if TYPE_CHECKING:
     from lablang.sim.runtime import Runtime

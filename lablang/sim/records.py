@@ -43,28 +43,9 @@ from typing import Any
 
 from attrs import asdict, fields, frozen
 
+from lablang.sim.events import Event
+
 RECORD_VERSION = 2  # 2: transfers, outcomes and presses scored by lablang.sim.labference
-
-
-@frozen
-class Event:
-    # choice | execution | completion | persistence | fault | intervention, and for scripted
-    # events (coordination): trigger | premature | response
-    kind: str
-    time: float  # simulated seconds
-    step: str
-    attempt: str = ""
-    operation: str = ""
-    object: str | None = None
-    target: str | None = None  # choice: the chosen target; execution: where it ended up
-    measured: str | None = None  # choice: the target the actual state calls for
-    confirmed: bool | None = None  # execution: physical confirmation; completion: passed
-    status: str = ""  # execution: the skill's status; completion: the step's status
-    detail: str = ""
-    # transfer (`lablang.sim.labference`): the legal next operations in the state at the choice
-    legal: tuple[str, ...] = ()
-    # transfer of a task bound to a contract: the contract operation it is (`add(20)`)
-    contract_op: str = ""
 
 
 def event_json(event: Event) -> dict[str, Any]:

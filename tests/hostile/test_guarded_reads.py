@@ -442,6 +442,9 @@ NOT_USER_INPUT = {
     ("lablang/lsp/client.py", "client.open("): "an LSP didOpen, not a file",
     ("lablang/lsp/client.py", "def open("): "an LSP didOpen, not a file",
     ("lablang/spec.py", 'resources.files("lablang")'): "package data",
+    ("lablang/sim/labference.py", 'files("lablang.sim").joinpath'): (
+        "package data (the evaluate JSON Schema)"
+    ),
     ("lablang/syntax/grammar.py", "packaged.read_text"): "package data (the grammar)",
     ("lablang/syntax/grammar.py", "source_tree.read_text"): "the checkout's grammar",
     ("lablang/syntax/grammar.py", "Path(spec.origin).read_text"): "lark's own source",
