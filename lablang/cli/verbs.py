@@ -65,14 +65,14 @@ VERBS: dict[str, tuple[str, str, str]] = {
     ),
     "certify": ("lablang.cli.sim", "certify_command", "Certify a task under randomization."),
     "evaluate": ("lablang.cli.sim", "evaluate_command", "Evaluate a policy on a task."),
-    "replay": ("lablang.cli.sim", "replay_command", "Re-score a recorded episode."),
+    "replay": ("lablang.cli.episodes", "replay_command", "Re-score a recorded episode."),
     "demos": (
         "lablang.cli.demos",
         "demos_command",
         "Record expert demonstrations as robomimic-style HDF5.",
     ),
     "branch": (
-        "lablang.cli.sim",
+        "lablang.cli.episodes",
         "branch_command",
         "Run a matched continuation (base and supported branch) from a checkpoint.",
     ),

@@ -3,8 +3,9 @@
 It imports no MuJoCo, so `lablang check` can run it on every file that declares
 scenes or tasks. Every problem is a diagnostic (E07xx/W07xx), never an exception.
 Its parts: `front_scene` (scenes), `front_placement` (placements, randomizations),
-`front_tasks` (tasks and steps), `front_exprs` (expressions), `front_instruction`
-(W0701/W0702), `front_values` (quantities), `front_checks`, `front_events`.
+`front_tasks` (tasks and steps), `front_skills` (skill calls), `front_exprs` (expressions),
+`front_instruction` (W0701/W0702), `front_values` (quantities), `front_checks`,
+`front_events`.
 
 >>> from lablang.driver import check_text
 >>> result = check_text('''

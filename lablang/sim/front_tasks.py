@@ -11,12 +11,12 @@ from lablang.resolve import Program
 from lablang.sim import catalog
 from lablang.sim import model as sm
 from lablang.sim.binding import TRANSFERS, ContractBinding, OperationMap
-from lablang.sim.front_checks import check_container_use, check_skill_needs
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_instruction import check_instruction, predicate_calls
 from lablang.sim.front_luck import check_luck
 from lablang.sim.front_scene import SceneFront
-from lablang.sim.front_values import lookup, si_number, suggest
+from lablang.sim.front_skills import skill_call
+from lablang.sim.front_values import si_number, suggest
 from lablang.source import Span
 
 
@@ -133,13 +133,13 @@ class TaskFront(Front):
         for member in entry.body.members if entry.body else ():
             match member:
                 case ast.Entry(keyword="do", body=ast.Block(members=calls), clauses=clauses):
-                    block = [c for c in (self.skill_call(stmt, scene) for stmt in calls) if c]
+                    block = [c for c in (skill_call(self, stmt, scene) for stmt in calls) if c]
                     program += block
                     guard = self.guard(clauses, scene)
                     alternatives.append((guard, tuple(block)))
                 case ast.Field(key="do", value=value):
                     stmt = ast.ExprStmt(value=value, clauses=(), span=value.span)
-                    call = self.skill_call(stmt, scene)
+                    call = skill_call(self, stmt, scene)
                     if call is not None:
                         program.append(call)
                 case ast.Field(key="may_move", value=value):
@@ -278,110 +278,6 @@ class TaskFront(Front):
                 )
         return guard
 
-    def skill_call(self, stmt: ast.Member, scene: sm.Scene) -> sm.Call | None:
-        if isinstance(stmt, ast.ExprEntry) and stmt.keyword == "wait" and stmt.body is None:
-            # `wait` is also a keyword of the language: `wait(2 s)` and `wait 2 s` both arrive here
-            func = ast.Name(id="wait", span=Span(stmt.span.start, stmt.span.start + 4))
-            arg = ast.Arg(name=None, value=stmt.value, span=stmt.value.span)
-            stmt = ast.ExprStmt(
-                value=ast.Call(func=func, args=(arg,), span=stmt.span), clauses=(), span=stmt.span
-            )
-        if not (
-            isinstance(stmt, ast.ExprStmt)
-            and isinstance(stmt.value, ast.Call)
-            and isinstance(stmt.value.func, ast.Name)
-        ):
-            self.error("E0708", "a `do` block holds skill calls such as `pick(tube_A)`", stmt.span)
-            return None
-        call = stmt.value
-        name = call.func.id  # type: ignore[union-attr]
-        signature = catalog.SKILL_SIGNATURES.get(name)
-        if signature is None:
-            self.error(
-                "E0702",
-                f"unknown skill `{name}`",
-                call.func.span,
-                label="not a skill of the simulator",
-                help=suggest(name, catalog.SKILL_SIGNATURES, "see `docs/sim.md` for the skills"),
-            )
-            return None
-        kinds, _family = signature
-        converted = self.call(call, scene, condition=False)
-        if not isinstance(converted, sm.Call):
-            return None
-        required = [k for k in kinds if not k.startswith("?")]
-        if not len(required) <= len(converted.args) <= len(kinds):
-            self.error(
-                "E0709",
-                f"`{name}` takes {len(required)}"
-                + (f" to {len(kinds)}" if len(kinds) != len(required) else "")
-                + f" arguments ({', '.join(k.lstrip('?') for k in kinds) or 'none'}), "
-                f"got {len(converted.args)}",
-                call.span,
-            )
-            return None
-        for kind, converted_arg in zip(kinds, converted.args, strict=False):
-            self.check_argument(name, kind.lstrip("?"), converted_arg, scene)
-        check_container_use(converted, scene, self.error)
-        check_skill_needs(converted, scene, self.error)
-        if name == "wait" and converted.args:
-            first = converted.args[0]
-            if isinstance(first, sm.Num) and not 0 <= first.value <= catalog.MAX_WAIT:
-                self.error("E0709", f"`wait` is limited to {catalog.MAX_WAIT:g} s", call.span)
-        return converted
-
-    def check_argument(self, skill: str, kind: str, arg: sm.Expr, scene: sm.Scene) -> None:
-        span = arg.span or Span(0, 0)
-        if kind in ("duration", "volume", "temperature", "mass"):
-            want = {"duration": "time"}.get(kind, kind)
-            if not (
-                isinstance(arg, sm.Num)
-                and arg.dimension == want
-                and (arg.value >= 0 or want == "temperature")
-            ):
-                self.error("E0709", f"`{skill}` needs a {want} here", span)
-            return
-        if kind == "count":
-            if not (
-                isinstance(arg, sm.Num)
-                and arg.dimension == ""
-                and arg.value == int(arg.value)
-                and arg.value >= 1
-            ):
-                self.error("E0709", f"`{skill}` needs a whole number here", span)
-            return
-        if isinstance(arg, sm.Call):
-            return  # computed at run time (e.g. `opposite(rotor, slot_of(tube_A))`)
-        if not isinstance(arg, sm.Ref):
-            self.error("E0709", f"`{skill}` needs an entity here", span)
-            return
-        entity = lookup(scene, arg.name)
-        if entity is None:
-            return  # reported by `expr`
-        role = catalog.ASSET_KINDS[entity.asset]
-        if kind == "container" and not (
-            (not arg.path and role.open_container) or (arg.path[:1] == ("well",) and role.wells)
-        ):
-            self.error(
-                "E0709",
-                f"`{skill}` needs a container (a beaker, an open tube, a well "
-                f"such as `plate.well[0]`); `{arg.text()}` is not one",
-                span,
-            )
-        elif kind == "object" and (arg.path or role.role != "object"):
-            self.error(
-                "E0709",
-                f"`{skill}` needs an object that can be picked up; `{arg.text()}` "
-                f"is a {entity.asset}",
-                span,
-            )
-        elif kind == "button" and len(arg.path) != 1:
-            self.error(
-                "E0709",
-                f"`{skill}` needs a button such as `{arg.name}.{(role.parts or ('start',))[0]}`",
-                span,
-            )
-
 
 def bind_contract(
     front: TaskFront,
@@ -433,7 +329,7 @@ def bind_contract(
                 stmt.span,
             )
             continue
-        call = front.skill_call(ast.ExprStmt(value=stmt.value, clauses=(), span=stmt.span), scene)
+        call = skill_call(front, ast.ExprStmt(value=stmt.value, clauses=(), span=stmt.span), scene)
         if call is None:
             continue
         if not (

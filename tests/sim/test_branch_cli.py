@@ -8,7 +8,7 @@ import re
 from click.testing import CliRunner
 
 from lablang.cli import VERBS, main
-from lablang.cli import sim as cli_sim
+from lablang.cli import episodes as cli_episodes
 from lablang.sim import load_tasks
 from lablang.sim.branches import run_matched
 from lablang.sim.interventions import Decision
@@ -26,8 +26,8 @@ def _rows(output: str) -> dict[str, str]:
 def test_branch_docstring_example_prints_both_branches_measures() -> None:
     """The help's example (a slip to rack2.slot[4]) leaves the base clean and the supported
     branch with the insertion unexecuted and the step incomplete."""
-    assert VERBS["branch"][:2] == ("lablang.cli.sim", "branch_command")
-    match = re.search(r"Example: `lablang ([^`]*)`", cli_sim.branch_command.help or "")
+    assert VERBS["branch"][:2] == ("lablang.cli.episodes", "branch_command")
+    match = re.search(r"Example: `lablang ([^`]*)`", cli_episodes.branch_command.help or "")
     assert match is not None
     out = CliRunner().invoke(main, match.group(1).split())
     assert out.exit_code == 0, out.output

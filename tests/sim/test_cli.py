@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from lablang.cli import episodes as cli_episodes
 from lablang.cli import sim as cli_sim
 
 
@@ -87,7 +88,7 @@ def test_replay_docstring_example_rescores_a_recorded_episode(tmp_path: Path) ->
     task = root / "examples/tasks/move_tube.lab"
     recorded = _run(["simulate", str(task), "--record", "episode.jsonl"], cwd=tmp_path)
     assert recorded.returncode == 0, recorded.stderr
-    out = _run(_example(cli_sim.replay_command), cwd=tmp_path)
+    out = _run(_example(cli_episodes.replay_command), cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "re-scored identically" in out.stdout
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 from click.testing import CliRunner
 
-from lablang.cli.sim import replay_command, simulate_command
+from lablang.cli.episodes import replay_command
+from lablang.cli.sim import simulate_command
 from lablang.sim.branches import run_matched
 from lablang.sim.episode import run_episode
 from lablang.sim.interventions import Decision, Execution, TargetPose
