@@ -201,13 +201,19 @@ def _dropped(
     offsets, lines and columns are the whole text's; the LALR states inside a top-level
     item do not depend on the items before it. An error at the end of a piece that is
     not the last one (a bracket left open) is found by the cold parse in a later piece,
-    and a piece that reports anything else (a spelled-out unit, a bound) is left to it.
+    and a piece that reports anything else (a spelled-out unit, a bound: it empties the
+    cold parse's module, span included) is left to it.
     """
     padded = _NOT_NEWLINE.sub(" ", source.text[:start]) + text
     scratch = Report()
     module = parse(Source(padded, source.name), scratch, limits)
     found = scratch.diagnostics
     if len(found) != 1 or module.decls or module.uses or module.name is not None:
+        return None
+    if module.span != Span(0, len(padded)):
+        # nothing parsed: a bound (`1e999`, nesting, a list's length) stops the cold parse
+        # with the empty module, whatever the other pieces hold; so does a recovery that
+        # gives up. Only a syntax error the recovery drops leaves the other pieces' trees
         return None
     (diagnostic,) = found
     if diagnostic.span.start < start or (diagnostic.span.start >= len(padded) and not last):

@@ -11,7 +11,7 @@ import pytest
 from lablang.diagnostics import Diagnostic, Report
 from lablang.driver import check_source
 from lablang.limits import DEFAULT_LIMITS
-from lablang.source import Source
+from lablang.source import Source, Span
 from lablang.syntax import parse
 from lablang.syntax.recover import declaration_chunks
 from lablang.syntax.reuse import ParseCache
@@ -168,6 +168,23 @@ def test_one_broken_declaration_is_parsed_alone_and_reported_as_a_cold_parse_doe
     assert warm_report.dropped == cold_report.dropped == {"O"}
 
 
+def test_a_bound_in_one_piece_empties_the_module_as_a_cold_parse_does() -> None:
+    """A number out of bounds (`1e999`, E0020) stops the cold parse with the empty module
+    (no declarations, span 0..0): the reused parse returns that too, not the other pieces'
+    trees in a module spanning the text. Found by the random edits (`1e999` typed into a
+    file of one declaration gave span 0..1854 against the cold parse's 0..0)."""
+    for text in ("segment B = umi(1e999)\n", "segment A = umi(8)\nsegment B = umi(1e999)\n"):
+        cache = ParseCache()
+        cache.parse(Source(text.replace("1e999", "8")), Report())
+        warm_report, cold_report = Report(), Report()
+        warm = cache.parse(Source(text), warm_report)
+        cold = parse(Source(text), cold_report)
+        assert cold.span == Span(0, 0) and not cold.decls
+        assert warm == cold
+        assert [d.code for d in warm_report] == ["E0020"]
+        assert _key(list(warm_report)) == _key(list(cold_report))
+
+
 def test_kept_texts_are_bounded_by_characters() -> None:
     """The cache never keeps more characters of piece texts than it is given (untrusted
     texts cannot grow it without bound)."""
@@ -180,8 +197,6 @@ def test_kept_texts_are_bounded_by_characters() -> None:
 
 def _spans(node: object) -> list:
     from attrs import fields, has
-
-    from lablang.source import Span
 
     if isinstance(node, Span):
         return [node]
