@@ -35,7 +35,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from attrs import asdict, frozen
+from attr import asdict  # plain data: tuples and sets become lists, as JSON has them
+from attrs import frozen
 
 from lablang.contracts.model import Contract, read_value, show_value
 from lablang.contracts.semantics import (

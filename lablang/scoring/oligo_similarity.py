@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from attrs import asdict, frozen
+from attr import asdict  # plain data: tuples and sets become lists, as JSON has them
+from attrs import frozen
 
 from lablang.scoring.matching import edit_similarity
 from lablang.scoring.normalize import (

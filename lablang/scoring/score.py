@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from attrs import asdict, evolve, frozen
+from attr import asdict  # plain data: tuples and sets become lists, as JSON has them
+from attrs import evolve, frozen
 
 from lablang.diagnostics import Diagnostic, Report
 from lablang.scoring.graph import GraphScore, GraphScorer

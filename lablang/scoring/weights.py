@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from attrs import asdict, evolve, fields, frozen, has
+from attr import asdict  # plain data: tuples and sets become lists, as JSON has them
+from attrs import evolve, fields, frozen, has
 
 
 @frozen

@@ -283,8 +283,7 @@ TASK_STEP_FIELDS: dict[str, str] = {
     "may_move": "objects the step may disturb without a side effect, `[w5, w10]`",
     "unchecked": "why the step needs no outcome check, a string (no mutants; shown in the "
     "certificate)",
-    "may_already_hold": "`true`: the spec may hold before the step starts (else: success by "
-    "luck)",
+    "may_already_hold": "`true`: the spec may hold before the step starts (else: success by luck)",
 }
 
 # Which argument of a skill is where it puts or delivers something (its destination),

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any, assert_never
 
 import numpy as np
-from attrs import asdict, evolve, frozen
+from attr import asdict  # plain data: tuples and sets become lists, as JSON has them
+from attrs import evolve, frozen
 
 from lablang.sim import effects
 from lablang.sim.binding import ContractBinding

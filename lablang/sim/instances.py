@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from attrs import asdict, frozen
+from attr import asdict  # plain data: tuples and sets become lists, as JSON has them
+from attrs import frozen
 
 from lablang.executors import Executor, Unit, UnitFailure, run_units
 from lablang.sim.catalog import MUTANT_INSTANCES, RERUN_TIMESTEP
@@ -206,8 +207,6 @@ def run_mutants(
 ) -> list[list[MutantOutcome | UnitFailure]]:
     """Every mutant of every task on the given instance seeds, regrouped per task in
     mutant order. A step's mutants are one unit; a lost unit loses each of its mutants."""
-    from attrs import asdict as attrs_asdict
-
     items = []
     sizes: list[list[int]] = []
     for task, ref, mutants, seeds in work:
@@ -223,7 +222,7 @@ def run_mutants(
                     (
                         f"mutants:{step}",
                         seeds[0],
-                        {**payload, "mutants": [attrs_asdict(m) for m in group]},
+                        {**payload, "mutants": [asdict(m) for m in group]},
                     )
                     for step, group in steps.items()
                 ],

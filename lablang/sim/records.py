@@ -41,7 +41,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from attrs import asdict, fields, frozen
+from attr import asdict  # plain data: tuples and sets become lists, as JSON has them
+from attrs import fields, frozen
 
 from lablang.sim.events import Event
 
