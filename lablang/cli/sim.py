@@ -107,17 +107,26 @@ def _on_robot(entries: list[Any], robot: str | None) -> list[Any]:
 
 
 def _entries(
-    files: tuple[str, ...], roots: tuple[str, ...], task_name: str | None, robot: str | None
+    files: tuple[str, ...],
+    roots: tuple[str, ...],
+    task_name: str | None,
+    robot: str | None,
+    bindings: str = "all",
 ) -> tuple[bool, list[Any]]:
     """Whether FILES are a suite, and its (task, reference) entries: one file gives its
-    one task (or the one `--task` names), checked once; a suite every task found."""
-    from lablang.sim.suite import SuiteError, task_ref, task_refs
+    one task (or the one `--task` names), checked once; a suite every task found, as does
+    a file that declares one task family (one task per binding). `bindings` keeps the
+    held-out bindings, the training ones or all (`lablang.sim.suite.of_bindings`)."""
+    from lablang.sim.suite import SuiteError, of_bindings, one_family, task_ref, task_refs
 
     try:
-        if len(files) == 1 and not Path(files[0]).is_dir():
+        single = len(files) == 1 and not Path(files[0]).is_dir()
+        if single and (task_name is not None or not one_family(files[0], roots)):
             task = _load(files[0], roots, task_name, robot)
-            return False, [(task, task_ref(files[0], roots, task.name, robot))]
-        return True, _on_robot(task_refs(files, roots), robot)
+            entries = [(task, task_ref(files[0], roots, task.name, robot))]
+            return False, of_bindings(entries, bindings, files)
+        entries = _on_robot(task_refs(files, roots), robot)
+        return True, of_bindings(entries, bindings, files)
     except SuiteError as error:
         echo(f"error: {error}", err=True)
         sys.exit(1 if "error[" in str(error) else 2)
@@ -495,6 +504,14 @@ def _internal_error(file: str, error: Exception) -> None:
     "(one folder per task for a suite).",
 )
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@click.option(
+    "--bindings",
+    type=click.Choice(["all", "training", "heldout"]),
+    default="all",
+    show_default=True,
+    help="Of task families, evaluate the held-out bindings only, the training ones (and "
+    "the tasks that are no family), or all.",
+)
 @ROBOT_OPTION
 @TASK_OPTION
 @PATH_OPTION
@@ -509,6 +526,7 @@ def evaluate_command(
     address: str | None,
     records_dir: str | None,
     no_progress: bool,
+    bindings: str,
     robot: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
@@ -524,7 +542,7 @@ def evaluate_command(
     from lablang.sim.suite import SuiteError, evaluate_suite
 
     executor = executor_from(executor_kind, jobs, address)
-    suite, entries = _entries(files, roots, task_name, robot)
+    suite, entries = _entries(files, roots, task_name, robot, bindings)
     try:
         resolve(policy_ref)
     except (ImportError, AttributeError, ValueError) as error:

@@ -116,6 +116,21 @@ def certificate_schema() -> dict[str, Any]:
             "completion": _object({"clean": _INT, "recovered": _INT, "incomplete": _INT}),
             "trace_digests": _array(_STR),
             "bindings": _array({"type": "object", "properties": {"seed": _INT}}),
+            "family_binding": {
+                "description": "the task family's binding this task is (one certificate "
+                "per binding), null for a task that is no family",
+                "oneOf": [
+                    {"type": "null"},
+                    _object(
+                        {
+                            "family": _STR,
+                            "binding": _STR,
+                            "heldout": _BOOL,
+                            "roles": {"type": "object", "additionalProperties": _STR},
+                        }
+                    ),
+                ],
+            },
             "already_held": _array(_object({"step": _STR, "seeds": _array(_INT), "reason": _STR})),
             "sensitivity": SENSITIVITY,
             "unchecked": {"type": "object", "additionalProperties": _STR},

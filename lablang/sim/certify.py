@@ -254,6 +254,8 @@ def certificate_of(
         "bindings": [
             {"seed": o.seed, **dict(o.result.bindings)} for o in done if o.result.bindings
         ],
+        # a task family's binding this task is (`roles:` and `bindings:`), null for others
+        "family_binding": task.binding.to_json() if task.binding else None,
         # no success by luck: steps whose spec held before they did anything
         "already_held": [
             {

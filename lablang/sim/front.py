@@ -41,8 +41,9 @@ def tasks_of(program: Program, report: Report) -> dict[str, sm.Task]:
     tasks: dict[str, sm.Task] = {}
     for decl in program.decls("task"):
         task = TaskFront(source, report).task(decl, program, scenes)
-        if task is not None:
-            tasks[decl.name] = task
+        # a task family is one task per binding, `<task>-<binding>`
+        for one in sm.family_tasks(task) if task is not None else ():
+            tasks[one.name] = one
     return tasks
 
 

@@ -12,6 +12,7 @@ from lablang.sim import catalog
 from lablang.sim import model as sm
 from lablang.sim.binding import TRANSFERS, ContractBinding, OperationMap
 from lablang.sim.front_exprs import Front
+from lablang.sim.front_family import check_family, read_family, reading_scene
 from lablang.sim.front_instruction import check_instruction, predicate_calls
 from lablang.sim.front_luck import check_luck
 from lablang.sim.front_scene import SceneFront
@@ -62,6 +63,9 @@ class TaskFront(Front):
         contract: ast.Field | None = None
         operations: ast.Field | None = None
         members = decl.body.members if decl.body else ()
+        # a task family (`roles:` and `bindings:`): the steps read the roles as entities
+        family = read_family(self, members, scene)
+        reading = scene if family is None else reading_scene(scene, family)
         skip = 0
         for index, member in enumerate(members):
             if index < skip:
@@ -74,13 +78,15 @@ class TaskFront(Front):
                     contract = member
                 case ast.Field(key="operations"):
                     operations = member
+                case ast.Field(key="roles" | "bindings"):
+                    pass  # read by `read_family`
                 case ast.Entry(keyword="step") if reserved := reserved_name(
                     members, index, self.source.text
                 ):
                     word, named, skip = reserved
                     self.reserved_name("a step", word, named.span)
                 case ast.Entry(keyword="step"):
-                    step = self.step(member, scene)
+                    step = self.step(member, reading)
                     if step is not None:
                         steps.append(step)
                 case _:
@@ -88,7 +94,8 @@ class TaskFront(Front):
                         "E0708",
                         'a task holds `instruction: "..."`, `step name { do { ... } '
                         "success: ... }` entries, and optionally `follows: CONTRACT(params)` "
-                        "with `operations: { skill call as operation }`",
+                        "with `operations: { skill call as operation }`, and `roles: [...]` "
+                        "with `bindings: { training: {...} heldout: {...} }`",
                         member.span,
                     )
         if len(steps) > catalog.MAX_STEPS:
@@ -99,13 +106,18 @@ class TaskFront(Front):
             self.error("E0708", f"task `{decl.name}` has no steps", decl.name_span)
         binding = None
         if contract is not None:
-            binding = bind_contract(self, contract, operations, program, scene)
+            binding = bind_contract(self, contract, operations, program, reading)
         elif operations is not None:
             self.error(
                 "E0708",
                 "`operations:` maps skill calls to the operations of a contract: name it "
                 "with `follows: CONTRACT(params)`",
                 operations.span,
+            )
+        bindings: tuple[sm.FamilyBinding, ...] = ()
+        if family is not None and not self.failed:
+            bindings = check_family(
+                self, family, members, scene, decl.name, lambda r: TaskFront(self.source, r)
             )
         if self.failed:
             return None
@@ -116,6 +128,7 @@ class TaskFront(Front):
             instruction,
             source_text=self.source.text[decl.span.start : decl.span.end],
             contract=binding,
+            bindings=bindings,
         )
         check_instruction(decl, task, self.report, self.source, self.instruction_span)
         check_luck(task, self.report, self.source)

@@ -276,6 +276,31 @@ class Step:
 
 
 @frozen
+class FamilyBinding:
+    """One binding of a task family (`bindings: { training: {...} heldout: {...} }`): the
+    entity each of the family's roles names in it, and whether it is held out."""
+
+    family: str  # the task written over the roles
+    name: str
+    heldout: bool
+    roles: tuple[tuple[str, str], ...]  # role -> entity
+    span: Span | None = field(default=None, eq=False)
+
+    @property
+    def task_name(self) -> str:
+        """The bound task's name, also its Gymnasium id's: `<task>-<binding>`."""
+        return f"{self.family}-{self.name}"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "family": self.family,
+            "binding": self.name,
+            "heldout": self.heldout,
+            "roles": dict(self.roles),
+        }
+
+
+@frozen
 class Task:
     name: str
     scene: Scene
@@ -284,6 +309,10 @@ class Task:
     source_text: str = ""  # the task's text, hashed into certificates
     # `follows: CONTRACT(params)` and `operations: { skill call as operation }`
     contract: ContractBinding | None = None
+    # a task family (`roles:` and `bindings:`): the family's bindings, each one task
+    bindings: tuple[FamilyBinding, ...] = ()
+    # a task of a family: the binding it was made from (its steps name the entities)
+    binding: FamilyBinding | None = None
 
 
 def bind_expr(expr: Expr, bindings: dict[str, str]) -> Expr:
@@ -342,3 +371,23 @@ def bind_task(task: Task, bindings: dict[str, str]) -> Task:
         )
         steps.append(evolve(step, program=program, success=success, alternatives=alternatives))
     return evolve(task, steps=tuple(steps))
+
+
+def family_tasks(task: Task) -> tuple[Task, ...]:
+    """A task family as one task per binding (`<task>-<binding>`, roles replaced by the
+    binding's entities); any other task as itself.
+
+    >>> scene = Scene("s", (Entity("a", "weight"), Entity("b", "weight")))
+    >>> step = Step("s1", (Call("pick", (Ref("w"),)),), None)
+    >>> family = Task("k", scene, (step,), bindings=(
+    ...     FamilyBinding("k", "one", False, (("w", "a"),)),
+    ...     FamilyBinding("k", "two", True, (("w", "b"),))))
+    >>> [(t.name, t.steps[0].program[0].args[0].name) for t in family_tasks(family)]
+    [('k-one', 'a'), ('k-two', 'b')]
+    """
+    if not task.bindings:
+        return (task,)
+    return tuple(
+        evolve(bind_task(task, dict(b.roles)), name=b.task_name, bindings=(), binding=b)
+        for b in task.bindings
+    )

@@ -147,6 +147,31 @@ def task_refs(
     return out
 
 
+def one_family(file: str | Path, roots: Sequence[str | Path] = ()) -> bool:
+    """Whether the file's tasks are the bindings of one task family (then certify and
+    evaluate take them all, as a suite, unless `--task` names one)."""
+    from lablang.sim.loading import load_tasks
+
+    tasks, _report = load_tasks(file, roots)
+    families = {t.binding.family if t.binding else None for t in tasks.values()}
+    return len(tasks) > 1 and len(families) == 1 and None not in families
+
+
+def of_bindings(
+    entries: Sequence[tuple[Task, TaskRef]], which: str, paths: Sequence[str | Path] = ()
+) -> list[tuple[Task, TaskRef]]:
+    """The entries an evaluation protocol keeps: `heldout`, the held-out bindings of task
+    families; `training`, their training bindings and every task that is no family; `all`."""
+    if which == "all":
+        return list(entries)
+    heldout = which == "heldout"
+    kept = [(t, r) for t, r in entries if (t.binding is not None and t.binding.heldout) == heldout]
+    if not kept:
+        where = ", ".join(str(p) for p in paths) or "these tasks"
+        raise SuiteError(f"no {'held-out' if heldout else 'training'} binding in {where}")
+    return kept
+
+
 def certify_suite(
     entries: Sequence[tuple[Task, TaskRef]],
     instances: int,
@@ -180,6 +205,9 @@ def certify_suite(
                 "id": key,
                 "task": task.name,
                 "file": ref.file,
+                # a task family's binding (`<task>-<binding>`), and whether it is held out
+                "binding": task.binding.name if task.binding else None,
+                "heldout": bool(task.binding and task.binding.heldout),
                 "certified": certificate["certified"],
                 "success_rate": certificate["success_rate"],
                 "mean_credit": certificate["mean_credit"],
