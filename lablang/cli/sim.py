@@ -565,7 +565,15 @@ def evaluate_command(
             err=True,
         )
         sys.exit(4)
-    click.echo(json.dumps(results if suite else next(iter(results.values())), indent=2))
+    if suite:
+        from lablang.sim.stepwise import suite_metrics
+
+        # per operation family and evaluation protocol, over source scenarios (task ids
+        # hold a `.`, so `metrics` is never one)
+        shown: dict[str, Any] = {**results, "metrics": suite_metrics(results, seed)}
+        click.echo(json.dumps(shown, indent=2))
+    else:
+        click.echo(json.dumps(next(iter(results.values())), indent=2))
     lost = [item for result in results.values() for item in result["lost_episodes"]]
     for item in lost:
         echo(

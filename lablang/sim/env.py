@@ -52,6 +52,7 @@ from lablang.sim.model import Task, bind_task
 from lablang.sim.predicates import Evaluator, SpecError
 from lablang.sim.records import Event, event_json, record_lines
 from lablang.sim.runtime import Runtime, SimFault
+from lablang.sim.stepwise import episode_metrics, task_metrics
 
 ACTION_LOW = np.array([-0.2, -0.5, 0.01, -3.1, -2.1, 0.0])
 ACTION_HIGH = np.array([0.8, 0.5, 0.55, 3.1, 2.1, 0.04])
@@ -430,14 +431,17 @@ def evaluate_episode(
         "fault": info["fault"],
         "time": round(info["time"], 4),
         "score": episode_score,
+        "stepwise": episode_metrics(task, env.events, episode_score),
     }
     return outcome, lines
 
 
 def evaluation_of(
-    task: Task, episodes: int, seed: int, outcomes: list[dict[str, Any]]
+    task: Task, episodes: int, seed: int, outcomes: list[dict[str, Any]], scenario: str = ""
 ) -> dict[str, Any]:
-    """Aggregate episode outcomes (in seed order); a lost episode is listed, not dropped."""
+    """Aggregate episode outcomes (in seed order); a lost episode is listed, not dropped.
+    `stepwise` holds SciVLABench's metrics (`lablang.sim.stepwise`); `scenario` names the
+    task's source scenario for their intervals."""
     names = [s.name for s in task.steps]
     passed = dict.fromkeys(names, 0)
     done = [o for o in outcomes if "lost" not in o]
@@ -454,6 +458,7 @@ def evaluation_of(
         "mean_credit": round(sum(credits) / episodes, 6),
         "success_rate": round(sum(c == 1.0 for c in credits) / episodes, 6),
         "labference": labference_totals([o["score"] for o in done]),
+        "stepwise": task_metrics(task, episodes, [o["stepwise"] for o in done], scenario),
         "outcomes": [o for o in outcomes if "lost" not in o],
         "lost_episodes": [o["lost"] for o in outcomes if "lost" in o],
     }

@@ -87,7 +87,8 @@ def evaluate_suite(
                 write_records(where / f"{outcome['seed']}.jsonl", lines)
             outcomes.append(outcome)
         key = _key(ref, evaluations) if ref is not None else task.name
-        evaluations[key] = evaluation_of(task, episodes, seed, outcomes)
+        scenario = Path(ref.file).stem if ref is not None else ""
+        evaluations[key] = evaluation_of(task, episodes, seed, outcomes, scenario)
     return evaluations
 
 
