@@ -118,7 +118,8 @@ def test_evaluation_protocols_keep_the_held_out_or_the_training_bindings() -> No
 
 
 def test_evaluate_bindings_heldout_evaluates_the_held_out_binding_only() -> None:
-    """`lablang evaluate FAMILY --bindings heldout` prints one entry, the held-out task."""
+    """`lablang evaluate FAMILY --bindings heldout` prints one entry, the held-out task, and
+    its metrics under the held-out protocol, valid against the evaluate schema's suite."""
     from click.testing import CliRunner
 
     from lablang.cli import main
@@ -132,5 +133,13 @@ def test_evaluate_bindings_heldout_evaluates_the_held_out_binding_only() -> None
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert list(out) == ["weigh_family.weigh_one-heavy"]
+    assert sorted(out) == ["metrics", "weigh_family.weigh_one-heavy"]
     assert out["weigh_family.weigh_one-heavy"]["success_rate"] == 0.0
+    assert list(out["metrics"]["protocol"]) == ["heldout"]
+    jsonschema = pytest.importorskip("jsonschema")
+    from lablang.sim.labference import evaluate_schema
+
+    schema = evaluate_schema()
+    jsonschema.validate(out["weigh_family.weigh_one-heavy"], schema)
+    metrics = {"$defs": schema["$defs"], "$ref": "#/$defs/suite_metrics"}
+    jsonschema.Draft202012Validator(metrics).validate(out["metrics"])
