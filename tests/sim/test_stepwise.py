@@ -108,3 +108,18 @@ def test_a_real_episode_records_the_trigger_and_no_response_when_the_policy_wait
     metrics = task_metrics(task, 1, [outcome["stepwise"]])
     assert metrics["protocols"] == ["coordination"]
     assert metrics["post_trigger"]["response_rate"] == 0.0
+
+
+def test_the_expert_program_responds_to_the_colleagues_event_within_the_episode() -> None:
+    """The expert program on `colleague_lid` (seed 1) loads the tube after the lid comes
+    off: success, progress 1, no premature touch, and a response a few seconds after the
+    event (7.46 s: the wait, the pick and the insertion)."""
+    from lablang.sim import simulate_task
+
+    tasks, _ = load_tasks("examples/tasks/colleague_lid.lab")
+    task = tasks["load_after_colleague"]
+    result = simulate_task(task, seed=1)
+    metrics = episode_metrics(task, result.events, result.score())
+    assert metrics["success"] and metrics["progress"] == 1.0 and metrics["premature"] == 0
+    (response,) = metrics["responses"]
+    assert response["completed"] and 0.0 < response["seconds"] < 15.0
