@@ -276,7 +276,11 @@ def _fits(front: Front, binding: sm.FamilyBinding, report: Report) -> bool:
         _span(binding),
         label="bound here",
         labels=(Label(first.span, "the use it does not fit"),),
-        notes=tuple(f"also: {d.message}" for d in errors[1:4]),
+        notes=(
+            f"in binding `{binding.name}`, "
+            + ", ".join(f"`{role}` is `{entity}`" for role, entity in binding.roles),
+            *(f"also: {d.message}" for d in errors[1:4]),
+        ),
         help=first.help or "bind the role to an entity of the kind its uses need",
     )
     return False

@@ -387,7 +387,17 @@ def family_tasks(task: Task) -> tuple[Task, ...]:
     """
     if not task.bindings:
         return (task,)
-    return tuple(
-        evolve(bind_task(task, dict(b.roles)), name=b.task_name, bindings=(), binding=b)
-        for b in task.bindings
-    )
+    out = []
+    for b in task.bindings:
+        roles = dict(b.roles)
+        bound = evolve(bind_task(task, roles), name=b.task_name, bindings=(), binding=b)
+        if task.contract is not None:  # `operations:` name the roles' entities too
+            operations = tuple(
+                evolve(
+                    o, object=roles.get(o.object, o.object), target=roles.get(o.target, o.target)
+                )
+                for o in task.contract.operations
+            )
+            bound = evolve(bound, contract=evolve(task.contract, operations=operations))
+        out.append(bound)
+    return tuple(out)

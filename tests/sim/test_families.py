@@ -143,3 +143,38 @@ def test_evaluate_bindings_heldout_evaluates_the_held_out_binding_only() -> None
     jsonschema.validate(out["weigh_family.weigh_one-heavy"], schema)
     metrics = {"$defs": schema["$defs"], "$ref": "#/$defs/suite_metrics"}
     jsonschema.Draft202012Validator(metrics).validate(out["metrics"])
+
+
+def test_the_family_shown_in_docs_sim_md_is_the_example_files() -> None:
+    """docs/sim.md's task family is `weigh_one` of examples/families/weigh_family.lab, verbatim."""
+    import re
+
+    doc = Path("docs/sim.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```lab\n(.*?)^```", doc, re.S | re.M)
+    (shown,) = [b for b in blocks if "bindings:" in b and "roles: [load]" in b]
+    assert shown in Path(FAMILY).read_text(encoding="utf-8")
+
+
+def test_a_family_that_follows_a_contract_maps_each_bindings_own_transfers(
+    tmp_path: Path,
+) -> None:
+    """`operations:` written over a role name each binding's entity: the transfer of `w10`
+    in one binding, of `w20` in the other, is the contract's `add(10)`."""
+    file = tmp_path / "family_contract.lab"
+    file.write_text(
+        "use contracts.feedback_weighing.{feedback_weighing}\n"
+        + SCENE.replace("w50: weight(mass: 50 g)", "w20: weight(mass: 20 g)")
+        + """task weigh_it in s {
+  follows: feedback_weighing(target: 10)
+  roles: [load]
+  bindings: { training: { a: {load: w10} } heldout: { b: {load: w20} } }
+  operations: { put_on_scale(load, scale) as add(10) }
+  step put { do { pick(load); put_on_scale(load, scale) } success: on(load, scale) }
+}
+"""
+    )
+    tasks, report = load_tasks(file)
+    assert not report.has_errors, report.sorted()
+    ops = {n: t.contract.operation_of(t.binding.roles[0][1], "scale") for n, t in tasks.items()}
+    assert ops == {"weigh_it-a": "add(10)", "weigh_it-b": "add(10)"}
+    assert tasks["weigh_it-b"].contract.operation_of("w10", "scale") == ""
