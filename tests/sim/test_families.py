@@ -178,3 +178,16 @@ def test_a_family_that_follows_a_contract_maps_each_bindings_own_transfers(
     ops = {n: t.contract.operation_of(t.binding.roles[0][1], "scale") for n, t in tasks.items()}
     assert ops == {"weigh_it-a": "add(10)", "weigh_it-b": "add(10)"}
     assert tasks["weigh_it-b"].contract.operation_of("w10", "scale") == ""
+
+
+@pytest.mark.parametrize(
+    "path", sorted(Path("examples/families").glob("*.lab")), ids=lambda p: p.stem
+)
+def test_every_example_family_checks_clean_with_training_and_held_out_bindings(path: Path) -> None:
+    """Each example family checks without a diagnostic and makes at least two training
+    bindings and one held-out binding, each its own task."""
+    tasks, report = load_tasks(path)
+    assert not report.sorted(), [d.message for d in report.sorted()]
+    heldout = [t for t in tasks.values() if t.binding and t.binding.heldout]
+    training = [t for t in tasks.values() if t.binding and not t.binding.heldout]
+    assert len(heldout) >= 1 and len(training) >= 2 and len(tasks) == len(heldout) + len(training)
