@@ -109,8 +109,8 @@ def read_family(front: Front, members: Sequence[ast.Member], scene: sm.Scene) ->
             if binding is not None:
                 bindings.append(binding)
     names = [b.name for b in bindings]
-    for binding in bindings:
-        if names.count(binding.name) > 1 and names.index(binding.name) != bindings.index(binding):
+    for index, binding in enumerate(bindings):
+        if binding.name in names[:index]:
             front.error("E0708", f"two bindings are named `{binding.name}`", _span(binding))
     if bindings and not any(not b.heldout for b in bindings):
         front.error(
@@ -123,10 +123,13 @@ def read_family(front: Front, members: Sequence[ast.Member], scene: sm.Scene) ->
 
 
 def reading_scene(scene: sm.Scene, family: Family) -> sm.Scene:
-    """The scene the family's steps are read in: each role stands for its first training
-    entity (each binding is checked on its own afterwards, by `check_family`)."""
-    first = next((b for b in family.bindings if not b.heldout), None)
-    bound = dict(first.roles) if first else {}
+    """The scene the family's steps are read in: each role stands for the first entity a
+    binding gives it, training bindings first (each binding is checked on its own
+    afterwards, by `check_family`)."""
+    bound: dict[str, str] = {}
+    for binding in sorted(family.bindings, key=lambda b: b.heldout):
+        for role, entity in binding.roles:
+            bound.setdefault(role, entity)
     extra = tuple(sm.RoleBinding(role, (bound[role],)) for role in family.names() if role in bound)
     return evolve(scene, randomizations=(*scene.randomizations, *extra))
 

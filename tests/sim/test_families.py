@@ -191,3 +191,14 @@ def test_every_example_family_checks_clean_with_training_and_held_out_bindings(p
     heldout = [t for t in tasks.values() if t.binding and t.binding.heldout]
     training = [t for t in tasks.values() if t.binding and not t.binding.heldout]
     assert len(heldout) >= 1 and len(training) >= 2 and len(tasks) == len(heldout) + len(training)
+
+
+def test_an_empty_first_binding_is_only_e0741_and_a_repeated_name_is_e0708() -> None:
+    """The steps still read the role (from the next binding that binds it), so a first
+    binding with no entity is E0741 alone; two bindings named alike are E0708."""
+    step = (
+        "  step weigh { do { pick(load); put_on_scale(load, scale) } success: on(load, scale) }\n}"
+    )
+    head = "task t in s {\n roles: [load]\n bindings: { %s }\n"
+    assert _codes(head % "training: { a: {} } heldout: { b: {load: w50} }" + step) == ["E0741"]
+    assert _codes(head % "training: { a: {load: w10}, a: {load: w50} }" + step) == ["E0708"]
