@@ -131,7 +131,8 @@ class TaskFront(Front):
             bindings=bindings,
         )
         check_instruction(decl, task, self.report, self.source, self.instruction_span)
-        check_luck(task, self.report, self.source)
+        for one in sm.family_tasks(task):  # each binding of a family, with its entities
+            check_luck(one, self.report, self.source)
         return task
 
     def step(self, entry: ast.Entry, scene: sm.Scene) -> sm.Step | None:

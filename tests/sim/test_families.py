@@ -202,3 +202,17 @@ def test_an_empty_first_binding_is_only_e0741_and_a_repeated_name_is_e0708() -> 
     head = "task t in s {\n roles: [load]\n bindings: { %s }\n"
     assert _codes(head % "training: { a: {} } heldout: { b: {load: w50} }" + step) == ["E0741"]
     assert _codes(head % "training: { a: {load: w10}, a: {load: w50} }" + step) == ["E0708"]
+
+
+def test_a_binding_whose_object_starts_at_the_goal_is_w0703() -> None:
+    """The luck check runs per binding: the held-out weight declared on the scale makes
+    `on(load, scale)` hold before the step does anything (W0703, at `w50`'s placement)."""
+    scene = SCENE.replace(
+        "w50: weight(mass: 50 g) on table at (0.20 m, -0.12 m)", "w50: weight(mass: 50 g) on scale"
+    )
+    step = (
+        "  step weigh { do { pick(load); put_on_scale(load, scale) } success: on(load, scale) }\n}"
+    )
+    text = "task t in s {\n roles: [load]\n bindings: { training: { a: {load: w10} } heldout: { b: {load: w50} } }\n"
+    found = check_text(scene + text + step).report.sorted()
+    assert [(d.code, "`w50`" in d.message) for d in found] == [("W0703", True)]
