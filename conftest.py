@@ -19,9 +19,20 @@ CORE = (
 )
 
 
+# Under pytest-xdist (`-n 2 --dist loadgroup`, as the README's test command runs), the tests
+# of one file stay on one worker, so a module-scoped fixture (a built wheel, an analysed
+# grammar) is made once; the executor tests share one worker, so one Ray instance runs at a
+# time on the machine.
+ONE_WORKER = ("tests/distributed/",)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     root = config.rootpath
+    grouped = config.pluginmanager.hasplugin("xdist")
     for item in items:
         where = item.path.relative_to(root).as_posix()
         if any(where == path or (path.endswith("/") and where.startswith(path)) for path in CORE):
             item.add_marker(pytest.mark.core)
+        if grouped:
+            group = next((path for path in ONE_WORKER if where.startswith(path)), where)
+            item.add_marker(pytest.mark.xdist_group(group))
