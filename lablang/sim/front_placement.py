@@ -252,3 +252,15 @@ def check_surface_choice(
             error("E0708", "the table can only be the first surface (the declared place)", span)
         elif host is not None and not catalog.ASSET_KINDS[host.asset].surface:
             error("E0706", f"nothing can be put on `{name}` ({host.asset})", span)
+        elif others := [
+            e.name
+            for e in scene.entities
+            if isinstance(e.placement, sm.OnSurface) and e.placement.surface == name
+        ]:
+            # the object would start at the surface's centre, where another may stand
+            error(
+                "E0708",
+                f"`{name}` already carries `{others[0]}`: `{rand.entity}` would start at its "
+                "centre beside it; choose a surface that carries nothing",
+                span,
+            )

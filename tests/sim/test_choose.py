@@ -154,11 +154,16 @@ def test_a_surface_choice_starts_the_object_on_either_surface_by_seed() -> None:
         ("randomize w5 within [table]", "two or more surfaces"),
         ("randomize w5 within [table, w10]", "nothing can be put on `w10`"),
         ("randomize scale within [table, w10]", "not an object that can be moved"),
+        (
+            "randomize w10 within [table, scale]\n  w1: weight(mass: 1 g) on scale",
+            "`scale` already carries `w1`",
+        ),
     ],
 )
 def test_a_malformed_surface_choice_is_a_located_diagnostic(line: str, message: str) -> None:
     """A surface choice must start from the object's declared surface, name two or more
-    distinct surfaces that can carry it, and randomize an object, not a fixture."""
+    distinct surfaces that can carry it and carry nothing yet (it starts at the centre),
+    and randomize an object, not a fixture."""
     from lablang.driver import check_text
     from lablang.sim.front import tasks_of
 
