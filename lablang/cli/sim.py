@@ -428,6 +428,11 @@ def verdict_lines(certificate: dict[str, Any]) -> list[str]:
         lines.append(f"mutants stopped by a bound: {section['limit']}")
     lines += [f"success by luck: {a['reason']}" for a in certificate["already_held"]]
     lines += [f"unchecked: `{k}`: {v}" for k, v in certificate["unchecked"].items()]
+    for step, alternatives in certificate.get("alternatives", {}).items():
+        lines.append(
+            f"alternatives of `{step}`: taken " + " / ".join(map(str, alternatives["taken"]))
+        )
+        lines += [f"uncovered: {m}" for m in alternatives["messages"]]
     return lines
 
 

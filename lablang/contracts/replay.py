@@ -18,9 +18,10 @@ The report keeps three measures apart:
 
 * **choice**: the first attempt at or after the (last) evidence delivery — legal or
   not in the state the log has reached;
-* **execution**: per obligation (an object and an operation family, counted once
-  however many attempts or lines it takes): executed when some attempt was physically
-  confirmed at its target;
+* **execution**: per obligation (an object and an operation family, however many
+  attempts or lines it takes until one is legal and executed; the next attempt of that
+  family on that object is the next obligation, `tube:mix#2`): executed when some attempt
+  was physically confirmed at its target;
 * **completion**: `clean` (goal reached, every attempt legal and executed first
   time, every invariant held in every observed state), `recovered` (goal reached and
   every invariant holds at the end, after an illegal or failed attempt or an invariant
@@ -298,14 +299,7 @@ def monitor(contract: Contract, events: Iterable[tuple[int, Mapping[str, Any]]])
                 state=shown_state(state),
             )
     choice = next((a for a in attempts if delivered is None or a.time >= delivered), None)
-    obligations: dict[str, list[Attempt]] = {}
-    for a in attempts:
-        family = a.operation.split("(")[0]
-        obligations.setdefault(f"{a.object_id or '-'}:{family}", []).append(a)
-    obligation_list = tuple(
-        Obligation(key=k, attempts=len(v), executed=any(a.executed for a in v))
-        for k, v in obligations.items()
-    )
+    obligation_list = number_obligations(attempts)
     env = state_env(contract, state, evidence)
     reached = bool(contract.goals) and all(bool(ev.evaluate(gl.expr, env)) for gl in contract.goals)
     final_broken = tuple(broken(state))
@@ -331,6 +325,39 @@ def monitor(contract: Contract, events: Iterable[tuple[int, Mapping[str, Any]]])
         notes=tuple(notes),
         violation=violation,
         final_broken=final_broken,
+    )
+
+
+def number_obligations(attempts: Iterable[Attempt]) -> tuple[Obligation, ...]:
+    """The log's obligations, numbered in log order: an attempt joins the open obligation
+    of its object and operation family (a retry) until one of its attempts was legal and
+    executed; the next attempt of that family on that object opens the next obligation
+    (`tube:mix#2`), so a contract that needs the same operation on the same object twice
+    has two obligations of one attempt each, never one of two attempts.
+
+    >>> def a(op: str, ok: bool = True) -> Attempt:
+    ...     return Attempt(attempt=op, line=1, time=0.0, object_id="t", operation=op,
+    ...                    legal=ok, legal_set=(), confirmed=True, target=None, executed=True)
+    >>> [(o.key, o.attempts) for o in number_obligations([a("mix"), a("mix")])]
+    [('t:mix', 1), ('t:mix#2', 1)]
+    >>> [(o.key, o.attempts) for o in number_obligations([a("put(1)", False), a("put(2)")])]
+    [('t:put', 2)]
+    """
+    groups: list[tuple[str, list[Attempt]]] = []
+    open_at: dict[str, int] = {}  # family key -> index of its open obligation
+    count: dict[str, int] = {}
+    for a in attempts:
+        family = f"{a.object_id or '-'}:{a.operation.split('(')[0]}"
+        if family not in open_at:
+            count[family] = count.get(family, 0) + 1
+            key = family if count[family] == 1 else f"{family}#{count[family]}"
+            open_at[family] = len(groups)
+            groups.append((key, []))
+        groups[open_at[family]][1].append(a)
+        if a.legal and a.executed:
+            del open_at[family]  # achieved: a later attempt is a new obligation
+    return tuple(
+        Obligation(key=k, attempts=len(v), executed=any(a.executed for a in v)) for k, v in groups
     )
 
 

@@ -4,8 +4,9 @@
 there, and continues twice from that one checkpoint: the *base* branch as the program
 says, and the *supported* branch with one registered intervention (a decision, a target
 pose or a skill's execution, see `lablang.sim.interventions`). Both branches share
-everything before the checkpoint bit for bit, and each is scored for choice, execution
-and completion separately.
+everything before the checkpoint bit for bit, and each runs every remaining step to the
+end, also after a step failed (as `lablang.sim.evidence.run_varied` does), so that later
+choices are compared too; each is scored for choice, execution and completion separately.
 
 >>> from lablang.sim import load_tasks
 >>> from lablang.sim.interventions import Execution
@@ -86,7 +87,7 @@ def run_matched(
     """
     if at_step not in [s.name for s in task.steps]:
         raise ValueError(f"task `{task.name}` has no step `{at_step}`")
-    runner = EpisodeRunner(task, seed, interventions=before)
+    runner = EpisodeRunner(task, seed, interventions=before, keep_going=True)
     runner.run(until=at_step)
     checkpoint = runner.checkpoint()
     runner.run()

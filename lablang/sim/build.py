@@ -20,6 +20,7 @@ from lablang.sim.model import (
     RoleBinding,
     Scene,
     SlotPermutation,
+    SurfaceChoice,
 )
 from lablang.sim.robots import robot_named
 
@@ -99,6 +100,10 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
                     placements[name] = InSlot(rand.container, int(slot))
             case RoleBinding():
                 bindings[rand.role] = rand.candidates[int(rng.integers(len(rand.candidates)))]
+            case SurfaceChoice():
+                surface = rand.surfaces[int(rng.integers(len(rand.surfaces)))]
+                if surface != rand.surfaces[0]:  # the first keeps the declared place
+                    placements[rand.entity] = OnSurface(surface, 0.0, 0.0)
             case _:
                 assert_never(rand)
     if scene.entity("table") is None:

@@ -111,7 +111,9 @@ def certificate_schema() -> dict[str, Any]:
             # steps that choose from the evidence: instances that took each alternative
             "alternatives": {
                 "type": "object",
-                "additionalProperties": _object({"taken": _array(_INT), "uncovered": _array(_INT)}),
+                "additionalProperties": _object(
+                    {"taken": _array(_INT), "uncovered": _array(_INT), "messages": _array(_STR)}
+                ),
             },
             "completion": _object({"clean": _INT, "recovered": _INT, "incomplete": _INT}),
             "trace_digests": _array(_STR),

@@ -232,7 +232,11 @@ def certificate_of(
         and sensitivity["limit"] is None
         and all(all(counts) for counts in taken.values()),
         "alternatives": {
-            step: {"taken": counts, "uncovered": [k for k, n in enumerate(counts) if not n]}
+            step: {
+                "taken": counts,
+                "uncovered": [k for k, n in enumerate(counts) if not n],
+                "messages": uncovered_messages(task, step, counts),
+            }
             for step, counts in taken.items()
         },
         # the bound that stopped the certification early (the remaining instances do not
@@ -276,3 +280,23 @@ def certificate_of(
 
 def certificate_json(certificate: dict[str, Any]) -> str:
     return json.dumps(certificate, indent=2, sort_keys=True) + "\n"
+
+
+def uncovered_messages(task: Task, step: str, counts: list[int]) -> list[str]:
+    """E0719 for each alternative of a step that chooses from the evidence which no
+    instance took: the certificate cannot vouch for a branch it never ran."""
+    from lablang.sim.predicates import expr_text
+
+    alternatives = next(s.alternatives for s in task.steps if s.name == step)
+    out = []
+    for k, n in enumerate(counts):
+        if n:
+            continue
+        guard = alternatives[k][0]
+        which = f"`requires {expr_text(guard)}`" if guard is not None else "(the unguarded one)"
+        out.append(
+            f"E0719: step `{step}`'s `do` block {k + 1} of {len(counts)} {which} was taken by "
+            f"none of the {sum(counts)} instances: randomize the evidence its condition reads "
+            "(such as `randomize w5 within [table, scale]`) or certify more instances"
+        )
+    return out

@@ -3,8 +3,9 @@
 Observations: the robot's joint positions (proprioception), the TCP position, every
 free object's pose (position and quaternion), every fixture's pose (`fixtures`: where the
 randomized scale or rack stands), what the instruments show (`evidence`: each scale's
-display in grams and whether it has been stable for 3 s, as its seven-segment display
-shows it to a camera), and optionally a camera image.
+display in grams and whether it has been stable for 3 s, each hot plate's thermometer and
+set temperature, as their seven-segment displays show them to a camera), and optionally
+a camera image.
 Actions: an end-effector target `[x, y, z, yaw, tilt, grip]` (metres, radians, and the
 half-opening of the fingers in metres), applied for one 20 ms control tick.
 The weld assist behaves as for the expert's skills: it engages only when both pads have
@@ -370,13 +371,17 @@ def fixture_poses(rt: Runtime) -> dict[str, np.ndarray]:
 
 
 def evidence(rt: Runtime) -> dict[str, np.ndarray]:
-    """What the agent reads off the instruments: each scale's display in grams and whether
-    it has been constant for the 3 s a reading needs (1.0) or not (0.0), as drawn on the
-    scale's seven-segment display (`lablang.sim.assets.display`)."""
-    return {
+    """What the agent reads off the instruments, as drawn on their seven-segment displays
+    (`lablang.sim.assets.display`): each scale's display in grams and whether it has been
+    constant for the 3 s a reading needs (1.0) or not (0.0); each hot plate's thermometer
+    in degrees C and the temperature it is set to."""
+    out = {
         name: np.array([state.reading(), 1.0 if rt.scale_stable(name) else 0.0])
         for name, state in rt.scales.items()
     }
+    for name in rt.thermometers.segments:
+        out[name] = np.array([rt.thermometers.reading(name), rt.setpoint[name]])
+    return out
 
 
 def hold_action(rt: Runtime) -> np.ndarray:

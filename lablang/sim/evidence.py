@@ -77,11 +77,15 @@ def relocate(rt: Runtime, item: Relocate) -> None:
 
 
 def evidence_of(rt: Runtime) -> dict[str, Any]:
-    """What the instruments show now: each scale's display (g) and whether it is stable."""
-    return {
+    """What the instruments show now: each scale's display (g) and whether it is stable,
+    each hot plate's thermometer (C) and its set temperature."""
+    out: dict[str, Any] = {
         name: {"display": state.reading(), "stable": rt.scale_stable(name)}
         for name, state in rt.scales.items()
     }
+    for name in rt.thermometers.segments:
+        out[name] = {"display": rt.thermometers.reading(name), "set": rt.setpoint[name]}
+    return out
 
 
 @frozen

@@ -158,6 +158,12 @@ def randomization(entry: ast.ExprEntry, error: Error) -> sm.Randomization | None
         else:
             error("E0708", "`randomize` takes an entity or a list of entities", item.span)
             return None
+    if isinstance(within, ast.ListExpr) and len(names) == 1:
+        surfaces = [i.id for i in within.items if isinstance(i, ast.Name)]
+        if len(surfaces) < 2 or len(surfaces) != len(within.items):
+            error("E0708", "name two or more surfaces, as in `within [table, scale]`", within.span)
+            return None
+        return sm.SurfaceChoice(names[0], tuple(surfaces), span=entry.span)
     if isinstance(within, ast.Block) and len(names) == 1:
         bounds = {"x": 0.0, "y": 0.0, "yaw": 0.0}
         for member in within.members:
@@ -197,7 +203,7 @@ def randomization(entry: ast.ExprEntry, error: Error) -> sm.Randomization | None
         "E0708",
         "write `randomize rack within {x: ±2 cm, y: ±2 cm, yaw: ±10 deg}` or "
         "`randomize [tube_A, tube_B] within rack.slot[0..5]` or "
-        "`randomize role from [tube_A, tube_B]`",
+        "`randomize w5 within [table, scale]` or `randomize role from [tube_A, tube_B]`",
         entry.span,
     )
     return None
@@ -217,3 +223,44 @@ def check_role(rand: sm.RoleBinding, scene: sm.Scene, fallback: Span, error: Err
             + ", ".join(f"`{a}`" for a in sorted(assets)),
             span,
         )
+
+
+def check_surface_choice(
+    rand: sm.SurfaceChoice, scene: sm.Scene, fallback: Span, error: Error
+) -> None:
+    """The object is declared on the first of the surfaces; the others can carry it."""
+    span = rand.span or fallback
+    entity = scene.entity(rand.entity)
+    if entity is None:
+        return  # reported as an unknown entity
+    if catalog.ASSET_KINDS[entity.asset].role != "object":
+        error("E0708", f"`{rand.entity}` ({entity.asset}) is not an object that can be moved", span)
+        return
+    placement = entity.placement
+    if not isinstance(placement, sm.OnSurface) or placement.surface != rand.surfaces[0]:
+        error(
+            "E0708",
+            f"`{rand.entity}` is declared on `{rand.surfaces[0]}` first: its place there is "
+            "where the instances that draw that surface start it",
+            span,
+        )
+    if len(set(rand.surfaces)) != len(rand.surfaces):
+        error("E0708", f"the surfaces for `{rand.entity}` repeat one", span)
+    for name in rand.surfaces[1:]:
+        host = scene.entity(name)
+        if name == "table":
+            error("E0708", "the table can only be the first surface (the declared place)", span)
+        elif host is not None and not catalog.ASSET_KINDS[host.asset].surface:
+            error("E0706", f"nothing can be put on `{name}` ({host.asset})", span)
+        elif others := [
+            e.name
+            for e in scene.entities
+            if isinstance(e.placement, sm.OnSurface) and e.placement.surface == name
+        ]:
+            # the object would start at the surface's centre, where another may stand
+            error(
+                "E0708",
+                f"`{name}` already carries `{others[0]}`: `{rand.entity}` would start at its "
+                "centre beside it; choose a surface that carries nothing",
+                span,
+            )

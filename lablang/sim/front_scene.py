@@ -15,6 +15,7 @@ from lablang.sim.front_exprs import Front
 from lablang.sim.front_placement import (
     check_placements,
     check_role,
+    check_surface_choice,
     randomization,
     slot_placement,
     surface_placement,
@@ -84,6 +85,8 @@ class SceneFront(Front):
                     names = (rand.entity,)
                 case sm.RoleBinding():
                     names = rand.candidates
+                case sm.SurfaceChoice():
+                    names = (rand.entity, *(n for n in rand.surfaces if n != "table"))
                 case _:
                     assert_never(rand)
             for name in names:
@@ -91,6 +94,8 @@ class SceneFront(Front):
                     self.unknown_entity(name, rand.span or decl.name_span, scene)
             if isinstance(rand, sm.RoleBinding):
                 check_role(rand, scene, decl.name_span, self.error)
+            if isinstance(rand, sm.SurfaceChoice):
+                check_surface_choice(rand, scene, decl.name_span, self.error)
         return None if self.failed else scene
 
     def robot(self, field: ast.Field) -> str | None:

@@ -138,6 +138,7 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
             if ASSET_KINDS[e.asset].role != "object" and e.asset != "table"
         )
         self.scale_names = tuple(e.name for e in task.scene.entities if e.asset == "scale")
+        self.thermometer_names = tuple(e.name for e in task.scene.entities if e.asset == "stirrer")
         # the scene compiled once for what the spaces need (the joints' ranges)
         probe = compile_scene(task.scene, np.random.default_rng(0)).model
         arm = self.robot.joints[:-2]
@@ -165,12 +166,16 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
                     for name in self.fixture_names
                 }
             )
-        if self.scale_names:
-            # a scale's display (grams) and whether it has been stable for 3 s (0 or 1)
+        if self.scale_names or self.thermometer_names:
+            # a scale's display (grams) and whether it has been stable for 3 s (0 or 1); a
+            # hot plate's thermometer and its set temperature (degrees C)
             low, high = np.array([-DISPLAY_LIMIT, 0.0]), np.array([DISPLAY_LIMIT, 1.0])
-            observation["evidence"] = spaces.Dict(
-                {name: spaces.Box(low, high, dtype=np.float64) for name in self.scale_names}
-            )
+            hot = np.array([DISPLAY_LIMIT, DISPLAY_LIMIT])
+            shown: dict[str, spaces.Space[Any]] = {
+                name: spaces.Box(low, high, dtype=np.float64) for name in self.scale_names
+            }
+            shown |= {n: spaces.Box(-hot, hot, dtype=np.float64) for n in self.thermometer_names}
+            observation["evidence"] = spaces.Dict(shown)
         if self.cameras:
             height, width = self.image_size
             observation["images"] = spaces.Dict(
@@ -270,10 +275,13 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
         }
         if self.fixture_names:
             obs["fixtures"] = {name: core["fixtures"][name] for name in self.fixture_names}
-        if self.scale_names:
+        if self.scale_names or self.thermometer_names:
             obs["evidence"] = {
                 name: np.clip(core["evidence"][name], [-DISPLAY_LIMIT, 0.0], [DISPLAY_LIMIT, 1.0])
                 for name in self.scale_names
+            } | {
+                name: np.clip(core["evidence"][name], -DISPLAY_LIMIT, DISPLAY_LIMIT)
+                for name in self.thermometer_names
             }
         if self.cameras:
             rt = self.core.rt

@@ -239,6 +239,12 @@ def run_mutants(
     return out
 
 
+def _mutant_seeds(task: Task, seeds: list[int]) -> list[int]:
+    if any(step.alternatives for step in task.steps):
+        return list(seeds)
+    return seeds[:MUTANT_INSTANCES]
+
+
 def sensitivities(
     work: Sequence[tuple[Task, TaskRef | None, list[int]]],
     executor: Executor,
@@ -246,7 +252,9 @@ def sensitivities(
 ) -> list[dict[str, Any]]:
     """Each task's sensitivity section: its mutants run on the first of its seeds."""
     derived = [
-        (task, ref, derive_mutants(task) if seeds else [], seeds[:MUTANT_INSTANCES])
+        # a step that chooses from the evidence needs instances that took the alternative
+        # its mutants change: they are searched among all the seeds
+        (task, ref, derive_mutants(task) if seeds else [], _mutant_seeds(task, seeds))
         for task, ref, seeds in work
     ]
     outcomes = run_mutants(derived, executor, progress)

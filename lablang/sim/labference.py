@@ -131,6 +131,8 @@ class TransferWatch:
         self.required = obligations(self.task)
         self.held = self.rt.held
         self.presses_seen = len(self.rt.events)
+        for event in initial_context(self.rt, self.task):
+            self.emit(event)
 
     def __call__(self) -> None:
         rt = self.rt
@@ -288,6 +290,29 @@ class TransferWatch:
                 completes = o.key
                 break
         self.emit(Event("press", time, self._step(), object=button, detail=completes))
+
+
+def initial_context(rt: Runtime, task: Task) -> list[Event]:
+    """Objects that this instance's randomization starts on another surface than declared
+    (`randomize w5 within [table, scale]`): context the policy finds, not a choice it
+    made. Each is a `context` event with the contract operation its placement is, so a
+    bound contract's state starts from it (a stray 5 g on the pan is `add(5)` done)."""
+    from lablang.sim.model import OnSurface
+
+    out = []
+    for entity in task.scene.entities:
+        placed = rt.built.placements.get(entity.name)
+        if not isinstance(placed, OnSurface) or not isinstance(entity.placement, OnSurface):
+            continue
+        if placed.surface == entity.placement.surface:
+            continue
+        operation = task.contract.operation_of(entity.name, placed.surface) if task.contract else ""
+        out.append(
+            Event("context", rt.time, task.steps[0].name if task.steps else "", object=entity.name,
+                  target=placed.surface, confirmed=True, contract_op=operation,
+                  detail=f"evidence: `{entity.name}` starts on `{placed.surface}`")
+        )  # fmt: skip
+    return out
 
 
 def carried_target(rt: Runtime, name: str) -> str:

@@ -174,7 +174,18 @@ class RoleBinding:
     span: Span | None = field(default=None, eq=False)
 
 
-Randomization: TypeAlias = PoseRandomization | SlotPermutation | RoleBinding
+@frozen
+class SurfaceChoice:
+    """`randomize w5 within [table, scale]`: each instance starts the object on one of the
+    surfaces (at its declared place on the first, at the centre of another), so evidence
+    such as a stray weight on the pan varies between instances."""
+
+    entity: str
+    surfaces: tuple[str, ...]
+    span: Span | None = field(default=None, eq=False)
+
+
+Randomization: TypeAlias = PoseRandomization | SlotPermutation | RoleBinding | SurfaceChoice
 
 
 # what a scripted colleague can do in an event (`event NAME at T { ACTION(...) }`)

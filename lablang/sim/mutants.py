@@ -5,7 +5,9 @@ wrong program would fail. For each step, `derive_mutants` makes one mutant of th
 expert program per kind (`KINDS`): the step's calls removed, its target object swapped
 for another of the same asset, its destination changed (the next slot or well, another
 surface), its durations cut to a tenth, and the program stopped before the step. A
-mutant runs on at most `MUTANT_INSTANCES` of the certification's instances, in order;
+mutant runs on at most `MUTANT_INSTANCES` of the certification's instances, in order
+(of a step that chooses from the evidence, on instances that took the first alternative,
+the one the mutant changes: an instance that took another cannot tell);
 its run stops at the first spec that fails, a skill that fails ends its step's program
 but not the step (the specs alone judge a mutant), and it is *killed* only when, on
 every instance it ran, the mutated step's own spec failed (for `stopped`, a spec of the
@@ -154,7 +156,10 @@ def derive_mutants(task: Task) -> list[Mutant]:
 
 
 def apply_mutant(task: Task, mutant: Mutant, bindings: dict[str, str]) -> Task:
-    """The bound task (roles already replaced) with the mutant's change made."""
+    """The bound task (roles already replaced) with the mutant's change made. In a step
+    that chooses from the evidence the change is made to its first alternative (which is
+    its `program`, the calls a mutant is derived from); `stopped` empties every
+    alternative of the step and the later steps."""
     task = bind_task(task, bindings)
     names = [s.name for s in task.steps]
     at = names.index(mutant.step)
@@ -162,20 +167,47 @@ def apply_mutant(task: Task, mutant: Mutant, bindings: dict[str, str]) -> Task:
     step = steps[at]
     match mutant.kind:
         case "removed":
-            steps[at] = evolve(step, program=())
+            steps[at] = _with_program(step, ())
         case "target":
             swap = _target_swap(step, task.scene, bindings)
             if swap is not None:
                 old, new = swap
-                program = tuple(_rename(c, old, new) for c in step.program)
-                steps[at] = evolve(step, program=program)
+                steps[at] = _with_program(step, tuple(_rename(c, old, new) for c in step.program))
         case "durations":
-            steps[at] = evolve(step, program=tuple(_shorten(c) for c in step.program))
+            steps[at] = _with_program(step, tuple(_shorten(c) for c in step.program))
         case "stopped":
-            steps[at:] = [evolve(s, program=()) for s in steps[at:]]
+            steps[at:] = [
+                evolve(s, program=(), alternatives=tuple((g, ()) for g, _c in s.alternatives))
+                for s in steps[at:]
+            ]
         case _:
             pass  # the destination changes at run time (`shift_destination`)
     return evolve(task, steps=tuple(steps))
+
+
+def _with_program(step: Step, program: tuple[Call, ...]) -> Step:
+    """The step running `program` instead of its first alternative's calls."""
+    if not step.alternatives:
+        return evolve(step, program=program)
+    (guard, _calls), *rest = step.alternatives
+    return evolve(step, program=program, alternatives=((guard, program), *rest))
+
+
+def takes_first(step: Step, rt: Any) -> bool:
+    """Will the step, starting in the runtime's state now, take its first alternative
+    (the one mutants change)? True for a step that does not choose."""
+    from lablang.sim.predicates import Evaluator, SpecError
+
+    if not step.alternatives:
+        return True
+    evaluator = Evaluator(rt)
+    for k, (guard, _calls) in enumerate(step.alternatives):
+        try:
+            if guard is None or evaluator.holds(guard):
+                return k == 0
+        except SpecError:
+            return False
+    return False
 
 
 def _entity_names(step: Step) -> list[str]:
@@ -343,20 +375,27 @@ def run_step_mutants(
     runs: dict[str, list[MutantRun]] = {m.key: [] for m in mutants}
     work = dict.fromkeys(runs, 0)
     for seed in seeds:
-        alive = [m for m in mutants if all(r.killed for r in runs[m.key])]
+        alive = [
+            m
+            for m in mutants
+            if all(r.killed for r in runs[m.key]) and len(runs[m.key]) < MUTANT_INSTANCES
+        ]
         if not alive:
             break
         for mutant, run, spent in _on_instance(task, alive, seed):
-            runs[mutant.key].append(run)
+            if run is not None:
+                runs[mutant.key].append(run)
             work[mutant.key] += spent
     return [MutantOutcome(m, tuple(runs[m.key]), work[m.key]) for m in mutants]
 
 
 def _on_instance(
     task: Task, mutants: Sequence[Mutant], seed: int
-) -> list[tuple[Mutant, MutantRun, int]]:
+) -> list[tuple[Mutant, MutantRun | None, int]]:
     """The step's mutants on one instance, continued from one checkpoint before the step;
-    a mutant whose continuation faults is rerun from the start (at 1 ms, if it faults again)."""
+    a mutant whose continuation faults is rerun from the start (at 1 ms, if it faults again).
+    A run is None where the step chose another alternative than the first, which the
+    mutant changed (the instance cannot tell whether the spec checks it)."""
     from lablang.sim.build import compile_scene
     from lablang.sim.episode import EpisodeRunner
     from lablang.sim.runtime import Runtime
@@ -370,11 +409,15 @@ def _on_instance(
         found = [_judge(task, m, seed, runner) for m in mutants]
         return [(m, run, prefix) for m, run in zip(mutants, found, strict=True)]
     checkpoint = runner.checkpoint()
-    out: list[tuple[Mutant, MutantRun, int]] = []
+    out: list[tuple[Mutant, MutantRun | None, int]] = []
     removed: MutantRun | None = None
+    first = takes_first(next(s for s in task.steps if s.name == step), runner.rt)
     for mutant in mutants:
         if mutant.kind == "stopped" and removed is not None and removed.killed:
             out.append((mutant, removed, 0))
+            continue
+        if mutant.kind != "stopped" and not first:
+            out.append((mutant, None, 0))  # the step takes an alternative it did not change
             continue
         runner.restore(checkpoint, ())
         runner.task = apply_mutant(task, mutant, runner.bindings)
@@ -475,9 +518,15 @@ def sensitivity_of(
             step["killed"] += 1
         else:
             step["surviving"].append(mutant.kind)
-            surviving.append(
-                mutant.message(names) if "lost" not in row else f"mutant `{mutant.key}` was lost"
-            )
+            if "lost" in row:
+                surviving.append(f"mutant `{mutant.key}` was lost")
+            elif not row["runs"]:
+                surviving.append(
+                    f"mutant `{mutant.key}` ran on no instance: none took `{mutant.step}`'s "
+                    "first alternative, the one it changes"
+                )
+            else:
+                surviving.append(mutant.message(names))
         rows.append(row)
         if spent > MAX_MUTANT_WORK and len(rows) < len(mutants):
             limit = (

@@ -20,7 +20,7 @@ from attrs import define, field, frozen
 
 from lablang.sim.actors import Actors
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
-from lablang.sim.assets.display import LIT, UNLIT, segments_lit
+from lablang.sim.assets.display import LIT, UNLIT, Thermometers, segments_lit
 from lablang.sim.bookkeeping import Bookkeeping, journaled
 from lablang.sim.build import LEVEL_SHOWN, Built
 from lablang.sim.catalog import WORK_BASE
@@ -277,6 +277,7 @@ class Runtime(Bookkeeping, Actors):
         ).reshape(-1, 3)
         self._init_actors(built)
         self.heaters = [name for name, info in self.infos.items() if info.heater]
+        self.thermometers = Thermometers.of(m, {h: self.infos[h].display for h in self.heaters})
         self.tip_geoms = {
             name: m.geom(f"{name}_tip").id
             for name, info in self.infos.items()
@@ -297,6 +298,7 @@ class Runtime(Bookkeeping, Actors):
                 self.temperature[name] = AMBIENT
             if info.heater:
                 self.setpoint[name] = AMBIENT
+        self.thermometers.update(m, self.temperature)
         self._base_inertia = m.body_inertia.copy()
         self._base_mass = m.body_mass.copy()
         self._bad_warning_index = np.array([int(w) for w in _BAD_WARNINGS])
@@ -411,6 +413,7 @@ class Runtime(Bookkeeping, Actors):
             self._actors_after_step()
         if self.heaters and self.ticks % THERMAL_EVERY == 0:
             self._update_thermal(self.dt * THERMAL_EVERY)
+            self.thermometers.update(self.model, self.temperature)
         self._check_health()
         for watch in self.watchers:
             watch()

@@ -80,7 +80,7 @@ def test_monitor_prints_the_three_measures() -> None:
     assert result.exit_code == 2, result.output  # the choice was incorrect
     data = json.loads(result.output)
     assert data["choice"]["correct"] is False
-    assert data["execution"]["obligations"] == 7
+    assert data["execution"]["obligations"] == 8  # confirm_b is needed twice
     assert data["completion"] == "recovered"
 
 

@@ -37,14 +37,50 @@ def test_wrong_choice_after_slip_is_incorrect_but_recovered() -> None:
 
 
 def test_obligations_are_counted_once() -> None:
-    """Two lines of one attempt and two attempts of one obligation count as one obligation."""
+    """Two lines of one attempt count as one attempt, and a retry after an illegal
+    placement joins its obligation; a confirmation needed again after B was removed and
+    placed again is the next obligation (`tube_b:confirm_b#2`)."""
     report = replay("centrifuge_wrong_choice.jsonl")
     keys = [o.key for o in report.obligations]
-    assert len(keys) == len(set(keys)) == 7
+    assert len(keys) == len(set(keys)) == 8
     place_a = next(o for o in report.obligations if o.key == "tube_a:place_a")
     assert (place_a.attempts, place_a.executed) == (1, False)  # it slipped: not at its target
     place_b = next(o for o in report.obligations if o.key == "tube_b:place_b")
     assert (place_b.attempts, place_b.executed) == (2, True)
+    confirms = [(o.key, o.attempts) for o in report.obligations if "confirm_b" in o.key]
+    assert confirms == [("tube_b:confirm_b", 1), ("tube_b:confirm_b#2", 1)]
+
+
+TWICE = (
+    "contract twice {\n  var mixed: int[0..2]\n"
+    "  op mix requires mixed < 2 effect mixed = mixed + 1\n  goal mixed == 2\n}\n"
+)
+
+
+def test_a_legal_log_repeating_an_operation_on_one_object_completes_clean() -> None:
+    """Issue 33: a contract that needs `mix` on the same tube twice, and a log where both
+    attempts are legal and confirmed, completes `clean` with two obligations of one
+    attempt each (it was `recovered`: attempts were counted per object and operation)."""
+    from tests.contracts.loading import compile_text
+
+    (c,), report = compile_text(TWICE)
+    assert not report.has_errors
+    lines = [
+        {"time": t, "attempt": a, "object": "tube", "operation": "mix", "confirmed": True}
+        for t, a in ((1, "m1"), (2, "m2"))
+    ]
+    rep = monitor(c, _log(*lines))
+    assert rep.completion == "clean"
+    assert [(o.key, o.attempts, o.executed) for o in rep.obligations] == [
+        ("tube:mix", 1, True),
+        ("tube:mix#2", 1, True),
+    ]
+    # a third mix is illegal (`mixed < 2` fails) and opens a third obligation; the world
+    # did it, so the goal no longer holds
+    third = {"time": 3, "attempt": "m3", "object": "tube", "operation": "mix", "confirmed": True}
+    over = monitor(c, _log(*lines, third))
+    assert [o.key for o in over.obligations][-1] == "tube:mix#3"
+    assert not over.attempts[-1].legal and over.completion == "incomplete"
 
 
 def test_incomplete_episode() -> None:

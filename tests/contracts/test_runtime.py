@@ -69,14 +69,16 @@ def test_terminal_state_has_no_legal_operation() -> None:
 
 
 def test_weighing_evidence_sets_the_initial_pan() -> None:
-    """`leftover = light` starts with the 1 g and 2 g standards on the pan; 1 g must come off."""
+    """`leftover = light` starts with the 1 g and 2 g standards on the pan; at 37 g the 1 g
+    is a stray and must come off before any standard is added (strays first)."""
     state, evidence = read_state(WEIGHING, {"evidence": {"leftover": "light"}})
     assert state["pan"] == frozenset({1, 2})
+    assert legal_operations(WEIGHING, state, evidence) == ["remove(1)", "wait_stable"]
+    state, evidence = read_state(WEIGHING, {"pan": [2], "evidence": {"leftover": "light"}})
     assert legal_operations(WEIGHING, state, evidence) == [
         "add(5)",
         "add(10)",
         "add(20)",
-        "remove(1)",
         "wait_stable",
     ]
 

@@ -43,6 +43,8 @@ COVERED_ELSEWHERE = {
     "E0503": "tests/scoring/test_diagnostics.py::test_E0503_empty_libraries_score_zero",
     # a bound on running simulations, not on a file's text
     "E0713": "tests/sim/test_budget.py::test_a_large_long_episode_stops_at_the_work_budget_and_names_it",
+    # a certification's coverage of a step's alternatives, not a file's text
+    "E0719": "tests/sim/test_choose.py::test_certification_reports_each_alternative_and_needs_every_one_taken",
     "E0504": "tests/scoring/test_diagnostics.py::test_E0504_empty_workflows_zero_every_libgen_metric",
     "E0505": "tests/scoring/test_diagnostics.py::test_E0505_invalid_weights_file",
     "E0506": "tests/scoring/test_diagnostics.py::test_E0506_unreadable_truth",

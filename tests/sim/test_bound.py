@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from attrs import evolve
 from click.testing import CliRunner
 
 from lablang.bound import ContractJudge, judge_for, load_contract, monitor_record
@@ -79,8 +80,9 @@ def test_a_wrong_weight_is_an_illegal_contract_operation_and_its_removal_becomes
     weigh_30g,
 ) -> None:
     """Against the contract, putting w5 on the pan is `add(5)`, not legal at 30 g; once it is
-    confirmed on the pan, the next legal set holds `remove(5)` (recovery) and not
-    `remove(20)` or any other removal of a standard the target needs."""
+    confirmed on the pan, the next legal set is `remove(5)` (recovery, strays first): not
+    the policy's next `add(10)`, nor `remove(20)` or any removal of a standard the target
+    needs."""
     judge = judge_for(weigh_30g)
     assert judge is not None
     score = ScriptedWeigher(("w20", "w10"), wrong=frozenset({0})).run(
@@ -89,9 +91,8 @@ def test_a_wrong_weight_is_an_illegal_contract_operation_and_its_removal_becomes
     first, second = score["choice"]["frozen"]
     assert (first["contract_operation"], first["correct"]) == ("add(5)", False)
     assert first["legal"] == ["add(10)", "add(20)", "wait_stable"]
-    assert (second["contract_operation"], second["correct"]) == ("add(10)", True)
-    assert "remove(5)" in second["legal"]
-    assert not [op for op in second["legal"] if op in ("remove(10)", "remove(20)")]
+    assert (second["contract_operation"], second["correct"]) == ("add(10)", False)
+    assert second["legal"] == ["remove(5)", "wait_stable"]
 
 
 def test_a_refuted_placement_leaves_the_contract_state_unchanged(weigh_30g) -> None:
@@ -216,3 +217,22 @@ def test_branch_scores_a_bound_task_against_its_contract() -> None:
     assert [c["contract_operation"] for c in frozen] == ["add(20)", "add(10)", "add(5)", "add(2)"]
     assert all(c["correct"] and c["contract_operation"] in c["legal"] for c in frozen)
     assert printed["supported"]["choice"]["reached"] == 1  # the put was not run
+
+
+@pytest.mark.parametrize("target", [30, 37])
+def test_the_weighing_contracts_stray_pair_is_disjoint_at_the_example_targets(target: int) -> None:
+    """The contract's answer-changing pair `stray` (a clean pan against a previous user's
+    1 g and 2 g on it) holds at the 30 g example task's target and at 37 g: the clean side
+    may only add, the other only take strays off (`remove(1)`, at 30 g `remove(2)` too)."""
+    from lablang.contracts.checks import HOLDS
+    from lablang.contracts.pairs import check_pair
+
+    contract = load_contract(
+        evolve(load_tasks(FILE)[0]["weigh_30g"].contract, params=(("target", target),))
+    )
+    (pair,) = contract.pairs
+    result = check_pair(contract, pair, 8, 10_000_000)
+    assert result.status == HOLDS, result.message
+    strays = ["remove(1)", "remove(2)"] if target == 30 else ["remove(1)"]
+    assert result.details[1] == f"right legal: {', '.join(strays)}, wait_stable"
+    assert result.details[0].startswith("left legal: add(")

@@ -103,3 +103,19 @@ def test_doc_branch_session_prints_what_docs_sim_shows() -> None:
     out = CliRunner().invoke(main, args)
     assert out.exit_code == 0, out.output
     assert out.output == match.group(2)
+
+
+def test_an_intervention_branch_runs_past_its_failed_step_so_later_choices_compare() -> None:
+    """With the pick of w20 reported failed, `add_20` fails, yet the supported branch still
+    runs `add_10`: its w10 transfer is a frozen choice (correct, executed), where a branch
+    that stopped at the failed step would have reached no choice."""
+    from lablang.sim.interventions import Execution
+
+    tasks, _ = load_tasks("examples/tasks/feedback_weighing.lab")
+    matched = run_matched(tasks["weigh_30g"], 1, "add_20", Execution("add_20", 0, "failed"))
+    assert [s.status for s in matched.supported.steps] == ["passed", "failed", "failed"]
+    frozen = matched.report()["supported"]["choice"]["frozen"]
+    assert [(c["operation"], c["correct"], c["executed"]) for c in frozen] == [
+        ("transfer(w10, scale)", True, True)
+    ]
+    assert matched.report()["base"]["choice"]["correct"] == 2

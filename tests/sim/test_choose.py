@@ -3,6 +3,8 @@ first whose condition holds when the step starts running."""
 
 from __future__ import annotations
 
+import pytest
+
 from lablang.bound import judge_for
 from lablang.sim.evidence import Relocate, run_varied
 from lablang.sim.labference import obligations
@@ -102,5 +104,147 @@ def test_certification_reports_each_alternative_and_needs_every_one_taken(task_f
 
     certificate = certify_task(task_from(TASK), instances=1, seed=0)
     assert certificate["success_rate"] == 1.0
-    assert certificate["alternatives"] == {"fix": {"taken": [0, 1], "uncovered": [0]}}
+    fix = certificate["alternatives"]["fix"]
+    assert (fix["taken"], fix["uncovered"]) == ([0, 1], [0])
+    (message,) = fix["messages"]  # the diagnostic names the branch no instance took
+    assert message.startswith("E0719: step `fix`'s `do` block 1 of 2 `requires on(w5, scale)`")
     assert not certificate["certified"]
+
+
+STRAY = "examples/evidence/weigh_stray.lab"
+
+
+def _stray():  # type: ignore[no-untyped-def]
+    from lablang.sim import load_tasks
+
+    tasks, report = load_tasks(STRAY)
+    assert not report.has_errors
+    return tasks["weigh_stray"]
+
+
+def test_a_surface_choice_starts_the_object_on_either_surface_by_seed() -> None:
+    """`randomize w5 within [table, scale]` draws per instance: seed 0's two instances
+    start the 5 g on the pan and at its declared place on the table, and the same seed
+    draws the same surfaces again."""
+    import numpy as np
+
+    from lablang.sim.build import compile_scene
+    from lablang.sim.certify import instance_seeds
+    from lablang.sim.model import OnSurface
+
+    task = _stray()
+
+    def starts() -> list[object]:
+        return [
+            compile_scene(task.scene, np.random.default_rng(s)).placements["w5"]
+            for s in instance_seeds(0, 2)
+        ]
+
+    first = starts()
+    assert [p.surface for p in first if isinstance(p, OnSurface)] == ["scale", "table"]
+    assert first[1] == task.scene.entity("w5").placement
+    assert starts() == first
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("randomize w5 within [scale, table]", "declared on `scale` first"),
+        ("randomize w5 within [table, table]", "repeat one"),
+        ("randomize w5 within [table]", "two or more surfaces"),
+        ("randomize w5 within [table, w10]", "nothing can be put on `w10`"),
+        ("randomize scale within [table, w10]", "not an object that can be moved"),
+        (
+            "randomize w10 within [table, scale]\n  w1: weight(mass: 1 g) on scale",
+            "`scale` already carries `w1`",
+        ),
+    ],
+)
+def test_a_malformed_surface_choice_is_a_located_diagnostic(line: str, message: str) -> None:
+    """A surface choice must start from the object's declared surface, name two or more
+    distinct surfaces that can carry it and carry nothing yet (it starts at the centre),
+    and randomize an object, not a fixture."""
+    from lablang.driver import check_text
+    from lablang.sim.front import tasks_of
+
+    text = TASK.replace("  w5: weight(mass: 5 g) on table at (0.20 m, -0.10 m)\n",
+                        f"  w5: weight(mass: 5 g) on table at (0.20 m, -0.10 m)\n  {line}\n")  # fmt: skip
+    result = check_text(text, roots=["stdlib"])
+    tasks_of(result.program, result.report)
+    found = [d for d in result.report if d.code in ("E0706", "E0708") and message in d.message]
+    assert found and found[0].span is not None, [d.message for d in result.report]
+
+
+def test_a_stray_found_at_the_start_is_contract_context_and_its_removal_correct() -> None:
+    """An instance that starts the 5 g on the pan records it as context (`add(5)` done), so
+    against the contract the expert's `remove(5)` is legal and correct, then `add(20)`
+    and `add(10)`: the expert is correct in this evidence variation too, and clean."""
+    from lablang.bound import judge_for
+    from lablang.sim.certify import instance_seeds
+    from lablang.sim.episode import EpisodeRunner
+
+    task = _stray()
+    runner = EpisodeRunner(task, instance_seeds(0, 1)[0])
+    runner.run()
+    result = runner.finish()
+    context = [e for e in result.events if e.kind == "context"]
+    assert [(e.object, e.target, e.contract_op) for e in context] == [("w5", "scale", "add(5)")]
+    score = result.score(judge_for(task))
+    frozen = score["choice"]["frozen"]
+    assert [(c["contract_operation"], c["correct"]) for c in frozen] == [
+        ("remove(5)", True),
+        ("add(20)", True),
+        ("add(10)", True),
+    ]
+    assert frozen[0]["legal"] == ["remove(5)", "wait_stable"]
+    assert score["completion"]["status"] == "clean"
+
+
+def test_randomized_evidence_lets_a_guarded_task_certify_with_every_alternative_taken(
+    tmp_path,
+) -> None:
+    """docs/sim.md's session: two instances of `weigh_stray` (seed 0), one finding the 5 g
+    on the pan and taking it off, the other a clear pan; each alternative of `clear` is
+    taken once, the task certifies (exit 0) and prints what the doc shows (its mutants are
+    the next test's)."""
+    import json
+    import re
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    doc = Path("docs/sim.md").read_text("utf-8")
+    session = re.search(
+        r"```console\n\$ (lablang certify examples/evidence/[^\n]*)\n(.*?)```", doc, re.S
+    )
+    assert session is not None
+    out_file = str(tmp_path / "weigh_stray.cert.json")
+    args = session.group(1).split()[1:]
+    args[args.index("weigh_stray.cert.json")] = out_file
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert result.output == session.group(2).replace("weigh_stray.cert.json", out_file)
+    certificate = json.loads(Path(out_file).read_text("utf-8"))
+    assert certificate["alternatives"] == {
+        "clear": {"taken": [1, 1], "uncovered": [], "messages": []}
+    }
+    assert certificate["certified"]
+
+
+def test_a_guarded_steps_mutants_run_on_the_instances_that_took_what_they_change() -> None:
+    """The mutants of `clear` change its first alternative (taking the 5 g off): they run
+    on the instance that found the 5 g on the pan, where each is killed, and not on the
+    one that found a clear pan, which could not tell (before, a mutant changed only the
+    step's `program`, which a guarded step never runs, and survived everywhere)."""
+    from lablang.sim.certify import instance_seeds
+    from lablang.sim.mutants import derive_mutants, run_step_mutants
+
+    task = _stray()
+    mutants = [m for m in derive_mutants(task) if m.step == "clear" and m.kind != "stopped"]
+    assert [m.kind for m in mutants] == ["removed", "target"]
+    outcomes = run_step_mutants(task, mutants, instance_seeds(0, 2))
+    pan_seed = instance_seeds(0, 2)[0]
+    assert [[r.seed for r in o.runs] for o in outcomes] == [[pan_seed]] * 2
+    assert all(o.killed for o in outcomes)

@@ -44,8 +44,9 @@ def test_segment_patterns_spell_the_display() -> None:
     assert all(on == (SEGMENTS[i % 7] == "g") for i, on in enumerate(over[:-1]))
 
 
-def _read_from_camera(rt) -> float | None:  # type: ignore[no-untyped-def]
-    """Render the `front` camera at 256x256 and read each segment at its projected centre."""
+def _read_from_camera(rt, segments=None) -> float | None:  # type: ignore[no-untyped-def]
+    """Render the `front` camera at 256x256 and read each segment (by default the scale's)
+    at its projected centre."""
     m, d = rt.model, rt.data
     renderer = mujoco.Renderer(m, SIZE, SIZE)
     renderer.update_scene(d, camera="front")
@@ -54,7 +55,7 @@ def _read_from_camera(rt) -> float | None:  # type: ignore[no-untyped-def]
     cam = m.camera("front").id
     focal = 0.5 * SIZE / np.tan(np.radians(m.cam_fovy[cam]) / 2)
     lit = []
-    for geom in rt.scales["scale"].segments:
+    for geom in rt.scales["scale"].segments if segments is None else segments:
         c = d.cam_xmat[cam].reshape(3, 3).T @ (d.geom_xpos[geom] - d.cam_xpos[cam])
         u = int(np.floor(SIZE / 2 + focal * c[0] / -c[2]))
         v = int(np.floor(SIZE / 2 - focal * c[1] / -c[2]))
@@ -88,3 +89,38 @@ def test_the_reading_and_the_fixtures_pose_are_observation_keys(weigh_30g) -> No
     for _ in range(int(3.2 / 0.02)):
         obs, *_ = env.step(env.hold_action())
     assert obs["evidence"]["scale"].tolist() == [0.0, 1.0]
+
+
+HOT_PLATE = """
+scene bench {
+  stirrer: stirrer() on table at (0.40 m, -0.10 m)
+  flask: flask(capacity: 100 mL, contents: 40 mL of medium) on table at (0.20 m, 0.10 m)
+}
+task t in bench {
+  instruction: "Heat the stirrer's plate to 60 C and read its thermometer."
+  step heat { do { set_temperature(stirrer, 60 C); wait(20 s) } success: true }
+}
+"""
+
+
+def test_a_hot_plates_thermometer_is_an_observation_key_and_drawn_for_the_camera(
+    make_runtime,
+) -> None:
+    """The stirrer's thermometer shows its plate's temperature in 0.1 C: the observation
+    key holds that display and the set temperature, and the digits a 256 px `front` image
+    shows are the same value, at room temperature and while the plate heats."""
+    from lablang.sim.assets.display import temperature_tenths
+    from lablang.sim.env import evidence
+
+    rt = make_runtime(HOT_PLATE)
+    segments = rt.thermometers.segments["stirrer"]
+    assert evidence(rt)["stirrer"].tolist() == [rt.temperature["stirrer"], rt.setpoint["stirrer"]]
+    assert _read_from_camera(rt, segments) == rt.thermometers.reading("stirrer")
+    rt.setpoint["stirrer"] = 60.0
+    for _ in range(int(4.0 / rt.dt)):
+        rt.tick()
+    shown = rt.thermometers.reading("stirrer")
+    assert shown == temperature_tenths(rt.temperature["stirrer"]) / 10
+    assert 25.0 < shown < 60.0  # heating, not there yet
+    assert evidence(rt)["stirrer"].tolist() == [shown, 60.0]
+    assert _read_from_camera(rt, segments) == shown

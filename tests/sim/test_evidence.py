@@ -41,10 +41,16 @@ def test_the_centrifuge_answer_changing_pair_is_reproduced_in_simulation(centrif
     assert a_base != a_varied  # the state each branch starts from is reported
 
 
-def test_weighing_evidence_varied_changes_the_reading_and_the_legal_set() -> None:
-    """A stray 5 g weight found on the pan before `add_10`: the varied branch starts from a
-    different display, its legal set then holds `remove(5)` (the base's does not), and it
-    runs to the end although `add_10` fails (the fixed program cannot adapt)."""
+def _moves(choice: dict) -> list[str]:  # type: ignore[type-arg]
+    return [op for op in choice["legal"] if op.startswith(("add(", "remove("))]
+
+
+def test_the_30g_answer_changing_pair_is_reproduced_in_simulation() -> None:
+    """The example task's own pair (30 g): before `add_10`, a clean pan of 20 g calls for
+    `add(10)` and the same pan with a stray 5 g found on it for `remove(5)` only, disjoint
+    legal sets as the contract's `stray` pair says; the varied branch starts from a
+    different display and runs to the end, where the fixed program's `add(10)` is an
+    incorrect choice and `add_10` fails."""
     code, output = _branch(WEIGHING, "--seed", "1", "--at", "add_10", "--vary", "w5=scale",
                            "--json")  # fmt: skip
     assert code == 0, output
@@ -52,12 +58,13 @@ def test_weighing_evidence_varied_changes_the_reading_and_the_legal_set() -> Non
     base, varied = result["base"], result["varied"]
     assert base["start"]["evidence"]["scale"]["display"] == 20.0
     assert varied["start"]["evidence"]["scale"]["display"] > 20.0
-    assert "remove(5)" in varied["choice"]["frozen"][-1]["legal"]
-    assert "remove(5)" not in base["choice"]["frozen"][-1]["legal"]
+    assert _moves(base["choice"]["frozen"][-1]) == ["add(10)"]
+    assert _moves(varied["choice"]["frozen"][-1]) == ["remove(5)"]
+    assert [c["correct"] for c in varied["choice"]["frozen"]] == [True, False]
     assert base["completion"]["status"] == "clean"
     assert varied["completion"]["status"] == "incomplete"
     assert varied["choice"]["reached"] == 2  # the step after the checkpoint was still run
-    assert result["changed"] == ["completion"]
+    assert result["changed"] == ["choice", "completion"]
 
 
 @pytest.mark.parametrize(

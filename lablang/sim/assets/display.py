@@ -3,7 +3,8 @@
 The digits are visual geoms (they neither collide nor weigh, so trajectories do not
 change); the runtime lights a segment by making it opaque (`lit`) and hides it otherwise.
 A scale shows its display in 0.1 g in five positions (a sign, three integer digits and a
-decimal digit, with a fixed decimal point): -999.9 g to 999.9 g, dashes beyond.
+decimal digit, with a fixed decimal point): -999.9 g to 999.9 g, dashes beyond. A hot
+plate's thermometer (`Thermometers`) shows its plate's temperature the same way, in 0.1 C.
 
 >>> "".join("1" if on else "0" for on in segments_lit(205)[21:28])  # the "0" of 20.5 g
 '1111110'
@@ -11,7 +12,11 @@ decimal digit, with a fixed decimal point): -999.9 g to 999.9 g, dashes beyond.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+
 import mujoco
+from attrs import define, field
 
 POSITIONS = 5  # sign, hundreds, tens, units, tenths
 # segments a..g of each digit, lit for 0..9 (a top, b upper right, c lower right, d bottom,
@@ -100,3 +105,45 @@ def add_display(body: mujoco.MjsBody, name: str, centre: list[float]) -> list[st
         )
         names.append(geom)
     return names
+
+
+def temperature_tenths(celsius: float) -> int:
+    """A thermometer's display in tenths of a degree (halves rounded up).
+
+    >>> temperature_tenths(59.96), temperature_tenths(25.0), temperature_tenths(-0.04)
+    (600, 250, 0)
+    """
+    return math.floor(celsius * 10 + 0.5)
+
+
+@define
+class Thermometers:
+    """The hot plates' temperature displays: which segment geoms each lights, and the value
+    (tenths of a degree) each shows. `update` lights them for the plates' temperatures;
+    a display changes only when its shown value does."""
+
+    segments: dict[str, tuple[int, ...]] = field(factory=dict)
+    shown: dict[str, int] = field(factory=dict)
+
+    @classmethod
+    def of(cls, model: mujoco.MjModel, displays: Mapping[str, list[str]]) -> Thermometers:
+        """The displays of the heaters that have one (a hot plate, not a thermal block)."""
+        return cls(
+            {
+                name: tuple(model.geom(g).id for g in geoms)
+                for name, geoms in displays.items()
+                if geoms
+            }
+        )
+
+    def update(self, model: mujoco.MjModel, temperatures: Mapping[str, float]) -> None:
+        for name, geoms in self.segments.items():
+            tenths = temperature_tenths(temperatures[name])
+            if self.shown.get(name) != tenths:
+                self.shown[name] = tenths
+                for geom, lit in zip(geoms, segments_lit(tenths), strict=True):
+                    model.geom_rgba[geom] = LIT if lit else UNLIT
+
+    def reading(self, name: str) -> float:
+        """The displayed temperature, in degrees C."""
+        return self.shown.get(name, 0) / 10

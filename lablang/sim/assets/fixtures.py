@@ -247,4 +247,6 @@ def build_stirrer(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: fl
     )
     info.buttons["stir"] = add_button(spec, body, f"{name}_stir", [-0.04, -0.078, 0.06])
     info.buttons["set"] = add_button(spec, body, f"{name}_set", [0.04, -0.078, 0.06])
+    # the plate's thermometer, upright at the +x edge facing the front camera (visual only)
+    info.display = add_display(body, f"{name}_display", [0.085, 0.0, 0.12])
     return info
