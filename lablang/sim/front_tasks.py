@@ -16,6 +16,7 @@ from lablang.sim.front_instruction import check_instruction, predicate_calls
 from lablang.sim.front_luck import check_luck
 from lablang.sim.front_scene import SceneFront
 from lablang.sim.front_skills import skill_call
+from lablang.sim.front_trace import TRACE_KEYS, realized_names, task_trace
 from lablang.sim.front_values import si_number, suggest
 from lablang.source import Span
 
@@ -61,6 +62,7 @@ class TaskFront(Front):
         steps: list[sm.Step] = []
         contract: ast.Field | None = None
         operations: ast.Field | None = None
+        traced: dict[str, ast.Field] = {}
         members = decl.body.members if decl.body else ()
         skip = 0
         for index, member in enumerate(members):
@@ -74,6 +76,8 @@ class TaskFront(Front):
                     contract = member
                 case ast.Field(key="operations"):
                     operations = member
+                case ast.Field(key=key) if key in TRACE_KEYS:
+                    traced[key] = member
                 case ast.Entry(keyword="step") if reserved := reserved_name(
                     members, index, self.source.text
                 ):
@@ -88,7 +92,8 @@ class TaskFront(Front):
                         "E0708",
                         'a task holds `instruction: "..."`, `step name { do { ... } '
                         "success: ... }` entries, and optionally `follows: CONTRACT(params)` "
-                        "with `operations: { skill call as operation }`",
+                        "with `operations: { skill call as operation }`, and its trace to a "
+                        "protocol (`bind:`, `defer:`, `tolerance:`, `family:`)",
                         member.span,
                     )
         if len(steps) > catalog.MAX_STEPS:
@@ -107,6 +112,7 @@ class TaskFront(Front):
                 "with `follows: CONTRACT(params)`",
                 operations.span,
             )
+        trace, family = task_trace(self, decl, traced, scene)
         if self.failed:
             return None
         task = sm.Task(
@@ -116,6 +122,8 @@ class TaskFront(Front):
             instruction,
             source_text=self.source.text[decl.span.start : decl.span.end],
             contract=binding,
+            trace=trace,
+            family=family,
         )
         check_instruction(decl, task, self.report, self.source, self.instruction_span)
         check_luck(task, self.report, self.source)
@@ -227,9 +235,12 @@ class TaskFront(Front):
                 "E0708", f"a step may call at most {catalog.MAX_CALLS_PER_STEP} skills", entry.span
             )
         trigger: str | None = None
+        realizes: tuple[sm.Named, ...] = ()
         events = [e.name for e in scene.interventions]
         for clause in entry.clauses:
-            if clause.keyword == "on" and isinstance(clause.value, ast.Name):
+            if clause.keyword == "realizes" and not isinstance(clause.value, ast.Assignment):
+                realizes = realized_names(self, clause)
+            elif clause.keyword == "on" and isinstance(clause.value, ast.Name):
                 if clause.value.id in events:
                     trigger = clause.value.id
                 else:
@@ -246,7 +257,8 @@ class TaskFront(Front):
             else:
                 self.error(
                     "E0708",
-                    "a step may wait for a scene event with `on EVENT` (no other clauses)",
+                    "a step may wait for a scene event with `on EVENT` and name the protocol "
+                    "steps it carries out with `realizes STEP` (no other clauses)",
                     clause.span,
                 )
         return sm.Step(
@@ -260,6 +272,7 @@ class TaskFront(Front):
             unchecked=unchecked,
             may_already_hold=may_already_hold,
             alternatives=tuple(alternatives),
+            realizes=realizes,
         )
 
     def guard(self, clauses: tuple[ast.Clause, ...], scene: sm.Scene) -> sm.Expr | None:
