@@ -18,6 +18,7 @@ from lablang.sim import model as sm
 from lablang.trace.evidence import (
     LIQUID_SKILLS,
     MIX_SKILLS,
+    ON_FIXTURE,
     Bound,
     Delivery,
     Where,
@@ -25,6 +26,7 @@ from lablang.trace.evidence import (
     current_container,
     number,
     ref,
+    shown,
     si_value,
     tolerance,
     words,
@@ -85,7 +87,10 @@ def _liquid(
                 else f"nothing: protocol step `{step.name}` puts liquid into `{destination}` "
                 f"(bound to `{entity}`)"
             ),
-            (doers[0].program[0].span if doers[0].program else doers[0].span),
+            next(
+                (d.call.span for d in calls if d.destination in others),
+                doers[0].span,
+            ),
             step.span,
             here,
             label="the task step that realizes it",
@@ -121,12 +126,12 @@ def _liquid(
             where.add(
                 "E0845",
                 f"{_names(doers)} moves {words(moved, 'volume')} into `{entity}`; "
-                f"protocol step `{step.name}` moves {action.volume} into `{destination}`",
+                f"protocol step `{step.name}` moves {shown(action.volume)} into `{destination}`",
                 arg.span if arg is not None and arg.span else into[0].call.span,
                 step.span_of("volume"),
-                f"{here}: {action.volume}",
-                label=f"not {action.volume}",
-                help=f"move {action.volume}" + _within(task, "volume"),
+                f"{here}: {shown(action.volume)}",
+                label=f"not {shown(action.volume)}",
+                help=f"move {shown(action.volume)}" + _within(task, "volume"),
                 fix=_replace(arg, action.volume),
             )
     material = action.material if isinstance(action, pm.Add) else None
@@ -174,11 +179,11 @@ def _spec_amount(
         what = substance or "the liquid"
         where.add(
             "E0845",
-            f"the success spec of {_names(doers)} does not check the {amount} of "
+            f"the success spec of {_names(doers)} does not check the {shown(amount)} of "
             f"{what} in `{entity}` that protocol step `{step.name}` puts there",
             doers[-1].span,
             step.span_of("volume"),
-            f"{here}: {amount}",
+            f"{here}: {shown(amount)}",
             label="no `contains` of that amount",
             help=f"add `contains({entity}, {substance or 'SUBSTANCE'}, {amount.text or amount}, "
             "within: ...)` to its `success:`",
@@ -207,12 +212,12 @@ def _spec_amount(
             where.add(
                 "E0845",
                 f"the success spec checks {words(value, 'volume')} in `{entity}`; protocol "
-                f"step `{step.name}` moves {amount} there",
+                f"step `{step.name}` moves {shown(amount)} there",
                 arg.span or atom.span,
                 step.span_of("volume"),
-                f"{here}: {amount}",
-                label=f"not {amount}",
-                help=f"check {amount}" + _within(task, "volume"),
+                f"{here}: {shown(amount)}",
+                label=f"not {shown(amount)}",
+                help=f"check {shown(amount)}" + _within(task, "volume"),
                 fix=_replace(arg, amount),
             )
 
@@ -231,7 +236,7 @@ def _mix(
     entity = bound.containers[container].text() if container in bound.containers else None
     calls = [c for s in doers for c in s.all_calls if c.func in skills]
     if entity is not None:
-        calls = [c for c in calls if entity in (ref(c, 0), ref(c, 1))]
+        calls = [c for c in calls if c.func in ON_FIXTURE or entity in (ref(c, 0), ref(c, 1))]
     here = f"protocol step `{step.name}`"
     if skills and not calls:
         where.add(
@@ -274,36 +279,36 @@ def _temperature(
 ) -> None:
     want = si_value(temperature)
     slack = tolerance(task, "temperature")
-    shown: list[sm.Num] = []
+    seen: list[sm.Num] = []
     for s in doers:
         for call in s.all_calls:
             if call.func == "set_temperature" and len(call.args) > 1:
-                shown += [a for a in call.args[1:2] if isinstance(a, sm.Num)]
+                seen += [a for a in call.args[1:2] if isinstance(a, sm.Num)]
     for atom in atoms(doers, "temperature"):
-        shown += [a for a in atom.args[1:2] if isinstance(a, sm.Num)]
+        seen += [a for a in atom.args[1:2] if isinstance(a, sm.Num)]
     here = f"protocol step `{step.name}`"
-    if not shown:
+    if not seen:
         where.add(
             "E0845",
-            f"{_names(doers)} neither sets nor checks the {temperature} of protocol "
+            f"{_names(doers)} neither sets nor checks the {shown(temperature)} of protocol "
             f"step `{step.name}`",
             doers[0].span,
             step.span_of("temperature"),
-            f"{here}: {temperature}",
+            f"{here}: {shown(temperature)}",
             label="no temperature here",
-            help=f"`set_temperature(BLOCK, {temperature})` or check "
-            f"`temperature(OBJECT, {temperature})`",
+            help=f"`set_temperature(BLOCK, {shown(temperature)})` or check "
+            f"`temperature(OBJECT, {shown(temperature)})`",
         )
-    for value in shown:
+    for value in seen:
         if abs(value.value - want) > slack:
             where.add(
                 "E0845",
                 f"{_names(doers)} uses {value.value:g} C; protocol step "
-                f"`{step.name}` incubates at {temperature}",
+                f"`{step.name}` incubates at {shown(temperature)}",
                 value.span,
                 step.span_of("temperature"),
-                f"{here}: {temperature}",
-                label=f"not {temperature}",
-                help=f"use {temperature}" + _within(task, "temperature"),
+                f"{here}: {shown(temperature)}",
+                label=f"not {shown(temperature)}",
+                help=f"use {shown(temperature)}" + _within(task, "temperature"),
                 fix=_replace(value, temperature),
             )

@@ -34,7 +34,9 @@ MIX_SKILLS: dict[str, dict[str, int | None]] = {
     "swirl": {"swirl": None},
     "stir": {"stir": None},
 }
-MIXERS = frozenset(skill for skills in MIX_SKILLS.values() for skill in skills)
+# mixers that act on the fixture the container stands on (`stir(stirrer, 6 s)`): the
+# container is not among their arguments, so the spec (`on(flask, stirrer)`) ties them
+ON_FIXTURE = frozenset({"stir"})
 
 
 def si_value(amount: Amount) -> float:
@@ -44,9 +46,19 @@ def si_value(amount: Amount) -> float:
 
 
 def words(value: float, dimension: str) -> str:
-    unit = {"volume": "uL", "mass": "mg", "temperature": "C", "time": "s"}.get(dimension, "")
-    scale = {"uL": 1e-9, "mg": 1e-6}.get(unit, 1.0)
-    return f"{value / scale:g} {unit}".strip()
+    """An SI value in the unit a bench reader expects (`20 mL`, `150 uL`, `37 C`)."""
+    if dimension == "volume":
+        unit, scale = ("mL", 1e-6) if abs(value) >= 1e-6 else ("uL", 1e-9)
+    elif dimension == "mass":
+        unit, scale = ("g", 1e-3) if abs(value) >= 1e-3 else ("mg", 1e-6)
+    else:
+        unit, scale = {"temperature": "C", "time": "s"}.get(dimension, ""), 1.0
+    return f"{value / scale:.6g} {unit}".strip()
+
+
+def shown(amount: Amount) -> str:
+    """A protocol's amount as its author wrote it."""
+    return amount.text or str(amount)
 
 
 @frozen

@@ -36,16 +36,19 @@ def check_trace(
     where = Where(task_source, protocol_source, report)
     names = [s.name for s in protocol.steps]
     realized: dict[str, list[int]] = {}
+    guessed: set[str | None] = set()  # misspelt steps: not reported again as missing
     for index, step in enumerate(task.steps):
         for named in step.realizes:
             if named.name in names:
                 realized.setdefault(named.name, []).append(index)
             else:
-                _unknown_step(where, protocol, named, f"task step `{step.name}` realizes")
+                guessed.add(
+                    _unknown_step(where, protocol, named, f"task step `{step.name}` realizes")
+                )
     deferred = {}
     for named, reason in trace.defer:
         if named.name not in names:
-            _unknown_step(where, protocol, named, "the task defers")
+            guessed.add(_unknown_step(where, protocol, named, "the task defers"))
         elif named.name in realized:
             where.add(
                 "E0843",
@@ -59,7 +62,7 @@ def check_trace(
             )
         else:
             deferred[named.name] = reason
-    _check_coverage(where, task, protocol, realized, deferred)
+    _check_coverage(where, task, protocol, realized, deferred, guessed)
     _check_order(where, task, protocol, realized)
     bound = _check_bindings(where, task, protocol, realized)
     if bound is None:
@@ -72,7 +75,8 @@ def check_trace(
             check_action(where, task, protocol, protocol_step, doers, bound, ledger)
 
 
-def _unknown_step(where: Where, protocol: pm.Protocol, named: sm.Named, who: str) -> None:
+def _unknown_step(where: Where, protocol: pm.Protocol, named: sm.Named, who: str) -> str | None:
+    """E0843 for a name that is not a protocol step; the step it likely meant."""
     guess = did_you_mean(named.name, [s.name for s in protocol.steps])
     where.add(
         "E0843",
@@ -86,6 +90,7 @@ def _unknown_step(where: Where, protocol: pm.Protocol, named: sm.Named, who: str
         if guess and named.span and not named.span.end - named.span.start > len(named.name)
         else None,
     )
+    return guess
 
 
 def _check_coverage(
@@ -94,11 +99,12 @@ def _check_coverage(
     protocol: pm.Protocol,
     realized: dict[str, list[int]],
     deferred: dict[str, str],
+    guessed: set[str | None],
 ) -> None:
     trace = task.trace
     assert trace is not None
     for step in protocol.steps:
-        if step.name in realized or step.name in deferred:
+        if step.name in realized or step.name in deferred or step.name in guessed:
             continue
         where.add(
             "E0841",

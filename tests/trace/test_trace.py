@@ -1,0 +1,193 @@
+"""A task traced to the protocol it realizes: each violation of the trace is a coded error
+in the task that also points at the protocol step, and a protocol diff lists the task
+steps it affects (`lablang.trace`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lablang.cli import main
+from lablang.driver import check_file, check_text
+
+ROOT = Path(__file__).parents[2]
+SUITE = ROOT / "examples" / "suite"
+
+PROTOCOL = """
+protocol prep "Buffer into a tube, then mix it" {
+  materials: [buffer]
+  containers: {stock: unknown, tube1: 0 uL}
+  step fill { transfer: 20 mL from stock  to: tube1 }
+  step mix { mix: swirl  container: tube1 }
+  step spin { centrifuge: 300 xg for 1 min  container: tube1 }
+}
+scene s {
+  src: beaker(capacity: 50 mL, contents: 30 mL of buffer) on table at (0.20 m, 0.00 m)
+  dst: beaker(capacity: 50 mL) on table at (0.40 m, 0.05 m)
+  other: beaker(capacity: 50 mL) on table at (0.40 m, -0.15 m)
+}
+"""
+TASK = """
+task t in s realizes prep {
+  bind: {stock: src, tube1: dst}
+  tolerance: 0.5 mL
+  defer: {spin: "done by the centrifuge, not the robot"}
+  instruction: "Pour 20 mL of buffer from beaker src into beaker dst, set src down, then swirl dst."
+  step pour realizes fill {
+    do { pick(src); pour(src, dst, 20 mL); place(src, table) }
+    success: contains(dst, buffer, 20 mL, within: 0.5 mL) and on(src, table)
+  }
+  step swirl realizes mix { do { pick(dst); swirl(dst, 2 s) }  success: mixed(dst) }
+}
+"""
+
+
+def _errors(text: str) -> list:
+    return [d for d in check_text(text, "t.lab").report.errors]
+
+
+def _at(text: str, diagnostic) -> str:
+    return text[diagnostic.span.start : diagnostic.span.end]
+
+
+def test_a_faithful_task_checks_clean():
+    """The task that pours the protocol's 20 mL into the bound beaker, swirls it, and
+    defers the spin has no trace errors."""
+    assert _errors(PROTOCOL + TASK) == []
+
+
+def test_a_step_neither_realized_nor_deferred_is_an_error_at_both_places():
+    """Dropping the deferral of `spin` is E0841 at the task's `realizes prep`, labelled at
+    the protocol step `spin`."""
+    text = PROTOCOL + TASK.replace('  defer: {spin: "done by the centrifuge, not the robot"}\n', "")
+    (error,) = _errors(text)
+    assert error.code == "E0841" and _at(text, error) == "prep"
+    (label,) = error.labels
+    assert _at(text, label).startswith("step spin {")
+
+
+def test_steps_realized_out_of_order_are_an_error_at_both_places():
+    """Swirling before pouring realizes `mix` before `fill`: E0842 at the early step's
+    `realizes fill`... pointing at protocol step `fill`, which comes first."""
+    text = PROTOCOL + TASK.replace("realizes fill", "realizes FIRST").replace(
+        "realizes mix", "realizes fill"
+    ).replace("realizes FIRST", "realizes mix")
+    codes = [e.code for e in _errors(text)]
+    assert "E0842" in codes
+    error = next(e for e in _errors(text) if e.code == "E0842")
+    assert _at(text, error) in ("fill", "mix")
+    assert any(_at(text, label).startswith("step ") for label in error.labels)
+
+
+def test_a_different_quantity_is_an_error_at_both_places_with_the_protocols_amount_as_fix():
+    """Pouring 25 mL where the protocol transfers 20 mL (tolerance 0.5 mL) is E0845 at the
+    program's `25 mL` and at the spec's `25 mL`, each labelled at the protocol's `20 mL`
+    and fixed by writing it."""
+    text = PROTOCOL + TASK.replace("20 mL", "25 mL").replace("transfer: 25 mL", "transfer: 20 mL")
+    errors = _errors(text)
+    assert [e.code for e in errors] == ["E0845", "E0845"]
+    for error in errors:
+        assert _at(text, error) == "25 mL"
+        assert [_at(text, label) for label in error.labels] == ["20 mL"]
+        assert [edit.replacement for edit in error.fix.edits] == ["20 mL"]
+
+
+def test_a_quantity_within_the_tolerance_agrees():
+    """19.8 mL poured and checked agrees with the protocol's 20 mL within 0.5 mL; 19.4 mL
+    does not."""
+    near = PROTOCOL + TASK.replace("pour(src, dst, 20 mL)", "pour(src, dst, 19.8 mL)")
+    far = PROTOCOL + TASK.replace("pour(src, dst, 20 mL)", "pour(src, dst, 19.4 mL)")
+    assert _errors(near) == []
+    assert [e.code for e in _errors(far)] == ["E0845"]
+
+
+def test_moving_the_liquid_into_another_entity_breaks_the_containers_identity():
+    """Pouring into `other` while `tube1` is bound to `dst` is E0844 at the pour."""
+    text = PROTOCOL + TASK.replace("pour(src, dst, 20 mL)", "pour(src, other, 20 mL)")
+    (error,) = _errors(text)
+    assert error.code == "E0844" and _at(text, error) == "pour(src, other, 20 mL)"
+
+
+def test_an_unbound_container_and_a_container_bound_twice_are_errors():
+    """A realized step's container missing from `bind` is E0844, and so are two protocol
+    containers bound to one entity."""
+    unbound = PROTOCOL + TASK.replace("bind: {stock: src, tube1: dst}", "bind: {stock: src}")
+    assert "E0844" in [e.code for e in _errors(unbound)]
+    twice = PROTOCOL + TASK.replace(
+        "bind: {stock: src, tube1: dst}", "bind: {stock: dst, tube1: dst}"
+    )
+    assert "E0844" in [e.code for e in _errors(twice)]
+
+
+def test_a_misspelt_protocol_step_is_one_error_with_its_fix():
+    """`realizes fil` is E0843 with `fill` as the fix, and `fill` is not reported again as
+    missing."""
+    text = PROTOCOL + TASK.replace("realizes fill", "realizes fil")
+    errors = _errors(text)
+    assert [e.code for e in errors] == ["E0843"]
+    assert [edit.replacement for edit in errors[0].fix.edits] == ["fill"]
+
+
+def test_an_edited_protocol_in_another_file_that_the_task_no_longer_matches(tmp_path):
+    """A task importing its protocol (`use protocols.prep.{prep}`): after the protocol's
+    volume is edited, the task's quantities are E0845 in the task, with a note giving the
+    protocol step's place in the other file."""
+    (tmp_path / "protocols").mkdir()
+    protocol, scene = PROTOCOL.split("scene s")
+    (tmp_path / "protocols" / "prep.lab").write_text(protocol)
+    task = tmp_path / "task.lab"
+    task.write_text("use protocols.prep.{prep}\nscene s" + scene + TASK)
+    assert check_file(task).report.errors == []
+    (tmp_path / "protocols" / "prep.lab").write_text(protocol.replace("20 mL", "15 mL"))
+    errors = check_file(task).report.errors
+    assert [e.code for e in errors] == ["E0845", "E0845"]
+    assert all("protocols/prep.lab:" in " ".join(e.notes) for e in errors)
+
+
+def test_the_suite_checks_clean():
+    """Every scenario of examples/suite checks without errors or warnings, and each task
+    realizes a protocol and names its family."""
+    from lablang.diagnostics import Report
+    from lablang.driver import lab_files
+    from lablang.sim.front import tasks_of
+
+    tasks = []
+    for path in lab_files([SUITE]):
+        result = check_file(path)
+        assert list(result.report) == [], path
+        tasks += tasks_of(result.program, Report()).values()
+    assert len(tasks) >= 6
+    assert all(t.trace is not None and t.family for t in tasks)
+    assert {t.family for t in tasks} >= {"liquid handling", "mixing", "thermal", "apparatus"}
+
+
+def test_diff_lists_the_task_steps_an_edit_affects(monkeypatch):
+    """`lablang diff OLD NEW --tasks examples/suite` names the task steps that realize the
+    changed step and the task that does not realize the added one, in text and JSON."""
+    monkeypatch.chdir(SUITE)
+    args = ["diff", "protocols/buffer_aliquot.lab", "protocols/buffer_aliquot_200ul.lab"]
+    text = CliRunner().invoke(main, [*args, "--tasks", "."])
+    assert text.exit_code == 1
+    assert "task `aliquot_buffer` step `draw` realizes `aliquot` (changed)" in text.output
+    assert "task `aliquot_buffer` step `deliver` realizes `aliquot` (changed)" in text.output
+    assert "task `aliquot_buffer` does not realize `mix` (added)" in text.output
+    data = json.loads(CliRunner().invoke(main, [*args, "--tasks", ".", "--json"]).output)
+    assert {(a["task"], a["step"], a["protocol_step"], a["change"]) for a in data["affected"]} == {
+        ("aliquot_buffer", "draw", "aliquot", "changed"),
+        ("aliquot_buffer", "deliver", "aliquot", "changed"),
+        ("aliquot_buffer", None, "mix", "added"),
+    }
+
+
+@pytest.mark.parametrize("scenario", ["pour_medium.lab"])
+def test_a_suite_scenario_certifies_on_one_instance(scenario):
+    """A sample of the suite certifies: one instance, no mutants (the cheap CI sample)."""
+    from lablang.sim import certify_task, load_tasks
+
+    tasks, report = load_tasks(str(SUITE / scenario))
+    assert not report.has_errors
+    for task in tasks.values():
+        assert certify_task(task, instances=1, seed=0, mutants="none")["certified"]
