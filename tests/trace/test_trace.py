@@ -191,3 +191,12 @@ def test_a_suite_scenario_certifies_on_one_instance(scenario):
     assert not report.has_errors
     for task in tasks.values():
         assert certify_task(task, instances=1, seed=0, mutants="none")["certified"]
+
+
+def test_the_docs_worked_example_is_the_suites_scenario():
+    """docs/protocols.md's traced task is examples/suite/pour_medium.lab's, word for word
+    (the docs test checks it clean and runs its diff session)."""
+    page = (ROOT / "docs" / "protocols.md").read_text()
+    section = page.split("## From protocol to task, traced")[1]
+    block = section.split("```lab\n")[1].split("```")[0]
+    assert block in (SUITE / "pour_medium.lab").read_text()
