@@ -57,6 +57,11 @@ def _names(doers: list[sm.Step]) -> str:
     return f"task step {listed}" if len(doers) == 1 else f"task steps {listed}"
 
 
+def _verb(doers: list[sm.Step], one: str, many: str) -> str:
+    """The verb agreeing with `_names(doers)`."""
+    return one if len(doers) == 1 else many
+
+
 def _liquid(
     where: Where,
     task: sm.Task,
@@ -79,7 +84,7 @@ def _liquid(
         )
         where.add(
             "E0844" if others else "E0845",
-            f"{_names(doers)} moves liquid into "
+            f"{_names(doers)} {_verb(doers, 'moves', 'move')} liquid into "
             + (
                 f"{', '.join(f'`{o}`' for o in others)}, not `{entity}`, the entity bound to "
                 f"protocol container `{destination}`"
@@ -125,7 +130,8 @@ def _liquid(
             arg = _volume_arg(single)
             where.add(
                 "E0845",
-                f"{_names(doers)} moves {words(moved, 'volume')} into `{entity}`; "
+                f"{_names(doers)} {_verb(doers, 'moves', 'move')} {words(moved, 'volume')} into "
+                f"`{entity}`; "
                 f"protocol step `{step.name}` moves {shown(action.volume)} into `{destination}`",
                 arg.span if arg is not None and arg.span else into[0].call.span,
                 step.span_of("volume"),
@@ -241,7 +247,7 @@ def _mix(
     if skills and not calls:
         where.add(
             "E0845",
-            f"{_names(doers)} does not mix "
+            f"{_names(doers)} {_verb(doers, 'does', 'do')} not mix "
             + (f"`{entity}`" if entity else "")
             + f" by {' or '.join(f'`{s}`' for s in skills)}, as protocol step `{step.name}` "
             f"mixes by {action.method}",
@@ -290,7 +296,7 @@ def _temperature(
     if not seen:
         where.add(
             "E0845",
-            f"{_names(doers)} neither sets nor checks the {shown(temperature)} of protocol "
+            f"{_names(doers)} {_verb(doers, 'neither sets nor checks', 'neither set nor check')} the {shown(temperature)} of protocol "
             f"step `{step.name}`",
             doers[0].span,
             step.span_of("temperature"),
@@ -303,7 +309,7 @@ def _temperature(
         if abs(value.value - want) > slack:
             where.add(
                 "E0845",
-                f"{_names(doers)} uses {value.value:g} C; protocol step "
+                f"{_names(doers)} {_verb(doers, 'uses', 'use')} {value.value:g} C; protocol step "
                 f"`{step.name}` incubates at {shown(temperature)}",
                 value.span,
                 step.span_of("temperature"),

@@ -159,7 +159,7 @@ def test_the_suite_checks_clean():
         result = check_file(path)
         assert list(result.report) == [], path
         tasks += tasks_of(result.program, Report()).values()
-    assert len(tasks) >= 6
+    assert len(tasks) >= 10
     assert all(t.trace is not None and t.family for t in tasks)
     assert {t.family for t in tasks} >= {"liquid handling", "mixing", "thermal", "apparatus"}
 
@@ -182,7 +182,7 @@ def test_diff_lists_the_task_steps_an_edit_affects(monkeypatch):
     }
 
 
-@pytest.mark.parametrize("scenario", ["pour_medium.lab"])
+@pytest.mark.parametrize("scenario", ["pour_medium.lab", "pipette_aliquot.lab"])
 def test_a_suite_scenario_certifies_on_one_instance(scenario):
     """A sample of the suite certifies: one instance, no mutants (the cheap CI sample)."""
     from lablang.sim import certify_task, load_tasks
