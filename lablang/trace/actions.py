@@ -48,8 +48,10 @@ def check_action(
         _liquid(where, task, step, action, doers, bound, ledger)
     elif isinstance(action, pm.Mix):
         _mix(where, task, protocol, step, action, doers, bound)
-    elif isinstance(action, pm.Incubate) and action.temperature is not None:
-        _temperature(where, task, step, action.temperature, doers)
+    elif isinstance(action, pm.Incubate):
+        _incubated(where, protocol, step, doers, bound)
+        if action.temperature is not None:
+            _temperature(where, task, step, action.temperature, doers)
 
 
 def _names(doers: list[sm.Step]) -> str:
@@ -240,10 +242,25 @@ def _mix(
     container = step.container or current_container(protocol, step)
     skills = MIX_SKILLS.get(action.method or "", {})
     entity = bound.containers[container].text() if container in bound.containers else None
-    calls = [c for s in doers for c in s.all_calls if c.func in skills]
-    if entity is not None:
-        calls = [c for c in calls if c.func in ON_FIXTURE or entity in (ref(c, 0), ref(c, 1))]
+    every = [c for s in doers for c in s.all_calls if c.func in skills]
+    calls = [
+        c
+        for c in every
+        if entity is None or c.func in ON_FIXTURE or entity in (ref(c, 0), ref(c, 1))
+    ]
     here = f"protocol step `{step.name}`"
+    if skills and every and not calls:
+        call = every[0]
+        where.add(
+            "E0844",
+            f"`{call.func}` in {_names(doers)} mixes `{ref(call, 1) if call.func == 'mix_by_pipetting' else ref(call, 0)}`, "
+            f"not `{entity}`, the entity bound to protocol container `{container}`",
+            call.span,
+            step.span,
+            here,
+            help=f"mix `{entity}` (or rebind the container)",
+        )
+        return
     if skills and not calls:
         where.add(
             "E0845",
@@ -317,4 +334,25 @@ def _temperature(
                 label=f"not {shown(temperature)}",
                 help=f"use {shown(temperature)}" + _within(task, "temperature"),
                 fix=_replace(value, temperature),
+            )
+
+
+def _incubated(
+    where: Where, protocol: pm.Protocol, step: pm.Step, doers: list[sm.Step], bound: Bound
+) -> None:
+    """An `incubate` call of the realizing steps puts the entity bound to the container."""
+    container = step.container or current_container(protocol, step)
+    if container not in bound.containers:
+        return
+    entity = bound.containers[container].text()
+    for call in (c for s in doers for c in s.all_calls if c.func == "incubate"):
+        if ref(call, 0) not in (None, entity):
+            where.add(
+                "E0844",
+                f"`incubate` in {_names(doers)} incubates `{ref(call, 0)}`, not `{entity}`, "
+                f"the entity bound to protocol container `{container}`",
+                call.span,
+                step.span,
+                f"protocol step `{step.name}`",
+                help=f"incubate `{entity}` (or rebind the container)",
             )

@@ -70,16 +70,38 @@ def test_a_step_neither_realized_nor_deferred_is_an_error_at_both_places():
 
 
 def test_steps_realized_out_of_order_are_an_error_at_both_places():
-    """Swirling before pouring realizes `mix` before `fill`: E0842 at the early step's
-    `realizes fill`... pointing at protocol step `fill`, which comes first."""
-    text = PROTOCOL + TASK.replace("realizes fill", "realizes FIRST").replace(
-        "realizes mix", "realizes fill"
-    ).replace("realizes FIRST", "realizes mix")
-    codes = [e.code for e in _errors(text)]
-    assert "E0842" in codes
-    error = next(e for e in _errors(text) if e.code == "E0842")
-    assert _at(text, error) in ("fill", "mix")
-    assert any(_at(text, label).startswith("step ") for label in error.labels)
+    """Swirling before pouring realizes `mix` before `fill`: one E0842 at the swirl's
+    `realizes mix`, labelled at protocol step `fill`, which comes first."""
+    pour, swirl = TASK.split("  step pour")[1].split("  step swirl")
+    text = (
+        PROTOCOL
+        + TASK.split("  step pour")[0]
+        + "  step swirl"
+        + swirl.rstrip().removesuffix("}")
+        + "  step pour"
+        + pour
+        + "}\n"
+    )
+    (error,) = _errors(text)
+    assert error.code == "E0842" and _at(text, error) == "mix"
+    (label,) = error.labels
+    assert _at(text, label).startswith("step fill {")
+
+
+def test_a_step_both_realized_and_deferred_is_an_error():
+    """Deferring `fill`, which task step `pour` realizes, is E0843 at the deferral."""
+    text = PROTOCOL + TASK.replace("defer: {spin:", 'defer: {fill: "by hand", spin:')
+    (error,) = _errors(text)
+    assert error.code == "E0843" and _at(text, error) == 'fill: "by hand"'
+
+
+def test_mixing_another_entity_breaks_the_containers_identity():
+    """Swirling `src` where the protocol mixes `tube1` (bound to `dst`) is E0844 at the
+    swirl call."""
+    text = PROTOCOL + TASK.replace("pick(dst); swirl(dst, 2 s)", "pick(src); swirl(src, 2 s)")
+    text = text.replace("success: mixed(dst)", "success: mixed(src)")
+    (error,) = _errors(text)
+    assert error.code == "E0844" and _at(text, error) == "swirl(src, 2 s)"
 
 
 def test_a_different_quantity_is_an_error_at_both_places_with_the_protocols_amount_as_fix():
@@ -200,3 +222,16 @@ def test_the_docs_worked_example_is_the_suites_scenario():
     section = page.split("## From protocol to task, traced")[1]
     block = section.split("```lab\n")[1].split("```")[0]
     assert block in (SUITE / "pour_medium.lab").read_text()
+
+
+def test_incubating_another_tube_breaks_the_containers_identity():
+    """The heat-shock scenario incubating `tube2` where the protocol's `cells_tube` is
+    bound to `tube` is E0844 at the `incubate` call."""
+    text = (SUITE / "heat_block_incubation.lab").read_text()
+    text = text.replace(
+        "tube: tube_1_5ml(contents: 100 uL of cells) in rack.slot[0]",
+        "tube: tube_1_5ml(contents: 100 uL of cells) in rack.slot[0]\n  tube2: tube_1_5ml() in rack.slot[4]",
+    ).replace("randomize [tube] within rack.slot[0..5]", "")
+    text = text.replace("pick(tube); incubate(tube,", "pick(tube2); incubate(tube2,")
+    (error,) = _errors(text)
+    assert error.code == "E0844" and _at(text, error) == "incubate(tube2, block.slot[1], 15 s)"
