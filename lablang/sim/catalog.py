@@ -289,16 +289,6 @@ TASK_STEP_FIELDS: dict[str, str] = {
 # The five operation families of SciVLABench's suite, as a task's `family:` names them.
 TASK_FAMILIES = ("liquid handling", "mixing", "solid handling", "thermal", "apparatus")
 
-# The fields of a task that trace it to a protocol (`task T in S realizes PROTOCOL`).
-TASK_TRACE_FIELDS: dict[str, str] = {
-    "bind": "the protocol's containers and materials as scene entities and substances, "
-    "`{tube1: tube, buffer: buffer}`",
-    "defer": 'protocol steps no robot does, with why: `{spin: "done by the centrifuge"}`',
-    "tolerance": "how far the task's quantities may be from the protocol's, one per "
-    "dimension: `0.5 uL` or `[0.5 uL, 1 C]`",
-    "family": "the task's operation family: " + ", ".join(f'"{f}"' for f in TASK_FAMILIES),
-}
-
 # Which argument of a skill is where it puts or delivers something (its destination),
 # for the mutants that change it; skills not listed have none (`attach_tip`'s slot is
 # where the tip comes from: any tip will do).

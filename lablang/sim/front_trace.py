@@ -11,7 +11,8 @@ from lablang.sim.front_exprs import Front
 from lablang.sim.front_values import si_number, suggest
 from lablang.units import UNITS
 
-TRACE_KEYS = frozenset(catalog.TASK_TRACE_FIELDS)
+# the task fields of the trace (documented in `lablang.check.fields.DECL_FIELDS`)
+TRACE_KEYS = frozenset({"bind", "defer", "tolerance", "family"})
 
 
 def realized_names(front: Front, clause: ast.Clause) -> tuple[sm.Named, ...]:
