@@ -4,17 +4,19 @@ declarations and imports (`lablang.resolve`, with its roots)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from attrs import evolve, frozen
 
 from lablang.check.names import did_you_mean
 from lablang.diagnostics import Edit, Fix, Report
-from lablang.protocols.front import build_protocols
-from lablang.protocols.model import Protocol
 from lablang.resolve import Program
 from lablang.sim import model as sm
 from lablang.sim.front import tasks_of
 from lablang.source import NO_SPAN, Source
-from lablang.trace.steps import check_trace
+
+if TYPE_CHECKING:
+    from lablang.protocols.model import Protocol
 
 
 @frozen
@@ -39,6 +41,9 @@ def traced_tasks(program: Program, report: Report) -> list[Traced]:
     for task in tasks_of(program, report).values():
         if task.trace is None:
             continue
+        # the protocols' model and the trace load only for a task that has one
+        from lablang.trace.steps import check_trace
+
         protocol = _protocol(task.trace.protocol, program, source, report)
         if protocol is None:
             continue
@@ -68,6 +73,8 @@ def _protocol(
             fix=Fix(f"realize `{guess}`", (Edit(at, guess),)) if guess and name.span else None,
         )
         return None
+    from lablang.protocols.front import build_protocols
+
     scratch = Report()  # the protocol's own problems are reported where it is checked
     only = evolve(symbol.module.module, decls=(symbol.decl,))
     (model,) = build_protocols(only, symbol.module.source, scratch)
