@@ -139,7 +139,7 @@ def _liquid(
                 step.span_of("volume"),
                 f"{here}: {shown(action.volume)}",
                 label=f"not {shown(action.volume)}",
-                help=f"move {shown(action.volume)}" + _within(task, "volume"),
+                help=f"move {shown(action.volume)}" + _within(where, task, "volume"),
                 fix=_replace(arg, action.volume),
             )
     material = action.material if isinstance(action, pm.Add) else None
@@ -163,11 +163,16 @@ def _replace(arg: sm.Num | None, amount: Amount) -> Fix | None:
     )
 
 
-def _within(task: sm.Task, dimension: str) -> str:
+def _within(where: Where, task: sm.Task, dimension: str) -> str:
+    """`, within 0.5 mL` as the task wrote its tolerance, or that none is stated."""
     trace = task.trace
     assert trace is not None
     given = [n for n in trace.tolerances if n.dimension == dimension]
-    return f", within {words(given[0].value, dimension)}" if given else " (no tolerance is stated)"
+    if not given:
+        return " (no tolerance is stated)"
+    span = given[0].span
+    text = where.task.text[span.start : span.end] if span else words(given[0].value, dimension)
+    return f", within {text}"
 
 
 def _spec_amount(
@@ -225,7 +230,7 @@ def _spec_amount(
                 step.span_of("volume"),
                 f"{here}: {shown(amount)}",
                 label=f"not {shown(amount)}",
-                help=f"check {shown(amount)}" + _within(task, "volume"),
+                help=f"check {shown(amount)}" + _within(where, task, "volume"),
                 fix=_replace(arg, amount),
             )
 
@@ -332,7 +337,7 @@ def _temperature(
                 step.span_of("temperature"),
                 f"{here}: {shown(temperature)}",
                 label=f"not {shown(temperature)}",
-                help=f"use {shown(temperature)}" + _within(task, "temperature"),
+                help=f"use {shown(temperature)}" + _within(where, task, "temperature"),
                 fix=_replace(value, temperature),
             )
 
