@@ -23,7 +23,6 @@ from lablang.trace.evidence import (
     Delivery,
     Where,
     atoms,
-    current_container,
     number,
     ref,
     shown,
@@ -244,7 +243,7 @@ def _mix(
     doers: list[sm.Step],
     bound: Bound,
 ) -> None:
-    container = step.container or current_container(protocol, step)
+    container = bound.working.get(id(step))
     skills = MIX_SKILLS.get(action.method or "", {})
     entity = bound.containers[container].text() if container in bound.containers else None
     every = [c for s in doers for c in s.all_calls if c.func in skills]
@@ -346,7 +345,7 @@ def _incubated(
     where: Where, protocol: pm.Protocol, step: pm.Step, doers: list[sm.Step], bound: Bound
 ) -> None:
     """An `incubate` call of the realizing steps puts the entity bound to the container."""
-    container = step.container or current_container(protocol, step)
+    container = bound.working.get(id(step))
     if container not in bound.containers:
         return
     entity = bound.containers[container].text()

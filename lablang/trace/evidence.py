@@ -105,6 +105,7 @@ class Where:
 class Bound:
     containers: dict[str, sm.Ref]  # protocol container -> scene entity (or part)
     materials: dict[str, str]  # protocol material -> scene substance
+    working: dict[int, str | None]  # `working_containers` of the protocol
 
 
 @frozen
@@ -168,20 +169,22 @@ def atoms(steps: list[sm.Step], func: str) -> Iterator[sm.Call]:
                 yield atom
 
 
-def containers_of(step: pm.Step, protocol: pm.Protocol) -> list[str]:
+def working_containers(protocol: pm.Protocol) -> dict[int, str | None]:
+    """The container each step (by `id`) works in when it names none: the last
+    destination before it (one pass, as the diff and the ledger read it)."""
+    found: dict[int, str | None] = {}
+    current = None
+    for step in protocol.steps:
+        found[id(step)] = step.container or current
+        current = getattr(step.action, "destination", None) or step.container or current
+    return found
+
+
+def containers_of(step: pm.Step, working: dict[int, str | None]) -> list[str]:
+    """The containers a protocol step names, or works in (`mix`, `incubate`)."""
     action = step.action
     names = [getattr(action, key, None) for key in ("source", "destination")]
     names.append(step.container)
-    if isinstance(action, pm.Mix | pm.Incubate) and step.container is None:
-        names.append(current_container(protocol, step))
+    if isinstance(action, pm.Mix | pm.Incubate):
+        names.append(working.get(id(step)))
     return [n for n in names if n]
-
-
-def current_container(protocol: pm.Protocol, step: pm.Step) -> str | None:
-    """The container a step that names none works in: the last destination before it."""
-    current = None
-    for earlier in protocol.steps:
-        if earlier is step:
-            return current
-        current = getattr(earlier.action, "destination", None) or earlier.container or current
-    return current

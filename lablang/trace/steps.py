@@ -20,7 +20,13 @@ from lablang.protocols import model as pm
 from lablang.sim import model as sm
 from lablang.source import Source, Span
 from lablang.trace.actions import check_action
-from lablang.trace.evidence import Bound, Where, containers_of, pipette_ledger
+from lablang.trace.evidence import (
+    Bound,
+    Where,
+    containers_of,
+    pipette_ledger,
+    working_containers,
+)
 
 
 def check_trace(
@@ -145,11 +151,11 @@ def _check_order(
             latest = (first, step)
 
 
-def _used_containers(protocol: pm.Protocol) -> dict[str, Span]:
+def _used_containers(protocol: pm.Protocol, working: dict[int, str | None]) -> dict[str, Span]:
     """Each container a protocol step names, where it first does."""
     found: dict[str, Span] = {}
     for step in protocol.steps:
-        for name in containers_of(step, protocol):
+        for name in containers_of(step, working):
             found.setdefault(name, step.span)
     return found
 
@@ -159,7 +165,8 @@ def _check_bindings(
 ) -> Bound | None:
     trace = task.trace
     assert trace is not None
-    declared = _used_containers(protocol)
+    working = working_containers(protocol)
+    declared = _used_containers(protocol, working)
     for container in protocol.containers:
         declared.setdefault(container.name, container.span)
     materials = {m.name: m.span for m in protocol.materials}
@@ -216,7 +223,7 @@ def _check_bindings(
         name
         for step in protocol.steps
         if step.name in realized
-        for name in containers_of(step, protocol)
+        for name in containers_of(step, working)
     }
     for name in sorted(used - set(containers)):
         where.add(
@@ -228,4 +235,4 @@ def _check_bindings(
             help=f"add `{name}: ENTITY` to the task's `bind: {{...}}`",
         )
         ok = False
-    return Bound(containers, substances) if ok else None
+    return Bound(containers, substances, working) if ok else None
