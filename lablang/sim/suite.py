@@ -180,6 +180,12 @@ def certify_suite(
                 "id": key,
                 "task": task.name,
                 "file": ref.file,
+                # the task's trace to its protocol (`task T in S realizes P`, lablang/trace)
+                "family": task.family or None,
+                "protocol": task.trace.protocol.name if task.trace else None,
+                "trace": {s.name: [n.name for n in s.realizes] for s in task.steps}
+                if task.trace
+                else None,
                 "certified": certificate["certified"],
                 "success_rate": certificate["success_rate"],
                 "mean_credit": certificate["mean_credit"],

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from lablang.cli import main
@@ -204,15 +203,21 @@ def test_diff_lists_the_task_steps_an_edit_affects(monkeypatch):
     }
 
 
-@pytest.mark.parametrize("scenario", ["pour_medium.lab", "pipette_aliquot.lab"])
-def test_a_suite_scenario_certifies_on_one_instance(scenario):
-    """A sample of the suite certifies: one instance, no mutants (the cheap CI sample)."""
-    from lablang.sim import certify_task, load_tasks
-
-    tasks, report = load_tasks(str(SUITE / scenario))
-    assert not report.has_errors
-    for task in tasks.values():
-        assert certify_task(task, instances=1, seed=0, mutants="none")["certified"]
+def test_a_sample_of_the_suite_certifies_and_its_report_carries_the_trace(tmp_path):
+    """Two scenarios certify on one instance without mutants (the cheap CI sample), and
+    suite.json gives each task's family, protocol and the protocol steps each step
+    realizes."""
+    files = [str(SUITE / "pour_medium.lab"), str(SUITE / "pipette_aliquot.lab")]
+    args = ["certify", *files, "--instances", "1", "--mutants", "none", "--out", str(tmp_path)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    rows = {r["task"]: r for r in json.loads((tmp_path / "suite.json").read_text())["tasks"]}
+    assert all(r["certified"] for r in rows.values())
+    assert (rows["pour_20ml"]["family"], rows["pour_20ml"]["protocol"]) == (
+        "liquid handling",
+        "split_medium",
+    )
+    assert rows["aliquot_buffer"]["trace"] == {"draw": ["aliquot"], "deliver": ["aliquot"]}
 
 
 def test_the_docs_worked_example_is_the_suites_scenario():
