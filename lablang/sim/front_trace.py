@@ -9,6 +9,7 @@ from lablang.sim import catalog
 from lablang.sim import model as sm
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_values import si_number, suggest
+from lablang.source import Span
 from lablang.units import UNITS
 
 # the task fields of the trace (documented in `lablang.check.fields.DECL_FIELDS`)
@@ -83,6 +84,11 @@ def _dotted(expr: ast.Expr) -> str:
     return expr.id if isinstance(expr, ast.Name) else "?"
 
 
+def _key_span(member: ast.Field) -> Span:
+    """Where a record's key stands (`tube1` of `tube1: tube`), for fixes that rename it."""
+    return Span(member.span.start, member.span.start + len(member.key))
+
+
 def _record(front: Front, field: ast.Field | None, example: str) -> list[ast.Field]:
     if field is None:
         return []
@@ -100,7 +106,7 @@ def _bind(
     pairs: list[tuple[sm.Named, sm.Ref | sm.Text]] = []
     for member in _record(front, field, "{tube1: tube, buffer: buffer}"):
         value = member.value
-        name = sm.Named(member.key, member.span)
+        name = sm.Named(member.key, _key_span(member))
         if isinstance(value, ast.Name) and scene.entity(value.id) is None:
             # not an entity: a substance of the scene's contents (checked by the trace)
             pairs.append((name, sm.Text(value.id, value.span)))
@@ -119,7 +125,7 @@ def _defer(front: Front, field: ast.Field | None) -> tuple[tuple[sm.Named, str],
     pairs = []
     for member in _record(front, field, '{spin: "done by the centrifuge, not the robot"}'):
         if isinstance(member.value, ast.String) and member.value.value.strip():
-            pairs.append((sm.Named(member.key, member.span), member.value.value.strip()))
+            pairs.append((sm.Named(member.key, _key_span(member)), member.value.value.strip()))
         else:
             front.error(
                 "E0708",

@@ -40,7 +40,7 @@ def check_trace(
     trace = task.trace
     assert trace is not None
     where = Where(task_source, protocol_source, report)
-    names = [s.name for s in protocol.steps]
+    names = {s.name: s for s in protocol.steps}
     realized: dict[str, list[int]] = {}
     guessed: set[str | None] = set()  # misspelt steps: not reported again as missing
     for index, step in enumerate(task.steps):
@@ -61,7 +61,7 @@ def check_trace(
                 f"protocol step `{named.name}` is both deferred and realized by task step "
                 f"`{task.steps[realized[named.name][0]].name}`",
                 named.span,
-                protocol.step(named.name).span,  # type: ignore[union-attr]
+                names[named.name].span,
                 f"protocol step `{named.name}`",
                 help="a robot either does the step or it does not: drop the deferral or the "
                 "`realizes`",
@@ -93,7 +93,7 @@ def _unknown_step(where: Where, protocol: pm.Protocol, named: sm.Named, who: str
         label="not a protocol step",
         help=f"did you mean `{guess}`?" if guess else "name a step of the protocol",
         fix=Fix(f"name step `{guess}`", (Edit(named.span, guess),))
-        if guess and named.span and not named.span.end - named.span.start > len(named.name)
+        if guess and named.span
         else None,
     )
     return guess
