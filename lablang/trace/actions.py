@@ -44,7 +44,7 @@ def check_action(
     """Report how the task steps `doers` fail to do what protocol step `step` does."""
     action = step.action
     if isinstance(action, pm.Add | pm.Transfer):
-        _liquid(where, task, step, action, doers, bound, ledger)
+        _liquid(where, task, protocol, step, action, doers, bound, ledger)
     elif isinstance(action, pm.Mix):
         _mix(where, task, protocol, step, action, doers, bound)
     elif isinstance(action, pm.Incubate):
@@ -63,9 +63,32 @@ def _verb(doers: list[sm.Step], one: str, many: str) -> str:
     return one if len(doers) == 1 else many
 
 
+def _destination(step: pm.Step, bound: Bound) -> str | None:
+    """The entity bound to where a liquid step puts its liquid."""
+    name = getattr(step.action, "destination", None) or step.container
+    return bound.containers[name].text() if name in bound.containers else None
+
+
+def _sharing(
+    protocol: pm.Protocol, step: pm.Step, doers: list[sm.Step], bound: Bound
+) -> list[pm.Step]:
+    """The liquid steps of the protocol that the same task steps realize into the same
+    entity (two additions to one tube in one task step are checked as their sum)."""
+    names = {n.name for s in doers for n in s.realizes}
+    entity = _destination(step, bound)
+    return [
+        s
+        for s in protocol.steps
+        if s.name in names
+        and isinstance(s.action, pm.Add | pm.Transfer)
+        and _destination(s, bound) == entity
+    ]
+
+
 def _liquid(
     where: Where,
     task: sm.Task,
+    protocol: pm.Protocol,
     step: pm.Step,
     action: pm.Add | pm.Transfer,
     doers: list[sm.Step],
@@ -79,9 +102,16 @@ def _liquid(
     here = f"protocol step `{step.name}`"
     calls = [ledger[id(c)] for s in doers for c in s.all_calls if id(c) in ledger]
     into = [d for d in calls if d.destination == entity and d.call.func != "aspirate"]
+    realized = {n.name for s in doers for n in s.realizes} - {step.name}
+    # the entities the same task steps fill for their other protocol steps
+    legit = {_destination(s, bound) for s in protocol.steps if s.name in realized}
     if not into:
         others = sorted(
-            {d.destination for d in calls if d.destination and d.call.func != "aspirate"}
+            {
+                d.destination
+                for d in calls
+                if d.destination and d.call.func != "aspirate" and d.destination not in legit
+            }
         )
         where.add(
             "E0844" if others else "E0845",
@@ -119,11 +149,31 @@ def _liquid(
                     f"{here} transfers from `{action.source}`",
                     help=f"take it from `{origin}`",
                 )
-    if action.volume is None:
+    group = _sharing(protocol, step, doers, bound)
+    if action.volume is None or group[0] is not step:
+        return  # a group of additions is checked once, at its first step
+    amounts = [getattr(s.action, "volume", None) for s in group]
+    if any(a is None for a in amounts):
         return
-    want = si_value(action.volume)
+    want = sum(si_value(a) for a in amounts if a is not None)
     slack = tolerance(task, "volume")
     volumes = [d.volume for d in into]
+    if len(group) > 1:
+        if all(v is not None for v in volumes):
+            moved = sum(v for v in volumes if v is not None)
+            if abs(moved - want) > slack:
+                listed = ", ".join(f"`{s.name}`" for s in group)
+                where.add(
+                    "E0845",
+                    f"{_names(doers)} {_verb(doers, 'moves', 'move')} "
+                    f"{words(moved, 'volume')} into `{entity}`; protocol steps {listed} "
+                    f"move {words(want, 'volume')} into `{destination}` together",
+                    into[0].call.span,
+                    step.span_of("volume"),
+                    f"{here}: {shown(action.volume)}",
+                    help=f"move {words(want, 'volume')} in all" + _within(where, task, "volume"),
+                )
+        return  # the spec of a mixture is the task's to state
     if all(v is not None for v in volumes):
         moved = sum(v for v in volumes if v is not None)
         if abs(moved - want) > slack:

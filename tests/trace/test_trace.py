@@ -240,3 +240,13 @@ def test_incubating_another_tube_breaks_the_containers_identity():
     text = text.replace("pick(tube); incubate(tube,", "pick(tube2); incubate(tube2,")
     (error,) = _errors(text)
     assert error.code == "E0844" and _at(text, error) == "incubate(tube2, block.slot[1], 15 s)"
+
+
+def test_two_additions_to_one_tube_by_the_same_steps_are_checked_as_their_sum():
+    """Task steps realizing both a 100 uL and a 50 uL transfer into `tube1` agree when
+    they move 150 uL into its entity, and are one E0845 when they move 140 uL."""
+    text = (Path(__file__).parent / "two_additions.lab").read_text()
+    assert _errors(text) == []
+    short = text.replace("aspirate(p200, stock, 150 uL)", "aspirate(p200, stock, 140 uL)")
+    (error,) = _errors(short)
+    assert error.code == "E0845" and "protocol steps `a`, `b` move 150 uL" in error.message
