@@ -250,3 +250,21 @@ def test_two_additions_to_one_tube_by_the_same_steps_are_checked_as_their_sum():
     short = text.replace("aspirate(p200, stock, 150 uL)", "aspirate(p200, stock, 140 uL)")
     (error,) = _errors(short)
     assert error.code == "E0845" and "protocol steps `a`, `b` move 150 uL" in error.message
+
+
+def test_a_protocol_imported_as_a_module_is_found_by_its_dotted_name(tmp_path):
+    """`use protocols.prep` then `realizes prep.prep` resolves the protocol through the
+    module import; a name the module does not declare is E0840."""
+    (tmp_path / "protocols").mkdir()
+    protocol, scene = PROTOCOL.split("scene s")
+    (tmp_path / "protocols" / "prep.lab").write_text(protocol)
+    task = tmp_path / "task.lab"
+    text = (
+        "use protocols.prep\nscene s"
+        + scene
+        + TASK.replace("realizes prep {", "realizes prep.prep {")
+    )
+    task.write_text(text)
+    assert check_file(task).report.errors == []
+    task.write_text(text.replace("realizes prep.prep {", "realizes prep.perp {"))
+    assert [e.code for e in check_file(task).report.errors] == ["E0840"]
