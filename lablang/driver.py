@@ -48,9 +48,10 @@ BACKEND_CHECKS: dict[str, str] = {
     "library": "lablang.molecular.front:check_program",
     "protocol": "lablang.protocols.front:check_program",
     "rubric": "lablang.rubrics.front:check_program",
-    "scene": "lablang.sim.front:check_program",
-    "task": "lablang.sim.front:check_program",
-    "skill": "lablang.sim.front:check_program",
+    # the simulation's front end, then each task's trace to the protocol it realizes
+    "scene": "lablang.trace.check:check_program",
+    "task": "lablang.trace.check:check_program",
+    "skill": "lablang.trace.check:check_program",
     "contract": "lablang.contracts.front:check_program",
 }
 

@@ -117,6 +117,14 @@ DECL_FIELDS: dict[str, FieldSet] = {
             "(`feedback_weighing(target: 30)`)",
             "operations": "which contract operation each transfer is: "
             "`{ put_on_scale(w20, scale) as add(20) ... }`",
+            # the trace to the protocol of `task T in S realizes P` (lablang/trace)
+            "bind": "the protocol's containers and materials as scene entities and "
+            "substances, `{tube1: tube, buffer: buffer}`",
+            "defer": 'protocol steps no robot does, with why: `{spin: "done by the centrifuge"}`',
+            "tolerance": "how far the task's quantities may be from the protocol's, one per "
+            "dimension: `0.5 uL` or `[0.5 uL, 1 C]`",
+            "family": 'the operation family: "liquid handling", "mixing", "solid handling", '
+            '"thermal" or "apparatus"',
         },
         backend_checked=True,
         note="entries: `step NAME { do { skill(...); ... }  success: PREDICATE }`",

@@ -119,13 +119,27 @@ def _exit(report: Report) -> None:
     help="Protocol name to take from OLD then NEW (default: the first in each).",
 )
 @click.option(
+    "--tasks",
+    "task_paths",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Files or folders of tasks that realize the protocol: list the task steps the "
+    "diff affects (repeatable).",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(path_type=Path, dir_okay=False),
     help="Write to this file (atomically) instead of stdout.",
 )
 def diff_command(
-    old: Path, new: Path, as_json: bool, task: bool, names: Sequence[str], output: Path | None
+    old: Path,
+    new: Path,
+    as_json: bool,
+    task: bool,
+    names: Sequence[str],
+    task_paths: Sequence[Path],
+    output: Path | None,
 ) -> None:
     """Semantic diff of two protocols: steps matched by name and content, not by line.
 
@@ -150,10 +164,23 @@ def diff_command(
     if task:
         _emit(draft_task(result, before, after), output)
         return
+    affected = None
+    if task_paths:
+        from lablang.trace.affected import affected_task_steps, tasks_in
+
+        affected = affected_task_steps(result, tasks_in([old, new, *task_paths]))
     if as_json:
-        _emit(json.dumps(diff_json(result), indent=2) + "\n", output)
+        data = diff_json(result)
+        if affected is not None:
+            from attr import asdict
+
+            data["affected"] = [asdict(a) for a in affected]
+        _emit(json.dumps(data, indent=2) + "\n", output)
     else:
-        _emit(render_diff(result, before, after), output)
+        from lablang.trace.affected import render_affected
+
+        text = render_diff(result, before, after)
+        _emit(text + (render_affected(affected) if affected is not None else ""), output)
     sys.exit(1 if result.changes else 0)
 
 

@@ -286,6 +286,9 @@ TASK_STEP_FIELDS: dict[str, str] = {
     "may_already_hold": "`true`: the spec may hold before the step starts (else: success by luck)",
 }
 
+# The five operation families of SciVLABench's suite, as a task's `family:` names them.
+TASK_FAMILIES = ("liquid handling", "mixing", "solid handling", "thermal", "apparatus")
+
 # Which argument of a skill is where it puts or delivers something (its destination),
 # for the mutants that change it; skills not listed have none (`attach_tip`'s slot is
 # where the tip comes from: any tip will do).

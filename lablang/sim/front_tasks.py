@@ -17,6 +17,7 @@ from lablang.sim.front_instruction import check_instruction, predicate_calls
 from lablang.sim.front_luck import check_luck
 from lablang.sim.front_scene import SceneFront
 from lablang.sim.front_skills import skill_call
+from lablang.sim.front_trace import TRACE_KEYS, realized_names, task_trace
 from lablang.sim.front_values import si_number, suggest
 from lablang.source import Span
 
@@ -62,6 +63,7 @@ class TaskFront(Front):
         steps: list[sm.Step] = []
         contract: ast.Field | None = None
         operations: ast.Field | None = None
+        traced: dict[str, ast.Field] = {}
         members = decl.body.members if decl.body else ()
         # a task family (`roles:` and `bindings:`): the steps read the roles as entities
         family = read_family(self, members, scene)
@@ -80,6 +82,8 @@ class TaskFront(Front):
                     operations = member
                 case ast.Field(key="roles" | "bindings"):
                     pass  # read by `read_family`
+                case ast.Field(key=key) if key in TRACE_KEYS:
+                    traced[key] = member
                 case ast.Entry(keyword="step") if reserved := reserved_name(
                     members, index, self.source.text
                 ):
@@ -94,8 +98,9 @@ class TaskFront(Front):
                         "E0708",
                         'a task holds `instruction: "..."`, `step name { do { ... } '
                         "success: ... }` entries, and optionally `follows: CONTRACT(params)` "
-                        "with `operations: { skill call as operation }`, and `roles: [...]` "
-                        "with `bindings: { training: {...} heldout: {...} }`",
+                        "with `operations: { skill call as operation }`, `roles: [...]` "
+                        "with `bindings: { training: {...} heldout: {...} }`, and its trace "
+                        "to a protocol (`bind:`, `defer:`, `tolerance:`, `family:`)",
                         member.span,
                     )
         if len(steps) > catalog.MAX_STEPS:
@@ -119,6 +124,7 @@ class TaskFront(Front):
             bindings = check_family(
                 self, family, members, scene, decl.name, lambda r: TaskFront(self.source, r)
             )
+        trace, operation_family = task_trace(self, decl, traced, scene)
         if self.failed:
             return None
         task = sm.Task(
@@ -129,6 +135,8 @@ class TaskFront(Front):
             source_text=self.source.text[decl.span.start : decl.span.end],
             contract=binding,
             bindings=bindings,
+            trace=trace,
+            family=operation_family,
         )
         check_instruction(decl, task, self.report, self.source, self.instruction_span)
         for one in sm.family_tasks(task):  # each binding of a family, with its entities
@@ -241,9 +249,12 @@ class TaskFront(Front):
                 "E0708", f"a step may call at most {catalog.MAX_CALLS_PER_STEP} skills", entry.span
             )
         trigger: str | None = None
+        realizes: tuple[sm.Named, ...] = ()
         events = [e.name for e in scene.interventions]
         for clause in entry.clauses:
-            if clause.keyword == "on" and isinstance(clause.value, ast.Name):
+            if clause.keyword == "realizes" and not isinstance(clause.value, ast.Assignment):
+                realizes = realized_names(self, clause)
+            elif clause.keyword == "on" and isinstance(clause.value, ast.Name):
                 if clause.value.id in events:
                     trigger = clause.value.id
                 else:
@@ -260,7 +271,8 @@ class TaskFront(Front):
             else:
                 self.error(
                     "E0708",
-                    "a step may wait for a scene event with `on EVENT` (no other clauses)",
+                    "a step may wait for a scene event with `on EVENT` and name the protocol "
+                    "steps it carries out with `realizes STEP` (no other clauses)",
                     clause.span,
                 )
         return sm.Step(
@@ -274,6 +286,7 @@ class TaskFront(Front):
             unchecked=unchecked,
             may_already_hold=may_already_hold,
             alternatives=tuple(alternatives),
+            realizes=realizes,
         )
 
     def guard(self, clauses: tuple[ast.Clause, ...], scene: sm.Scene) -> sm.Expr | None:

@@ -277,6 +277,8 @@ class Step:
     # guarded programs, `do { ... } requires COND` (the last may have no guard: otherwise):
     # the first whose guard holds when the step starts runs; `program` is the first's
     alternatives: tuple[tuple[Expr | None, tuple[Call, ...]], ...] = ()
+    # `step NAME realizes [a, b]`: the protocol steps it carries out (`TaskTrace`)
+    realizes: tuple[Named, ...] = ()
 
     @property
     def all_calls(self) -> tuple[Call, ...]:
@@ -312,6 +314,26 @@ class FamilyBinding:
 
 
 @frozen
+class Named:
+    """A name as the task wrote it, with where (for diagnostics at both places)."""
+
+    name: str
+    span: Span | None = field(default=None, eq=False)
+
+
+@frozen
+class TaskTrace:
+    """`task T in S realizes PROTOCOL { bind: {...}  defer: {...}  tolerance: ... }`: the
+    protocol the task carries out, read without the protocol (the trace check resolves it)."""
+
+    protocol: Named  # the protocol's name, dotted when imported by module
+    # protocol container or material -> scene entity (a Ref) or substance (a Text)
+    bind: tuple[tuple[Named, Ref | Text], ...] = ()
+    defer: tuple[tuple[Named, str], ...] = ()  # protocol step -> why no robot does it
+    tolerances: tuple[Num, ...] = ()  # one per dimension; quantities agree within it
+
+
+@frozen
 class Task:
     name: str
     scene: Scene
@@ -324,6 +346,8 @@ class Task:
     bindings: tuple[FamilyBinding, ...] = ()
     # a task of a family: the binding it was made from (its steps name the entities)
     binding: FamilyBinding | None = None
+    trace: TaskTrace | None = None
+    family: str = ""  # one of `catalog.TASK_FAMILIES`
 
 
 def bind_expr(expr: Expr, bindings: dict[str, str]) -> Expr:

@@ -38,14 +38,19 @@ _COLUMNS = ("success", "progress", "premature")
 
 
 def operation_family(task: Task) -> str:
-    """The task's operation family: the category most of its skill calls have, apart from
-    the apparatus moves every task makes (`pick`, `place`); `apparatus` when it has only those.
+    """The task's operation family: the one it declares (`family:`), otherwise the category
+    most of its skill calls have, apart from the apparatus moves every task makes (`pick`,
+    `place`); `apparatus` when it has only those.
 
     >>> from lablang.sim.model import Call, Ref, Scene, Step
     >>> step = Step("s", (Call("pick", (Ref("b"),)), Call("pour", (Ref("b"), Ref("c")))), None)
     >>> operation_family(Task("t", Scene("s", ()), (step,)))
     'liquid handling'
+    >>> operation_family(Task("t", Scene("s", ()), (step,), family="thermal"))
+    'thermal'
     """
+    if task.family:
+        return task.family
     counts = Counter(
         catalog.SKILL_SIGNATURES[c.func][1]
         for step in task.steps

@@ -209,6 +209,12 @@ def certify_suite(
                 # a task family's binding (`<task>-<binding>`), and whether it is held out
                 "binding": task.binding.name if task.binding else None,
                 "heldout": bool(task.binding and task.binding.heldout),
+                # the task's trace to its protocol (`task T in S realizes P`, lablang/trace)
+                "family": task.family or None,
+                "protocol": task.trace.protocol.name if task.trace else None,
+                "trace": {s.name: [n.name for n in s.realizes] for s in task.steps}
+                if task.trace
+                else None,
                 "certified": certificate["certified"],
                 "success_rate": certificate["success_rate"],
                 "mean_credit": certificate["mean_credit"],
