@@ -198,6 +198,7 @@ SMOKES: dict[str, Smoke] = {
             rf"^  lablang runtime \(skills \+ mink IK\)     : +{NUM} steps/s$",
             rf"^  share of the runtime's wall time inside mj_step: {NUM} ",
             rf"^  pick-and-place instance: median {NUM} s wall, best {NUM} s",
+            rf"^PPO \(Stable-Baselines3\) on move_tube, panda, front\+wrist 64x64: {NUM} steps/s$",
             *(
                 rf"^  frames/s, {robot} *: +{NUM} at 128x128, +{NUM} at 960x720$"
                 for robot in ("gantry", "panda")
