@@ -315,7 +315,7 @@ class Sizes:
         self.evaluate_episodes = 1 if smoke else 4
         self.evaluate_seconds = 1.0 if smoke else 10.0
         self.scorings = 2 if smoke else 50
-        self.rl_steps = 64 if smoke else 512  # PPO environment steps per figure
+        self.rl_steps = 16 if smoke else 512  # PPO environment steps per figure
 
 
 def main() -> None:
@@ -556,7 +556,7 @@ def rl_steps_per_second(task, sizes: Sizes) -> None:  # type: ignore[no-untyped-
                          image_size=(64, 64))  # fmt: skip
             flat = gymnasium.wrappers.FlattenObservation(env)
             wrapped = gymnasium.wrappers.RescaleAction(flat, -1.0, 1.0)
-            model = PPO("MlpPolicy", wrapped, n_steps=n_steps, batch_size=64, seed=0)
+            model = PPO("MlpPolicy", wrapped, n_steps=n_steps, batch_size=min(64, n_steps), seed=0)
             t0 = time.perf_counter()
             model.learn(total_timesteps=sizes.rl_steps)
             rate = model.num_timesteps / (time.perf_counter() - t0)

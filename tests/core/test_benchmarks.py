@@ -181,6 +181,14 @@ SMOKES: dict[str, Smoke] = {
             rf"^tie-heavy pair at the bound \(200 identical states\): cpu {NUM} s, share in assignment {NUM}%",
         ),
     ),
+    "demo_replay.py": Smoke(
+        (
+            rf"^move_tube +panda +: 1/1 exact, \d+ ticks, {NUM} s$",
+            r"^replayed exactly, rewards and dones included: 2 of 2 demonstrations$",
+        ),
+        needs=("h5py", "mink"),
+        slow=True,
+    ),
     "simulation.py": Smoke(
         (
             rf"^  raw mj_step replaying the same inputs : +{NUM} steps/s",
