@@ -13,6 +13,10 @@
    same model replaying the same actuator controls (the IK's joint targets), the share of
    wall time inside mj_step, one pick-and-place instance's wall time, camera frames
    rendered per second, and demonstrations written per minute.
+6. Stable-Baselines3's PPO learning on pick-and-place (`LabEnv`, `ee_pose` actions
+   rescaled to [-1, 1], flattened observations, as examples/rl/ppo_move_tube.py): steps
+   per second with the gantry and the Panda, without cameras and with front+wrist 64x64
+   images (flattened into the MLP's input, not a CNN); skipped without the `rl` extra.
 
 Run: `python benchmarks/simulation.py [--instances N]`. Numbers on a shared VM are noisy;
 each figure is the best of a few repeats, and runtime and raw runs are interleaved.
@@ -311,6 +315,7 @@ class Sizes:
         self.evaluate_episodes = 1 if smoke else 4
         self.evaluate_seconds = 1.0 if smoke else 10.0
         self.scorings = 2 if smoke else 50
+        self.rl_steps = 16 if smoke else 512  # PPO environment steps per figure
 
 
 def main() -> None:
@@ -375,6 +380,7 @@ def main() -> None:
     evaluate_with_contract(sizes)
 
     panda(centrifuge, pick_place, sizes)
+    rl_steps_per_second(pick_place, sizes)
 
     for jobs in (1, 2):
         t0 = time.perf_counter()
@@ -527,6 +533,35 @@ def panda(centrifuge, pick_place, sizes: Sizes) -> None:  # type: ignore[no-unty
             f"  demonstrations/minute, {robot:6}: {with_images:6.1f} with front+wrist 128x128 "
             f"images, {without:6.1f} without"
         )
+
+
+def rl_steps_per_second(task, sizes: Sizes) -> None:  # type: ignore[no-untyped-def]
+    """PPO's learning throughput, environment steps per second (rollouts and updates)."""
+    try:
+        import gymnasium
+        from stable_baselines3 import PPO
+    except ImportError:
+        print("PPO (Stable-Baselines3): not installed (the rl extra); no figures")
+        return
+    import torch
+
+    from lablang.sim.gym_env import LabEnv
+
+    # one thread: torch's default (a thread per core) contends with the simulation
+    torch.set_num_threads(1)
+    n_steps = min(256, sizes.rl_steps)
+    for robot in ("gantry", "panda"):
+        for cameras, label in (((), "no cameras"), (("front", "wrist"), "front+wrist 64x64")):
+            env = LabEnv(task, robot=robot, action_mode="ee_pose", cameras=cameras,
+                         image_size=(64, 64))  # fmt: skip
+            flat = gymnasium.wrappers.FlattenObservation(env)
+            wrapped = gymnasium.wrappers.RescaleAction(flat, -1.0, 1.0)
+            model = PPO("MlpPolicy", wrapped, n_steps=n_steps, batch_size=min(64, n_steps), seed=0)
+            t0 = time.perf_counter()
+            model.learn(total_timesteps=sizes.rl_steps)
+            rate = model.num_timesteps / (time.perf_counter() - t0)
+            wrapped.close()
+            print(f"PPO (Stable-Baselines3) on move_tube, {robot}, {label}: {rate:.0f} steps/s")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
-"""The `demos` verb: expert demonstrations of a task, written as robomimic-style HDF5."""
+"""The `demos` verb: expert demonstrations of a task, as robomimic HDF5 or a Minari dataset."""
 
 from __future__ import annotations
 
 import sys
 import time
+from typing import Any
 
 import click
 
@@ -35,9 +36,24 @@ def _size(text: str) -> tuple[int, int]:
 )
 @click.option(
     "--cameras",
-    default="front,wrist",
+    default="none",
     show_default=True,
     help="Comma-separated cameras to record (front, overview, wrist), or `none`.",
+)
+@click.option(
+    "--format",
+    "file_format",
+    type=click.Choice(["robomimic", "minari"]),
+    default="robomimic",
+    show_default=True,
+    help="robomimic: OUT/<task>_demo.hdf5; minari: the dataset lablang/<task>/expert-v0 in OUT.",
+)
+@click.option(
+    "--valid-fraction",
+    default=0.1,
+    show_default=True,
+    type=click.FloatRange(0.0, 1.0),
+    help="robomimic: the share of demonstrations in mask/valid (a split seeded by --seed).",
 )
 @click.option("--image-size", default="128", show_default=True, help="HEIGHTxWIDTH (or one side).")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar (shown on a terminal).")
@@ -52,6 +68,8 @@ def demos_command(
     action_mode: str,
     cameras: str,
     image_size: str,
+    file_format: str,
+    valid_fraction: float,
     no_progress: bool,
     robot: str | None,
     task_name: str | None,
@@ -59,9 +77,12 @@ def demos_command(
 ) -> None:
     """Run the expert program on randomized instances and write the demonstrations.
 
-    Writes OUT/<task>_demo.hdf5 (robomimic/LIBERO layout: data/demo_i with actions,
-    rewards, dones, states, obs/...; the seed, task hash and certificate as attributes).
-    Exit 0 when every episode succeeded, 1 otherwise, 2 on a bad option.
+    Each demonstration ends where the environment terminates, labelled with its rewards
+    and dones. Writes OUT/<task>_demo.hdf5 (robomimic layout: data/demo_i with actions,
+    rewards, dones, states, obs/..., next_obs/...; mask/train and mask/valid; the seed,
+    task hash and certificate as attributes), or with `--format minari` a Minari dataset
+    (the `datasets` extra). Exit 0 when every episode succeeded, 1 otherwise, 2 on a bad
+    option.
 
     Example: `lablang demos examples/tasks/move_tube.lab --episodes 2 --out demos --robot panda --cameras none`
     """
@@ -71,18 +92,23 @@ def demos_command(
     task = _load(file, roots, task_name, robot)
     names = tuple(c.strip() for c in cameras.split(",") if c.strip() and c.strip() != "none")
     started = time.perf_counter()
+    options: dict[str, Any] = {
+        "seed": seed,
+        "action_mode": action_mode,
+        "cameras": names,
+        "image_size": _size(image_size),
+        "source": file,
+        "show_progress": not no_progress,
+    }
     try:
-        path, certificate = write_demos(
-            task,
-            episodes,
-            out,
-            seed=seed,
-            action_mode=action_mode,
-            cameras=names,
-            image_size=_size(image_size),
-            source=file,
-            show_progress=not no_progress,
-        )
+        if file_format == "minari":
+            from lablang.sim.minari_dataset import write_minari
+
+            path, certificate = write_minari(task, episodes, out, **options)
+        else:
+            path, certificate = write_demos(
+                task, episodes, out, valid_fraction=valid_fraction, **options
+            )
     except (ValueError, RobotMissing, ImportError) as error:
         echo(f"error: {error}", err=True)
         sys.exit(2)

@@ -1,42 +1,44 @@
-"""Expert demonstrations as robomimic/LIBERO-style HDF5, written and read with h5py.
+"""Expert demonstrations as robomimic HDF5, written and read with h5py.
 
 `write_demos(task, episodes, out)` runs the task's expert program on `episodes`
-randomized instances (the seeds of `lablang certify` with the same base seed) and writes
-`OUT/<task>_demo.hdf5`:
+randomized instances (the seeds of `lablang certify` with the same base seed), labels
+each by replaying its actions in `LabEnv` (`label_demo`: it ends at the tick the
+environment terminates, with the environment's rewards, terminations and truncations)
+and writes `OUT/<task>_demo.hdf5`:
 
 ```
-data                      attrs: total, env_args (JSON), task, task_hash, robot,
-                          action_mode, cameras, steps, object_names, certificate (JSON)
+data                      attrs: total, env_args (JSON, robomimic's gym metadata), task,
+                          task_hash, robot, action_mode, cameras, steps, object_names,
+                          certificate (JSON)
 data/demo_<i>             attrs: num_samples, seed, success, credit, trace_digest,
                           replay_exact, clipped_ticks, bindings (JSON)
   actions      (T, A)     float64, in the environment's action space (`action_mode`)
-  rewards      (T,)       float64: 1 on the tick a step's success spec first holds
-  dones        (T,)       int8: 1 on the last tick
+  rewards      (T,)       float64: what `LabEnv.step` returned (1 per step passed)
+  dones        (T,)       int8: terminated or truncated; terminated, truncated (T,) bool
   step_success (T, S)     bool: which steps have passed after each tick
   states       (T, N)     float64: MuJoCo's integration state before each tick
   bookkeeping  (E,)       UTF-8 JSON rows `[tick, op, args...]`: the skills' bookkeeping
                           operations (`lablang.sim.bookkeeping`) made before that tick
   obs/proprio  (T, J)     the robot's joint positions;   obs/tcp (T, 3)
   obs/objects  (T, 7K)    each free object's position and quaternion (object_names order)
-  obs/<camera>_image (T, H, W, 3) uint8, e.g. front_image, wrist_image
+  obs/<camera>_image (T, H, W, 3) uint8, only with cameras
+  next_obs/...            the same keys: the observation after each action
+mask/train, mask/valid    demo names (bytes): a seeded split (`split_masks`)
 ```
 
 Each observation is taken before the tick whose action follows it (robomimic's
 convention). The certificate is computed from these very episodes, so its trace
 digests are theirs. Replaying a demonstration in `lablang.sim.gym_env.LabEnv` (same
-seed, robot and action mode; `replay`) reproduces its trajectory bit for bit, for every
-task (`replay_exact` is true): the recorder applies each command through the same
-function the environment uses, and before each action the replay applies that tick's
-bookkeeping operations (contents moved by `pour` or `aspirate`, tips, caps, lids carried
-by a constraint, the weld assist's grasps) through the same runtime methods the skills
-called, in an environment whose own weld assist is off (the recorded welds replace it).
-The action and the operations are the stream a replay follows; a policy acts by actions
-alone.
-
-Why this format and not LeRobot's: h5py writes and reads it exactly (float64 states and
-actions, uint8 images, attributes) with no further dependency, and robomimic and LIBERO
-loaders read this layout; the `lerobot` package pulls torch and datasets, and its video
-encoding is lossy, so a faithful read-back test would not hold.
+seed, robot and action mode; `replay`) reproduces its trajectory, rewards and dones bit
+for bit, for every task (`replay_exact` says the labelling replay matched the recording):
+the recorder applies each command through the same function the environment uses, and
+before each action the replay applies that tick's bookkeeping operations (contents moved
+by `pour` or `aspirate`, tips, caps, lids carried by a constraint, the weld assist's
+grasps) through the same runtime methods the skills called, in an environment whose own
+weld assist is off (the recorded welds replace it). The action and the operations are
+the stream a replay follows; a policy acts by actions alone. `record_demos` is where
+every writer starts (`lablang.sim.minari_dataset` writes the same demonstrations for
+Minari).
 """
 
 from __future__ import annotations
@@ -50,12 +52,12 @@ from typing import Any
 
 import mujoco
 import numpy as np
-from attrs import define, field
+from attrs import define, evolve, field, frozen
 
 from lablang.sim.assets import FINGER_MAX
 from lablang.sim.bookkeeping import MAX_OPS_PER_TICK, to_json
 from lablang.sim.build import compile_scene
-from lablang.sim.cameras import CAMERAS, CameraRig
+from lablang.sim.cameras import CAMERAS
 from lablang.sim.catalog import ASSET_KINDS, MAX_EPISODE_TIME
 from lablang.sim.certify import InstanceOutcome, certificate_of, instance_seeds, task_hash
 from lablang.sim.env import apply_action, hold_action
@@ -65,6 +67,8 @@ from lablang.sim.progress import progress
 from lablang.sim.runtime import Runtime
 
 MAX_EPISODES = 1000
+NAMESPACE = "lablang"  # the Gymnasium namespace `gym_env.register_tasks` registers tasks in
+GYM_TYPE = 2  # robomimic's `EnvType.GYM_TYPE` (robomimic/envs/env_base.py)
 # a demonstration is at most MAX_EPISODE_TIME long, at one 2 ms physics step per tick
 MAX_DEMO_TICKS = int(MAX_EPISODE_TIME / 0.002)
 MAX_ENV_ARGS_BYTES = 65536
@@ -91,7 +95,6 @@ class Recording:
     proprio: list[np.ndarray] = field(factory=list)
     tcp: list[np.ndarray] = field(factory=list)
     objects: list[np.ndarray] = field(factory=list)
-    images: dict[str, list[np.ndarray]] = field(factory=dict)
     times: list[float] = field(factory=list)  # simulated time after each tick
     # per tick, the bookkeeping operations the skills made before it (`bookkeeping.to_json`)
     bookkeeping: list[list[list[Any]]] = field(factory=list)
@@ -117,17 +120,13 @@ class Recorder:
         self,
         rt: Runtime,
         action_mode: str,
-        cameras: Sequence[str],
-        image_size: tuple[int, int],
         object_names: Sequence[str],
     ) -> None:
         from lablang.sim.gym_env import DELTA_SCALE, opening_to_grip
 
         self.rt = rt
         self.mode = action_mode
-        self.cameras = tuple(cameras)
-        self.rig = CameraRig(rt.model, *image_size) if cameras else None
-        self.recording = Recording(images={c: [] for c in self.cameras})
+        self.recording = Recording()
         self.object_bodies = [rt.body_ids[name] for name in object_names]
         self.joint_qpos = [int(rt.model.joint(j).qposadr[0]) for j in rt.robot.joints]
         arm = rt.robot.joints[:-2]
@@ -157,9 +156,6 @@ class Recorder:
             if self.object_bodies
             else np.zeros(0)
         )
-        if self.rig is not None:
-            for camera in self.cameras:
-                rec.images[camera].append(self.rig.render(d, camera))
         # the skill's command for this tick, expressed as an action ...
         wanted, command = hold_action(rt), rt.cmd.copy()
         joints = None
@@ -187,27 +183,17 @@ class Recorder:
         self.applied = rt.cmd.copy()
         rec.actions.append(np.asarray(action, dtype=np.float64))
 
-    def close(self) -> None:
-        if self.rig is not None:
-            self.rig.close()
-
 
 def object_names(task: Task) -> tuple[str, ...]:
     return tuple(e.name for e in task.scene.entities if ASSET_KINDS[e.asset].role == "object")
 
 
-def record_demo(
-    task: Task,
-    seed: int,
-    action_mode: str = "ee_delta",
-    cameras: Sequence[str] = ("front", "wrist"),
-    image_size: tuple[int, int] = (128, 128),
-) -> Recording:
+def record_demo(task: Task, seed: int, action_mode: str = "ee_delta") -> Recording:
     """Run the expert program once (instance `seed`) and record every tick."""
     rng = np.random.default_rng(seed)
     rt = RecordingRuntime(compile_scene(task.scene, rng))
     runner = EpisodeRunner(task, seed, runtime=rt)  # resets (settles) the runtime
-    recorder = Recorder(rt, action_mode, cameras, image_size, object_names(task))
+    recorder = Recorder(rt, action_mode, object_names(task))
     rt.recorder = recorder
     rt.journal = []  # the skills' bookkeeping, from here on
     try:
@@ -216,7 +202,6 @@ def record_demo(
     finally:
         rt.recorder = None
         rt.journal = None
-        recorder.close()
     recording = recorder.recording
     recording.result = result
     recording.clipped = recorder.clipped
@@ -239,6 +224,195 @@ def _check_options(
         raise ValueError(f"image sides must be 8..{MAX_IMAGE_SIDE} pixels, not {image_size}")
 
 
+@frozen(eq=False)  # numpy arrays: compared by the tests, field by field
+class Demo:
+    """One demonstration as the environment labels it: the expert's recording cut at the
+    tick `LabEnv` terminates, and per tick what the environment returned for its action."""
+
+    seed: int
+    recording: Recording  # cut to `ticks` ticks
+    obs: dict[str, np.ndarray]  # per key, the `ticks + 1` observations (the last: after)
+    env_obs: list[dict[str, Any]]  # the same `ticks + 1` observations as `LabEnv` gave them
+    rewards: np.ndarray
+    terminated: np.ndarray  # bool, as `LabEnv.step` returned it
+    truncated: np.ndarray  # bool; the last tick too when the expert stopped first
+    step_success: np.ndarray
+    replay_exact: bool  # the environment's observations are the recording's, bit for bit
+
+    @property
+    def ticks(self) -> int:
+        return len(self.rewards)
+
+    @property
+    def success(self) -> bool:
+        """The environment terminated (every step passed) and the expert succeeded."""
+        assert self.recording.result is not None
+        return bool(self.ticks and self.terminated[-1]) and self.recording.result.succeeded
+
+
+def replay_steps(
+    env: Any, seed: int, actions: Any, per_tick: dict[int, list[Any]]
+) -> Iterator[tuple[dict[str, Any], float, bool, bool, dict[str, Any]]]:
+    """Reset `env` to `seed`, then step it through `actions`, applying each tick's
+    bookkeeping operations before its action; yields the reset's observation (with reward
+    0) and then each step's `(obs, reward, terminated, truncated, info)`, stopping at the
+    tick the environment terminates or truncates. Writing and replaying share it."""
+    obs, info = env.reset(seed=seed)
+    yield obs, 0.0, False, False, info
+    for tick, action in enumerate(actions):
+        if tick in per_tick:
+            env.apply_bookkeeping(per_tick[tick])
+        step = env.step(action)
+        yield step
+        if step[2] or step[3]:
+            return
+
+
+def flat_observation(
+    obs: dict[str, Any], names: Sequence[str], cameras: Sequence[str]
+) -> dict[str, np.ndarray]:
+    """A `LabEnv` observation as the file's `obs/<key>` rows: proprio, tcp, the objects'
+    poses in `names` order, and `<camera>_image` for each camera."""
+    flat = {
+        "proprio": obs["proprio"],
+        "tcp": obs["tcp"],
+        "objects": np.concatenate([obs["objects"][n] for n in names]) if names else np.zeros(0),
+    }
+    for camera in cameras:
+        flat[f"{camera}_image"] = obs["images"][camera]
+    return flat
+
+
+def label_demo(
+    task: Task,
+    seed: int,
+    recording: Recording,
+    action_mode: str,
+    cameras: Sequence[str] = (),
+    image_size: tuple[int, int] = (128, 128),
+) -> Demo:
+    """The recording replayed in `LabEnv` (its weld assist off, the recorded operations
+    applied): the environment's rewards, terminations and observations label it, and it
+    ends where the environment terminates (one definition of success for both)."""
+    from lablang.sim.gym_env import LabEnv
+
+    env = LabEnv(
+        task, action_mode=action_mode, cameras=cameras, image_size=image_size, weld_assist=False
+    )
+    names = env.object_names
+    per_tick = {t: ops for t, ops in enumerate(recording.bookkeeping) if ops}
+    frames: list[dict[str, np.ndarray]] = []
+    raw: list[dict[str, Any]] = []
+    rewards, terminated, truncated, success = [], [], [], []
+    steps = [s.name for s in task.steps]
+    try:
+        for k, (obs, reward, term, trunc, info) in enumerate(
+            replay_steps(env, seed, recording.actions, per_tick)
+        ):
+            frames.append(flat_observation(obs, names, cameras))
+            raw.append(obs)
+            if k:
+                rewards.append(reward)
+                terminated.append(term)
+                truncated.append(trunc)
+                success.append([info["step_success"][s] for s in steps])
+    finally:
+        env.close()
+    ticks = len(rewards)
+    if ticks and not (terminated[-1] or truncated[-1]):
+        truncated[-1] = True  # the expert stopped before the environment ended the episode
+    cut = _cut(recording, ticks)
+    obs_arrays = {key: np.array([f[key] for f in frames]) for key in frames[0]}
+    exact = all(
+        np.array_equal(obs_arrays[key][:ticks], np.array(getattr(cut, key)).reshape(ticks, -1))
+        for key in ("proprio", "tcp", "objects")
+    )
+    return Demo(
+        seed,
+        cut,
+        obs_arrays,
+        raw,
+        np.array(rewards, dtype=np.float64),
+        np.array(terminated, dtype=bool),
+        np.array(truncated, dtype=bool),
+        np.array(success, dtype=bool).reshape(ticks, len(steps)),
+        exact,
+    )
+
+
+def _cut(recording: Recording, ticks: int) -> Recording:
+    return evolve(
+        recording,
+        actions=recording.actions[:ticks],
+        states=recording.states[:ticks],
+        proprio=recording.proprio[:ticks],
+        tcp=recording.tcp[:ticks],
+        objects=recording.objects[:ticks],
+        times=recording.times[:ticks],
+        bookkeeping=recording.bookkeeping[:ticks],
+    )
+
+
+def record_demos(
+    task: Task,
+    episodes: int,
+    seed: int = 0,
+    action_mode: str = "ee_delta",
+    cameras: Sequence[str] = (),
+    image_size: tuple[int, int] = (128, 128),
+    show_progress: bool = False,
+) -> tuple[list[Demo], dict[str, Any]]:
+    """Record and label `episodes` expert demonstrations (the seeds `certify` would run
+    from `seed`); returns them and the certificate of these very episodes. Every writer
+    (`write_demos`, `lablang.sim.minari_dataset.write_minari`) starts here."""
+    _check_options(episodes, action_mode, cameras, image_size)
+    seeds = instance_seeds(seed, episodes)
+    demos: list[Demo] = []
+    for instance in progress(seeds, episodes, f"demos {task.name}", show_progress):
+        recording = record_demo(task, instance, action_mode)
+        demos.append(label_demo(task, instance, recording, action_mode, cameras, image_size))
+    outcomes: list[Any] = [
+        InstanceOutcome(d.seed, d.recording.result, work=d.recording.result.work)
+        for d in demos
+        if d.recording.result
+    ]
+    return demos, certificate_of(task, seed, seeds, outcomes)
+
+
+def env_args(
+    task: Task, action_mode: str, cameras: Sequence[str], image_size: tuple[int, int], source: str
+) -> dict[str, Any]:
+    """`data.attrs["env_args"]` as robomimic reads it (`EnvBase.serialize`): the Gymnasium
+    id `register_tasks` registers, robomimic's `EnvType.GYM_TYPE` and `gym.make`'s kwargs;
+    `source`, the task file's absolute path, is what to pass `register_tasks` first."""
+    return {
+        "env_name": f"{NAMESPACE}/{task.name}",
+        "type": GYM_TYPE,
+        "source": str(Path(source).resolve()) if source else "",
+        "env_kwargs": {
+            "robot": task.scene.robot,
+            "action_mode": action_mode,
+            "cameras": list(cameras),
+            "image_size": list(image_size),
+        },
+    }
+
+
+def split_masks(count: int, valid_fraction: float, seed: int) -> dict[str, list[str]]:
+    """robomimic's filter keys: a seeded split of `demo_0..` into `train` and `valid`
+    (`round(valid_fraction * count)` demonstrations in `valid`).
+
+    >>> split_masks(4, 0.5, 0)
+    {'train': ['demo_1', 'demo_3'], 'valid': ['demo_0', 'demo_2']}
+    """
+    if not 0.0 <= valid_fraction <= 1.0:
+        raise ValueError(f"--valid-fraction must be from 0 to 1, not {valid_fraction}")
+    order = np.random.default_rng(seed).permutation(count)
+    valid = sorted(int(i) for i in order[: round(valid_fraction * count)])
+    train = sorted(set(range(count)) - set(valid))
+    return {"train": [f"demo_{i}" for i in train], "valid": [f"demo_{i}" for i in valid]}
+
+
 def write_demos(
     task: Task,
     episodes: int,
@@ -246,8 +420,9 @@ def write_demos(
     *,
     seed: int = 0,
     action_mode: str = "ee_delta",
-    cameras: Sequence[str] = ("front", "wrist"),
+    cameras: Sequence[str] = (),
     image_size: tuple[int, int] = (128, 128),
+    valid_fraction: float = 0.1,
     source: str = "",
     show_progress: bool = False,
 ) -> tuple[Path, dict[str, Any]]:
@@ -255,54 +430,35 @@ def write_demos(
     `out/<task>_demo.hdf5`; returns the file and the episodes' certificate."""
     import h5py
 
-    _check_options(episodes, action_mode, cameras, image_size)
-    seeds = instance_seeds(seed, episodes)
-    recordings: list[Recording] = []
-    for instance in progress(seeds, episodes, f"demos {task.name}", show_progress):
-        recordings.append(record_demo(task, instance, action_mode, cameras, image_size))
-    outcomes: list[Any] = [
-        InstanceOutcome(s, r.result, work=r.result.work)
-        for s, r in zip(seeds, recordings, strict=True)
-        if r.result
-    ]
-    certificate = certificate_of(task, seed, seeds, outcomes)
+    masks = split_masks(episodes, valid_fraction, seed)
+    demos, certificate = record_demos(
+        task, episodes, seed, action_mode, cameras, image_size, show_progress
+    )
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{task.name}_demo.hdf5"
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     steps = [s.name for s in task.steps]
-    names = object_names(task)
     try:
-        with h5py.File(partial, "w") as f:
+        # libver "latest": robomimic's reader opens the file with swmr=True
+        with h5py.File(partial, "w", libver="latest") as f:
             data = f.create_group("data")
-            env_kwargs = {
-                "robot": task.scene.robot,
-                "action_mode": action_mode,
-                "cameras": list(cameras),
-                "image_size": list(image_size),
-            }
-            data.attrs["env_args"] = json.dumps(
-                {
-                    "env_name": f"lablang/{task.name}",
-                    "type": "lablang",
-                    "source": source,
-                    "env_kwargs": env_kwargs,
-                },
-                sort_keys=True,
-            )
+            args = env_args(task, action_mode, cameras, image_size, source)
+            data.attrs["env_args"] = json.dumps(args, sort_keys=True)
             data.attrs["task"] = task.name
             data.attrs["task_hash"] = task_hash(task)
             data.attrs["robot"] = task.scene.robot
             data.attrs["action_mode"] = action_mode
             data.attrs["cameras"] = json.dumps(list(cameras))
             data.attrs["steps"] = json.dumps(steps)
-            data.attrs["object_names"] = json.dumps(list(names))
+            data.attrs["object_names"] = json.dumps(list(object_names(task)))
             data.attrs["certificate"] = json.dumps(certificate, sort_keys=True)
             total = 0
-            for i, (instance, rec) in enumerate(zip(seeds, recordings, strict=True)):
-                assert rec.result is not None
-                total += _write_demo(data.create_group(f"demo_{i}"), instance, rec, steps)
+            for i, demo in enumerate(demos):
+                total += _write_demo(data.create_group(f"demo_{i}"), demo)
             data.attrs["total"] = total
+            for key, names in masks.items():
+                f.create_dataset(f"mask/{key}", data=np.array(names, dtype="S"))
         os.replace(partial, path)
     finally:
         if partial.exists():
@@ -310,54 +466,42 @@ def write_demos(
     return path, certificate
 
 
-def _write_demo(group: Any, seed: int, rec: Recording, steps: list[str]) -> int:
+def _write_demo(group: Any, demo: Demo) -> int:
     import h5py
 
-    result = rec.result
+    result, rec, ticks = demo.recording.result, demo.recording, demo.ticks
     assert result is not None
-    ticks = len(rec.actions)
-    rewards = np.zeros(ticks)
-    success = np.zeros((ticks, len(steps)), dtype=bool)
-    times = np.array(rec.times)
-    for k, step in enumerate(result.steps):
-        if step.status == "passed":
-            tick = int(np.argmin(np.abs(times - step.end))) if ticks else 0
-            rewards[tick] += 1.0
-            success[tick:, k] = True
-    dones = np.zeros(ticks, dtype=np.int8)
-    if ticks:
-        dones[-1] = 1
     group.attrs["num_samples"] = ticks
-    group.attrs["seed"] = seed
-    group.attrs["success"] = bool(result.succeeded)
+    group.attrs["seed"] = demo.seed
+    group.attrs["success"] = demo.success
     group.attrs["credit"] = float(result.credit)
     group.attrs["trace_digest"] = result.trace_digest
-    group.attrs["replay_exact"] = True  # with the bookkeeping operations below
+    group.attrs["replay_exact"] = demo.replay_exact
     group.attrs["clipped_ticks"] = rec.clipped
     group.attrs["bindings"] = json.dumps(dict(result.bindings), sort_keys=True)
-    group.create_dataset("actions", data=np.array(rec.actions))
-    group.create_dataset("rewards", data=rewards)
-    group.create_dataset("dones", data=dones)
-    group.create_dataset("step_success", data=success)
+    group.create_dataset("actions", data=np.array(rec.actions).reshape(ticks, -1))
+    group.create_dataset("rewards", data=demo.rewards)
+    group.create_dataset("dones", data=(demo.terminated | demo.truncated).astype(np.int8))
+    group.create_dataset("terminated", data=demo.terminated)
+    group.create_dataset("truncated", data=demo.truncated)
+    group.create_dataset("step_success", data=demo.step_success)
     group.create_dataset("states", data=np.array(rec.states))
     operations = [json.dumps([tick, *op]) for tick, ops in enumerate(rec.bookkeeping) for op in ops]
     group.create_dataset(
         "bookkeeping", data=np.array(operations, dtype=object), dtype=h5py.string_dtype()
     )
-    obs = group.create_group("obs")
-    obs.create_dataset("proprio", data=np.array(rec.proprio))
-    obs.create_dataset("tcp", data=np.array(rec.tcp))
-    obs.create_dataset("objects", data=np.array(rec.objects))
-    for camera, frames in rec.images.items():
-        obs.create_dataset(
-            f"{camera}_image", data=np.array(frames, dtype=np.uint8), compression="gzip"
-        )
+    for part, frames in (("obs", slice(0, ticks)), ("next_obs", slice(1, ticks + 1))):
+        obs = group.create_group(part)
+        for key, values in demo.obs.items():
+            images = key.endswith("_image")
+            obs.create_dataset(key, data=values[frames], compression="gzip" if images else None)
     return ticks
 
 
 def replay(path: str | Path, demo: int, task: Task) -> dict[str, np.ndarray]:
     """Replay demonstration `demo` of a file in a `LabEnv` (its seed, robot and action mode):
-    the observed `proprio`, `tcp` and `objects` before each action, as recorded.
+    the observed `proprio`, `tcp` and `objects` before each action, and the `rewards` and
+    `dones` the environment returned, to compare with the file's.
 
     Before each action the tick's recorded bookkeeping operations are applied, in a
     `LabEnv` whose weld assist is off (the recorded welds take its place). A file without
@@ -386,19 +530,25 @@ def replay(path: str | Path, demo: int, task: Task) -> dict[str, np.ndarray]:
         action_mode=kwargs["action_mode"],
         weld_assist=not recorded,
     )
-    obs, _ = env.reset(seed=seed)
-    names = env.object_names
-    seen: dict[str, list[np.ndarray]] = {"proprio": [], "tcp": [], "objects": []}
-    for tick, action in enumerate(actions):
-        seen["proprio"].append(obs["proprio"])
-        seen["tcp"].append(obs["tcp"])
-        seen["objects"].append(
-            np.concatenate([obs["objects"][n] for n in names]) if names else np.zeros(0)
-        )
-        if tick in per_tick:
-            env.apply_bookkeeping(per_tick[tick])
-        obs, *_ = env.step(action)
-    env.close()
+    seen: dict[str, list[Any]] = {
+        "proprio": [],
+        "tcp": [],
+        "objects": [],
+        "rewards": [],
+        "dones": [],
+    }
+    try:
+        for k, (obs, reward, term, trunc, _) in enumerate(
+            replay_steps(env, seed, actions, per_tick)
+        ):
+            if k:
+                seen["rewards"].append(reward)
+                seen["dones"].append(int(term or trunc))
+            if k < len(actions):
+                for key, value in flat_observation(obs, env.object_names, ()).items():
+                    seen[key].append(value)
+    finally:
+        env.close()
     return {key: np.array(value) for key, value in seen.items()}
 
 

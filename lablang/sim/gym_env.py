@@ -208,12 +208,12 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
             seed = int(self.np_random.integers(0, 2**31 - 1))
         obs, info = self.core.reset(seed=seed)
         self._close_rigs()
-        return self._observation(obs), info
+        return self.observation(obs), info
 
     def step(self, action: np.ndarray) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         target, joints = self.core_action(np.asarray(action, dtype=np.float64))
         obs, reward, terminated, truncated, info = self.core.step(target, joints=joints)
-        return self._observation(obs), float(reward), terminated, truncated, info
+        return self.observation(obs), float(reward), terminated, truncated, info
 
     def core_action(self, action: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """The task environment's absolute hand target (and joint targets) for an action."""
@@ -267,7 +267,9 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
 
     # ------------------------------------------------------------ internals
 
-    def _observation(self, core: dict[str, Any]) -> dict[str, Any]:
+    def observation(self, core: dict[str, Any]) -> dict[str, Any]:
+        """This environment's observation of a task environment's (`TaskEnv`) one: what
+        a policy trained here sees of what `lablang evaluate` gives it."""
         obs: dict[str, Any] = {
             "proprio": np.asarray(core["proprio"], dtype=np.float64),
             "tcp": np.asarray(core["tcp"], dtype=np.float64),

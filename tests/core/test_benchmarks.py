@@ -181,6 +181,14 @@ SMOKES: dict[str, Smoke] = {
             rf"^tie-heavy pair at the bound \(200 identical states\): cpu {NUM} s, share in assignment {NUM}%",
         ),
     ),
+    "demo_replay.py": Smoke(
+        (
+            rf"^move_tube +panda +: 1/1 exact, \d+ ticks, {NUM} s$",
+            r"^replayed exactly, rewards and dones included: 2 of 2 demonstrations$",
+        ),
+        needs=("h5py", "mink"),
+        slow=True,
+    ),
     "simulation.py": Smoke(
         (
             rf"^  raw mj_step replaying the same inputs : +{NUM} steps/s",
@@ -198,6 +206,7 @@ SMOKES: dict[str, Smoke] = {
             rf"^  lablang runtime \(skills \+ mink IK\)     : +{NUM} steps/s$",
             rf"^  share of the runtime's wall time inside mj_step: {NUM} ",
             rf"^  pick-and-place instance: median {NUM} s wall, best {NUM} s",
+            rf"^PPO \(Stable-Baselines3\) on move_tube, panda, front\+wrist 64x64: {NUM} steps/s$",
             *(
                 rf"^  frames/s, {robot} *: +{NUM} at 128x128, +{NUM} at 960x720$"
                 for robot in ("gantry", "panda")

@@ -28,24 +28,38 @@ def _task(name: str = "move_tube"):
     return next(iter(tasks.values()))
 
 
-def test_demos_command_writes_a_dataset_that_h5py_reads_back(tmp_path: Path) -> None:
+def test_demos_command_writes_a_dataset_that_robomimic_reads(tmp_path: Path) -> None:
     """`lablang demos` writes data/demo_i groups whose actions, rewards, states and
     observations (state and images) have consistent lengths, with the seed, task hash and
-    the certificate of these very episodes as attributes."""
+    the certificate of these very episodes as attributes; and the file follows robomimic's
+    `SequenceDataset` field by field: opened with SWMR, `mask/<key>` lists demo names as
+    bytes (a seeded split by `--valid-fraction`), demos sorted by `int(name[5:])` have
+    `num_samples` rows of `obs/<k>`, `next_obs/<k>` (the next row's `obs`), `actions`,
+    `rewards` and `dones` (read as float32), and `env_args` is robomimic's gym metadata
+    whose `gym.make(env_name, **env_kwargs)` makes the task's environment."""
+    import gymnasium
+
+    from lablang.sim.gym_env import register_tasks
+
     result = CliRunner().invoke(
         demos_command,
         ["examples/tasks/move_tube.lab", "--episodes", "2", "--out", str(tmp_path),
-         "--cameras", "front,wrist", "--image-size", "48x64", "--no-progress"],
+         "--cameras", "front,wrist", "--image-size", "48x64", "--valid-fraction", "0.5",
+         "--no-progress"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     path = tmp_path / "move_tube_demo.hdf5"
-    with h5py.File(path, "r") as f:
+    with h5py.File(path, "r", swmr=True, libver="latest") as f:
+        masks = {k: [e.decode("utf-8") for e in np.array(f[f"mask/{k}"][:])] for k in f["mask"]}
+        assert len(masks["valid"]) == 1 and sorted(masks["train"] + masks["valid"]) == [
+            "demo_0", "demo_1"
+        ]  # fmt: skip
         data = f["data"]
         certificate = json.loads(data.attrs["certificate"])
         assert certificate["certified"] and certificate["instances"] == 2
         assert data.attrs["task_hash"] == certificate["task_hash"]
-        assert json.loads(data.attrs["env_args"])["env_kwargs"]["action_mode"] == "ee_delta"
-        assert sorted(data) == ["demo_0", "demo_1"]
+        meta = json.loads(data.attrs["env_args"])
+        assert sorted(data, key=lambda name: int(name[5:])) == ["demo_0", "demo_1"]
         total = 0
         for i, name in enumerate(["demo_0", "demo_1"]):
             demo = data[name]
@@ -61,6 +75,12 @@ def test_demos_command_writes_a_dataset_that_h5py_reads_back(tmp_path: Path) -> 
             assert demo["states"].shape[0] == ticks
             assert demo["obs/proprio"].shape == (ticks, 7)
             assert demo["obs/objects"].shape == (ticks, 7)
+            for key in ("actions", "rewards", "dones"):
+                assert len(demo[key][()].astype("float32")) == ticks, key
+            for key in ("proprio", "tcp", "objects", "front_image", "wrist_image"):
+                obs, following = demo[f"obs/{key}"][()], demo[f"next_obs/{key}"][()]
+                assert len(obs) == len(following) == ticks, key
+                assert np.array_equal(obs[1:], following[:-1]), key
             for camera in ("front_image", "wrist_image"):
                 frames = demo["obs"][camera][()]
                 assert frames.shape == (ticks, 48, 64, 3) and frames.dtype == np.uint8
@@ -68,6 +88,14 @@ def test_demos_command_writes_a_dataset_that_h5py_reads_back(tmp_path: Path) -> 
         assert data.attrs["total"] == total
         seeds = [int(data[n].attrs["seed"]) for n in ("demo_0", "demo_1")]
     assert seeds[0] != seeds[1]
+    assert meta["type"] == 2 and meta["env_name"] == "lablang/move_tube"  # EnvType.GYM_TYPE
+    assert meta["env_kwargs"]["action_mode"] == "ee_delta"
+    assert Path(meta["source"]).is_absolute()
+    register_tasks(meta["source"])
+    env = gymnasium.make(meta["env_name"], **meta["env_kwargs"])
+    assert env.action_space.shape == (6,)
+    assert sorted(env.observation_space["images"]) == ["front", "wrist"]
+    env.close()
 
 
 EXAMPLES = sorted(p.stem for p in Path("examples/tasks").glob("*.lab"))
@@ -78,8 +106,15 @@ def _replays_exactly(tmp_path: Path, name: str, robot: str, mode: str) -> None:
     path, certificate = write_demos(task, 1, tmp_path, seed=4, action_mode=mode, cameras=())
     assert certificate["certified"], certificate["failures"]
     with h5py.File(path, "r") as f:
-        assert f["data/demo_0"].attrs["replay_exact"]
-        recorded = {k: f["data/demo_0/obs"][k][()] for k in ("proprio", "tcp", "objects")}
+        demo = f["data/demo_0"]
+        assert demo.attrs["replay_exact"] and demo.attrs["success"]
+        recorded = {k: demo["obs"][k][()] for k in ("proprio", "tcp", "objects")}
+        recorded |= {"rewards": demo["rewards"][()], "dones": demo["dones"][()]}
+        terminated = demo["terminated"][()]
+    # the demonstration ends on the tick the environment terminates, and only there
+    assert terminated[-1] and not terminated[:-1].any()
+    assert recorded["dones"][-1] == 1 and not recorded["dones"][:-1].any()
+    assert recorded["rewards"].sum() == len(task.steps)
     replayed = replay(path, 0, _task(name))
     for key, values in recorded.items():
         assert np.array_equal(replayed[key], values), key
@@ -91,7 +126,8 @@ def test_replaying_every_example_tasks_demonstration_reproduces_it_exactly(
 ) -> None:
     """For every example task (pouring, pipetting, tips, caps, lids included), the actions
     and bookkeeping operations read back from the file, replayed in `LabEnv` with the
-    recorded seed, give bit-identical joint, TCP and object observations at every tick."""
+    recorded seed, give bit-identical joint, TCP and object observations at every tick and
+    exactly the file's rewards and dones, the environment terminating on its last tick."""
     _replays_exactly(tmp_path, name, "gantry", "ee_delta")
 
 
@@ -248,3 +284,40 @@ def test_docs_demos_command_runs_as_shown(tmp_path: Path) -> None:
         data = f["data"]
         assert data.attrs["robot"] == "panda" and json.loads(data.attrs["certificate"])["certified"]
         assert sorted(data["demo_1/obs"]) == ["objects", "proprio", "tcp"]
+
+
+def test_demos_writes_a_minari_dataset_that_minari_loads(tmp_path: Path, monkeypatch) -> None:
+    """`--format minari` writes one Minari episode per demonstration under OUT only (no
+    scratch left, nothing in the home folder), ending where the environment terminates;
+    its metadata names the task, hash, robot, seeds and certificate, and
+    `recover_environment()` makes the task's environment, which resets to the episode's
+    first observation from its seed."""
+    minari = pytest.importorskip("minari")
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("MINARI_DATASETS_PATH", raising=False)
+    out = tmp_path / "out"
+    args = ["examples/tasks/move_tube.lab", "--episodes", "2", "--out", str(out),
+            "--format", "minari", "--robot", "panda", "--no-progress"]  # fmt: skip
+    result = CliRunner().invoke(demos_command, args)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == ["lablang"] and not home.exists()
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(out))
+    dataset = minari.load_dataset("lablang/move_tube/expert-v0")
+    meta = dataset.storage.metadata["lablang"]
+    certificate = meta["certificate"]
+    assert certificate["certified"] and meta["robot"] == "panda" and meta["task"] == "move_tube"
+    assert meta["task_hash"] == certificate["task_hash"] and meta["seeds"] == certificate["seeds"]
+    episodes = list(dataset.iterate_episodes())
+    assert dataset.total_episodes == len(episodes) == 2
+    seeds = [m["seed"] for m in dataset.storage.get_episode_metadata([0, 1])]
+    assert seeds == meta["seeds"]
+    for episode in episodes:
+        assert episode.terminations[-1] and not episode.terminations[:-1].any()
+        assert episode.rewards.sum() == 1.0 and not episode.truncations.any()
+        assert len(episode.observations["proprio"]) == len(episode.actions) + 1
+    env = dataset.recover_environment()
+    assert env.unwrapped.task.name == "move_tube" and env.unwrapped.robot.name == "panda"
+    obs, _ = env.reset(seed=seeds[0])
+    assert np.array_equal(obs["proprio"], episodes[0].observations["proprio"][0])
+    env.close()
