@@ -283,3 +283,10 @@ def test_the_operation_modules_found_without_pkgutil_are_pkgutils() -> None:
     listed = sorted(m.name for m in pkgutil.iter_modules(ops.__path__))
     assert ops._submodules() == listed
     assert all(f"lablang.molecular.ops.{name}" in sys.modules for name in listed)
+
+
+def test_the_benchmark_s_cpu_time_leaves_out_a_process_s_waiting() -> None:
+    """`check_speed.run_timed` gives a child's wall time and its CPU time: a child that
+    sleeps 0.3 s takes at least that long and uses far less CPU than that."""
+    wall, cpu = _benchmark().run_timed([sys.executable, "-c", "import time; time.sleep(0.3)"])  # type: ignore[attr-defined]
+    assert wall >= 0.3 and 0 < cpu < 0.25, (wall, cpu)
