@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import re
 import subprocess
 import sys
 import tomllib
@@ -232,10 +231,9 @@ def _startup_files(folder: Path) -> dict[str, tuple[Path, int]]:
     return files
 
 
-_LABELS = ("small.lab (3 backends)", "protocol file", "10x example", "protocol, 2 errors")
-
-
-@pytest.mark.parametrize("label", _LABELS)
+@pytest.mark.parametrize(
+    "label", ["small.lab (3 backends)", "protocol file", "10x example", "protocol, 2 errors"]
+)
 def test_checking_a_startup_file_loads_no_heavy_module_and_no_corner_case_import(
     label: str, tmp_path: Path
 ) -> None:
@@ -285,24 +283,6 @@ def test_the_operation_modules_found_without_pkgutil_are_pkgutils() -> None:
     listed = sorted(m.name for m in pkgutil.iter_modules(ops.__path__))
     assert ops._submodules() == listed
     assert all(f"lablang.molecular.ops.{name}" in sys.modules for name in listed)
-
-
-def test_the_benchmark_s_against_mode_prints_wall_and_cpu_ratios_for_every_row(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """`check_speed.py --against TREE` (benchmarks/README.md's figures) runs: one round
-    against this very tree prints each start-up row's before/after ratios of wall and of
-    CPU time."""
-    _benchmark().against(ROOT, 1)  # type: ignore[attr-defined]
-    lines = capsys.readouterr().out.splitlines()[1:]
-    num = r"\d+\.\d+"
-    for label, line in zip(_LABELS, lines, strict=True):
-        assert re.fullmatch(
-            rf"  {re.escape(label)} +before {num}, after {num} \(x import lark {num} s; "
-            rf"after/before {num}; median of 1, alternated\); CPU time: before {num}, "
-            rf"after {num} \(x {num} s; after/before {num}\)",
-            line,
-        ), line
 
 
 def test_the_benchmark_s_cpu_time_leaves_out_a_process_s_waiting() -> None:
