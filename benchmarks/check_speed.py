@@ -161,8 +161,11 @@ def startup(runs: int) -> None:
 
 
 def tree_env(tree: Path) -> dict[str, str]:
-    """The environment that makes `python -m lablang` import the checkout at `tree`."""
-    return {**os.environ, "PYTHONPATH": str(tree)}
+    """The environment that makes `python -m lablang` import the checkout at `tree`, run
+    from this tree's folder: `PYTHONSAFEPATH` keeps `-m` from putting the working folder
+    (this tree) on `sys.path` before `PYTHONPATH` (without it, both sides of (d) were
+    this tree)."""
+    return {**os.environ, "PYTHONPATH": str(tree), "PYTHONSAFEPATH": "1"}
 
 
 def against(other: Path, runs: int) -> None:
