@@ -3,7 +3,8 @@ lablang's runtime reads (`lablang/syntax/tables.py`), shipped as `lablang/_data/
 so that no check after an install analyses the grammar or imports lark.
 
 The lark that analyses is `[build-system].requires`' pinned one (the version whose
-internals `tables.py` reads and the tests run against); any other stops the build. A
+serialized parser, written by `Lark.save`, `tables.py` reads and the tests run against);
+any other stops the build. A
 wheel gets a fresh file; an editable install writes it into the checkout (ignored by
 git), where the runtime, imported from the checkout, finds it. `tables.py` and
 `output.py` are loaded by path: the build environment has lark, not lablang's
@@ -35,13 +36,13 @@ class ParserTablesHook(BuildHookInterface):  # type: ignore[type-arg, misc, unus
         if version == "editable":
             _module(root, "output").write_atomic(root / TABLES, blob)
             return
-        self._folder = tempfile.mkdtemp(prefix="lablang-tables-")
-        made = Path(self._folder) / "tables.lalr"
+        self.tables_folder = tempfile.mkdtemp(prefix="lablang-tables-")
+        made = Path(self.tables_folder) / "tables.lalr"
         made.write_bytes(blob)
         build_data["force_include"][str(made)] = TABLES
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
-        folder = getattr(self, "_folder", None)
+        folder = getattr(self, "tables_folder", None)
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
 

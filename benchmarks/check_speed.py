@@ -13,7 +13,9 @@
 (d) with `--against TREE` (another checkout of lablang, e.g. a worktree of the commit before
     a change): (b)'s check processes of this tree and of TREE, alternated with each other
     and with `import lark` in one run, each tree on its own `PYTHONPATH`, so a change's
-    start-up cost is a before/after pair of ratios taken under the same load.
+    start-up cost is a before/after pair of ratios taken under the same load; the same
+    ratios of the processes' CPU time (user and system) follow, which a loaded machine
+    disturbs far less than wall time (waiting for a core is not in them).
 
 Run: python benchmarks/check_speed.py [--repeat N] [--runs N] [--startup-only] [--phases]
 [--against TREE] [--smoke]
@@ -93,9 +95,19 @@ def best(function, repeat: int) -> float:  # type: ignore[no-untyped-def]
 
 
 def run_once(args: list[str], env: dict[str, str] | None = None) -> float:
+    return run_timed(args, env)[0]
+
+
+def run_timed(args: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """One process's wall time and CPU time (user and system, from its resource usage):
+    on a loaded machine the wall time includes waiting for a core, the CPU time hardly."""
     start = time.perf_counter()
-    subprocess.run(args, check=False, capture_output=True, cwd=ROOT, env=env)
-    return time.perf_counter() - start
+    child = subprocess.Popen(
+        args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, _, usage = os.wait4(child.pid, 0)
+    child.returncode = 0  # reaped here: Popen must not wait for it again
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
 
 
 def alternated_ratio(check_args: list[str], runs: int) -> tuple[float, float]:
@@ -149,8 +161,11 @@ def startup(runs: int) -> None:
 
 
 def tree_env(tree: Path) -> dict[str, str]:
-    """The environment that makes `python -m lablang` import the checkout at `tree`."""
-    return {**os.environ, "PYTHONPATH": str(tree)}
+    """The environment that makes `python -m lablang` import the checkout at `tree`, run
+    from this tree's folder: `PYTHONSAFEPATH` keeps `-m` from putting the working folder
+    (this tree) on `sys.path` before `PYTHONPATH` (without it, both sides of (d) were
+    this tree)."""
+    return {**os.environ, "PYTHONPATH": str(tree), "PYTHONSAFEPATH": "1"}
 
 
 def against(other: Path, runs: int) -> None:
@@ -164,17 +179,20 @@ def against(other: Path, runs: int) -> None:
             envs = {"after": tree_env(ROOT), "before": tree_env(other)}
             for env in envs.values():
                 run_once(check_args, env)  # warm each tree's parser cache
-            times: dict[str, list[float]] = {"lark": [], "after": [], "before": []}
+            times: dict[str, list[tuple[float, float]]] = {"lark": [], "after": [], "before": []}
             for _ in range(runs):
-                times["lark"].append(run_once(lark_args))
+                times["lark"].append(run_timed(lark_args))
                 for name, env in envs.items():
-                    times[name].append(run_once(check_args, env))
-            lark = statistics.median(times["lark"])
-            after, before = statistics.median(times["after"]), statistics.median(times["before"])
+                    times[name].append(run_timed(check_args, env))
+            wall = {k: statistics.median(w for w, _ in v) for k, v in times.items()}
+            cpu = {k: statistics.median(c for _, c in v) for k, v in times.items()}
+            lark, after, before = wall["lark"], wall["after"], wall["before"]
             print(
                 f"  {label:<24} before {before / lark:.2f}, after {after / lark:.2f} "
                 f"(x import lark {lark:.3f} s; after/before {after / before:.2f}; "
-                f"median of {runs}, alternated)"
+                f"median of {runs}, alternated); CPU time: before "
+                f"{cpu['before'] / cpu['lark']:.2f}, after {cpu['after'] / cpu['lark']:.2f} "
+                f"(x {cpu['lark']:.3f} s; after/before {cpu['after'] / cpu['before']:.2f})"
             )
 
 

@@ -41,8 +41,10 @@ __all__ = [
 COLORS = ("auto", "always", "never")
 _KEY = "lablang.color"
 F = TypeVar("F", bound=Callable[..., Any])
-# what may need escaping: C0 but tab and newline, DEL, and anything past ASCII
-_CANDIDATE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\U0010ffff]")
+# what may need escaping: C0 but tab and newline, DEL, and anything past ASCII, written
+# as the complement of what never does (the class spelled as ranges up to U+10FFFF takes
+# `re` ~5 ms to compile, at every start of every verb; the complement, 0.1 ms)
+_CANDIDATE = re.compile(r"[^\t\n\x20-\x7e]")
 _UNSAFE = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
 
 

@@ -7,8 +7,8 @@ to that on every shipped file and on generated and damaged texts), without impor
 lark, whose import alone costs more than a small `lablang check`:
 
 - per parser state, a lexer over the terminals that state accepts plus the ignored ones,
-  tried in lark's order, keywords a pattern also matches re-typed after the match (lark's
-  `_create_unless`); lines and columns counted as lark counts them;
+  tried in the tables' order, keywords a pattern also matches re-typed after the match
+  (`tables.lexer_layout` says which); lines and columns counted as lark counts them;
 - where the state's lexer matches nothing, the lexer over all terminals names the token
   that is there (an `UnexpectedToken` expecting what the state's lexer allowed), else the
   error is an `UnexpectedCharacters`;
@@ -155,8 +155,8 @@ class UnexpectedCharacters(UnexpectedInput):
 
 
 class _Retype:
-    """Lark's `UnlessCallback`: a pattern's match that is one of the keywords it also
-    matches becomes that keyword."""
+    """A pattern's match that is one of the keywords it also matches becomes that keyword
+    (`tables.lexer_layout`'s rule)."""
 
     __slots__ = ("keywords",)
 
@@ -171,7 +171,8 @@ class _Retype:
 
 
 class _Chain:
-    """Lark's `CallChain`: re-type, then the user's callback if the type did not change."""
+    """Re-type, then the user's callback if the type did not change (as lark chains a
+    lexer callback after a re-typing)."""
 
     __slots__ = ("callback", "retype")
 
@@ -188,7 +189,7 @@ class _Chain:
 class _Scanner:
     """One lexer: its alternation (compiled at first use), what it allows, its callbacks.
 
-    `kept` names the terminals of its alternation, in lark's order (`order`). Where the
+    `kept` names the terminals of its alternation, in the tables' order (`order`). Where the
     alternation over all terminals (the root lexer's, compiled once) matches one of those,
     that match is this lexer's too (see `Runtime.parse`), unless one of its own literals
     that the root lexer folds into a pattern (`shadowed[name]`, those ordered before

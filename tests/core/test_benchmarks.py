@@ -83,7 +83,8 @@ SMOKES: dict[str, Smoke] = {
             ),
             *(
                 rf"^  {row} +before {NUM}, after {NUM} \(x import lark {NUM} s; after/before "
-                rf"{NUM}; median of 1, alternated\)$"
+                rf"{NUM}; median of 1, alternated\); CPU time: before {NUM}, after {NUM} "
+                rf"\(x {NUM} s; after/before {NUM}\)$"
                 for row in STARTUP_ROWS
             ),
         ),

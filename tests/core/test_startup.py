@@ -283,3 +283,30 @@ def test_the_operation_modules_found_without_pkgutil_are_pkgutils() -> None:
     listed = sorted(m.name for m in pkgutil.iter_modules(ops.__path__))
     assert ops._submodules() == listed
     assert all(f"lablang.molecular.ops.{name}" in sys.modules for name in listed)
+
+
+def test_the_benchmark_s_cpu_time_leaves_out_a_process_s_waiting() -> None:
+    """`check_speed.run_timed` gives a child's wall time and its CPU time: a child that
+    sleeps 0.3 s takes at least that long and uses far less CPU than that."""
+    wall, cpu = _benchmark().run_timed([sys.executable, "-c", "import time; time.sleep(0.3)"])  # type: ignore[attr-defined]
+    assert wall >= 0.3 and 0 < cpu < 0.25, (wall, cpu)
+
+
+def test_the_benchmark_s_other_tree_is_the_one_its_check_processes_import(
+    tmp_path: Path,
+) -> None:
+    """`check_speed.py --against TREE` runs `python -m lablang` from this tree's folder
+    with `tree_env(TREE)`: the process imports TREE's lablang, not this tree's."""
+    package = tmp_path / "lablang"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "__main__.py").write_text("print(__file__)\n")
+    shown = subprocess.run(
+        [sys.executable, "-m", "lablang"],
+        cwd=ROOT,
+        env=_benchmark().tree_env(tmp_path),  # type: ignore[attr-defined]
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert Path(shown).resolve() == (package / "__main__.py").resolve()

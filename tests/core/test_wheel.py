@@ -163,7 +163,7 @@ def test_the_build_hook_refuses_a_lark_other_than_the_pinned_one(
 ) -> None:
     """Built without lark or with another version than `LARK_VERSION` (no build
     isolation), the build stops and names the pinned version instead of shipping tables
-    made through untested internals."""
+    made from a serialization and an analysis the tests did not compare."""
     import importlib.util
     import types
 

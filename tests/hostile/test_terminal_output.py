@@ -57,3 +57,14 @@ def test_a_diagnostic_quotes_a_file_line_escaped(tmp_path: Path) -> None:
     assert OSC not in run.stderr and "\x07" not in run.stderr
     assert "# \\x1b]0;owned\\x07" in run.stderr
     assert "\x1b[" in run.stderr  # lablang's own colours are kept
+
+
+def test_only_tab_newline_and_printable_ascii_pass_unexamined() -> None:
+    """The escaping's candidate class (written as a complement, cheap to compile) is every
+    code point but tab, newline and printable ASCII (those pass unexamined, every other
+    code point is examined: an unsafe one escaped, a safe one kept)."""
+    from lablang.cli import terminal
+
+    # every code point of the first planes' start, the surrogates and the last ones
+    every = "".join(map(chr, [*range(0x3000), *range(0xD800, 0xE000), *range(0x10FF00, 0x110000)]))
+    assert terminal._CANDIDATE.sub("", every) == "\t\n" + "".join(map(chr, range(0x20, 0x7F)))

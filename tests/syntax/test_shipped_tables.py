@@ -61,24 +61,27 @@ def test_the_installed_tables_are_what_the_pinned_lark_makes_of_the_grammar() ->
 
 _DIGEST = """
 import hashlib, sys
+if sys.argv[1] == "interned":  # strings another module's constants interned (lark's, ours)
+    [sys.intern(chr(c)) for c in range(32, 127)]
 from lablang.syntax import grammar, tables
 print(hashlib.sha256(tables.tables_file(grammar.grammar_text())).hexdigest())
 """
 
 
-def test_the_tables_file_is_the_same_bytes_whatever_the_hash_seed() -> None:
+def test_the_tables_file_is_the_same_bytes_whatever_the_hash_seed_or_interning() -> None:
     """Two builds with different hash seeds (lark numbers its states differently in
-    each) write byte-identical tables files: wheels are reproducible."""
+    each), and a build in a process that interned more strings beforehand (marshal
+    records interning), write byte-identical tables files: wheels are reproducible."""
     digests = {
         subprocess.run(
-            [sys.executable, "-c", _DIGEST],
+            [sys.executable, "-c", _DIGEST, interned],
             env={**os.environ, "PYTHONHASHSEED": seed},
             capture_output=True,
             text=True,
             cwd=ROOT,
             check=True,
         ).stdout.strip()
-        for seed in ("1", "2")
+        for seed, interned in (("1", "plain"), ("2", "plain"), ("1", "interned"))
     }
     assert len(digests) == 1 and len(next(iter(digests))) == 64, digests
 
