@@ -134,8 +134,8 @@ def diff_command(
 
     Example: lablang diff examples/protocols/pcr_published.lab examples/protocols/pcr_gc_rich.lab
     """
+    from lablang.modification import draft_verified_task
     from lablang.protocols.diff import diff_json, render_diff, semantic_diff
-    from lablang.protocols.task import draft_task
 
     report = Report()
     old_name = names[0] if names else None
@@ -148,7 +148,7 @@ def diff_command(
         sys.exit(1)
     result = semantic_diff(before, after)
     if task:
-        _emit(draft_task(result, before, after), output)
+        _emit(draft_verified_task(before, after), output)
         return
     if as_json:
         _emit(json.dumps(diff_json(result), indent=2) + "\n", output)
@@ -330,6 +330,12 @@ def _as_warning(diagnostic: Diagnostic) -> Diagnostic:
     required=True,
     help="The answer to judge (any text; usually a .lab protocol).",
 )
+@click.option(
+    "--published",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The published protocol the task modifies: each prompt carries it, so that a "
+    "free-text answer is judged against it.",
+)
 @click.option("--protocol", "protocol_id", default="", help="Source protocol id to record.")
 @click.option("--attempt", default="", help="Attempt id to record.")
 @click.option("--rubric", "rubric_name", help="Rubric name (default: the first in the file).")
@@ -342,6 +348,7 @@ def _as_warning(diagnostic: Diagnostic) -> Diagnostic:
 def judge_prompts_command(
     rubric_path: Path,
     answer: Path,
+    published: Path | None,
     protocol_id: str,
     attempt: str,
     rubric_name: str | None,
@@ -359,9 +366,16 @@ def judge_prompts_command(
     from lablang.driver import read_source
 
     answer_source = read_source(answer, report)
+    published_source = read_source(published, report) if published is not None else None
     if rubric is None or report.has_errors or answer_source is None:
         _exit(report)
         sys.exit(1)
     print_report(report)
-    records = judge_prompts(rubric, answer_source.text, protocol=protocol_id, attempt=attempt)
+    records = judge_prompts(
+        rubric,
+        answer_source.text,
+        protocol=protocol_id,
+        attempt=attempt,
+        published=published_source.text if published_source is not None else None,
+    )
     _emit("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), output)

@@ -392,4 +392,29 @@ def answer_view(protocol: Protocol) -> dict[str, object]:
         "materials": [m.name for m in protocol.materials],
         "equipment": list(protocol.equipment),
         "containers": [c.name for c in protocol.containers],
+        # what each material is and holds, for checks such as
+        # `answer.reagents.blocker.components.bsa == 5 %`
+        "reagents": {m.name: _reagent_view(m) for m in protocol.materials},
+        "consumables": {
+            c.name: {
+                "name": c.name,
+                **{
+                    k: v for k, v in (("material", c.material), ("description", c.description)) if v
+                },
+                **dict(c.properties),
+            }
+            for c in protocol.consumables
+        },
     }
+
+
+def _reagent_view(material: Material) -> dict[str, object]:
+    view: dict[str, object] = {
+        "name": material.name,
+        "components": {c.name: c.amount or c.name for c in material.components},
+    }
+    for key in ("description", "solvent", "dilution"):
+        value = getattr(material, key)
+        if value is not None:
+            view[key] = value
+    return view

@@ -140,7 +140,11 @@ def _material_users(protocol: Protocol, name: str) -> list[int]:
 
 
 def _works_on(step: Step, name: str) -> bool:
-    return step.container == name or getattr(step.action, "consumable", None) == name
+    """The step runs on the consumable, works in it, or adds to or draws from it."""
+    return name in (
+        step.container,
+        *(getattr(step.action, key, None) for key in ("consumable", "destination", "source")),
+    )
 
 
 def _with_downstream(

@@ -17,14 +17,22 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from lablang import ast
 from lablang.protocols.model import Component, Consumable, Container, Material, Value
 from lablang.protocols.quantities import Amount
+from lablang.source import Span
 
-if TYPE_CHECKING:
-    from lablang.protocols.front import _Builder
+
+class _Builder(Protocol):
+    """What these builders need of the protocol front end's builder (its reporting)."""
+
+    def _names(self, expr: ast.Expr, what: str) -> list[tuple[str, Span]]: ...
+    def _unknown(self, member: ast.Member, where: str) -> None: ...
+    def _text(self, expr: ast.Expr, what: str) -> str | None: ...
+    def _amount(self, expr: ast.Expr, dims: tuple[str, ...], what: str) -> Amount | None: ...
+
 
 # the dimensions a component's concentration may have
 CONCENTRATIONS = ("percent", "molar_concentration", "mass_concentration", "fold")

@@ -41,7 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("driver",),
     ("fmt",),
     ("molecular", "protocols", "rubrics", "contracts", "scoring", "sim"),
-    ("export_targets", "spec_tables", "limits_doc", "bound"),
+    ("export_targets", "spec_tables", "limits_doc", "bound", "modification"),
     ("export", "spec"),
     ("agent",),
     ("lsp",),
