@@ -141,3 +141,17 @@ def test_a_clause_after_another_field_is_an_error_not_dropped(field):
     kind = "wash: 10 mL of tbst" if "times" in field else "mix: vortex"
     text = f"protocol t {{ materials: [tbst]  step s {{ {kind}  {field} }} }}"
     assert "E0807" in codes(text)
+
+
+def test_a_kept_supernatant_holds_the_sample_and_its_beads():
+    """A one-sided cut that keeps the supernatant leaves 50 uL + 0.6 x 50 uL = 80 uL in
+    the ledger, so drawing 90 uL from it is E0803; with `then:` and an elution the
+    container holds the eluate."""
+    text = (
+        "protocol t {{ materials: [beads]  containers: {{s: 50 uL, out: 0 uL}}\n"
+        "  step cut {{ cleanup: 0.6 x of beads  keep: supernatant {extra} container: s }}\n"
+        "  step take {{ transfer: {v} from s  to: out }} }}"
+    )
+    assert "E0803" not in codes(text.format(extra="", v="80 uL"))
+    assert "E0803" in codes(text.format(extra="", v="90 uL"))
+    assert "E0803" in codes(text.format(extra=" then: 0.8 x  elute: 20 uL ", v="30 uL"))
