@@ -48,6 +48,7 @@ BACKEND_CHECKS: dict[str, str] = {
     "library": "lablang.molecular.front:check_program",
     "protocol": "lablang.protocols.front:check_program",
     "rubric": "lablang.rubrics.front:check_program",
+    "benchmark": "lablang.rubrics.benchmark_front:check_program",
     "scene": "lablang.sim.front:check_program",
     "task": "lablang.sim.front:check_program",
     "skill": "lablang.sim.front:check_program",

@@ -144,6 +144,11 @@ DECL_FIELDS: dict[str, FieldSet] = {
     ),
     "skill": FieldSet({}, open=True, note="a skill program reused by tasks"),
     "material": FieldSet({}, open=True, note="a reagent declared once for every protocol"),
+    "benchmark": FieldSet(
+        {"domains": "the benchmark's domains, a list of names"},
+        backend_checked=True,
+        note="entries: `item TASK { rubric: RUBRIC  published: PROTOCOL_ID  domain: NAME }`",
+    ),
 }
 
 # Entry keywords whose fields are a closed set, checked the same way.

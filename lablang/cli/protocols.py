@@ -182,6 +182,12 @@ def diff_command(
 )
 @click.option("--rubric", "rubric_name", help="Rubric name (default: the first in the file).")
 @click.option(
+    "--benchmark",
+    "benchmark_name",
+    help="Grade the file's `benchmark` of this name: every task with its own rubric, "
+    'from judgments that name their "task".',
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -196,6 +202,7 @@ def grade_command(
     seed: int,
     resamples: int,
     rubric_name: str | None,
+    benchmark_name: str | None,
     output: Path | None,
     jobs: int,
     executor_kind: str,
@@ -217,6 +224,17 @@ def grade_command(
         render_grade,
     )
 
+    if benchmark_name is not None:
+        _grade_benchmark(
+            rubric_path,
+            benchmark_name,
+            judgments,
+            seed,
+            resamples,
+            output,
+            executor_from(executor_kind, jobs, address),
+        )
+        return
     report = Report()
     rubric = load_rubric(rubric_path, report, rubric_name)
     if rubric is None or report.has_errors:
@@ -234,12 +252,7 @@ def grade_command(
     if answers is not None:
         machine = machine_grades(rubric, answers, {(j.protocol, j.attempt) for j in lines}, report)
     grades = collect_grades(rubric, lines, source, report, machine=machine, rejected=rejected)
-    if report.has_errors or not grades:
-        if not grades and not report.has_errors:
-            echo("error: no judgments to grade", err=True)
-        _exit(report)
-        sys.exit(1)
-    print_report(report)
+    _stop_unless_graded(report, bool(grades))
     checked = sorted({item for _, _, item in machine})
     executor = executor_from(executor_kind, jobs, address)
     result = grade(
@@ -249,6 +262,57 @@ def grade_command(
         _emit(json.dumps(grade_json(result), indent=2) + "\n", output)
     else:
         _emit(render_grade(result), output)
+
+
+def _stop_unless_graded(report: Report, graded: bool) -> None:
+    """Exit 1 with the diagnostics when grading cannot go on; else print the warnings."""
+    if report.has_errors or not graded:
+        if not graded and not report.has_errors:
+            echo("error: no judgments to grade", err=True)
+        _exit(report)
+        sys.exit(1)
+    print_report(report)
+
+
+def _grade_benchmark(
+    path: Path,
+    name: str,
+    judgments: Path,
+    seed: int,
+    resamples: int,
+    output: Path | None,
+    executor: Any,
+) -> None:
+    """`grade FILE --benchmark NAME`: every task of the benchmark graded in one run."""
+    from lablang.driver import check_file, read_source
+    from lablang.rubrics.benchmark import (
+        collect_benchmark_grades,
+        grade_benchmark,
+        render_benchmark,
+    )
+    from lablang.rubrics.benchmark_front import build_benchmarks
+    from lablang.rubrics.grading import read_judgments
+
+    checked = check_file(path)
+    report = checked.report
+    found = []
+    if checked.program is not None:
+        root = checked.program.root
+        found = [b for b in build_benchmarks(root.module, root.source, Report()) if b.name == name]
+    if not found:
+        report.add("E0840", f"{path} declares no benchmark `{name}`", None)
+    source = read_source(judgments, report)
+    if not found or source is None or report.has_errors:
+        _exit(report)
+        sys.exit(1)
+    rejected: dict[tuple[str, str, str], int] = {}
+    lines = read_judgments(source, report, rejected)
+    grades = collect_benchmark_grades(found[0].tasks, lines, source, report, rejected)
+    _stop_unless_graded(report, bool(grades))
+    result = grade_benchmark(
+        found[0].tasks, grades, seed=seed, resamples=resamples, executor=executor
+    )
+    _emit(render_benchmark(result, name), output)
 
 
 def machine_grades(

@@ -18,8 +18,17 @@ from typing import Any
 
 from attrs import frozen
 
-from lablang.rubrics.grading import _best_of_ks, clip
+from lablang.diagnostics import Report
+from lablang.rubrics.grading import (
+    Judgment,
+    _best_of_ks,
+    _did_you_mean,
+    _line_span,
+    clip,
+    collect_grades,
+)
 from lablang.rubrics.model import Rubric, node_value
+from lablang.source import Source
 
 
 @frozen(kw_only=True)
@@ -161,3 +170,84 @@ def grade_benchmark(
         seed=seed,
         resamples=resamples,
     )
+
+
+def collect_benchmark_grades(
+    tasks: Sequence[BenchmarkTask],
+    judgments: Sequence[Judgment],
+    source: Source | None,
+    report: Report,
+    rejected: dict[tuple[str, str, str], int] | None = None,
+) -> dict[str, dict[str, dict[str, int]]]:
+    """`grades[task][attempt][item]` from judgment lines naming their task (`"task"`);
+    each task's judgments are checked against its own rubric as `collect_grades` checks
+    one rubric's. Task ids are compared exactly: a line naming no task of the benchmark is
+    `E0841`, with "did you mean" (a trailing blank is a different id)."""
+    by_task: dict[str, list[Judgment]] = defaultdict(list)
+    known = {t.id for t in tasks}
+    unknown_seen: set[str] = set()
+    for j in judgments:
+        if j.protocol in known:
+            by_task[j.protocol].append(j)
+        elif j.protocol not in unknown_seen:
+            unknown_seen.add(j.protocol)
+            report.add(
+                "E0841",
+                f"line {j.line}: the benchmark has no task {_quoted(j.protocol)}",
+                source,
+                _line_span(source, j.line),
+                label="unknown task",
+                help=_did_you_mean(j.protocol, known),
+            )
+    grades: dict[str, dict[str, dict[str, int]]] = {}
+    for task in tasks:
+        mine = {k: v for k, v in (rejected or {}).items() if k[0] == task.id}
+        collected = collect_grades(task.rubric, by_task.get(task.id, []), source, report,
+                                   rejected=mine)  # fmt: skip
+        if collected:
+            grades[task.id] = {a: g for (_, a), g in collected.items()}
+    return grades
+
+
+def _quoted(text: str) -> str:
+    import json
+
+    return json.dumps(text)
+
+
+def render_benchmark(result: BenchmarkGrade, name: str) -> str:
+    """The graded benchmark as text: overall, per domain, per task with its own n."""
+
+    def pct(x: float) -> str:
+        return f"{100 * x:.1f}%"
+
+    def with_ci(group: GroupGrade, key: str, value: float) -> str:
+        low, high = group.ci.get(key, (value, value))
+        return f"{pct(value)}  [{pct(low)}, {pct(high)}]"
+
+    lines = [
+        f"benchmark `{name}`: {len(result.tasks)} tasks over {result.sources} source protocols"
+    ]
+    for label, group in [("overall", result.overall), *result.domains.items()]:
+        lines.append(f"{label} ({group.tasks} tasks): mean {with_ci(group, 'mean', group.mean)}")
+        for k, value in group.best_of_k.items():
+            lines.append(f"  best-of-{k:<3} {with_ci(group, f'best_of_{k}', value)}")
+    lines += ["", "per task (best-of-k up to the task's own number of attempts):"]
+    for task in result.tasks.values():
+        best = ", ".join(f"{k}: {pct(v)}" for k, v in task.best_of_k.items())
+        lines.append(
+            f"  {task.task} ({task.domain}, from `{task.source}`): mean {pct(task.mean)} over "
+            f"{task.attempts} attempts; best-of-k {best}"
+        )
+    attempts = {t.attempts for t in result.tasks.values()}
+    if len(attempts) > 1:
+        lines.append(
+            f"note: tasks have {min(attempts)} to {max(attempts)} attempts; best-of-k over "
+            f"tasks stops at the fewest ({min(attempts)})"
+        )
+    lines += [
+        "",
+        f"CIs: 95% cluster bootstrap over source protocols, {result.resamples} resamples, "
+        f"seed {result.seed}",
+    ]
+    return "\n".join(lines) + "\n"

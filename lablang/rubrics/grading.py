@@ -100,6 +100,9 @@ def _judgment(
     if not isinstance(data, dict):
         bad("E0830", "a judgment must be a JSON object")
         return None
+    if "task" in data:
+        # a benchmark's judgments name the task; its source protocol is the task's
+        data = {**data, "protocol": data["task"]}
     missing = [k for k in ("protocol", "attempt", "item", "score") if k not in data]
     if missing:
         bad(

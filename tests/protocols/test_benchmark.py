@@ -89,3 +89,46 @@ def test_intervals_resample_source_protocols_and_are_seeded():
     alone = grade_benchmark(single, grades, seed=5, resamples=100)
     mean = alone.domains["one"].mean
     assert alone.domains["one"].ci["mean"] == (mean, mean)
+
+
+def test_a_lab_benchmark_graded_in_one_command_equals_the_library(tmp_path):
+    """`lablang grade FILE --benchmark NAME` on a generated `.lab` benchmark of 20 tasks over
+    8 source protocols (judgments naming their task) prints the library's report, and each
+    task there has the mean of grading it alone."""
+    import json
+
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+    from lablang.rubrics.benchmark import render_benchmark
+
+    tasks, grades = generated()
+    rubrics = "".join(
+        f"rubric {t.rubric.name} {{\n"
+        + "".join(f'  item {i.id} "c" weight {i.weight}\n' for i in t.rubric.items)
+        + "}\n"
+        for t in tasks
+    )
+    entries = "".join(
+        f"  item {t.id} {{ rubric: {t.rubric.name}  published: {t.source}  domain: {t.domain} }}\n"
+        for t in tasks
+    )
+    lab = tmp_path / "bench.lab"
+    lab.write_text(rubrics + f"benchmark mods {{\n  domains: [dna, rna]\n{entries}}}\n")
+    lines = [
+        json.dumps({"task": t, "attempt": a, "item": i, "score": g})
+        for t, attempts in grades.items()
+        for a, items in attempts.items()
+        for i, g in items.items()
+    ]
+    judgments = tmp_path / "j.jsonl"
+    judgments.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(
+        main,
+        ["grade", str(lab), "--benchmark", "mods", "--judgments", str(judgments),
+         "--resamples", "200", "--seed", "1"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    expected = render_benchmark(grade_benchmark(tasks, grades, seed=1, resamples=200), "mods")
+    assert result.output == expected
+    assert "benchmark `mods`: 20 tasks over 8 source protocols" in result.output
