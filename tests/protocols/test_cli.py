@@ -156,3 +156,15 @@ def test_judge_prompts_with_published_carries_the_published_protocol(tmp_path):
     )
     plain = run("judge-prompts", RUBRIC, "--answer", str(answer))
     assert "protocol lib_pcr" not in plain.output
+
+
+def test_diff_task_on_a_pair_as_examples_readme_shows():
+    """`lablang diff pairs/western_nitrocellulose.lab pairs/western_pvdf.lab --task` (the
+    command examples/protocols/README.md shows) drafts a rubric with the membrane decision."""
+    pairs = ROOT / "pairs"
+    result = run(
+        "diff", str(pairs / "western_nitrocellulose.lab"), str(pairs / "western_pvdf.lab"), "--task"
+    )
+    assert result.exit_code == 0, result.output
+    assert "item consumable_membrane" in result.output
+    assert "check: answer.consumables.membrane.material == pvdf" in result.output
