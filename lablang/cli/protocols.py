@@ -300,7 +300,7 @@ def _grade_benchmark(
         root = checked.program.root
         found = [b for b in build_benchmarks(root.module, root.source, Report()) if b.name == name]
     if not found:
-        report.add("E0840", f"{path} declares no benchmark `{name}`", None)
+        report.add("E0850", f"{path} declares no benchmark `{name}`", None)
     source = read_source(judgments, report)
     if not found or source is None or report.has_errors:
         _exit(report)

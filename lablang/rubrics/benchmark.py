@@ -182,7 +182,7 @@ def collect_benchmark_grades(
     """`grades[task][attempt][item]` from judgment lines naming their task (`"task"`);
     each task's judgments are checked against its own rubric as `collect_grades` checks
     one rubric's. Task ids are compared exactly: a line naming no task of the benchmark is
-    `E0841`, with "did you mean" (a trailing blank is a different id)."""
+    `E0851`, with "did you mean" (a trailing blank is a different id)."""
     by_task: dict[str, list[Judgment]] = defaultdict(list)
     known = {t.id for t in tasks}
     unknown_seen: set[str] = set()
@@ -192,7 +192,7 @@ def collect_benchmark_grades(
         elif j.protocol not in unknown_seen:
             unknown_seen.add(j.protocol)
             report.add(
-                "E0841",
+                "E0851",
                 f"line {j.line}: the benchmark has no task {_quoted(j.protocol)}",
                 source,
                 _line_span(source, j.line),

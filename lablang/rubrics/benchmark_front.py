@@ -9,7 +9,7 @@ protocol it modifies and its domain.
 
 A task's rubric is a `rubric` of the same module; its `published` id is the source
 protocol the bootstrap resamples (and that judgments of the task are grouped by); its
-domain is one of `domains`. `E0840` reports a task whose rubric, published protocol or
+domain is one of `domains`. `E0850` reports a task whose rubric, published protocol or
 domain is missing or unknown, or a task id given twice.
 """
 
@@ -63,7 +63,7 @@ def _benchmark(
     decl: ast.Decl, rubrics: dict[str, Rubric], source: Source, report: Report
 ) -> Benchmark:
     def bad(span: Span, message: str, label: str, help: str | None = None) -> None:
-        report.add("E0840", message, source, span, label=label, help=help)
+        report.add("E0850", message, source, span, label=label, help=help)
 
     domains: list[str] = []
     entries: list[ast.Entry] = []
