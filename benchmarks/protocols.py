@@ -8,10 +8,14 @@
 (b) grading 100 source protocols x 10 attempts x 20 items: the whole `grade` call
     (best-of-k for k = 1..10 in exact fractions + a 10,000-resample cluster bootstrap)
     / reading and validating the judgments file.
+(c) a benchmark of 149 tasks (each its own rubric) over 96 source protocols x 3 attempts,
+    graded in one run (`grade_benchmark`: per-task, per-domain and overall means,
+    best-of-k, 10,000-resample cluster bootstrap over source protocols): the time per
+    task, against grading the tasks one by one with `grade` (each with its own bootstrap).
 
 Run: python benchmarks/protocols.py. `--smoke` runs the same code paths at the smallest
-sizes (10 and 50 steps; 3 protocols x 10 attempts x 20 items, 100 resamples) and one
-repetition, in a few seconds: tests/core/test_benchmarks.py runs it.
+sizes (10 and 50 steps; 3 protocols x 10 attempts x 20 items, 100 resamples; 20 tasks
+over 8 protocols) and one repetition, in a few seconds: tests/core/test_benchmarks.py runs it.
 """
 
 from __future__ import annotations
@@ -136,10 +140,53 @@ def bench_grade(protocols: int = 100, resamples: int = 10_000, repeat: int = 3) 
     print(f"  mean {result.mean:.4f}, CI {result.ci['mean']}")
 
 
+def bench_benchmark(
+    tasks: int = 149, sources: int = 96, resamples: int = 10_000, repeat: int = 3
+) -> None:
+    from fractions import Fraction
+
+    from lablang.rubrics.benchmark import BenchmarkTask, grade_benchmark
+
+    rng = random.Random(2)
+    found, grades = [], {}
+    for t in range(tasks):
+        items = tuple(
+            Item(id=f"i{k}", criterion="", weight=Fraction(rng.choice([1, 2, 3]) if k else -1))
+            for k in range(rng.randint(4, 12))
+        )
+        task = BenchmarkTask(
+            id=f"t{t}",
+            rubric=Rubric(name=f"r{t}", items=items),
+            source=f"p{t % sources}",
+            domain=("dna", "rna", "protein")[t % 3],
+        )
+        found.append(task)
+        grades[task.id] = {str(a): {i.id: rng.randint(0, 2) for i in items} for a in range(1, 4)}
+    one_run, result = timed(
+        lambda: grade_benchmark(found, grades, seed=0, resamples=resamples), repeat
+    )
+    by_task, _ = timed(
+        lambda: [
+            grade(t.rubric, {(t.source, a): g for a, g in grades[t.id].items()},
+                  resamples=resamples)
+            for t in found
+        ],
+        1,
+    )  # fmt: skip
+    print(f"(c) a benchmark of {tasks} tasks over {sources} source protocols x 3 attempts")
+    print(
+        f"  one run {one_run * 1000:.1f} ms ({one_run / tasks * 1000:.2f} ms per task); "
+        f"task by task {by_task * 1000:.1f} ms ({by_task / tasks * 1000:.2f} ms per task)"
+    )
+    print(f"  overall mean {result.overall.mean:.4f}, CI {result.overall.ci['mean']}")
+
+
 if __name__ == "__main__":
     if "--smoke" in sys.argv[1:]:
         bench_diff((10, 50), repeat=1)
         bench_grade(protocols=3, resamples=100, repeat=1)
+        bench_benchmark(tasks=20, sources=8, resamples=100, repeat=1)
     else:
         bench_diff()
         bench_grade()
+        bench_benchmark()

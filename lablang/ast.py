@@ -399,6 +399,7 @@ DECL_KINDS = (
     "rubric",
     "skill",
     "material",
+    "benchmark",
 )
 
 

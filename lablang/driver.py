@@ -48,6 +48,7 @@ BACKEND_CHECKS: dict[str, str] = {
     "library": "lablang.molecular.front:check_program",
     "protocol": "lablang.protocols.front:check_program",
     "rubric": "lablang.rubrics.front:check_program",
+    "benchmark": "lablang.rubrics.benchmark_front:check_program",
     # the simulation's front end, then each task's trace to the protocol it realizes
     "scene": "lablang.trace.check:check_program",
     "task": "lablang.trace.check:check_program",

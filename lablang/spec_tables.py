@@ -202,6 +202,7 @@ ACTION_EXAMPLES = {
     "wash": "wash: 200 uL of ethanol  times: 2",
     "measure": 'measure: "dsDNA concentration"  instrument: qubit  volume: 1 uL',
     "wait": "wait 5 min",
+    "run": "run: tank for 60 min  voltage: 100 V  mode: voltage",
     "note": 'note: "keep on ice"',
 }
 

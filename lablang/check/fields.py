@@ -102,8 +102,11 @@ DECL_FIELDS: dict[str, FieldSet] = {
     ),
     "protocol": FieldSet(
         {
-            "materials": 'reagents, `[a, b]` or `{a: "description"}`',
+            "materials": 'reagents, `[a, b]` or `{a: "description"}` or '
+            '`{buffer: { is: "..."  components: {methanol: 20 %}  solvent: tbst  dilution: 1000 x }}`',
             "equipment": "a list of names (documentation only)",
+            "consumables": "membranes, gels, columns: `{membrane: { material: pvdf  pore_size: "
+            "0.45 um }}`",
             "containers": "`[tube1]` or `{tube1: 20 uL of lysate, tube2: 0 uL}`",
             "realizes": "the workflow step it carries out",
         },
@@ -149,6 +152,11 @@ DECL_FIELDS: dict[str, FieldSet] = {
     ),
     "skill": FieldSet({}, open=True, note="a skill program reused by tasks"),
     "material": FieldSet({}, open=True, note="a reagent declared once for every protocol"),
+    "benchmark": FieldSet(
+        {"domains": "the benchmark's domains, a list of names"},
+        backend_checked=True,
+        note="entries: `item TASK { rubric: RUBRIC  published: PROTOCOL_ID  domain: NAME }`",
+    ),
 }
 
 # Entry keywords whose fields are a closed set, checked the same way.

@@ -148,8 +148,8 @@ def diff_command(
 
     Example: lablang diff examples/protocols/pcr_published.lab examples/protocols/pcr_gc_rich.lab
     """
+    from lablang.modification import draft_verified_task
     from lablang.protocols.diff import diff_json, render_diff, semantic_diff
-    from lablang.protocols.task import draft_task
 
     report = Report()
     old_name = names[0] if names else None
@@ -162,7 +162,7 @@ def diff_command(
         sys.exit(1)
     result = semantic_diff(before, after)
     if task:
-        _emit(draft_task(result, before, after), output)
+        _emit(draft_verified_task(before, after), output)
         return
     affected = None
     if task_paths:
@@ -209,6 +209,12 @@ def diff_command(
 )
 @click.option("--rubric", "rubric_name", help="Rubric name (default: the first in the file).")
 @click.option(
+    "--benchmark",
+    "benchmark_name",
+    help="Grade the file's `benchmark` of this name: every task with its own rubric, "
+    'from judgments that name their "task".',
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(path_type=Path, dir_okay=False),
@@ -223,6 +229,7 @@ def grade_command(
     seed: int,
     resamples: int,
     rubric_name: str | None,
+    benchmark_name: str | None,
     output: Path | None,
     jobs: int,
     executor_kind: str,
@@ -244,6 +251,17 @@ def grade_command(
         render_grade,
     )
 
+    if benchmark_name is not None:
+        _grade_benchmark(
+            rubric_path,
+            benchmark_name,
+            judgments,
+            seed,
+            resamples,
+            output,
+            executor_from(executor_kind, jobs, address),
+        )
+        return
     report = Report()
     rubric = load_rubric(rubric_path, report, rubric_name)
     if rubric is None or report.has_errors:
@@ -261,12 +279,7 @@ def grade_command(
     if answers is not None:
         machine = machine_grades(rubric, answers, {(j.protocol, j.attempt) for j in lines}, report)
     grades = collect_grades(rubric, lines, source, report, machine=machine, rejected=rejected)
-    if report.has_errors or not grades:
-        if not grades and not report.has_errors:
-            echo("error: no judgments to grade", err=True)
-        _exit(report)
-        sys.exit(1)
-    print_report(report)
+    _stop_unless_graded(report, bool(grades))
     checked = sorted({item for _, _, item in machine})
     executor = executor_from(executor_kind, jobs, address)
     result = grade(
@@ -276,6 +289,57 @@ def grade_command(
         _emit(json.dumps(grade_json(result), indent=2) + "\n", output)
     else:
         _emit(render_grade(result), output)
+
+
+def _stop_unless_graded(report: Report, graded: bool) -> None:
+    """Exit 1 with the diagnostics when grading cannot go on; else print the warnings."""
+    if report.has_errors or not graded:
+        if not graded and not report.has_errors:
+            echo("error: no judgments to grade", err=True)
+        _exit(report)
+        sys.exit(1)
+    print_report(report)
+
+
+def _grade_benchmark(
+    path: Path,
+    name: str,
+    judgments: Path,
+    seed: int,
+    resamples: int,
+    output: Path | None,
+    executor: Any,
+) -> None:
+    """`grade FILE --benchmark NAME`: every task of the benchmark graded in one run."""
+    from lablang.driver import check_file, read_source
+    from lablang.rubrics.benchmark import (
+        collect_benchmark_grades,
+        grade_benchmark,
+        render_benchmark,
+    )
+    from lablang.rubrics.benchmark_front import build_benchmarks
+    from lablang.rubrics.grading import read_judgments
+
+    checked = check_file(path)
+    report = checked.report
+    found = []
+    if checked.program is not None:
+        root = checked.program.root
+        found = [b for b in build_benchmarks(root.module, root.source, Report()) if b.name == name]
+    if not found:
+        report.add("E0850", f"{path} declares no benchmark `{name}`", None)
+    source = read_source(judgments, report)
+    if not found or source is None or report.has_errors:
+        _exit(report)
+        sys.exit(1)
+    rejected: dict[tuple[str, str, str], int] = {}
+    lines = read_judgments(source, report, rejected)
+    grades = collect_benchmark_grades(found[0].tasks, lines, source, report, rejected)
+    _stop_unless_graded(report, bool(grades))
+    result = grade_benchmark(
+        found[0].tasks, grades, seed=seed, resamples=resamples, executor=executor
+    )
+    _emit(render_benchmark(result, name), output)
 
 
 def machine_grades(
@@ -357,6 +421,12 @@ def _as_warning(diagnostic: Diagnostic) -> Diagnostic:
     required=True,
     help="The answer to judge (any text; usually a .lab protocol).",
 )
+@click.option(
+    "--published",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The published protocol the task modifies: each prompt carries it, so that a "
+    "free-text answer is judged against it.",
+)
 @click.option("--protocol", "protocol_id", default="", help="Source protocol id to record.")
 @click.option("--attempt", default="", help="Attempt id to record.")
 @click.option("--rubric", "rubric_name", help="Rubric name (default: the first in the file).")
@@ -369,6 +439,7 @@ def _as_warning(diagnostic: Diagnostic) -> Diagnostic:
 def judge_prompts_command(
     rubric_path: Path,
     answer: Path,
+    published: Path | None,
     protocol_id: str,
     attempt: str,
     rubric_name: str | None,
@@ -386,9 +457,16 @@ def judge_prompts_command(
     from lablang.driver import read_source
 
     answer_source = read_source(answer, report)
+    published_source = read_source(published, report) if published is not None else None
     if rubric is None or report.has_errors or answer_source is None:
         _exit(report)
         sys.exit(1)
     print_report(report)
-    records = judge_prompts(rubric, answer_source.text, protocol=protocol_id, attempt=attempt)
+    records = judge_prompts(
+        rubric,
+        answer_source.text,
+        protocol=protocol_id,
+        attempt=attempt,
+        published=published_source.text if published_source is not None else None,
+    )
     _emit("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), output)

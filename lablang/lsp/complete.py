@@ -61,6 +61,7 @@ KEYWORDS_BY_KIND: dict[str, tuple[str, ...]] = {
     "rubric": ("item", "levels"),
     "skill": ("param", "do", "wait"),
     "material": (),
+    "benchmark": ("item",),
 }
 CLAUSES = ("requires", "effect", "as", "from", "at", "on", "within", "weight", "vs", "for")
 LITERALS = ("true", "false", "none", "and", "or", "not", "in", "of", "forall", "exists")

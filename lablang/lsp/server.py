@@ -73,6 +73,7 @@ _SYMBOL_KIND = {
     "rubric": types.SymbolKind.Object,
     "skill": types.SymbolKind.Function,
     "material": types.SymbolKind.Variable,
+    "benchmark": types.SymbolKind.Package,
     "op": types.SymbolKind.Method,
     "step": types.SymbolKind.Method,
     "item": types.SymbolKind.EnumMember,

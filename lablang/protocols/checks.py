@@ -26,6 +26,7 @@ from lablang.protocols.model import (
     Note,
     Protocol,
     Repeat,
+    Run,
     Segment,
     Step,
     Thermocycle,
@@ -49,7 +50,15 @@ RANGES: dict[str, tuple[str, Fraction, Fraction]] = {
     "relative_centrifugal_force": ("relative_centrifugal_force", _C(10), _C(100_000)),
     "ratio": ("fold", _C(3, 10), _C(7, 2)),
 }
-COUNT_RANGES = {"cycles": (1, 60), "mix_count": (1, 100), "wash_times": (1, 10)}
+COUNT_RANGES = {
+    "cycles": (1, 60),
+    "mix_count": (1, 100),
+    "wash_times": (1, 10),
+    "standards": (1, 12),
+    "replicates": (1, 6),
+}
+# what a spin column's `discard:` names when the liquid that passed through it is thrown away
+FLOW_THROUGH = frozenset({"flow_through", "flowthrough"})
 
 
 @frozen
@@ -189,6 +198,7 @@ def _check_values(step: Step, source: Source | None, report: Report) -> None:
             volume("volume", action.volume)
             if isinstance(action, Wash):
                 count("times", action.times, "wash_times", "the number of washes")
+                time("duration", action.duration)
         case Mix():
             volume("volume", action.volume)
             time("duration", action.duration)
@@ -220,9 +230,18 @@ def _check_values(step: Step, source: Source | None, report: Report) -> None:
         case Cleanup():
             if positive("ratio", action.ratio, "the bead ratio"):
                 plausible("ratio", action.ratio, "ratio", "the bead ratio")
+            if positive("then", action.then, "the second bead ratio"):
+                plausible("then", action.then, "ratio", "the second bead ratio")
             volume("elute", action.elute)
         case Measure():
             volume("volume", action.volume)
+            count("standards", action.standards, "standards", "the number of standards")
+            count("replicates", action.replicates, "replicates", "the number of replicates")
+            positive("standard_size", action.standard_size, "the standards' length")
+        case Run():
+            for parameter in ("voltage", "current", "power"):
+                positive(parameter, getattr(action, parameter), f"the {parameter}")
+            time("duration", action.duration)
         case Wait():
             time("duration", action.duration)
         case Note():
@@ -354,7 +373,11 @@ def _ledger(protocol: Protocol, source: Source | None, report: Report) -> tuple[
                 current = target
             case Cleanup():
                 if here is not None and use(here, step, "container", as_source=True):
-                    volumes[here] = action.elute.value if action.elute else None
+                    volumes[here] = _after_cleanup(action, volumes[here])
+                    current = here
+            case Centrifuge() if action.discard in FLOW_THROUGH:
+                if here is not None and use(here, step, "container", as_source=True):
+                    volumes[here] = Fraction(0)  # the flow-through leaves the protocol
                     current = here
             case Measure():
                 if here is not None and use(here, step, "container", as_source=True):
@@ -367,13 +390,25 @@ def _ledger(protocol: Protocol, source: Source | None, report: Report) -> tuple[
                             action.volume.text or str(action.volume),
                         )
                     current = here
-            case Mix() | Incubate() | Thermocycle() | Centrifuge() | Wash() | Wait() | Note():
+            case (
+                Mix() | Incubate() | Thermocycle() | Centrifuge() | Wash() | Wait() | Run() | Note()
+            ):
                 if step.container is not None and use(
                     step.container, step, "container", as_source=True
                 ):
                     current = step.container
         entries.append(LedgerEntry(step.name, tuple(sorted(volumes.items()))))
     return tuple(entries)
+
+
+def _after_cleanup(action: Cleanup, held: Fraction | None) -> Fraction | None:
+    """The container's volume after a bead cleanup: the elution volume when it elutes; the
+    sample with its beads when only the supernatant is kept; otherwise unknown."""
+    if action.elute is not None:
+        return action.elute.value
+    if action.keep == "supernatant" and action.then is None and held is not None and action.ratio:
+        return held * (1 + action.ratio.value)
+    return None
 
 
 def _missing(

@@ -14,12 +14,13 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Any
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from lablang.protocols.model import (
     Add,
     Note,
     Protocol,
+    Run,
     Step,
     Transfer,
     Value,
@@ -27,17 +28,14 @@ from lablang.protocols.model import (
     step_parameters,
 )
 from lablang.protocols.quantities import CANONICAL, Amount
+from lablang.protocols.resource_diff import (
+    ParameterChange,
+    ResourceChange,
+    resource_changes,
+)
+from lablang.protocols.resource_diff import same as _same
 
 KINDS = ("removed", "added", "moved", "changed")
-
-
-@frozen(kw_only=True)
-class ParameterChange:
-    """`old` is None for a parameter the new step adds, `new` is None for one it drops."""
-
-    parameter: str
-    old: Value
-    new: Value
 
 
 @frozen(kw_only=True)
@@ -50,13 +48,27 @@ class Change:
     parameters: tuple[ParameterChange, ...] = ()
     downstream: tuple[str, ...] = ()  # at most MAX_DOWNSTREAM names
     downstream_truncated: bool = False  # more downstream steps than those named
+    step_kind: str | None = None  # the step's action kind (`add`, `note`, ...)
 
     @property
     def consequential(self) -> bool:
-        """Changes that alter what happens at the bench (not only the notes)."""
+        """Changes that alter what happens at the bench: not a rename, a retitling, a
+        reworded note or a note step added, removed or moved."""
+        if self.step_kind == "note":
+            return False
         if self.kind == "changed":
-            return any(p.parameter not in ("note", "title") for p in self.parameters)
+            return any(p.parameter not in COSMETIC for p in self.parameters)
         return True
+
+
+# parameters whose change alters nothing at the bench
+COSMETIC = frozenset({"note", "title", "name"})
+# per action kind, the parameters that do not change what the step's container holds
+# (a measurement's instrument or replicates change the result, not the sample)
+NO_EFFECT_DOWNSTREAM: dict[str, frozenset[str]] = {
+    "measure": frozenset({"what", "instrument", "standards", "standard_size", "replicates",
+                          "melt_curve"}),
+}  # fmt: skip
 
 
 @frozen(kw_only=True)
@@ -64,6 +76,8 @@ class ProtocolDiff:
     old: str
     new: str
     changes: tuple[Change, ...]
+    # changes to materials and consumables (`lablang.protocols.resource_diff`)
+    resources: tuple[ResourceChange, ...] = ()
 
     def summary(self) -> list[tuple[str, str]]:
         """(kind, step) pairs, e.g. for asserting an exact change list."""
@@ -157,7 +171,28 @@ def semantic_diff(old: Protocol, new: Protocol) -> ProtocolDiff:
                 ),
             )
     changes.sort(key=lambda item: (item[0], item[1]))
-    return ProtocolDiff(old=old.name, new=new.name, changes=tuple(c for _, _, c in changes))
+    return ProtocolDiff(
+        old=old.name,
+        new=new.name,
+        changes=tuple(_effective(c, old, new, new_flows) for _, _, c in changes),
+        resources=resource_changes(old, new, lambda j: _downstream(new, new_flows, j)),
+    )
+
+
+def _effective(
+    change: Change, old: Protocol, new: Protocol, flows: list[tuple[set[str], set[str]]]
+) -> Change:
+    """The change with its step kind, and with no downstream steps when it changes no
+    step's inputs: a cosmetic change, or one of parameters that leave the sample as it was."""
+    index = change.old_index if change.kind == "removed" else change.new_index
+    step = (old if change.kind == "removed" else new).steps[index or 0]
+    change = evolve(change, step_kind=step.kind)
+    inert = COSMETIC | NO_EFFECT_DOWNSTREAM.get(step.kind, frozenset())
+    if not change.consequential or (
+        change.kind == "changed" and all(p.parameter in inert for p in change.parameters)
+    ):
+        return evolve(change, downstream=(), downstream_truncated=False)
+    return change
 
 
 # ------------------------------------------------------------ matching
@@ -234,12 +269,6 @@ def _kept_in_place(positions: list[int]) -> set[int]:
     return kept
 
 
-def _same(a: Value, b: Value) -> bool:
-    if isinstance(a, Amount) and isinstance(b, Amount):
-        return a.dimension == b.dimension and a.value == b.value
-    return a == b
-
-
 def _parameter_changes(before: Step, after: Step) -> tuple[ParameterChange, ...]:
     pa, pb = step_parameters(before), step_parameters(after)
     changes = []
@@ -275,8 +304,15 @@ def _containers(protocol: Protocol) -> list[tuple[set[str], set[str]]]:
                 uses = {c for c in (origin, action.destination) if c}
                 if action.destination:
                     fills, current = {action.destination}, action.destination
-            case Note() | Wait():
+            case Note():
                 pass
+            case Wait():  # on the magnet, drying: the wait acts on the current container
+                if here:
+                    uses, fills = {here}, {here}
+            case Run():  # a run acts on its consumable (a membrane, a gel)
+                target = action.consumable or here
+                if target:
+                    uses, fills, current = {target}, {target}, target
             case _:
                 if here:
                     uses, fills, current = {here}, {here}, here
@@ -351,23 +387,44 @@ def diff_json(diff: ProtocolDiff) -> dict[str, object]:
                 "old_index": c.old_index,
                 "new_index": c.new_index,
                 "consequential": c.consequential,
-                "parameters": [
-                    {"parameter": p.parameter, "old": value_json(p.old), "new": value_json(p.new)}
-                    for p in c.parameters
-                ],
+                "parameters": _parameters_json(c.parameters),
                 "downstream": list(c.downstream),
                 "downstream_truncated": c.downstream_truncated,
             }
             for c in diff.changes
         ],
+        "resources": [
+            {
+                "kind": r.kind,
+                "name": r.name,
+                "change": r.change,
+                "parameters": _parameters_json(r.parameters),
+                "dependents": list(r.dependents),
+            }
+            for r in diff.resources
+        ],
     }
+
+
+def _parameters_json(parameters: tuple[ParameterChange, ...]) -> list[dict[str, object]]:
+    return [
+        {"parameter": p.parameter, "old": value_json(p.old), "new": value_json(p.new)}
+        for p in parameters
+    ]
 
 
 def render_diff(diff: ProtocolDiff, old: Protocol, new: Protocol) -> str:
     """The diff as text, one change per paragraph."""
     lines = [f"--- protocol `{diff.old}`", f"+++ protocol `{diff.new}`"]
-    if not diff.changes:
+    if not diff.changes and not diff.resources:
         lines.append("no semantic changes")
+    for resource in diff.resources:
+        mark = {"added": "+", "removed": "-"}.get(resource.change, "*")
+        lines.append(f"{mark} {resource.change} {resource.kind} `{resource.name}`")
+        for p in resource.parameters:
+            lines.append(f"    {p.parameter}: {_show(p.old)} -> {_show(p.new)}")
+        if resource.dependents:
+            lines.append("    dependents: " + ", ".join(f"`{n}`" for n in resource.dependents))
     for change in diff.changes:
         match change.kind:
             case "removed":
@@ -387,7 +444,8 @@ def render_diff(diff: ProtocolDiff, old: Protocol, new: Protocol) -> str:
                 )
             case "changed":
                 renamed = f" (was `{change.old_name}`)" if change.old_name else ""
-                lines.append(f"* changed step `{change.step}`{renamed}")
+                cosmetic = "" if change.consequential else " (cosmetic)"
+                lines.append(f"* changed step `{change.step}`{renamed}{cosmetic}")
                 for p in change.parameters:
                     lines.append(f"    {p.parameter}: {_show(p.old)} -> {_show(p.new)}")
         if change.downstream:

@@ -25,12 +25,14 @@ from fractions import Fraction
 from lablang import ast
 from lablang.check.names import reserved_name
 from lablang.diagnostics import Edit, Fix, Report
+from lablang.protocols import resources
 from lablang.protocols.checks import check_protocol
 from lablang.protocols.model import (
     Action,
     Add,
     Centrifuge,
     Cleanup,
+    Consumable,
     Container,
     Hold,
     Incubate,
@@ -40,6 +42,7 @@ from lablang.protocols.model import (
     Note,
     Protocol,
     Repeat,
+    Run,
     Segment,
     Stage,
     Step,
@@ -59,11 +62,14 @@ ACTION_FIELDS: dict[str, frozenset[str]] = {
     "mix": frozenset({"count", "speed", "volume", "time"}),
     "incubate": frozenset({"time"}),
     "thermocycle": frozenset(),
-    "centrifuge": frozenset({"temperature", "time"}),
-    "cleanup": frozenset({"elute"}),
-    "wash": frozenset({"times"}),
-    "measure": frozenset({"volume", "instrument"}),
+    "centrifuge": frozenset({"temperature", "time", "discard"}),
+    "cleanup": frozenset({"elute", "keep", "then"}),
+    "wash": frozenset({"times", "time"}),
+    "measure": frozenset(
+        {"volume", "instrument", "standards", "standard_size", "replicates", "melt_curve"}
+    ),
     "wait": frozenset(),
+    "run": frozenset({"voltage", "current", "power", "mode", "time", "temperature", "consumable"}),
     "note": frozenset(),
 }
 STEP_FIELDS = frozenset({"container", "note", "realizes"})
@@ -129,6 +135,7 @@ class _Builder:
         materials: list[Material] = []
         equipment: list[str] = []
         containers: list[Container] = []
+        consumables: list[Consumable] = []
         steps: list[Step] = []
         members = decl.body.members if decl.body else ()
         skip = 0
@@ -155,18 +162,20 @@ class _Builder:
                     if step is not None:
                         steps.append(step)
                 case ast.Field(key="materials"):
-                    materials.extend(self._materials(member.value))
+                    materials.extend(resources.materials(self, member.value))
                 case ast.Field(key="equipment"):
                     equipment.extend(name for name, _ in self._names(member.value, "equipment"))
                 case ast.Field(key="containers"):
-                    containers.extend(self._containers(member.value))
+                    containers.extend(resources.containers(self, member.value))
+                case ast.Field(key="consumables"):
+                    consumables.extend(resources.consumables(self, member.value))
                 case ast.Field(key="realizes"):
                     realizes = _dotted(member.value)
                 case _:
                     self._unknown(
                         member,
                         "in a protocol; expected `step`, `materials`, "
-                        "`equipment`, `containers` or `realizes`",
+                        "`equipment`, `containers`, `consumables` or `realizes`",
                     )
         return Protocol(
             name=decl.name,
@@ -175,6 +184,7 @@ class _Builder:
             materials=tuple(materials),
             equipment=tuple(equipment),
             containers=tuple(containers),
+            consumables=tuple(consumables),
             steps=tuple(steps),
             span=decl.span,
         )
@@ -208,44 +218,6 @@ class _Builder:
             else:
                 names.append((name, item.span))
         return names
-
-    def _materials(self, expr: ast.Expr) -> list[Material]:
-        if isinstance(expr, ast.Block):
-            materials = []
-            for member in expr.members:
-                if isinstance(member, ast.Field):
-                    text = member.value.value if isinstance(member.value, ast.String) else None
-                    materials.append(
-                        Material(name=member.key, description=text, span=member.key_span)
-                    )
-                else:
-                    self._unknown(member, 'in `materials`; expected `name: "description"`')
-            return materials
-        return [Material(name=n, span=s) for n, s in self._names(expr, "material")]
-
-    def _containers(self, expr: ast.Expr) -> list[Container]:
-        if not isinstance(expr, ast.Block):
-            return [
-                Container(name=n, initial=Amount(Fraction(0), "volume", "0 uL"), span=s)
-                for n, s in self._names(expr, "container")
-            ]
-        containers = []
-        for member in expr.members:
-            if not isinstance(member, ast.Field):
-                self._unknown(member, "in `containers`; expected `name: VOLUME` or `name: unknown`")
-                continue
-            value = member.value
-            if isinstance(value, ast.Binary) and value.op == "of":
-                value = value.left
-            initial: Amount | None
-            if isinstance(value, ast.Name) and value.id == "unknown":
-                initial = None
-            elif isinstance(value, ast.Number) and Fraction(value.text) == 0:
-                initial = Amount(Fraction(0), "volume", "0 uL")
-            else:
-                initial = self._amount(value, ("volume",), f"the volume of `{member.key}`")
-            containers.append(Container(name=member.key, initial=initial, span=member.key_span))
-        return containers
 
     # -------------------------------------------------------- steps
     def step(self, entry: ast.Entry) -> Step | None:
@@ -316,6 +288,9 @@ class _Builder:
             allowed = key == kind or key in STEP_FIELDS or key in ACTION_FIELDS[kind]
             if not allowed:
                 self._unknown_step_field(kind, key, member)
+        for key, member in fields.items():
+            if key != kind and member.clauses:
+                self._stray_clause(kind, key, member.clauses[0])
         spans = {key: member.value.span for key, member in fields.items()}
         self.spans = spans
         action = self._action(kind, name, fields, cycle)
@@ -337,6 +312,20 @@ class _Builder:
             note=note,
             span=entry.span,
             spans=spans,
+        )
+
+    def _stray_clause(self, kind: str, key: str, clause: ast.Clause) -> None:
+        """E0807 for a clause after a field other than the action (`times: 3  for 5 min`):
+        it would otherwise be dropped, so the step would silently lose its duration."""
+        self.report.add(
+            "E0807",
+            f"`{clause.keyword}` after `{key}:` is not understood; it belongs to the "
+            f"`{kind}:` action",
+            self.source,
+            clause.span,
+            label=f"`{key}:` takes no `{clause.keyword}`",
+            help=f"write it right after the action's value, e.g. `{kind}: ... "
+            f"{clause.keyword} ...`, or as its own field (`time: 5 min`)",
         )
 
     def _unknown_step_field(self, kind: str, key: str, member: ast.Field) -> None:
@@ -401,6 +390,9 @@ class _Builder:
         def amount(key: str, dims: tuple[str, ...], what: str) -> Amount | None:
             return self._amount(fields[key].value, dims, what) if key in fields else None
 
+        def name_of(key: str) -> str | None:
+            return _dotted(fields[key].value) if key in fields else None
+
         def duration() -> Amount | None:
             found = clause_amount("for", ("time",), f"the duration {where}")
             if found is not None:
@@ -434,11 +426,14 @@ class _Builder:
                         volume=measured,
                         material=material_name,
                         times=self._count(fields.get("times"), where),
+                        duration=duration(),
                     )
                 return Cleanup(
                     ratio=measured,
                     material=material_name,
                     elute=amount("elute", ("volume",), f"the elution volume {where}"),
+                    keep=name_of("keep"),
+                    then=amount("then", ("fold",), f"the second bead ratio {where}"),
                 )
             case "transfer":
                 origin = clauses.get("from")
@@ -481,14 +476,30 @@ class _Builder:
                     ),
                     duration=duration(),
                     temperature=amount("temperature", ("temperature",), f"the temperature {where}"),
+                    discard=name_of("discard"),
                 )
             case "measure":
                 return Measure(
                     what=self._text(value, "what is measured") or "",
                     volume=amount("volume", ("volume",), f"the volume {where}"),
-                    instrument=_dotted(fields["instrument"].value)
-                    if "instrument" in fields
-                    else None,
+                    instrument=name_of("instrument"),
+                    standards=self._count(fields.get("standards"), where),
+                    standard_size=amount(
+                        "standard_size", ("sequence_length",), f"the standards' length {where}"
+                    ),
+                    replicates=self._count(fields.get("replicates"), where),
+                    melt_curve=name_of("melt_curve"),
+                )
+            case "run":
+                return Run(
+                    instrument=_dotted(value),
+                    voltage=amount("voltage", ("voltage",), f"the voltage {where}"),
+                    current=amount("current", ("current",), f"the current {where}"),
+                    power=amount("power", ("power",), f"the power {where}"),
+                    mode=name_of("mode"),
+                    duration=duration(),
+                    temperature=amount("temperature", ("temperature",), f"the temperature {where}"),
+                    consumable=name_of("consumable"),
                 )
             case "wait":
                 self.spans["duration"] = value.span
@@ -691,6 +702,11 @@ _EXAMPLE_UNITS = {
     "rotation_speed": "rpm",
     "relative_centrifugal_force": "xg",
     "fold": "x",
+    "percent": "%",
+    "sequence_length": "bp",
+    "voltage": "V",
+    "current": "mA",
+    "power": "W",
 }
 
 
@@ -703,6 +719,13 @@ def _dims_text(dims: tuple[str, ...]) -> str:
         "rotation_speed": "a rotation speed (rpm)",
         "relative_centrifugal_force": "a relative centrifugal force (xg)",
         "fold": "a ratio (x)",
+        "percent": "a percentage (%)",
+        "molar_concentration": "a molar concentration (mM)",
+        "mass_concentration": "a mass concentration (mg/mL)",
+        "sequence_length": "a length in bp",
+        "voltage": "a voltage (V)",
+        "current": "a current (mA)",
+        "power": "a power (W)",
         "temperature": "a temperature",
         "time": "a time",
         "volume": "a volume",

@@ -17,6 +17,8 @@ from attrs import field, fields, frozen
 from lablang.protocols.quantities import Amount
 from lablang.source import NO_SPAN, Span
 
+Value: TypeAlias = Amount | str | int | None
+
 
 # ------------------------------------------------------------ actions
 @frozen(kw_only=True)
@@ -85,11 +87,16 @@ class Thermocycle:
 
 @frozen(kw_only=True)
 class Centrifuge:
-    """`speed` is a rotation speed (rpm) or a relative centrifugal force (xg)."""
+    """`speed` is a rotation speed (rpm) or a relative centrifugal force (xg).
+
+    `discard: flow_through` (a spin column) empties the container in the ledger: what
+    passed through the column leaves the protocol.
+    """
 
     speed: Amount | None
     duration: Amount | None
     temperature: Amount | None = None
+    discard: str | None = None
 
 
 @frozen(kw_only=True)
@@ -99,6 +106,10 @@ class Cleanup:
     ratio: Amount | None
     material: str | None = None
     elute: Amount | None = None
+    # double-sided size selection: `keep: supernatant` after the first ratio, then beads
+    # up to `then` (the second ratio, of the original sample volume) bind what is kept
+    keep: str | None = None
+    then: Amount | None = None
 
 
 @frozen(kw_only=True)
@@ -106,6 +117,7 @@ class Wash:
     volume: Amount | None
     material: str | None = None
     times: int | None = None
+    duration: Amount | None = None  # each wash's duration (`3 x 5 min`: times 3, 5 min)
 
 
 @frozen(kw_only=True)
@@ -115,11 +127,35 @@ class Measure:
     what: str
     volume: Amount | None = None
     instrument: str | None = None
+    # qPCR quantification: the number of standards, their fragment length, the replicates
+    # of each reaction, and whether a melt curve follows (`yes` / `no`)
+    standards: int | None = None
+    standard_size: Amount | None = None
+    replicates: int | None = None
+    melt_curve: str | None = None
 
 
 @frozen(kw_only=True)
 class Wait:
     duration: Amount | None
+
+
+@frozen(kw_only=True)
+class Run:
+    """Run an instrument with its settings, e.g. a wet transfer at 100 V constant for 60 min.
+
+    `consumable` is what the run acts on (a membrane, a gel); `mode` is what the
+    instrument holds constant (`voltage`, `current`, `power`).
+    """
+
+    instrument: str | None
+    voltage: Amount | None = None
+    current: Amount | None = None
+    power: Amount | None = None
+    mode: str | None = None
+    duration: Amount | None = None
+    temperature: Amount | None = None
+    consumable: str | None = None
 
 
 @frozen(kw_only=True)
@@ -138,6 +174,7 @@ Action: TypeAlias = (
     | Wash
     | Measure
     | Wait
+    | Run
     | Note
 )
 
@@ -152,6 +189,7 @@ ACTION_KINDS: dict[type, str] = {
     Wash: "wash",
     Measure: "measure",
     Wait: "wait",
+    Run: "run",
     Note: "note",
 }
 
@@ -183,9 +221,38 @@ class Step:
 
 
 @frozen(kw_only=True)
+class Component:
+    """One component of a material at its concentration (`methanol: 20 %`, `tris: 25 mM`)."""
+
+    name: str
+    amount: Amount | None
+
+
+@frozen(kw_only=True)
 class Material:
+    """A reagent: its identity (`description`), its composition and its dilution.
+
+    `components` are the material's parts with their concentrations, `solvent` what they
+    are dissolved in (`5 % BSA in TBST`: components bsa 5 %, solvent tbst), `dilution` the
+    fold dilution it is used at (`1:1000` is `1000 x`).
+    """
+
     name: str
     description: str | None = None
+    components: tuple[Component, ...] = ()
+    solvent: str | None = None
+    dilution: Amount | None = None
+    span: Span = field(default=NO_SPAN, eq=False)
+
+
+@frozen(kw_only=True)
+class Consumable:
+    """A membrane, gel, column or plate as an object: what it is made of and its properties."""
+
+    name: str
+    material: str | None = None
+    description: str | None = None
+    properties: tuple[tuple[str, Value], ...] = ()
     span: Span = field(default=NO_SPAN, eq=False)
 
 
@@ -207,6 +274,7 @@ class Protocol:
     materials: tuple[Material, ...] = ()
     equipment: tuple[str, ...] = ()
     containers: tuple[Container, ...] = ()
+    consumables: tuple[Consumable, ...] = ()
     span: Span = field(default=NO_SPAN, eq=False)
 
     def step(self, name: str) -> Step | None:
@@ -214,7 +282,6 @@ class Protocol:
 
 
 # ------------------------------------------------------------ parameters
-Value: TypeAlias = Amount | str | int | None
 
 
 def thermocycle_parameters(cycle: Thermocycle) -> dict[str, Value]:
@@ -325,4 +392,29 @@ def answer_view(protocol: Protocol) -> dict[str, object]:
         "materials": [m.name for m in protocol.materials],
         "equipment": list(protocol.equipment),
         "containers": [c.name for c in protocol.containers],
+        # what each material is and holds, for checks such as
+        # `answer.reagents.blocker.components.bsa == 5 %`
+        "reagents": {m.name: _reagent_view(m) for m in protocol.materials},
+        "consumables": {
+            c.name: {
+                "name": c.name,
+                **{
+                    k: v for k, v in (("material", c.material), ("description", c.description)) if v
+                },
+                **dict(c.properties),
+            }
+            for c in protocol.consumables
+        },
     }
+
+
+def _reagent_view(material: Material) -> dict[str, object]:
+    view: dict[str, object] = {
+        "name": material.name,
+        "components": {c.name: c.amount or c.name for c in material.components},
+    }
+    for key in ("description", "solvent", "dilution"):
+        value = getattr(material, key)
+        if value is not None:
+            view[key] = value
+    return view

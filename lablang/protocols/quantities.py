@@ -22,6 +22,7 @@ CANONICAL: dict[str, str] = {
     "molar_concentration": "uM",
     "length": "mm",
     "percent": "%",
+    "current": "mA",
     "number": "",
 }
 

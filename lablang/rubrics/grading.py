@@ -100,6 +100,9 @@ def _judgment(
     if not isinstance(data, dict):
         bad("E0830", "a judgment must be a JSON object")
         return None
+    if "task" in data:
+        # a benchmark's judgments name the task; its source protocol is the task's
+        data = {**data, "protocol": data["task"]}
     missing = [k for k in ("protocol", "attempt", "item", "score") if k not in data]
     if missing:
         bad(
@@ -342,6 +345,7 @@ def collect_grades(
     for (protocol, attempt, _), line in sorted((rejected or {}).items(), key=lambda kv: kv[1]):
         grades.setdefault((protocol, attempt), {})
         first_line[(protocol, attempt)] = min(first_line.get((protocol, attempt), line), line)
+    _id_and_count_warnings(grades, first_line, source, report)
     for key in sorted(grades):
         judged = set(grades[key]) | {i for p, a, i in rejected or () if (p, a) == key}
         missing = sorted(leaves - judged)
@@ -357,6 +361,60 @@ def collect_grades(
                 help="judge every item of every attempt",
             )
     return dict(grades)
+
+
+def _id_and_count_warnings(
+    grades: Mapping[tuple[str, str], object],
+    first_line: Mapping[tuple[str, str], int],
+    source: Source | None,
+    report: Report,
+) -> None:
+    """W0837 for a protocol id that differs from another only in blanks, case or `-`/`_`
+    (ids are compared exactly, so `lib_pcr ` would be a protocol of its own), and W0838
+    when protocols have unequal numbers of attempts (best-of-k over all protocols then
+    stops at the fewest)."""
+    by_protocol: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for key in grades:
+        by_protocol[key[0]].append(key)
+    canonical: dict[str, list[str]] = defaultdict(list)
+    for name in sorted(by_protocol):
+        canonical[_loose(name)].append(name)
+    for names in canonical.values():
+        if len(names) < 2:
+            continue
+        main = max(names, key=lambda n: (len(by_protocol[n]), n == n.strip(), n))
+        for name in names:
+            if name == main:
+                continue
+            line = min(first_line.get(k, 0) for k in by_protocol[name])
+            report.add(
+                "W0837",
+                f"line {line}: protocol {json.dumps(name)} differs from {json.dumps(main)} "
+                "only in blanks, case or separators; ids are compared exactly, so it is "
+                f"graded as a protocol of its own ({len(by_protocol[name])} attempts)",
+                source,
+                _line_span(source, line),
+                label="a near-duplicate protocol id",
+                help=f"did you mean `{main}`?",
+            )
+    counts = {name: len(keys) for name, keys in by_protocol.items()}
+    if len(set(counts.values())) > 1:
+        fewest = min(counts.values())
+        listed = ", ".join(f"`{n}` {c}" for n, c in sorted(counts.items()))
+        report.add(
+            "W0838",
+            f"protocols have unequal numbers of attempts ({listed}): best-of-k over all "
+            f"protocols is reported up to k = {fewest}, the fewest; each protocol's own "
+            "best-of-k goes up to its own number of attempts",
+            source,
+            Span(0, 0),
+            label="unequal attempt counts",
+            help="give every source protocol the same number of attempts",
+        )
+
+
+def _loose(name: str) -> str:
+    return "".join(c for c in name.casefold() if c not in " \t-_")
 
 
 def grade(
@@ -402,7 +460,9 @@ def grade(
     for p in names:
         scores = by_protocol[p]
         mean_p = sum(scores, Fraction(0)) / len(scores)
-        bok = _best_of_ks(scores, ks)
+        own = list(range(1, len(scores) + 1))
+        bok_own = _best_of_ks(scores, own)  # the protocol's own best-of-k, k up to its n
+        bok = bok_own[: len(ks)]
         row = [float(mean_p), *(float(b) for b in bok)]
         for tag in tag_names:
             values = tag_scores[tag].get(p)
@@ -411,7 +471,7 @@ def grade(
         protocols[p] = ProtocolScore(
             attempts=len(scores),
             mean=float(mean_p),
-            best_of_k={k: float(b) for k, b in zip(ks, bok, strict=True)},
+            best_of_k={k: float(b) for k, b in zip(own, bok_own, strict=True)},
         )
 
     columns = ["mean", *(f"best_of_{k}" for k in ks), *(f"tag:{t}" for t in tag_names)]

@@ -12,9 +12,17 @@ _LEVELS = {2: "fully met", 1: "partly met", 0: "not met"}
 
 
 def judge_prompts(
-    rubric: Rubric, answer: str, *, protocol: str = "", attempt: str = ""
+    rubric: Rubric,
+    answer: str,
+    *,
+    protocol: str = "",
+    attempt: str = "",
+    published: str | None = None,
 ) -> list[dict[str, object]]:
     """One record per leaf item: its id, weight, machine check (if any) and the prompt.
+
+    `published` is the published protocol the task modifies; the prompt then carries it
+    before the answer, so a free-text answer can be judged against what it changes.
 
     >>> from fractions import Fraction
     >>> r = Rubric(name="r", question="Q?", items=(Item(id="a", criterion="does A",
@@ -35,14 +43,16 @@ def judge_prompts(
                 "weight": _number(item.weight),
                 "tags": list(item.tags),
                 "machine_check": item.check_text,
-                "prompt": _prompt(rubric, item, ancestors, answer),
+                "prompt": _prompt(rubric, item, ancestors, answer, published),
                 "response_format": {"item": item.id, "score": "0|1|2", "explanation": "string"},
             }
         )
     return records
 
 
-def _prompt(rubric: Rubric, item: Item, ancestors: tuple[Item, ...], answer: str) -> str:
+def _prompt(
+    rubric: Rubric, item: Item, ancestors: tuple[Item, ...], answer: str, published: str | None
+) -> str:
     levels = dict(item.levels)
     level_lines = [f"  {g}: {levels.get(g, _LEVELS[g])}" for g in (2, 1, 0)]
     penalty = item.weight < 0
@@ -66,10 +76,17 @@ def _prompt(rubric: Rubric, item: Item, ancestors: tuple[Item, ...], answer: str
             "This criterion describes a mistake. Grade how far the answer makes the "
             "mistake: 2 if it clearly does, 0 if it does not."
         )
+    parts += ["Grades:", *level_lines, ""]
+    if published is not None:
+        parts += [
+            f"The published protocol{f' `{rubric.source}`' if rubric.source else ''}, "
+            "which the answer modifies:",
+            "<<<",
+            published.rstrip("\n"),
+            ">>>",
+            "",
+        ]
     parts += [
-        "Grades:",
-        *level_lines,
-        "",
         "The answer:",
         "<<<",
         answer.rstrip("\n"),

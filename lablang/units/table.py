@@ -43,6 +43,9 @@ BASE = {
     "reads": "reads",
     "reactions": "rxn",
     "enzyme_units": "U",
+    "voltage": "V",
+    "current": "mA",
+    "power": "W",
 }
 
 _MICRO = ("u", "µ", "μ")
@@ -124,6 +127,10 @@ def _units() -> dict[str, Unit]:
     add("reads", "reads", F(1))
     add("rxn", "reactions", F(1))
     add("U", "enzyme_units", F(1))
+    add("V", "voltage", F(1))
+    add("mV", "voltage", F(1, 1000))
+    add("mA", "current", F(1))
+    add("W", "power", F(1))
     return table
 
 

@@ -41,7 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("driver",),
     ("fmt",),
     ("molecular", "protocols", "rubrics", "contracts", "scoring", "sim"),
-    ("export_targets", "spec_tables", "limits_doc", "bound", "trace"),
+    ("export_targets", "spec_tables", "limits_doc", "bound", "trace", "modification"),
     ("export", "spec"),
     ("agent",),
     ("lsp",),

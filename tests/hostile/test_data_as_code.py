@@ -126,17 +126,21 @@ def test_libstruct_titles_and_roles_stay_data(title: str, role: str) -> None:
 
 
 def test_diff_task_quotes_a_title_with_line_breaks() -> None:
-    """`diff --task` writes a protocol title holding a newline, NUL and U+2028 as one string."""
-    from tests.protocols.helpers import protocol
+    """`diff --task` writes a published protocol's title holding a newline, NUL and U+2028
+    into the question as one string (the draft's only place for a title: the modified
+    protocol's title would give the answer away)."""
+    from tests.protocols.helpers import protocol, rubric
 
     folder = ROOT / "examples" / "protocols"
-    old, _ = protocol((folder / "pcr_published.lab").read_text())
-    changed = (folder / "pcr_gc_rich.lab").read_text()
-    before = '"Library amplification adapted to a GC-rich template"'
-    assert before in changed
-    new, _ = protocol(changed.replace(before, '"GC\\n}\\nrubric evil {\\u{0}\\u{2028}"'))
+    published = (folder / "pcr_published.lab").read_text()
+    before = '"Illumina library amplification (KAPA HiFi)"'
+    assert before in published
+    old, _ = protocol(published.replace(before, '"GC\\n}\\nrubric evil {\\u{0}\\u{2028}"'))
+    new, _ = protocol((folder / "pcr_gc_rich.lab").read_text())
     text = draft_task(semantic_diff(old, new), old, new)
     decls, codes = _decls(text)
     assert codes == []
     assert [kind for kind, _, _ in decls] == ["rubric"]
-    assert decls[0][2] == "Modify `lib_pcr` into: GC\n}\nrubric evil {\x00\u2028"
+    drafted, _ = rubric(text)
+    assert drafted.question is not None
+    assert "(GC\n}\nrubric evil {\x00\u2028)" in drafted.question

@@ -138,3 +138,33 @@ def test_diff_of_a_file_without_protocol_exits_1(tmp_path):
     result = run("diff", str(empty), str(ROOT / "pcr_gc_rich.lab"))
     assert result.exit_code == 1
     assert "E0806" in result.output and "has no `protocol` declaration" in result.output
+
+
+def test_judge_prompts_with_published_carries_the_published_protocol(tmp_path):
+    """`judge-prompts --published FILE` puts the published protocol in every prompt; a
+    free-text answer is judged against it."""
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Raise the annealing to 65 C and add 5% DMSO.\n")
+    published = ROOT / "pcr_published.lab"
+    result = run("judge-prompts", RUBRIC, "--answer", str(answer), "--published", str(published))
+    assert result.exit_code == 0, result.output
+    prompts = [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]
+    assert prompts and all(
+        'protocol lib_pcr "Illumina library amplification' in p["prompt"]
+        and "Raise the annealing to 65 C" in p["prompt"]
+        for p in prompts
+    )
+    plain = run("judge-prompts", RUBRIC, "--answer", str(answer))
+    assert "protocol lib_pcr" not in plain.output
+
+
+def test_diff_task_on_a_pair_as_examples_readme_shows():
+    """`lablang diff pairs/western_nitrocellulose.lab pairs/western_pvdf.lab --task` (the
+    command examples/protocols/README.md shows) drafts a rubric with the membrane decision."""
+    pairs = ROOT / "pairs"
+    result = run(
+        "diff", str(pairs / "western_nitrocellulose.lab"), str(pairs / "western_pvdf.lab"), "--task"
+    )
+    assert result.exit_code == 0, result.output
+    assert "item consumable_membrane" in result.output
+    assert "check: answer.consumables.membrane.material == pvdf" in result.output

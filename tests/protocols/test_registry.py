@@ -13,9 +13,11 @@ from lablang.source import Source
 from .helpers import codes, rubric
 
 OURS = sorted(c for c in CODES if c[1:3] == "08")
-JSONL = {c for c in OURS if c.startswith("E083")}
+# judgments examples: the E083x errors and the W0837/W0838 warnings on protocol ids and counts
+JSONL = {c for c in OURS if c.startswith("E083") or c in ("W0837", "W0838")}
 # W0820 needs an answer to evaluate against: pinned in test_rubrics / test_cli instead.
-LAB = [c for c in OURS if c not in JSONL and c != "W0820"]
+# W0820 needs answers and E0851 a benchmark: their golden cases cover them
+LAB = [c for c in OURS if c not in JSONL and c not in ("W0820", "E0851")]
 
 JUDGED = """rubric r {
   item denat "d" weight 3
