@@ -498,14 +498,7 @@ def ligate(
             return join_hairpin(insert, adapter, *hairpin_end)
     if len(adapter.strands) == 1 and adapter.kind != "hairpin":
         strand, prime = target_end(insert, end or "3'")
-        if ligase == "dna" and splint is None:
-            raise OperationFailure(
-                "E0402",
-                f"DNA ligase cannot join single-stranded `{adapter.name}` without a splint: it "
-                "seals nicks in a duplex",
-                help="give `splint:` (a bridging oligo) or use `ligase: rna` (T4 RNA ligase)",
-            )
-        return join(insert, adapter, strand, prime, splint=splint)
+        return join(insert, adapter, strand, prime, splint=splint, ligase=ligase)
     duplex = need_duplex(insert, "ligation of a double-stranded adapter")
     ad = adapter_duplex(adapter)
     if end is not None:
