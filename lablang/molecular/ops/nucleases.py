@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from attrs import evolve
 
+from lablang.molecular.modifications import codes_of
 from lablang.molecular.molecule import Duplex, Molecule, MolType, Pool, Product, Single, Strand
 from lablang.molecular.ops.core import NoSubstrate
 from lablang.molecular.ops.registry import operation
 from lablang.molecular.sequence import Modification, Part, Seq
 
-URACIL_CODES = frozenset({"ideoxyU", "idU", "dU"})
+URACIL_CODES = codes_of("uracil")
 
 
 @operation(
