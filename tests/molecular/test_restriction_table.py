@@ -36,3 +36,14 @@ def test_a_digest_is_checked_without_importing_biopython() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_reference_counts_the_enzymes_from_the_table() -> None:
+    """`lablang spec` says how many enzymes `digest` knows, read from the generated
+    table, and how to give another by its site."""
+    from lablang.molecular.ops.digestion import ENZYMES
+    from lablang.spec import spec_text
+
+    text = spec_text(["molecular"])
+    assert f"the {len(ENZYMES)} enzymes of REBASE's commercial set" in text
+    assert 'site:\n"CCTGCA^GG"' in text or 'site: "CCTGCA^GG"' in text

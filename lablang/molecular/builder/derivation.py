@@ -269,6 +269,8 @@ class Derivation(Arguments):
                 first_call.span,
             )
         subject = first_call.args[0].value
+        if isinstance(subject, ast.Call) and func_name(subject) == "merge" and subject.args:
+            subject = subject.args[0].value  # `gap_fill(merge([a, b]))` is `gap_fill([a, b])`
         items = subject.items if isinstance(subject, ast.ListExpr) else [subject]
         sources: list[str] = []
         for item in items:
@@ -278,7 +280,7 @@ class Derivation(Arguments):
                 raise Failure(
                     "E0412",
                     "the first argument must be an input or an earlier step of this workflow, "
-                    "or a list of them (`merge([a, b])`)",
+                    "or a list of them (`[a, b]` or `merge([a, b])`)",
                     item.span,
                     help="known: " + ", ".join(f"`{k}`" for k in env),
                 )

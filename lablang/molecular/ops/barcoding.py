@@ -28,7 +28,7 @@ LIGASE = Param(
 @operation(
     "barcode_round",
     lsb="ligation",
-    rule="join the oligo to a strand end as `ligate` joins one strand (a splint pairing >= 6 bases each side, or `ligase: rna`; 5' donor phosphorylated, 3' acceptor free) or extend the 3' end across it",
+    rule="join the oligo to a strand end by `ligate`'s one-strand rules, or extend the 3' end across it",
     params=(
         Param("barcode", "oligo", "the round's barcode oligo", required=True),
         Param("end", "end", "strand end joined", default="5'"),

@@ -235,12 +235,12 @@ def denature(molecule: Molecule, keep: str | None = None) -> Pool:
 @operation(
     "bisulfite",
     lsb="other",
-    rule="unmethylated C -> T on each strand (`methylated:` none, cpg, gpc, cpg_gpc, all; spared oligos' 5mC kept); converted payloads renamed",
+    rule="unmethylated C -> T on each strand (spared oligos' 5mC kept); converted payloads renamed",
     params=(
         Param(
             "methylated",
             "text",
-            "which C of the sample are protected",
+            "which C are methylated (`gpc`: M.CviPI's GpC)",
             default="none",
             choices=METHYLATION_CONTEXTS,
         ),

@@ -238,8 +238,8 @@ def _ligate_right(insert: Duplex, adapter: Duplex, adapter_name: str) -> Duplex:
         raise OperationFailure(
             "E0403",
             f"neither strand at the junction with `{adapter_name}` has a 5' phosphate",
-            help="ligase joins a 3'-OH to a 5'-phosphate: run `end_repair` or use an adapter "
-            "with /5Phos/",
+            help="ligase joins a 3'-OH to a 5'-phosphate: `phosphorylate` the molecule (T4 "
+            "PNK) or run `end_repair` first, or use an adapter with /5Phos/",
         )
     nicks = list(insert.nicks) + list(adapter.nicks)
     if gapped is not None:
