@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from lablang.cli import main
@@ -199,3 +200,30 @@ def test_pictures_draw_what_depends_on_a_failed_step_as_unknown() -> None:
     (library,) = model.libraries
     assert "unknown: `w.lib` not derived" in library_svg(library)
     assert "<h2>Library gex (unknown)</h2>" in html_page(model)
+
+
+def test_export_json_carries_each_derived_product_strand_by_strand(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`export --to json` gives a derived PCR product's two strands 5'->3' (pydna's
+    comparison needs them), none for a state that is unknown, and validates against
+    `lablang schema`."""
+    jsonschema = pytest.importorskip("jsonschema")
+    path = tmp_path / "case.lab"
+    path.write_text(
+        "oligo f { seq: 5'-GATTACAGATTACAGG-3' }\noligo r { seq: 5'-TTTTGGGGCCCCAAAA-3' }\n"
+        "workflow w {\n  input d: DNA 5'-GATTACAGATTACAGG [GDNA] TTTTGGGGCCCCAAAA-3' as duplex\n"
+        "  x = pcr(d, primers: [f, r])\n}\n",
+        encoding="utf-8",
+    )
+    exported = json.loads(CliRunner().invoke(main, ["export", str(path), "--to", "json"]).output)
+    (graph,) = exported["molecular"]["graphs"]
+    (product,) = [s for s in graph["states"] if s["name"] == "x"]
+    assert [s["seq"] for s in product["strands"]] == [
+        "5'-GATTACAGATTACAGG [GDNA] TTTTGGGGCCCCAAAA-3'",
+        "5'-TTTTGGGGCCCCAAAA [GDNA'] CCTGTAATCTGTAATC-3'",
+    ]
+    schema = json.loads(CliRunner().invoke(main, ["schema"]).output)
+    jsonschema.validate(exported, schema)
+    record = provenance(check_text(PCR_FAILS, "case.lab"))
+    assert record is not None
+    (failed,) = [s for s in record["graphs"][0]["states"] if s["name"] == "lib"]
+    assert failed["strands"] == []
