@@ -170,3 +170,35 @@ def test_an_unknown_enzyme_or_an_unmarked_site_is_e0412_with_its_fix(
         ops.digest(Duplex(core=parse_notation("AAGAATTCAA")), **kw)  # type: ignore[arg-type]
     text = caught.value.message + " " + (caught.value.help or "")
     assert caught.value.code == "E0412" and needle in text
+
+
+def test_a_double_digest_cuts_at_both_enzymes_sites_in_one_step() -> None:
+    """`digest(x, enzyme: [EcoRI, BamHI])` gives three pieces; the middle one has EcoRI's
+    AATT and BamHI's GATC 5' overhangs, as two single digests in a row would leave it."""
+    from lablang.diagnostics import Report
+    from lablang.driver import check_text
+    from lablang.molecular.front import build_model
+
+    text = """
+workflow w {
+  input d: DNA 5'-AAGAATTCAAAAGGATCCAA-3' as duplex
+  both = digest(d, enzyme: [EcoRI, BamHI])
+  output both as gene_expression
+}
+workflow v {
+  input d: DNA 5'-AAGAATTCAAAAGGATCCAA-3' as duplex
+  one = digest(d, enzyme: EcoRI)
+  two = digest(one, enzyme: BamHI)
+  output two as gene_expression
+}
+"""
+    result = check_text(text, "case.lab")
+    assert [d.code for d in result.report] == []
+    derived = build_model(result.program, Report()).derived
+    both = [p.molecule for p in derived["w.both"].carried]
+    assert len(both) == 3
+    middle = both[1]
+    assert isinstance(middle, Duplex) and render(middle.top) == "5'-AATTCAAAAG-3'"
+    assert render(middle.bottom) == "5'-GATCCTTTTG-3'"
+    stepwise = {render(p.molecule.top) for p in derived["v.two"].carried}  # type: ignore[union-attr]
+    assert {render(m.top) for m in both} == stepwise  # type: ignore[union-attr]

@@ -256,6 +256,8 @@ class Arguments(Declarations):
             "oligos": isinstance(value, list) and all(isinstance(v, ops.Oligo) for v in value),
             "probe": isinstance(value, ops.Oligo | str),
             "text": isinstance(value, str),
+            "names": isinstance(value, str)
+            or (isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)),
             "end": isinstance(value, str) and parse_end(value) is not None,
             "number": isinstance(value, int) and not isinstance(value, bool) and value >= 0,
             "bool": isinstance(value, bool),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 
 from attrs import evolve, frozen
 
@@ -136,7 +137,7 @@ def _with_payload_sites(core: Seq, site: str) -> Seq:
     rule="cut at each recognition site (either strand; type IIS outside it), leaving its ends",
     untouched="carried",
     params=(
-        Param("enzyme", "text", "a restriction enzyme of REBASE's commercial set"),
+        Param("enzyme", "names", "a restriction enzyme of REBASE's commercial set, or several"),
         Param("site", "text", "or its site and cut: `CCTGCA^GG`, `GGTCTC(1/5)`"),
         Param(
             "methylated",
@@ -155,7 +156,7 @@ def _with_payload_sites(core: Seq, site: str) -> Seq:
 )
 def digest(
     molecule: Molecule,
-    enzyme: str = "",
+    enzyme: str | Sequence[str] = "",
     methylated: bool = False,
     payload_sites: bool = False,
     site: str = "",
@@ -174,10 +175,20 @@ def digest(
     of its left end, an inner piece from site to site, and its right end. A single
     strand is not a substrate: alone an error, in a mix carried unchanged. The enzymes
     are REBASE's commercially available set (`rebase.py`, generated from Biopython's
-    `Bio.Restriction`); `site:` gives any other by its site and cut.
+    `Bio.Restriction`); `site:` gives any other by its site and cut. Several enzymes in
+    one step (`enzyme: [EcoRI, BamHI]`, a double digest) cut at all their sites at once;
+    one that a site's methylation refuses leaves its sites uncut, with the reason.
     """
-    known = _enzyme(enzyme, site)
-    enzyme = enzyme or site
+    names = [enzyme] if isinstance(enzyme, str) else list(enzyme)
+    if len(names) > 1 and (site or payload_sites):
+        raise OperationFailure(
+            "E0412",
+            "several enzymes are named by their names only: no `site:` or `payload_sites`",
+            help="digest with the named enzymes, or give one `site:` per `digest` step",
+        )
+    knowns = [_enzyme(name, site) for name in names or [""]]
+    labels = [name or site for name in names or [""]]
+    enzyme = "+".join(labels)
     if not isinstance(molecule, Duplex):
         raise NoSubstrate(
             "E0412",
@@ -187,6 +198,7 @@ def digest(
     duplex = molecule
     core = duplex.core
     if payload_sites:
+        known = knowns[0]
         if not known.palindromic:
             raise OperationFailure(
                 "E0422",
@@ -195,25 +207,38 @@ def digest(
                 help="drop `payload_sites` and put the site in designed bases",
             )
         core = _with_payload_sites(core, known.site)
-    cuts = _cuts(core.tokens(), known)
+    cuts: list[tuple[int, int]] = []
+    refusals: list[str] = []
+    for label, known in zip(labels, knowns, strict=True):
+        found = _cuts(core.tokens(), known)
+        if len(found) >= MAX_PRODUCTS:
+            raise OperationFailure(
+                "E0415",
+                f"{label} cuts the molecule at {len(found)} sites, more than {MAX_PRODUCTS - 1}",
+            )
+        refused = _refusal(label, known, methylated, len(found)) if found else ""
+        if refused:
+            refusals.append(refused)
+            continue
+        if any(min(c) < 0 or max(c) > len(core) for c in found):
+            raise OperationFailure(
+                "E0422",
+                f"{label} cuts outside the molecule: its site lies too near an end "
+                f"({label} cuts {known.top}/{known.bottom} bases from the site's start)",
+                help="a type IIS enzyme needs the bases it cuts beyond its site",
+            )
+        cuts += found
+    cuts = sorted(set(cuts), key=min)
     if len(cuts) >= MAX_PRODUCTS:
         raise OperationFailure(
             "E0415",
             f"{enzyme} cuts the molecule at {len(cuts)} sites, more than {MAX_PRODUCTS - 1}",
         )
     if not cuts:
-        reason = f"no {enzyme} site in designed sequence; payload sites unknown"
-        return Pool((Product(duplex, Disposition.CARRIED, reason, name="uncut"),))
-    refused = _refusal(enzyme, known, methylated, len(cuts))
-    if refused:
-        return Pool((Product(duplex, Disposition.CARRIED, refused, name="uncut"),))
-    if any(min(c) < 0 or max(c) > len(core) for c in cuts):
-        raise OperationFailure(
-            "E0422",
-            f"{enzyme} cuts outside the molecule: its site lies too near an end "
-            f"({enzyme} cuts {known.top}/{known.bottom} bases from the site's start)",
-            help="a type IIS enzyme needs the bases it cuts beyond its site",
+        reason = (
+            "; ".join(refusals) or f"no {enzyme} site in designed sequence; payload sites unknown"
         )
+        return Pool((Product(duplex, Disposition.CARRIED, reason, name="uncut"),))
     for (t1, b1), (t2, b2) in itertools.pairwise(cuts):
         if max(t1, b1) > min(t2, b2):
             raise OperationFailure(

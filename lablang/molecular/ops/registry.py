@@ -24,6 +24,7 @@ KINDS: dict[str, str] = {
     "oligos": "a list of oligos",
     "probe": "an oligo or a segment name",
     "text": "a name or a string",
+    "names": "a name, or a list of names",
     "end": "an end, 5' or 3', or one strand's end, `top 3'` or `bottom 5'` (quoted or not)",
     "number": "a non-negative number",
     "bool": "true or false",
