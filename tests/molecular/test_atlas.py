@@ -293,7 +293,7 @@ def test_an_oligo_dt_written_out_primes_on_a_tail_of_unknown_length() -> None:
     assert not anneal_sites(parse_notation("5'-" + "T" * 11 + "-3'"), tail)
 
 
-def test_a_differing_base_is_named_with_both_positions_counted_alike() -> None:
+def test_a_differing_base_is_named_on_both_sides_at_the_drawings_position() -> None:
     """One changed base in the 3' adapter (AGATC drawn, AGTTC derived) is named on each
     side, at one position counted as the drawing counts (the 17th: 4 + 4 + 3 bases, the
     dT run, V, the payload, then A G: a run and a payload are one position each)."""
