@@ -133,8 +133,22 @@ _MOLECULAR_SCHEMA: dict[str, Any] = {
                                 "name": {"type": "string"},
                                 "status": _STATUS,
                                 "reason": {"type": "string"},
+                                "strands": {
+                                    "description": "each strand 5'->3' in lablang notation "
+                                    "(empty for an unknown state)",
+                                    "type": "array",
+                                    "items": {
+                                        "type": "object",
+                                        "properties": {
+                                            "name": {"type": "string"},
+                                            "moltype": {"enum": ["DNA", "RNA", "chimera"]},
+                                            "seq": {"type": "string"},
+                                        },
+                                        "required": ["name", "moltype", "seq"],
+                                    },
+                                },
                             },
-                            "required": ["name", "status", "reason"],
+                            "required": ["name", "status", "reason", "strands"],
                         },
                     },
                 },

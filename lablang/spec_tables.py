@@ -152,6 +152,24 @@ def _placeholder_roles() -> str:
     return "\n".join(lines)
 
 
+def _modifications() -> str:
+    """The modification codes by chemistry (`lablang.molecular.modifications`)."""
+    from lablang.molecular.modifications import MODIFICATIONS
+
+    groups: dict[str, list[str]] = {}
+    for info in MODIFICATIONS:
+        groups.setdefault(info.chemistry, []).append(f"`/{info.code}/`")
+    return "; ".join(f"{chemistry} {' '.join(codes)}" for chemistry, codes in groups.items())
+
+
+def _enzymes() -> str:
+    """How many restriction enzymes `digest` knows, and from where."""
+    from lablang.molecular.ops.digestion import ENZYMES
+    from lablang.molecular.ops.rebase import REBASE_RELEASE
+
+    return f"the {len(ENZYMES)} enzymes of REBASE's commercial set ({REBASE_RELEASE})"
+
+
 # ---------------------------------------------------------------- declarations
 
 
@@ -330,6 +348,8 @@ TABLES: dict[str, Callable[[], str]] = {
     "architectures": _architectures,
     "modalities": _modalities,
     "placeholder_roles": _placeholder_roles,
+    "modifications": _modifications,
+    "enzymes": _enzymes,
     "actions": _actions_table,
     "assets": _assets_table,
     "skills": _skills_table,

@@ -328,7 +328,9 @@ def extract_page(path: Path) -> dict[str, object]:
         kind = block["kind"]
         text = _text(block) if kind != "pre" else ""
         if kind == "h1":
-            last_h1 = text
+            # `<h1>Name<h1>` (a heading "closed" by a second opening tag) leaves an empty
+            # heading after the named one: it does not rename the method
+            last_h1 = text or last_h1
             continue
         if kind == "h2":
             if SECTION_OLIGOS.search(text):

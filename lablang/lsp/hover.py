@@ -65,6 +65,10 @@ def hover(analysis: Analysis, offset: int) -> str | None:
         call = _enclosing_call(target)
         if call is not None:
             return _operation_hover(target.path[-1])
+    if isinstance(node, ast.Modification):
+        from lablang.molecular.modifications import describe_modification
+
+        return describe_modification(node.code)
     if isinstance(node, ast.Sequence):
         return _sequence_hover(node, analysis.info)
     return None

@@ -232,7 +232,14 @@ def match_strand(have: tuple[Have, ...], drawn: tuple[Drawn, ...]) -> str | None
     i, j = best
     shown = "".join(_show(d) for d in drawn[max(0, i - 8) : i + 12])
     got = "".join(_show_have(h) for h in have[max(0, j - 8) : j + 12])
-    return f"drawn position {i} (`...{shown}...`) is not derived position {j} (`...{got}...`)"
+    page = f"`{_show(drawn[i])}`" if i < len(drawn) else "its 3' end"
+    ours = f"`{_show_have(have[j])}`" if j < len(have) else "its 3' end"
+    # one count, the drawing's (from 1 at the 5' end; a payload or a run is one position):
+    # the derived strand's own count differs wherever a run or a placeholder is written out
+    return (
+        f"the page draws {page} where the derived strand has {ours} (drawn position "
+        f"{i + 1}): `...{shown}...` vs `...{got}...`"
+    )
 
 
 def _show(d: Drawn) -> str:

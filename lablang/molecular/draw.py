@@ -204,6 +204,8 @@ def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) 
     title = library.title or library.name
     if library.modality and library.modality.lower() not in title.lower():
         title += f" ({library.modality})"
+    if library.status == "unknown":
+        title += f" \u2014 unknown: {library.status_reason}"
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{right:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {right:.0f} {height:.0f}" font-family="{FONT}" font-size="11">',
@@ -548,16 +550,22 @@ def _state_box(
     state: Any, data: dict[str, Any], x: float, y: float, box_w: float, box_h: float
 ) -> list[str]:
     discarded = bool(data["discarded"])
+    # a product of a step that failed, or of one after it: not derived, drawn as unknown
+    unknown = state.status == "unknown"
     stroke = 2.8 if data["final"] else 1
-    fill, line = ("#f4f4f4", "#aaa") if discarded else ("#eef5fb", "#3182bd")
-    dash = ' stroke-dasharray="4 3"' if discarded else ""
-    tip = state.disposition_reason or state.title or state.name
+    fill, line = ("#f4f4f4", "#aaa") if discarded or unknown else ("#eef5fb", "#3182bd")
+    dash = ' stroke-dasharray="4 3"' if discarded or unknown else ""
+    tip = (
+        f"unknown: {state.status_reason}"
+        if unknown
+        else state.disposition_reason or state.title or state.name
+    )
     out = [
         f"<g><title>{html.escape(tip)}</title>",
         f'<rect x="{x:.0f}" y="{y:.0f}" width="{box_w:.0f}" height="{box_h:.0f}" rx="9" '
         f'fill="{fill}" stroke="{line}" stroke-width="{stroke}"{dash}/>',
     ]
-    ink = "#888" if discarded else "#111"
+    ink = "#888" if discarded or unknown else "#111"
     title = data["title"] if data["title"] and data["title"] != data["name"] else ""
     out.append(
         f'<text x="{x + 8:.0f}" y="{y + 14:.0f}" fill="{ink}"><tspan font-weight="bold">'
@@ -567,7 +575,9 @@ def _state_box(
     for k, strand in enumerate(state.strands[:2]):
         out += _mini_strip(strand.seq, x + 8, y + 21 + 8 * k, box_w - 16)
     sub = data["architecture"].replace("_", " ")
-    if discarded:
+    if unknown:
+        sub = "unknown: not derived"
+    elif discarded:
         sub = state.disposition_reason.split(":")[-1].strip() or "discarded"
     elif data["final"]:
         sub += ", final library"
@@ -599,7 +609,7 @@ def html_page(model: MolecularModel) -> str:
     ]
     for library in model.libraries:
         parts += [
-            f"<h2>Library {html.escape(library.name)}</h2>",
+            f"<h2>Library {html.escape(library.name)} ({library.status})</h2>",
             library_svg(library, oligos),
             f"<p><code>{html.escape(library_sequence(library.seq))}</code></p>",
         ]

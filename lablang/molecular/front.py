@@ -110,7 +110,11 @@ class _Builder(Libraries):
                     # each product state by its own name too (`gex.frag_1`)
                     for state in graph.states:
                         key = f"{decl.name}.{state.name}"
-                        if key not in derived and state.molecule is not None:
+                        if (
+                            key not in derived
+                            and state.molecule is not None
+                            and state.status != "unknown"
+                        ):
                             derived[key] = Pool.of(state.molecule, state.name)
                 except Failure as failure:
                     self.fail(failure)

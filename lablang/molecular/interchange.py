@@ -19,6 +19,7 @@ from typing import Any
 from lablang.diagnostics import NO_SPAN, Report
 from lablang.molecular.libstruct import dumps, export_libstruct
 from lablang.molecular.seqspec import export_seqspec, missing_onlists, seqspec_yaml
+from lablang.molecular.sequence import render
 from lablang.source import Span
 
 
@@ -114,7 +115,16 @@ def provenance(result: Any) -> dict[str, Any] | None:
                 "derived": graph.derived,
                 "unknown_steps": list(graph.unknown),
                 "states": [
-                    {"name": s.name, "status": s.status, "reason": s.status_reason}
+                    {
+                        "name": s.name,
+                        "status": s.status,
+                        "reason": s.status_reason,
+                        # each strand 5'->3' as derived or declared; none when unknown
+                        "strands": [
+                            {"name": st.name, "moltype": st.moltype.value, "seq": render(st.seq)}
+                            for st in (s.strands if s.status != "unknown" else ())
+                        ],
+                    }
                     for s in graph.states
                 ],
             }

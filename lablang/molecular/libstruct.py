@@ -25,6 +25,7 @@ from lablang.molecular.model import (
     StateDef,
     TransitionDef,
 )
+from lablang.molecular.modifications import BY_CODE
 from lablang.molecular.molecule import Duplex, MolType
 from lablang.molecular.sequence import (
     LNA,
@@ -253,19 +254,7 @@ def oligo_record(oligo: OligoDef) -> dict[str, Any]:
 # IDT modification codes in LibStructBench's words (its Task 2 answers describe chemistry
 # in words: "5' phosphate", "three riboguanosines (rG) at the 3' end"); where on the
 # oligo is added from the modification's position
-MODIFICATION_WORDS: dict[str, str] = {
-    "5phos": "phosphate", "phos": "phosphate", "3phos": "phosphate",
-    "5biosg": "biotin", "5bio": "biotin", "5biotinteg": "biotin", "3bio": "biotin",
-    "3bioteg": "biotin", "ibiodt": "biotin dT", "5acryd": "acrydite",
-    "56-fam": "fluorescein (6-FAM)", "6-fam": "fluorescein (6-FAM)", "5fam": "fluorescein",
-    "5ammc6": "amino modifier", "5ammc12": "amino modifier", "3ammo": "amino modifier",
-    "iammc6t": "amino modifier dT", "3spc3": "C3 spacer", "ispc3": "C3 spacer",
-    "isppc": "photocleavable spacer", "5pcbio": "photocleavable biotin",
-    "3invdt": "inverted dT", "3ddc": "dideoxycytidine", "ideoxyu": "deoxyuridine",
-    "idu": "deoxyuridine", "du": "deoxyuridine", "ime-dc": "5-methylcytosine",
-    "i5medc": "5-methylcytosine", "5rapp": "pre-adenylation (5' adenylate)",
-    "isp18": "PEG linker (Sp18)", "isp9": "PEG linker (Sp9)", "i5nitind": "5-nitroindole",
-}  # fmt: skip
+MODIFICATION_WORDS: dict[str, str] = {s.lower(): info.words for s, info in BY_CODE.items()}
 _COUNT_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 
 

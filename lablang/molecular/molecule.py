@@ -285,6 +285,9 @@ class Pool:
     """The products of one step; operations map over the carried members."""
 
     products: tuple[Product, ...]
+    # warnings about the step, as (code, message, help): W0407 for a PCR primer with
+    # several sites; the deriver reports each at the step
+    cautions: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def carried(self) -> tuple[Product, ...]:

@@ -31,6 +31,8 @@ from typing import assert_never
 
 from attrs import evolve, frozen
 
+from lablang.molecular.modifications import modified_bases
+
 IUPAC: dict[str, frozenset[str]] = {
     "A": frozenset("A"),
     "C": frozenset("C"),
@@ -114,12 +116,8 @@ class Symbol:
 # Internal modifications that are themselves a nucleotide (a modified base): each takes
 # one position and pairs as the base it stands for (biotin-dT as T, deoxyuridine as T in
 # the DNA alphabet, 5-methyl-dC as C, universal bases as N).
-MODIFIED_BASES: dict[str, str] = {
-    "iBiodT": "T", "iBiotindT": "T", "iFluorT": "T", "iAmMC6T": "T", "iAmMC2T": "T",
-    "iDigN": "T", "ideoxyU": "T", "idU": "T", "iMe-dC": "C", "i5MedC": "C", "iMedC": "C",
-    "i5NitInd": "N", "ideoxyI": "N", "iInosine": "N", "i2OMeU": "T", "iUniAmM": "N",
-    "iBiodC": "C", "iBiodG": "G", "iBiodA": "A", "iSuper-dT": "T", "iSuperdT": "T",
-}  # fmt: skip
+# modified nucleotides (`/iBiodT/`): the base each pairs as, from the modification registry
+MODIFIED_BASES: dict[str, str] = modified_bases()
 
 
 @frozen

@@ -18,7 +18,7 @@ def chained_split_pools(steps: int, barcode_bases: int = 32) -> str:
     ]
     previous = "d"
     for i in range(steps):
-        lines.append(f"  x{i} = split_pool({previous}, rounds: [{rounds}])")
+        lines.append(f"  x{i} = split_pool({previous}, rounds: [{rounds}], ligase: rna)")
         previous = f"x{i}"
     lines += [f"  output {previous} as gene_expression", "}"]
     return "\n".join(lines) + "\n"

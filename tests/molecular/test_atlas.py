@@ -291,3 +291,29 @@ def test_an_oligo_dt_written_out_primes_on_a_tail_of_unknown_length() -> None:
     tail = parse_notation("5'-ACGT [CDNA'] [POLY_A]-3'")
     assert anneal_sites(parse_notation("5'-GCGAT" + "T" * 24 + "-3'"), tail)
     assert not anneal_sites(parse_notation("5'-" + "T" * 11 + "-3'"), tail)
+
+
+def test_a_differing_base_is_named_on_both_sides_at_the_drawings_position() -> None:
+    """One changed base in the 3' adapter (AGATC drawn, AGTTC derived) is named on each
+    side, at one position counted as the drawing counts (the 17th: 4 + 4 + 3 bases, the
+    dT run, V, the payload, then A G: a run and a payload are one position each)."""
+    from lablang.molecular.atlas import difference
+
+    lib = _duplex("5'-AATG [CELL_BARCODE:4] [UMI:3] (T)30 VN [CDNA] AGTTC-3'")
+    found = difference(lib, DRAWN_10X) or ""
+    assert found.startswith("top strand: the page draws `A` where the derived strand has `T`")
+    assert "(drawn position 17)" in found and "derived position" not in found
+
+
+def test_methods_whose_headings_are_not_closed_keep_their_names(tmp_path: Path) -> None:
+    """A page that ends each method heading with a second `<h1>` instead of `</h1>` gives
+    two methods named by their headings, not two methods named "" (merged later)."""
+    extractor = _script("extract_atlas")
+    body = (
+        "<h2>Adapter and primer sequences</h2><pre>5'- AATG -3'</pre>"
+        "<h2>Step-by-step library generation</h2><h3>(1) Final library structure</h3>"
+        "<pre>5'- AATGATACGGCGACCACCGAGATCTACAC -3'\n3'- TTACTATGCCGCTGGTGGCTCTAGATGTG -5'</pre>"
+    )
+    page = tmp_path / "page.html"
+    page.write_text(f"<html><title>T</title><body><h1>A<h1>{body}<h1>B<h1>{body}</body></html>")
+    assert [m["name"] for m in extractor.extract_page(page)["methods"]] == ["A", "B"]

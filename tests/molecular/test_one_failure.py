@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from lablang.cli import main
@@ -146,3 +147,83 @@ library gex { from: w.lib  read R1 { primer: fwd } }
     assert record is not None
     (library,) = record["libraries"]
     assert library["status"] == "unknown" and "`w.lib`" in library["reason"]
+
+
+PCR_FAILS = """
+oligo dT { seq: 5'-ACACTCTTTCCCTACACGACGCTCTTCCGATCT (T)30 VN-3' }
+oligo fwd { seq: 5'-ACACTCTTTCCCTACACGACGCTCTTCCGATCT-3' }
+oligo bad { seq: 5'-GGGGGGGGGGGGGGGGGGGGCCCC-3' }
+oligo r1 { seq: 5'-ACGTACGTACGTTTTTTTT-3' }
+workflow w {
+  input mrna: RNA 5'-[CDNA] (A)30-3'
+  rt = reverse_transcribe(mrna, primer: dT, nontemplated: "")
+  ds = second_strand(rt)
+  lib = pcr(ds, primers: [fwd, bad])
+  output lib as gene_expression
+}
+library gex { from: w.lib
+  read R1 { primer: r1  length: 28 nt }
+  read R2 { primer: bad  length: 200 nt }
+}
+"""
+
+
+def test_the_products_of_a_step_that_failed_are_unknown_and_its_reads_unchecked() -> None:
+    """A PCR that amplifies nothing (E0404) is the only error: its product state and the
+    library `from:` it are unknown, not derived, and the library's reads are not checked
+    against the discarded linear copies (no E0411 or W0403 on top)."""
+    result = check_text(PCR_FAILS, "case.lab")
+    assert [d.code for d in result.report] == ["E0404"]
+    record = provenance(result)
+    assert record is not None
+    (graph,) = record["graphs"]
+    status = {s["name"]: (s["status"], s["reason"]) for s in graph["states"]}
+    assert status["ds"] == ("derived", "")
+    assert status["lib"] == ("unknown", "step failed with E0404")
+    (library,) = record["libraries"]
+    assert library["status"] == "unknown" and "`w.lib`" in library["reason"]
+
+
+def test_pictures_draw_what_depends_on_a_failed_step_as_unknown() -> None:
+    """The workflow picture marks the failed step's product `unknown`, and the library
+    picture and the HTML page name the library's status."""
+    from lablang.diagnostics import Report
+    from lablang.molecular.draw import html_page, library_svg, workflow_svg
+    from lablang.molecular.front import build_model
+
+    text = PCR_FAILS.replace(
+        "library gex { from: w.lib", "library gex { from: w.lib seq: 5'-ACGT-3'"
+    )
+    model = build_model(check_text(text, "case.lab").program, Report()).model
+    (graph,) = model.graphs
+    assert "unknown: step failed with E0404" in workflow_svg(graph)
+    (library,) = model.libraries
+    assert "unknown: `w.lib` not derived" in library_svg(library)
+    assert "<h2>Library gex (unknown)</h2>" in html_page(model)
+
+
+def test_export_json_carries_each_derived_product_strand_by_strand(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`export --to json` gives a derived PCR product's two strands 5'->3' (pydna's
+    comparison needs them), none for a state that is unknown, and validates against
+    `lablang schema`."""
+    jsonschema = pytest.importorskip("jsonschema")
+    path = tmp_path / "case.lab"
+    path.write_text(
+        "oligo f { seq: 5'-GATTACAGATTACAGG-3' }\noligo r { seq: 5'-TTTTGGGGCCCCAAAA-3' }\n"
+        "workflow w {\n  input d: DNA 5'-GATTACAGATTACAGG [GDNA] TTTTGGGGCCCCAAAA-3' as duplex\n"
+        "  x = pcr(d, primers: [f, r])\n}\n",
+        encoding="utf-8",
+    )
+    exported = json.loads(CliRunner().invoke(main, ["export", str(path), "--to", "json"]).output)
+    (graph,) = exported["molecular"]["graphs"]
+    (product,) = [s for s in graph["states"] if s["name"] == "x"]
+    assert [s["seq"] for s in product["strands"]] == [
+        "5'-GATTACAGATTACAGG [GDNA] TTTTGGGGCCCCAAAA-3'",
+        "5'-TTTTGGGGCCCCAAAA [GDNA'] CCTGTAATCTGTAATC-3'",
+    ]
+    schema = json.loads(CliRunner().invoke(main, ["schema"]).output)
+    jsonschema.validate(exported, schema)
+    record = provenance(check_text(PCR_FAILS, "case.lab"))
+    assert record is not None
+    (failed,) = [s for s in record["graphs"][0]["states"] if s["name"] == "lib"]
+    assert failed["strands"] == []

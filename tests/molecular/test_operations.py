@@ -283,12 +283,30 @@ def test_bisulfite_converts_unmethylated_c_only() -> None:
     assert render(pool.products[0].molecule.strand.seq) == "5'-ATGTTTA-3'"  # type: ignore[union-attr]
 
 
+def test_bisulfite_spares_the_methylation_context_it_is_given() -> None:
+    """GpC methylation (M.CviPI, NOMe-seq) keeps each C after a G, CpG each C before a
+    G, both keep the two, and the rest become T: GCGC CAGC CG reads as below."""
+    converted = {
+        context: render(
+            ops.bisulfite(dna("GCGCCAGCCG"), methylated=context).products[0].molecule.strand.seq
+        )  # type: ignore[union-attr]
+        for context in ("none", "cpg", "gpc", "cpg_gpc", "all")
+    }
+    assert converted == {
+        "none": "5'-GTGTTAGTTG-3'",
+        "cpg": "5'-GCGTTAGTCG-3'",
+        "gpc": "5'-GCGCTAGCTG-3'",
+        "cpg_gpc": "5'-GCGCTAGCCG-3'",
+        "all": "5'-GCGCCAGCCG-3'",
+    }
+
+
 def test_split_pool_rounds_add_barcodes_in_order() -> None:
     """Three ligation rounds at the 5' end leave the last round's barcode (and its
     phosphate) outermost; the joined phosphates become internal bonds."""
     start = Single(Strand(parse_notation("[CDNA]"), MolType.DNA, "cdna", phosphate_5p=True))
     rounds = [ops.oligo(f"bc{i}", f"/5Phos/ ACGT [ROUND{i}_BARCODE:8]") for i in (1, 2, 3)]
-    out = ops.split_pool(start, rounds)
+    out = ops.split_pool(start, rounds, ligase="rna")
     assert render_libstruct(out.strand.seq) == (  # type: ignore[union-attr]
         "/5Phos/ACGT[ROUND3_BARCODE:8]ACGT[ROUND2_BARCODE:8]ACGT[ROUND1_BARCODE:8][CDNA]"
     )
@@ -297,7 +315,7 @@ def test_split_pool_rounds_add_barcodes_in_order() -> None:
 def test_barcode_ligation_needs_a_phosphate() -> None:
     """Ligating a barcode to a 3' end without a 5'-phosphorylated oligo fails."""
     with pytest.raises(ops.OperationFailure) as caught:
-        ops.barcode_round(dna("[CDNA] ACGT"), ops.oligo("bc", "ACGTACGT"), end="3'")
+        ops.barcode_round(dna("[CDNA] ACGT"), ops.oligo("bc", "ACGTACGT"), end="3'", ligase="rna")
     assert caught.value.code == "E0403"
 
 

@@ -298,3 +298,58 @@ def test_random_priming_and_a_four_base_cutter_leave_fragments_a_six_base_cutter
     assert all(all(p.fragment for p in _payloads(x.molecule)) for x in mspi.products)
     ecori = ops.digest(genome, "EcoRI", payload_sites=True)
     assert not any(p.fragment for x in ecori.products for p in _payloads(x.molecule))
+
+
+def test_a_primer_with_two_sites_makes_both_products_and_warns_not_specific() -> None:
+    """A forward primer whose site is repeated gives two amplicons and W0407 naming the
+    primer and both sites (pydna's "not specific"); a single site gives no warning."""
+    fwd, rev = ops.oligo("f", "GATTACAGATTACAGGCTTC"), ops.oligo("r", "GCATGCTTAGCAAGTCGGAT")
+    twice = "GATTACAGATTACAGGCTTC GGG GATTACAGATTACAGGCTTC AAAA ATCCGACTTGCTAAGCATGC"
+    pool = ops.pcr(Duplex(core=parse_notation(twice)), [fwd, rev])
+    assert len(pool.carried) == 2
+    ((code, message, _help),) = pool.cautions
+    assert code == "W0407" and "`f` is not specific" in message and "2 sites" in message
+    once = ops.pcr(
+        Duplex(core=parse_notation("GATTACAGATTACAGGCTTC AAAA ATCCGACTTGCTAAGCATGC")), [fwd, rev]
+    )
+    assert len(once.carried) == 1 and once.cautions == ()
+
+
+def test_a_pcr_where_one_primer_binds_names_the_others_closest_site() -> None:
+    """When only one primer binds, the discarded product's reason (E0404's note) gives the
+    other primer's closest site and how many bases pair there, as E0401 does."""
+    fwd, wrong = ops.oligo("f", "GATTACAGATTACAGGCTTC"), ops.oligo("w", "GGGGGGGGGGGGGGGGCCCC")
+    pool = ops.pcr(
+        Duplex(core=parse_notation("GATTACAGATTACAGGCTTC AAAA ATCCGACTTGCTAAGCATGC")), [fwd, wrong]
+    )
+    (lost,) = pool.products
+    assert lost.reason.startswith("only `f` binds") and "`w`'s closest site: strand" in lost.reason
+    assert "pair from the primer's 3' end (needs 12)" in lost.reason
+
+
+def test_a_linear_primer_that_binds_neither_strand_says_how_close_and_the_minimum() -> None:
+    """`linear_amplify` reports the pairing count at the closest site and `min_anneal`."""
+    pool = ops.linear_amplify(
+        Duplex(core=parse_notation("GATTACAGATTACAGGCTTC AAAA")),
+        ops.oligo("w", "GGGGGGGGGGGGGGGGCCCC"),
+    )
+    (lost,) = pool.products
+    assert "binds neither strand" in lost.reason and "closest site" in lost.reason
+    assert "`param min_anneal: 12` sets the minimum" in lost.reason
+
+
+def test_merge_may_stand_as_the_first_argument_of_any_step() -> None:
+    """`gap_fill(merge([a, b]))`, which E0412's help suggests, is `gap_fill([a, b])`."""
+    from lablang.driver import check_text
+
+    text = """
+workflow w {
+  input a: DNA 5'-ACGTACGTAAAA [CDNA]-3' as duplex
+  input b: DNA 5'-GGGGACGTAAAA [GDNA]-3' as duplex
+  both = end_repair(merge([a, b]))
+  output both as gene_expression
+}
+"""
+    assert [d.code for d in check_text(text, "case.lab").report] == []
+    listed = text.replace("merge([a, b])", "[a, b]")
+    assert [d.code for d in check_text(listed, "case.lab").report] == []

@@ -123,3 +123,82 @@ def test_bisulfite_sparing_an_oligo_not_in_the_molecule_is_e0423() -> None:
     with pytest.raises(ops.OperationFailure) as caught:
         ops.bisulfite(Duplex(core=parse_notation("ACGT [GDNA] ACGT")), spare=[METHYLATED_Y])
     assert caught.value.code == "E0423" and "`my`" in caught.value.message
+
+
+def test_sbfi_from_rebase_and_the_same_site_given_by_hand_cut_alike() -> None:
+    """SbfI (CCTGCA^GG, not in the old hand list) comes from the REBASE table, and
+    `site: "CCTGCA^GG"` gives the same pieces: a 4-base 3' overhang TGCA."""
+    molecule = Duplex(core=parse_notation("AACCTGCAGGAA"))
+    by_name = ops.digest(molecule, enzyme="SbfI")
+    by_site = ops.digest(molecule, site="CCTGCA^GG")
+    assert [p.molecule for p in by_name.products] == [p.molecule for p in by_site.products]
+    left = by_name.products[0].molecule
+    assert isinstance(left, Duplex) and render(left.top) == "5'-AACCTGCA-3'"
+    assert render(left.bottom) == "5'-GGTT-3'"
+
+
+def test_a_type_iis_site_is_written_with_its_cuts_past_the_site() -> None:
+    """`GGTCTC(1/5)` is BsaI's own entry: cuts 1 and 5 bases past the site's 3' end."""
+    molecule = Duplex(core=parse_notation("AAGGTCTCAACGTTTTT"))
+    by_site = ops.digest(molecule, site="GGTCTC(1/5)").products
+    by_name = ops.digest(molecule, enzyme="BsaI").products
+    assert len(by_site) == 2 and [p.molecule for p in by_site] == [p.molecule for p in by_name]
+
+
+def test_a_degenerate_site_cuts_only_bases_it_certainly_admits() -> None:
+    """BsaJI's site CCNNGG cuts CCATGG; a designed `N` in the site's `G` is not a
+    certain site, so that molecule is left uncut."""
+    assert len(ops.digest(Duplex(core=parse_notation("AACCATGGAA")), "BsaJI").products) == 2
+    uncut = ops.digest(Duplex(core=parse_notation("AACCATGNAA")), "BsaJI")
+    assert [p.name for p in uncut.products] == ["uncut"]
+
+
+@pytest.mark.parametrize(
+    ("kw", "needle"),
+    [
+        ({"enzyme": "SbfII"}, "did you mean `SbfI`?"),
+        ({}, "one of `enzyme:`"),
+        ({"enzyme": "EcoRI", "site": "G^AATTC"}, "one of `enzyme:`"),
+        ({"site": "CCTGCAGG"}, "marks no cut"),
+    ],
+)
+def test_an_unknown_enzyme_or_an_unmarked_site_is_e0412_with_its_fix(
+    kw: dict[str, str], needle: str
+) -> None:
+    """A misspelt enzyme gets did-you-mean; no enzyme, both, or a site without `^` is E0412."""
+    with pytest.raises(ops.OperationFailure) as caught:
+        ops.digest(Duplex(core=parse_notation("AAGAATTCAA")), **kw)  # type: ignore[arg-type]
+    text = caught.value.message + " " + (caught.value.help or "")
+    assert caught.value.code == "E0412" and needle in text
+
+
+def test_a_double_digest_cuts_at_both_enzymes_sites_in_one_step() -> None:
+    """`digest(x, enzyme: [EcoRI, BamHI])` gives three pieces; the middle one has EcoRI's
+    AATT and BamHI's GATC 5' overhangs, as two single digests in a row would leave it."""
+    from lablang.diagnostics import Report
+    from lablang.driver import check_text
+    from lablang.molecular.front import build_model
+
+    text = """
+workflow w {
+  input d: DNA 5'-AAGAATTCAAAAGGATCCAA-3' as duplex
+  both = digest(d, enzyme: [EcoRI, BamHI])
+  output both as gene_expression
+}
+workflow v {
+  input d: DNA 5'-AAGAATTCAAAAGGATCCAA-3' as duplex
+  one = digest(d, enzyme: EcoRI)
+  two = digest(one, enzyme: BamHI)
+  output two as gene_expression
+}
+"""
+    result = check_text(text, "case.lab")
+    assert [d.code for d in result.report] == []
+    derived = build_model(result.program, Report()).derived
+    both = [p.molecule for p in derived["w.both"].carried]
+    assert len(both) == 3
+    middle = both[1]
+    assert isinstance(middle, Duplex) and render(middle.top) == "5'-AATTCAAAAG-3'"
+    assert render(middle.bottom) == "5'-GATCCTTTTG-3'"
+    stepwise = {render(p.molecule.top) for p in derived["v.two"].carried}  # type: ignore[union-attr]
+    assert {render(m.top) for m in both} == stepwise  # type: ignore[union-attr]

@@ -66,6 +66,26 @@ def test_rnase_h_leaves_the_cdna_single_stranded() -> None:
     assert single.strand.moltype is MolType.DNA and single.strand.seq == hybrid.top
 
 
+def test_rnase_h_degrades_a_chimera_whose_rna_was_ligated_to_a_dna_adapter() -> None:
+    """RNA ligated to a DNA adapter, then reverse-transcribed from the adapter, is a
+    chimera paired with cDNA: RNase H degrades it and the cDNA goes on single-stranded
+    (it used to be refused with "reverse-transcribe first")."""
+    from lablang.driver import check_text
+
+    text = """
+oligo ad3 { seq: 5'-/5rApp/AGATCGGAAGAGCACACGTCT/3ddC/-3' }
+oligo rtp { seq: 5'-AGACGTGTGCTCTTCCGATCT-3' }
+workflow w {
+  input rna: RNA 5'-[CDNA]-3'
+  lig = ligate(rna, adapter: ad3, ligase: rna)
+  rt = reverse_transcribe(lig, primer: rtp, nontemplated: "")
+  free = rnase_h(rt)
+  expect free.top == 5'-AGACGTGTGCTCTTCCGATCT [CDNA']-3'
+}
+"""
+    assert [d.code for d in check_text(text, "case.lab").report] == []
+
+
 def test_rnase_h_needs_a_hybrid() -> None:
     """A DNA duplex is not an RNase H substrate (E0412)."""
     with pytest.raises(ops.OperationFailure):

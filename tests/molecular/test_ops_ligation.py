@@ -153,12 +153,31 @@ def test_dna_ligase_joins_single_strands_only_over_a_splint() -> None:
     assert render(joined.strand.seq) == "5'-ACGTACGTAGGCTTACGGATCCAAGGTTCC-3'"
 
 
+def test_barcode_round_without_a_splint_is_refused_as_ligate_refuses_it() -> None:
+    """A single-stranded barcode joined by DNA ligase to a single-stranded end with no
+    splint is E0402, the same rule and message as `ligate`'s (a page's library used to
+    derive unchanged with its bridge oligo deleted); `ligase: rna` joins it."""
+    start = Single(Strand(parse_notation("/5Phos/ AGGCCAGAGCATTCG [CDNA]"), MolType.DNA, "cdna"))
+    barcode = ops.oligo("bc", "/5Phos/ CATCGGCGTACGACT [BC:8] ATCCACGTGCTTGAG")
+    refusals = []
+    for join in (
+        lambda: ops.barcode_round(start, barcode, end="5'"),
+        lambda: ops.ligate(start, barcode, end="5'"),
+    ):
+        with pytest.raises(ops.OperationFailure) as caught:
+            join()
+        refusals.append((caught.value.code, caught.value.message))
+    assert refusals[0] == refusals[1] and refusals[0][0] == "E0402"
+    joined = ops.barcode_round(start, barcode, end="5'", ligase="rna")
+    assert isinstance(joined, Single)
+
+
 def test_barcode_round_joins_the_bottom_strand_when_asked() -> None:
     """`barcode_round(..., end: "bottom 3'")` extends the bottom strand's 3' end (the
     duplex's left end), leaving the top strand as it was."""
     duplex = Duplex(core=parse_notation("ACGTACGTACGT [CDNA]"))
     oligo = ops.oligo("bc", "/5Phos/GGGG [ROUND_BARCODE:8]")
-    out = ops.barcode_round(duplex, oligo, end="bottom 3'")
+    out = ops.barcode_round(duplex, oligo, end="bottom 3'", ligase="rna")
     assert isinstance(out, Duplex) and out.top == duplex.top
     assert render(out.bottom) == "5'-[CDNA'] ACGTACGTACGTGGGG [ROUND_BARCODE:8]-3'"
 
@@ -203,7 +222,7 @@ workflow w {
   input cdna: DNA 5'-/5Phos/ACGT [CDNA]-3'
   input chrom: DNA 5'-/5Phos/TTTT [GDNA]-3'
   both = merge([cdna, chrom])
-  r1 = barcode_round(both, barcode: bc, end: 5')
+  r1 = barcode_round(both, barcode: bc, end: 5', ligase: rna)
 }
 """
     result = check_text(text, "case.lab")

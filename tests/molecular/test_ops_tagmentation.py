@@ -189,3 +189,36 @@ def test_an_rna_dna_hybrid_is_tagmented_with_its_gaps_open_and_its_own_end_kept(
     with pytest.raises(ops.OperationFailure) as failure:
         ops.tagment(hybrid, [a_me])
     assert failure.value.code == "E0412"
+
+
+def test_a_tagmented_hybrid_is_filled_by_a_gap_fill_step_as_the_docs_say() -> None:
+    """docs/molecular.md: `tagment(rt, ..., gap_fill: false)` then `gap_fill(tn)` derives
+    the filled duplexes of an RNA:DNA hybrid, each with both adapters' copies; the fill
+    inside `tagment` is E0412."""
+    from lablang.diagnostics import Report
+    from lablang.driver import check_text
+    from lablang.molecular.front import build_model
+    from lablang.molecular.molecule import Duplex
+    from lablang.molecular.sequence import render
+
+    text = """
+oligo dT { seq: 5'-TTTTTTTTTTTTTTTTTTTTTTTVN-3' }
+oligo me { seq: 5'-/Phos/ CTGTCTCTTATACACATCT /3ddC/-3' }
+oligo r2 { seq: 5'-GACGTGTGCTCTTCCGATCT [TN5_BARCODE:6] AGATGTGTATAAGAGACAG-3' }
+oligo tn5 { kind: double_stranded  strand a: 5'-{r2}-3'  strand b: 5'-{me}-3' }
+workflow w {
+  input mrna: RNA 5'-[CDNA] (A)23-3'
+  rt = reverse_transcribe(mrna, primer: dT, nontemplated: "")
+  tn = tagment(rt, adapters: [tn5], gap_fill: false)
+  filled = gap_fill(tn)
+}
+"""
+    result = check_text(text, "case.lab")
+    assert [d.code for d in result.report] == []
+    pool = build_model(result.program, Report()).derived["w.filled"]
+    tops = [render(p.molecule.top) for p in pool.carried if isinstance(p.molecule, Duplex)]
+    assert len(tops) == 2 and all(
+        t.endswith("[TN5_BARCODE:6'] AGATCGGAAGAGCACACGTC-3'") for t in tops
+    )
+    direct = check_text(text.replace(", gap_fill: false", ""), "case.lab")
+    assert [d.code for d in direct.report] == ["E0412"]

@@ -98,14 +98,18 @@ class Arguments(Declarations):
         try:
             if op.on_pool:
                 result = op.function(pool, **kwargs)
-                return result if isinstance(result, Pool) else Pool.of(result)
-            return self.map_pool(op, call, pool, kwargs)
+                out = result if isinstance(result, Pool) else Pool.of(result)
+            else:
+                out = self.map_pool(op, call, pool, kwargs)
         except ops.OperationFailure as failure:
             raise Failure(
                 failure.code, failure.message, call.span, notes=failure.notes, help=failure.help
             ) from None
         except SequenceError as error:
             raise Failure("E0412", f"`{op_name}`: {error}", call.span) from None
+        for code, message, help in dict.fromkeys(out.cautions):
+            self.error(code, message, call.span, help=help)
+        return out
 
     def map_pool(
         self, op: Operation, call: ast.Call | ast.Name, pool: Pool, kwargs: dict[str, Any]
@@ -119,6 +123,7 @@ class Arguments(Declarations):
         every molecule is refused is it an error.
         """
         products: list[Product] = []
+        cautions: list[tuple[str, str, str]] = []
         refused: list[ops.OperationFailure] = []
         carried = pool.carried
         for product in carried:
@@ -151,6 +156,7 @@ class Arguments(Declarations):
                 continue
             if isinstance(result, Pool):
                 products.extend(result.products)
+                cautions.extend(result.cautions)
             else:
                 products.append(Product(result, name=product.name))
             if len(products) > ops.MAX_PRODUCTS:
@@ -161,7 +167,7 @@ class Arguments(Declarations):
                 )
         if refused and len(refused) == len(carried):
             raise refused[0]
-        return Pool(_distinct(products))
+        return Pool(_distinct(products), tuple(cautions))
 
     def check_args(
         self, op: Operation, call: ast.Call | ast.Name, given: dict[str, Any]
@@ -250,6 +256,8 @@ class Arguments(Declarations):
             "oligos": isinstance(value, list) and all(isinstance(v, ops.Oligo) for v in value),
             "probe": isinstance(value, ops.Oligo | str),
             "text": isinstance(value, str),
+            "names": isinstance(value, str)
+            or (isinstance(value, list) and bool(value) and all(isinstance(v, str) for v in value)),
             "end": isinstance(value, str) and parse_end(value) is not None,
             "number": isinstance(value, int) and not isinstance(value, bool) and value >= 0,
             "bool": isinstance(value, bool),

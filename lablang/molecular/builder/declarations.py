@@ -9,7 +9,7 @@ from typing import Any
 from attrs import evolve, fields, has
 
 from lablang import ast
-from lablang.diagnostics import Report
+from lablang.diagnostics import Edit, Fix, Report
 from lablang.molecular.builder.common import (
     MAX_SEGMENT_LENGTH,
     MAX_SEQUENCE_PARTS,
@@ -26,6 +26,7 @@ from lablang.molecular.model import (
     OligoDef,
     SegmentDef,
 )
+from lablang.molecular.modifications import unknown_modification
 from lablang.molecular.sequence import (
     LNA,
     PAYLOAD_ROLES,
@@ -42,6 +43,24 @@ from lablang.molecular.sequence import (
 )
 from lablang.resolve import ModuleInfo
 from lablang.source import Span
+
+
+def _check_modification(builder: Declarations, info: ModuleInfo, code: str, span: Span) -> None:
+    """E0427 for a `/code/` of this file the modification registry does not have (once
+    per place), with the closest registered code and the rename as its fix."""
+    guess = unknown_modification(code) if info is builder.info else None
+    if guess is None or any(d.code == "E0427" and d.span == span for d in builder.report):
+        return
+    inner = Span(span.start + 1, span.end - 1)
+    builder.error(
+        "E0427",
+        f"`/{code}/` is not a known modification code",
+        span,
+        label="not in the modification registry",
+        help=(f"did you mean `/{guess}/`? " if guess else "")
+        + "`lablang spec` lists the codes (IDT's spelling) and what each does",
+        fix=Fix(f"use `/{guess}/`", (Edit(inner, guess),)) if guess else None,
+    )
 
 
 class Declarations:
@@ -79,9 +98,7 @@ class Declarations:
     # -- names
     def lookup(self, info: ModuleInfo, path: Sequence[str]) -> tuple[ModuleInfo, ast.Decl] | None:
         symbol = info.lookup(list(path))
-        if symbol is None:
-            return None
-        return symbol.module, symbol.decl
+        return None if symbol is None else (symbol.module, symbol.decl)
 
     # -- segments and oligos
     def segment(self, info: ModuleInfo, decl: ast.Decl) -> SegmentDef:
@@ -280,6 +297,7 @@ class Declarations:
                     seq = self.reference(info, path, part.span)
                     out.extend((reverse_complement(seq) if rc else seq).parts)
                 case ast.Modification(code=code):
+                    _check_modification(self, info, code, part.span)
                     out.append(Modification.of(code))
                 case ast.Ribo(base=base):
                     out.append(Ribo(base.upper().replace("U", "T"), label))

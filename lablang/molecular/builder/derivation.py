@@ -62,6 +62,7 @@ class Derivation(Arguments):
         finals: list[tuple[str, str]] = []
         outputs: list[tuple[str, str]] = []
         state_names: dict[str, tuple[str, ...]] = {}
+        step_of: dict[str, str] = {}  # each product state's step
         # steps not derived because they failed or depend on one that did: reported once
         unknown: dict[str, str] = {}
         self.unknown_steps = unknown
@@ -92,6 +93,7 @@ class Derivation(Arguments):
                         for idx, product in enumerate(pool.products):
                             pname = name if len(pool.products) == 1 else f"{name}_{idx + 1}"
                             product_names.append(pname)
+                            step_of[pname] = name
                             states.append(_named_state(pname, product, product.name))
                         state_names[name] = tuple(
                             n
@@ -152,12 +154,12 @@ class Derivation(Arguments):
                         pass
             except Unknown as missing:
                 # depends on a step that failed: not derived, and not a second error
-                self._mark_unknown(
+                _mark_unknown(
                     member, env, unknown, f"depends on `{missing}`, which was not derived"
                 )
             except Failure as failure:
                 self.fail(failure)
-                self._mark_unknown(member, env, unknown, f"step failed with {failure.code}")
+                _mark_unknown(member, env, unknown, f"step failed with {failure.code}")
             except ops.OperationFailure as failure:
                 self.error(
                     failure.code,
@@ -166,13 +168,13 @@ class Derivation(Arguments):
                     notes=failure.notes,
                     help=failure.help,
                 )
-                self._mark_unknown(member, env, unknown, f"step failed with {failure.code}")
+                _mark_unknown(member, env, unknown, f"step failed with {failure.code}")
         if not finals and transitions:
             last = transitions[-1]
             finals = [(s, "gene expression") for s in last.carried]
         graph = Graph(
             decl.name,
-            tuple(states),
+            _unknown_products(states, step_of, unknown),
             tuple(transitions),
             tuple(initial),
             tuple(finals),
@@ -182,17 +184,6 @@ class Derivation(Arguments):
         )
         self.unknown.update({f"{decl.name}.{k}": v for k, v in unknown.items()})
         return graph, env
-
-    @staticmethod
-    def _mark_unknown(
-        member: ast.Member, env: dict[str, Pool], unknown: dict[str, str], why: str
-    ) -> None:
-        """A failed step (or one that depends on it) is unknown: later steps that use it
-        are skipped silently, and what realizes it is reported as unknown, not wrong."""
-        name = member.name if isinstance(member, ast.Binding | ast.Entry) else None
-        if name:
-            env.pop(name, None)
-            unknown[name] = why
 
     def param(self, entry: ast.Entry) -> None:
         """`param min_anneal: 15` / `param nontemplated: "CC"`: an interpreter parameter
@@ -278,6 +269,8 @@ class Derivation(Arguments):
                 first_call.span,
             )
         subject = first_call.args[0].value
+        if isinstance(subject, ast.Call) and func_name(subject) == "merge" and subject.args:
+            subject = subject.args[0].value  # `gap_fill(merge([a, b]))` is `gap_fill([a, b])`
         items = subject.items if isinstance(subject, ast.ListExpr) else [subject]
         sources: list[str] = []
         for item in items:
@@ -287,7 +280,7 @@ class Derivation(Arguments):
                 raise Failure(
                     "E0412",
                     "the first argument must be an input or an earlier step of this workflow, "
-                    "or a list of them (`merge([a, b])`)",
+                    "or a list of them (`[a, b]` or `merge([a, b])`)",
                     item.span,
                     help="known: " + ", ".join(f"`{k}`" for k in env),
                 )
@@ -354,6 +347,30 @@ class Derivation(Arguments):
             )
 
     # -- declared states and transitions
+
+
+def _mark_unknown(
+    member: ast.Member, env: dict[str, Pool], unknown: dict[str, str], why: str
+) -> None:
+    """A failed step (or one that depends on it) is unknown: later steps that use it
+    are skipped silently, and what realizes it is reported as unknown, not wrong."""
+    name = member.name if isinstance(member, ast.Binding | ast.Entry) else None
+    if name:
+        env.pop(name, None)
+        unknown[name] = why
+
+
+def _unknown_products(
+    states: list[StateDef], step_of: dict[str, str], unknown: dict[str, str]
+) -> tuple[StateDef, ...]:
+    """The states, each product of a step that failed (its E0404 discarded them all)
+    marked unknown: not derived, so nothing downstream is checked against it."""
+    return tuple(
+        evolve(s, status="unknown", status_reason=unknown[step_of[s.name]])
+        if step_of.get(s.name) in unknown
+        else s
+        for s in states
+    )
 
 
 def _named_state(name: str, product: Product, title: str) -> StateDef:

@@ -66,8 +66,8 @@ class Libraries(DeclaredChecks):
         status, status_reason = ("partial", partial) if partial is not None else ("declared", "")
         if src is not None:
             source_name = dotted(src)
-            pool = derived.get(source_name)
-            why = self.not_derived(source_name) if pool is None else None
+            why = self.not_derived(source_name)
+            pool = derived.get(source_name) if why is None else None
             if why is not None:
                 # the step failed (reported there): the library is unknown, not wrong
                 pool = None

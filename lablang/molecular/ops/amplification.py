@@ -86,12 +86,25 @@ def linear_amplify(molecule: Molecule, primer: Oligo, *, min_match: int = MIN_AN
                 Product(
                     molecule,
                     Disposition.DISCARDED,
-                    f"`{primer.name}` binds neither strand: not amplified",
+                    f"`{primer.name}` binds neither strand: not amplified ("
+                    + "; ".join(_closest(primer, candidates, min_match))
+                    + ")",
                     name="not amplified",
                 ),
             )
         )
     return Pool(tuple(products.values()))
+
+
+def _closest(primer: Oligo, strands: Sequence[Strand], min_match: int) -> tuple[str, ...]:
+    """Where the primer comes closest to priming, and the minimum (`param min_anneal`)."""
+    found = no_site_failure(
+        primer.name,
+        plain(primer.seq),
+        [(s.name or "strand", plain(s.seq)) for s in strands],
+        min_match,
+    )
+    return (*found.notes, f"`param min_anneal: {min_match}` sets the minimum")
 
 
 # ------------------------------------------------------------------ PCR
@@ -302,7 +315,9 @@ def pcr(
     amplicons: dict[str, Product] = {}
     pan_handles: dict[str, Product] = {}
     binders: set[int] = set()
-    for _strand_name, x in templates:
+    # each primer's priming sites on each strand: more than one on a strand is not specific
+    sites_on: dict[tuple[int, str], list[int]] = {}
+    for strand_name, x in templates:
         xr = reverse_complement(x)
         n = len(x)
         forward: list[tuple[int, int]] = []  # (primer index, b) sites pointing right
@@ -314,11 +329,14 @@ def pcr(
                     continue
                 forward.append((idx, n - site.start))
                 binders.add(idx)
+                if isinstance(molecule, Single):  # a duplex's other strand is a template too
+                    sites_on.setdefault((idx, f"{strand_name}'"), []).append(_base(xr, site))
             for site in priming_sites(pseq, x, min_match):
                 if site.anchored:
                     continue
                 reverse.append((idx, site.start))
                 binders.add(idx)
+                sites_on.setdefault((idx, strand_name), []).append(_base(x, site))
         if len(forward) * len(reverse) > 4 * MAX_PRODUCTS:
             raise OperationFailure(
                 "E0415",
@@ -372,11 +390,48 @@ def pcr(
         )
     if not amplicons and not pan_handles:
         names = ", ".join(f"`{primers[i].name}`" for i in sorted(binders))
-        missing = [p.name for i, p in enumerate(primers) if i not in binders]
+        missing = [p for i, p in enumerate(primers) if i not in binders]
         reason = (
             f"only {names} binds: linear copies, not amplified"
             if missing
             else f"{names} bind but never face each other: not amplified"
         )
+        if missing:
+            strands = [(n, s) for n, s in templates]
+            strands += [(f"{n}'", reverse_complement(s)) for n, s in templates]
+            best = no_site_failure(missing[0].name, plain(missing[0].seq), strands, min_match)
+            reason += f"; `{missing[0].name}`'s " + "; ".join(best.notes)
         products.append(Product(molecule, Disposition.DISCARDED, reason, name="not amplified"))
-    return Pool(tuple(products))
+    # several sites matter when they make several amplicons (not suppressed pan-handles)
+    return Pool(tuple(products), _not_specific(primers, sites_on) if len(amplicons) > 1 else ())
+
+
+def _base(template: Seq, site: Site) -> int:
+    """The 1-based base of `template` where a primer's site starts."""
+    return template.slice(0, site.start).min_length + 1
+
+
+def _not_specific(
+    primers: Sequence[Oligo], sites_on: dict[tuple[int, str], list[int]]
+) -> tuple[tuple[str, str, str], ...]:
+    """W0407 for each primer that primes at more than one place on one strand (pydna's
+    "not specific"), given when those sites make more than one amplicon: PCR then makes
+    every product the sites allow (a second site that only forms a suppressed
+    pan-handle, as Nextera's shared mosaic end does, is not warned about)."""
+    out: list[tuple[str, str, str]] = []
+    warned: set[str] = set()
+    for (idx, strand), found in sites_on.items():
+        bases = sorted(set(found))
+        if len(bases) > 1 and primers[idx].name not in warned:
+            warned.add(primers[idx].name)
+            where = ", ".join(str(b) for b in bases)
+            out.append(
+                (
+                    "W0407",
+                    f"primer `{primers[idx].name}` is not specific: it primes at "
+                    f"{len(bases)} sites of strand `{strand}` (bases {where})",
+                    "each site gives its own product; shorten the shared sequence or "
+                    "raise `param min_anneal` if only one site is meant",
+                )
+            )
+    return tuple(out)

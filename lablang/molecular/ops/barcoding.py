@@ -16,11 +16,19 @@ from lablang.molecular.ops.joining import join, strand_seq, target_end
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import Seq, plain, reverse_complement
 
+LIGASE = Param(
+    "ligase",
+    "text",
+    "DNA ligase (needs the splint) or RNA ligase (single strands)",
+    default="dna",
+    choices=("dna", "rna"),
+)
+
 
 @operation(
     "barcode_round",
     lsb="ligation",
-    rule="join the oligo to a strand end (5' donor phosphorylated, 3' acceptor free; a splint pairs >= 6 bases each side) or extend the 3' end across it",
+    rule="join the oligo to a strand end by `ligate`'s one-strand rules, or extend the 3' end across it",
     params=(
         Param("barcode", "oligo", "the round's barcode oligo", required=True),
         Param("end", "end", "strand end joined", default="5'"),
@@ -30,6 +38,7 @@ from lablang.molecular.sequence import Seq, plain, reverse_complement
             "oligo",
             "linker bridging the junction",
         ),
+        LIGASE,
     ),
 )
 def barcode_round(
@@ -39,6 +48,7 @@ def barcode_round(
     end: str = "5'",
     by: str = "ligation",
     splint: Oligo | None = None,
+    ligase: str = "dna",
     min_match: int = MIN_ANNEAL,
 ) -> Molecule:
     """One split-pool round: a well-specific barcode oligo is joined to every molecule.
@@ -46,7 +56,9 @@ def barcode_round(
     Rule: by `ligation`, the oligo is joined end to end to the chosen end of one strand
     (the top strand unless `end:` names `bottom`); ligase joins a 3'-OH to a
     5'-phosphate, so the 5' end in the junction must carry a phosphate and the 3' end
-    must be free, and a `splint` (linker), when given, must pair over its whole length
+    must be free. T4 DNA ligase needs a `splint` (linker) holding the junction in a
+    duplex (E0402 without one, as for `ligate`; `ligase: rna` joins single strands),
+    and the splint must pair over its whole length
     across the junction with at least 6 bases on each side, as it holds the two ends
     together for ligase. By `extension`, the strand's 3' end anneals to the oligo and is
     extended across it, copying the barcode. Pooling afterwards leaves the sequence as
@@ -70,7 +82,9 @@ def barcode_round(
         )
         copied = Oligo(f"{barcode.name}'", (added,))
         return join(molecule, copied, strand, "3'", check=False)
-    return join(molecule, barcode, strand, prime, splint=splint)
+    if ligase not in ("dna", "rna"):
+        raise OperationFailure("E0412", f"`ligase` must be dna or rna, not `{ligase}`")
+    return join(molecule, barcode, strand, prime, splint=splint, ligase=ligase)
 
 
 @operation(
@@ -81,19 +95,26 @@ def barcode_round(
         Param("rounds", "oligos", "the barcode oligos, first round first", required=True),
         Param("end", "end", "strand end joined", default="5'"),
         Param("by", "text", "how", default="ligation", choices=("ligation", "extension")),
+        LIGASE,
     ),
 )
 def split_pool(
-    molecule: Molecule, rounds: Sequence[Oligo], *, end: str = "5'", by: str = "ligation"
+    molecule: Molecule,
+    rounds: Sequence[Oligo],
+    *,
+    end: str = "5'",
+    by: str = "ligation",
+    ligase: str = "dna",
 ) -> Molecule:
     """Several split-pool rounds in order.
 
     Rule: each oligo is joined as one `barcode_round`, first round first; the rounds
-    are the same chemistry repeated, so the molecule carries one barcode per round in
+    are the same chemistry repeated (no splint is given here: by ligation the rounds
+    need `ligase: rna`, or `barcode_round` steps with their linkers), so the molecule carries one barcode per round in
     round order.
     """
     if len(rounds) > 64:
         raise OperationFailure("E0415", f"{len(rounds)} split-pool rounds exceed the limit of 64")
     for barcode in rounds:
-        molecule = barcode_round(molecule, barcode, end=end, by=by)
+        molecule = barcode_round(molecule, barcode, end=end, by=by, ligase=ligase)
     return molecule

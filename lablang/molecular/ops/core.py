@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from attrs import evolve, frozen
 
+from lablang.molecular.modifications import codes_of
 from lablang.molecular.molecule import (
     Duplex,
     Molecule,
@@ -43,7 +44,7 @@ MAX_PRODUCTS = 256
 # examine, and the longest strands an adapter may have (its stem search is cubic)
 ANNEAL_BUDGET = 20_000_000
 MAX_ADAPTER_STRAND = 300
-PHOSPHATE_CODES = frozenset({"5Phos", "5phos", "Phos", "phos", "5PHOS"})  # as pages spell it
+PHOSPHATE_CODES = codes_of("phosphate")  # every spelling pages use (the registry)
 
 
 class OperationFailure(Exception):
@@ -450,12 +451,10 @@ def parse_end(text: str) -> tuple[str, str] | None:
 
 # 3' modifications that leave no 3'-OH: a polymerase cannot extend and a ligase cannot
 # join that end (adapters are blocked so they do not concatemerise).
-BLOCKING_3P = frozenset(
-    {"3ddC", "3SpC3", "3InvdT", "3Phos", "3AmMO", "3ddT", "3C3", "3Bio", "3BioTEG", "3SpC6"}
-)
+BLOCKING_3P = codes_of("3' block")
 # 5' adenylation (pre-adenylated adapters): the activated 5' end that truncated RNA
 # ligase 2 (and ligases without ATP) joins to a 3'-OH.
-ADENYLATED_5P = frozenset({"5rApp", "5App", "5rApp/"})
+ADENYLATED_5P = codes_of("adenylate")
 RANDOM_MIN = 6  # a 3' run of this many N primes at random (random hexamers and longer)
 RANDOM_FIXED_RUN = 2  # fixed bases a patterned random end may hold in a row (NNNGGNNNB)
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import re
+from collections.abc import Sequence
 
 from attrs import evolve, frozen
 
@@ -13,8 +15,17 @@ from lablang.molecular.ops.core import (
     OperationFailure,
     is_payload_token,
 )
+from lablang.molecular.ops.rebase import REBASE
 from lablang.molecular.ops.registry import Param, operation
-from lablang.molecular.sequence import Bases, Part, Seq, Symbol, SymbolToken, reverse_complement
+from lablang.molecular.sequence import (
+    IUPAC,
+    Bases,
+    Part,
+    Seq,
+    Symbol,
+    SymbolToken,
+    reverse_complement,
+)
 
 
 @frozen
@@ -38,21 +49,44 @@ class Enzyme:
         return reverse_complement(Seq.of([Bases(self.site)])).tokens() == tuple(self.site)
 
 
+# the methylation dependence REBASE and NEB state for the enzymes lablang models it for
+# (Dam methylation of GATC); every other enzyme is taken not to care
+DAM_METHYLATION = {"DpnI": "requires", "DpnII": "blocked", "MboI": "blocked"}
+
 ENZYMES: dict[str, Enzyme] = {
-    "EcoRI": Enzyme("GAATTC", 1, 5), "BamHI": Enzyme("GGATCC", 1, 5),
-    "HindIII": Enzyme("AAGCTT", 1, 5), "NotI": Enzyme("GCGGCCGC", 2, 6),
-    "XhoI": Enzyme("CTCGAG", 1, 5), "NlaIII": Enzyme("CATG", 4, 0),
-    "DpnII": Enzyme("GATC", 0, 4, "blocked"), "MboI": Enzyme("GATC", 0, 4, "blocked"),
-    "Sau3AI": Enzyme("GATC", 0, 4), "DpnI": Enzyme("GATC", 2, 2, "requires"),
-    "MseI": Enzyme("TTAA", 1, 3), "AluI": Enzyme("AGCT", 2, 2),
-    "EcoRV": Enzyme("GATATC", 3, 3), "MluCI": Enzyme("AATT", 0, 4),
-    "Csp6I": Enzyme("GTAC", 1, 3), "HaeIII": Enzyme("GGCC", 2, 2),
-    "MspI": Enzyme("CCGG", 1, 3), "HpaII": Enzyme("CCGG", 1, 3),
-    "BfaI": Enzyme("CTAG", 1, 3), "CviAII": Enzyme("CATG", 1, 3),
-    "FatI": Enzyme("CATG", 0, 4), "SalI": Enzyme("GTCGAC", 1, 5),
-    "PvuI": Enzyme("CGATCG", 4, 2), "PacI": Enzyme("TTAATTAA", 5, 3),
-    "BciVI": Enzyme("GTATCC", 12, 11),  # type IIS: GTATCC(6/5)
-}  # fmt: skip
+    name: Enzyme(site, top, bottom, DAM_METHYLATION.get(name, ""))
+    for name, (site, top, bottom) in REBASE.items()
+}
+
+
+def site_enzyme(text: str) -> Enzyme:
+    """An enzyme from a site written with its cuts: `CCTGCA^GG` (the top strand cut at
+    `^`; the bottom strand's at `_`, else where a palindrome's mirror puts it) or, for a
+    type IIS enzyme, `GGTCTC(1/5)` (cuts 1 and 5 bases past the site's 3' end).
+
+    >>> site_enzyme("CCTGCA^GG"), site_enzyme("GGTCTC(1/5)").top
+    (Enzyme(site='CCTGCAGG', top=6, bottom=2, methylation=''), 7)
+    """
+    iiS = re.fullmatch(r"([A-Za-z]+)\((-?\d+)/(-?\d+)\)", text.strip())
+    if iiS:
+        site = iiS.group(1).upper()
+        top, bottom = len(site) + int(iiS.group(2)), len(site) + int(iiS.group(3))
+    else:
+        marked = text.strip().upper()
+        site = marked.replace("^", "").replace("_", "")
+        if marked.count("^") != 1 or marked.count("_") > 1:
+            raise OperationFailure(
+                "E0412",
+                f"site `{text}` marks no cut: write `^` where the top strand is cut "
+                "(`CCTGCA^GG`), or `SITE(n/m)` for a type IIS enzyme",
+            )
+        top = marked.replace("_", "").index("^")
+        bottom = marked.replace("^", "").index("_") if "_" in marked else len(site) - top
+    if len(site) < 4 or set(site) - set(IUPAC):
+        raise OperationFailure(
+            "E0412", f"site `{text}` must be at least 4 IUPAC bases with its cut marked"
+        )
+    return Enzyme(site, top, bottom)
 
 
 def _cuts(toks: tuple[object, ...], enzyme: Enzyme) -> list[tuple[int, int]]:
@@ -63,12 +97,21 @@ def _cuts(toks: tuple[object, ...], enzyme: Enzyme) -> list[tuple[int, int]]:
     cuts = []
     for i in range(len(toks) - n + 1):
         window = toks[i : i + n]
-        if all(window[k] == site[k] for k in range(n)):
+        if _site_at(window, site):
             cuts.append((i + enzyme.top, i + enzyme.bottom))
-        elif not enzyme.palindromic and all(window[k] == rc_site[k] for k in range(n)):
+        elif not enzyme.palindromic and _site_at(window, rc_site):
             # the site read on the bottom strand: the offsets mirror about the site
             cuts.append((i + n - enzyme.bottom, i + n - enzyme.top))
     return sorted(cuts, key=min)
+
+
+def _site_at(window: tuple[object, ...], site: str) -> bool:
+    """Whether the designed bases are certainly a site: each base (a degenerate one by
+    all it stands for) is one the site's IUPAC code at that position admits."""
+    return all(
+        isinstance(token, str) and IUPAC[token] <= IUPAC[code]
+        for token, code in zip(window, site, strict=True)
+    )
 
 
 def _with_payload_sites(core: Seq, site: str) -> Seq:
@@ -94,7 +137,8 @@ def _with_payload_sites(core: Seq, site: str) -> Seq:
     rule="cut at each recognition site (either strand; type IIS outside it), leaving its ends",
     untouched="carried",
     params=(
-        Param("enzyme", "text", "the restriction enzyme", required=True),
+        Param("enzyme", "names", "a restriction enzyme of REBASE's commercial set, or several"),
+        Param("site", "text", "or its site and cut: `CCTGCA^GG`, `GGTCTC(1/5)`"),
         Param(
             "methylated",
             "bool",
@@ -111,7 +155,11 @@ def _with_payload_sites(core: Seq, site: str) -> Seq:
     ),
 )
 def digest(
-    molecule: Molecule, enzyme: str, methylated: bool = False, payload_sites: bool = False
+    molecule: Molecule,
+    enzyme: str | Sequence[str] = "",
+    methylated: bool = False,
+    payload_sites: bool = False,
+    site: str = "",
 ) -> Pool:
     """Cut a duplex at every recognition site of a restriction enzyme.
 
@@ -125,15 +173,22 @@ def digest(
     Sites inside a payload are unknown and not cut unless `payload_sites: true` says
     the payload (genomic DNA) holds them: each payload then gives the fragment classes
     of its left end, an inner piece from site to site, and its right end. A single
-    strand is not a substrate: alone an error, in a mix carried unchanged.
+    strand is not a substrate: alone an error, in a mix carried unchanged. The enzymes
+    are REBASE's commercially available set (`rebase.py`, generated from Biopython's
+    `Bio.Restriction`); `site:` gives any other by its site and cut. Several enzymes in
+    one step (`enzyme: [EcoRI, BamHI]`, a double digest) cut at all their sites at once;
+    one that a site's methylation refuses leaves its sites uncut, with the reason.
     """
-    if enzyme not in ENZYMES:
+    names = [enzyme] if isinstance(enzyme, str) else list(enzyme)
+    if len(names) > 1 and (site or payload_sites):
         raise OperationFailure(
             "E0412",
-            f"unknown restriction enzyme `{enzyme}`",
-            help="known enzymes: " + ", ".join(sorted(ENZYMES)),
+            "several enzymes are named by their names only: no `site:` or `payload_sites`",
+            help="digest with the named enzymes, or give one `site:` per `digest` step",
         )
-    known = ENZYMES[enzyme]
+    knowns = [_enzyme(name, site) for name in names or [""]]
+    labels = [name or site for name in names or [""]]
+    enzyme = "+".join(labels)
     if not isinstance(molecule, Duplex):
         raise NoSubstrate(
             "E0412",
@@ -143,6 +198,7 @@ def digest(
     duplex = molecule
     core = duplex.core
     if payload_sites:
+        known = knowns[0]
         if not known.palindromic:
             raise OperationFailure(
                 "E0422",
@@ -151,31 +207,67 @@ def digest(
                 help="drop `payload_sites` and put the site in designed bases",
             )
         core = _with_payload_sites(core, known.site)
-    cuts = _cuts(core.tokens(), known)
+    cuts: list[tuple[int, int]] = []
+    refusals: list[str] = []
+    for label, known in zip(labels, knowns, strict=True):
+        found = _cuts(core.tokens(), known)
+        if len(found) >= MAX_PRODUCTS:
+            raise OperationFailure(
+                "E0415",
+                f"{label} cuts the molecule at {len(found)} sites, more than {MAX_PRODUCTS - 1}",
+            )
+        refused = _refusal(label, known, methylated, len(found)) if found else ""
+        if refused:
+            refusals.append(refused)
+            continue
+        if any(min(c) < 0 or max(c) > len(core) for c in found):
+            raise OperationFailure(
+                "E0422",
+                f"{label} cuts outside the molecule: its site lies too near an end "
+                f"({label} cuts {known.top}/{known.bottom} bases from the site's start)",
+                help="a type IIS enzyme needs the bases it cuts beyond its site",
+            )
+        cuts += found
+    cuts = sorted(set(cuts), key=min)
     if len(cuts) >= MAX_PRODUCTS:
         raise OperationFailure(
             "E0415",
             f"{enzyme} cuts the molecule at {len(cuts)} sites, more than {MAX_PRODUCTS - 1}",
         )
     if not cuts:
-        reason = f"no {enzyme} site in designed sequence; payload sites unknown"
-        return Pool((Product(duplex, Disposition.CARRIED, reason, name="uncut"),))
-    refused = _refusal(enzyme, known, methylated, len(cuts))
-    if refused:
-        return Pool((Product(duplex, Disposition.CARRIED, refused, name="uncut"),))
-    if any(min(c) < 0 or max(c) > len(core) for c in cuts):
-        raise OperationFailure(
-            "E0422",
-            f"{enzyme} cuts outside the molecule: its site lies too near an end "
-            f"({enzyme} cuts {known.top}/{known.bottom} bases from the site's start)",
-            help="a type IIS enzyme needs the bases it cuts beyond its site",
+        reason = (
+            "; ".join(refusals) or f"no {enzyme} site in designed sequence; payload sites unknown"
         )
+        return Pool((Product(duplex, Disposition.CARRIED, reason, name="uncut"),))
     for (t1, b1), (t2, b2) in itertools.pairwise(cuts):
         if max(t1, b1) > min(t2, b2):
             raise OperationFailure(
                 "E0422", f"two {enzyme} cuts overlap: the piece between them is not a duplex"
             )
     return Pool(_pieces(evolve(duplex, core=core), cuts, enzyme))
+
+
+def _enzyme(name: str, site: str) -> Enzyme:
+    """The enzyme `enzyme:` names or `site:` writes (exactly one of them)."""
+    if bool(name) == bool(site):
+        raise OperationFailure(
+            "E0412",
+            "`digest` takes one of `enzyme:` (a name) or `site:` (a site and its cut)",
+            help='write `digest(x, enzyme: EcoRI)` or `digest(x, site: "CCTGCA^GG")`',
+        )
+    if site:
+        return site_enzyme(site)
+    if name not in ENZYMES:
+        from lablang.check.names import did_you_mean
+
+        guess = did_you_mean(name, ENZYMES)
+        raise OperationFailure(
+            "E0412",
+            f"unknown restriction enzyme `{name}`: not in REBASE's commercially available set",
+            help=(f"did you mean `{guess}`? " if guess else "")
+            + 'or give its site and cut: `site: "CCTGCA^GG"`',
+        )
+    return ENZYMES[name]
 
 
 def _refusal(enzyme: str, known: Enzyme, methylated: bool, sites: int) -> str:

@@ -38,6 +38,9 @@ from lablang.molecular.sequence import (
     reverse_complement,
 )
 
+# which cytosines of the sample `bisulfite(methylated:)` treats as methylated (spared)
+METHYLATION_CONTEXTS = ("none", "cpg", "gpc", "cpg_gpc", "all")
+
 # ------------------------------------------------------------------ fragmentation, ends
 
 
@@ -237,9 +240,9 @@ def denature(molecule: Molecule, keep: str | None = None) -> Pool:
         Param(
             "methylated",
             "text",
-            "which C of the sample are protected",
+            "which C are methylated (`gpc`: M.CviPI's GpC)",
             default="none",
-            choices=("none", "cpg", "all"),
+            choices=METHYLATION_CONTEXTS,
         ),
         Param(
             "spare",
@@ -254,7 +257,9 @@ def bisulfite(molecule: Molecule, methylated: str = "none", spare: Sequence[Olig
 
     Rule: sodium bisulfite deaminates cytosine on single strands; 5-methylcytosine is
     protected. `methylated` says which C of the sample are methylated: "none", "cpg"
-    (C before G kept) or "all". Adaptors for bisulfite libraries (RRBS, scBS) are
+    (C before G kept: the genome's own CpG methylation), "gpc" (C after G kept: GpC
+    methylated in vitro by M.CviPI to mark accessible chromatin, NOMe-seq, scNMT-seq),
+    "cpg_gpc" (both kept: endogenous CpG plus M.CviPI's GpC) or "all". Adaptors for bisulfite libraries (RRBS, scBS) are
     synthesized with 5-methylcytosine so that they survive conversion and their primers
     still bind: the bases that came from an oligo named in `spare` (or from an oligo it
     splices in, `{truseq_universal_adapter}`) keep their C. A
@@ -262,9 +267,11 @@ def bisulfite(molecule: Molecule, methylated: str = "none", spare: Sequence[Olig
     conversion). The two strands of a duplex are no longer complementary afterwards, so
     each is its own product; payload segments become converted payloads (a new identity).
     """
-    if methylated not in ("none", "cpg", "all"):
+    if methylated not in METHYLATION_CONTEXTS:
         raise OperationFailure(
-            "E0412", f"`methylated` must be none, cpg or all, not `{methylated}`"
+            "E0412",
+            f"`methylated` must be {', '.join(METHYLATION_CONTEXTS[:-1])} or all, "
+            f"not `{methylated}`",
         )
     pool = denature(molecule)
     # an oligo's bases carry its name, or the name of the oligo it splices in (`{...}`)
@@ -319,9 +326,11 @@ def _convert(seq: Seq, methylated: str, which: int, spared: frozenset[str] | set
     for i, part in enumerate(explode(flat)):
         if isinstance(part, Bases) and part.text == "C":
             nxt = toks[i + 1] if i + 1 < len(toks) else None
+            before = toks[i - 1] if i > 0 else None
             keep = (
                 methylated == "all"
-                or (methylated == "cpg" and nxt == "G")
+                or (methylated in ("cpg", "cpg_gpc") and nxt == "G")
+                or (methylated in ("gpc", "cpg_gpc") and before == "G")
                 or _origin(part.label) in spared
             )
             parts.append(part if keep else Bases("T", part.label))

@@ -189,16 +189,26 @@ def join(
     prime: str,
     *,
     splint: Oligo | None = None,
+    ligase: str = "dna",
     check: bool = True,
 ) -> Molecule:
     """`oligo` joined end to end to the given end of one strand of the molecule.
 
-    The joined strand becomes a chimera when the oligo's type (DNA, or RNA for an
-    all-ribo oligo) differs from the strand's. A 5'-joined oligo keeps its own 5'
-    chemistry (a biotin stays at the new 5' end); a 3'-joined oligo's 5' phosphate or
-    adenylate goes into the new bond.
+    Rule (every single-strand join, `ligate` and `barcode_round` alike): T4 RNA ligase
+    joins single strands; T4 DNA ligase seals only a nick held in a duplex, so the
+    junction needs a `splint` (E0402 without one). The joined strand becomes a chimera
+    when the oligo's type (DNA, or RNA for an all-ribo oligo) differs from the strand's.
+    A 5'-joined oligo keeps its own 5' chemistry (a biotin stays at the new 5' end); a
+    3'-joined oligo's 5' phosphate or adenylate goes into the new bond.
     """
     if check:
+        if ligase == "dna" and splint is None:
+            raise OperationFailure(
+                "E0402",
+                f"DNA ligase cannot join single-stranded `{oligo.name}` without a splint: it "
+                "seals nicks in a duplex",
+                help="give `splint:` (a bridging oligo) or use `ligase: rna` (T4 RNA ligase)",
+            )
         check_donor_acceptor(molecule, oligo, strand, prime)
     added = oligo.seq if prime == "5'" else strip_leading_modifications(oligo.seq)
     fill = Seq()

@@ -238,8 +238,8 @@ def _ligate_right(insert: Duplex, adapter: Duplex, adapter_name: str) -> Duplex:
         raise OperationFailure(
             "E0403",
             f"neither strand at the junction with `{adapter_name}` has a 5' phosphate",
-            help="ligase joins a 3'-OH to a 5'-phosphate: run `end_repair` or use an adapter "
-            "with /5Phos/",
+            help="ligase joins a 3'-OH to a 5'-phosphate: `phosphorylate` the molecule (T4 "
+            "PNK) or run `end_repair` first, or use an adapter with /5Phos/",
         )
     nicks = list(insert.nicks) + list(adapter.nicks)
     if gapped is not None:
@@ -498,14 +498,7 @@ def ligate(
             return join_hairpin(insert, adapter, *hairpin_end)
     if len(adapter.strands) == 1 and adapter.kind != "hairpin":
         strand, prime = target_end(insert, end or "3'")
-        if ligase == "dna" and splint is None:
-            raise OperationFailure(
-                "E0402",
-                f"DNA ligase cannot join single-stranded `{adapter.name}` without a splint: it "
-                "seals nicks in a duplex",
-                help="give `splint:` (a bridging oligo) or use `ligase: rna` (T4 RNA ligase)",
-            )
-        return join(insert, adapter, strand, prime, splint=splint)
+        return join(insert, adapter, strand, prime, splint=splint, ligase=ligase)
     duplex = need_duplex(insert, "ligation of a double-stranded adapter")
     ad = adapter_duplex(adapter)
     if end is not None:

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 from attrs import evolve
 
+from lablang.molecular.modifications import codes_of
 from lablang.molecular.molecule import Duplex, Molecule, MolType, Pool, Product, Single, Strand
 from lablang.molecular.ops.core import NoSubstrate
 from lablang.molecular.ops.registry import operation
 from lablang.molecular.sequence import Modification, Part, Seq
 
-URACIL_CODES = frozenset({"ideoxyU", "idU", "dU"})
+URACIL_CODES = codes_of("uracil")
 
 
 @operation(
     "rnase_h",
     lsb="other",
-    rule="the RNA of a hybrid is degraded; the DNA goes on single-stranded",
+    rule="RNA paired with DNA is degraded (a hybrid's, a ligated chimera's); the DNA goes on single-stranded",
     untouched="carried",
 )
 def rnase_h(molecule: Molecule) -> Single:
@@ -23,14 +24,24 @@ def rnase_h(molecule: Molecule) -> Single:
 
     Rule: RNase H cleaves RNA only where it is paired with DNA, so after first-strand
     synthesis it removes the mRNA template and leaves the cDNA single-stranded, free for
-    a second primer, tailing or ligation. Single-stranded RNA and DNA duplexes are not
-    substrates: alone that is an error; in a mix they stay in the tube unchanged.
+    a second primer, tailing or ligation. A chimera (RNA to which a DNA adapter was
+    ligated, then reverse-transcribed) is degraded alike: its RNA part is paired with
+    the cDNA, and its short DNA part, no longer held by the rest, is counted as melted
+    off (the cDNA goes on single-stranded, as `denature(keep: "DNA")` would leave it).
+    Single-stranded RNA and DNA duplexes are not substrates: alone that is an error; in
+    a mix they stay in the tube unchanged.
     """
     if isinstance(molecule, Duplex):
-        types = (molecule.top_type, molecule.bottom_type)
-        if MolType.RNA in types and MolType.DNA in types:
-            dna = molecule if molecule.top_type is MolType.DNA else molecule.flipped()
+        top, bottom = molecule.top_type, molecule.bottom_type
+        if (top is MolType.DNA) != (bottom is MolType.DNA) and (top.has_rna or bottom.has_rna):
+            dna = molecule if top is MolType.DNA else molecule.flipped()
             return Single(Strand(dna.top, dna.top_type, dna.top_name, dna.top_phosphate))
+        raise NoSubstrate(
+            "E0412",
+            "RNase H needs RNA paired with DNA: this duplex has "
+            + ("no RNA strand" if top is bottom is MolType.DNA else "no all-DNA strand"),
+            help="RNase H acts on an RNA:DNA hybrid (after reverse transcription)",
+        )
     raise NoSubstrate(
         "E0412",
         "RNase H needs an RNA:DNA hybrid (it degrades RNA paired with DNA)",

@@ -24,6 +24,7 @@ KINDS: dict[str, str] = {
     "oligos": "a list of oligos",
     "probe": "an oligo or a segment name",
     "text": "a name or a string",
+    "names": "a name, or a list of names",
     "end": "an end, 5' or 3', or one strand's end, `top 3'` or `bottom 5'` (quoted or not)",
     "number": "a non-negative number",
     "bool": "true or false",
@@ -187,4 +188,11 @@ def with_table(markdown: str) -> str:
     _, sep_end, tail = rest.partition(TABLE_END)
     if not sep_end:
         raise ValueError("the operations table end marker is missing")
-    return f"{head}{TABLE_BEGIN}\n{operations_table()}{TABLE_END}{tail}"
+    text = f"{head}{TABLE_BEGIN}\n{operations_table()}{TABLE_END}{tail}"
+    from lablang.molecular.modifications import MODIFICATIONS_BEGIN, MODIFICATIONS_END, table
+
+    head, sep, rest = text.partition(MODIFICATIONS_BEGIN)
+    _, sep_end, tail = rest.partition(MODIFICATIONS_END)
+    if not (sep and sep_end):
+        raise ValueError("the modification table markers are missing")
+    return f"{head}{MODIFICATIONS_BEGIN}\n{table()}{MODIFICATIONS_END}{tail}"

@@ -9,10 +9,11 @@ between the Tn5 barcode and the ME keeps the gap fill from copying the barcoded 
 
 from __future__ import annotations
 
+from lablang.molecular.modifications import codes_of
 from lablang.molecular.ops.core import OperationFailure
 from lablang.molecular.sequence import Modification, Seq
 
-URACIL_IN_DNA = frozenset({"ideoxyU", "idU", "dU"})  # as nucleases.URACIL_CODES
+URACIL_IN_DNA = codes_of("uracil")
 POLICIES = ("read", "stalls")
 
 
