@@ -26,14 +26,15 @@ from lablang.source import Source
 
 
 def split_pool_program(rounds: int) -> str:
-    """A derived workflow: an RT product gains one ligated barcode per split-pool round."""
+    """A derived workflow: a single-stranded RT product gains one barcode per split-pool
+    round, joined by RNA ligase (single strands, no splint: DNA ligase would need one)."""
     lines = ["module bench_split_pool"]
     for k in range(1, rounds + 1):
         lines.append(f"oligo bc{k} {{ seq: 5'-/5Phos/ ACGTTGCA [ROUND{k}_BARCODE:8] GGTACCTT-3' }}")
     lines += ["workflow sp {", "  input cdna: DNA 5'-/5Phos/ [CDNA] (A)30-3'"]
     previous = "cdna"
     for k in range(1, rounds + 1):
-        lines.append(f"  r{k} = barcode_round({previous}, barcode: bc{k}, end: 5')")
+        lines.append(f"  r{k} = barcode_round({previous}, barcode: bc{k}, end: 5', ligase: rna)")
         previous = f"r{k}"
     lines += [f"  output {previous} as gene_expression", "}"]
     return "\n".join(lines) + "\n"
