@@ -1,7 +1,7 @@
 """Completion: keywords in context, names in scope, modules, members and units.
 
 >>> sorted(c.label for c in complete("segment A = umi(8)\\n", 20, None))[:4]
-['contract', 'library', 'material', 'module']
+['benchmark', 'contract', 'library', 'material']
 >>> "uL" in {c.label for c in complete("x { volume: 50 ", 15, None)}
 True
 """
