@@ -57,6 +57,8 @@ class Answers:
     enabled: dict[str, int | None]  # ground operation name -> first depth it is legal
     premises: dict[int, int | None]  # invariant index of `p -> q` -> first depth p holds
     dead_end: tuple[int | None, ...]  # per goal, for the bound: first depth of a dead end
+    lost: tuple[int | None, ...]  # per goal: first depth of a state from which no execution
+    # of any length reaches it (exact only when the whole space was explored)
     pairs: tuple[tuple[str, int | None], ...]  # per pair: ("overlap"|"vacuous"|"ok", depth)
     leak: int | None  # first depth a visible variable reveals unauthorized evidence
     interference: int | None  # first depth two equal views have different legal sets
@@ -183,6 +185,7 @@ def answers(contract: Contract, depth: int, max_states: int = 20_000) -> Answers
         if isinstance(inv.expr, Binary) and inv.expr.op == "implies"
     }
     dead_end = tuple(_dead_end(x, dist, g.expr, depth) for g in c.goals)
+    lost = tuple(_dead_end(x, dist, g.expr, depth, forever=True) for g in c.goals)
     pairs = tuple(_pair(x, p, depth) for p in c.pairs)
     leak, interference = _noninterference(x, horizon)
     return Answers(
@@ -193,6 +196,7 @@ def answers(contract: Contract, depth: int, max_states: int = 20_000) -> Answers
         enabled=enabled,
         premises=premises,
         dead_end=dead_end,
+        lost=lost,
         pairs=pairs,
         leak=leak,
         interference=interference,
@@ -201,9 +205,12 @@ def answers(contract: Contract, depth: int, max_states: int = 20_000) -> Answers
     )
 
 
-def _dead_end(x: Explorer, dist: dict[Node, int], goal: Any, bound: int) -> int | None:
+def _dead_end(
+    x: Explorer, dist: dict[Node, int], goal: Any, bound: int, forever: bool = False
+) -> int | None:
     """The first depth (at most `bound`) of a state from which no execution of at most
-    `bound` steps reaches the goal; None if there is none within the bound."""
+    `bound` steps (`forever`: of any length) reaches the goal; None if there is none
+    within the bound."""
     # steps to the goal, computed backwards one layer at a time (at most `bound` layers)
     edges: dict[Node, set[Node]] = {n: set() for n in dist}
     for n in dist:
@@ -211,8 +218,11 @@ def _dead_end(x: Explorer, dist: dict[Node, int], goal: Any, bound: int) -> int 
             if nxt in dist:  # beyond the horizon of a partial exploration: unknown
                 edges[n].add(nxt)
     near = {n for n in dist if x.holds(n, goal)}
-    for _ in range(bound):
-        near |= {n for n in dist if edges[n] & near}
+    for _ in range(len(dist) if forever else bound):
+        grown = near | {n for n in dist if edges[n] & near}
+        if grown == near:
+            break
+        near = grown
     dead = [d for n, d in dist.items() if d <= bound and n not in near]
     return min(dead) if dead else None
 

@@ -16,8 +16,7 @@ class Compiler(Operations):
     # ---------------------------------------------------------------- driver
     def run(self) -> m.Contract:
         decl = self.decl
-        for p in decl.params or ():
-            self.param(p)
+        self.params_and_requirements()
         members = decl.body.members if decl.body else ()
         variables: list[m.Variable] = []
         evidence: list[m.Evidence] = []

@@ -33,6 +33,13 @@ _SYMBOL = {name: symbol for symbol, name in _BINARY.items()}
 
 class Expressions(Types):
     def const_int(self, e: ast.Expr) -> int:
+        value = self.const_value(e)
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.error("E0602", f"`{self.text(e.span)}` is not an integer", e.span)
+            raise Skip
+        return value
+
+    def const_value(self, e: ast.Expr) -> object:
         from lablang.contracts.semantics import EvaluationError, Evaluator
 
         expr = self.expr(e, {})
@@ -50,9 +57,6 @@ class Expressions(Types):
         except EvaluationError as err:
             self.error("E0602", str(err), e.span)
             raise Skip from None
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.error("E0602", f"`{self.text(e.span)}` is not an integer", e.span)
-            raise Skip
         return value
 
     # ---------------------------------------------------------------- expressions

@@ -32,6 +32,10 @@ class Types(abc.ABC):
         self.report = report
         self.overrides = overrides
         self.params: dict[str, int] = {}
+        # declared ranges (`N: 2..16 = 8`) and requirements (`requires N % 2 == 0` after
+        # the parameters): the values `verify --all-params` checks
+        self.param_ranges: dict[str, tuple[int, int]] = {}
+        self.param_requires: list[str] = []
         self.aliases: dict[str, m.Type] = {}
         self.types: dict[tuple[str, str], m.Type] = {}  # (kind, name) of var/evidence/outcome
         self.defs: dict[str, m.Expr] = {}
@@ -52,6 +56,10 @@ class Types(abc.ABC):
 
     def text(self, span: Span) -> str:
         return self.source.text[span.start : span.end]
+
+    @abc.abstractmethod
+    def const_value(self, e: ast.Expr) -> object:
+        """The value of a constant expression over the parameters."""
 
     @abc.abstractmethod
     def const_int(self, e: ast.Expr) -> int:
@@ -88,10 +96,55 @@ class Types(abc.ABC):
             self.param(p)
         into.update(self.params)
 
+    def params_and_requirements(self) -> None:
+        """The parameters' values, then the contract's `requires` clauses over them: each
+        must hold for the values given (E0612 names the one that fails)."""
+        for p in self.decl.params or ():
+            self.param(p)
+        for clause in self.decl.clauses:
+            if clause.keyword != "requires" or not isinstance(clause.value, ast.Expr):
+                self.error("E0604", f"`{clause.keyword}` does not apply to a contract", clause.span)
+                continue
+            try:
+                holds = self.const_value(clause.value)
+            except Skip:
+                continue
+            text = self.text(clause.value.span)
+            self.param_requires.append(text)
+            if holds is not True:
+                shown = ", ".join(f"{n} = {v}" for n, v in self.params.items())
+                self.error(
+                    "E0612",
+                    f"contract `{self.decl.name}` requires `{text}`, which is false for {shown}",
+                    clause.value.span,
+                    label="a requirement of the parameters",
+                    help="choose parameter values that meet it"
+                    + (
+                        " (`verify --all-params` checks every such value)"
+                        if self.param_ranges
+                        else ""
+                    ),
+                )
+
     def param(self, p: ast.Param) -> None:
-        value_expr = p.default if p.default is not None else p.type
+        ranged = p.type is not None and self.is_type(p.type)
+        if ranged and p.type is not None:
+            t = self.type_expr(p.type)
+            if not isinstance(t, m.IntType):
+                if t is not None:
+                    self.error(
+                        "E0602",
+                        f"the range of contract parameter `{p.name}` must be integers",
+                        p.type.span,
+                        help=f"write `{p.name}: 1..16 = 8`",
+                    )
+                return
+            self.param_ranges[p.name] = (t.lo, t.hi)
+        value_expr = p.default if p.default is not None or ranged else p.type
         if p.name in self.overrides:
             value = self.overrides[p.name]
+        elif value_expr is None and p.name in self.param_ranges:
+            value = self.param_ranges[p.name][0]
         elif value_expr is None:
             self.error(
                 "E0607",
@@ -107,6 +160,14 @@ class Types(abc.ABC):
                 return
         if not -MAX_PARAM <= value <= MAX_PARAM:
             self.error("E0607", f"contract parameter `{p.name}` is out of range", p.span)
+            return
+        lo, hi = self.param_ranges.get(p.name, (value, value))
+        if not lo <= value <= hi:
+            self.error(
+                "E0607",
+                f"contract parameter `{p.name}` = {value} is outside its range {lo}..{hi}",
+                p.span,
+            )
             return
         self.params[p.name] = value
 
