@@ -76,7 +76,13 @@ def vacuity_results(
                 op.span,
                 VIOLATED,
                 "its requirements contradict each other: it can never be enabled"
-                + (f" ({together} cannot hold together)" if clash else ""),
+                + (
+                    f" ({together} cannot hold together)"
+                    if len(clash) > 1
+                    else f" ({together} can never hold)"
+                    if clash
+                    else ""
+                ),
             )
         elif known is not None and not satisfiable(contract, _enablings(op), budget, known):
             verdict(

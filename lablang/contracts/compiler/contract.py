@@ -25,6 +25,13 @@ class Compiler(Operations):
         waits: list[ast.ExprEntry] = []
         later: list[ast.ExprEntry] = []
         pending: list[tuple[str, ast.Entry]] = []
+        swallowed = {
+            found[1].start
+            for member in members
+            if isinstance(member, ast.Entry)
+            and member.name is None
+            and (found := self.reserved_name(member)) is not None
+        }
         # pass 1: types, constants and declarations of names
         for member in members:
             match member:
@@ -37,10 +44,9 @@ class Compiler(Operations):
                         self.def_spans[key] = member.key_span
                 case ast.Entry(keyword="var" | "evidence" | "outcome") as entry:
                     if entry.name is None or entry.type is None:
-                        self.error(
-                            "E0604",
+                        self.no_name(
+                            entry,
                             f"`{entry.keyword}` needs a name and a type",
-                            entry.span,
                             help=f"write `{entry.keyword} x: bool`",
                         )
                         continue
@@ -66,6 +72,8 @@ class Compiler(Operations):
                     waits.append(entry)
                 case ast.ExprEntry(keyword="goal" | "invariant" | "terminal" | "pair") as entry:
                     later.append(entry)
+                case _ if member.span.start in swallowed:
+                    pass  # a reserved word in a name's place: reported with its entry
                 case _:
                     self.error(
                         "E0604",

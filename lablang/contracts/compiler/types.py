@@ -4,6 +4,7 @@ every part of the compiler reports through."""
 from __future__ import annotations
 
 import abc
+import re
 from typing import Any
 
 from attrs import fields, has
@@ -17,6 +18,7 @@ MAX_INT_DOMAIN = 4096
 MAX_SET_ELEMENTS = 32
 MAX_GROUND_OPS = 4096
 MAX_PARAM = 1 << 20
+_WORD = re.compile(r"[ \t]*([A-Za-z_]\w*)")
 
 
 class Skip(Exception):
@@ -53,6 +55,32 @@ class Types(abc.ABC):
         self, code: str, message: str, span: Span, *, label: str = "", help: str | None = None
     ) -> None:
         self.report.add(code, message, self.source, span, label=label, help=help)
+
+    def reserved_name(self, entry: ast.Entry) -> tuple[str, Span] | None:
+        """The reserved word written where `entry` needs its name (`var read: bool`): the
+        parser took it as the start of the next member."""
+        from lablang.syntax import reserved_words
+
+        at = entry.span.start + len(entry.keyword)
+        found = _WORD.match(self.source.text, at)
+        if found is None or found.group(1) not in reserved_words():
+            return None
+        return found.group(1), Span(found.start(1), found.end(1))
+
+    def no_name(self, entry: ast.Entry, message: str, help: str | None = None) -> None:
+        """The error for an entry without its name: the reserved word used as one, if so."""
+        reserved = self.reserved_name(entry)
+        if reserved is None:
+            self.error("E0604", message, entry.span, help=help)
+            return
+        word, span = reserved
+        self.error(
+            "E0604",
+            f"`{word}` is a reserved word and cannot name this `{entry.keyword}`",
+            span,
+            label="a reserved word",
+            help=f"use another name, e.g. `{word}_`",
+        )
 
     def text(self, span: Span) -> str:
         return self.source.text[span.start : span.end]
