@@ -305,9 +305,10 @@ def report_syntax_error(
 
 def _reserved_before(text: str, start: int) -> str | None:
     """The reserved word just before `start` (only blanks between), if there is one."""
-    from lablang.syntax import reserved_words
+    from lablang.syntax.grammar import grammar_text
 
     found = re.search(r"([A-Za-z_]\w*)[ \t]*$", text[:start])
-    if found is None or found.group(1) not in reserved_words():
+    # the grammar's quoted words are its keywords (as `lablang.syntax.reserved_words`)
+    if found is None or f'"{found.group(1)}"' not in grammar_text():
         return None
     return found.group(1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from lablang import ast
 from lablang.contracts import model as m
+from lablang.contracts.compiler.derived import DerivedWithArgs
 from lablang.contracts.compiler.operations import Operations
 from lablang.contracts.compiler.types import MAX_GROUND_OPS, Skip
 from lablang.source import Span
@@ -12,6 +13,38 @@ from lablang.source import Span
 
 class Compiler(Operations):
     """One `contract` declaration compiled to a model (`run`), its errors reported."""
+
+    def derived_with_args(self, member: ast.Field) -> DerivedWithArgs:
+        """`opposite: (k + N / 2) % N for k in slot`: the parameters from the `for`
+        clauses (each over a finite type), the body compiled with them."""
+        params: list[tuple[str, m.Type]] = []
+        for clause in member.clauses:
+            match clause:
+                case ast.Clause(
+                    keyword="for", value=ast.Binary(op="in", left=ast.Name(id=name), right=dom)
+                ) if self.is_type(dom):
+                    t = self.type_expr(dom)
+                    if t is None:
+                        raise Skip
+                    if any(name == p for p, _ in params) or self.known(name):
+                        self.error("E0605", f"`{name}` is declared twice", clause.span)
+                        raise Skip
+                    params.append((name, t))
+                case _:
+                    self.error(
+                        "E0604",
+                        "a derived expression takes its arguments as `for x in T` clauses",
+                        clause.span,
+                        help=f"write `{member.key}: ... for k in slot`",
+                    )
+                    raise Skip
+        saved = self._local
+        self._local = dict(params)
+        try:
+            body = self.expr(member.value, {n: ("defarg", t) for n, t in params})
+        finally:
+            self._local = saved
+        return DerivedWithArgs(params=tuple(params), body=body)
 
     # ---------------------------------------------------------------- driver
     def run(self) -> m.Contract:
@@ -86,7 +119,10 @@ class Compiler(Operations):
         for member in members:
             if isinstance(member, ast.Field) and member.key in self.def_spans:
                 try:
-                    self.defs[member.key] = self.expr(member.value, {})
+                    if member.clauses:
+                        self.derived[member.key] = self.derived_with_args(member)
+                    else:
+                        self.defs[member.key] = self.expr(member.value, {})
                 except Skip:
                     self.poisoned.add(member.key)
         init_spans: dict[str, Span] = {}

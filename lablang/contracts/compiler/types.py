@@ -11,6 +11,7 @@ from attrs import fields, has
 
 from lablang import ast
 from lablang.contracts import model as m
+from lablang.contracts.compiler.derived import DerivedWithArgs
 from lablang.diagnostics import Report
 from lablang.source import Source, Span
 
@@ -42,6 +43,7 @@ class Types(abc.ABC):
         self.types: dict[tuple[str, str], m.Type] = {}  # (kind, name) of var/evidence/outcome
         self.defs: dict[str, m.Expr] = {}
         self.def_spans: dict[str, Span] = {}
+        self.derived: dict[str, DerivedWithArgs] = {}  # derived expressions with arguments
         self.enums: list[m.EnumType] = []
         self._local: dict[str, m.Type] = {}  # operation parameters while compiling an operation
         # names whose declaration already failed: their uses get no second diagnostic
