@@ -150,6 +150,9 @@ def bmc(
                 facts["proved"] = sorted(
                     int(x.removeprefix("invariant")) for x in proved if x != "range"
                 )
+                # the proved invariants cover every reachable state only when the
+                # variables are proved to stay in their types too
+                facts["proved_typed"] = facts["proved"] if "range" in proved else None
             if no_deadlock:
                 deadlock, deadlock_proved = False, True
             invariants = [(j, inv) for j, inv in invariants if f"invariant{j}" not in proved]
@@ -573,6 +576,12 @@ def _verify(contract: Contract, depth: int, budget: int, chc: bool) -> list[Resu
     from lablang.contracts.pairs import check_pair
 
     results += [check_pair(contract, p, depth, budget) for p in contract.pairs]
+    from lablang.contracts.commute import check_commute
+
+    results += [
+        check_commute(contract, c, depth, budget, facts.get("proved_typed"))
+        for c in contract.commutes
+    ]
 
     results.append(check_noninterference(contract, depth, budget, facts.get("proved")))
     if chc:

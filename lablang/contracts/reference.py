@@ -57,6 +57,7 @@ class Answers:
     enabled: dict[str, int | None]  # ground operation name -> first depth it is legal
     premises: dict[int, int | None]  # invariant index of `p -> q` -> first depth p holds
     dead_end: tuple[int | None, ...]  # per goal, for the bound: first depth of a dead end
+    commutes: tuple[int | None, ...]  # per `commute(a, b)`: first depth where order matters
     lost: tuple[int | None, ...]  # per goal: first depth of a state from which no execution
     # of any length reaches it (exact only when the whole space was explored)
     pairs: tuple[tuple[str, int | None], ...]  # per pair: ("overlap"|"vacuous"|"ok", depth)
@@ -186,6 +187,7 @@ def answers(contract: Contract, depth: int, max_states: int = 20_000) -> Answers
     }
     dead_end = tuple(_dead_end(x, dist, g.expr, depth) for g in c.goals)
     lost = tuple(_dead_end(x, dist, g.expr, depth, forever=True) for g in c.goals)
+    commutes = tuple(_order_matters(x, dist, claim.a, claim.b) for claim in c.commutes)
     pairs = tuple(_pair(x, p, depth) for p in c.pairs)
     leak, interference = _noninterference(x, horizon)
     return Answers(
@@ -197,6 +199,7 @@ def answers(contract: Contract, depth: int, max_states: int = 20_000) -> Answers
         premises=premises,
         dead_end=dead_end,
         lost=lost,
+        commutes=commutes,
         pairs=pairs,
         leak=leak,
         interference=interference,
@@ -225,6 +228,31 @@ def _dead_end(
         near = grown
     dead = [d for n, d in dist.items() if d <= bound and n not in near]
     return min(dead) if dead else None
+
+
+def _order_matters(x: Explorer, dist: dict[Node, int], a: str, b: str) -> int | None:
+    """The first depth of a state where ground `a` and `b` are both legal and, for some
+    outcomes (each operation's the same in either order), one order is illegal or the two
+    end in different states."""
+    found = []
+    for node, d in dist.items():
+        evidence, state = x.unpack(node)
+        legal = x.legal(node)
+        for ga, gb in itertools.product(legal, legal):
+            if ga.op.name != a or gb.op.name != b:
+                continue
+            for oa, ob in itertools.product(x.outcome_choices, x.outcome_choices):
+                ends: list[dict[str, object] | None] = []
+                for g1, o1, g2, o2 in ((ga, oa, gb, ob), (gb, ob, ga, oa)):
+                    mid = apply(x.c, state, evidence, g1, o1)
+                    if g2 not in legal_ground(x.c, mid, evidence):
+                        ends.append(None)
+                    else:
+                        ends.append(apply(x.c, mid, evidence, g2, o2))
+                if None in ends or ends[0] != ends[1]:
+                    found.append(d)
+                    break
+    return min(found) if found else None
 
 
 def _pair(x: Explorer, pair: Pair, bound: int) -> tuple[str, int | None]:

@@ -15,7 +15,8 @@ from lablang.contracts.results import BOUNDED, HOLDS, PROVED, UNKNOWN, VIOLATED,
 @st.composite
 def contracts(draw: Any) -> str:
     """A contract of 1-3 small variables, optional evidence and outcome, 1-3 operations
-    (some with a parameter), a goal, maybe a terminal, invariants and a pair."""
+    (some with a parameter), a goal, maybe a terminal, invariants, a pair and a
+    commutation claim."""
     n_vars = draw(st.integers(1, 3))
     ints: dict[str, int] = {}  # name -> highest value (all ranges start at 0)
     bools: list[str] = []
@@ -64,6 +65,8 @@ def contracts(draw: Any) -> str:
         lines.append(f"  invariant {_expr(draw, conds)} -> {_expr(draw, conds)}")
     if evidence and draw(st.booleans()):
         lines.append(f"  pair p {{ e = false }} vs {{ e = true }} at {draw(st.sampled_from(ops))}")
+    if len(ops) >= 2 and draw(st.booleans()):
+        lines.append(f"  commute({ops[0]}, {ops[-1]})")
     return "contract r {\n" + "\n".join(lines) + "\n}\n"
 
 
@@ -203,6 +206,8 @@ def disagreements(contract: Contract, results: list[Result], ref: Answers, depth
             out.append(f"pair {pair.name}: verify overlap at {r.depth}, reference {kind} {k}")
         if r.status == HOLDS and kind != "ok":
             out.append(f"pair {pair.name}: verify holds, reference {kind} {k}")
+    for claim, r in zip(contract.commutes, by_check.get("commute", []), strict=True):
+        first(r, ref.commutes[contract.commutes.index(claim)], f"commute {claim.a}, {claim.b}")
     for r in by_check.get("noninterference", []):
         found = [d for d in (ref.leak, ref.interference) if d is not None]
         first(r, min(found) if found else None, "noninterference")

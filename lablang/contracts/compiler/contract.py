@@ -3,16 +3,43 @@ checks on the whole (duplicate operations, `init` cycles, expansion, ground size
 
 from __future__ import annotations
 
+from typing import Any
+
 from lablang import ast
 from lablang.contracts import model as m
 from lablang.contracts.compiler.derived import DerivedWithArgs
 from lablang.contracts.compiler.operations import Operations
-from lablang.contracts.compiler.types import MAX_GROUND_OPS, Skip
+from lablang.contracts.compiler.types import MAX_GROUND_OPS, Skip, did_you_mean
 from lablang.source import Span
 
 
 class Compiler(Operations):
     """One `contract` declaration compiled to a model (`run`), its errors reported."""
+
+    def commute(
+        self, member: ast.ExprStmt, args: Any, operations: list[m.Operation]
+    ) -> m.Commute | None:
+        """`commute(a, b)`: two operations of this contract (every ground instance of each)."""
+        names = [a.value.id if isinstance(a.value, ast.Name) else None for a in args]
+        known = {op.name for op in operations}
+        if len(names) != 2 or None in names or names[0] == names[1]:
+            self.error(
+                "E0604",
+                "`commute` takes two different operations",
+                member.span,
+                help="write `commute(label, weigh)`",
+            )
+            return None
+        for name, arg in zip(names, args, strict=True):
+            if name not in known:
+                self.error(
+                    "E0601",
+                    f"`{name}` is not an operation of this contract",
+                    arg.span,
+                    help=did_you_mean(str(name), sorted(known)),
+                )
+                return None
+        return m.Commute(a=str(names[0]), b=str(names[1]), span=member.span)
 
     def derived_with_args(self, member: ast.Field) -> DerivedWithArgs:
         """`opposite: (k + N / 2) % N for k in slot`: the parameters from the `for`
@@ -58,6 +85,7 @@ class Compiler(Operations):
         waits: list[ast.ExprEntry] = []
         later: list[ast.ExprEntry] = []
         pending: list[tuple[str, ast.Entry]] = []
+        commute_args: list[tuple[ast.ExprStmt, Any]] = []
         swallowed = {
             found[1].start
             for member in members
@@ -105,6 +133,8 @@ class Compiler(Operations):
                     waits.append(entry)
                 case ast.ExprEntry(keyword="goal" | "invariant" | "terminal" | "pair") as entry:
                     later.append(entry)
+                case ast.ExprStmt(value=ast.Call(func=ast.Name(id="commute"), args=args)):
+                    commute_args.append((member, args))
                 case _ if member.span.start in swallowed:
                     pass  # a reserved word in a name's place: reported with its entry
                 case _:
@@ -193,8 +223,12 @@ class Compiler(Operations):
                 ].append(item)
             except Skip:
                 pass
+        commutes = [
+            c for member, args in commute_args if (c := self.commute(member, args, operations))
+        ]
         contract = m.Contract(
             name=decl.name,
+            commutes=tuple(commutes),
             params=dict(self.params),
             variables=tuple(variables),
             evidence=tuple(evidence),
