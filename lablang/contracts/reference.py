@@ -185,8 +185,9 @@ def answers(contract: Contract, depth: int, max_states: int = 20_000) -> Answers
         for j, inv in enumerate(c.invariants)
         if isinstance(inv.expr, Binary) and inv.expr.op == "implies"
     }
-    dead_end = tuple(_dead_end(x, dist, g.expr, depth) for g in c.goals)
-    lost = tuple(_dead_end(x, dist, g.expr, depth, forever=True) for g in c.goals)
+    to_goal = [_steps_to_goal(x, dist, g.expr) for g in c.goals]
+    dead_end = tuple(_dead_end(dist, steps, depth) for steps in to_goal)
+    lost = tuple(_dead_end(dist, steps, depth, forever=True) for steps in to_goal)
     commutes = tuple(_order_matters(x, dist, claim.a, claim.b) for claim in c.commutes)
     pairs = tuple(_pair(x, p, depth) for p in c.pairs)
     leak, interference = _noninterference(x, horizon)
@@ -208,25 +209,36 @@ def answers(contract: Contract, depth: int, max_states: int = 20_000) -> Answers
     )
 
 
+def _steps_to_goal(x: Explorer, dist: dict[Node, int], goal: Any) -> dict[Node, int]:
+    """For each explored node from which the goal can be reached, the fewest steps it
+    takes (breadth-first over the reversed edges, from the goal states)."""
+    back: dict[Node, set[Node]] = {n: set() for n in dist}
+    for n in dist:
+        for _, nxt in x.step(n):
+            if nxt in dist:  # beyond the horizon of a partial exploration: unknown
+                back[nxt].add(n)
+    steps = {n: 0 for n in dist if x.holds(n, goal)}
+    queue = deque(steps)
+    while queue:
+        n = queue.popleft()
+        for before in back[n]:
+            if before not in steps:
+                steps[before] = steps[n] + 1
+                queue.append(before)
+    return steps
+
+
 def _dead_end(
-    x: Explorer, dist: dict[Node, int], goal: Any, bound: int, forever: bool = False
+    dist: dict[Node, int], steps: dict[Node, int], bound: int, forever: bool = False
 ) -> int | None:
     """The first depth (at most `bound`) of a state from which no execution of at most
     `bound` steps (`forever`: of any length) reaches the goal; None if there is none
     within the bound."""
-    # steps to the goal, computed backwards one layer at a time (at most `bound` layers)
-    edges: dict[Node, set[Node]] = {n: set() for n in dist}
-    for n in dist:
-        for _, nxt in x.step(n):
-            if nxt in dist:  # beyond the horizon of a partial exploration: unknown
-                edges[n].add(nxt)
-    near = {n for n in dist if x.holds(n, goal)}
-    for _ in range(len(dist) if forever else bound):
-        grown = near | {n for n in dist if edges[n] & near}
-        if grown == near:
-            break
-        near = grown
-    dead = [d for n, d in dist.items() if d <= bound and n not in near]
+    dead = [
+        d
+        for n, d in dist.items()
+        if d <= bound and (n not in steps or (not forever and steps[n] > bound))
+    ]
     return min(dead) if dead else None
 
 

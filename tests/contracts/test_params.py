@@ -8,11 +8,12 @@ from lablang.contracts.reference import answers
 from lablang.diagnostics import Report
 from lablang.source import Source
 from lablang.syntax import parse
-from tests.contracts.loading import DATA, compile_text
+from tests.contracts.loading import DATA, ROOT, compile_text
 from tests.contracts.random_contracts import disagreements
 from tests.contracts.test_cli import run
 
-RING = DATA / "ring.lab"
+RING = DATA / "ring_any.lab"
+EVEN = ROOT / "examples" / "contracts" / "ring.lab"
 
 
 def _decl(text: str, name: str):  # type: ignore[no-untyped-def]
@@ -40,7 +41,7 @@ def test_every_value_names_the_odd_ring_sizes_with_a_trace_each() -> None:
 
 def test_a_requirement_restricts_the_values_checked() -> None:
     """`requires N % 2 == 0` leaves N = 2, 4, 6, 8, and the space says which values they are."""
-    decl, source = _decl(RING.read_text(), "ring_even")
+    decl, source = _decl(EVEN.read_text(), "ring")
     space = parameter_space(decl, source, Report())
     assert space is not None
     assert [v["N"] for v in space.values] == [2, 4, 6, 8]
@@ -50,7 +51,7 @@ def test_a_requirement_restricts_the_values_checked() -> None:
 def test_a_parameter_value_that_breaks_a_requirement_is_an_error() -> None:
     """`--param N=7` on the even ring is E0612 naming the requirement; N=9 is outside the
     declared range (E0611, with the range)."""
-    text = RING.read_text()
+    text = EVEN.read_text()
     _, report = compile_text(text, params={"N": 7})
     assert [d.code for d in report.errors] == ["E0612"]
     assert "requires `N % 2 == 0`, which is false for N = 7" in report.errors[0].message
@@ -81,13 +82,13 @@ def test_all_params_needs_a_declared_range_and_few_values() -> None:
 def test_verify_all_params_reports_per_claim_and_exits_by_the_worst() -> None:
     """`lablang verify --all-params` proves the even ring for every value (exit 0) and
     lists the failing values of the other (exit 1)."""
-    even = run("verify", str(RING), "--all-params", "--depth", "2", "--contract", "ring_even")
+    even = run("verify", str(EVEN), "--all-params", "--depth", "2")
     assert even.exit_code == 0, even.output
     assert (
-        "ok   invariant: b != none -> a != none and (b + N / 2) % N == a: proved for every "
+        "ok   invariant: b != none -> a != none and opposite(b) == a: proved for every "
         "N in 2..8 with `N % 2 == 0` (4 values)" in even.output
     )
-    odd = run("verify", str(RING), "--all-params", "--depth", "2", "--contract", "ring_any")
+    odd = run("verify", str(RING), "--all-params", "--depth", "2")
     assert odd.exit_code == 1
     assert "violated for N = 3; N = 5; N = 7 (of 7 values)" in odd.output
     assert "       with N = 7:" in odd.output
