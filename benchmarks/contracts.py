@@ -12,6 +12,9 @@ each through `lablang verify` in a subprocess with a time limit; each must be fa
 refused quickly. `--reference N` compares `verify` with the reference explicit-state
 checker on N random contracts (the long mode of tests/contracts/test_reference.py).
 
+After the table, `verify --all-params` on `examples/contracts/ring.lab` (4 values) is
+timed against one value, as ratios (issue 33).
+
 `--smoke` runs the three modes' code paths at their smallest sizes, in a few seconds
 (tests/core/test_benchmarks.py runs it): the table with the smallest stdlib contract and
 N = 8 at depth 6, the first hostile case, and the reference on 2 random contracts.
@@ -200,6 +203,31 @@ def large(limit: float = 300.0, cases: int | None = None) -> None:
                 )
 
 
+def every_value(depth: int) -> None:
+    """`verify --all-params` on the ring example against one value (N = 8): seconds and
+    rlimit as ratios measured in one run; every value must pass."""
+    from lablang.contracts.every_value import verify_every_value
+
+    path = ROOT / "examples" / "contracts" / "ring.lab"
+    source = Source(path.read_text("utf-8"), str(path.relative_to(ROOT)))
+    report = Report()
+    (decl,) = [d for d in parse(source, report).decls if d.kind == "contract"]
+    one_s, one = timed(lambda: verify(load(path), depth, DEFAULT_RLIMIT))
+    all_s, done = timed(lambda: verify_every_value(decl, source, report, depth))
+    if done is None:
+        raise SystemExit(f"--all-params refused: {[d.message for d in report]}")
+    space, runs = done
+    every = [r for run in runs for r in run.results]
+    if not all(r.passed for r in [*one, *every]):
+        raise SystemExit("the ring example FAILED to verify")
+    one_r, all_r = sum(r.rlimit for r in one), sum(r.rlimit for r in every)
+    print(
+        f"all-params ring, {space.described} ({len(runs)} values) vs N=8, depth {depth}: "
+        f"{all_s:.2f} s / {one_s:.2f} s = x{all_s / one_s:.1f} time, "
+        f"rlimit {all_r} / {one_r} = x{all_r / one_r:.1f}"
+    )
+
+
 def _children_cpu() -> float:
     import resource
 
@@ -254,6 +282,7 @@ if __name__ == "__main__":
     if "--smoke" in sys.argv:
         # at depth 4 the centrifuge's goal is out of reach (its verify fails); at 6 all pass
         main([STDLIB / "placement_recall.lab"], slots=(8,), centrifuge_depth=6)
+        every_value(2)
         large(limit=60.0, cases=1)
         reference(2)
     elif "--large" in sys.argv:
@@ -262,3 +291,4 @@ if __name__ == "__main__":
         reference(int(sys.argv[sys.argv.index("--reference") + 1]))
     else:
         main()
+        every_value(8)

@@ -42,20 +42,82 @@ def _load(
         if not report.has_errors:
             contracts = compile_contracts(result.program.root.module, source, report, overrides)
     if report.has_errors:
-        if as_json:
-            from lablang.diagnostics.render import to_json
-
-            data = {"passed": False, "diagnostics": [to_json(d) for d in report.sorted()]}
-            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-        else:
-            echo_diagnostics(report.sorted())
-        sys.exit(1)
+        _fail(report, as_json)
     if name is not None:
         contracts = [c for c in contracts if c.name == name]
     if not contracts:
         echo(f"error: no contract{f' `{name}`' if name else ''} in {file}", err=True)
         sys.exit(1)
     return contracts
+
+
+def _fail(report: Any, as_json: bool) -> None:
+    if as_json:
+        from lablang.diagnostics.render import to_json
+
+        data = {"passed": False, "diagnostics": [to_json(d) for d in report.sorted()]}
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        echo_diagnostics(report.sorted())
+    sys.exit(1)
+
+
+def _finish(every: list[Any], reports: list[Any], as_json: bool) -> None:
+    """Print the JSON report (with `--json`) and exit with `verify`'s status."""
+    from lablang.contracts.results import exit_status
+
+    code = exit_status(every)
+    if as_json:
+        data = {"passed": all(r.passed for r in every), "exit": code, "contracts": reports}
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    sys.exit(code)
+
+
+def _verify_every_value(
+    file: str,
+    name: str | None,
+    roots: tuple[str, ...],
+    as_json: bool,
+    depth: int,
+    budget: int | None,
+    chc: bool,
+    total: int | None,
+) -> None:
+    """`verify --all-params`: each contract of FILE for every value of its parameters."""
+    from lablang.contracts.every_value import verify_every_value
+    from lablang.contracts.render import render_every_value, report_json
+    from lablang.diagnostics import Report
+    from lablang.driver import check_source, read_source
+
+    _load(file, (), name, roots, as_json)  # the contracts compile with their declared values
+    report = Report()
+    source = read_source(file, report)
+    assert source is not None  # _load read it
+    program = check_source(source, [Path(file).parent, *roots], report=report, backends=False)
+    decls = [d for d in program.program.root.module.decls if d.kind == "contract"]
+    decls = [d for d in decls if name is None or d.name == name]
+    every, reports = [], []
+    for index, decl in enumerate(decls):
+        done = verify_every_value(decl, source, report, depth, budget, chc, total)
+        if done is None:
+            _fail(report, as_json)
+            return
+        space, runs = done
+        every += [r for run in runs for r in run.results]
+        if as_json:
+            reports.append(
+                {
+                    "contract": decl.name,
+                    "values": space.described,
+                    "runs": [
+                        {"params": run.params, **report_json(run.contract, run.results, depth)}
+                        for run in runs
+                    ],
+                }
+            )
+        else:
+            echo(("\n" if index else "") + render_every_value(space, runs, depth), nl=False)
+    _finish(every, reports, as_json)
 
 
 _CONTRACT = click.option("--contract", "name", help="Only this contract of the file.")
@@ -111,6 +173,12 @@ _PARAM = click.option(
     type=click.Path(file_okay=False),
     help="Also write each counterexample as an ITF trace file into this directory.",
 )
+@click.option(
+    "--all-params",
+    is_flag=True,
+    help="Verify every value of the parameters' declared ranges that meets the contract's "
+    "requirements (at most 64 values).",
+)
 @_CONTRACT
 @_PARAM
 @_ROOTS
@@ -125,8 +193,11 @@ def verify_command(
     name: str | None,
     params: tuple[str, ...],
     roots: tuple[str, ...],
+    all_params: bool = False,
 ) -> None:
-    """Verify the contracts of FILE with Z3; exit 0 when every check passes, 1 otherwise.
+    """Verify the contracts of FILE with Z3; exit 0 when every check passes, 1 when one
+    fails or the solver stopped, 3 when none did but some are open (not decided within
+    the depth).
 
     Example: `lablang verify stdlib/contracts/centrifuge.lab --depth 8`
     """
@@ -134,11 +205,16 @@ def verify_command(
     from lablang.contracts.render import itf_files, render_text, report_json
     from lablang.output import write_atomic
 
+    if all_params:
+        if params:
+            raise click.UsageError("--all-params checks every value: drop --param")
+        _verify_every_value(file, name, roots, as_json, depth, budget, chc, total)
+        return
     contracts = _load(file, params, name, roots, as_json)
-    reports, ok = [], True
+    reports, every = [], []
     for index, contract in enumerate(contracts):
         results = verify(contract, depth, budget, chc, total)
-        ok = ok and all(r.passed for r in results)
+        every += results
         if itf_dir is not None:
             for file_name, data in itf_files(contract, results):
                 text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
@@ -147,9 +223,7 @@ def verify_command(
             reports.append(report_json(contract, results, depth))
         else:
             echo(("\n" if index else "") + render_text(contract, results, depth), nl=False)
-    if as_json:
-        click.echo(json.dumps({"passed": ok, "contracts": reports}, indent=2, ensure_ascii=False))
-    sys.exit(0 if ok else 1)
+    _finish(every, reports, as_json)
 
 
 @click.command("legal")

@@ -15,7 +15,7 @@ from attrs import evolve
 
 from lablang.contracts.chc import by_chc
 from lablang.contracts.encode import Z3, Unrolling, as_bool, model_truth
-from lablang.contracts.explain import explain_definitions, why_stuck
+from lablang.contracts.explain import explain_definitions, plan_remarks, why_stuck
 from lablang.contracts.induction import MAX_K, houdini, k_induction
 from lablang.contracts.model import Binary, Contract, Item
 from lablang.contracts.preflight import (
@@ -31,7 +31,15 @@ from lablang.contracts.preflight import (
     check_initial,
     size_limit,
 )
-from lablang.contracts.results import HOLDS, PROVED, UNKNOWN, VIOLATED, Result, make_trace
+from lablang.contracts.results import (
+    BOUNDED,
+    HOLDS,
+    PROVED,
+    VIOLATED,
+    Result,
+    make_trace,
+)
+from lablang.contracts.results import UNKNOWN as UNKNOWN
 from lablang.contracts.results import Step as Step
 from lablang.contracts.results import Trace as Trace
 from lablang.contracts.semantics import in_domain
@@ -52,11 +60,14 @@ def bmc(
     *,
     induction: bool = True,
     facts: dict[str, Any] | None = None,
+    hints: bool = True,
 ) -> list[Result]:
     """Goals, deadlock, ranges, invariants (bounded part) and vacuity on one unrolling.
 
     Term building dominates small instances, so every query of depth k shares the
-    k-step unrolling; each query runs in its own push/pop.
+    k-step unrolling; each query runs in its own push/pop. With `hints`, a result the
+    depth left open is looked at further (a deeper search, a relaxed requirement) to say
+    why; the searches those hints run have it off.
     """
     s = Session(budget)
     u = Unrolling(contract, "b", ctx=s.ctx)
@@ -139,6 +150,9 @@ def bmc(
                 facts["proved"] = sorted(
                     int(x.removeprefix("invariant")) for x in proved if x != "range"
                 )
+                # the proved invariants cover every reachable state only when the
+                # variables are proved to stay in their types too
+                facts["proved_typed"] = facts["proved"] if "range" in proved else None
             if no_deadlock:
                 deadlock, deadlock_proved = False, True
             invariants = [(j, inv) for j, inv in invariants if f"invariant{j}" not in proved]
@@ -163,6 +177,7 @@ def bmc(
             answer, model = query(key, u.holds(k, goal.expr))
             if answer == z3.sat:
                 goals.remove((j, goal))
+                plan = make_trace(contract, u, model, k)
                 results[key] = verdict(
                     "goal",
                     goal,
@@ -170,7 +185,8 @@ def bmc(
                     f"reachable in {k} steps (shortest plan)",
                     k,
                     cost[key],
-                    traces=(make_trace(contract, u, model, k),),
+                    traces=(plan,),
+                    details=tuple(plan_remarks(contract, plan)),
                 )
             elif answer == z3.unknown:
                 goals.remove((j, goal))
@@ -256,17 +272,7 @@ def bmc(
         reached = dead_prefix
     for j, goal in goals:
         key = f"goal{j}"
-        blockers = _goal_blockers(contract, goal, depth, budget)
-        why = (
-            (
-                "dropping the requirements of "
-                + ("" if len(blockers) == 1 else "any one of ")
-                + ", ".join(f"`{b}`" for b in blockers)
-                + " makes the goal reachable within the depth (each relaxation checked)",
-            )
-            if blockers
-            else ()
-        )
+        why = _goal_hint(contract, goal, depth, budget, dead_prefix is not None) if hints else ()
         if dead_prefix is not None:
             results[key] = verdict(
                 "goal",
@@ -281,8 +287,8 @@ def bmc(
             results[key] = verdict(
                 "goal",
                 goal,
-                UNKNOWN,
-                f"not reached within depth {depth} (bound; try a larger --depth)",
+                BOUNDED,
+                f"not reached within depth {depth}; unknown beyond it",
                 depth,
                 cost.get(key, 0),
                 details=why,
@@ -324,6 +330,7 @@ def bmc(
             reached,
             cost.get("range", 0),
         )
+    deeper: list[Result] | None = None
     for j, inv in enumerate(contract.invariants):
         key = f"invariant{j}"
         if key in results or "invariant" not in want:
@@ -352,16 +359,53 @@ def bmc(
                 cost.get("invariants", 0) + by[1],
             )
         else:
-            results[key] = verdict(
-                "invariant",
-                inv,
-                HOLDS,
-                f"holds within depth {reached}; not k-inductive for k <= "
-                f"{min(MAX_K, reached + 1)} (a run from unreachable states breaks it: a "
-                "supporting invariant could prove it)",
-                reached,
-                cost.get("invariants", 0),
-            )
+            k_max = min(MAX_K, reached + 1)
+            if hints and deeper is None and induction:
+                # a run of k steps breaks the induction; if its start is reachable within
+                # the depth, a search k steps deeper finds the violation itself
+                further = min(MAX_DEPTH, reached + k_max)
+                deeper = (
+                    bmc(
+                        contract,
+                        further,
+                        budget,
+                        frozenset({"invariant"}),
+                        induction=False,
+                        hints=False,
+                    )
+                    if further > reached
+                    else []
+                )
+            found = deeper[j] if deeper else None
+            if found is not None and found.status == VIOLATED:
+                results[key] = evolve(
+                    found,
+                    message=f"{found.message} (beyond --depth {depth}: found by searching "
+                    f"{found.depth - reached} steps deeper when the induction failed)",
+                )
+            elif found is not None and found.status == HOLDS:
+                results[key] = verdict(
+                    "invariant",
+                    inv,
+                    HOLDS,
+                    f"holds within depth {found.depth}; not k-inductive for k <= {k_max}: "
+                    f"the run that breaks the induction starts from a state not reached "
+                    f"within {reached} steps (if it is unreachable, a supporting invariant "
+                    "could prove it; if not, a deeper run would find the violation)",
+                    found.depth,
+                    cost.get("invariants", 0) + found.rlimit,
+                )
+            else:
+                results[key] = verdict(
+                    "invariant",
+                    inv,
+                    HOLDS,
+                    f"holds within depth {reached}; not k-inductive for k <= {k_max} (a run "
+                    "from a state not reached within the depth breaks the induction: a "
+                    "supporting invariant, or a deeper run, could decide it)",
+                    reached,
+                    cost.get("invariants", 0),
+                )
     ordered = [results[f"goal{j}"] for j in range(len(contract.goals)) if f"goal{j}" in results]
     ordered += [results[k] for k in ("deadlock", "range") if k in results]
     ordered += [
@@ -381,12 +425,40 @@ def bmc(
             budget,
             cost.get("vacuity", 0),
             s,
+            [inv.expr for j, inv in enumerate(contract.invariants) if f"invariant{j}" in proved]
+            if "range" in proved
+            else None,
         )
     return ordered
 
 
 _RANGE = "variables stay in their types"
 _WHOLE = {"deadlock": "deadlock freedom", "range": _RANGE}
+
+
+def _goal_hint(
+    contract: Contract, goal: Item, depth: int, budget: int, deadlocked: bool
+) -> tuple[str, ...]:
+    """Why a goal was not reached within the depth. Unless every execution stops first,
+    a deeper search (twice the depth, at most MAX_DEPTH) tells a depth that is only too
+    small (then no operation is blamed) from requirements that block the goal: only
+    operations whose relaxation alone makes it reachable within the depth are named."""
+    further = min(MAX_DEPTH, 2 * depth)
+    if not deadlocked and further > depth:
+        sub = evolve(contract, goals=(goal,))
+        deeper = bmc(sub, further, budget, frozenset({"goal"}), hints=False)[0]
+        if deeper.status == HOLDS:
+            return (f"reached in {deeper.depth} steps: run with --depth {deeper.depth}",)
+    blockers = _goal_blockers(contract, goal, depth, budget)
+    if not blockers:
+        return ()
+    return (
+        "dropping the requirements of "
+        + ("" if len(blockers) == 1 else "any one of ")
+        + ", ".join(f"`{b}`" for b in blockers)
+        + " makes the goal reachable within the depth (each relaxation checked"
+        + (f"; not reached within {further} steps either)" if further > depth else ")"),
+    )
 
 
 def _goal_blockers(contract: Contract, goal: Item, depth: int, budget: int) -> list[str]:
@@ -504,6 +576,12 @@ def _verify(contract: Contract, depth: int, budget: int, chc: bool) -> list[Resu
     from lablang.contracts.pairs import check_pair
 
     results += [check_pair(contract, p, depth, budget) for p in contract.pairs]
+    from lablang.contracts.commute import check_commute
+
+    results += [
+        check_commute(contract, c, depth, budget, facts.get("proved_typed"))
+        for c in contract.commutes
+    ]
 
     results.append(check_noninterference(contract, depth, budget, facts.get("proved")))
     if chc:

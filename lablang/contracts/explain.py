@@ -100,3 +100,19 @@ def _defines_used(expr: Any, defs: dict[str, Any]) -> set[str]:
         elif has(type(x)):
             todo.extend(getattr(x, f.name) for f in fields(type(x)))
     return found
+
+
+def plan_remarks(contract: Contract, trace: Trace) -> list[str]:
+    """A remark for each invariant that a plan's states break (the first state each)."""
+    from lablang.contracts.semantics import evaluate, state_env
+
+    remarks = []
+    for inv in contract.invariants:
+        for t, state in enumerate(trace.raw_states):
+            if not evaluate(contract, inv.expr, state_env(contract, state, trace.raw_evidence)):
+                remarks.append(
+                    f"remark: the plan passes through a state that violates the invariant "
+                    f"`{inv.text}` (after step {t})"
+                )
+                break
+    return remarks

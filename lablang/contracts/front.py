@@ -71,6 +71,9 @@ def compile_contract(
     if overrides:
         trial = Report()
         contract = Compiler(decl, source, trial, overrides).run()
+        if trial.has_errors and all(d.code == "E0612" for d in trial.errors):
+            report.extend(trial)  # a requirement of the parameters names itself
+            return None
         if trial.has_errors and not _errors_with(decl, source, {}):
             # one error naming the range that compiles, instead of the cascade
             for name, value in sorted(overrides.items()):

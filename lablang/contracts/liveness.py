@@ -31,7 +31,16 @@ import z3
 
 from lablang.contracts.encode import Z3, Unrolling, as_bool, model_truth, same, symbol
 from lablang.contracts.model import Contract, Item, default_value
-from lablang.contracts.results import HOLDS, UNKNOWN, VIOLATED, Result, make_trace, outcomes_used
+from lablang.contracts.results import (
+    BOUNDED,
+    HOLDS,
+    UNKNOWN,
+    VIOLATED,
+    Result,
+    legal_names,
+    make_trace,
+    outcomes_used,
+)
 from lablang.contracts.semantics import as_env_value, with_args
 from lablang.contracts.session import Session, unknown_result
 
@@ -83,6 +92,8 @@ def check_liveness(contract: Contract, goal: Item, depth: int, budget: int) -> R
                 s.reason = planner.s.reason
                 return unknown_result("liveness", item, s, j, goal.span, s.used + spent[0])
             if not found:
+                lost = planner.lost(trace.raw_states[-1], trace.raw_evidence, depth)
+                spent[0] = planner.s.used
                 return _dead_end(
                     contract,
                     item,
@@ -92,6 +103,7 @@ def check_liveness(contract: Contract, goal: Item, depth: int, budget: int) -> R
                     model_truth(model, u.terminal(j)),
                     s.used + spent[0],
                     goal,
+                    lost is True,
                 )
             plan = found[0]
             for start in range(len(plan)):
@@ -133,22 +145,40 @@ def _dead_end(
     terminal: bool,
     used: int,
     goal: Item,
+    lost: bool,
 ) -> Result:
-    if j == 0:
-        message = f"the goal is not reachable within {depth} steps from the initial state"
-        details: tuple[str, ...] = ()
-    else:
-        last = trace.steps[-1].op
+    # a terminal state, one where nothing is legal, or one whose every reachable state
+    # is reachable within the depth (`lost`) never reaches the goal; any other state
+    # only did not within the depth, which decides nothing beyond it
+    stuck = not terminal and not legal_names(contract, trace)
+    final = terminal or stuck or lost
+    where = "the initial state" if j == 0 else f"the state after {j} steps"
+    if terminal:
+        message = f"after {j} steps the episode is over (terminal) without the goal"
+    elif stuck:
+        message = f"after {j} steps no operation is legal and the goal does not hold"
+    elif final:
         message = (
-            f"after {j} steps the episode is over (terminal) without the goal"
-            if terminal
-            else f"after {j} steps the goal can no longer be reached within {depth} steps"
+            f"after {j} steps the goal can no longer be reached: every state reachable from "
+            f"there is reachable within {depth} steps, and none meets the goal"
         )
-        details = (f"`{last}` (step {j}) closed the way: before it the goal was still reachable",)
+    else:
+        message = (
+            f"from {where} the goal is not reached within {depth} steps; unknown beyond "
+            "(try a larger --depth)"
+        )
+    details: tuple[str, ...] = ()
+    if j:
+        last = trace.steps[-1].op
+        details = (
+            f"`{last}` (step {j}) "
+            + ("closed the way" if final else "led there")
+            + ": before it the goal was reachable within the depth",
+        )
     return Result(
         check="liveness",
         item=item,
-        status=VIOLATED,
+        status=VIOLATED if final else BOUNDED,
         span=goal.span,
         message=message,
         traces=(trace,),
@@ -199,6 +229,30 @@ class _Planner:
                     plan.append((act, tuple(sorted((n, outs[n]) for n in used))))
                 return (tuple(plan),)
         return ()
+
+    def lost(
+        self, state: dict[str, object], evidence: dict[str, object], depth: int
+    ) -> bool | None:
+        """After `plan` found no plan within `depth` steps: is the goal lost for good?
+        True when no run of `depth + 1` steps from the state visits distinct states only
+        (then every state reachable from it is reachable within `depth` steps, so none
+        meets the goal); None when the solver stopped."""
+        c, u = self.contract, self.u
+        while len(u.states) <= depth + 1:
+            self.s.add(u.extend())
+        pins = [
+            same(u.evidence[e.name], as_env_value(e.type, evidence[e.name])) for e in c.evidence
+        ]
+        pins += [
+            same(u.states[0][v.name], as_env_value(v.type, state[v.name])) for v in c.variables
+        ]
+        distinct = [
+            Z3.not_(Z3.and_(same(u.states[a][v.name], u.states[b][v.name]) for v in c.variables))
+            for b in range(depth + 2)
+            for a in range(b)
+        ]
+        answer, _ = self.s.check(*pins, *distinct)
+        return None if answer == z3.unknown else answer == z3.unsat
 
 
 def _follows(u: Unrolling, t: int, plan: Plan, goal: Item) -> Any:

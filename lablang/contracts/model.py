@@ -446,6 +446,15 @@ class Pin:
 
 
 @frozen(kw_only=True)
+class Commute:
+    """`commute(a, b)`: wherever both are legal, either order is legal and ends alike."""
+
+    a: str
+    b: str
+    span: Span | None = None
+
+
+@frozen(kw_only=True)
 class Pair:
     """Answer-changing evidence: the two sides must have disjoint legal `at` operations."""
 
@@ -469,6 +478,7 @@ class Contract:
     invariants: tuple[Item, ...] = ()
     terminal: tuple[Item, ...] = ()
     pairs: tuple[Pair, ...] = ()
+    commutes: tuple[Commute, ...] = ()
     source: Source | None = field(default=None, eq=False)
     span: Span | None = None
 

@@ -9,7 +9,15 @@ import z3
 
 from lablang.contracts.encode import Z3, Unrolling, model_truth, same
 from lablang.contracts.model import Contract, Pair, Pin
-from lablang.contracts.results import HOLDS, VIOLATED, Result, Trace, legal_names, make_trace
+from lablang.contracts.results import (
+    BOUNDED,
+    HOLDS,
+    VIOLATED,
+    Result,
+    Trace,
+    legal_names,
+    make_trace,
+)
 from lablang.contracts.semantics import Evaluator, as_env_value
 from lablang.contracts.session import Session, unknown_result
 
@@ -78,10 +86,10 @@ def check_pair(contract: Contract, pair: Pair, depth: int, budget: int) -> Resul
         return Result(
             check="pair",
             item=item,
-            status=VIOLATED,
+            status=BOUNDED,
             span=pair.span,
-            message=f"vacuous: the two sides never reach a choice of `{', '.join(pair.at)}` "
-            f"after the same operations within depth {depth}",
+            message=f"vacuous within depth {depth}: the two sides do not reach a choice of "
+            f"`{', '.join(pair.at)}` after the same operations; unknown beyond it",
             depth=depth,
             rlimit=s.used,
         )

@@ -57,6 +57,9 @@ class Answers:
     enabled: dict[str, int | None]  # ground operation name -> first depth it is legal
     premises: dict[int, int | None]  # invariant index of `p -> q` -> first depth p holds
     dead_end: tuple[int | None, ...]  # per goal, for the bound: first depth of a dead end
+    commutes: tuple[int | None, ...]  # per `commute(a, b)`: first depth where order matters
+    lost: tuple[int | None, ...]  # per goal: first depth of a state from which no execution
+    # of any length reaches it (exact only when the whole space was explored)
     pairs: tuple[tuple[str, int | None], ...]  # per pair: ("overlap"|"vacuous"|"ok", depth)
     leak: int | None  # first depth a visible variable reveals unauthorized evidence
     interference: int | None  # first depth two equal views have different legal sets
@@ -182,7 +185,10 @@ def answers(contract: Contract, depth: int, max_states: int = 20_000) -> Answers
         for j, inv in enumerate(c.invariants)
         if isinstance(inv.expr, Binary) and inv.expr.op == "implies"
     }
-    dead_end = tuple(_dead_end(x, dist, g.expr, depth) for g in c.goals)
+    to_goal = [_steps_to_goal(x, dist, g.expr) for g in c.goals]
+    dead_end = tuple(_dead_end(dist, steps, depth) for steps in to_goal)
+    lost = tuple(_dead_end(dist, steps, depth, forever=True) for steps in to_goal)
+    commutes = tuple(_order_matters(x, dist, claim.a, claim.b) for claim in c.commutes)
     pairs = tuple(_pair(x, p, depth) for p in c.pairs)
     leak, interference = _noninterference(x, horizon)
     return Answers(
@@ -193,6 +199,8 @@ def answers(contract: Contract, depth: int, max_states: int = 20_000) -> Answers
         enabled=enabled,
         premises=premises,
         dead_end=dead_end,
+        lost=lost,
+        commutes=commutes,
         pairs=pairs,
         leak=leak,
         interference=interference,
@@ -201,20 +209,62 @@ def answers(contract: Contract, depth: int, max_states: int = 20_000) -> Answers
     )
 
 
-def _dead_end(x: Explorer, dist: dict[Node, int], goal: Any, bound: int) -> int | None:
-    """The first depth (at most `bound`) of a state from which no execution of at most
-    `bound` steps reaches the goal; None if there is none within the bound."""
-    # steps to the goal, computed backwards one layer at a time (at most `bound` layers)
-    edges: dict[Node, set[Node]] = {n: set() for n in dist}
+def _steps_to_goal(x: Explorer, dist: dict[Node, int], goal: Any) -> dict[Node, int]:
+    """For each explored node from which the goal can be reached, the fewest steps it
+    takes (breadth-first over the reversed edges, from the goal states)."""
+    back: dict[Node, set[Node]] = {n: set() for n in dist}
     for n in dist:
         for _, nxt in x.step(n):
             if nxt in dist:  # beyond the horizon of a partial exploration: unknown
-                edges[n].add(nxt)
-    near = {n for n in dist if x.holds(n, goal)}
-    for _ in range(bound):
-        near |= {n for n in dist if edges[n] & near}
-    dead = [d for n, d in dist.items() if d <= bound and n not in near]
+                back[nxt].add(n)
+    steps = {n: 0 for n in dist if x.holds(n, goal)}
+    queue = deque(steps)
+    while queue:
+        n = queue.popleft()
+        for before in back[n]:
+            if before not in steps:
+                steps[before] = steps[n] + 1
+                queue.append(before)
+    return steps
+
+
+def _dead_end(
+    dist: dict[Node, int], steps: dict[Node, int], bound: int, forever: bool = False
+) -> int | None:
+    """The first depth (at most `bound`) of a state from which no execution of at most
+    `bound` steps (`forever`: of any length) reaches the goal; None if there is none
+    within the bound."""
+    dead = [
+        d
+        for n, d in dist.items()
+        if d <= bound and (n not in steps or (not forever and steps[n] > bound))
+    ]
     return min(dead) if dead else None
+
+
+def _order_matters(x: Explorer, dist: dict[Node, int], a: str, b: str) -> int | None:
+    """The first depth of a state where ground `a` and `b` are both legal and, for some
+    outcomes (each operation's the same in either order), one order is illegal or the two
+    end in different states."""
+    found = []
+    for node, d in dist.items():
+        evidence, state = x.unpack(node)
+        legal = x.legal(node)
+        for ga, gb in itertools.product(legal, legal):
+            if ga.op.name != a or gb.op.name != b:
+                continue
+            for oa, ob in itertools.product(x.outcome_choices, x.outcome_choices):
+                ends: list[dict[str, object] | None] = []
+                for g1, o1, g2, o2 in ((ga, oa, gb, ob), (gb, ob, ga, oa)):
+                    mid = apply(x.c, state, evidence, g1, o1)
+                    if g2 not in legal_ground(x.c, mid, evidence):
+                        ends.append(None)
+                    else:
+                        ends.append(apply(x.c, mid, evidence, g2, o2))
+                if None in ends or ends[0] != ends[1]:
+                    found.append(d)
+                    break
+    return min(found) if found else None
 
 
 def _pair(x: Explorer, pair: Pair, bound: int) -> tuple[str, int | None]:

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from lablang.contracts.model import Contract
-from lablang.contracts.results import HOLDS, PROVED, Result, Trace
+from lablang.contracts.results import BOUNDED, HOLDS, PROVED, Result, Trace, exit_status
 from lablang.source import Span
 
-_MARK = {HOLDS: "ok  ", PROVED: "ok  ", "violated": "FAIL", "unknown": "??  "}
+_MARK = {HOLDS: "ok  ", PROVED: "ok  ", "violated": "FAIL", "unknown": "??  ", BOUNDED: "open"}
 
 
 def location(contract: Contract, span: Span | None) -> str:
@@ -31,11 +31,45 @@ def render_text(contract: Contract, results: Sequence[Result], depth: int) -> st
     lines = [f"contract `{contract.name}` ({location(contract, contract.span)}), depth {depth}"]
     for r in results:
         lines += render_result(contract, r)
-    failed = [r for r in results if not r.passed]
+    failed = [r for r in results if not r.passed and r.status != BOUNDED]
+    open_ = [r for r in results if r.status == BOUNDED]
+    passed = len(results) - len(failed) - len(open_)
     lines.append(
-        f"{len(results) - len(failed)} of {len(results)} checks passed"
+        f"{passed} of {len(results)} checks passed"
         + (f"; {len(failed)} failed" if failed else "")
+        + (f"; {len(open_)} open (not decided within depth {depth})" if open_ else "")
         + f"; rlimit {sum(r.rlimit for r in results)}"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def render_every_value(space: Any, runs: Sequence[Any], depth: int) -> str:
+    """The report of `lablang verify --all-params`: one line per claim over every value,
+    then, for each value where it does not pass, that value's result with its trace."""
+    from lablang.contracts.every_value import claims, summary
+
+    first = runs[0].contract
+    lines = [
+        f"contract `{first.name}` ({location(first, first.span)}) for every "
+        f"{space.described}: {len(runs)} values, depth {depth}"
+    ]
+    every = [r for run in runs for r in run.results]
+    for (check, item), per_value in claims(runs):
+        status, words = summary(space, per_value)
+        lines.append(f"  {_MARK[status]} {check}: {item}: {words}")
+        for run, r in per_value:
+            if not r.passed:
+                shown = ", ".join(f"{n} = {v}" for n, v in run.params.items())
+                lines.append(f"       with {shown}:")
+                lines += ["    " + x for x in render_result(run.contract, r)]
+    failed = [r for r in every if not r.passed and r.status != BOUNDED]
+    open_ = [r for r in every if r.status == BOUNDED]
+    lines.append(
+        f"{len(every) - len(failed) - len(open_)} of {len(every)} results passed over "
+        f"{len(runs)} values"
+        + (f"; {len(failed)} failed" if failed else "")
+        + (f"; {len(open_)} open" if open_ else "")
+        + f"; rlimit {sum(r.rlimit for r in every)}"
     )
     return "\n".join(lines) + "\n"
 
@@ -45,7 +79,7 @@ def render_result(contract: Contract, r: Result) -> list[str]:
     lines = [f"  {_MARK[r.status]} {r.check}: {r.item}: {r.status}: {r.message}"]
     if r.status in (HOLDS, PROVED) and r.check != "goal":
         return lines + [f"         note: {d}" for d in r.details]
-    if r.status != "violated" and r.check != "goal":
+    if r.status not in ("violated", BOUNDED) and r.check != "goal":
         return lines
     lines.append(f"         --> {location(contract, r.span)}")
     if r.check == "goal" and r.traces:
@@ -168,6 +202,7 @@ def result_json(contract: Contract, r: Result) -> dict[str, Any]:
         "item": r.item,
         "status": r.status,
         "passed": r.passed,
+        "bounded_by": r.bounded_by,
         "message": r.message,
         "location": location(contract, r.span),
         "depth": r.depth,
@@ -185,6 +220,7 @@ def report_json(contract: Contract, results: Sequence[Result], depth: int) -> di
         "source": contract.source.name if contract.source else None,
         "depth": depth,
         "passed": all(r.passed for r in results),
+        "exit": exit_status(results),
         "rlimit": sum(r.rlimit for r in results),
         "results": [result_json(contract, r) for r in results],
     }

@@ -12,6 +12,14 @@ from lablang.contracts.encode import Unrolling
 from lablang.contracts.model import Contract, Span, show_value
 
 HOLDS, PROVED, VIOLATED, UNKNOWN = "holds", "proved", "violated", "unknown"
+BOUNDED = "bounded"
+"""Not decided within the depth: the witness the check looks for (a plan to the goal, a
+state enabling an operation, a choice for a pair) was not found within it, and a deeper
+run may find one. Neither a pass nor a failure: `verify` exits 3 when nothing else fails."""
+
+DECIDED_WHEN_HOLDS = frozenset({"goal", "vacuity"})
+"""Checks whose `holds` rests on a witness found (a plan, a first enabling), so it does
+not depend on the depth; every other `holds` means "no counterexample to depth k"."""
 
 
 @frozen(kw_only=True)
@@ -49,6 +57,16 @@ class Result:
     @property
     def passed(self) -> bool:
         return self.status in (HOLDS, PROVED)
+
+    @property
+    def bounded_by(self) -> int | None:
+        """The depth this verdict is limited to (None: it holds at every depth, or it is a
+        finding, or the solver stopped)."""
+        if self.status == BOUNDED or (
+            self.status == HOLDS and self.check not in DECIDED_WHEN_HOLDS
+        ):
+            return self.depth
+        return None
 
 
 def make_trace(contract: Contract, u: Unrolling, model: Any, length: int) -> Trace:
@@ -115,3 +133,14 @@ def plain(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+EXIT_PASSED, EXIT_FAILED, EXIT_BOUNDED = 0, 1, 3
+
+
+def exit_status(results: Sequence[Result]) -> int:
+    """`verify`'s exit status: 0 when every check passed, 1 when one is `violated` or
+    `unknown`, 3 when none is but some are `bounded` (not decided within the depth)."""
+    if any(not r.passed and r.status != BOUNDED for r in results):
+        return EXIT_FAILED
+    return EXIT_BOUNDED if any(r.status == BOUNDED for r in results) else EXIT_PASSED

@@ -1,8 +1,13 @@
 """Vacuity: operations never enabled and invariant premises that never hold, with the
-reason (contradictory requirements, named by an unsat core) when there is one."""
+reason (contradictory requirements, named by an unsat core) when there is one.
+
+Not being seen within the depth decides nothing (`bounded`); `violated` needs a proof
+for every depth: requirements no typed state meets, or that no state allowed by the
+proved invariants meets (which include every reachable state)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import z3
@@ -10,7 +15,7 @@ import z3
 from lablang.contracts.encode import Z3, Unrolling, as_bool
 from lablang.contracts.explain import snippet
 from lablang.contracts.model import Contract, Span
-from lablang.contracts.results import HOLDS, VIOLATED, Result
+from lablang.contracts.results import BOUNDED, HOLDS, VIOLATED, Result
 from lablang.contracts.session import Session, arbitrary_state, unknown_result
 
 
@@ -25,7 +30,10 @@ def vacuity_results(
     budget: int,
     cost: int,
     s: Session,
+    known: list[Any] | None = None,
 ) -> list[Result]:
+    """`known`: the proved invariants, when "every variable stays in its type" is proved
+    too (None otherwise): a state none of them allows is unreachable at every depth."""
     results = []
 
     def verdict(name: str, span: Span | None, status: str, message: str, *details: str) -> None:
@@ -68,25 +76,54 @@ def vacuity_results(
                 op.span,
                 VIOLATED,
                 "its requirements contradict each other: it can never be enabled"
-                + (f" ({together} cannot hold together)" if clash else ""),
+                + (
+                    f" ({together} cannot hold together)"
+                    if len(clash) > 1
+                    else f" ({together} can never hold)"
+                    if clash
+                    else ""
+                ),
+            )
+        elif known is not None and not satisfiable(contract, _enablings(op), budget, known):
+            verdict(
+                name,
+                op.span,
+                VIOLATED,
+                "never enabled: no state allowed by the proved invariants meets its requirements",
             )
         else:
             verdict(
-                name, op.span, VIOLATED, f"never enabled in any execution of at most {depth} steps"
+                name,
+                op.span,
+                BOUNDED,
+                f"not enabled within depth {depth}; unknown beyond it (try a larger --depth)",
             )
-    for j, _ in premises:
+    for j, premise in premises:
         if j in premise_at:
             continue
         inv = contract.invariants[j]
         name = f"premise of `{inv.text}`"
+
+        def meets(u: Unrolling, premise: Any = premise) -> list[Any]:
+            return [u.holds(0, premise)]
+
         if stopped:
             results.append(unknown_result("vacuity", name, s, depth, inv.span, cost))
-        else:
+        elif known is not None and not satisfiable(contract, meets, budget, known):
             verdict(
                 name,
                 inv.span,
                 VIOLATED,
-                f"the premise never holds within depth {depth}: the invariant is vacuous",
+                "the premise never holds: no state allowed by the proved invariants meets it; "
+                "the invariant is vacuous",
+            )
+        else:
+            verdict(
+                name,
+                inv.span,
+                BOUNDED,
+                f"the premise does not hold within depth {depth}; unknown beyond it "
+                "(the invariant may be vacuous)",
             )
     return results
 
@@ -131,8 +168,21 @@ def contradiction(contract: Contract, op: Any, budget: int) -> list[str] | None:
 
 
 def satisfiable_requirements(contract: Contract, op: Any, budget: int) -> bool:
+    return satisfiable(contract, _enablings(op), budget)
+
+
+def _enablings(op: Any) -> Any:
+    def pres(u: Unrolling) -> list[Any]:
+        return [u.pre(0, i) for i, g in enumerate(u.ops) if g.op is op]
+
+    return pres
+
+
+def satisfiable(contract: Contract, cases: Any, budget: int, known: Sequence[Any] = ()) -> bool:
+    """Does some typed state (meeting the `known` invariants) satisfy one of `cases(u)`?
+    True also when the solver stops: only unsat is taken as a proof."""
     s = Session(budget)
     u = arbitrary_state(contract, "sat", s)
-    pres = [u.pre(0, i) for i, g in enumerate(u.ops) if g.op is op]
-    answer, _ = s.check(Z3.or_(pres))
+    s.add([u.holds(0, e) for e in known])
+    answer, _ = s.check(Z3.or_(cases(u)))
     return bool(answer != z3.unsat)

@@ -276,6 +276,10 @@ def report_syntax_error(
         fix = Fix("remove this `module` line", (Edit(removed, ""),))
     elif token.type.isupper() and token.type not in _KINDS and keyword.isidentifier():
         help_text = f"`{keyword}` is a reserved word; use another name, e.g. `{keyword}_`"
+    elif keyword in ("=", ":") and (prev := _reserved_before(text, start)) is not None:
+        # `read = read + 1`: the reserved word began a member, and `=` cannot follow it
+        what = f"`{keyword}`: `{prev}` is a reserved word and cannot be a name"
+        help_text = f"use another name, e.g. `{prev}_`"
     if insertion is not None:
         at, text_in = insertion
         fix = Fix(f"insert `{text_in.strip()}`", (Edit(Span(at, at), text_in),))
@@ -297,3 +301,14 @@ def report_syntax_error(
         help=help_text,
         fix=fix,
     )
+
+
+def _reserved_before(text: str, start: int) -> str | None:
+    """The reserved word just before `start` (only blanks between), if there is one."""
+    from lablang.syntax.grammar import grammar_text
+
+    found = re.search(r"([A-Za-z_]\w*)[ \t]*$", text[:start])
+    # the grammar's quoted words are its keywords (as `lablang.syntax.reserved_words`)
+    if found is None or f'"{found.group(1)}"' not in grammar_text():
+        return None
+    return found.group(1)

@@ -7,15 +7,16 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from lablang.contracts.checks import HOLDS, PROVED, UNKNOWN, VIOLATED, Result
 from lablang.contracts.model import Contract
 from lablang.contracts.reference import Answers
+from lablang.contracts.results import BOUNDED, HOLDS, PROVED, UNKNOWN, VIOLATED, Result
 
 
 @st.composite
 def contracts(draw: Any) -> str:
     """A contract of 1-3 small variables, optional evidence and outcome, 1-3 operations
-    (some with a parameter), a goal, maybe a terminal, invariants and a pair."""
+    (some with a parameter), a goal, maybe a terminal, invariants, a pair and a
+    commutation claim."""
     n_vars = draw(st.integers(1, 3))
     ints: dict[str, int] = {}  # name -> highest value (all ranges start at 0)
     bools: list[str] = []
@@ -64,6 +65,8 @@ def contracts(draw: Any) -> str:
         lines.append(f"  invariant {_expr(draw, conds)} -> {_expr(draw, conds)}")
     if evidence and draw(st.booleans()):
         lines.append(f"  pair p {{ e = false }} vs {{ e = true }} at {draw(st.sampled_from(ops))}")
+    if len(ops) >= 2 and draw(st.booleans()):
+        lines.append(f"  commute({ops[0]}, {ops[-1]})")
     return "contract r {\n" + "\n".join(lines) + "\n}\n"
 
 
@@ -134,6 +137,8 @@ def disagreements(contract: Contract, results: list[Result], ref: Answers, depth
         k <= depth; holds iff none up to the depth; proved iff none at any depth."""
         if r.status == UNKNOWN:
             return
+        if r.status == BOUNDED and witness != r.depth:
+            out.append(f"{what}: verify open at {r.depth}, reference first witness {witness}")
         if r.status == VIOLATED and witness != r.depth:
             out.append(f"{what}: verify violated at {r.depth}, reference first witness {witness}")
         if r.status == HOLDS and witness is not None and witness <= depth:
@@ -154,10 +159,8 @@ def disagreements(contract: Contract, results: list[Result], ref: Answers, depth
             out.append(f"goal {goal.text}: verify reaches it at {r.depth}, reference {reached}")
         if r.status != HOLDS and r.status != UNKNOWN and reached is not None and reached <= depth:
             out.append(f"goal {goal.text}: verify {r.status}, reference reaches it at {reached}")
-        if r.status == UNKNOWN and reached is not None and reached <= depth:
-            out.append(
-                f"goal {goal.text}: verify says not reached, reference reaches it at {reached}"
-            )
+        if r.status == VIOLATED and reached is not None and ref.exact:
+            out.append(f"goal {goal.text}: verify unreachable, reference reaches it at {reached}")
     for r in by_check.get("deadlock", []):
         first(r, ref.deadlock, "deadlock")
     for r in by_check.get("range", []):
@@ -173,8 +176,11 @@ def disagreements(contract: Contract, results: list[Result], ref: Answers, depth
         seen = min(firsts) if firsts and min(firsts) <= depth else None
         if r.status == HOLDS and not r.message.startswith(f"first enabled after {seen} steps"):
             out.append(f"vacuity {name}: verify `{r.message}`, reference first enabled {seen}")
-        if r.status == VIOLATED and seen is not None:
-            out.append(f"vacuity {name}: verify never enabled, reference enabled at {seen}")
+        if r.status == BOUNDED and seen is not None:
+            out.append(f"vacuity {name}: verify not enabled, reference enabled at {seen}")
+        ever = [d for g, d in ref.enabled.items() if g.split("(")[0] == name and d is not None]
+        if r.status == VIOLATED and ever and ref.exact:
+            out.append(f"vacuity {name}: verify never enabled, reference enabled at {min(ever)}")
         for note in r.details:
             if note.startswith("never enabled within depth"):
                 for g in note.split(": ", 1)[1].split(", "):
@@ -185,20 +191,23 @@ def disagreements(contract: Contract, results: list[Result], ref: Answers, depth
     for r in live:
         j = next(i for i, g in enumerate(contract.goals) if r.item.endswith(g.text))
         first(r, ref.dead_end[j], f"liveness {contract.goals[j].text}")
+        if r.status == VIOLATED and ref.exact and ref.lost[j] != r.depth:
+            out.append(
+                f"liveness {contract.goals[j].text}: verify says the goal is lost after "
+                f"{r.depth} steps, reference first loses it at {ref.lost[j]}"
+            )
     for pair, r in zip(contract.pairs, by_check.get("pair", []), strict=True):
         kind, k = ref.pairs[contract.pairs.index(pair)]
         if r.status == UNKNOWN:
             continue
-        if r.status == VIOLATED and r.message.startswith("vacuous") and kind != "vacuous":
+        if r.status == BOUNDED and kind != "vacuous":
             out.append(f"pair {pair.name}: verify vacuous, reference {kind} {k}")
-        if (
-            r.status == VIOLATED
-            and not r.message.startswith("vacuous")
-            and (kind, k) != ("overlap", r.depth)
-        ):
+        if r.status == VIOLATED and (kind, k) != ("overlap", r.depth):
             out.append(f"pair {pair.name}: verify overlap at {r.depth}, reference {kind} {k}")
         if r.status == HOLDS and kind != "ok":
             out.append(f"pair {pair.name}: verify holds, reference {kind} {k}")
+    for claim, r in zip(contract.commutes, by_check.get("commute", []), strict=True):
+        first(r, ref.commutes[contract.commutes.index(claim)], f"commute {claim.a}, {claim.b}")
     for r in by_check.get("noninterference", []):
         found = [d for d in (ref.leak, ref.interference) if d is not None]
         first(r, min(found) if found else None, "noninterference")

@@ -222,14 +222,15 @@ def test_chc_engine_proves_what_one_step_induction_cannot() -> None:
 
 
 def test_chc_engine_finds_a_violation_beyond_the_depth() -> None:
-    """An invariant broken only after three steps is `violated` by the CHC engine at depth 2."""
+    """An invariant broken only after nine steps (beyond the depth 2 plus the deeper
+    search the failed induction runs) is `violated` by the CHC engine at depth 2."""
     from tests.contracts.loading import compile_text
 
     (contract,), report = compile_text(
         "contract slow {\n"
-        "  var n: int[0..5]\n"
-        "  op inc requires n < 5 effect n = n + 1\n"
-        "  invariant n < 3\n"
+        "  var n: int[0..9]\n"
+        "  op inc requires n < 9 effect n = n + 1\n"
+        "  invariant n < 9\n"
         "}\n"
     )
     assert not report.has_errors

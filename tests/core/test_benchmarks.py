@@ -97,6 +97,8 @@ SMOKES: dict[str, Smoke] = {
             rf"^centrifuge N=8 deadlock, depth 6, BMC only \(no induction\) +{NUM} +{NUM} +\d+ +holds$",
             rf"^centrifuge N=8 full verify, depth 6 +{NUM} +{NUM} +\d+ +all pass$",
             rf"^targets: slowest stdlib full verify {NUM} s .*; N=8 deadlock {NUM} s",
+            rf"^all-params ring, N in 2\.\.8 with `N % 2 == 0` \(4 values\) vs N=8, depth 2: "
+            rf"{NUM} s / {NUM} s = x{NUM} time, rlimit \d+ / \d+ = x{NUM}$",
             # the hostile case answers (exit code, not T/O) through both verbs
             rf"^nested exists over 0\.\.4095 \(x2\) verify +{NUM} +{NUM} +\d+ ",
             rf"^nested exists over 0\.\.4095 \(x2\) legal +{NUM} +{NUM} +\d+ ",

@@ -3,21 +3,80 @@ checks on the whole (duplicate operations, `init` cycles, expansion, ground size
 
 from __future__ import annotations
 
+from typing import Any
+
 from lablang import ast
 from lablang.contracts import model as m
+from lablang.contracts.compiler.derived import DerivedWithArgs
 from lablang.contracts.compiler.operations import Operations
-from lablang.contracts.compiler.types import MAX_GROUND_OPS, Skip
+from lablang.contracts.compiler.types import MAX_GROUND_OPS, Skip, did_you_mean
 from lablang.source import Span
 
 
 class Compiler(Operations):
     """One `contract` declaration compiled to a model (`run`), its errors reported."""
 
+    def commute(
+        self, member: ast.ExprStmt, args: Any, operations: list[m.Operation]
+    ) -> m.Commute | None:
+        """`commute(a, b)`: two operations of this contract (every ground instance of each)."""
+        names = [a.value.id if isinstance(a.value, ast.Name) else None for a in args]
+        known = {op.name for op in operations}
+        if len(names) != 2 or None in names or names[0] == names[1]:
+            self.error(
+                "E0604",
+                "`commute` takes two different operations",
+                member.span,
+                help="write `commute(label, weigh)`",
+            )
+            return None
+        for name, arg in zip(names, args, strict=True):
+            if name not in known:
+                self.error(
+                    "E0601",
+                    f"`{name}` is not an operation of this contract",
+                    arg.span,
+                    help=did_you_mean(str(name), sorted(known)),
+                )
+                return None
+        return m.Commute(a=str(names[0]), b=str(names[1]), span=member.span)
+
+    def derived_with_args(self, member: ast.Field) -> DerivedWithArgs:
+        """`opposite: (k + N / 2) % N for k in slot`: the parameters from the `for`
+        clauses (each over a finite type), the body compiled with them."""
+        params: list[tuple[str, m.Type]] = []
+        for clause in member.clauses:
+            match clause:
+                case ast.Clause(
+                    keyword="for", value=ast.Binary(op="in", left=ast.Name(id=name), right=dom)
+                ) if self.is_type(dom):
+                    t = self.type_expr(dom)
+                    if t is None:
+                        raise Skip
+                    if any(name == p for p, _ in params) or self.known(name):
+                        self.error("E0605", f"`{name}` is declared twice", clause.span)
+                        raise Skip
+                    params.append((name, t))
+                case _:
+                    self.error(
+                        "E0604",
+                        "a derived expression takes its arguments as `for x in T` clauses",
+                        clause.span,
+                        help=f"write `{member.key}: ... for k in slot`",
+                    )
+                    raise Skip
+        saved = self._local
+        self._local = dict(params)
+        try:
+            body = self.expr(member.value, {n: ("defarg", t) for n, t in params})
+        finally:
+            self._local = saved
+        return DerivedWithArgs(params=tuple(params), body=body)
+
     # ---------------------------------------------------------------- driver
     def run(self) -> m.Contract:
         decl = self.decl
-        for p in decl.params or ():
-            self.param(p)
+        self.params_and_requirements()
         members = decl.body.members if decl.body else ()
         variables: list[m.Variable] = []
         evidence: list[m.Evidence] = []
@@ -26,6 +85,14 @@ class Compiler(Operations):
         waits: list[ast.ExprEntry] = []
         later: list[ast.ExprEntry] = []
         pending: list[tuple[str, ast.Entry]] = []
+        commute_args: list[tuple[ast.ExprStmt, Any]] = []
+        swallowed = {
+            found[1].start
+            for member in members
+            if isinstance(member, ast.Entry)
+            and member.name is None
+            and (found := self.reserved_name(member)) is not None
+        }
         # pass 1: types, constants and declarations of names
         for member in members:
             match member:
@@ -38,10 +105,9 @@ class Compiler(Operations):
                         self.def_spans[key] = member.key_span
                 case ast.Entry(keyword="var" | "evidence" | "outcome") as entry:
                     if entry.name is None or entry.type is None:
-                        self.error(
-                            "E0604",
+                        self.no_name(
+                            entry,
                             f"`{entry.keyword}` needs a name and a type",
-                            entry.span,
                             help=f"write `{entry.keyword} x: bool`",
                         )
                         continue
@@ -67,6 +133,10 @@ class Compiler(Operations):
                     waits.append(entry)
                 case ast.ExprEntry(keyword="goal" | "invariant" | "terminal" | "pair") as entry:
                     later.append(entry)
+                case ast.ExprStmt(value=ast.Call(func=ast.Name(id="commute"), args=args)):
+                    commute_args.append((member, args))
+                case _ if member.span.start in swallowed:
+                    pass  # a reserved word in a name's place: reported with its entry
                 case _:
                     self.error(
                         "E0604",
@@ -79,7 +149,10 @@ class Compiler(Operations):
         for member in members:
             if isinstance(member, ast.Field) and member.key in self.def_spans:
                 try:
-                    self.defs[member.key] = self.expr(member.value, {})
+                    if member.clauses:
+                        self.derived[member.key] = self.derived_with_args(member)
+                    else:
+                        self.defs[member.key] = self.expr(member.value, {})
                 except Skip:
                     self.poisoned.add(member.key)
         init_spans: dict[str, Span] = {}
@@ -150,8 +223,12 @@ class Compiler(Operations):
                 ].append(item)
             except Skip:
                 pass
+        commutes = [
+            c for member, args in commute_args if (c := self.commute(member, args, operations))
+        ]
         contract = m.Contract(
             name=decl.name,
+            commutes=tuple(commutes),
             params=dict(self.params),
             variables=tuple(variables),
             evidence=tuple(evidence),

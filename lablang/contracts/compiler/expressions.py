@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from lablang import ast
 from lablang.contracts import model as m
+from lablang.contracts.compiler.derived import bound_names, substitute
 from lablang.contracts.compiler.types import Skip, Types, did_you_mean, mentions_state
 from lablang.contracts.model import NONE
 from lablang.source import Span
@@ -33,6 +36,13 @@ _SYMBOL = {name: symbol for symbol, name in _BINARY.items()}
 
 class Expressions(Types):
     def const_int(self, e: ast.Expr) -> int:
+        value = self.const_value(e)
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.error("E0602", f"`{self.text(e.span)}` is not an integer", e.span)
+            raise Skip
+        return value
+
+    def const_value(self, e: ast.Expr) -> object:
         from lablang.contracts.semantics import EvaluationError, Evaluator
 
         expr = self.expr(e, {})
@@ -50,9 +60,6 @@ class Expressions(Types):
         except EvaluationError as err:
             self.error("E0602", str(err), e.span)
             raise Skip from None
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.error("E0602", f"`{self.text(e.span)}` is not an integer", e.span)
-            raise Skip
         return value
 
     # ---------------------------------------------------------------- expressions
@@ -93,6 +100,13 @@ class Expressions(Types):
                     other=self.expr(b.value, local),
                     span=span,
                 )
+            case ast.Call(func=ast.Name(id=fname), args=args) if fname in self.derived:
+                return self.use_derived(fname, args, local, e)
+            case ast.Call(func=ast.Name(id=fname)) if fname in self.def_spans:
+                if fname in self.defs:
+                    self.error("E0602", f"`{fname}` takes no arguments", span)
+                    raise Skip
+                return self.name(fname, span, local)  # used before it is defined
             case ast.Call(func=ast.Name(id="sum" | "size") as f, args=(arg,)):
                 inner = self.expr(arg.value, local)
                 if not isinstance(self.infer(inner), m.SetType):
@@ -137,10 +151,55 @@ class Expressions(Types):
         self.error("E0604", f"`{self.text(span)}` has no meaning in a contract expression", span)
         raise Skip
 
+    def use_derived(
+        self, name: str, args: Any, local: dict[str, tuple[str, m.Type]], e: ast.Expr
+    ) -> m.Expr:
+        """`opposite(a)`: the body of `opposite` with `a` for its parameter."""
+        d = self.derived[name]
+        if len(args) != len(d.params) or any(a.name is not None for a in args):
+            self.error(
+                "E0602",
+                f"`{name}` takes {len(d.params)} argument{'s' if len(d.params) != 1 else ''} "
+                f"({', '.join(p for p, _ in d.params)}), given {len(args)}",
+                e.span,
+            )
+            raise Skip
+        values = {}
+        for (param, t), arg in zip(d.params, args, strict=True):
+            value = self.expr(arg.value, local)
+            want, got = self.cls(t), self.cls(self.infer(value, self._local))
+            if want != got and not (want == "int" and got == "none"):
+                self.error(
+                    "E0602",
+                    f"argument `{param}` of `{name}` is a {t.describe()}, given `{self.text(arg.span)}`",
+                    arg.span,
+                )
+                raise Skip
+            values[param] = value
+        clash = bound_names(d.body) & set().union(*(bound_names(v) for v in values.values()))
+        if clash:
+            self.error(
+                "E0602",
+                f"the quantifier variable `{sorted(clash)[0]}` is bound both in `{name}` and "
+                "in its argument",
+                e.span,
+                help="rename one of them",
+            )
+            raise Skip
+        return substitute(d.body, values)
+
     def name(self, name: str, span: Span, local: dict[str, tuple[str, m.Type]]) -> m.Expr:
         if name in local:
             return m.Ref(kind=local[name][0], name=name, span=span)
         if name in self.poisoned:
+            raise Skip
+        if name in self.derived:
+            d = self.derived[name]
+            self.error(
+                "E0602",
+                f"`{name}` takes arguments: write `{name}({', '.join(p for p, _ in d.params)})`",
+                span,
+            )
             raise Skip
         for kind in ("var", "evidence", "outcome"):
             if (kind, name) in self.types:
@@ -188,7 +247,7 @@ class Expressions(Types):
                 return self.const_types.get(id(e), "int")
             case m.Ref(kind="define", name=name):
                 return self.infer(self.defs[name], local)
-            case m.Ref(kind="arg" | "bound", name=name):
+            case m.Ref(kind="arg" | "bound" | "defarg", name=name):
                 return local.get(name, "int")
             case m.Ref(kind=kind, name=name):
                 return self.types.get((kind, name), "int")

@@ -13,7 +13,7 @@ class Operations(Expressions):
     # ---------------------------------------------------------------- operations
     def operation(self, entry: ast.Entry) -> m.Operation | None:
         if entry.name is None:
-            self.error("E0604", "an operation needs a name", entry.span)
+            self.no_name(entry, "an operation needs a name")
             return None
         params: list[m.OpParam] = []
         local: dict[str, tuple[str, m.Type]] = {}

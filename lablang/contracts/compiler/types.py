@@ -4,12 +4,14 @@ every part of the compiler reports through."""
 from __future__ import annotations
 
 import abc
+import re
 from typing import Any
 
 from attrs import fields, has
 
 from lablang import ast
 from lablang.contracts import model as m
+from lablang.contracts.compiler.derived import DerivedWithArgs
 from lablang.diagnostics import Report
 from lablang.source import Source, Span
 
@@ -17,6 +19,7 @@ MAX_INT_DOMAIN = 4096
 MAX_SET_ELEMENTS = 32
 MAX_GROUND_OPS = 4096
 MAX_PARAM = 1 << 20
+_WORD = re.compile(r"[ \t]*([A-Za-z_]\w*)")
 
 
 class Skip(Exception):
@@ -32,10 +35,15 @@ class Types(abc.ABC):
         self.report = report
         self.overrides = overrides
         self.params: dict[str, int] = {}
+        # declared ranges (`N: 2..16 = 8`) and requirements (`requires N % 2 == 0` after
+        # the parameters): the values `verify --all-params` checks
+        self.param_ranges: dict[str, tuple[int, int]] = {}
+        self.param_requires: list[str] = []
         self.aliases: dict[str, m.Type] = {}
         self.types: dict[tuple[str, str], m.Type] = {}  # (kind, name) of var/evidence/outcome
         self.defs: dict[str, m.Expr] = {}
         self.def_spans: dict[str, Span] = {}
+        self.derived: dict[str, DerivedWithArgs] = {}  # derived expressions with arguments
         self.enums: list[m.EnumType] = []
         self._local: dict[str, m.Type] = {}  # operation parameters while compiling an operation
         # names whose declaration already failed: their uses get no second diagnostic
@@ -50,8 +58,38 @@ class Types(abc.ABC):
     ) -> None:
         self.report.add(code, message, self.source, span, label=label, help=help)
 
+    def reserved_name(self, entry: ast.Entry) -> tuple[str, Span] | None:
+        """The reserved word written where `entry` needs its name (`var read: bool`): the
+        parser took it as the start of the next member."""
+        from lablang.syntax import reserved_words
+
+        at = entry.span.start + len(entry.keyword)
+        found = _WORD.match(self.source.text, at)
+        if found is None or found.group(1) not in reserved_words():
+            return None
+        return found.group(1), Span(found.start(1), found.end(1))
+
+    def no_name(self, entry: ast.Entry, message: str, help: str | None = None) -> None:
+        """The error for an entry without its name: the reserved word used as one, if so."""
+        reserved = self.reserved_name(entry)
+        if reserved is None:
+            self.error("E0604", message, entry.span, help=help)
+            return
+        word, span = reserved
+        self.error(
+            "E0604",
+            f"`{word}` is a reserved word and cannot name this `{entry.keyword}`",
+            span,
+            label="a reserved word",
+            help=f"use another name, e.g. `{word}_`",
+        )
+
     def text(self, span: Span) -> str:
         return self.source.text[span.start : span.end]
+
+    @abc.abstractmethod
+    def const_value(self, e: ast.Expr) -> object:
+        """The value of a constant expression over the parameters."""
 
     @abc.abstractmethod
     def const_int(self, e: ast.Expr) -> int:
@@ -88,10 +126,55 @@ class Types(abc.ABC):
             self.param(p)
         into.update(self.params)
 
+    def params_and_requirements(self) -> None:
+        """The parameters' values, then the contract's `requires` clauses over them: each
+        must hold for the values given (E0612 names the one that fails)."""
+        for p in self.decl.params or ():
+            self.param(p)
+        for clause in self.decl.clauses:
+            if clause.keyword != "requires" or not isinstance(clause.value, ast.Expr):
+                self.error("E0604", f"`{clause.keyword}` does not apply to a contract", clause.span)
+                continue
+            try:
+                holds = self.const_value(clause.value)
+            except Skip:
+                continue
+            text = self.text(clause.value.span)
+            self.param_requires.append(text)
+            if holds is not True:
+                shown = ", ".join(f"{n} = {v}" for n, v in self.params.items())
+                self.error(
+                    "E0612",
+                    f"contract `{self.decl.name}` requires `{text}`, which is false for {shown}",
+                    clause.value.span,
+                    label="a requirement of the parameters",
+                    help="choose parameter values that meet it"
+                    + (
+                        " (`verify --all-params` checks every such value)"
+                        if self.param_ranges
+                        else ""
+                    ),
+                )
+
     def param(self, p: ast.Param) -> None:
-        value_expr = p.default if p.default is not None else p.type
+        ranged = p.type is not None and self.is_type(p.type)
+        if ranged and p.type is not None:
+            t = self.type_expr(p.type)
+            if not isinstance(t, m.IntType):
+                if t is not None:
+                    self.error(
+                        "E0602",
+                        f"the range of contract parameter `{p.name}` must be integers",
+                        p.type.span,
+                        help=f"write `{p.name}: 1..16 = 8`",
+                    )
+                return
+            self.param_ranges[p.name] = (t.lo, t.hi)
+        value_expr = p.default if p.default is not None or ranged else p.type
         if p.name in self.overrides:
             value = self.overrides[p.name]
+        elif value_expr is None and p.name in self.param_ranges:
+            value = self.param_ranges[p.name][0]
         elif value_expr is None:
             self.error(
                 "E0607",
@@ -107,6 +190,14 @@ class Types(abc.ABC):
                 return
         if not -MAX_PARAM <= value <= MAX_PARAM:
             self.error("E0607", f"contract parameter `{p.name}` is out of range", p.span)
+            return
+        lo, hi = self.param_ranges.get(p.name, (value, value))
+        if not lo <= value <= hi:
+            self.error(
+                "E0607",
+                f"contract parameter `{p.name}` = {value} is outside its range {lo}..{hi}",
+                p.span,
+            )
             return
         self.params[p.name] = value
 
