@@ -34,6 +34,27 @@ def test_ci_runs_the_readme_test_command_in_a_fresh_venv() -> None:
     assert venv_at < activate_at < lines.index(test_command)
 
 
+def test_ci_fails_when_any_part_of_the_readme_test_command_fails() -> None:
+    """`.ci/run` exits non-zero when a step before the last of the README's `&&` chain fails
+    (which `set -e` alone lets pass): the command with its first step made to fail, run with
+    the script's own status check after it, stops the script."""
+    import subprocess
+
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    lines = [line.strip() for line in script.splitlines()]
+    at = lines.index(_readme_commands()[1])
+    check = next(line for line in lines[at + 1 :] if line and not line.startswith("#"))
+    assert check.startswith("status=$?"), f"no status check after the README's command: {check}"
+    failing = "false && true && true"
+    run = subprocess.run(
+        ["bash", "-c", f"set -euo pipefail\n{failing}\n{check}\necho reached"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode != 0 and "reached" not in run.stdout, (check, run.stdout)
+
+
 def test_test_extras_list_the_wheel_build_requirements() -> None:
     """The `test` extra (with the `test-core` it includes) names every build requirement
     (hatchling, the pinned lark) that `pip wheel --no-build-isolation` needs."""
