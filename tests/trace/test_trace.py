@@ -268,3 +268,53 @@ def test_a_protocol_imported_as_a_module_is_found_by_its_dotted_name(tmp_path):
     assert check_file(task).report.errors == []
     task.write_text(text.replace("realizes prep.prep {", "realizes prep.perp {"))
     assert [e.code for e in check_file(task).report.errors] == ["E0840"]
+
+
+FAMILY = """
+protocol split "Split off 20 mL" {
+  materials: [medium]
+  containers: {bulk: 30 mL of medium, part: 0 uL}
+  step split "Transfer 20 mL" { transfer: 20 mL from bulk  to: part }
+}
+scene s {
+  src: beaker(capacity: 50 mL, contents: 30 mL of medium) on table at (0.20 m, 0.00 m)
+  dst: beaker(capacity: 50 mL) on table at (0.40 m, 0.05 m)
+  wide: beaker(capacity: 100 mL) on table at (0.20 m, 0.22 m)
+}
+task t in s realizes split {
+  roles: [receiver]
+  bindings: { training: { narrow: {receiver: dst} } heldout: { wide: {receiver: wide} } }
+  bind: {bulk: src, part: receiver}
+  tolerance: 0.5 mL
+  instruction: "Pour 20 mL of medium from beaker src into the receiver, then set src down."
+  step pour realizes split {
+    do { pick(src); pour(src, receiver, AMOUNT); place(src, table) }
+    success: contains(receiver, medium, 20 mL, within: 0.5 mL) and on(src, table)
+  }
+}
+"""
+
+
+def test_a_family_binds_a_protocol_container_through_a_role():
+    """`bind: {part: receiver}` names a role of a task family: each binding's trace binds
+    the container to that binding's entity, so a faithful family checks clean and a wrong
+    amount is an error per binding, naming the binding's entity."""
+    assert _errors(FAMILY.replace("AMOUNT", "20 mL")) == []
+    from lablang.diagnostics import Report
+    from lablang.sim.front import tasks_of
+
+    program = check_text(FAMILY.replace("AMOUNT", "20 mL"), "t.lab").program
+    binds = {
+        t.name: {n.name: r.text() for n, r in t.trace.bind}
+        for t in tasks_of(program, Report()).values()
+    }
+    assert binds == {
+        "t-narrow": {"bulk": "src", "part": "dst"},
+        "t-wide": {"bulk": "src", "part": "wide"},
+    }
+    wrong = _errors(FAMILY.replace("AMOUNT", "25 mL"))
+    assert [d.code for d in wrong] == ["E0845", "E0845"]
+    assert {("`dst`" in d.message, "`wide`" in d.message) for d in wrong} == {
+        (True, False),
+        (False, True),
+    }
