@@ -169,8 +169,9 @@ def test_an_edited_protocol_in_another_file_that_the_task_no_longer_matches(tmp_
 
 
 def test_the_suite_checks_clean():
-    """Every scenario of examples/suite checks without errors or warnings, and each task
-    realizes a protocol and names its family."""
+    """Every scenario of examples/suite checks without errors or warnings, each task
+    realizes a protocol and names its family, and the scenarios are task families giving
+    at least 40 tasks, held-out bindings in at least 7 of them."""
     from lablang.diagnostics import Report
     from lablang.driver import lab_files
     from lablang.sim.front import tasks_of
@@ -180,8 +181,14 @@ def test_the_suite_checks_clean():
         result = check_file(path)
         assert list(result.report) == [], path
         tasks += tasks_of(result.program, Report()).values()
-    assert len(tasks) >= 10
+    assert len(tasks) >= 40
     assert all(t.trace is not None and t.family for t in tasks)
+    families = {t.binding.family for t in tasks if t.binding}
+    assert len(families) >= 10
+    # a held-out binding in every family whose object the assets can vary (a slot holds
+    # only a 1.5 mL tube, so the three tube scenarios have training bindings only)
+    heldout = {t.binding.family for t in tasks if t.binding and t.binding.heldout}
+    assert len(heldout) >= 7
     assert {t.family for t in tasks} >= {"liquid handling", "mixing", "thermal", "apparatus"}
 
 
@@ -204,20 +211,22 @@ def test_diff_lists_the_task_steps_an_edit_affects(monkeypatch):
 
 
 def test_a_sample_of_the_suite_certifies_and_its_report_carries_the_trace(tmp_path):
-    """Two scenarios certify on one instance without mutants (the cheap CI sample), and
-    suite.json gives each task's family, protocol and the protocol steps each step
-    realizes."""
-    files = [str(SUITE / "pour_medium.lab"), str(SUITE / "pipette_aliquot.lab")]
+    """One scenario, a task family over four receivers, certifies on one instance without
+    mutants (the cheap CI sample): suite.json has one row per binding with its family,
+    protocol, trace, binding, held-out flag and coordination flag (no colleague acts)."""
+    files = [str(SUITE / "pour_medium.lab")]
     args = ["certify", *files, "--instances", "1", "--mutants", "none", "--out", str(tmp_path)]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     rows = {r["task"]: r for r in json.loads((tmp_path / "suite.json").read_text())["tasks"]}
-    assert all(r["certified"] for r in rows.values())
-    assert (rows["pour_20ml"]["family"], rows["pour_20ml"]["protocol"]) == (
-        "liquid handling",
-        "split_medium",
-    )
-    assert rows["aliquot_buffer"]["trace"] == {"draw": ["aliquot"], "deliver": ["aliquot"]}
+    assert sorted(rows) == [f"pour_20ml-{b}" for b in ("beaker", "flask", "small", "wide")]
+    keys = {"id", "file", "task", "family", "protocol", "trace", "binding", "heldout"}
+    for name, row in rows.items():
+        assert keys | {"coordination", "certified"} <= set(row)
+        assert row["certified"] and row["coordination"] is False
+        assert (row["family"], row["protocol"]) == ("liquid handling", "split_medium")
+        assert row["trace"] == {"pour": ["split"]}
+        assert (row["binding"], row["heldout"]) == (name.split("-")[1], name.endswith("wide"))
 
 
 def test_the_docs_worked_example_is_the_suites_scenario():
@@ -230,16 +239,20 @@ def test_the_docs_worked_example_is_the_suites_scenario():
 
 
 def test_incubating_another_tube_breaks_the_containers_identity():
-    """The heat-shock scenario incubating `tube2` where the protocol's `cells_tube` is
-    bound to `tube` is E0844 at the `incubate` call."""
+    """The heat-shock family incubating `tube2` where the protocol's `cells_tube` is bound
+    to the role `sample` is E0844 at the `incubate` call in every binding whose sample is
+    another tube (tube, tube3, tube4), and none in the binding whose sample is tube2."""
     text = (SUITE / "heat_block_incubation.lab").read_text()
-    text = text.replace(
-        "tube: tube_1_5ml(contents: 100 uL of cells) in rack.slot[0]",
-        "tube: tube_1_5ml(contents: 100 uL of cells) in rack.slot[0]\n  tube2: tube_1_5ml() in rack.slot[4]",
-    ).replace("randomize [tube] within rack.slot[0..5]", "")
-    text = text.replace("pick(tube); incubate(tube,", "pick(tube2); incubate(tube2,")
-    (error,) = _errors(text)
-    assert error.code == "E0844" and _at(text, error) == "incubate(tube2, block.slot[1], 15 s)"
+    wrong = text.replace("pick(sample); incubate(sample,", "pick(tube2); incubate(tube2,")
+    assert wrong != text
+    errors = _errors(wrong)
+    assert {e.code for e in errors} == {"E0844"}
+    assert {_at(wrong, e) for e in errors} == {"incubate(tube2, block.slot[1], 15 s)"}
+    assert sorted(e.message.split("not `")[1].split("`")[0] for e in errors) == [
+        "tube",
+        "tube3",
+        "tube4",
+    ]
 
 
 def test_two_additions_to_one_tube_by_the_same_steps_are_checked_as_their_sum():
