@@ -171,7 +171,7 @@ def test_an_edited_protocol_in_another_file_that_the_task_no_longer_matches(tmp_
 def test_the_suite_checks_clean():
     """Every scenario of examples/suite checks without errors or warnings, each task
     realizes a protocol and names its family, and the scenarios are task families giving
-    at least 40 tasks, held-out bindings in at least 7 of them."""
+    at least 40 tasks, held-out bindings in at least 7 of them, and a colleague scenario."""
     from lablang.diagnostics import Report
     from lablang.driver import lab_files
     from lablang.sim.front import tasks_of
@@ -189,6 +189,7 @@ def test_the_suite_checks_clean():
     # only a 1.5 mL tube, so the three tube scenarios have training bindings only)
     heldout = {t.binding.family for t in tasks if t.binding and t.binding.heldout}
     assert len(heldout) >= 7
+    assert sum(bool(t.scene.interventions) for t in tasks) >= 4  # a colleague acts
     assert {t.family for t in tasks} >= {"liquid handling", "mixing", "thermal", "apparatus"}
 
 
@@ -331,3 +332,17 @@ def test_a_family_binds_a_protocol_container_through_a_role():
         (True, False),
         (False, True),
     }
+
+
+def test_a_suite_row_is_a_coordination_task_when_a_scripted_colleague_acts():
+    """The colleague scenario (a scene `event` takes the centrifuge's lid off) certifies
+    one binding on one instance, and its suite row says `coordination: true`."""
+    from lablang.executors import Executor
+    from lablang.sim.suite import certify_suite, task_refs
+
+    entries = task_refs([SUITE / "colleague_spin.lab"])
+    one = [(t, r) for t, r in entries if t.name == "load_after_colleague-first"]
+    _certificates, summary = certify_suite(one, 1, 0, Executor("local", 1), mutants="none")
+    (row,) = summary["tasks"]
+    assert (row["coordination"], row["certified"]) == (True, True)
+    assert (row["protocol"], row["binding"], row["heldout"]) == ("quick_spin", "first", False)
