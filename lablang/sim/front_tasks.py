@@ -124,7 +124,7 @@ class TaskFront(Front):
             bindings = check_family(
                 self, family, members, scene, decl.name, lambda r: TaskFront(self.source, r)
             )
-        trace, operation_family = task_trace(self, decl, traced, scene)
+        trace, operation_family = task_trace(self, decl, traced, reading)
         if self.failed:
             return None
         task = sm.Task(

@@ -107,8 +107,13 @@ def _bind(
     for member in _record(front, field, "{tube1: tube, buffer: buffer}"):
         value = member.value
         name = sm.Named(member.key, _key_span(member))
-        if isinstance(value, ast.Name) and scene.entity(value.id) is None:
-            # not an entity: a substance of the scene's contents (checked by the trace)
+        if (
+            isinstance(value, ast.Name)
+            and scene.entity(value.id) is None
+            and value.id not in scene.roles()
+        ):
+            # not an entity nor a role: a substance of the scene's contents (checked by the
+            # trace); a role is bound to each binding's entity (`sm.bind_task`)
             pairs.append((name, sm.Text(value.id, value.span)))
             continue
         target = front.expr(value, scene, False)

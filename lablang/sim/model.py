@@ -405,7 +405,14 @@ def bind_task(task: Task, bindings: dict[str, str]) -> Task:
             for guard, calls in step.alternatives
         )
         steps.append(evolve(step, program=program, success=success, alternatives=alternatives))
-    return evolve(task, steps=tuple(steps))
+    trace = task.trace
+    if trace is not None:  # `bind: {tube1: role}`: the protocol's container is the entity
+        bound = tuple(
+            (named, evolve(t, name=bindings.get(t.name, t.name)) if isinstance(t, Ref) else t)
+            for named, t in trace.bind
+        )
+        trace = evolve(trace, bind=bound)
+    return evolve(task, steps=tuple(steps), trace=trace)
 
 
 def family_tasks(task: Task) -> tuple[Task, ...]:

@@ -209,6 +209,8 @@ def certify_suite(
                 # a task family's binding (`<task>-<binding>`), and whether it is held out
                 "binding": task.binding.name if task.binding else None,
                 "heldout": bool(task.binding and task.binding.heldout),
+                # a scripted colleague acts (a scene `event ... { ... }`, an intervention)
+                "coordination": bool(task.scene.interventions),
                 # the task's trace to its protocol (`task T in S realizes P`, lablang/trace)
                 "family": task.family or None,
                 "protocol": task.trace.protocol.name if task.trace else None,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from attrs import frozen
+from attrs import evolve, frozen
 
 from lablang.diagnostics import Report
 from lablang.protocols.diff import ProtocolDiff
@@ -28,14 +28,21 @@ def tasks_in(
     paths: Sequence[str | Path], roots: Sequence[str | Path] = ()
 ) -> list[tuple[str, sm.Task]]:
     """The tasks of every `.lab` file the paths name (folders searched) that realize a
-    protocol, with their files; files with errors give the tasks that still build."""
+    protocol, with their files; files with errors give the tasks that still build. A task
+    family is listed once, by its own name (its bindings share its steps)."""
     from lablang.driver import check_file, lab_files
     from lablang.sim.front import tasks_of
 
     found: list[tuple[str, sm.Task]] = []
     for path in lab_files(paths):
         result = check_file(path, roots)
+        families: set[str] = set()
         for task in tasks_of(result.program, Report()).values():
+            if task.binding is not None:
+                if task.binding.family in families:
+                    continue
+                families.add(task.binding.family)
+                task = evolve(task, name=task.binding.family)
             if task.trace is not None:
                 found.append((path, task))
     return found

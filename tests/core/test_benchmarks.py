@@ -192,6 +192,24 @@ SMOKES: dict[str, Smoke] = {
         needs=("h5py", "mink"),
         slow=True,
     ),
+    "suite.py": Smoke(
+        (
+            r"^suite: \d+ scenarios, \d+ tasks, \d+ held out, \d+ coordination$",
+            *(
+                rf"^  {family}: \d+ tasks, \d+ held out$"
+                for family in ("apparatus", "liquid handling")
+            ),
+            *(
+                rf"^certify 2 tasks, 1 instance\(s\), {jobs} job\(s\), no mutants: {NUM} s, "
+                rf"{NUM} instances/s, 2 certified, identical to 1 job: True$"
+                for jobs in (1, 2)
+            ),
+            rf"^certify 1 tasks with mutants, 1 instance\(s\), 2 jobs: {NUM} s, \d+ mutants "
+            r"run, \d+ killed, 1 certified$",
+        ),
+        needs=("mujoco", "mink"),
+        slow=True,
+    ),
     "simulation.py": Smoke(
         (
             rf"^  raw mj_step replaying the same inputs : +{NUM} steps/s",

@@ -169,8 +169,9 @@ def test_an_edited_protocol_in_another_file_that_the_task_no_longer_matches(tmp_
 
 
 def test_the_suite_checks_clean():
-    """Every scenario of examples/suite checks without errors or warnings, and each task
-    realizes a protocol and names its family."""
+    """Every scenario of examples/suite checks without errors or warnings, each task
+    realizes a protocol and names its family, and the scenarios are task families giving
+    at least 40 tasks, held-out bindings in at least 7 of them, and a colleague scenario."""
     from lablang.diagnostics import Report
     from lablang.driver import lab_files
     from lablang.sim.front import tasks_of
@@ -180,8 +181,15 @@ def test_the_suite_checks_clean():
         result = check_file(path)
         assert list(result.report) == [], path
         tasks += tasks_of(result.program, Report()).values()
-    assert len(tasks) >= 10
+    assert len(tasks) >= 40
     assert all(t.trace is not None and t.family for t in tasks)
+    families = {t.binding.family for t in tasks if t.binding}
+    assert len(families) >= 10
+    # a held-out binding in every family whose object the assets can vary (a slot holds
+    # only a 1.5 mL tube, so the three tube scenarios have training bindings only)
+    heldout = {t.binding.family for t in tasks if t.binding and t.binding.heldout}
+    assert len(heldout) >= 7
+    assert sum(bool(t.scene.interventions) for t in tasks) >= 4  # a colleague acts
     assert {t.family for t in tasks} >= {"liquid handling", "mixing", "thermal", "apparatus"}
 
 
@@ -204,20 +212,22 @@ def test_diff_lists_the_task_steps_an_edit_affects(monkeypatch):
 
 
 def test_a_sample_of_the_suite_certifies_and_its_report_carries_the_trace(tmp_path):
-    """Two scenarios certify on one instance without mutants (the cheap CI sample), and
-    suite.json gives each task's family, protocol and the protocol steps each step
-    realizes."""
-    files = [str(SUITE / "pour_medium.lab"), str(SUITE / "pipette_aliquot.lab")]
+    """One scenario, a task family over four receivers, certifies on one instance without
+    mutants (the cheap CI sample): suite.json has one row per binding with its family,
+    protocol, trace, binding, held-out flag and coordination flag (no colleague acts)."""
+    files = [str(SUITE / "pour_medium.lab")]
     args = ["certify", *files, "--instances", "1", "--mutants", "none", "--out", str(tmp_path)]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     rows = {r["task"]: r for r in json.loads((tmp_path / "suite.json").read_text())["tasks"]}
-    assert all(r["certified"] for r in rows.values())
-    assert (rows["pour_20ml"]["family"], rows["pour_20ml"]["protocol"]) == (
-        "liquid handling",
-        "split_medium",
-    )
-    assert rows["aliquot_buffer"]["trace"] == {"draw": ["aliquot"], "deliver": ["aliquot"]}
+    assert sorted(rows) == [f"pour_20ml-{b}" for b in ("beaker", "flask", "small", "wide")]
+    keys = {"id", "file", "task", "family", "protocol", "trace", "binding", "heldout"}
+    for name, row in rows.items():
+        assert keys | {"coordination", "certified"} <= set(row)
+        assert row["certified"] and row["coordination"] is False
+        assert (row["family"], row["protocol"]) == ("liquid handling", "split_medium")
+        assert row["trace"] == {"pour": ["split"]}
+        assert (row["binding"], row["heldout"]) == (name.split("-")[1], name.endswith("wide"))
 
 
 def test_the_docs_worked_example_is_the_suites_scenario():
@@ -230,16 +240,20 @@ def test_the_docs_worked_example_is_the_suites_scenario():
 
 
 def test_incubating_another_tube_breaks_the_containers_identity():
-    """The heat-shock scenario incubating `tube2` where the protocol's `cells_tube` is
-    bound to `tube` is E0844 at the `incubate` call."""
+    """The heat-shock family incubating `tube2` where the protocol's `cells_tube` is bound
+    to the role `sample` is E0844 at the `incubate` call in every binding whose sample is
+    another tube (tube, tube3, tube4), and none in the binding whose sample is tube2."""
     text = (SUITE / "heat_block_incubation.lab").read_text()
-    text = text.replace(
-        "tube: tube_1_5ml(contents: 100 uL of cells) in rack.slot[0]",
-        "tube: tube_1_5ml(contents: 100 uL of cells) in rack.slot[0]\n  tube2: tube_1_5ml() in rack.slot[4]",
-    ).replace("randomize [tube] within rack.slot[0..5]", "")
-    text = text.replace("pick(tube); incubate(tube,", "pick(tube2); incubate(tube2,")
-    (error,) = _errors(text)
-    assert error.code == "E0844" and _at(text, error) == "incubate(tube2, block.slot[1], 15 s)"
+    wrong = text.replace("pick(sample); incubate(sample,", "pick(tube2); incubate(tube2,")
+    assert wrong != text
+    errors = _errors(wrong)
+    assert {e.code for e in errors} == {"E0844"}
+    assert {_at(wrong, e) for e in errors} == {"incubate(tube2, block.slot[1], 15 s)"}
+    assert sorted(e.message.split("not `")[1].split("`")[0] for e in errors) == [
+        "tube",
+        "tube3",
+        "tube4",
+    ]
 
 
 def test_two_additions_to_one_tube_by_the_same_steps_are_checked_as_their_sum():
@@ -268,3 +282,67 @@ def test_a_protocol_imported_as_a_module_is_found_by_its_dotted_name(tmp_path):
     assert check_file(task).report.errors == []
     task.write_text(text.replace("realizes prep.prep {", "realizes prep.perp {"))
     assert [e.code for e in check_file(task).report.errors] == ["E0840"]
+
+
+FAMILY = """
+protocol split "Split off 20 mL" {
+  materials: [medium]
+  containers: {bulk: 30 mL of medium, part: 0 uL}
+  step split "Transfer 20 mL" { transfer: 20 mL from bulk  to: part }
+}
+scene s {
+  src: beaker(capacity: 50 mL, contents: 30 mL of medium) on table at (0.20 m, 0.00 m)
+  dst: beaker(capacity: 50 mL) on table at (0.40 m, 0.05 m)
+  wide: beaker(capacity: 100 mL) on table at (0.20 m, 0.22 m)
+}
+task t in s realizes split {
+  roles: [receiver]
+  bindings: { training: { narrow: {receiver: dst} } heldout: { wide: {receiver: wide} } }
+  bind: {bulk: src, part: receiver}
+  tolerance: 0.5 mL
+  instruction: "Pour 20 mL of medium from beaker src into the receiver, then set src down."
+  step pour realizes split {
+    do { pick(src); pour(src, receiver, AMOUNT); place(src, table) }
+    success: contains(receiver, medium, 20 mL, within: 0.5 mL) and on(src, table)
+  }
+}
+"""
+
+
+def test_a_family_binds_a_protocol_container_through_a_role():
+    """`bind: {part: receiver}` names a role of a task family: each binding's trace binds
+    the container to that binding's entity, so a faithful family checks clean and a wrong
+    amount is an error per binding, naming the binding's entity."""
+    assert _errors(FAMILY.replace("AMOUNT", "20 mL")) == []
+    from lablang.diagnostics import Report
+    from lablang.sim.front import tasks_of
+
+    program = check_text(FAMILY.replace("AMOUNT", "20 mL"), "t.lab").program
+    binds = {
+        t.name: {n.name: r.text() for n, r in t.trace.bind}
+        for t in tasks_of(program, Report()).values()
+    }
+    assert binds == {
+        "t-narrow": {"bulk": "src", "part": "dst"},
+        "t-wide": {"bulk": "src", "part": "wide"},
+    }
+    wrong = _errors(FAMILY.replace("AMOUNT", "25 mL"))
+    assert [d.code for d in wrong] == ["E0845", "E0845"]
+    assert {("`dst`" in d.message, "`wide`" in d.message) for d in wrong} == {
+        (True, False),
+        (False, True),
+    }
+
+
+def test_a_suite_row_is_a_coordination_task_when_a_scripted_colleague_acts():
+    """The colleague scenario (a scene `event` takes the centrifuge's lid off) certifies
+    one binding on one instance, and its suite row says `coordination: true`."""
+    from lablang.executors import Executor
+    from lablang.sim.suite import certify_suite, task_refs
+
+    entries = task_refs([SUITE / "colleague_spin.lab"])
+    one = [(t, r) for t, r in entries if t.name == "load_after_colleague-first"]
+    _certificates, summary = certify_suite(one, 1, 0, Executor("local", 1), mutants="none")
+    (row,) = summary["tasks"]
+    assert (row["coordination"], row["certified"]) == (True, True)
+    assert (row["protocol"], row["binding"], row["heldout"]) == ("quick_spin", "first", False)
