@@ -12,27 +12,13 @@ from typing import Any, TypeAlias
 
 from attrs import fields, frozen, has
 
+from lablang.records import Record
 from lablang.source import Span
-
-
-class _Node:
-    """What every node class shares: its repr, written once here instead of one per class
-    (`repr=False`: that saves a third of the time this module takes to import). The text is
-    the one attrs generates (a test compares them)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        node: Any = type(self)  # every subclass is an attrs class
-        shown = ", ".join(
-            f"{field.name}={getattr(self, field.name)!r}" for field in fields(node) if field.repr
-        )
-        return f"{type(self).__qualname__}({shown})"
 
 
 # ------------------------------------------------------------ sequence parts
 @frozen(kw_only=True, repr=False)
-class Bases(_Node):
+class Bases(Record):
     """Concrete IUPAC bases, e.g. `ACGTVN`."""
 
     text: str
@@ -40,7 +26,7 @@ class Bases(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Placeholder(_Node):
+class Placeholder(Record):
     """`[ROLE:LEN]`, `[ROLE:MIN-MAX]` or `[ROLE]`; `revcomp` for `[ROLE']`."""
 
     role: str
@@ -51,7 +37,7 @@ class Placeholder(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Homopolymer(_Node):
+class Homopolymer(Record):
     """`(T)30`: one base repeated."""
 
     base: str
@@ -60,7 +46,7 @@ class Homopolymer(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class SeqRef(_Node):
+class SeqRef(Record):
     """`{TruSeq_R1}` or `{TruSeq_R1.partial}`; `revcomp` for `{P7'}`."""
 
     path: tuple[str, ...]
@@ -69,7 +55,7 @@ class SeqRef(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Modification(_Node):
+class Modification(Record):
     """An IDT-style modification code such as `/5Phos/` (stored without slashes)."""
 
     code: str
@@ -77,7 +63,7 @@ class Modification(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Ribo(_Node):
+class Ribo(Record):
     """A ribonucleotide in a DNA oligo, `rG`."""
 
     base: str
@@ -85,7 +71,7 @@ class Ribo(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class LNA(_Node):
+class LNA(Record):
     """A locked nucleic acid base, `+G`."""
 
     base: str
@@ -93,7 +79,7 @@ class LNA(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Thioate(_Node):
+class Thioate(Record):
     """A phosphorothioate bond, `*`."""
 
     span: Span
@@ -106,37 +92,37 @@ SeqPart: TypeAlias = (
 
 # ------------------------------------------------------------ expressions
 @frozen(kw_only=True, repr=False)
-class Number(_Node):
+class Number(Record):
     text: str
     span: Span
 
 
 @frozen(kw_only=True, repr=False)
-class Quantity(_Node):
+class Quantity(Record):
     number: str
     unit: str
     span: Span
 
 
 @frozen(kw_only=True, repr=False)
-class String(_Node):
+class String(Record):
     value: str
     span: Span
 
 
 @frozen(kw_only=True, repr=False)
-class Bool(_Node):
+class Bool(Record):
     value: bool
     span: Span
 
 
 @frozen(kw_only=True, repr=False)
-class NoneLit(_Node):
+class NoneLit(Record):
     span: Span
 
 
 @frozen(kw_only=True, repr=False)
-class End(_Node):
+class End(Record):
     """A strand end, `5'` or `3'` (as in `attached: bead at 5'`), or one strand's end,
     `top 3'` or `bottom 5'` (as in `ligate(x, adapter: a, end: bottom 5')`)."""
 
@@ -146,13 +132,13 @@ class End(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Name(_Node):
+class Name(Record):
     id: str
     span: Span
 
 
 @frozen(kw_only=True, repr=False)
-class Sequence(_Node):
+class Sequence(Record):
     """A sequence literal `[DNA|RNA] 5'-...-3'`."""
 
     moltype: str | None
@@ -162,35 +148,35 @@ class Sequence(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Arg(_Node):
+class Arg(Record):
     name: str | None
     value: Expr
     span: Span
 
 
 @frozen(kw_only=True, repr=False)
-class Call(_Node):
+class Call(Record):
     func: Expr
     args: tuple[Arg, ...]
     span: Span
 
 
 @frozen(kw_only=True, repr=False)
-class Attribute(_Node):
+class Attribute(Record):
     value: Expr
     name: str
     span: Span
 
 
 @frozen(kw_only=True, repr=False)
-class Index(_Node):
+class Index(Record):
     value: Expr
     index: Expr
     span: Span
 
 
 @frozen(kw_only=True, repr=False)
-class Optional(_Node):
+class Optional(Record):
     """`T?`: an optional type (or value)."""
 
     value: Expr
@@ -198,14 +184,14 @@ class Optional(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Unary(_Node):
+class Unary(Record):
     op: str
     operand: Expr
     span: Span
 
 
 @frozen(kw_only=True, repr=False)
-class Binary(_Node):
+class Binary(Record):
     op: str
     left: Expr
     right: Expr
@@ -213,7 +199,7 @@ class Binary(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Quantifier(_Node):
+class Quantifier(Record):
     kind: str
     var: str
     domain: Expr
@@ -222,27 +208,27 @@ class Quantifier(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class ListExpr(_Node):
+class ListExpr(Record):
     items: tuple[Expr, ...]
     span: Span
 
 
 @frozen(kw_only=True, repr=False)
-class TupleExpr(_Node):
+class TupleExpr(Record):
     items: tuple[Expr, ...]
     span: Span
 
 
 # ------------------------------------------------------------ block members
 @frozen(kw_only=True, repr=False)
-class Assignment(_Node):
+class Assignment(Record):
     name: str
     value: Expr
     span: Span
 
 
 @frozen(kw_only=True, repr=False)
-class Clause(_Node):
+class Clause(Record):
     """A keyword clause after a value: `on table`, `requires x`, `effect b = k`."""
 
     keyword: str
@@ -251,7 +237,7 @@ class Clause(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Param(_Node):
+class Param(Record):
     name: str
     type: Expr | None
     default: Expr | None
@@ -259,7 +245,7 @@ class Param(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Field(_Node):
+class Field(Record):
     key: str
     key_span: Span
     value: Expr
@@ -268,7 +254,7 @@ class Field(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Binding(_Node):
+class Binding(Record):
     name: str
     name_span: Span
     value: Expr
@@ -276,7 +262,7 @@ class Binding(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Entry(_Node):
+class Entry(Record):
     """A keyword-led member with an optional name: `step mix {...}`, `var a: slot?`."""
 
     keyword: str
@@ -291,7 +277,7 @@ class Entry(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class ExprEntry(_Node):
+class ExprEntry(Record):
     """A keyword-led member whose argument is an expression: `goal x`, `repeat 11 {...}`."""
 
     keyword: str
@@ -302,7 +288,7 @@ class ExprEntry(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class ExprStmt(_Node):
+class ExprStmt(Record):
     """A bare expression member: `98 C for 15 s`, `pick(tube_A)`."""
 
     value: Expr
@@ -314,7 +300,7 @@ Member: TypeAlias = Field | Binding | Entry | ExprEntry | ExprStmt
 
 
 @frozen(kw_only=True, repr=False)
-class Block(_Node):
+class Block(Record):
     """`{ members }`; also a record expression such as `{x: ±3 cm, y: ±3 cm}`."""
 
     members: tuple[Member, ...]
@@ -345,7 +331,7 @@ Expr: TypeAlias = (
 
 # ------------------------------------------------------------ top level
 @frozen(kw_only=True, repr=False)
-class Use(_Node):
+class Use(Record):
     """`use illumina.{P5, P7}`: `path` is the module, `names` the imported members."""
 
     path: tuple[str, ...]
@@ -355,7 +341,7 @@ class Use(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Decl(_Node):
+class Decl(Record):
     kind: str
     name: str
     name_span: Span
@@ -370,13 +356,13 @@ class Decl(_Node):
 
 
 @frozen(kw_only=True, repr=False)
-class Comment(_Node):
+class Comment(Record):
     text: str
     span: Span
 
 
 @frozen(kw_only=True, repr=False)
-class Module(_Node):
+class Module(Record):
     name: str | None
     title: str | None
     uses: tuple[Use, ...]

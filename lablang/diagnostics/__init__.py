@@ -13,31 +13,32 @@ from collections.abc import Iterator, Sequence
 from attrs import define, field, frozen
 
 from lablang.diagnostics.severity import Severity
+from lablang.records import Record
 from lablang.source import NO_SPAN, Source, Span
 
 
-@frozen
-class Label:
+@frozen(repr=False)
+class Label(Record):
     span: Span
     message: str = ""
 
 
-@frozen
-class Edit:
+@frozen(repr=False)
+class Edit(Record):
     span: Span
     replacement: str
 
 
-@frozen
-class Fix:
+@frozen(repr=False)
+class Fix(Record):
     """A machine-applicable repair: replace each span by its text."""
 
     description: str
     edits: tuple[Edit, ...]
 
 
-@frozen
-class Diagnostic:
+@frozen(repr=False)
+class Diagnostic(Record):
     code: str
     severity: Severity
     message: str

@@ -19,10 +19,11 @@ from pathlib import Path
 from attrs import frozen
 
 from lablang.diagnostics.severity import Severity
+from lablang.records import Record
 
 
-@frozen
-class Code:
+@frozen(repr=False)
+class Code(Record):
     code: str
     severity: Severity
     title: str

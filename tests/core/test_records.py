@@ -73,3 +73,45 @@ def test_asdict_turns_a_tree_into_plain_dicts_and_lists() -> None:
         return not attrs.has(type(value)) and not isinstance(value, tuple)
 
     assert plain(data)
+
+
+def test_the_shared_record_repr_is_the_text_attrs_generates_for_a_twin_class() -> None:
+    """`lablang.records.Record`'s repr equals the repr attrs generates for the same class
+    declared without `repr=False`, over nested records, tuples, None, strings with quotes,
+    a field hidden from the repr, a field with its own repr callable and an `init=False`
+    field."""
+    from lablang.records import Record
+
+    def declare(shared: bool) -> tuple[type, type]:
+        base: tuple[type, ...] = (Record,) if shared else ()
+
+        @attrs.frozen(repr=not shared)
+        class Leaf(*base):  # type: ignore[misc]
+            text: str
+            hidden: int = attrs.field(default=0, repr=False)
+            shown: int = attrs.field(default=7, repr=lambda v: f"<{v}>")
+
+        @attrs.frozen(kw_only=True, repr=not shared)
+        class Tree(*base):  # type: ignore[misc]
+            leaves: tuple[Leaf, ...]
+            parent: Tree | None = None
+            label: str | None = None
+            size: int = attrs.field(init=False, default=3)
+
+        return Leaf, Tree
+
+    def instances(leaf: type, tree: type) -> list[object]:
+        quoted = leaf('it\'s "quoted"\n', hidden=5)
+        inner = tree(leaves=(quoted, leaf("b", shown=1)), label="o'k")
+        return [
+            quoted,
+            inner,
+            tree(leaves=()),
+            tree(leaves=(leaf(""),), parent=inner, label=None),
+            (inner, None),
+        ]
+
+    shared = [repr(x) for x in instances(*declare(True))]
+    generated = [repr(x) for x in instances(*declare(False))]
+    assert shared == generated
+    assert "Tree(leaves=(Leaf(text='it" in shared[1] and "shown=<7>" in shared[0]

@@ -14,10 +14,11 @@ from typing import Any
 from attrs import evolve, fields, frozen, has
 
 from lablang.contracts import model as m
+from lablang.records import Record
 
 
-@frozen(kw_only=True)
-class DerivedWithArgs:
+@frozen(kw_only=True, repr=False)
+class DerivedWithArgs(Record):
     params: tuple[tuple[str, m.Type], ...]
     body: m.Expr
 

@@ -34,6 +34,7 @@ from lablang.molecular.sequence import (
     token_width,
     tokens_pair,
 )
+from lablang.records import Record
 
 MIN_ANNEAL = 12  # bases paired at a primer's 3' end (a common working default)
 MIN_SWITCH = 3  # the rGrGrG of a TSO pairs with the non-templated CCC
@@ -70,8 +71,8 @@ class NoSubstrate(OperationFailure):
 # ------------------------------------------------------------------ oligos as strands
 
 
-@frozen
-class Oligo:
+@frozen(repr=False)
+class Oligo(Record):
     """An oligo as the interpreter sees it: a name and one or more strands (5'->3')."""
 
     name: str
@@ -130,8 +131,8 @@ def kinase_accepts(seq: Seq) -> bool:
 # ------------------------------------------------------------------ annealing
 
 
-@frozen
-class Site:
+@frozen(repr=False)
+class Site(Record):
     """Where a primer's 3' end pairs on a template.
 
     `start` is the template token paired with the primer's 3'-terminal base; the paired
@@ -260,8 +261,8 @@ def anneal_sites(primer: Seq, template: Seq, min_match: int = MIN_ANNEAL) -> lis
     return sites
 
 
-@frozen
-class ClosestMatch:
+@frozen(repr=False)
+class ClosestMatch(Record):
     position: int  # template token where the primer's 3' end would sit
     paired: int  # bases paired contiguously from the 3' end
     best_total: int  # bases paired in the best ungapped alignment, 3' end paired or not
