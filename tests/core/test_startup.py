@@ -310,3 +310,33 @@ def test_the_benchmark_s_other_tree_is_the_one_its_check_processes_import(
         check=True,
     ).stdout.strip()
     assert Path(shown).resolve() == (package / "__main__.py").resolve()
+
+
+# records of layer 1, beside `lablang.records` (units of one layer are independent)
+_BESIDE_RECORDS = {"lablang.source", "lablang.units", "lablang.units.table", "lablang.limits"}
+
+
+def test_every_frozen_record_a_check_declares_shares_the_one_repr(tmp_path: Path) -> None:
+    """Each frozen attrs class in the lablang modules a check of small.lab (all three
+    backends) loads prints through `lablang.records.Record` or its own `__repr__`, not one
+    attrs generated for it (which costs a third of declaring the class), except the records
+    of layer 1 that cannot import it."""
+    import importlib
+
+    from lablang.records import Record
+
+    path, _ = _startup_files(tmp_path)["small.lab (3 backends)"]
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(path)], capture_output=True, text=True, cwd=ROOT
+    )
+    loaded = json.loads(done.stdout.splitlines()[-1])["modules"]
+    generated = []
+    for name in loaded:
+        if not name.startswith("lablang.") or name in _BESIDE_RECORDS:
+            continue
+        for value in vars(importlib.import_module(name)).values():
+            frozen_record = isinstance(value, type) and has(value) and value.__module__ == name
+            frozen_record = frozen_record and value.__setattr__ is not object.__setattr__
+            if frozen_record and not issubclass(value, Record) and "__repr__" in vars(value):
+                generated.append(f"{name}.{value.__qualname__}")
+    assert "lablang.contracts.model" in loaded and generated == []
