@@ -283,13 +283,16 @@ def closest_match(primer: Seq, template: Seq) -> ClosestMatch:
     m = len(p)
     if m * len(t) > ANNEAL_BUDGET // 10:  # the ungapped scan is a note, not worth the time
         return ClosestMatch(best[1], best[0], 0, 0, _label_at(template, best[1]))
+    reversed_primer = p[::-1]  # primer token m-1-k is reversed_primer[k]
     for s in range(-m + 1, len(t)):
-        # primer token m-1-k against template token s+k
-        hits = sum(
-            token_width(p[m - 1 - k])
-            for k in range(m)
-            if 0 <= s + k < len(t) and tokens_pair(p[m - 1 - k], t[s + k])
-        )
+        # primer token m-1-k against template token s+k, for the k inside the template (the
+        # shorter of the two runs out first: zip stops there)
+        hits = 0
+        for a, b in zip(reversed_primer[max(0, -s) :], t[max(s, 0) :], strict=False):
+            if a.__class__ is str and b.__class__ is str:  # two bases: the table, inline
+                hits += BASES_PAIR[a, b]
+            elif tokens_pair(a, b):
+                hits += token_width(a)
         if hits > total[0]:
             total = (hits, max(s, 0))
     return ClosestMatch(best[1], best[0], total[0], total[1], _label_at(template, best[1]))
