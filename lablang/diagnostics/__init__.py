@@ -13,32 +13,32 @@ from collections.abc import Iterator, Sequence
 from attrs import define, field, frozen
 
 from lablang.diagnostics.severity import Severity
-from lablang.records import Record
+from lablang.records import Compared
 from lablang.source import NO_SPAN, Source, Span
 
 
-@frozen(repr=False)
-class Label(Record):
+@frozen(repr=False, eq=False)
+class Label(Compared):
     span: Span
     message: str = ""
 
 
-@frozen(repr=False)
-class Edit(Record):
+@frozen(repr=False, eq=False)
+class Edit(Compared):
     span: Span
     replacement: str
 
 
-@frozen(repr=False)
-class Fix(Record):
+@frozen(repr=False, eq=False)
+class Fix(Compared):
     """A machine-applicable repair: replace each span by its text."""
 
     description: str
     edits: tuple[Edit, ...]
 
 
-@frozen(repr=False)
-class Diagnostic(Record):
+@frozen(repr=False, eq=False)
+class Diagnostic(Compared):
     code: str
     severity: Severity
     message: str

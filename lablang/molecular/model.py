@@ -13,7 +13,7 @@ from attrs import frozen
 from lablang.molecular.molecule import Architecture, Duplex, Molecule, MolType, Single
 from lablang.molecular.operations import Oligo
 from lablang.molecular.sequence import Seq
-from lablang.records import Record
+from lablang.records import Compared
 
 OPERATIONS = (
     "reverse_transcription", "ligation", "tagmentation", "extension", "pcr", "amplification",
@@ -30,8 +30,8 @@ MODALITIES = (
 )
 
 
-@frozen(repr=False)
-class SegmentDef(Record):
+@frozen(repr=False, eq=False)
+class SegmentDef(Compared):
     name: str
     seq: Seq
     kind: str = "fixed"  # fixed barcode umi index payload homopolymer spacer linker anchor
@@ -39,8 +39,8 @@ class SegmentDef(Record):
     parts: tuple[tuple[str, Seq], ...] = ()  # named sub-sequences: `{TruSeq_R1.partial}`
 
 
-@frozen(repr=False)
-class OligoDef(Record):
+@frozen(repr=False, eq=False)
+class OligoDef(Compared):
     name: str
     strands: tuple[Seq, ...]
     title: str = ""
@@ -61,24 +61,24 @@ class OligoDef(Record):
         return Oligo(self.name, self.strands, self.kind)
 
 
-@frozen(repr=False)
-class StrandDef(Record):
+@frozen(repr=False, eq=False)
+class StrandDef(Compared):
     name: str
     seq: Seq
     moltype: MolType = MolType.DNA
     derived_from: tuple[tuple[str, str], ...] = ()  # (oligo, same_orientation|reverse_complement)
 
 
-@frozen(repr=False)
-class Discontinuity(Record):
+@frozen(repr=False, eq=False)
+class Discontinuity(Compared):
     kind: str  # nick gap break
     strand: str
     after: str = ""
     before: str = ""
 
 
-@frozen(repr=False)
-class StateDef(Record):
+@frozen(repr=False, eq=False)
+class StateDef(Compared):
     name: str
     strands: tuple[StrandDef, ...]
     architecture: Architecture = Architecture.UNKNOWN
@@ -101,8 +101,8 @@ class StateDef(Record):
         return self.strands[0] if self.strands else None
 
 
-@frozen(repr=False)
-class TransitionDef(Record):
+@frozen(repr=False, eq=False)
+class TransitionDef(Compared):
     name: str
     operation: str
     substrates: tuple[str, ...] = ()
@@ -115,8 +115,8 @@ class TransitionDef(Record):
     support_status: str = "explicit"
 
 
-@frozen(repr=False)
-class ReadDef(Record):
+@frozen(repr=False, eq=False)
+class ReadDef(Compared):
     name: str
     primer: str
     strand: str = "bottom"  # the template strand the primer anneals to
@@ -124,8 +124,8 @@ class ReadDef(Record):
     min_length: int | None = None
 
 
-@frozen(repr=False)
-class LibraryDef(Record):
+@frozen(repr=False, eq=False)
+class LibraryDef(Compared):
     name: str
     seq: Seq
     modality: str = "gene expression"
@@ -136,8 +136,8 @@ class LibraryDef(Record):
     status_reason: str = ""
 
 
-@frozen(repr=False)
-class Graph(Record):
+@frozen(repr=False, eq=False)
+class Graph(Compared):
     """One workflow's molecular graph: states, transitions, initial and final states."""
 
     name: str
@@ -154,8 +154,8 @@ class Graph(Record):
         return next((s for s in self.states if s.name == name), None)
 
 
-@frozen(repr=False)
-class MolecularModel(Record):
+@frozen(repr=False, eq=False)
+class MolecularModel(Compared):
     name: str = ""
     title: str = ""
     segments: tuple[SegmentDef, ...] = ()

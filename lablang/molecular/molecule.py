@@ -25,7 +25,7 @@ from typing import assert_never
 from attrs import field, frozen
 
 from lablang.molecular.sequence import Modification, Seq, reverse_complement
-from lablang.records import Record
+from lablang.records import Compared
 
 
 class MolType(enum.Enum):
@@ -53,16 +53,16 @@ class Architecture(enum.Enum):
     UNKNOWN = "unknown"
 
 
-@frozen(repr=False)
-class Strand(Record):
+@frozen(repr=False, eq=False)
+class Strand(Compared):
     seq: Seq
     moltype: MolType = MolType.DNA
     name: str = ""
     phosphate_5p: bool = False
 
 
-@frozen(repr=False)
-class End(Record):
+@frozen(repr=False, eq=False)
+class End(Compared):
     """One end of a duplex: the unpaired sequence on each strand (empty = flush)."""
 
     top: Seq = field(factory=Seq)
@@ -104,13 +104,13 @@ class End(Record):
         return bool(self.top) and bool(self.bottom)
 
 
-@frozen(repr=False)
-class Single(Record):
+@frozen(repr=False, eq=False)
+class Single(Compared):
     strand: Strand
 
 
-@frozen(repr=False)
-class Duplex(Record):
+@frozen(repr=False, eq=False)
+class Duplex(Compared):
     core: Seq
     left: End = field(factory=End)
     right: End = field(factory=End)
@@ -270,8 +270,8 @@ class Disposition(enum.Enum):
     DISCARDED = "discarded"
 
 
-@frozen(repr=False)
-class Product(Record):
+@frozen(repr=False, eq=False)
+class Product(Compared):
     """One product of an operation, with what happens to it and why."""
 
     molecule: Molecule
@@ -281,8 +281,8 @@ class Product(Record):
     fraction: float | None = None  # expected share of the mix, when known (tagmentation)
 
 
-@frozen(repr=False)
-class Pool(Record):
+@frozen(repr=False, eq=False)
+class Pool(Compared):
     """The products of one step; operations map over the carried members."""
 
     products: tuple[Product, ...]

@@ -32,7 +32,7 @@ from typing import assert_never
 from attrs import evolve, frozen
 
 from lablang.molecular.modifications import modified_bases
-from lablang.records import Record
+from lablang.records import Compared
 
 IUPAC: dict[str, frozenset[str]] = {
     "A": frozenset("A"),
@@ -73,16 +73,16 @@ class SequenceError(ValueError):
     """A sequence text that cannot be read; the message says where and why."""
 
 
-@frozen(repr=False)
-class Bases(Record):
+@frozen(repr=False, eq=False)
+class Bases(Compared):
     """Concrete IUPAC bases (DNA alphabet), optionally labelled with where they came from."""
 
     text: str
     label: str | None = None
 
 
-@frozen(repr=False)
-class Homopolymer(Record):
+@frozen(repr=False, eq=False)
+class Homopolymer(Compared):
     """A run of one base, `(T)30`; `count=None` is a run of unspecified length (`[POLY_T]`)."""
 
     base: str
@@ -90,8 +90,8 @@ class Homopolymer(Record):
     label: str | None = None
 
 
-@frozen(repr=False)
-class Symbol(Record):
+@frozen(repr=False, eq=False)
+class Symbol(Compared):
     """A symbolic segment: barcode, UMI, index, payload, spacer.
 
     `name` is its identity (what it pairs by), `role` its LibStructBench role, and
@@ -121,8 +121,8 @@ class Symbol(Record):
 MODIFIED_BASES: dict[str, str] = modified_bases()
 
 
-@frozen(repr=False)
-class Modification(Record):
+@frozen(repr=False, eq=False)
+class Modification(Compared):
     """An IDT-style modification such as `/5Phos/` or `/3ddC/`.
 
     A modification that is a nucleotide (`/iBiodT/`, `/ideoxyU/`: see `MODIFIED_BASES`)
@@ -139,40 +139,40 @@ class Modification(Record):
         return cls(code, MODIFIED_BASES.get(code))
 
 
-@frozen(repr=False)
-class Ribo(Record):
+@frozen(repr=False, eq=False)
+class Ribo(Compared):
     """A ribonucleotide in a DNA oligo (`rG`); pairs as its base."""
 
     base: str
     label: str | None = None
 
 
-@frozen(repr=False)
-class LNA(Record):
+@frozen(repr=False, eq=False)
+class LNA(Compared):
     """A locked nucleic acid base (`+G`); pairs as its base."""
 
     base: str
     label: str | None = None
 
 
-@frozen(repr=False)
-class Thioate(Record):
+@frozen(repr=False, eq=False)
+class Thioate(Compared):
     """A phosphorothioate linkage (`*`); it occupies no position."""
 
 
 Part = Bases | Homopolymer | Symbol | Modification | Ribo | LNA | Thioate
 
 
-@frozen(repr=False)
-class SymbolToken(Record):
+@frozen(repr=False, eq=False)
+class SymbolToken(Compared):
     """The token of a symbolic segment: what pairing and equality compare."""
 
     name: str
     rc: bool
 
 
-@frozen(repr=False)
-class PolyToken(Record):
+@frozen(repr=False, eq=False)
+class PolyToken(Compared):
     """The token of an unspecified-length homopolymer."""
 
     base: str
@@ -181,8 +181,8 @@ class PolyToken(Record):
 Token = str | SymbolToken | PolyToken
 
 
-@frozen(repr=False)
-class Seq(Record):
+@frozen(repr=False, eq=False)
+class Seq(Compared):
     """A sequence, 5' to 3', as a tuple of parts."""
 
     parts: tuple[Part, ...] = ()

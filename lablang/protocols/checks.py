@@ -35,7 +35,7 @@ from lablang.protocols.model import (
     Wash,
 )
 from lablang.protocols.quantities import CANONICAL, Amount, format_value
-from lablang.records import Record
+from lablang.records import Compared
 from lablang.source import Source
 
 # Plausible ranges: (dimension, low, high) in canonical units; outside is a warning.
@@ -62,8 +62,8 @@ COUNT_RANGES = {
 FLOW_THROUGH = frozenset({"flow_through", "flowthrough"})
 
 
-@frozen(repr=False)
-class LedgerEntry(Record):
+@frozen(repr=False, eq=False)
+class LedgerEntry(Compared):
     """The volume of each container after one step (None = unknown)."""
 
     step: str

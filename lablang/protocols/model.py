@@ -15,15 +15,15 @@ from typing import TypeAlias
 from attrs import field, fields, frozen
 
 from lablang.protocols.quantities import Amount
-from lablang.records import Record
+from lablang.records import Compared
 from lablang.source import NO_SPAN, Span
 
 Value: TypeAlias = Amount | str | int | None
 
 
 # ------------------------------------------------------------ actions
-@frozen(kw_only=True, repr=False)
-class Add(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Add(Compared):
     """Add `volume` of a declared material to a container."""
 
     volume: Amount | None
@@ -31,8 +31,8 @@ class Add(Record):
     destination: str | None
 
 
-@frozen(kw_only=True, repr=False)
-class Transfer(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Transfer(Compared):
     """Move `volume` (None = all of it) from one container to another."""
 
     volume: Amount | None
@@ -40,8 +40,8 @@ class Transfer(Record):
     destination: str | None
 
 
-@frozen(kw_only=True, repr=False)
-class Mix(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Mix(Compared):
     method: str | None
     count: int | None = None
     speed: Amount | None = None
@@ -49,14 +49,14 @@ class Mix(Record):
     volume: Amount | None = None
 
 
-@frozen(kw_only=True, repr=False)
-class Incubate(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Incubate(Compared):
     temperature: Amount | None
     duration: Amount | None
 
 
-@frozen(kw_only=True, repr=False)
-class Segment(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Segment(Compared):
     """One thermocycler segment: hold `temperature` for `duration`."""
 
     temperature: Amount
@@ -64,15 +64,15 @@ class Segment(Record):
     span: Span = field(default=NO_SPAN, eq=False)
 
 
-@frozen(kw_only=True, repr=False)
-class Repeat(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Repeat(Compared):
     count: int
     segments: tuple[Segment, ...]
     span: Span = field(default=NO_SPAN, eq=False)
 
 
-@frozen(kw_only=True, repr=False)
-class Hold(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Hold(Compared):
     temperature: Amount
     duration: Amount | None = None
     span: Span = field(default=NO_SPAN, eq=False)
@@ -81,13 +81,13 @@ class Hold(Record):
 Stage: TypeAlias = Segment | Repeat | Hold
 
 
-@frozen(kw_only=True, repr=False)
-class Thermocycle(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Thermocycle(Compared):
     stages: tuple[Stage, ...]
 
 
-@frozen(kw_only=True, repr=False)
-class Centrifuge(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Centrifuge(Compared):
     """`speed` is a rotation speed (rpm) or a relative centrifugal force (xg).
 
     `discard: flow_through` (a spin column) empties the container in the ledger: what
@@ -100,8 +100,8 @@ class Centrifuge(Record):
     discard: str | None = None
 
 
-@frozen(kw_only=True, repr=False)
-class Cleanup(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Cleanup(Compared):
     """Bead cleanup at `ratio` x the sample volume; `elute` sets the volume afterwards."""
 
     ratio: Amount | None
@@ -113,16 +113,16 @@ class Cleanup(Record):
     then: Amount | None = None
 
 
-@frozen(kw_only=True, repr=False)
-class Wash(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Wash(Compared):
     volume: Amount | None
     material: str | None = None
     times: int | None = None
     duration: Amount | None = None  # each wash's duration (`3 x 5 min`: times 3, 5 min)
 
 
-@frozen(kw_only=True, repr=False)
-class Measure(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Measure(Compared):
     """A QC measurement that consumes `volume` of the sample (if given)."""
 
     what: str
@@ -136,13 +136,13 @@ class Measure(Record):
     melt_curve: str | None = None
 
 
-@frozen(kw_only=True, repr=False)
-class Wait(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Wait(Compared):
     duration: Amount | None
 
 
-@frozen(kw_only=True, repr=False)
-class Run(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Run(Compared):
     """Run an instrument with its settings, e.g. a wet transfer at 100 V constant for 60 min.
 
     `consumable` is what the run acts on (a membrane, a gel); `mode` is what the
@@ -159,8 +159,8 @@ class Run(Record):
     consumable: str | None = None
 
 
-@frozen(kw_only=True, repr=False)
-class Note(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Note(Compared):
     text: str
 
 
@@ -196,8 +196,8 @@ ACTION_KINDS: dict[type, str] = {
 
 
 # ------------------------------------------------------------ steps and protocols
-@frozen(kw_only=True, repr=False)
-class Step(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Step(Compared):
     """A named step holding one action.
 
     `container` is the container the step works in when it names one; a step that
@@ -221,16 +221,16 @@ class Step(Record):
         return self.spans.get(parameter, self.span)
 
 
-@frozen(kw_only=True, repr=False)
-class Component(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Component(Compared):
     """One component of a material at its concentration (`methanol: 20 %`, `tris: 25 mM`)."""
 
     name: str
     amount: Amount | None
 
 
-@frozen(kw_only=True, repr=False)
-class Material(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Material(Compared):
     """A reagent: its identity (`description`), its composition and its dilution.
 
     `components` are the material's parts with their concentrations, `solvent` what they
@@ -246,8 +246,8 @@ class Material(Record):
     span: Span = field(default=NO_SPAN, eq=False)
 
 
-@frozen(kw_only=True, repr=False)
-class Consumable(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Consumable(Compared):
     """A membrane, gel, column or plate as an object: what it is made of and its properties."""
 
     name: str
@@ -257,8 +257,8 @@ class Consumable(Record):
     span: Span = field(default=NO_SPAN, eq=False)
 
 
-@frozen(kw_only=True, repr=False)
-class Container(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Container(Compared):
     """`initial` is the starting volume; None means unknown (distinct from empty)."""
 
     name: str
@@ -266,8 +266,8 @@ class Container(Record):
     span: Span = field(default=NO_SPAN, eq=False)
 
 
-@frozen(kw_only=True, repr=False)
-class Protocol(Record):
+@frozen(kw_only=True, repr=False, eq=False)
+class Protocol(Compared):
     name: str
     steps: tuple[Step, ...]
     title: str | None = None

@@ -17,7 +17,7 @@ from attrs import define, field, frozen
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.limits import DEFAULT_LIMITS, Limits
-from lablang.records import Record
+from lablang.records import Compared
 from lablang.source import Source
 
 if TYPE_CHECKING:
@@ -37,8 +37,8 @@ def stdlib_root() -> Path:
     return package.parent / "stdlib"
 
 
-@frozen(repr=False)
-class Symbol(Record):
+@frozen(repr=False, eq=False)
+class Symbol(Compared):
     """A declaration visible in a module, and the module that declares it."""
 
     name: str

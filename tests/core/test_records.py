@@ -115,3 +115,36 @@ def test_the_shared_record_repr_is_the_text_attrs_generates_for_a_twin_class() -
     generated = [repr(x) for x in instances(*declare(False))]
     assert shared == generated
     assert "Tree(leaves=(Leaf(text='it" in shared[1] and "shown=<7>" in shared[0]
+
+
+def test_the_shared_equality_compares_and_hashes_as_attrs_does_for_a_twin_class() -> None:
+    """`lablang.records.Compared`'s `==`, `!=` and hash agree with attrs' generated ones for
+    a twin class: fields with `eq=False` are ignored, an `eq` key is applied, a record of
+    another class (even with equal fields) is unequal, and equal records hash alike."""
+    from lablang.records import Compared
+
+    def declare(shared: bool) -> tuple[type, type]:
+        base: tuple[type, ...] = (Compared,) if shared else ()
+
+        @attrs.frozen(repr=not shared, eq=not shared)
+        class Pair(*base):  # type: ignore[misc]
+            name: str = attrs.field(eq=str.lower)
+            items: tuple[int, ...] = ()
+            note: str = attrs.field(default="", eq=False)
+
+        @attrs.frozen(repr=not shared, eq=not shared)
+        class Single(*base):  # type: ignore[misc]
+            name: str
+
+        return Pair, Single
+
+    def outcomes(pair: type, single: type) -> list[object]:
+        a, b = pair("Ab", (1, 2), note="x"), pair("aB", (1, 2), note="y")
+        c, d = pair("Ab", (2, 1)), single("Ab")
+        return [
+            a == b, a != b, hash(a) == hash(b), a == c, a != c, a == d, d == single("Ab"),
+            hash(d) == hash(single("Ab")), len({a, b, c}), a == "Ab",
+        ]  # fmt: skip
+
+    assert outcomes(*declare(True)) == outcomes(*declare(False))
+    assert outcomes(*declare(True))[:4] == [True, False, True, False]

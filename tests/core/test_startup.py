@@ -318,9 +318,10 @@ _BESIDE_RECORDS = {"lablang.source", "lablang.units", "lablang.units.table", "la
 
 def test_every_frozen_record_a_check_declares_shares_the_one_repr(tmp_path: Path) -> None:
     """Each frozen attrs class in the lablang modules a check of small.lab (all three
-    backends) loads prints through `lablang.records.Record` or its own `__repr__`, not one
-    attrs generated for it (which costs a third of declaring the class), except the records
-    of layer 1 that cannot import it."""
+    backends) loads prints through `lablang.records.Record` and compares through
+    `lablang.records.Compared` (or by identity), with no `__repr__` or `__eq__` attrs
+    generated for it (two thirds of declaring the class), except the records of layer 1
+    that cannot import them."""
     import importlib
 
     from lablang.records import Record
@@ -337,6 +338,7 @@ def test_every_frozen_record_a_check_declares_shares_the_one_repr(tmp_path: Path
         for value in vars(importlib.import_module(name)).values():
             frozen_record = isinstance(value, type) and has(value) and value.__module__ == name
             frozen_record = frozen_record and value.__setattr__ is not object.__setattr__
-            if frozen_record and not issubclass(value, Record) and "__repr__" in vars(value):
+            own = vars(value) if frozen_record else {}
+            if ("__repr__" in own and not issubclass(value, Record)) or "__eq__" in own:
                 generated.append(f"{name}.{value.__qualname__}")
     assert "lablang.contracts.model" in loaded and generated == []

@@ -34,7 +34,7 @@ from lablang.molecular.sequence import (
     token_width,
     tokens_pair,
 )
-from lablang.records import Record
+from lablang.records import Compared
 
 MIN_ANNEAL = 12  # bases paired at a primer's 3' end (a common working default)
 MIN_SWITCH = 3  # the rGrGrG of a TSO pairs with the non-templated CCC
@@ -71,8 +71,8 @@ class NoSubstrate(OperationFailure):
 # ------------------------------------------------------------------ oligos as strands
 
 
-@frozen(repr=False)
-class Oligo(Record):
+@frozen(repr=False, eq=False)
+class Oligo(Compared):
     """An oligo as the interpreter sees it: a name and one or more strands (5'->3')."""
 
     name: str
@@ -131,8 +131,8 @@ def kinase_accepts(seq: Seq) -> bool:
 # ------------------------------------------------------------------ annealing
 
 
-@frozen(repr=False)
-class Site(Record):
+@frozen(repr=False, eq=False)
+class Site(Compared):
     """Where a primer's 3' end pairs on a template.
 
     `start` is the template token paired with the primer's 3'-terminal base; the paired
@@ -261,8 +261,8 @@ def anneal_sites(primer: Seq, template: Seq, min_match: int = MIN_ANNEAL) -> lis
     return sites
 
 
-@frozen(repr=False)
-class ClosestMatch(Record):
+@frozen(repr=False, eq=False)
+class ClosestMatch(Compared):
     position: int  # template token where the primer's 3' end would sit
     paired: int  # bases paired contiguously from the 3' end
     best_total: int  # bases paired in the best ungapped alignment, 3' end paired or not

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from attrs import frozen
 
-from lablang.records import Record
+from lablang.records import Compared
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -34,8 +34,8 @@ KINDS: dict[str, str] = {
 }
 
 
-@frozen(repr=False)
-class Param(Record):
+@frozen(repr=False, eq=False)
+class Param(Compared):
     """One argument of an operation as written in a workflow (`primer: bead`).
 
     `py` is the keyword the function takes (the same name unless given; None when the
@@ -59,8 +59,8 @@ class Param(Record):
         return f"{self.name}: {shown}"
 
 
-@frozen(repr=False)
-class Operation(Record):
+@frozen(repr=False, eq=False)
+class Operation(Compared):
     """A registered operation: the function and everything said about it."""
 
     name: str
