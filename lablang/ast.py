@@ -12,35 +12,21 @@ from typing import Any, TypeAlias
 
 from attrs import fields, frozen, has
 
+from lablang.records import Compared
 from lablang.source import Span
 
 
-class _Node:
-    """What every node class shares: its repr, written once here instead of one per class
-    (`repr=False`: that saves a third of the time this module takes to import). The text is
-    the one attrs generates (a test compares them)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        node: Any = type(self)  # every subclass is an attrs class
-        shown = ", ".join(
-            f"{field.name}={getattr(self, field.name)!r}" for field in fields(node) if field.repr
-        )
-        return f"{type(self).__qualname__}({shown})"
-
-
 # ------------------------------------------------------------ sequence parts
-@frozen(kw_only=True, repr=False)
-class Bases(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Bases(Compared):
     """Concrete IUPAC bases, e.g. `ACGTVN`."""
 
     text: str
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Placeholder(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Placeholder(Compared):
     """`[ROLE:LEN]`, `[ROLE:MIN-MAX]` or `[ROLE]`; `revcomp` for `[ROLE']`."""
 
     role: str
@@ -50,8 +36,8 @@ class Placeholder(_Node):
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Homopolymer(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Homopolymer(Compared):
     """`(T)30`: one base repeated."""
 
     base: str
@@ -59,8 +45,8 @@ class Homopolymer(_Node):
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class SeqRef(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class SeqRef(Compared):
     """`{TruSeq_R1}` or `{TruSeq_R1.partial}`; `revcomp` for `{P7'}`."""
 
     path: tuple[str, ...]
@@ -68,32 +54,32 @@ class SeqRef(_Node):
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Modification(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Modification(Compared):
     """An IDT-style modification code such as `/5Phos/` (stored without slashes)."""
 
     code: str
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Ribo(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Ribo(Compared):
     """A ribonucleotide in a DNA oligo, `rG`."""
 
     base: str
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class LNA(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class LNA(Compared):
     """A locked nucleic acid base, `+G`."""
 
     base: str
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Thioate(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Thioate(Compared):
     """A phosphorothioate bond, `*`."""
 
     span: Span
@@ -105,38 +91,38 @@ SeqPart: TypeAlias = (
 
 
 # ------------------------------------------------------------ expressions
-@frozen(kw_only=True, repr=False)
-class Number(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Number(Compared):
     text: str
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Quantity(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Quantity(Compared):
     number: str
     unit: str
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class String(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class String(Compared):
     value: str
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Bool(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Bool(Compared):
     value: bool
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class NoneLit(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class NoneLit(Compared):
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class End(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class End(Compared):
     """A strand end, `5'` or `3'` (as in `attached: bead at 5'`), or one strand's end,
     `top 3'` or `bottom 5'` (as in `ligate(x, adapter: a, end: bottom 5')`)."""
 
@@ -145,14 +131,14 @@ class End(_Node):
     strand: str | None = None
 
 
-@frozen(kw_only=True, repr=False)
-class Name(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Name(Compared):
     id: str
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Sequence(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Sequence(Compared):
     """A sequence literal `[DNA|RNA] 5'-...-3'`."""
 
     moltype: str | None
@@ -161,59 +147,59 @@ class Sequence(_Node):
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Arg(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Arg(Compared):
     name: str | None
     value: Expr
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Call(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Call(Compared):
     func: Expr
     args: tuple[Arg, ...]
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Attribute(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Attribute(Compared):
     value: Expr
     name: str
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Index(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Index(Compared):
     value: Expr
     index: Expr
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Optional(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Optional(Compared):
     """`T?`: an optional type (or value)."""
 
     value: Expr
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Unary(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Unary(Compared):
     op: str
     operand: Expr
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Binary(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Binary(Compared):
     op: str
     left: Expr
     right: Expr
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Quantifier(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Quantifier(Compared):
     kind: str
     var: str
     domain: Expr
@@ -221,28 +207,28 @@ class Quantifier(_Node):
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class ListExpr(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class ListExpr(Compared):
     items: tuple[Expr, ...]
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class TupleExpr(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class TupleExpr(Compared):
     items: tuple[Expr, ...]
     span: Span
 
 
 # ------------------------------------------------------------ block members
-@frozen(kw_only=True, repr=False)
-class Assignment(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Assignment(Compared):
     name: str
     value: Expr
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Clause(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Clause(Compared):
     """A keyword clause after a value: `on table`, `requires x`, `effect b = k`."""
 
     keyword: str
@@ -250,16 +236,16 @@ class Clause(_Node):
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Param(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Param(Compared):
     name: str
     type: Expr | None
     default: Expr | None
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Field(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Field(Compared):
     key: str
     key_span: Span
     value: Expr
@@ -267,16 +253,16 @@ class Field(_Node):
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Binding(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Binding(Compared):
     name: str
     name_span: Span
     value: Expr
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Entry(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Entry(Compared):
     """A keyword-led member with an optional name: `step mix {...}`, `var a: slot?`."""
 
     keyword: str
@@ -290,8 +276,8 @@ class Entry(_Node):
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class ExprEntry(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class ExprEntry(Compared):
     """A keyword-led member whose argument is an expression: `goal x`, `repeat 11 {...}`."""
 
     keyword: str
@@ -301,8 +287,8 @@ class ExprEntry(_Node):
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class ExprStmt(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class ExprStmt(Compared):
     """A bare expression member: `98 C for 15 s`, `pick(tube_A)`."""
 
     value: Expr
@@ -313,8 +299,8 @@ class ExprStmt(_Node):
 Member: TypeAlias = Field | Binding | Entry | ExprEntry | ExprStmt
 
 
-@frozen(kw_only=True, repr=False)
-class Block(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Block(Compared):
     """`{ members }`; also a record expression such as `{x: ±3 cm, y: ±3 cm}`."""
 
     members: tuple[Member, ...]
@@ -344,8 +330,8 @@ Expr: TypeAlias = (
 
 
 # ------------------------------------------------------------ top level
-@frozen(kw_only=True, repr=False)
-class Use(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Use(Compared):
     """`use illumina.{P5, P7}`: `path` is the module, `names` the imported members."""
 
     path: tuple[str, ...]
@@ -354,8 +340,8 @@ class Use(_Node):
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Decl(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Decl(Compared):
     kind: str
     name: str
     name_span: Span
@@ -369,14 +355,14 @@ class Decl(_Node):
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Comment(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Comment(Compared):
     text: str
     span: Span
 
 
-@frozen(kw_only=True, repr=False)
-class Module(_Node):
+@frozen(kw_only=True, repr=False, eq=False)
+class Module(Compared):
     name: str | None
     title: str | None
     uses: tuple[Use, ...]

@@ -14,6 +14,7 @@ from attrs import frozen
 from lablang import ast
 from lablang.check.names import did_you_mean
 from lablang.diagnostics import Edit, Fix, Report
+from lablang.records import Compared
 from lablang.source import Source
 
 __all__ = ["DECL_FIELDS", "ENTRY_FIELDS", "PROVENANCE_FIELDS", "FieldSet", "check_field_names"]
@@ -22,8 +23,8 @@ __all__ = ["DECL_FIELDS", "ENTRY_FIELDS", "PROVENANCE_FIELDS", "FieldSet", "chec
 PROVENANCE_FIELDS = ("source", "support")
 
 
-@frozen
-class FieldSet:
+@frozen(repr=False, eq=False)
+class FieldSet(Compared):
     """The fields of one declaration kind (or entry keyword), each with a one-line doc."""
 
     fields: dict[str, str]

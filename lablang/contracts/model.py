@@ -14,6 +14,7 @@ from typing import TypeAlias
 
 from attrs import field, fields, frozen, has
 
+from lablang.records import Compared
 from lablang.source import Source, Span
 
 NONE = -1
@@ -21,14 +22,14 @@ NONE = -1
 
 
 # ------------------------------------------------------------------ types
-@frozen(kw_only=True)
-class BoolType:
+@frozen(kw_only=True, repr=False, eq=False)
+class BoolType(Compared):
     def describe(self) -> str:
         return "bool"
 
 
-@frozen(kw_only=True)
-class IntType:
+@frozen(kw_only=True, repr=False, eq=False)
+class IntType(Compared):
     """The integers `lo..hi` (both included)."""
 
     lo: int
@@ -38,8 +39,8 @@ class IntType:
         return f"int[{self.lo}..{self.hi}]"
 
 
-@frozen(kw_only=True)
-class ValuesType:
+@frozen(kw_only=True, repr=False, eq=False)
+class ValuesType(Compared):
     """A finite set of integers, `one_of(1, 2, 5)`."""
 
     values: tuple[int, ...]
@@ -48,8 +49,8 @@ class ValuesType:
         return "one_of(" + ", ".join(map(str, self.values)) + ")"
 
 
-@frozen(kw_only=True)
-class EnumType:
+@frozen(kw_only=True, repr=False, eq=False)
+class EnumType(Compared):
     """Named members, `one_of(empty, heavy)`; a value is the member's index."""
 
     members: tuple[str, ...]
@@ -58,8 +59,8 @@ class EnumType:
         return "one_of(" + ", ".join(self.members) + ")"
 
 
-@frozen(kw_only=True)
-class OptionType:
+@frozen(kw_only=True, repr=False, eq=False)
+class OptionType(Compared):
     """`T?`: a value of `T` or `none`."""
 
     inner: IntType | ValuesType | EnumType
@@ -68,8 +69,8 @@ class OptionType:
         return self.inner.describe() + "?"
 
 
-@frozen(kw_only=True)
-class SetType:
+@frozen(kw_only=True, repr=False, eq=False)
+class SetType(Compared):
     """`set(T)`: a subset of a finite type, one flag per element."""
 
     elem: IntType | ValuesType | EnumType
@@ -172,14 +173,14 @@ def read_value(t: Type, raw: object) -> object:
 
 
 # ------------------------------------------------------------------ expressions
-@frozen(kw_only=True)
-class Const:
+@frozen(kw_only=True, repr=False, eq=False)
+class Const(Compared):
     value: int | bool
     span: Span | None = field(default=None, eq=False)
 
 
-@frozen(kw_only=True)
-class Ref:
+@frozen(kw_only=True, repr=False, eq=False)
+class Ref(Compared):
     """A resolved name: `var`, `evidence`, `outcome`, `arg` (operation parameter),
     `bound` (quantified variable) or `define` (a named derived expression)."""
 
@@ -188,15 +189,15 @@ class Ref:
     span: Span | None = field(default=None, eq=False)
 
 
-@frozen(kw_only=True)
-class Unary:
+@frozen(kw_only=True, repr=False, eq=False)
+class Unary(Compared):
     op: str  # not | neg
     operand: Expr
     span: Span | None = field(default=None, eq=False)
 
 
-@frozen(kw_only=True)
-class Binary:
+@frozen(kw_only=True, repr=False, eq=False)
+class Binary(Compared):
     # add sub mul div mod | eq ne lt le gt ge | and or implies | in | union diff
     op: str
     left: Expr
@@ -204,30 +205,30 @@ class Binary:
     span: Span | None = field(default=None, eq=False)
 
 
-@frozen(kw_only=True)
-class If:
+@frozen(kw_only=True, repr=False, eq=False)
+class If(Compared):
     cond: Expr
     then: Expr
     other: Expr
     span: Span | None = field(default=None, eq=False)
 
 
-@frozen(kw_only=True)
-class SetLit:
+@frozen(kw_only=True, repr=False, eq=False)
+class SetLit(Compared):
     items: tuple[Expr, ...]
     elem: ScalarType | None = None
     span: Span | None = field(default=None, eq=False)
 
 
-@frozen(kw_only=True)
-class Agg:
+@frozen(kw_only=True, repr=False, eq=False)
+class Agg(Compared):
     func: str  # sum | size
     arg: Expr
     span: Span | None = field(default=None, eq=False)
 
 
-@frozen(kw_only=True)
-class Quant:
+@frozen(kw_only=True, repr=False, eq=False)
+class Quant(Compared):
     """`forall x in D: body` over a finite type or a set-valued expression."""
 
     kind: str  # forall | exists
@@ -371,8 +372,8 @@ def conjuncts(expr: Expr) -> list[Expr]:
 
 
 # ------------------------------------------------------------------ declarations
-@frozen(kw_only=True)
-class Item:
+@frozen(kw_only=True, repr=False, eq=False)
+class Item(Compared):
     """A named, located condition: a requirement, goal, invariant or terminal."""
 
     expr: Expr
@@ -380,8 +381,8 @@ class Item:
     span: Span | None = None
 
 
-@frozen(kw_only=True)
-class Variable:
+@frozen(kw_only=True, repr=False, eq=False)
+class Variable(Compared):
     name: str
     type: Type
     init: Expr | None = None
@@ -389,8 +390,8 @@ class Variable:
     span: Span | None = None
 
 
-@frozen(kw_only=True)
-class Evidence:
+@frozen(kw_only=True, repr=False, eq=False)
+class Evidence(Compared):
     """A per-episode fact, constant through the episode; `authorized` says when the
     agent may know it (default: never)."""
 
@@ -400,8 +401,8 @@ class Evidence:
     span: Span | None = None
 
 
-@frozen(kw_only=True)
-class Outcome:
+@frozen(kw_only=True, repr=False, eq=False)
+class Outcome(Compared):
     """Per-step nondeterminism of the environment (a placement that fails)."""
 
     name: str
@@ -409,21 +410,21 @@ class Outcome:
     span: Span | None = None
 
 
-@frozen(kw_only=True)
-class OpParam:
+@frozen(kw_only=True, repr=False, eq=False)
+class OpParam(Compared):
     name: str
     type: ScalarType
 
 
-@frozen(kw_only=True)
-class Effect:
+@frozen(kw_only=True, repr=False, eq=False)
+class Effect(Compared):
     var: str
     value: Expr
     span: Span | None = None
 
 
-@frozen(kw_only=True)
-class Operation:
+@frozen(kw_only=True, repr=False, eq=False)
+class Operation(Compared):
     name: str
     params: tuple[OpParam, ...] = ()
     requires: tuple[Item, ...] = ()
@@ -432,21 +433,21 @@ class Operation:
     span: Span | None = None
 
 
-@frozen(kw_only=True)
-class Definition:
+@frozen(kw_only=True, repr=False, eq=False)
+class Definition(Compared):
     name: str
     expr: Expr
     span: Span | None = None
 
 
-@frozen(kw_only=True)
-class Pin:
+@frozen(kw_only=True, repr=False, eq=False)
+class Pin(Compared):
     name: str  # a variable or evidence name
     value: Expr
 
 
-@frozen(kw_only=True)
-class Commute:
+@frozen(kw_only=True, repr=False, eq=False)
+class Commute(Compared):
     """`commute(a, b)`: wherever both are legal, either order is legal and ends alike."""
 
     a: str
@@ -454,8 +455,8 @@ class Commute:
     span: Span | None = None
 
 
-@frozen(kw_only=True)
-class Pair:
+@frozen(kw_only=True, repr=False, eq=False)
+class Pair(Compared):
     """Answer-changing evidence: the two sides must have disjoint legal `at` operations."""
 
     name: str
@@ -465,8 +466,8 @@ class Pair:
     span: Span | None = None
 
 
-@frozen(kw_only=True)
-class Contract:
+@frozen(kw_only=True, repr=False, eq=False)
+class Contract(Compared):
     name: str
     params: Mapping[str, int] = field(factory=dict)
     variables: tuple[Variable, ...] = ()
@@ -500,8 +501,8 @@ class Contract:
         return next(o for o in self.operations if o.name == name)
 
 
-@frozen(kw_only=True)
-class GroundOp:
+@frozen(kw_only=True, repr=False, eq=False)
+class GroundOp(Compared):
     """An operation with its parameters fixed, `place_b(6)`."""
 
     op: Operation

@@ -13,31 +13,32 @@ from collections.abc import Iterator, Sequence
 from attrs import define, field, frozen
 
 from lablang.diagnostics.severity import Severity
+from lablang.records import Compared
 from lablang.source import NO_SPAN, Source, Span
 
 
-@frozen
-class Label:
+@frozen(repr=False, eq=False)
+class Label(Compared):
     span: Span
     message: str = ""
 
 
-@frozen
-class Edit:
+@frozen(repr=False, eq=False)
+class Edit(Compared):
     span: Span
     replacement: str
 
 
-@frozen
-class Fix:
+@frozen(repr=False, eq=False)
+class Fix(Compared):
     """A machine-applicable repair: replace each span by its text."""
 
     description: str
     edits: tuple[Edit, ...]
 
 
-@frozen
-class Diagnostic:
+@frozen(repr=False, eq=False)
+class Diagnostic(Compared):
     code: str
     severity: Severity
     message: str

@@ -19,10 +19,11 @@ from pathlib import Path
 from attrs import frozen
 
 from lablang.diagnostics.severity import Severity
+from lablang.records import Compared
 
 
-@frozen
-class Code:
+@frozen(repr=False, eq=False)
+class Code(Compared):
     code: str
     severity: Severity
     title: str

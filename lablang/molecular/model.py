@@ -13,6 +13,7 @@ from attrs import frozen
 from lablang.molecular.molecule import Architecture, Duplex, Molecule, MolType, Single
 from lablang.molecular.operations import Oligo
 from lablang.molecular.sequence import Seq
+from lablang.records import Compared
 
 OPERATIONS = (
     "reverse_transcription", "ligation", "tagmentation", "extension", "pcr", "amplification",
@@ -29,8 +30,8 @@ MODALITIES = (
 )
 
 
-@frozen
-class SegmentDef:
+@frozen(repr=False, eq=False)
+class SegmentDef(Compared):
     name: str
     seq: Seq
     kind: str = "fixed"  # fixed barcode umi index payload homopolymer spacer linker anchor
@@ -38,8 +39,8 @@ class SegmentDef:
     parts: tuple[tuple[str, Seq], ...] = ()  # named sub-sequences: `{TruSeq_R1.partial}`
 
 
-@frozen
-class OligoDef:
+@frozen(repr=False, eq=False)
+class OligoDef(Compared):
     name: str
     strands: tuple[Seq, ...]
     title: str = ""
@@ -60,24 +61,24 @@ class OligoDef:
         return Oligo(self.name, self.strands, self.kind)
 
 
-@frozen
-class StrandDef:
+@frozen(repr=False, eq=False)
+class StrandDef(Compared):
     name: str
     seq: Seq
     moltype: MolType = MolType.DNA
     derived_from: tuple[tuple[str, str], ...] = ()  # (oligo, same_orientation|reverse_complement)
 
 
-@frozen
-class Discontinuity:
+@frozen(repr=False, eq=False)
+class Discontinuity(Compared):
     kind: str  # nick gap break
     strand: str
     after: str = ""
     before: str = ""
 
 
-@frozen
-class StateDef:
+@frozen(repr=False, eq=False)
+class StateDef(Compared):
     name: str
     strands: tuple[StrandDef, ...]
     architecture: Architecture = Architecture.UNKNOWN
@@ -100,8 +101,8 @@ class StateDef:
         return self.strands[0] if self.strands else None
 
 
-@frozen
-class TransitionDef:
+@frozen(repr=False, eq=False)
+class TransitionDef(Compared):
     name: str
     operation: str
     substrates: tuple[str, ...] = ()
@@ -114,8 +115,8 @@ class TransitionDef:
     support_status: str = "explicit"
 
 
-@frozen
-class ReadDef:
+@frozen(repr=False, eq=False)
+class ReadDef(Compared):
     name: str
     primer: str
     strand: str = "bottom"  # the template strand the primer anneals to
@@ -123,8 +124,8 @@ class ReadDef:
     min_length: int | None = None
 
 
-@frozen
-class LibraryDef:
+@frozen(repr=False, eq=False)
+class LibraryDef(Compared):
     name: str
     seq: Seq
     modality: str = "gene expression"
@@ -135,8 +136,8 @@ class LibraryDef:
     status_reason: str = ""
 
 
-@frozen
-class Graph:
+@frozen(repr=False, eq=False)
+class Graph(Compared):
     """One workflow's molecular graph: states, transitions, initial and final states."""
 
     name: str
@@ -153,8 +154,8 @@ class Graph:
         return next((s for s in self.states if s.name == name), None)
 
 
-@frozen
-class MolecularModel:
+@frozen(repr=False, eq=False)
+class MolecularModel(Compared):
     name: str = ""
     title: str = ""
     segments: tuple[SegmentDef, ...] = ()

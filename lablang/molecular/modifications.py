@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from attrs import frozen
 
+from lablang.records import Compared
+
 # what a modification does, in the words the docs and `lablang spec` use
 CHEMISTRY: dict[str, str] = {
     "phosphate": "5' phosphate: a ligation donor",
@@ -32,8 +34,8 @@ CHEMISTRY: dict[str, str] = {
 }
 
 
-@frozen
-class ModificationInfo:
+@frozen(repr=False, eq=False)
+class ModificationInfo(Compared):
     """One code: where on an oligo it sits (`5'`, `3'`, `internal`), its chemistry (a
     key of `CHEMISTRY`), LibStructBench's words for it, and the base a modified
     nucleotide pairs as (None: it occupies no position)."""

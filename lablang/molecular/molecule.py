@@ -25,6 +25,7 @@ from typing import assert_never
 from attrs import field, frozen
 
 from lablang.molecular.sequence import Modification, Seq, reverse_complement
+from lablang.records import Compared
 
 
 class MolType(enum.Enum):
@@ -52,16 +53,16 @@ class Architecture(enum.Enum):
     UNKNOWN = "unknown"
 
 
-@frozen
-class Strand:
+@frozen(repr=False, eq=False)
+class Strand(Compared):
     seq: Seq
     moltype: MolType = MolType.DNA
     name: str = ""
     phosphate_5p: bool = False
 
 
-@frozen
-class End:
+@frozen(repr=False, eq=False)
+class End(Compared):
     """One end of a duplex: the unpaired sequence on each strand (empty = flush)."""
 
     top: Seq = field(factory=Seq)
@@ -103,13 +104,13 @@ class End:
         return bool(self.top) and bool(self.bottom)
 
 
-@frozen
-class Single:
+@frozen(repr=False, eq=False)
+class Single(Compared):
     strand: Strand
 
 
-@frozen
-class Duplex:
+@frozen(repr=False, eq=False)
+class Duplex(Compared):
     core: Seq
     left: End = field(factory=End)
     right: End = field(factory=End)
@@ -269,8 +270,8 @@ class Disposition(enum.Enum):
     DISCARDED = "discarded"
 
 
-@frozen
-class Product:
+@frozen(repr=False, eq=False)
+class Product(Compared):
     """One product of an operation, with what happens to it and why."""
 
     molecule: Molecule
@@ -280,8 +281,8 @@ class Product:
     fraction: float | None = None  # expected share of the mix, when known (tagmentation)
 
 
-@frozen
-class Pool:
+@frozen(repr=False, eq=False)
+class Pool(Compared):
     """The products of one step; operations map over the carried members."""
 
     products: tuple[Product, ...]

@@ -32,6 +32,7 @@ from typing import assert_never
 from attrs import evolve, frozen
 
 from lablang.molecular.modifications import modified_bases
+from lablang.records import Compared
 
 IUPAC: dict[str, frozenset[str]] = {
     "A": frozenset("A"),
@@ -72,16 +73,16 @@ class SequenceError(ValueError):
     """A sequence text that cannot be read; the message says where and why."""
 
 
-@frozen
-class Bases:
+@frozen(repr=False, eq=False)
+class Bases(Compared):
     """Concrete IUPAC bases (DNA alphabet), optionally labelled with where they came from."""
 
     text: str
     label: str | None = None
 
 
-@frozen
-class Homopolymer:
+@frozen(repr=False, eq=False)
+class Homopolymer(Compared):
     """A run of one base, `(T)30`; `count=None` is a run of unspecified length (`[POLY_T]`)."""
 
     base: str
@@ -89,8 +90,8 @@ class Homopolymer:
     label: str | None = None
 
 
-@frozen
-class Symbol:
+@frozen(repr=False, eq=False)
+class Symbol(Compared):
     """A symbolic segment: barcode, UMI, index, payload, spacer.
 
     `name` is its identity (what it pairs by), `role` its LibStructBench role, and
@@ -120,8 +121,8 @@ class Symbol:
 MODIFIED_BASES: dict[str, str] = modified_bases()
 
 
-@frozen
-class Modification:
+@frozen(repr=False, eq=False)
+class Modification(Compared):
     """An IDT-style modification such as `/5Phos/` or `/3ddC/`.
 
     A modification that is a nucleotide (`/iBiodT/`, `/ideoxyU/`: see `MODIFIED_BASES`)
@@ -138,40 +139,40 @@ class Modification:
         return cls(code, MODIFIED_BASES.get(code))
 
 
-@frozen
-class Ribo:
+@frozen(repr=False, eq=False)
+class Ribo(Compared):
     """A ribonucleotide in a DNA oligo (`rG`); pairs as its base."""
 
     base: str
     label: str | None = None
 
 
-@frozen
-class LNA:
+@frozen(repr=False, eq=False)
+class LNA(Compared):
     """A locked nucleic acid base (`+G`); pairs as its base."""
 
     base: str
     label: str | None = None
 
 
-@frozen
-class Thioate:
+@frozen(repr=False, eq=False)
+class Thioate(Compared):
     """A phosphorothioate linkage (`*`); it occupies no position."""
 
 
 Part = Bases | Homopolymer | Symbol | Modification | Ribo | LNA | Thioate
 
 
-@frozen
-class SymbolToken:
+@frozen(repr=False, eq=False)
+class SymbolToken(Compared):
     """The token of a symbolic segment: what pairing and equality compare."""
 
     name: str
     rc: bool
 
 
-@frozen
-class PolyToken:
+@frozen(repr=False, eq=False)
+class PolyToken(Compared):
     """The token of an unspecified-length homopolymer."""
 
     base: str
@@ -180,8 +181,8 @@ class PolyToken:
 Token = str | SymbolToken | PolyToken
 
 
-@frozen
-class Seq:
+@frozen(repr=False, eq=False)
+class Seq(Compared):
     """A sequence, 5' to 3', as a tuple of parts."""
 
     parts: tuple[Part, ...] = ()

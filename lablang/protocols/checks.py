@@ -35,6 +35,7 @@ from lablang.protocols.model import (
     Wash,
 )
 from lablang.protocols.quantities import CANONICAL, Amount, format_value
+from lablang.records import Compared
 from lablang.source import Source
 
 # Plausible ranges: (dimension, low, high) in canonical units; outside is a warning.
@@ -61,8 +62,8 @@ COUNT_RANGES = {
 FLOW_THROUGH = frozenset({"flow_through", "flowthrough"})
 
 
-@frozen
-class LedgerEntry:
+@frozen(repr=False, eq=False)
+class LedgerEntry(Compared):
     """The volume of each container after one step (None = unknown)."""
 
     step: str

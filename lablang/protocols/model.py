@@ -15,14 +15,15 @@ from typing import TypeAlias
 from attrs import field, fields, frozen
 
 from lablang.protocols.quantities import Amount
+from lablang.records import Compared
 from lablang.source import NO_SPAN, Span
 
 Value: TypeAlias = Amount | str | int | None
 
 
 # ------------------------------------------------------------ actions
-@frozen(kw_only=True)
-class Add:
+@frozen(kw_only=True, repr=False, eq=False)
+class Add(Compared):
     """Add `volume` of a declared material to a container."""
 
     volume: Amount | None
@@ -30,8 +31,8 @@ class Add:
     destination: str | None
 
 
-@frozen(kw_only=True)
-class Transfer:
+@frozen(kw_only=True, repr=False, eq=False)
+class Transfer(Compared):
     """Move `volume` (None = all of it) from one container to another."""
 
     volume: Amount | None
@@ -39,8 +40,8 @@ class Transfer:
     destination: str | None
 
 
-@frozen(kw_only=True)
-class Mix:
+@frozen(kw_only=True, repr=False, eq=False)
+class Mix(Compared):
     method: str | None
     count: int | None = None
     speed: Amount | None = None
@@ -48,14 +49,14 @@ class Mix:
     volume: Amount | None = None
 
 
-@frozen(kw_only=True)
-class Incubate:
+@frozen(kw_only=True, repr=False, eq=False)
+class Incubate(Compared):
     temperature: Amount | None
     duration: Amount | None
 
 
-@frozen(kw_only=True)
-class Segment:
+@frozen(kw_only=True, repr=False, eq=False)
+class Segment(Compared):
     """One thermocycler segment: hold `temperature` for `duration`."""
 
     temperature: Amount
@@ -63,15 +64,15 @@ class Segment:
     span: Span = field(default=NO_SPAN, eq=False)
 
 
-@frozen(kw_only=True)
-class Repeat:
+@frozen(kw_only=True, repr=False, eq=False)
+class Repeat(Compared):
     count: int
     segments: tuple[Segment, ...]
     span: Span = field(default=NO_SPAN, eq=False)
 
 
-@frozen(kw_only=True)
-class Hold:
+@frozen(kw_only=True, repr=False, eq=False)
+class Hold(Compared):
     temperature: Amount
     duration: Amount | None = None
     span: Span = field(default=NO_SPAN, eq=False)
@@ -80,13 +81,13 @@ class Hold:
 Stage: TypeAlias = Segment | Repeat | Hold
 
 
-@frozen(kw_only=True)
-class Thermocycle:
+@frozen(kw_only=True, repr=False, eq=False)
+class Thermocycle(Compared):
     stages: tuple[Stage, ...]
 
 
-@frozen(kw_only=True)
-class Centrifuge:
+@frozen(kw_only=True, repr=False, eq=False)
+class Centrifuge(Compared):
     """`speed` is a rotation speed (rpm) or a relative centrifugal force (xg).
 
     `discard: flow_through` (a spin column) empties the container in the ledger: what
@@ -99,8 +100,8 @@ class Centrifuge:
     discard: str | None = None
 
 
-@frozen(kw_only=True)
-class Cleanup:
+@frozen(kw_only=True, repr=False, eq=False)
+class Cleanup(Compared):
     """Bead cleanup at `ratio` x the sample volume; `elute` sets the volume afterwards."""
 
     ratio: Amount | None
@@ -112,16 +113,16 @@ class Cleanup:
     then: Amount | None = None
 
 
-@frozen(kw_only=True)
-class Wash:
+@frozen(kw_only=True, repr=False, eq=False)
+class Wash(Compared):
     volume: Amount | None
     material: str | None = None
     times: int | None = None
     duration: Amount | None = None  # each wash's duration (`3 x 5 min`: times 3, 5 min)
 
 
-@frozen(kw_only=True)
-class Measure:
+@frozen(kw_only=True, repr=False, eq=False)
+class Measure(Compared):
     """A QC measurement that consumes `volume` of the sample (if given)."""
 
     what: str
@@ -135,13 +136,13 @@ class Measure:
     melt_curve: str | None = None
 
 
-@frozen(kw_only=True)
-class Wait:
+@frozen(kw_only=True, repr=False, eq=False)
+class Wait(Compared):
     duration: Amount | None
 
 
-@frozen(kw_only=True)
-class Run:
+@frozen(kw_only=True, repr=False, eq=False)
+class Run(Compared):
     """Run an instrument with its settings, e.g. a wet transfer at 100 V constant for 60 min.
 
     `consumable` is what the run acts on (a membrane, a gel); `mode` is what the
@@ -158,8 +159,8 @@ class Run:
     consumable: str | None = None
 
 
-@frozen(kw_only=True)
-class Note:
+@frozen(kw_only=True, repr=False, eq=False)
+class Note(Compared):
     text: str
 
 
@@ -195,8 +196,8 @@ ACTION_KINDS: dict[type, str] = {
 
 
 # ------------------------------------------------------------ steps and protocols
-@frozen(kw_only=True)
-class Step:
+@frozen(kw_only=True, repr=False, eq=False)
+class Step(Compared):
     """A named step holding one action.
 
     `container` is the container the step works in when it names one; a step that
@@ -220,16 +221,16 @@ class Step:
         return self.spans.get(parameter, self.span)
 
 
-@frozen(kw_only=True)
-class Component:
+@frozen(kw_only=True, repr=False, eq=False)
+class Component(Compared):
     """One component of a material at its concentration (`methanol: 20 %`, `tris: 25 mM`)."""
 
     name: str
     amount: Amount | None
 
 
-@frozen(kw_only=True)
-class Material:
+@frozen(kw_only=True, repr=False, eq=False)
+class Material(Compared):
     """A reagent: its identity (`description`), its composition and its dilution.
 
     `components` are the material's parts with their concentrations, `solvent` what they
@@ -245,8 +246,8 @@ class Material:
     span: Span = field(default=NO_SPAN, eq=False)
 
 
-@frozen(kw_only=True)
-class Consumable:
+@frozen(kw_only=True, repr=False, eq=False)
+class Consumable(Compared):
     """A membrane, gel, column or plate as an object: what it is made of and its properties."""
 
     name: str
@@ -256,8 +257,8 @@ class Consumable:
     span: Span = field(default=NO_SPAN, eq=False)
 
 
-@frozen(kw_only=True)
-class Container:
+@frozen(kw_only=True, repr=False, eq=False)
+class Container(Compared):
     """`initial` is the starting volume; None means unknown (distinct from empty)."""
 
     name: str
@@ -265,8 +266,8 @@ class Container:
     span: Span = field(default=NO_SPAN, eq=False)
 
 
-@frozen(kw_only=True)
-class Protocol:
+@frozen(kw_only=True, repr=False, eq=False)
+class Protocol(Compared):
     name: str
     steps: tuple[Step, ...]
     title: str | None = None

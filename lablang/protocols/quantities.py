@@ -12,6 +12,7 @@ from fractions import Fraction
 
 from attrs import field, frozen
 
+from lablang.records import Compared
 from lablang.units import BASE, UNITS, quantity
 
 # dimension -> the unit protocols are read in (the rest use `lablang.units`' base unit)
@@ -27,8 +28,8 @@ CANONICAL: dict[str, str] = {
 }
 
 
-@frozen
-class Amount:
+@frozen(repr=False, eq=False)
+class Amount(Compared):
     """An exact quantity kept in the canonical unit of its dimension.
 
     `text` is what the author wrote (for messages); equality and ordering use the

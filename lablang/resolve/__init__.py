@@ -17,6 +17,7 @@ from attrs import define, field, frozen
 from lablang import ast
 from lablang.diagnostics import Report
 from lablang.limits import DEFAULT_LIMITS, Limits
+from lablang.records import Compared
 from lablang.source import Source
 
 if TYPE_CHECKING:
@@ -36,8 +37,8 @@ def stdlib_root() -> Path:
     return package.parent / "stdlib"
 
 
-@frozen
-class Symbol:
+@frozen(repr=False, eq=False)
+class Symbol(Compared):
     """A declaration visible in a module, and the module that declares it."""
 
     name: str

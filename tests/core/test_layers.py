@@ -34,7 +34,17 @@ ROOT = Path(__file__).resolve().parents[2]
 # docs/architecture.md is this one (a test below compares them).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("lablang",),
-    ("source", "units", "limits", "output", "exports", "guarded", "links", "spreadsheet"),
+    (
+        "source",
+        "units",
+        "limits",
+        "output",
+        "exports",
+        "guarded",
+        "links",
+        "spreadsheet",
+        "records",
+    ),
     ("ast", "diagnostics", "datafile", "executors"),
     ("syntax",),
     ("resolve", "check"),

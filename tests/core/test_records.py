@@ -73,3 +73,78 @@ def test_asdict_turns_a_tree_into_plain_dicts_and_lists() -> None:
         return not attrs.has(type(value)) and not isinstance(value, tuple)
 
     assert plain(data)
+
+
+def test_the_shared_record_repr_is_the_text_attrs_generates_for_a_twin_class() -> None:
+    """`lablang.records.Record`'s repr equals the repr attrs generates for the same class
+    declared without `repr=False`, over nested records, tuples, None, strings with quotes,
+    a field hidden from the repr, a field with its own repr callable and an `init=False`
+    field."""
+    from lablang.records import Record
+
+    def declare(shared: bool) -> tuple[type, type]:
+        base: tuple[type, ...] = (Record,) if shared else ()
+
+        @attrs.frozen(repr=not shared)
+        class Leaf(*base):  # type: ignore[misc]
+            text: str
+            hidden: int = attrs.field(default=0, repr=False)
+            shown: int = attrs.field(default=7, repr=lambda v: f"<{v}>")
+
+        @attrs.frozen(kw_only=True, repr=not shared)
+        class Tree(*base):  # type: ignore[misc]
+            leaves: tuple[Leaf, ...]
+            parent: Tree | None = None
+            label: str | None = None
+            size: int = attrs.field(init=False, default=3)
+
+        return Leaf, Tree
+
+    def instances(leaf: type, tree: type) -> list[object]:
+        quoted = leaf('it\'s "quoted"\n', hidden=5)
+        inner = tree(leaves=(quoted, leaf("b", shown=1)), label="o'k")
+        return [
+            quoted,
+            inner,
+            tree(leaves=()),
+            tree(leaves=(leaf(""),), parent=inner, label=None),
+            (inner, None),
+        ]
+
+    shared = [repr(x) for x in instances(*declare(True))]
+    generated = [repr(x) for x in instances(*declare(False))]
+    assert shared == generated
+    assert "Tree(leaves=(Leaf(text='it" in shared[1] and "shown=<7>" in shared[0]
+
+
+def test_the_shared_equality_compares_and_hashes_as_attrs_does_for_a_twin_class() -> None:
+    """`lablang.records.Compared`'s `==`, `!=` and hash agree with attrs' generated ones for
+    a twin class: fields with `eq=False` are ignored, an `eq` key is applied, a record of
+    another class (even with equal fields) is unequal, and equal records hash alike."""
+    from lablang.records import Compared
+
+    def declare(shared: bool) -> tuple[type, type]:
+        base: tuple[type, ...] = (Compared,) if shared else ()
+
+        @attrs.frozen(repr=not shared, eq=not shared)
+        class Pair(*base):  # type: ignore[misc]
+            name: str = attrs.field(eq=str.lower)
+            items: tuple[int, ...] = ()
+            note: str = attrs.field(default="", eq=False)
+
+        @attrs.frozen(repr=not shared, eq=not shared)
+        class Single(*base):  # type: ignore[misc]
+            name: str
+
+        return Pair, Single
+
+    def outcomes(pair: type, single: type) -> list[object]:
+        a, b = pair("Ab", (1, 2), note="x"), pair("aB", (1, 2), note="y")
+        c, d = pair("Ab", (2, 1)), single("Ab")
+        return [
+            a == b, a != b, hash(a) == hash(b), a == c, a != c, a == d, d == single("Ab"),
+            hash(d) == hash(single("Ab")), len({a, b, c}), a == "Ab",
+        ]  # fmt: skip
+
+    assert outcomes(*declare(True)) == outcomes(*declare(False))
+    assert outcomes(*declare(True))[:4] == [True, False, True, False]

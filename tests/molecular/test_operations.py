@@ -411,3 +411,28 @@ def test_size_selection_uses_a_given_payload_length() -> None:
     assert kept.carried
     dropped = ops.size_select(pool, minimum=500, maximum=600, payload_length=(50, 100))
     assert dropped.carried == () and "shorter than 500" in dropped.discarded[0].reason
+
+
+def test_closest_match_ungapped_count_is_the_sum_over_every_alignment() -> None:
+    """`closest_match`'s best ungapped alignment is the direct definition's: for each shift,
+    the widths of the primer tokens that pair with the template token they face, over
+    bases, degenerate codes, segments (and their complements) and homopolymer runs."""
+    from lablang.molecular.ops.core import closest_match
+    from lablang.molecular.sequence import parse_notation, token_width, tokens_pair
+
+    templates = ["ACGTNNACGT[CB:16]GGTACC(A)30TTGA", "[UMI:12]ACGTRYACGTACGT", "GATTACA"]
+    primers = ["TCAAAT(T)30GG", "[CB']ACGT", "ACGTRYSN", "TGTAATC", "A"]
+    for template_text in templates:
+        for primer_text in primers:
+            primer, template = parse_notation(primer_text), parse_notation(template_text)
+            p, t = primer.tokens(), template.tokens()
+            m, best = len(p), (0, 0)
+            for s in range(-m + 1, len(t)):
+                hits = sum(
+                    token_width(p[m - 1 - k])
+                    for k in range(m)
+                    if 0 <= s + k < len(t) and tokens_pair(p[m - 1 - k], t[s + k])
+                )
+                best = max(best, (hits, max(s, 0)), key=lambda pair: pair[0])
+            found = closest_match(primer, template)
+            assert (found.best_total, found.total_position) == best, (primer_text, template_text)

@@ -14,10 +14,11 @@ from typing import Any
 from attrs import evolve, fields, frozen, has
 
 from lablang.contracts import model as m
+from lablang.records import Compared
 
 
-@frozen(kw_only=True)
-class DerivedWithArgs:
+@frozen(kw_only=True, repr=False, eq=False)
+class DerivedWithArgs(Compared):
     params: tuple[tuple[str, m.Type], ...]
     body: m.Expr
 

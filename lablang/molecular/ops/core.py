@@ -34,6 +34,7 @@ from lablang.molecular.sequence import (
     token_width,
     tokens_pair,
 )
+from lablang.records import Compared
 
 MIN_ANNEAL = 12  # bases paired at a primer's 3' end (a common working default)
 MIN_SWITCH = 3  # the rGrGrG of a TSO pairs with the non-templated CCC
@@ -70,8 +71,8 @@ class NoSubstrate(OperationFailure):
 # ------------------------------------------------------------------ oligos as strands
 
 
-@frozen
-class Oligo:
+@frozen(repr=False, eq=False)
+class Oligo(Compared):
     """An oligo as the interpreter sees it: a name and one or more strands (5'->3')."""
 
     name: str
@@ -130,8 +131,8 @@ def kinase_accepts(seq: Seq) -> bool:
 # ------------------------------------------------------------------ annealing
 
 
-@frozen
-class Site:
+@frozen(repr=False, eq=False)
+class Site(Compared):
     """Where a primer's 3' end pairs on a template.
 
     `start` is the template token paired with the primer's 3'-terminal base; the paired
@@ -260,8 +261,8 @@ def anneal_sites(primer: Seq, template: Seq, min_match: int = MIN_ANNEAL) -> lis
     return sites
 
 
-@frozen
-class ClosestMatch:
+@frozen(repr=False, eq=False)
+class ClosestMatch(Compared):
     position: int  # template token where the primer's 3' end would sit
     paired: int  # bases paired contiguously from the 3' end
     best_total: int  # bases paired in the best ungapped alignment, 3' end paired or not
@@ -282,13 +283,16 @@ def closest_match(primer: Seq, template: Seq) -> ClosestMatch:
     m = len(p)
     if m * len(t) > ANNEAL_BUDGET // 10:  # the ungapped scan is a note, not worth the time
         return ClosestMatch(best[1], best[0], 0, 0, _label_at(template, best[1]))
+    reversed_primer = p[::-1]  # primer token m-1-k is reversed_primer[k]
     for s in range(-m + 1, len(t)):
-        # primer token m-1-k against template token s+k
-        hits = sum(
-            token_width(p[m - 1 - k])
-            for k in range(m)
-            if 0 <= s + k < len(t) and tokens_pair(p[m - 1 - k], t[s + k])
-        )
+        # primer token m-1-k against template token s+k, for the k inside the template (the
+        # shorter of the two runs out first: zip stops there)
+        hits = 0
+        for a, b in zip(reversed_primer[max(0, -s) :], t[max(s, 0) :], strict=False):
+            if a.__class__ is str and b.__class__ is str:  # two bases: the table, inline
+                hits += BASES_PAIR[a, b]
+            elif tokens_pair(a, b):
+                hits += token_width(a)
         if hits > total[0]:
             total = (hits, max(s, 0))
     return ClosestMatch(best[1], best[0], total[0], total[1], _label_at(template, best[1]))

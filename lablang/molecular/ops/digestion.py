@@ -26,10 +26,11 @@ from lablang.molecular.sequence import (
     SymbolToken,
     reverse_complement,
 )
+from lablang.records import Compared
 
 
-@frozen
-class Enzyme:
+@frozen(repr=False, eq=False)
+class Enzyme(Compared):
     """A restriction enzyme: its site (5'->3' on the top strand) and where it cuts.
 
     `top` and `bottom` count bases from the site's 5' start (on the top strand's

@@ -40,6 +40,7 @@ from lablang.molecular.sequence import (
     token_width,
     tokens_pair,
 )
+from lablang.records import Compared
 
 # ------------------------------------------------------------------ ligation
 
@@ -146,8 +147,8 @@ def ends_compatible(left_mol: Duplex, right_mol: Duplex) -> tuple[bool, Seq]:
 MAX_JUNCTION_GAP = 64  # bases a gapped junction may leave on one strand (bounded search)
 
 
-@frozen
-class Junction:
+@frozen(repr=False, eq=False)
+class Junction(Compared):
     """Two duplex ends held together by the pairing of their single-stranded parts.
 
     `joined` is the junction's top strand as a polymerase fills it (the bases the top
@@ -270,8 +271,8 @@ def _ligate_right(insert: Duplex, adapter: Duplex, adapter_name: str) -> Duplex:
     )
 
 
-@frozen
-class Fold:
+@frozen(repr=False, eq=False)
+class Fold(Compared):
     """How a hairpin strand pairs with itself: tokens `[i, i + k)` with `(j - k, j]`."""
 
     bases: int  # bases paired in the stem

@@ -16,6 +16,8 @@ from typing import Any, TypeVar
 
 from attrs import frozen
 
+from lablang.records import Compared
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 # What a `Param` of each kind accepts, in words (for diagnostics and docs).
@@ -32,8 +34,8 @@ KINDS: dict[str, str] = {
 }
 
 
-@frozen
-class Param:
+@frozen(repr=False, eq=False)
+class Param(Compared):
     """One argument of an operation as written in a workflow (`primer: bead`).
 
     `py` is the keyword the function takes (the same name unless given; None when the
@@ -57,8 +59,8 @@ class Param:
         return f"{self.name}: {shown}"
 
 
-@frozen
-class Operation:
+@frozen(repr=False, eq=False)
+class Operation(Compared):
     """A registered operation: the function and everything said about it."""
 
     name: str

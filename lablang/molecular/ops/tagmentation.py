@@ -30,6 +30,7 @@ from lablang.molecular.sequence import (
     render_libstruct,
     reverse_complement,
 )
+from lablang.records import Compared
 
 # ------------------------------------------------------------------ tagmentation
 
@@ -155,8 +156,8 @@ def tagment(molecule: Molecule, adapters: Sequence[Oligo], *, gap_fill: bool = T
     return Pool(tuple(products))
 
 
-@frozen
-class Loaded:
+@frozen(repr=False, eq=False)
+class Loaded(Compared):
     """One transposon as Tn5 holds it: the transferred strand and, when listed, the
     non-transferred one paired with it.
 
