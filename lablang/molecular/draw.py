@@ -578,7 +578,8 @@ def _state_box(
     if unknown:
         sub = "unknown: not derived"
     elif discarded:
-        sub = state.disposition_reason.split(":")[-1].strip() or "discarded"
+        # the reason's first clause, after its "who": later clauses are the tooltip's detail
+        sub = state.disposition_reason.split(";")[0].split(":")[-1].strip() or "discarded"
     elif data["final"]:
         sub += ", final library"
     out.append(

@@ -63,4 +63,6 @@ def test_evaluating_a_suite_on_ray_equals_evaluating_it_locally(ray_cluster: Any
     assert local.exit_code == 0, local.output
     remote = CliRunner().invoke(evaluate_command, [*args, "--executor", "ray", "--jobs", "2"])
     assert remote.output == local.output
-    assert set(json.loads(local.output)) == {"move_tube.move_tube", "tip_handling.tips"}
+    printed = json.loads(local.output)
+    assert set(printed) == {"move_tube.move_tube", "tip_handling.tips", "metrics"}
+    assert {"family", "protocol"} <= set(printed["metrics"])  # the suite's step-wise metrics
