@@ -3,7 +3,7 @@ lablang's runtime reads (`lablang/syntax/tables.py`), shipped as `lablang/_data/
 so that no check after an install analyses the grammar or imports lark.
 
 The lark that analyses is `[build-system].requires`' pinned one (the version whose
-serialized parser, written by `Lark.save`, `tables.py` reads and the tests run against);
+serialized parser, from `Lark.memo_serialize`, `tables.py` reads and the tests run against);
 any other stops the build. A
 wheel gets a fresh file; an editable install writes it into the checkout (ignored by
 git), where the runtime, imported from the checkout, finds it. `tables.py` and

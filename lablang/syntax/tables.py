@@ -1,8 +1,9 @@
 """What lablang's LALR runtime (`lalr.py`) needs, derived once from lark's analysis.
 
 Lark is the grammar analyser: `analyse` has it build its LALR(1) parser for the grammar and
-write it with `Lark.save`, lark's public, documented serialization (the data its own cache
-and `Lark.load` read, and `python -m lark.tools.standalone` embeds): the parse table, the
+serialize it with `Lark.memo_serialize`, lark's public serialization (the plain data its
+`Lark.save` pickles for its cache and `python -m lark.tools.standalone` embeds; nothing is
+unpickled here): the parse table, the
 terminals with their patterns and priorities, the rules with their options (alias,
 `keep_all_tokens`, `expand1`, `empty_indices`, `template_source`) and the lexer
 configuration. `from_saved` turns that data into the runtime's tables with rules of ours,
@@ -103,23 +104,21 @@ def _shared(value: Any, strings: dict[str, str]) -> Any:
 def analyse(text: str) -> dict[str, Any]:
     """The runtime's tables for grammar `text`, from lark's analysis (imports lark).
 
-    Lark analyses the grammar and writes what it found with its public `Lark.save` (the
-    data its own cache and `Lark.load` use); everything below is read from that data."""
-    import io
-    import pickle
-
+    Lark analyses the grammar and serializes what it found with its public
+    `Lark.memo_serialize` (the plain data `Lark.save` pickles for its cache and lark's
+    standalone generator writes out); everything below is read from that data, and nothing
+    is unpickled."""
     import lark
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
 
-    buffer = io.BytesIO()
-    lark.Lark(text, **OPTIONS).save(buffer)
-    # lark's own pickle of plain data, made a line above from our grammar
-    saved = pickle.loads(buffer.getvalue())
-    return from_saved(saved["data"], saved["memo"])
+    data, memo = lark.Lark(text, **OPTIONS).memo_serialize([TerminalDef, Rule])
+    return from_saved(data, memo)
 
 
 def from_saved(data: dict[str, Any], memo: dict[int, Any]) -> dict[str, Any]:
-    """The runtime's tables from lark's serialized parser (`Lark.save`'s `data` and
-    `memo`): the parse table renumbered, the rules' tree shaping, each contextual lexer's
+    """The runtime's tables from lark's serialized parser (`Lark.memo_serialize`'s
+    `data` and `memo`): the parse table renumbered, the rules' tree shaping, each contextual lexer's
     layout (`lexer_layout`)."""
     frontend = data["parser"]
     lexer_conf, options = frontend["lexer_conf"], data["options"]

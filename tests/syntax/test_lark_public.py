@@ -1,4 +1,4 @@
-"""The parser tables are made from lark's public serialization (`Lark.save`) alone: no
+"""The parser tables are made from lark's public serialization (`Lark.memo_serialize`) alone: no
 private name of lark is used, and our rules for what the serialized data leaves implicit
 (lexer order, keywords, line-spanning terminals, tree shaping) agree with lark's parsers."""
 
@@ -57,8 +57,25 @@ def _private_uses(path: Path) -> list[str]:
 @pytest.mark.parametrize("name", LARK_USERS)
 def test_no_private_name_of_lark_is_used(name: str) -> None:
     """The table builder, the runtime, the build hook and the grammar module use no
-    private name of lark (only `Lark`, `Lark.save`, `__version__` and lark's parsers)."""
+    private name of lark (only `Lark`, `Lark.memo_serialize`, `__version__` and lark's parsers)."""
     assert _private_uses(ROOT / name) == []
+
+
+@pytest.mark.parametrize("name", LARK_USERS)
+def test_no_pickle_is_loaded_by_the_tables_builder(name: str) -> None:
+    """The table builder, the runtime, the build hook and the grammar module never import
+    `pickle`: lark's serialization is taken as plain data (`Lark.memo_serialize`), so no
+    bytes are unpickled on the way to the tables."""
+    tree = ast.parse((ROOT / name).read_text(encoding="utf-8"))
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in (
+            node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")]
+        )
+    }
+    assert not imported & {"pickle", "_pickle", "cPickle", "dill"}, imported
 
 
 def test_the_private_name_check_finds_what_the_old_builder_used(tmp_path: Path) -> None:
