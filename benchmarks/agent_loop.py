@@ -4,7 +4,7 @@
     against one fresh `lablang check --json` process on the same file (median of N
     each, alternated); also the serve process's first reply (start-up included);
 (b) harness overhead: `lablang bench libstruct --replay` on the test task folders (an
-    agent that costs nothing), time per task and per round, against one fresh `lablang
+    agent that costs nothing), time per task and per reply (one round of one task), against one fresh `lablang
     check` process.
 
 Run: python benchmarks/agent_loop.py [--repeat N] [--file FILE]. `--smoke`: the small
@@ -124,13 +124,13 @@ def harness(f: float, runs: int) -> None:
     total = statistics.median(timings)
     per_task, per_round = total / count, total / rounds
     print(
-        f"(b) bench libstruct --replay, {count} tasks, {rounds} rounds (median of {len(timings)} runs):"
+        f"(b) bench libstruct --replay, {count} tasks, {rounds} replies (a task's rounds, summed; median of {len(timings)} runs):"
     )
     print(
         f"    per task: {per_task * 1000:.1f} ms = {per_task / f:.2f} x a fresh check of the small file"
     )
     print(
-        f"    per round (prompt, check, fixes, T1-T3 export, scoring, records): {per_round * 1000:.1f} ms = {per_round / f:.2f} x a fresh check of the small file"
+        f"    per reply (prompt, check, fixes, T1-T3 export, scoring, records): {per_round * 1000:.1f} ms = {per_round / f:.2f} x a fresh check of the small file"
     )
 
 

@@ -178,8 +178,14 @@ class BenchResult:
 
     def summary_lines(self) -> list[str]:
         tasks = sorted({r.task for r in self.rounds})
-        lines = [f"{len(tasks)} tasks, {len(self.rounds)} rounds"]
-        for i, value in enumerate(self.per_round(), start=1):
+        means = self.per_round()
+        # the rounds counted as the lines below count them (a task that stopped early
+        # keeps its last score in the later rounds), the replies apart
+        lines = [
+            f"{len(tasks)} tasks, {len(means)} rounds ({len(self.rounds)} replies in all; "
+            "a task that stopped early keeps its last score)"
+        ]
+        for i, value in enumerate(means, start=1):
             lines.append(f"  after round {i}: mean reward {value:.4f}")
         lines += [f"  wrote {file}" for file in self.files]
         return lines

@@ -17,6 +17,7 @@ from lablang.molecular.libstruct import segments_of
 from lablang.molecular.model import Graph, LibraryDef, MolecularModel, OligoDef
 from lablang.molecular.operations import anneal_sites
 from lablang.molecular.sequence import Seq, plain, reverse_complement
+from lablang.scoring.library_chars import LIBRARY_SCORE_CHARS
 
 COLOURS = {
     "fixed": "#9ecae1",
@@ -45,17 +46,34 @@ MONO = "DejaVu Sans Mono, Menlo, Consolas, monospace"
 READ_COLOURS = {"bottom": "#2166ac", "top": "#b2182b"}
 
 
+# A placeholder's colour from what its role means to the Task 1 grader (its one copy,
+# `lablang/scoring/library_chars.py`): every barcode role (round, RT, ligation, Tn5,
+# feature) is a barcode, whatever its name says.
+_SCORE_KIND = {
+    "#": "barcode", "&": "barcode", "=": "barcode", "%": "barcode", "$": "barcode",
+    "~": "umi", "@": "index", "?": "anchor",
+}  # fmt: skip
+
+
+def _role(text: str) -> str:
+    """`[LIGATION_BARCODE:8]'` -> `LIGATION_BARCODE`."""
+    return text.strip("'").strip("[]").split(":")[0].upper()
+
+
 def _kind(record: dict[str, Any]) -> str:
     text = str(record.get("placeholder") or "")
     if text:
-        if "UMI" in text:
-            return "umi"
-        if "INDEX" in text:
-            return "index"
-        if "BARCODE" in text or "BC" in text:
-            return "barcode"
-        if text.startswith("[POLY"):
+        role = _role(text)
+        if role in LIBRARY_SCORE_CHARS:
+            return _SCORE_KIND[LIBRARY_SCORE_CHARS[role]]
+        if role.startswith("POLY"):
             return "poly"
+        if "UMI" in role:
+            return "umi"
+        if "INDEX" in role:
+            return "index"
+        if "BARCODE" in role or role.endswith("BC"):
+            return "barcode"
         return "payload"
     seq = str(record.get("sequence") or "")
     if len(set(seq)) == 1 and len(seq) >= 8:
@@ -91,15 +109,56 @@ def _width(record: dict[str, Any]) -> float:
 
 def _labels(seq: Seq, oligos: dict[str, OligoDef]) -> list[str]:
     """Each segment's name as a person reads it: the declared segment or oligo it comes
-    from (`(rc)` when reverse-complemented), else its role."""
+    from (`(rc)` when reverse-complemented), else its role. A placeholder inside an oligo
+    (a round's barcode between its linkers) is named by that oligo, so the oligo's name
+    stands once over all of its parts."""
     out = []
-    for record, label in zip(segments_of(seq), _group_labels(seq), strict=True):
+    records = segments_of(seq)
+    labels = _provenance(records, _group_labels(seq), oligos)
+    for record, label in zip(records, labels, strict=True):
         if label:
             name = label.rstrip("'").replace("_", " ")
             out.append(name + (" (rc)" if label.endswith("'") else ""))
         else:
             out.append(_oligo_name(record, oligos) or str(record["role"]))
     return out
+
+
+def _provenance(
+    records: list[dict[str, Any]], labels: list[str | None], oligos: dict[str, OligoDef]
+) -> list[str | None]:
+    """The group labels, with a placeholder that has none given its neighbour's label when
+    that neighbour's oligo holds a placeholder of the same role (nearest neighbour first)."""
+    out = list(labels)
+    for k, record in enumerate(records):
+        text = record.get("placeholder")
+        if not text or out[k]:
+            continue
+        role = _role(str(text))
+        blocked = {-1: False, 1: False}
+        for step in range(1, len(records)):
+            for side in (-1, 1):
+                j = k + side * step
+                if blocked[side] or not 0 <= j < len(records):
+                    blocked[side] = True
+                    continue
+                label = labels[j]
+                if label is None and records[j].get("placeholder"):
+                    continue  # another placeholder of the same oligo, perhaps: look past it
+                oligo = oligos.get(label.rstrip("'")) if label else None
+                if oligo is not None and role in _oligo_roles(oligo):
+                    out[k] = label
+                    break
+                blocked[side] = True
+            if out[k] or all(blocked.values()):
+                break
+    return out
+
+
+def _oligo_roles(oligo: OligoDef) -> set[str]:
+    return {
+        _role(str(r["placeholder"])) for r in segments_of(plain(oligo.seq)) if r.get("placeholder")
+    }
 
 
 def _oligo_name(record: dict[str, Any], oligos: dict[str, OligoDef]) -> str | None:
@@ -160,6 +219,30 @@ def _short(text: str) -> str:
     return f"{role} {length}".strip() if length else role
 
 
+def _box_text(record: dict[str, Any], width: float) -> str:
+    """What a placeholder's box says, the longest form that fits: `CB 16`, then its kind
+    and length (`BC 8`), then the length alone. A box is never left blank."""
+    text = str(record["placeholder"])
+    length = _placeholder_length(text)
+    size = f" {length}" if length else ""
+    kind = {"barcode": "BC", "umi": "UMI", "index": "idx", "anchor": "N"}.get(_kind(record), "")
+    for shown in (_short(text), f"{kind}{size}".strip(), size.strip()):
+        if shown and len(shown) * 6.0 <= width - 4:
+            return shown
+    return size.strip() or _short(text)
+
+
+def _runs(names: list[str]) -> list[tuple[str, int, int]]:
+    """Consecutive equal names as (name, first index, last index)."""
+    runs: list[tuple[str, int, int]] = []
+    for k, name in enumerate(names):
+        if runs and runs[-1][0] == name:
+            runs[-1] = (name, runs[-1][1], k)
+        else:
+            runs.append((name, k, k))
+    return runs
+
+
 def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) -> str:
     """An SVG of the library: top strand 5'->3' above, bottom strand 3'<-5' below, one
     coloured box per segment with its bases printed, the segment names above, and one
@@ -173,13 +256,16 @@ def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) 
     xs = [x0]
     for w in widths:
         xs.append(xs[-1] + w)
-    # segment names above the top strand, staggered into rows so none overlap
+    # names above the top strand, one per run of segments with the same name (an oligo's
+    # linkers and the barcode between them), staggered into rows so none overlap
+    groups = _runs(names)
     label_rows: list[int] = []
     row_ends: list[float] = []
-    for name, left, width in zip(names, xs, widths, strict=False):
+    for name, first, last in groups:
+        left, right = xs[first], xs[last + 1]
         text_w = len(name) * 6.4 + 8
-        centre = left + width / 2
-        lo = centre - text_w / 2
+        centre = (left + right) / 2
+        lo = centre - text_w / 2  # (a run's bracket is drawn on the strand, not in a row)
         for row, end in enumerate(row_ends):
             if lo > end:
                 row_ends[row] = centre + text_w / 2
@@ -220,7 +306,7 @@ def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) 
             f'<text x="{x0 - 8}" y="{y + 15}" text-anchor="end" font-weight="bold">{left_end}</text>'
             f'<text x="{xs[-1] + 8:.0f}" y="{y + 15}" font-weight="bold">{right_end}</text>'
         )
-    for k, (record, left, width) in enumerate(zip(records, xs, widths, strict=False)):
+    for record, left, width in zip(records, xs, widths, strict=False):
         kind = _kind(record)
         colour = COLOURS[kind]
         text = str(record.get("placeholder") or record.get("sequence") or "")
@@ -230,9 +316,7 @@ def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) 
                 f'fill="{colour}" stroke="#4d4d4d" stroke-width="0.6"/>'
             )
             if record.get("placeholder"):
-                shown = _short(text)
-                if len(shown) * 6.0 > width - 4:
-                    continue
+                shown = _box_text(record, width)
                 out.append(
                     f'<text x="{left + width / 2:.1f}" y="{y + 15:.1f}" text-anchor="middle" '
                     f'font-size="10.5">{html.escape(shown)}</text>'
@@ -243,16 +327,22 @@ def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) 
                     f'<text x="{left:.1f}" y="{y + 15:.1f}" font-family="{MONO}" font-size="10.5" '
                     f'textLength="{width - 1:.1f}" lengthAdjust="spacing">{html.escape(shown)}</text>'
                 )
-        centre = left + width / 2
-        ly = y_top - 8 - 16.0 * (len(row_ends) - 1 - label_rows[k])
-        if label_rows[k] != len(row_ends) - 1:
+    for (name, first, last), row in zip(groups, label_rows, strict=True):
+        left, right = xs[first], xs[last + 1]
+        centre = (left + right) / 2
+        ly = y_top - 8 - 16.0 * (len(row_ends) - 1 - row)
+        if last > first:  # a bracket over the run's segments
             out.append(
-                f'<line x1="{centre:.1f}" y1="{ly + 3:.1f}" x2="{centre:.1f}" y2="{y_top:.1f}" '
-                'stroke="#999" stroke-width="0.6"/>'
+                f'<path d="M{left + 1:.1f},{y_top - 2:.1f} V{y_top - 5:.1f} H{right - 1:.1f} '
+                f'V{y_top - 2:.1f}" fill="none" stroke="#777" stroke-width="0.8"/>'
+            )
+        if row != len(row_ends) - 1:
+            out.append(
+                f'<line x1="{centre:.1f}" y1="{ly + 3:.1f}" x2="{centre:.1f}" '
+                f'y2="{y_top - (5 if last > first else 0):.1f}" stroke="#999" stroke-width="0.6"/>'
             )
         out.append(
-            f'<text x="{centre:.1f}" y="{ly:.1f}" text-anchor="middle">'
-            f"{html.escape(names[k])}</text>"
+            f'<text x="{centre:.1f}" y="{ly:.1f}" text-anchor="middle">{html.escape(name)}</text>'
         )
     y = y_reads
     for read, lane in zip(library.reads, lanes, strict=True):
@@ -345,14 +435,31 @@ def _x_of_base(
 
 
 def _covered(lo: float, hi: float, records: list[dict[str, Any]], names: list[str]) -> list[str]:
-    out = []
+    """What a read's bases cover, each segment that is not fixed once: `UMI 12`, or a
+    barcode inside an oligo as `BC 8 of <oligo>`."""
+    out: list[str] = []
     start = 0.0
     for record, name in zip(records, names, strict=True):
         n = _bases(record)
         if start < hi and start + n > lo and _kind(record) != "fixed":
-            out.append(name)
+            text = _cover_name(record, name)
+            if text not in out:
+                out.append(text)
         start += n
     return out
+
+
+def _cover_name(record: dict[str, Any], name: str) -> str:
+    if not record.get("placeholder") or _kind(record) == "payload":
+        return name
+    shown = _box_text(record, 46.0)  # `CB 16`, `RT BC 8`; a long role as `BC 8`
+    owner = name.removesuffix(" (rc)")
+    words = shown.lower().split()
+    return (
+        shown
+        if owner.lower() in words or owner.lower() == str(record.get("role"))
+        else (f"{shown} of {owner}")
+    )
 
 
 def _read_lane(
@@ -444,11 +551,17 @@ def _mini_strip(seq: Seq, x: float, y: float, width: float) -> list[str]:
     return out
 
 
+BOX_MIN_W, BOX_MAX_W = 190.0, 300.0  # a workflow box's width, by its longest line
+LINE_H = 12.0  # one more line of wrapped text in a workflow box
+CHAR_W = 6.0  # an 11 px character, about
+
+
 def workflow_svg(graph: Graph) -> str:
     """An SVG of the workflow, read top to bottom: states (rounded boxes, each with its
     strands drawn as strips of segment colours) and transitions (hexagons with the step,
     operation and oligos) in rows by topological order; discarded products grey and
-    dashed with the reason, final states bold."""
+    dashed with the reason, final states bold. Every text is whole: the boxes widen to
+    the longest line (up to BOX_MAX_W) and wrap the rest onto more lines."""
     import networkx as nx
 
     from lablang.molecular.graph import to_networkx
@@ -459,8 +572,15 @@ def workflow_svg(graph: Graph) -> str:
     except nx.NetworkXUnfeasible:
         layers = [list(g.nodes)]
     order = {node: k for k, node in enumerate(g.nodes)}
-    box_w, box_h = 190.0, 60.0
-    col_w, row_h = 206.0, 92.0
+    states = {s.name: s for s in graph.states}
+    texts = {node: _node_texts(data, states, graph.derived) for node, data in g.nodes(data=True)}
+    longest = max((len(line) for t in texts.values() for line in t.values()), default=20)
+    box_w = min(BOX_MAX_W, max(BOX_MIN_W, longest * CHAR_W + 24))
+    chars = int((box_w - 24) / CHAR_W)
+    lines = {node: {k: _wrap(v, chars) for k, v in t.items()} for node, t in texts.items()}
+    extra = max((sum(len(v) - 1 for v in t.values()) for t in lines.values()), default=0)
+    box_h = 60.0 + LINE_H * extra
+    col_w, row_h = box_w + 16, box_h + 32
     widest = max((len(layer) for layer in layers), default=1)
     width = 40 + widest * col_w
     kinds = {
@@ -469,15 +589,16 @@ def workflow_svg(graph: Graph) -> str:
         for strand in state.strands[:2]
         for record in segments_of(plain(strand.seq))
     }
-    legend, legend_end = _legend(kinds, 20, 48 + len(layers) * row_h + 4)
-    width = max(width, legend_end + 110)  # room for the strands' legend
+    y_legend = 48 + len(layers) * row_h + 4
+    caption = f'<text x="20" y="{y_legend + 10:.0f}" fill="#444">strand colours:</text>'
+    legend, legend_end = _legend(kinds, 116, y_legend)
+    width = max(width, legend_end + 20)
     pos: dict[str, tuple[float, float]] = {}
     for r, layer in enumerate(layers):
         offset = (width - len(layer) * col_w) / 2
         for c, node in enumerate(sorted(layer, key=order.__getitem__)):
             pos[node] = (offset + c * col_w + (col_w - box_w) / 2, 48 + r * row_h)
-    height = 48 + len(layers) * row_h + 30  # the last row, then the strands' legend
-    states = {s.name: s for s in graph.states}
+    height = y_legend + 26  # the last row, then the strands' legend
     kind = "derived" if graph.derived else "declared"
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
@@ -504,37 +625,88 @@ def workflow_svg(graph: Graph) -> str:
     for node, data in g.nodes(data=True):
         x, y = pos[node]
         if data["kind"] == "state":
-            out += _state_box(states[data["name"]], data, x, y, box_w, box_h)
+            out += _state_box(states[data["name"]], data, lines[node], x, y, box_w, box_h)
         else:
-            out.append(
-                f'<polygon points="{x + 14:.0f},{y:.0f} {x + box_w - 14:.0f},{y:.0f} '
-                f"{x + box_w:.0f},{y + box_h / 2:.0f} {x + box_w - 14:.0f},{y + box_h:.0f} "
-                f'{x + 14:.0f},{y + box_h:.0f} {x:.0f},{y + box_h / 2:.0f}" '
-                'fill="#fff5eb" stroke="#e6550d"/>'
-            )
-            operation = _operation_label(data, graph.derived)
-            out.append(
-                f'<text x="{x + box_w / 2:.0f}" y="{y + 20:.0f}" text-anchor="middle">'
-                f'<tspan font-weight="bold">{html.escape(_fit(data["name"], 12))}</tspan>'
-                f'<tspan fill="#a63603" dx="5">{html.escape(_fit(operation, 22))}</tspan></text>'
-            )
-            oligos = data["oligos"].replace(",", ", ")
-            out.append(
-                f'<text x="{x + box_w / 2:.0f}" y="{y + 37:.0f}" text-anchor="middle" fill="#555" '
-                f'font-size="10">{html.escape(_fit(oligos, 34))}</text>'
-            )
-            detail = data["detail"] if data["detail"] != data["name"] else ""
-            if "|>" in detail:
-                out.append(
-                    f'<text x="{x + box_w / 2:.0f}" y="{y + 51:.0f}" text-anchor="middle" '
-                    f'fill="#888" font-size="9">{html.escape(_fit(detail, 38))}</text>'
-                )
+            out += _transition_box(data["name"], lines[node], x, y, box_w, box_h)
+    out.append(caption)
     out += legend
-    out.append(
-        f'<text x="{legend_end + 10:.0f}" y="{height - 16:.0f}" fill="#444">(strand colours)</text>'
-    )
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _node_texts(data: dict[str, Any], states: dict[str, Any], derived: bool) -> dict[str, str]:
+    """A node's texts, whole: the heading (name and title or operation) and its detail."""
+    if data["kind"] != "state":
+        detail = data["detail"] if data["detail"] != data["name"] else ""
+        return {
+            "head": f"{data['name']}  {_operation_label(data, derived)}",
+            "oligos": data["oligos"].replace(",", ", "),
+            "detail": detail if "|>" in detail else "",
+        }
+    state = states[data["name"]]
+    title = data["title"] if data["title"] and data["title"] != data["name"] else ""
+    sub = data["architecture"].replace("_", " ")
+    if state.status == "unknown":
+        sub = "unknown: not derived"  # the reason is the tooltip's
+    elif data["discarded"]:
+        sub = data["caption"]  # the reason's first clause; the rest is the tooltip's
+    elif data["final"]:
+        sub += ", final library"
+    return {"head": f"{data['name']}  {title}".strip(), "sub": sub}
+
+
+def _wrap(text: str, chars: int) -> list[str]:
+    """`text` in lines of at most `chars` characters, broken at spaces (a longer word on
+    its own lines); never shortened."""
+    import textwrap
+
+    if not text:
+        return []
+    return textwrap.wrap(text, max(8, chars), break_on_hyphens=False) or [text]
+
+
+def _tspans(lines: list[str], x: float, y: float, bold: str = "", **attrs: str) -> str:
+    """Lines of text as one `<text>` with a `<tspan>` per line; `bold` starts the first."""
+    extra = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in attrs.items())
+    spans = []
+    for k, line in enumerate(lines):
+        head = ""
+        if k == 0 and bold and line.startswith(bold):
+            head = f'<tspan font-weight="bold" fill="#111">{html.escape(bold)}</tspan>'
+            line = line[len(bold) :]
+        spans.append(
+            f'<tspan x="{x:.0f}" y="{y + k * LINE_H:.0f}">{head}{html.escape(line)}</tspan>'
+        )
+    return f"<text{extra}>{''.join(spans)}</text>"
+
+
+def _transition_box(
+    name: str, lines: dict[str, list[str]], x: float, y: float, box_w: float, box_h: float
+) -> list[str]:
+    out = [
+        '<g class="node">',
+        f'<polygon points="{x + 14:.0f},{y:.0f} {x + box_w - 14:.0f},{y:.0f} '
+        f"{x + box_w:.0f},{y + box_h / 2:.0f} {x + box_w - 14:.0f},{y + box_h:.0f} "
+        f'{x + 14:.0f},{y + box_h:.0f} {x:.0f},{y + box_h / 2:.0f}" '
+        'fill="#fff5eb" stroke="#e6550d"/>',
+    ]
+    centre = x + box_w / 2
+    head = lines["head"]
+    used = len(head) + len(lines["oligos"]) + len(lines["detail"])
+    top = y + box_h / 2 - (used - 1) * LINE_H / 2 + 3
+    out.append(_tspans(head, centre, top, name, text_anchor="middle", fill="#a63603"))
+    top += LINE_H * len(head)
+    if lines["oligos"]:
+        out.append(
+            _tspans(lines["oligos"], centre, top, text_anchor="middle", fill="#555", font_size="10")
+        )
+        top += LINE_H * len(lines["oligos"])
+    if lines["detail"]:
+        out.append(
+            _tspans(lines["detail"], centre, top, text_anchor="middle", fill="#888", font_size="10")
+        )
+    out.append("</g>")
+    return out
 
 
 def _operation_label(data: dict[str, Any], derived: bool) -> str:
@@ -547,7 +719,13 @@ def _operation_label(data: dict[str, Any], derived: bool) -> str:
 
 
 def _state_box(
-    state: Any, data: dict[str, Any], x: float, y: float, box_w: float, box_h: float
+    state: Any,
+    data: dict[str, Any],
+    lines: dict[str, list[str]],
+    x: float,
+    y: float,
+    box_w: float,
+    box_h: float,
 ) -> list[str]:
     discarded = bool(data["discarded"])
     # a product of a step that failed, or of one after it: not derived, drawn as unknown
@@ -561,36 +739,19 @@ def _state_box(
         else state.disposition_reason or state.title or state.name
     )
     out = [
-        f"<g><title>{html.escape(tip)}</title>",
+        f'<g class="node"><title>{html.escape(tip)}</title>',
         f'<rect x="{x:.0f}" y="{y:.0f}" width="{box_w:.0f}" height="{box_h:.0f}" rx="9" '
         f'fill="{fill}" stroke="{line}" stroke-width="{stroke}"{dash}/>',
     ]
     ink = "#888" if discarded or unknown else "#111"
-    title = data["title"] if data["title"] and data["title"] != data["name"] else ""
-    out.append(
-        f'<text x="{x + 8:.0f}" y="{y + 14:.0f}" fill="{ink}"><tspan font-weight="bold">'
-        f"{html.escape(_fit(data['name'], 10))}</tspan>"
-        f'<tspan fill="#555" font-size="10" dx="5">{html.escape(_fit(title, 27))}</tspan></text>'
-    )
+    head = lines["head"]
+    out.append(_tspans(head, x + 8, y + 14, data["name"], fill="#555" if ink == "#111" else ink))
+    strips = y + 9 + LINE_H * len(head)
     for k, strand in enumerate(state.strands[:2]):
-        out += _mini_strip(strand.seq, x + 8, y + 21 + 8 * k, box_w - 16)
-    sub = data["architecture"].replace("_", " ")
-    if unknown:
-        sub = "unknown: not derived"
-    elif discarded:
-        # the reason's first clause, after its "who": later clauses are the tooltip's detail
-        sub = state.disposition_reason.split(";")[0].split(":")[-1].strip() or "discarded"
-    elif data["final"]:
-        sub += ", final library"
-    out.append(
-        f'<text x="{x + 8:.0f}" y="{y + 52:.0f}" fill="#666" font-size="10">'
-        f"{html.escape(_fit(sub, 34))}</text></g>"
-    )
+        out += _mini_strip(strand.seq, x + 8, strips + 8 * k, box_w - 16)
+    out.append(_tspans(lines["sub"], x + 8, strips + 31, fill="#666", font_size="10"))
+    out.append("</g>")
     return out
-
-
-def _fit(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def html_page(model: MolecularModel) -> str:
@@ -603,23 +764,35 @@ def html_page(model: MolecularModel) -> str:
         '<html><head><meta charset="utf-8">',
         f"<title>{html.escape(model.title or model.name or 'lablang')}</title>",
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        # the pictures scale down to the window (their viewBox keeps the proportions)
+        # the pictures scale down to the window (their viewBox keeps the proportions), but
+        # not below MIN_SCALE of their size: a narrower window (a phone) scrolls the picture
         "<style>body{font-family:Helvetica,Arial,sans-serif;margin:24px}"
-        "svg{max-width:100%;height:auto}code{word-break:break-all}</style></head><body>",
+        ".fig{overflow-x:auto}svg{max-width:100%;height:auto}"
+        "code{word-break:break-all}</style></head><body>",
         f"<h1>{html.escape(model.title or model.name or 'lablang')}</h1>",
     ]
     for library in model.libraries:
         parts += [
             f"<h2>Library {html.escape(library.name)} ({library.status})</h2>",
-            library_svg(library, oligos),
+            _figure(library_svg(library, oligos)),
             f"<p><code>{html.escape(library_sequence(library.seq))}</code></p>",
         ]
     for graph in model.graphs:
         kind = "derived" if graph.derived else "declared"
-        parts += [f"<h2>Workflow {html.escape(graph.name)} ({kind})</h2>", workflow_svg(graph)]
-    legend = " ".join(
-        f'<span style="background:{c};padding:2px 6px;margin-right:4px">{k}</span>'
-        for k, c in COLOURS.items()
-    )
-    parts += [f"<p>{legend}</p>", "</body></html>"]
+        parts += [
+            f"<h2>Workflow {html.escape(graph.name)} ({kind})</h2>",
+            _figure(workflow_svg(graph)),
+        ]
+    parts.append("</body></html>")
     return "\n".join(parts) + "\n"
+
+
+MIN_SCALE = 0.8  # the smallest a page shows a picture: its 10 px text stays 8 px
+
+
+def _figure(svg: str) -> str:
+    """A picture in a scrolling box, shown at no less than MIN_SCALE of its width."""
+    width = float(svg.split('width="', 1)[1].split('"', 1)[0])
+    tag_end = svg.index(">")
+    styled = svg[:tag_end] + f' style="min-width:{width * MIN_SCALE:.0f}px"' + svg[tag_end:]
+    return f'<div class="fig">{styled}</div>'

@@ -50,6 +50,9 @@ def to_networkx(graph: Graph) -> Any:
             final=finals.get(state.name, ""),
             discarded=state.name in discarded,
             reason=state.disposition_reason,
+            status=state.status,
+            status_reason=state.status_reason,
+            caption=state_caption(state, state.name in discarded),
         )
     for transition in graph.transitions:
         g.add_node(
@@ -66,6 +69,19 @@ def to_networkx(graph: Graph) -> Any:
             kind = "discarded_product" if s in transition.discarded else "carried_product"
             g.add_edge(f"t:{transition.name}", f"s:{s}", kind=kind)
     return g
+
+
+def state_caption(state: Any, discarded: bool) -> str:
+    """Why a state is not a plain product, in a few words (empty when it is one): a
+    discarded product's reason's first clause after its "who" (`not amplified`), or
+    `unknown: <reason>` for a product of a step that failed. The pictures and every text
+    format show this one caption."""
+    if state.status == "unknown":
+        return f"unknown: {state.status_reason}" if state.status_reason else "unknown"
+    if discarded:
+        reason = str(state.disposition_reason or "")
+        return reason.split(";")[0].split(":")[-1].strip() or "discarded"
+    return ""
 
 
 def typed_edges(graph: Graph) -> set[tuple[str, str, str]]:
@@ -87,6 +103,9 @@ def to_dot(graph: Graph) -> str:
             if data["discarded"]:
                 style.append('style="rounded,dashed"')
             label = f"{data['name']}\\n{data['architecture']}"
+            if data["caption"]:
+                label += f"\\n{data['caption']}"
+                style.append(f"tooltip={_dot_string(data['reason'] or data['status_reason'])}")
         else:
             style = ["shape=hexagon"]
             label = f"{data['name']}\\n{data['operation']}"
@@ -118,7 +137,9 @@ def to_mermaid(graph: Graph) -> str:
             if state.name in discarded
             else ""
         )
-        lines.append(f'  {_mid("s", state.name)}(["{_mermaid_text(state.name)}"]){cls}')
+        caption = state_caption(state, state.name in discarded)
+        text = _mermaid_text(state.name) + (f"<br/>{_mermaid_text(caption)}" if caption else "")
+        lines.append(f'  {_mid("s", state.name)}(["{text}"]){cls}')
     for transition in graph.transitions:
         lines.append(
             f'  {_mid("t", transition.name)}{{{{"{_mermaid_text(transition.name)}: '
@@ -168,4 +189,6 @@ def _mid(prefix: str, name: str) -> str:
 
 
 def _mermaid_text(text: str) -> str:
-    return text.replace('"', "'")
+    """Text for a quoted Mermaid label: quotes as `'`, angle brackets as Mermaid's entity
+    codes (a label is HTML to Mermaid)."""
+    return text.replace('"', "'").replace("<", "#lt;").replace(">", "#gt;")

@@ -598,10 +598,13 @@ def render_grade(result: Grade) -> str:
     lines = [
         f"rubric `{result.rubric}`: {len(result.protocols)} protocols, "
         f"{len(result.attempts)} attempts",
-        f"mean score   {pct(result.mean)}{interval('mean')}",
     ]
-    for k, value in result.best_of_k.items():
-        lines.append(f"best-of-{k:<3} {pct(value)}{interval(f'best_of_{k}')}")
+    # one column for the values, whatever the labels' lengths (`best-of-10` included)
+    rows = [("mean score", result.mean, "mean")] + [
+        (f"best-of-{k}", value, f"best_of_{k}") for k, value in result.best_of_k.items()
+    ]
+    column = max(len(label) for label, _, _ in rows) + 3
+    lines += [f"{label:<{column}}{pct(v):>6}{interval(key)}" for label, v, key in rows]
     lines.append("")
     lines.append("per protocol:")
     for p, data in result.protocols.items():

@@ -125,3 +125,21 @@ def test_a_folder_without_tasks_and_conflicting_options_are_usage_errors(tmp_pat
     both = runner.invoke(main, [*base, "--tasks", str(TASKS), "--replay", str(REPLAY),
                                 "--agent", "true"])  # fmt: skip
     assert both.exit_code == 2
+
+
+def test_the_summary_counts_rounds_as_its_after_round_lines_do() -> None:
+    """Two tasks, one passing in round 1 and one in round 3, are `2 tasks, 3 rounds` with
+    three `after round` lines and the 4 replies counted apart (not `4 rounds`)."""
+    from lablang.agent.bench import BenchResult
+    from lablang.agent.rounds import Round
+
+    def reply(task: str, number: int, reward: float) -> Round:
+        return Round(task, number, "ok", 0, 0, (), 0, {"reward": reward}, 0.0, 0.0, 0.0, 0, "")
+
+    rounds = (reply("a", 1, 1.0), reply("b", 1, 0.0), reply("b", 2, 0.5), reply("b", 3, 1.0))
+    lines = BenchResult(rounds, ()).summary_lines()
+    assert lines[0].startswith("2 tasks, 3 rounds (4 replies in all")
+    assert [line.split(":")[0].strip() for line in lines[1:]] == [
+        "after round 1", "after round 2", "after round 3",
+    ]  # fmt: skip
+    assert lines[-1].endswith("mean reward 1.0000")

@@ -53,9 +53,9 @@ SMOKES: dict[str, Smoke] = {
             rf"`lablang serve` request: +{NUM} ms",
             rf"ratio fresh / serve: +{NUM}",
             rf"serve's first reply \(start-up included\): {NUM} ms = {NUM} x a fresh check",
-            r"\(b\) bench libstruct --replay, \d+ tasks, \d+ rounds \(median of 1 runs\):",
+            r"\(b\) bench libstruct --replay, \d+ tasks, \d+ replies \(a task's rounds, summed; median of 1 runs\):",
             rf"per task: {NUM} ms = {NUM} x a fresh check of the small file",
-            rf"per round \(.*\): {NUM} ms = {NUM} x a fresh check of the small file",
+            rf"per reply \(.*\): {NUM} ms = {NUM} x a fresh check of the small file",
         ),
     ),
     "check_phases.py": Smoke(

@@ -148,3 +148,17 @@ def test_import_reads_a_tagged_seqspec_0_3_file(tmp_path: Path) -> None:
     # (W0403 on R2: the export names the 1-base region where the Read 2 primer's 3' end
     # sits as its primer region, and the importer makes the primer from that region only)
     assert check_file(tmp_path / "t.lab").ok
+
+
+def test_every_text_format_says_why_a_product_was_discarded() -> None:
+    """A discarded product carries its reason's caption in Mermaid (under its name) and DOT
+    (a third label line, the whole reason as its tooltip), as the pictures do."""
+    example = ROOT / "examples" / "split_seq.lab"
+    graph = next(g for g in build_model(check_file(example).program, Report()).model.graphs)
+    discarded = {s for t in graph.transitions for s in t.discarded}
+    assert discarded
+    mermaid, dot = render_graph(graph, "mermaid"), render_graph(graph, "dot")
+    for state in (s for s in graph.states if s.name in discarded):
+        caption = state.disposition_reason.split(";")[0].split(":")[-1].strip()
+        assert caption and f"{state.name}<br/>{caption}" in mermaid, state.name
+        assert f"\\n{caption}" in dot and "tooltip=" in dot

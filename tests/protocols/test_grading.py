@@ -204,3 +204,16 @@ def test_complete_judgments_grade_without_errors():
     grades, found = _grade_text(text)
     assert found == []
     assert grades == {("p", "1"): {"a": 2, "b": 0, "bad": 1}}
+
+
+def test_the_text_report_puts_every_score_in_one_column():
+    """`mean score` and every `best-of-k` (k of two digits included) end their value at the
+    same column, right-aligned, so the figures read down."""
+    from lablang.rubrics.grading import render_grade
+
+    built, _ = rubric(FLAT)
+    grades = {("p", str(k)): {"a": 2 * (k % 2), "b": 2, "bad": 0} for k in range(12)}
+    report = render_grade(grade(built, grades, resamples=10)).splitlines()
+    rows = [line for line in report if line.startswith(("mean score", "best-of-"))]
+    assert any(row.startswith("best-of-10") for row in rows)
+    assert len({row.index("%") for row in rows}) == 1, rows
