@@ -70,6 +70,10 @@ SIBLING_IMPORTS = {
         "W0406 reads the Task 1 grader's score characters, one copy in a module with no "
         "imports, without loading the grader"
     ),
+    ("lablang.molecular.draw", "lablang.scoring.library_chars"): (
+        "a placeholder is coloured by what its role means to the Task 1 grader (every "
+        "barcode role a barcode), read from the same one copy W0406 reads"
+    ),
     ("lablang.scoring.lab", "lablang.molecular"): (
         "a `.lab` answer is checked and exported as LibStructBench documents by the "
         "molecular backend before it is scored (imported when a `.lab` file is scored)"
