@@ -46,7 +46,8 @@ BACKEND_CHECKS: dict[str, str] = {
     "transition": "lablang.molecular.front:check_program",
     "workflow": "lablang.molecular.front:check_program",
     "library": "lablang.molecular.front:check_program",
-    "protocol": "lablang.protocols.front:check_program",
+    # the protocols' own check, then their annealing against the primers' Tm (W0408)
+    "protocol": "lablang.annealing:check_program",
     "rubric": "lablang.rubrics.front:check_program",
     "benchmark": "lablang.rubrics.benchmark_front:check_program",
     # the simulation's front end, then each task's trace to the protocol it realizes

@@ -17,6 +17,7 @@ from lablang.molecular.libstruct import segments_of
 from lablang.molecular.model import Graph, LibraryDef, MolecularModel, OligoDef
 from lablang.molecular.operations import anneal_sites
 from lablang.molecular.sequence import Seq, plain, reverse_complement
+from lablang.molecular.thermo import tm_at_site
 from lablang.scoring.library_chars import LIBRARY_SCORE_CHARS
 
 COLOURS = {
@@ -246,8 +247,8 @@ def _runs(names: list[str]) -> list[tuple[str, int, int]]:
 def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) -> str:
     """An SVG of the library: top strand 5'->3' above, bottom strand 3'<-5' below, one
     coloured box per segment with its bases printed, the segment names above, and one
-    lane per read: the sequencing primer where it anneals and an arrow for the bases it
-    reads, with the segments those bases cover."""
+    lane per read: the sequencing primer where it anneals (with its paired part's melting
+    temperature) and an arrow for the bases it reads, with the segments those bases cover."""
     seq = plain(library.seq)
     records = segments_of(seq)
     names = _labels(seq, oligos or {})
@@ -514,6 +515,9 @@ def _read_lane(
     primer_x = (_x_of_base(p_lo, records, xs)[0], _x_of_base(p_hi, records, xs)[0])
     covers = _covered(r_lo, r_hi, records, names)
     length = f"{read.length} nt" if read.length else "length not stated"
+    tm = tm_at_site(primer, sites[0])
+    if tm is not None:  # the primer's paired part at its site (lablang.molecular.thermo)
+        length += f", Tm {tm:.1f} \u00b0C"
     text = f"{read.name}: {read.primer}, {length}" + (
         " \u2192 " + ", ".join(covers) if covers else ""
     )

@@ -51,7 +51,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("driver",),
     ("fmt",),
     ("molecular", "protocols", "rubrics", "contracts", "scoring", "sim"),
-    ("export_targets", "spec_tables", "limits_doc", "bound", "trace", "modification"),
+    ("export_targets", "spec_tables", "limits_doc", "bound", "trace", "modification", "annealing"),
     ("export", "spec"),
     ("agent",),
     ("lsp",),

@@ -1,0 +1,109 @@
+"""Protocols against the chemistry they carry out: a thermocycling step's annealing
+temperature against the melting temperature of each primer where it anneals in the
+workflow step the protocol (or the step) `realizes` (W0408).
+
+Where the protocols and molecular backends meet, so a module of its own above both (the
+driver's check for `protocol` declarations: the protocols check, then this). The
+molecular model is built only when a protocol anneals in a step it links to a workflow
+step, and primer3 is imported only then (`lablang.molecular.thermo`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lablang.diagnostics import Report
+from lablang.protocols.front import check_program as check_protocols
+from lablang.protocols.model import Protocol, Step, Thermocycle, thermocycle_parameters
+from lablang.protocols.quantities import Amount
+from lablang.resolve import Program
+
+__all__ = ["check_program"]
+
+
+def check_program(program: Program, report: Report) -> None:
+    """Check every protocol of the root module, then its annealing temperatures against
+    the primers of the workflow steps it realizes."""
+    protocols = check_protocols(program, report)
+    wanted = [
+        (protocol, step, target, annealing)
+        for protocol in protocols
+        for step in protocol.steps
+        if isinstance(step.action, Thermocycle)
+        and (target := step.realizes or protocol.realizes)
+        and isinstance(annealing := thermocycle_parameters(step.action).get("annealing"), Amount)
+    ]
+    if not wanted:
+        return
+    from lablang.molecular.front import build_model
+
+    model = build_model(program, Report()).model  # its problems are the molecular check's
+    for protocol, step, target, annealing in wanted:
+        for primer, tm in _primer_tms(model, target):
+            if tm is not None and float(annealing.value) > tm:
+                _warn(report, program, protocol, step, target, annealing, primer, tm)
+
+
+def _primer_tms(model: Any, target: str) -> list[tuple[str, float | None]]:
+    """(primer, Tm at its best site) for each primer of the derived step `target`
+    (`workflow.step`); empty when the target is not a derived step with primers."""
+    from lablang.molecular.ops.core import anneal_sites
+    from lablang.molecular.sequence import plain, reverse_complement
+    from lablang.molecular.thermo import tm_at_site
+
+    workflow, _, name = target.partition(".")
+    graph = next((g for g in model.graphs if g.derived and g.name == workflow), None)
+    if graph is None:
+        return []
+    transition = next((t for t in graph.transitions if t.name == name), None)
+    if transition is None:
+        return []
+    states = {s.name: s for s in graph.states}
+    oligos = {o.name: o for o in model.oligos}
+    strands = [
+        strand.seq
+        for sub in transition.substrates
+        for strand in states[sub].strands
+        if sub in states
+    ]
+    out: list[tuple[str, float | None]] = []
+    for oligo_name in transition.oligos:
+        oligo = oligos.get(oligo_name)
+        if oligo is None or oligo.kind != "single":
+            continue
+        primer = plain(oligo.seq)
+        sites = [
+            site
+            for strand in strands
+            for template in (plain(strand), reverse_complement(plain(strand)))
+            for site in anneal_sites(primer, template, primer.min_length)
+        ]
+        if sites:
+            best = max(sites, key=lambda site: site.bases)
+            out.append((oligo_name, tm_at_site(primer, best)))
+    return out
+
+
+def _warn(
+    report: Report,
+    program: Program,
+    protocol: Protocol,
+    step: Step,
+    target: str,
+    annealing: Amount,
+    primer: str,
+    tm: float,
+) -> None:
+    from lablang.molecular.thermo import CONDITIONS_TEXT
+
+    span = step.spans.get("thermocycle", step.span)
+    report.add(
+        "W0408",
+        f"step `{step.name}` of protocol `{protocol.name}` anneals at {annealing.text}, above "
+        f"the melting temperature of primer `{primer}` at its site in `{target}` "
+        f"({tm:.1f} C; {CONDITIONS_TEXT}): it would bind weakly or not at all",
+        program.root.source,
+        span,
+        help=f"anneal at or below {tm:.0f} C (a few degrees under the Tm is usual), or use a "
+        "primer whose 3' part pairs over more bases",
+    )

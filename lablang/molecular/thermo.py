@@ -1,0 +1,68 @@
+"""Melting temperatures of primers where they anneal: primer3-py's nearest-neighbour Tm
+(SantaLucia 1998 parameters with SantaLucia's salt correction), the field's standard,
+under primer3's default PCR conditions (CONDITIONS).
+
+A primer's temperature is that of its paired part at the site (the bases its 3' end pairs
+over, as `anneal_sites` finds them), not of the whole oligo: a 5' adapter tail does not
+pair in the first cycles. The base-count rule (`min_anneal`) still decides what primes;
+the temperature is reported beside it (pictures, W0408). primer3 is imported only here,
+when a temperature is asked for: `lablang check` of a file that asks for none never
+loads it.
+
+>>> from lablang.molecular.sequence import bases
+>>> from lablang.molecular.ops.core import anneal_sites
+>>> primer = bases("TTTTTTTTTTACGCGCGCATATGCGCCG")  # a 10-T tail, 18 bases pair
+>>> site = anneal_sites(primer, bases("AAAACGGCGCATATGCGCGCGTGGGG"))[0]
+>>> paired_bases(primer, site)
+'ACGCGCGCATATGCGCCG'
+>>> round(tm_at_site(primer, site)) == round(melting_temperature("ACGCGCGCATATGCGCCG"))
+True
+"""
+
+from __future__ import annotations
+
+from lablang.molecular.ops.core import Site
+from lablang.molecular.sequence import Seq
+
+# primer3's defaults (primer3-py `calc_tm`), stated wherever a temperature is shown
+CONDITIONS = {"mv_conc": 50.0, "dv_conc": 1.5, "dntp_conc": 0.6, "dna_conc": 50.0}
+CONDITIONS_TEXT = "primer3 nearest-neighbour Tm, 50 mM Na+, 1.5 mM Mg2+, 0.6 mM dNTP, 50 nM primer"
+_COMPLEMENT = {"A": "T", "C": "G", "G": "C", "T": "A"}
+
+
+def paired_bases(primer: Seq, site: Site) -> str | None:
+    """The primer's paired part at `site`, 5'->3', in concrete bases: a degenerate primer
+    base takes the base it pairs with on a concrete template. None when a placeholder or
+    a run of unknown length pairs, or a position is degenerate on both sides."""
+    tokens = primer.tokens()
+    part = tokens[len(tokens) - site.primer_paired :]
+    template = site.template.tokens()[site.start : site.stop]
+    if len(template) != len(part):
+        return None  # a run paired as one position: no base-by-base duplex
+    out = []
+    for base, opposite in zip(part, reversed(template), strict=True):
+        if not isinstance(base, str) or not isinstance(opposite, str):
+            return None
+        base = base.upper()
+        if base not in _COMPLEMENT:
+            base = {v: k for k, v in _COMPLEMENT.items()}.get(opposite.upper(), "")
+            if not base:
+                return None
+        out.append(base)
+    return "".join(out)
+
+
+def melting_temperature(bases: str) -> float:
+    """The Tm (degrees C) of a concrete DNA sequence paired with its complement."""
+    import primer3
+
+    return float(primer3.calc_tm(bases.upper(), **CONDITIONS))
+
+
+def tm_at_site(primer: Seq, site: Site) -> float | None:
+    """The Tm of the primer's paired part at `site`, or None when it has no concrete
+    bases to compute from (see `paired_bases`)."""
+    text = paired_bases(primer, site)
+    if text is None or len(text) < 2:
+        return None
+    return melting_temperature(text)
