@@ -43,10 +43,11 @@ def _size(text: str) -> tuple[int, int]:
 @click.option(
     "--format",
     "file_format",
-    type=click.Choice(["robomimic", "minari"]),
+    type=click.Choice(["robomimic", "minari", "lerobot"]),
     default="robomimic",
     show_default=True,
-    help="robomimic: OUT/<task>_demo.hdf5; minari: the dataset lablang/<task>/expert-v0 in OUT.",
+    help="robomimic: OUT/<task>_demo.hdf5; minari: the dataset lablang/<task>/expert-v0 in "
+    "OUT; lerobot: a LeRobot v2.1 dataset in OUT/<task>.",
 )
 @click.option(
     "--valid-fraction",
@@ -105,6 +106,10 @@ def demos_command(
             from lablang.sim.minari_dataset import write_minari
 
             path, certificate = write_minari(task, episodes, out, **options)
+        elif file_format == "lerobot":
+            from lablang.sim.lerobot_dataset import write_lerobot
+
+            path, certificate = write_lerobot(task, episodes, out, **options)
         else:
             path, certificate = write_demos(
                 task, episodes, out, valid_fraction=valid_fraction, **options
