@@ -2,7 +2,8 @@
 the check time per derived state of real protocols: the examples and the scg_lib_structs
 atlas (`examples/atlas/`).
 
-Run: `python benchmarks/molecular.py` (`--atlas` for the atlas only). Prints, measured
+Run: `python benchmarks/molecular.py` (`--atlas` for the atlas only, `--pydna` for the
+pydna row only: the same concrete PCRs and digests derived by lablang and by pydna). Prints, measured
 in one run, the check time per state for growing workflows and how it grows (the ratio
 of per-state times between sizes; 1.0 means linear growth of the total), and for the
 atlas the molecular time of each page, per derived state, and the whole atlas. Absolute
@@ -18,6 +19,7 @@ import gc
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -172,11 +174,80 @@ def atlas_report(pages: int | None = None, repeats: int = 5) -> None:
     )
 
 
+def pydna_report(cases: int) -> None:
+    """The same concrete PCRs and digests (tests/molecular/concrete_cases.py) derived by
+    lablang (check and model) and by pydna, in process: per case lablang's time over
+    pydna's, and the median per kind."""
+    import random
+    import statistics
+
+    from Bio.Restriction import AllEnzymes
+    from pydna.amplify import pcr
+    from pydna.dseqrecord import Dseqrecord
+    from pydna.primer import Primer
+
+    from lablang.diagnostics import Report
+    from lablang.molecular.front import build_model
+    from tests.molecular.concrete_cases import (
+        digest_case,
+        digest_program,
+        pcr_case,
+        pcr_program,
+    )
+
+    def best(work: Any, repeats: int = 3) -> float:
+        """The fastest of `repeats` runs (the first, untimed, warms both libraries)."""
+        times = []
+        for _ in range(repeats):
+            begin = time.perf_counter()
+            work()
+            times.append(time.perf_counter() - begin)
+        return min(times)
+
+    def lablang_seconds(text: str) -> float:
+        """The model's time (the derivation) on the checked program, as pydna's is its own
+        operation's time: parsing and checking the text are left out."""
+        program = check_text(text, "bench.lab").program
+        return best(lambda: build_model(program, Report()))
+
+    def pydna_seconds(work: Any) -> float:
+        return best(work)
+
+    template, forward, reverse = pcr_case(random.Random(999))  # warm-up, untimed
+    build_model(check_text(pcr_program(template, forward, reverse), "w.lab").program, Report())
+    pcr(Primer(forward), Primer(reverse), Dseqrecord(template))
+    template, chosen = digest_case(random.Random(1999))
+    build_model(check_text(digest_program(template, chosen), "w.lab").program, Report())
+    Dseqrecord(template).cut(*[AllEnzymes.get(name) for name in chosen])
+
+    ratios: dict[str, list[float]] = {"PCR": [], "digest": []}
+    for k in range(cases):
+        template, forward, reverse = pcr_case(random.Random(1000 + k))
+        ours = lablang_seconds(pcr_program(template, forward, reverse))
+        theirs = pydna_seconds(lambda: pcr(Primer(forward), Primer(reverse), Dseqrecord(template)))
+        ratios["PCR"].append(ours / theirs)
+        template, chosen = digest_case(random.Random(2000 + k))
+        enzymes = [AllEnzymes.get(name) for name in chosen]
+        ours = lablang_seconds(digest_program(template, chosen))
+        theirs = pydna_seconds(lambda: Dseqrecord(template).cut(*enzymes))
+        ratios["digest"].append(ours / theirs)
+    every = ratios["PCR"] + ratios["digest"]
+    print(
+        f"pydna, {cases} PCRs and {cases} digests in process: lablang's model "
+        f"over pydna, median x{statistics.median(every):.2f} (PCR "
+        f"x{statistics.median(ratios['PCR']):.2f}, digest x{statistics.median(ratios['digest']):.2f};"
+        f" range x{min(every):.2f}-x{max(every):.2f}); target median <= 2.0"
+    )
+
+
 def main() -> None:
     check_text(split_pool_program(2), "warm.lab")  # imports and caches out of the timing
     smoke = "--smoke" in sys.argv[1:]
     if "--atlas" in sys.argv[1:]:
         atlas_report(*((1, 1) if smoke else ()))
+        return
+    if "--pydna" in sys.argv[1:]:
+        pydna_report(2 if smoke else 24)
         return
     # --smoke: the two smallest sizes (so the growth column is computed), one repetition
     sizes = 2 if smoke else None
@@ -197,6 +268,7 @@ def main() -> None:
         **repeats,
     )
     atlas_report(*((1, 1) if smoke else ()))
+    pydna_report(2 if smoke else 24)
 
 
 if __name__ == "__main__":

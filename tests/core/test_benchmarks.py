@@ -144,7 +144,9 @@ SMOKES: dict[str, Smoke] = {
             rf"^  all +[1-9]\d* derived states: +{NUM} ms = +{NUM} ms/state",
             rf"^  \w+ +molecular +{NUM} ms +[1-9]\d* derived states +{NUM} ms/state +check +{NUM} ms",
             rf"^  whole atlas: 1 pages, molecular {NUM} ms .*, [1-9]\d* derived states",
+            rf"^pydna, 2 PCRs and 2 digests in process: lablang's model over pydna, median x{NUM} \(PCR x{NUM}, digest x{NUM}; range x{NUM}-x{NUM}\); target median <= 2.0$",
         ),
+        needs=("pydna",),
     ),
     "protocols.py": Smoke(
         (
