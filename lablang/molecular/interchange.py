@@ -18,7 +18,7 @@ from typing import Any
 
 from lablang.diagnostics import NO_SPAN, Report
 from lablang.molecular.libstruct import dumps, export_libstruct
-from lablang.molecular.seqspec import export_seqspec, missing_onlists, seqspec_yaml
+from lablang.molecular.seqspec_export import export_seqspec, missing_onlists, seqspec_yaml
 from lablang.molecular.sequence import render
 from lablang.source import Span
 

@@ -10,14 +10,8 @@ import yaml
 from lablang.diagnostics import Report
 from lablang.driver import check_file, check_text
 from lablang.molecular.front import build_model
-from lablang.molecular.seqspec import (
-    export_seqspec,
-    import_seqspec,
-    load_seqspec_yaml,
-    seqspec_yaml,
-    spec_sequence,
-    validate_seqspec,
-)
+from lablang.molecular.seqspec import import_seqspec, load_seqspec_yaml, validate_seqspec
+from lablang.molecular.seqspec_export import export_seqspec, seqspec_yaml, spec_sequence
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT.parent.parent / "shared" / "data" / "seqspec"

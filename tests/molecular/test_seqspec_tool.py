@@ -20,7 +20,8 @@ from lablang.diagnostics import Report
 from lablang.driver import check_file, check_text
 from lablang.molecular.front import build_model
 from lablang.molecular.interchange import export_seqspec_0_3_text
-from lablang.molecular.seqspec import export_seqspec, import_seqspec, seqspec_yaml
+from lablang.molecular.seqspec import import_seqspec
+from lablang.molecular.seqspec_export import export_seqspec, seqspec_yaml
 
 seqspec = pytest.importorskip("seqspec")
 

@@ -1,0 +1,429 @@
+"""seqspec export: a program's libraries and reads as a seqspec assay (YAML).
+
+Each library is one top-level region (its modality), each segment a leaf region; each
+read a `sequence_spec` entry whose primer is the region the read starts after. The
+format of seqspec's repository (0.4.0) or of its PyPI release (0.3.1, tagged YAML) is
+written; `tests/molecular/test_seqspec_cli.py` runs seqspec's own CLI on the exports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Any
+
+from attrs import frozen
+
+from lablang.molecular.model import LibraryDef, MolecularModel, SegmentDef
+from lablang.molecular.seqspec import (
+    _TAGS,
+    REGION_TYPES,
+    REGION_TYPES_0_3,
+    SEQSPEC_VERSIONS,
+    SPEC_MODALITIES,
+    SPEC_MODALITY,
+    _ident,
+    _unique,
+)
+from lablang.molecular.sequence import Bases, Homopolymer, Seq, Symbol, plain, reverse_complement
+
+# an onlist file larger than this is exported without its checksum (as a missing one is)
+MAX_ONLIST_BYTES = 4 * 1024**3
+
+
+def spec_sequence(seq: Seq, segments: dict[str, SegmentDef]) -> str:
+    """A library's sequence as seqspec writes it: fixed bases, N for onlist barcodes and
+    indexes, X for other variable regions, each at its minimum length."""
+    out: list[str] = []
+    for part in plain(seq).parts:
+        match part:
+            case Bases(text=text):
+                out.append(text)
+            case Homopolymer(base=base, count=count):
+                out.append(base * count if count is not None else "X")
+            case Symbol():
+                letter = "N" if _onlist_like(part, segments) else "X"
+                out.append(
+                    letter * max(part.min_len or 1, 1) if part.min_len is not None else letter
+                )
+            case _:
+                pass
+    return "".join(out)
+
+
+def _onlist_like(symbol: Symbol, segments: dict[str, SegmentDef]) -> bool:
+    seg = segments.get((symbol.label or "").rstrip("'"))
+    if seg is not None:
+        return seg.kind in ("barcode", "index")
+    return any(word in symbol.role for word in ("BARCODE", "INDEX", "BC"))
+
+
+def export_seqspec(
+    program: Any, version: str = "0.4.0", onlist_dir: str | Path | None = None
+) -> dict[str, Any]:
+    """A seqspec assay for the program's libraries (one region tree per library).
+
+    Each library segment becomes a region: fixed bases, onlist for barcodes and indexes
+    with a named onlist, random otherwise; reads become `sequence_spec` entries whose
+    primer is the region the primer's sequence covers.
+
+    `version` picks the format: "0.4.0" (seqspec's repository, the default) or "0.3.1"
+    (the PyPI release, whose `check` also wants a random region's sequence to be X
+    repeated `max_len` times and knows no `bead_TSO`/`sgrna_target` types; write it with
+    `seqspec_yaml`, which adds the YAML tags 0.3.1 needs). An onlist whose file
+    (`NAME`, `NAME.txt`, `NAME.txt.gz` or `NAME.gz`) is found in `onlist_dir` gets that
+    file's name, size and md5; otherwise lablang does not know the md5, and the spec
+    leaves it out (0.4.0) or empty (0.3.1), which `seqspec check` reports.
+
+    >>> from lablang.driver import check_text
+    >>> lab = "library lib { seq: 5'-ACGT [UMI:4-6]-3' }"
+    >>> spec = export_seqspec(check_text(lab).program, version="0.3.1")
+    >>> spec["seqspec_version"], spec["library_spec"][0]["regions"][1]["sequence"]
+    ('0.3.1', 'XXXXXX')
+    """
+    from lablang.molecular.libstruct import _libraries, _model_of
+
+    if version not in SEQSPEC_VERSIONS:
+        raise ValueError(f"seqspec version `{version}` is not one of {', '.join(SEQSPEC_VERSIONS)}")
+    model: MolecularModel = _model_of(program)
+    segments = {s.name: s for s in model.segments}
+    libraries = _libraries(model)
+    modalities: list[str] = []
+    library_spec = []
+    reads: list[dict[str, Any]] = []
+    for library in libraries:
+        modality = SPEC_MODALITY.get(library.modality, "rna")
+        if modality in modalities:
+            modality = next((m for m in SPEC_MODALITIES if m not in modalities), modality)
+        modalities.append(modality)
+        children = _regions(library, modality, segments, version, onlist_dir)
+        if not children:  # an empty library is a fixed region of length 0
+            library_spec.append(
+                {
+                    "region_id": modality,
+                    "region_type": modality,
+                    "name": library.name,
+                    "sequence_type": "fixed",
+                    "sequence": "",
+                    "min_len": 0,
+                    "max_len": 0,
+                    "onlist": None,
+                    "regions": [],
+                }
+            )
+            continue
+        library_spec.append(
+            {
+                "region_id": modality,
+                "region_type": modality if modality in REGION_TYPES else "named",
+                "name": library.title or library.name,
+                "sequence_type": "joined",
+                "sequence": "".join(c["sequence"] for c in children),
+                "min_len": sum(c["min_len"] for c in children),
+                "max_len": sum(c["max_len"] for c in children),
+                "onlist": None,
+                "regions": children,
+            }
+        )
+        reads.extend(_reads(library, modality, children, model))
+    return {
+        "seqspec_version": version,
+        "assay_id": model.name or "assay",
+        "name": model.title or model.name or "assay",
+        # lablang does not know the assay's date; the schema requires one, so a fixed
+        # placeholder keeps the output deterministic (see docs/molecular.md)
+        "doi": "",
+        "date": "1 January 1970",
+        "description": model.title or model.name or "",
+        "modalities": modalities,
+        "lib_struct": "",
+        "library_protocol": "Custom",
+        "library_kit": "Custom",
+        "sequence_protocol": "Custom",
+        "sequence_kit": "Custom",
+        "sequence_spec": reads,
+        "library_spec": library_spec,
+    }
+
+
+def _onlist(name: str, version: str, onlist_dir: str | Path | None) -> dict[str, Any]:
+    """The onlist object of a region: from the file when `onlist_dir` holds it."""
+    found = _onlist_file(name, onlist_dir)
+    if found is not None:
+        from lablang.guarded import Refused, open_guarded
+
+        digest = hashlib.md5(usedforsecurity=False)
+        try:  # inside the onlist folder, a regular file, its size bounded before reading
+            stream = open_guarded(
+                found,
+                [Path(onlist_dir or ".")],
+                max_bytes=MAX_ONLIST_BYTES,
+                limit="MAX_ONLIST_BYTES",
+            )
+        except Refused:
+            found = None
+    if found is not None:
+        with stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+        return {
+            "file_id": found.name,
+            "filename": found.name,
+            "filetype": "txt.gz" if found.name.endswith(".gz") else "txt",
+            "filesize": found.stat().st_size,
+            "url": found.name,
+            "urltype": "local",
+            "md5": digest.hexdigest(),
+        }
+    onlist: dict[str, Any] = {
+        "file_id": name,
+        "filename": f"{name}.txt",
+        "filetype": "txt",
+        "filesize": 0,
+        "url": f"{name}.txt",
+        "urltype": "local",
+    }
+    if version.startswith("0.3."):
+        # 0.3.1 reads every onlist field as an attribute: the key must be there, and
+        # an empty md5 says it is unknown (its check reports the pattern mismatch)
+        onlist["md5"] = ""
+    return onlist
+
+
+def missing_onlists(model: MolecularModel, onlist_dir: str | Path | None) -> list[str]:
+    """The onlists the model's libraries name whose file is not in `onlist_dir` (sorted)."""
+    names = {s.onlist for s in model.segments if s.onlist}
+    return sorted(name for name in names if _onlist_file(name, onlist_dir) is None)
+
+
+def _onlist_file(name: str, onlist_dir: str | Path | None) -> Path | None:
+    """The onlist's file in `onlist_dir`: a plain file name only (the name comes from an
+    untrusted `.lab`), a regular file, not a symlink."""
+    if onlist_dir is None or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
+        return None
+    directory = Path(onlist_dir)
+    for candidate in (name, f"{name}.txt", f"{name}.txt.gz", f"{name}.gz"):
+        path = directory / candidate
+        if path.is_file() and not path.is_symlink():
+            return path
+    return None
+
+
+def _regions(
+    library: LibraryDef,
+    modality: str,
+    segments: dict[str, SegmentDef],
+    version: str = "0.4.0",
+    onlist_dir: str | Path | None = None,
+) -> list[dict[str, Any]]:
+    from lablang.molecular.libstruct import segments_of
+
+    types = REGION_TYPES_0_3 if version.startswith("0.3.") else REGION_TYPES
+    out: list[dict[str, Any]] = []
+    used: set[str] = set()
+    for record in segments_of(plain(library.seq)):
+        role = str(record["role"])
+        rid = _unique(f"{modality}-{_ident(role)}", used)
+        text = record.get("sequence") or ""
+        if text and not set(text) <= set("ACGTRYMKSWHBVDN"):
+            text = ""
+        if text:
+            rtype = _region_type(role, text)
+            out.append(
+                {
+                    "region_id": rid,
+                    "region_type": rtype if rtype in types else "named",
+                    "name": role,
+                    "sequence_type": "fixed",
+                    "sequence": text,
+                    "min_len": len(text),
+                    "max_len": len(text),
+                    "onlist": None,
+                    "regions": [],
+                }
+            )
+            continue
+        placeholder = str(record.get("placeholder", ""))
+        m = re.match(r"\[([A-Z0-9_]+)(?::(\d+)(?:-(\d+))?)?\]", placeholder)
+        prole = m.group(1) if m else "X"
+        low = int(m.group(2)) if m and m.group(2) else 1
+        high = int(m.group(3)) if m and m.group(3) else (low if m and m.group(2) else 1000)
+        seg = segments.get(role)
+        onlist = seg.onlist if seg is not None else None
+        rtype = _region_type(prole.lower(), "")
+        rtype = rtype if rtype in types else "named"
+        if onlist:
+            out.append(
+                {
+                    "region_id": rid,
+                    "region_type": rtype,
+                    "name": role,
+                    "sequence_type": "onlist",
+                    "sequence": "N" * low,
+                    "min_len": low,
+                    "max_len": high,
+                    "onlist": _onlist(onlist, version, onlist_dir),
+                    "regions": [],
+                }
+            )
+        else:
+            # 0.4.0 takes any run of X within min_len..max_len; 0.3.1's check wants
+            # exactly max_len X's
+            length = high if version.startswith("0.3.") else low
+            out.append(
+                {
+                    "region_id": rid,
+                    "region_type": rtype,
+                    "name": role,
+                    "sequence_type": "random",
+                    "sequence": "X" * length,
+                    "min_len": low,
+                    "max_len": high,
+                    "onlist": None,
+                    "regions": [],
+                }
+            )
+    return out
+
+
+def _region_type(role: str, text: str) -> str:
+    lowered = role.lower()
+    if (text and len(set(text)) == 1 and len(text) >= 8) or lowered in (
+        "dt",
+        "poly_dt",
+        "oligo_dt",
+    ):
+        # a homopolymer run (the capture oligo's dT) is seqspec's poly_T, not a linker
+        base = text[0] if text else "T"
+        return {"A": "poly_A", "C": "poly_C", "G": "poly_G"}.get(base, "poly_T")
+    if lowered in ("r1", "read1", "read_1"):
+        return "truseq_read1"
+    if lowered in ("r2", "read2", "read_2"):
+        return "truseq_read2"
+    # most specific first: `TruSeq_R1_after_P5` is Read 1's primer site, not P5
+    table = [
+        ("truseq_read1", "truseq_read1"),
+        ("truseq_r1", "truseq_read1"),
+        ("read1_primer", "truseq_read1"),
+        ("truseq_read2", "truseq_read2"),
+        ("truseq_r2", "truseq_read2"),
+        ("illumina_p5", "illumina_p5"),
+        ("p5", "illumina_p5"),
+        ("p7", "illumina_p7"),
+        ("i7", "index7"),
+        ("i5", "index5"),
+        ("umi", "umi"),
+        ("barcode", "barcode"),
+        ("cdna", "cdna"),
+        ("gdna", "gdna"),
+        ("poly", "poly_T"),
+        ("sample_index", "truseq_read2"),
+        ("read2", "truseq_read2"),
+        ("me", "ME1"),
+        ("s5", "s5"),
+        ("s7", "s7"),
+    ]
+    for key, rtype in table:
+        if key in lowered:
+            if rtype == "poly_T" and text:
+                return {"A": "poly_A", "C": "poly_C", "G": "poly_G"}.get(text[0], "poly_T")
+            return rtype
+    return "linker" if text else "named"
+
+
+def _reads(
+    library: LibraryDef, modality: str, regions: list[dict[str, Any]], model: MolecularModel
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    top = "".join(r["sequence"] for r in regions)
+    for read in library.reads:
+        oligo = model.oligo(read.primer)
+        primer_id = None
+        if oligo is not None:
+            primer = _plain_text(oligo.seq)
+            if read.strand == "bottom":  # pos read: primer sequence is on the top strand
+                target = primer
+            else:
+                target = _plain_text(reverse_complement(oligo.seq))
+            index = top.find(target)
+            if index >= 0:
+                primer_id = _region_covering(regions, index, index + len(target))
+        out.append(
+            {
+                "read_id": f"{modality}-{read.name}",
+                "name": read.name,
+                "modality": modality,
+                "primer_id": primer_id or regions[0]["region_id"] if regions else "",
+                "min_len": read.min_length or read.length or 1,
+                "max_len": read.length or 1,
+                "strand": "pos" if read.strand == "bottom" else "neg",
+                "files": [],
+            }
+        )
+    return out
+
+
+def _plain_text(seq: Seq) -> str:
+    return "".join(t for t in plain(seq).tokens() if isinstance(t, str))
+
+
+def _region_covering(regions: list[dict[str, Any]], start: int, end: int) -> str | None:
+    """The region that holds most of the primer's site `start..end`: TruSeq Read 2's
+    primer site, not the 1-nt A-tail its last base pairs with (first one on a tie)."""
+    best, most, pos = None, 0, 0
+    for region in regions:
+        width = len(region["sequence"])
+        overlap = min(end, pos + width) - max(start, pos)
+        if overlap > most:
+            best, most = str(region["region_id"]), overlap
+        pos += width
+    return best
+
+
+def seqspec_yaml(spec: dict[str, Any]) -> str:
+    """YAML text of a spec, keys in seqspec's order.
+
+    A spec whose `seqspec_version` is 0.3.x is written with the `!Assay`, `!Region`,
+    `!Onlist` and `!Read` tags that seqspec 0.3.1 needs to load it (0.4.0 strips them).
+
+    >>> print(seqspec_yaml({"seqspec_version": "0.3.1", "library_spec": [], "sequence_spec": []}))
+    !Assay
+    seqspec_version: 0.3.1
+    library_spec: []
+    sequence_spec: []
+    <BLANKLINE>
+    """
+    import yaml
+
+    if not str(spec.get("seqspec_version", "")).startswith("0.3."):
+        return str(yaml.safe_dump(spec, sort_keys=False, default_flow_style=False))
+
+    class _Dumper(yaml.SafeDumper):
+        pass
+
+    def tagged(dumper: yaml.SafeDumper, node: _Tagged) -> yaml.Node:
+        return dumper.represent_mapping(node.tag, node.data.items())
+
+    _Dumper.add_representer(_Tagged, tagged)
+    return str(yaml.dump(_tag(spec), Dumper=_Dumper, sort_keys=False, default_flow_style=False))
+
+
+@frozen
+class _Tagged:
+    tag: str
+    data: dict[str, Any]
+
+
+def _tag(spec: dict[str, Any]) -> _Tagged:
+    def region(r: dict[str, Any]) -> _Tagged:
+        data = dict(r)
+        if isinstance(data.get("onlist"), dict):
+            data["onlist"] = _Tagged(_TAGS["onlist"], data["onlist"])
+        data["regions"] = [region(c) for c in data.get("regions") or []]
+        return _Tagged(_TAGS["region"], data)
+
+    data = dict(spec)
+    data["sequence_spec"] = [_Tagged(_TAGS["read"], r) for r in spec.get("sequence_spec") or []]
+    data["library_spec"] = [region(r) for r in spec.get("library_spec") or []]
+    return _Tagged(_TAGS["assay"], data)
