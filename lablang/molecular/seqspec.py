@@ -397,6 +397,8 @@ def _segment_line(name: str, leaf: dict[str, Any], repairs: list[str]) -> str:
     if stype == "onlist":
         onlist = leaf.get("onlist") or {}
         filename = onlist.get("filename") if isinstance(onlist, dict) else None
+        if isinstance(onlist, dict) and onlist.get("urltype") in ("http", "https", "ftp"):
+            filename = onlist.get("url") or filename  # a published onlist: where it is
         kind = "index" if rtype in ("index5", "index7") else "barcode"
         role = {"index5": "I5_INDEX", "index7": "I7_INDEX"}.get(rtype, _role(str(rid), "BARCODE"))
         length = f"{low}" if low == high else f"{low}..{high}"

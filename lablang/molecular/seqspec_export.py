@@ -15,13 +15,12 @@ from typing import Any
 
 from attrs import frozen
 
-from lablang.molecular.model import LibraryDef, MolecularModel, SegmentDef
+from lablang.molecular.model import LibraryDef, MolecularModel, ReadDef, SegmentDef
 from lablang.molecular.seqspec import (
     _TAGS,
     REGION_TYPES,
     REGION_TYPES_0_3,
     SEQSPEC_VERSIONS,
-    SPEC_MODALITIES,
     SPEC_MODALITY,
     _ident,
     _unique,
@@ -30,6 +29,24 @@ from lablang.molecular.sequence import Bases, Homopolymer, Seq, Symbol, plain, r
 
 # an onlist file larger than this is exported without its checksum (as a missing one is)
 MAX_ONLIST_BYTES = 4 * 1024**3
+# onlists published by their vendor, by the name a `.lab` gives them: an export whose
+# onlist file is not at hand points at these (10x Genomics' Cell Ranger repository)
+_CELLRANGER = "https://github.com/10XGenomics/cellranger/raw/master/lib/python/cellranger/barcodes"
+PUBLISHED_ONLISTS = {
+    "3M-february-2018": f"{_CELLRANGER}/3M-february-2018.txt.gz",
+    "737K-august-2016": f"{_CELLRANGER}/737K-august-2016.txt",
+    "737K-arc-v1": f"{_CELLRANGER}/737K-arc-v1.txt.gz",
+    "737K-cratac-v1": f"{_CELLRANGER}/737K-cratac-v1.txt.gz",
+}
+# fixed regions that one sequencing primer's site covers whole, written as one region
+# of seqspec's type (its own specs: `nextera_read1` is s5 + ME1, `nextera_read2` ME2 + s7)
+JOINED_PRIMER_TYPES = {
+    ("s5", "ME1"): "nextera_read1",
+    ("ME2", "s7"): "nextera_read2",
+}
+# the mosaic end as Tn5 writes it next to s5 (ME1) and its reverse complement by s7 (ME2)
+_ME = "AGATGTGTATAAGAGACAG"
+_ME_RC = "CTGTCTCTTATACACATCT"
 
 
 def spec_sequence(seq: Seq, segments: dict[str, SegmentDef]) -> str:
@@ -65,16 +82,24 @@ def export_seqspec(
     """A seqspec assay for the program's libraries (one region tree per library).
 
     Each library segment becomes a region: fixed bases, onlist for barcodes and indexes
-    with a named onlist, random otherwise; reads become `sequence_spec` entries whose
-    primer is the region the primer's sequence covers.
+    with a named onlist, random otherwise; a barcode of any round (a segment declared
+    `barcode(...)` or a role LibStructBench's grader reads as a barcode: cell, ligation,
+    RT, Tn5) is a `barcode` region. The modality is the library's declared kind; seqspec
+    holds one library per modality, so a second library of a kind is left out
+    (`library_modalities`). Reads become `sequence_spec` entries whose primer is the
+    region the read starts after: the fixed regions a sequencing primer's site covers
+    whole are one region (s5 and ME are seqspec's `nextera_read1`, as in its own specs).
 
     `version` picks the format: "0.4.0" (seqspec's repository, the default) or "0.3.1"
     (the PyPI release, whose `check` also wants a random region's sequence to be X
     repeated `max_len` times and knows no `bead_TSO`/`sgrna_target` types; write it with
     `seqspec_yaml`, which adds the YAML tags 0.3.1 needs). An onlist whose file
     (`NAME`, `NAME.txt`, `NAME.txt.gz` or `NAME.gz`) is found in `onlist_dir` gets that
-    file's name, size and md5; otherwise lablang does not know the md5, and the spec
-    leaves it out (0.4.0) or empty (0.3.1), which `seqspec check` reports.
+    file's name, size and md5. Otherwise lablang does not know the md5: an onlist named
+    by its URL, or one of `PUBLISHED_ONLISTS`, is written at that location (`urltype`
+    https), any other as a local file name; the md5 is left out (0.4.0) or null (0.3.1,
+    whose loader needs the key; seqspec's own published specs write it so), which
+    `seqspec check` reports.
 
     >>> from lablang.driver import check_text
     >>> lab = "library lib { seq: 5'-ACGT [UMI:4-6]-3' }"
@@ -92,10 +117,9 @@ def export_seqspec(
     modalities: list[str] = []
     library_spec = []
     reads: list[dict[str, Any]] = []
-    for library in libraries:
-        modality = SPEC_MODALITY.get(library.modality, "rna")
-        if modality in modalities:
-            modality = next((m for m in SPEC_MODALITIES if m not in modalities), modality)
+    for library, modality in library_modalities(libraries):
+        if modality is None:  # a second library of a modality: see `library_modalities`
+            continue
         modalities.append(modality)
         children = _regions(library, modality, segments, version, onlist_dir)
         if not children:  # an empty library is a fixed region of length 0
@@ -113,6 +137,8 @@ def export_seqspec(
                 }
             )
             continue
+        sites = [_primer_site(read, children, model) for read in library.reads]
+        children = _merge_primer_sites(children, sites)
         library_spec.append(
             {
                 "region_id": modality,
@@ -126,7 +152,7 @@ def export_seqspec(
                 "regions": children,
             }
         )
-        reads.extend(_reads(library, modality, children, model))
+        reads.extend(_reads(library, modality, children, sites))
     return {
         "seqspec_version": version,
         "assay_id": model.name or "assay",
@@ -145,6 +171,21 @@ def export_seqspec(
         "sequence_spec": reads,
         "library_spec": library_spec,
     }
+
+
+def library_modalities(libraries: list[LibraryDef]) -> list[tuple[LibraryDef, str | None]]:
+    """Each library with the seqspec modality of its declared kind (`gene expression` is
+    `rna`, `chromatin accessibility` `atac`; an unknown kind `rna`), or None for a library
+    of a modality an earlier library has: a spec's modalities are unique and each names
+    one top-level region, so seqspec holds one library per modality (W0051 says which
+    are left out)."""
+    out: list[tuple[LibraryDef, str | None]] = []
+    taken: set[str] = set()
+    for library in libraries:
+        modality = SPEC_MODALITY.get(library.modality, "rna")
+        out.append((library, None if modality in taken else modality))
+        taken.add(modality)
+    return out
 
 
 def _onlist(name: str, version: str, onlist_dir: str | Path | None) -> dict[str, Any]:
@@ -176,19 +217,35 @@ def _onlist(name: str, version: str, onlist_dir: str | Path | None) -> dict[str,
             "urltype": "local",
             "md5": digest.hexdigest(),
         }
+    url = PUBLISHED_ONLISTS.get(name, name)
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    scheme = scheme if scheme in ("http", "https", "ftp") else ""
+    filename = url.rsplit("/", 1)[-1] if scheme else _file_name(name)
+    if scheme and version.startswith("0.3."):
+        # 0.3.1's check asks the network for `filename` (not `url`) unless the spec says
+        # 0.3.0: a bare file name there is a crash in `requests`, the URL a real look-up
+        filename = url
     onlist: dict[str, Any] = {
-        "file_id": name,
-        "filename": f"{name}.txt",
-        "filetype": "txt",
+        "file_id": url.rsplit("/", 1)[-1] if scheme else filename,
+        "filename": filename,
+        "filetype": "txt.gz" if filename.endswith(".gz") else "txt",
         "filesize": 0,
-        "url": f"{name}.txt",
-        "urltype": "local",
+        "url": url if scheme else filename,
+        "urltype": scheme or "local",
     }
     if version.startswith("0.3."):
-        # 0.3.1 reads every onlist field as an attribute: the key must be there, and
-        # an empty md5 says it is unknown (its check reports the pattern mismatch)
-        onlist["md5"] = ""
+        # 0.3.1 reads every onlist field as an attribute: the key must be there; null
+        # (not '') says it is unknown, as seqspec's own published specs write it
+        onlist["md5"] = None
     return onlist
+
+
+def _file_name(name: str) -> str:
+    """An onlist's file name: the name as written when it has a file suffix (an imported
+    spec's `barcode-1_onlist_v2.txt`), else with `.txt` (`3M-february-2018.txt`)."""
+    if re.search(r"\.(txt|tsv|csv|list)(\.gz)?$|\.gz$", name):
+        return name
+    return f"{name}.txt"
 
 
 def missing_onlists(model: MolecularModel, onlist_dir: str | Path | None) -> list[str]:
@@ -229,7 +286,7 @@ def _regions(
         if text and not set(text) <= set("ACGTRYMKSWHBVDN"):
             text = ""
         if text:
-            rtype = _region_type(role, text)
+            rtype = _fixed_type(role, text)
             out.append(
                 {
                     "region_id": rid,
@@ -251,7 +308,7 @@ def _regions(
         high = int(m.group(3)) if m and m.group(3) else (low if m and m.group(2) else 1000)
         seg = segments.get(role)
         onlist = seg.onlist if seg is not None else None
-        rtype = _region_type(prole.lower(), "")
+        rtype = _symbol_type(prole, seg.kind if seg is not None else None)
         rtype = rtype if rtype in types else "named"
         if onlist:
             out.append(
@@ -332,29 +389,141 @@ def _region_type(role: str, text: str) -> str:
     return "linker" if text else "named"
 
 
-def _reads(
-    library: LibraryDef, modality: str, regions: list[dict[str, Any]], model: MolecularModel
-) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def _symbol_type(role: str, kind: str | None) -> str:
+    """The region type of a barcode, UMI, index or payload: by the segment's kind when
+    declared (`barcode(...)`), else by what LibStructBench's grader reads the role as
+    (`[LIGATION:8]` and `[RT_BARCODE:8]` are barcodes, `[I7_INDEX:8]` an index), else by
+    the words of the role."""
+    from lablang.molecular.builder.common import grader_role_char
+
+    upper = role.upper()
+    index = "index5" if "I5" in upper else "index7"
+    if kind in ("barcode", "umi"):
+        return kind
+    if kind == "index":
+        return index
+    char = grader_role_char(upper)
+    if char in ("#", "&", "=", "%"):
+        return "barcode"
+    if char == "~":
+        return "umi"
+    if char == "@":
+        return index
+    if char == "$":
+        return "tag"
+    return _region_type(role.lower(), "")
+
+
+def _fixed_type(role: str, text: str) -> str:
+    """The region type of fixed bases: the mosaic end by its sequence (ME1 beside s5,
+    its reverse complement ME2 beside s7), else by the segment's name."""
+    if text == _ME:
+        return "ME1"
+    if text == _ME_RC:
+        return "ME2"
+    return _region_type(role, text)
+
+
+def _primer_site(
+    read: ReadDef, regions: list[dict[str, Any]], model: MolecularModel
+) -> tuple[int, int] | None:
+    """Where a read's primer sits on the library's top strand (start, end), or None.
+
+    A `pos` read's primer has the top strand's bases, a `neg` read's their reverse
+    complement. A primer with a 5' tail the library lacks is placed by its 3' end (the
+    part that pairs), at least 12 bases of it."""
+    oligo = model.oligo(read.primer)
+    if oligo is None:
+        return None
     top = "".join(r["sequence"] for r in regions)
-    for read in library.reads:
-        oligo = model.oligo(read.primer)
-        primer_id = None
-        if oligo is not None:
-            primer = _plain_text(oligo.seq)
-            if read.strand == "bottom":  # pos read: primer sequence is on the top strand
-                target = primer
-            else:
-                target = _plain_text(reverse_complement(oligo.seq))
-            index = top.find(target)
+    if read.strand == "bottom":  # pos read: primer sequence is on the top strand
+        target = _plain_text(oligo.seq)
+        for cut in range(0, max(len(target) - 11, 1)):  # drop 5' bases: the 3' end stays
+            index = top.find(target[cut:])
             if index >= 0:
-                primer_id = _region_covering(regions, index, index + len(target))
+                return index, index + len(target) - cut
+        return None
+    target = _plain_text(reverse_complement(oligo.seq))
+    for cut in range(len(target), min(11, len(target)) - 1, -1):  # the 3' end is first here
+        index = top.find(target[:cut])
+        if index >= 0:
+            return index, index + cut
+    return None
+
+
+def _merge_primer_sites(
+    regions: list[dict[str, Any]], sites: list[tuple[int, int] | None]
+) -> list[dict[str, Any]]:
+    """The regions with each run of fixed regions that a primer's site covers whole
+    written as one fixed region (the id of the longest), so that every read starts right
+    after its primer region (seqspec's tools count positions from there): 10x Read 2's
+    primer covers the A-tail base and TruSeq Read 2, scATAC's i5 read primer s5 and ME."""
+    bounds, pos = [], 0
+    for region in regions:
+        bounds.append((pos, pos + len(region["sequence"])))
+        pos += len(region["sequence"])
+    group = list(range(len(regions)))  # group[i]: the first region merged with i
+    for site in sites:
+        if site is None:
+            continue
+        inside = [
+            i
+            for i, (a, b) in enumerate(bounds)
+            if site[0] <= a and b <= site[1] and regions[i]["sequence_type"] == "fixed"
+        ]
+        for i in inside[1:]:
+            if i - 1 in inside:
+                group[i] = group[i - 1]
+    out: list[dict[str, Any]] = []
+    for i, region in enumerate(regions):
+        if group[i] != i:
+            first = out[-1]
+            merged = [r for j, r in enumerate(regions) if group[j] == group[i] and j <= i]
+            types = tuple(r["region_type"] for r in merged)
+            longest = max(merged, key=lambda r: r["max_len"])  # the first of equals
+            text = first["sequence"] + region["sequence"]
+            out[-1] = {
+                **first,
+                "region_id": longest["region_id"],
+                "region_type": JOINED_PRIMER_TYPES.get(types, longest["region_type"]),
+                "name": " + ".join(str(r["name"]) for r in merged),
+                "sequence": text,
+                "min_len": len(text),
+                "max_len": len(text),
+            }
+        else:
+            out.append(region)
+    return out
+
+
+def _reads(
+    library: LibraryDef,
+    modality: str,
+    regions: list[dict[str, Any]],
+    sites: list[tuple[int, int] | None],
+) -> list[dict[str, Any]]:
+    """The library's reads; each primer is the region the read starts after: for a
+    `pos` read the region that ends where the primer's site ends, for a `neg` read the
+    one that starts where it starts (the region holding that end when none does)."""
+    out: list[dict[str, Any]] = []
+    bounds, pos = [], 0
+    for region in regions:
+        bounds.append((pos, pos + len(region["sequence"]), str(region["region_id"])))
+        pos += len(region["sequence"])
+    for read, site in zip(library.reads, sites, strict=True):
+        primer_id: str | None = None
+        if site is not None:
+            pos_read = read.strand == "bottom"
+            edge = site[1] if pos_read else site[0]
+            exact = [rid for a, b, rid in bounds if (b if pos_read else a) == edge]
+            holding = [rid for a, b, rid in bounds if a <= (edge - 1 if pos_read else edge) < b]
+            primer_id = next(iter(exact or holding), None)
         out.append(
             {
                 "read_id": f"{modality}-{read.name}",
                 "name": read.name,
                 "modality": modality,
-                "primer_id": primer_id or regions[0]["region_id"] if regions else "",
+                "primer_id": primer_id or (regions[0]["region_id"] if regions else ""),
                 "min_len": read.min_length or read.length or 1,
                 "max_len": read.length or 1,
                 "strand": "pos" if read.strand == "bottom" else "neg",
@@ -366,19 +535,6 @@ def _reads(
 
 def _plain_text(seq: Seq) -> str:
     return "".join(t for t in plain(seq).tokens() if isinstance(t, str))
-
-
-def _region_covering(regions: list[dict[str, Any]], start: int, end: int) -> str | None:
-    """The region that holds most of the primer's site `start..end`: TruSeq Read 2's
-    primer site, not the 1-nt A-tail its last base pairs with (first one on a tie)."""
-    best, most, pos = None, 0, 0
-    for region in regions:
-        width = len(region["sequence"])
-        overlap = min(end, pos + width) - max(start, pos)
-        if overlap > most:
-            best, most = str(region["region_id"]), overlap
-        pos += width
-    return best
 
 
 def seqspec_yaml(spec: dict[str, Any]) -> str:

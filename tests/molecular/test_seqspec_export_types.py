@@ -43,18 +43,22 @@ def _regions(spec: dict) -> dict[str, dict]:
 @pytest.mark.parametrize("target", ["seqspec", "seqspec-0.4"])
 def test_regions_get_the_types_seqspec_gives_them(target: str, tmp_path: Path) -> None:
     """TruSeq Read 1's site is truseq_read1 (not illumina_p5), the dT run poly_T (not
-    linker), the 1-nt A-tail is named so, and `R2` is named by its own name."""
+    linker), and the A-tail base Read 2's primer covers is one truseq_read2 region with
+    `R2` (34 nt, as seqspec's own 10x specs write TruSeq Read 2), named after both."""
     regions = _regions(_export(target, tmp_path, onlist=True)[0])
     assert regions["rna-TruSeq_R1_after_P5"]["region_type"] == "truseq_read1"
     assert regions["rna-P5"]["region_type"] == "illumina_p5"
     assert regions["rna-dT"]["region_type"] == "poly_T"
-    assert regions["rna-A_tail"]["name"] == "A-tail"
+    assert "rna-A_tail" not in regions
+    assert regions["rna-R2"]["name"] == "A-tail + R2"
     assert regions["rna-R2"]["region_type"] == "truseq_read2"
+    assert regions["rna-R2"]["sequence"] == "AGATCGGAAGAGCACACGTCTGAACTCCAGTCAC"
 
 
 def test_each_read_is_primed_from_the_region_it_anneals_to(tmp_path: Path) -> None:
-    """R2's primer is the TruSeq Read 2 region (not the A its last base pairs with); R1's is
-    TruSeq Read 1's; the index read's is Read 2's site too, as in 10x's own seqspec."""
+    """R2's primer is the TruSeq Read 2 region (with the A its last base pairs with, so
+    the read starts at the cDNA); R1's is TruSeq Read 1's; the index read's is Read 2's
+    site too, as in 10x's own seqspec."""
     spec, _ = _export("seqspec", tmp_path, onlist=True)
     primers = {r["read_id"]: r["primer_id"] for r in spec["sequence_spec"]}
     assert primers == {
