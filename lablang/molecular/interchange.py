@@ -18,13 +18,13 @@ from typing import Any
 
 from lablang.diagnostics import NO_SPAN, Report
 from lablang.molecular.libstruct import dumps, export_libstruct
+from lablang.molecular.seqspec import SPEC_MODALITY
 from lablang.molecular.seqspec_export import (
     export_seqspec,
     library_modalities,
     missing_onlists,
     seqspec_yaml,
 )
-from lablang.molecular.seqspec import SPEC_MODALITY
 from lablang.molecular.sequence import render
 from lablang.source import Span
 

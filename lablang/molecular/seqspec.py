@@ -50,6 +50,10 @@ _SEQSPEC_TAGS = (
     "!LibProtocol", "!LibKit", "!SeqProtocol", "!SeqKit",
 )  # fmt: skip
 SEQUENCE_TYPES = ("fixed", "random", "onlist", "joined")
+# the primers 0.3.0 specs give reads that name the library prep instead of a region
+GENERIC_PRIMERS = {"generic_primer1": 1, "generic_primer2": 2}
+READ1_PRIMER_TYPES = frozenset({"truseq_read1", "nextera_read1", "primer_read1", "s5", "ME1"})
+READ2_PRIMER_TYPES = frozenset({"truseq_read2", "nextera_read2", "primer_read2", "ME2", "s7"})
 # region types outside the enumeration seen in published specs -> the enumerated type
 REGION_TYPE_REPAIRS = {
     "cDNA": "cdna", "gDNA": "gdna", "RNA": "rna", "DNA": "dna", "i5": "index5", "i7": "index7",
@@ -101,6 +105,9 @@ class SeqspecImport:
     problems: tuple[str, ...]
     repairs: tuple[str, ...]
     sequences: tuple[tuple[str, str], ...]
+    # each repair's YAML node: its path from the root (keys and list indexes), which
+    # `lablang.datafile.yaml_spans` turns into the node's place in the file
+    where: tuple[tuple[str | int, ...], ...] = ()
 
 
 class SeqspecProblem(ValueError):
@@ -289,17 +296,52 @@ def import_seqspec(spec: Any, name: str | None = None) -> SeqspecImport:
         raise SeqspecProblem(f"malformed seqspec: {error.__class__.__name__}: {error}") from None
 
 
+class _Repairs:
+    """The repairs of one import, each with the path of the YAML node it is about."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.messages: list[str] = []
+        self.where: list[tuple[str | int, ...]] = []
+        self._paths: dict[int, tuple[str | int, ...]] = {}
+        stack: list[tuple[tuple[str | int, ...], Any]] = [((), spec)]
+        while stack:  # every mapping of the (copied) spec by identity -> its path
+            path, node = stack.pop()
+            if isinstance(node, dict):
+                self._paths[id(node)] = path
+                stack.extend(((*path, k), v) for k, v in node.items() if isinstance(k, str))
+            elif isinstance(node, list):
+                stack.extend(((*path, i), v) for i, v in enumerate(node))
+
+    def add(self, message: str, node: dict[str, Any] | None = None, key: str = "") -> None:
+        """A repair about `node` (a region, read or the spec), at its `key` when it has
+        one, else at its id."""
+        path = self._paths.get(id(node), ()) if node is not None else ()
+        if node is not None:
+            key = (
+                key if key in node else next((k for k in ("region_id", "read_id") if k in node), "")
+            )
+        self.messages.append(message)
+        self.where.append((*path, key) if key else path)
+
+
 def _import(spec: dict[str, Any], name: str | None) -> SeqspecImport:
     problems = validate_seqspec(spec)
     spec = copy.deepcopy(spec)  # repairs below are made on a copy
-    repairs: list[str] = []
+    repairs = _Repairs(spec)
+    run_fields = [
+        k
+        for k in ("date", "library_protocol", "library_kit", "sequence_protocol", "sequence_kit")
+        if k in spec
+    ]
     if any(
         "date" in p or "protocol" in p or "kit" in p or ("md5" in p and "read" in p)
         for p in problems
     ):
-        repairs.append(
+        repairs.add(
             "date, protocol, kit and read file fields are not imported (a `.lab` library "
-            "records structure and reads, not sequencing runs)"
+            "records structure and reads, not sequencing runs)",
+            spec,
+            run_fields[0] if run_fields else "",
         )
     module = _ident(name or str(spec.get("assay_id") or "assay"))
     lines = [
@@ -311,23 +353,25 @@ def _import(spec: dict[str, Any], name: str | None) -> SeqspecImport:
     regions_by_id: dict[str, dict[str, Any]] = {}
     library_lines: list[str] = []
     used_names: set[str] = set()
+    libraries = {str(top.get("region_id") or "rna").lower() for top in spec["library_spec"]}
     for top in spec["library_spec"]:
         modality = str(top.get("region_id") or "rna")
         spec_modality = modality.lower() if modality.lower() in SPEC_MODALITIES else modality
         if spec_modality != modality:
-            repairs.append(f"modality `{modality}` written as `{spec_modality}`")
+            repairs.add(f"modality `{modality}` written as `{spec_modality}`", top)
         leaves = _leaves(top) if top.get("regions") else []
         wrappers = [r for r in _joined(top) if r is not top]
         if wrappers:
-            repairs.append(
+            repairs.add(
                 f"library `{modality}`: nested regions "
                 + ", ".join(f"`{r.get('region_id')}`" for r in wrappers)
                 + " flattened to their leaves (their types "
-                "and sequence types are not kept)"
+                "and sequence types are not kept)",
+                wrappers[0],
             )
         parts: list[str] = []
         for leaf in leaves:
-            seg_name = _unique(_ident(str(leaf.get("region_id"))), used_names)
+            seg_name = _unique(_ident(_unprefixed(str(leaf.get("region_id")))), used_names)
             regions_by_id[str(leaf.get("region_id"))] = leaf
             leaf["_lab_name"] = seg_name
             lines.append(_segment_line(seg_name, leaf, repairs))
@@ -341,24 +385,77 @@ def _import(spec: dict[str, Any], name: str | None) -> SeqspecImport:
             f"  seq: 5'-{' '.join(parts)}-3'",
         ]
         for read in spec.get("sequence_spec") or []:
-            if str(read.get("modality")).lower() != spec_modality:
+            read_modality = str(read.get("modality")).lower()
+            if read_modality != spec_modality and read_modality in libraries:
                 continue
-            library_lines += _read_lines(read, regions_by_id, used_names, lines, repairs)
+            if read_modality != spec_modality:
+                # a 0.3.0 spec's reads name the library prep (`illumina_truseq_prep`),
+                # which every library of the spec shares
+                repairs.add(
+                    f"read `{read.get('read_id')}`: modality {read.get('modality')!r} names "
+                    f"the library prep, not a library; read as a read of `{spec_modality}`",
+                    read,
+                    "modality",
+                )
+            library_lines += _read_lines(read, leaves, regions_by_id, used_names, lines, repairs)
         library_lines += ["}", ""]
-    known = {m for m, _ in sequences}
-    for read in spec.get("sequence_spec") or []:
-        if str(read.get("modality")).lower() not in known:
-            repairs.append(
-                f"read `{read.get('read_id')}`: modality {read.get('modality')!r} is not a "
-                "library of this spec; read not imported"
-            )
     if any("onlist md5" in p for p in problems):
-        repairs.append(
-            "onlist md5 values that are not 32 hex digits are ignored (onlist names kept)"
+        bad = [leaf for leaf in regions_by_id.values() if isinstance(leaf.get("onlist"), dict)]
+        repairs.add(
+            "onlist md5 values that are not 32 hex digits are ignored (onlist names kept)",
+            bad[0]["onlist"] if bad else None,
+            "md5",
         )
     lines.append("")
     text = canonical_text("\n".join(lines + library_lines).rstrip() + "\n")
-    return SeqspecImport(text, tuple(problems), tuple(repairs), tuple(sequences))
+    return SeqspecImport(
+        text,
+        tuple(problems),
+        tuple(repairs.messages),
+        tuple(sequences),
+        tuple(repairs.where),
+    )
+
+
+def _unprefixed(region_id: str) -> str:
+    """A region id without the modality seqspec specs put before it (`rna-cell_barcode`
+    is `cell_barcode`): the export adds it back, so ids round-trip."""
+    prefix, _, rest = region_id.partition("-")
+    return rest if rest and prefix.lower() in SPEC_MODALITIES else region_id
+
+
+def _grader_role(region_id: str, rtype: str) -> str:
+    """A barcode's, UMI's or index's role as LibStructBench's grader knows it (W0406
+    otherwise): the region's own name when the grader knows it (`rna-cell_barcode` is
+    `CELL_BARCODE`), else its kind's (an RT, ligation or Tn5 barcode by its name, other
+    barcodes `CELL_BARCODE`, `UMI`, `I5_INDEX`, `I7_INDEX`)."""
+    from lablang.molecular.builder.common import grader_roles
+
+    role = _role(_unprefixed(region_id), "")
+    if role in grader_roles():
+        return role
+    if rtype in ("umi", "index5", "index7"):
+        return {"umi": "UMI", "index5": "I5_INDEX", "index7": "I7_INDEX"}[rtype]
+    for word, known in (("RT", "RT_BARCODE"), ("LIG", "LIGATION_BARCODE"), ("TN5", "TN5_BARCODE")):
+        if word in role.split("_") or role.startswith(word):
+            return known
+    return "CELL_BARCODE"
+
+
+def _generic_primer(leaves: list[dict[str, Any]], pos: bool) -> dict[str, Any] | None:
+    """The region a read primed by the prep's generic Read 1 (`pos`) or Read 2 primer
+    starts after: the last of the first run of Read 1 primer sites (s5 then ME1, or
+    TruSeq Read 1), or the first of the last run of Read 2 sites (ME2 then s7)."""
+    kinds = READ1_PRIMER_TYPES if pos else READ2_PRIMER_TYPES
+    order = leaves if pos else leaves[::-1]
+    found = None
+    for leaf in order:
+        fixed = leaf.get("sequence_type") == "fixed"
+        if fixed and (leaf.get("_type") or leaf.get("region_type")) in kinds:
+            found = leaf
+        elif found is not None:
+            break
+    return found
 
 
 def _joined(region: dict[str, Any]) -> list[dict[str, Any]]:
@@ -368,12 +465,13 @@ def _joined(region: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _segment_line(name: str, leaf: dict[str, Any], repairs: list[str]) -> str:
+def _segment_line(name: str, leaf: dict[str, Any], repairs: _Repairs) -> str:
     rid = leaf.get("region_id")
     rtype = str(leaf.get("region_type"))
+    leaf["_type"] = rtype  # as published (`primer_read1`): what a generic primer names
     if rtype not in REGION_TYPES:
         fixed = REGION_TYPE_REPAIRS.get(rtype, "named")
-        repairs.append(f"region `{rid}`: type `{rtype}` read as `{fixed}`")
+        repairs.add(f"region `{rid}`: type `{rtype}` read as `{fixed}`", leaf, "region_type")
         rtype = fixed
         leaf["region_type"] = fixed
     stype = leaf.get("sequence_type")
@@ -381,52 +479,70 @@ def _segment_line(name: str, leaf: dict[str, Any], repairs: list[str]) -> str:
     low = int(leaf.get("min_len") or 0)
     high = int(leaf.get("max_len") or low)
     if leaf.get("onlist") and stype != "onlist":
-        repairs.append(f"region `{rid}`: has an onlist but sequence_type `{stype}`; read as onlist")
+        repairs.add(
+            f"region `{rid}`: has an onlist but sequence_type `{stype}`; read as onlist",
+            leaf,
+            "sequence_type",
+        )
         stype = "onlist"
     if stype == "fixed" and sequence and set(sequence) <= set("X"):
-        repairs.append(f"region `{rid}`: fixed but all X; read as random")
+        repairs.add(f"region `{rid}`: fixed but all X; read as random", leaf, "sequence")
         stype = "random"
     if stype == "random" and sequence and set(sequence) != {"X"}:
-        repairs.append(f"region `{rid}`: random but not all X; read as fixed")
+        repairs.add(f"region `{rid}`: random but not all X; read as fixed", leaf, "sequence")
         stype = "fixed"
     if stype == "fixed":
         if not sequence:
-            repairs.append(f"region `{rid}`: fixed with no sequence; read as random")
+            repairs.add(f"region `{rid}`: fixed with no sequence; read as random", leaf, "sequence")
         else:
             return f"segment {name} = 5'-{sequence}-3'"
-    if stype == "onlist":
+    if stype == "onlist" or rtype in ("barcode", "index5", "index7"):  # random ones too
         onlist = leaf.get("onlist") or {}
         filename = onlist.get("filename") if isinstance(onlist, dict) else None
         if isinstance(onlist, dict) and onlist.get("urltype") in ("http", "https", "ftp"):
             filename = onlist.get("url") or filename  # a published onlist: where it is
         kind = "index" if rtype in ("index5", "index7") else "barcode"
-        role = {"index5": "I5_INDEX", "index7": "I7_INDEX"}.get(rtype, _role(str(rid), "BARCODE"))
+        role = _grader_role(str(rid), rtype)
         length = f"{low}" if low == high else f"{low}..{high}"
         extra = f", onlist: {quote(str(filename))}" if filename else ""
         return f"segment {name} = {kind}({length}, role: {quote(role)}{extra})"
     if rtype == "umi":
-        return f"segment {name} = umi({low if low == high else f'{low}..{high}'}, role: {quote(_role(str(rid), 'UMI'))})"
+        return f"segment {name} = umi({low if low == high else f'{low}..{high}'}, role: {quote(_grader_role(str(rid), rtype))})"
     role = PAYLOAD_TYPES.get(rtype) or _role(str(rid), rtype.upper())
     return f"segment {name} = payload({quote(role)}, length: {low}..{high})"
 
 
 def _read_lines(
     read: dict[str, Any],
+    leaves: list[dict[str, Any]],
     regions: dict[str, dict[str, Any]],
     used: set[str],
     lines: list[str],
-    repairs: list[str],
+    repairs: _Repairs,
 ) -> list[str]:
     rid = str(read.get("read_id"))
-    primer_region = regions.get(str(read.get("primer_id")))
+    primer_id = str(read.get("primer_id"))
+    primer_region = regions.get(primer_id) if regions.get(primer_id) in leaves else None
+    if primer_region is None and primer_id in GENERIC_PRIMERS:
+        primer_region = _generic_primer(leaves, read.get("strand") == "pos")
+        if primer_region is not None:
+            repairs.add(
+                f"read `{rid}`: primer `{primer_id}` names no region; read as the "
+                f"library's Read {GENERIC_PRIMERS[primer_id]} primer site "
+                f"`{primer_region.get('region_id')}`",
+                read,
+                "primer_id",
+            )
     if (
         primer_region is None
         or primer_region.get("sequence_type") != "fixed"
         or set(str(primer_region.get("sequence") or "X")) <= {"X", "N"}
     ):
-        repairs.append(
+        repairs.add(
             f"read `{rid}`: primer `{read.get('primer_id')}` is not a fixed region of the "
-            "library; read not imported"
+            "library; read not imported",
+            read,
+            "primer_id",
         )
         return []
     primer_name = _unique(_ident(f"{rid}_primer"), used)
@@ -440,9 +556,23 @@ def _read_lines(
         lines.append(f"oligo {primer_name} {{ seq: 5'-{{{seg}'}}-3'  role: sequencing_primer }}")
         strand = "top"
     read_name = _unique(_ident(str(read.get("name") or rid)), used)
+    length = int(read.get("max_len") or 0)
+    k = next(i for i, leaf in enumerate(leaves) if leaf is primer_region)
+    room = sum(
+        int(leaf.get("max_len") or 0)
+        for leaf in (leaves[k + 1 :] if read.get("strand") == "pos" else leaves[:k])
+    )
+    if length > room:  # seqspec's check 17: a read ends inside its library
+        repairs.add(
+            f"read `{rid}`: max_len {length} is longer than the {room} bases "
+            f"{'after' if read.get('strand') == 'pos' else 'before'} its primer; read as {room}",
+            read,
+            "max_len",
+        )
+        length = room
     return [
         f"  read {read_name} {quote(rid)} {{ primer: {primer_name}  strand: {strand}  "
-        f"length: {int(read.get('max_len') or 0)} nt }}"
+        f"length: {length} nt }}"
     ]
 
 

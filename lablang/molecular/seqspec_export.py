@@ -44,9 +44,15 @@ JOINED_PRIMER_TYPES = {
     ("s5", "ME1"): "nextera_read1",
     ("ME2", "s7"): "nextera_read2",
 }
-# the mosaic end as Tn5 writes it next to s5 (ME1) and its reverse complement by s7 (ME2)
-_ME = "AGATGTGTATAAGAGACAG"
-_ME_RC = "CTGTCTCTTATACACATCT"
+# the mosaic end as Tn5 writes it next to s5 (ME1) and its reverse complement by s7
+# (ME2), alone or with s5 / s7 as one primer site: typed by sequence, whatever the name
+_ME, _ME_RC = "AGATGTGTATAAGAGACAG", "CTGTCTCTTATACACATCT"
+_BY_SEQUENCE = {
+    _ME: "ME1",
+    _ME_RC: "ME2",
+    "TCGTCGGCAGCGTC" + _ME: "nextera_read1",
+    _ME_RC + "CCGAGCCCACGAGAC": "nextera_read2",
+}
 
 
 def spec_sequence(seq: Seq, segments: dict[str, SegmentDef]) -> str:
@@ -416,12 +422,9 @@ def _symbol_type(role: str, kind: str | None) -> str:
 
 def _fixed_type(role: str, text: str) -> str:
     """The region type of fixed bases: the mosaic end by its sequence (ME1 beside s5,
-    its reverse complement ME2 beside s7), else by the segment's name."""
-    if text == _ME:
-        return "ME1"
-    if text == _ME_RC:
-        return "ME2"
-    return _region_type(role, text)
+    its reverse complement ME2 beside s7; with s5 or s7 seqspec's `nextera_read1` or
+    `nextera_read2`), else by the segment's name."""
+    return _BY_SEQUENCE.get(text) or _region_type(role, text)
 
 
 def _primer_site(
