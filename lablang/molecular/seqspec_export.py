@@ -29,6 +29,8 @@ from lablang.molecular.sequence import Bases, Homopolymer, Seq, Symbol, plain, r
 
 # an onlist file larger than this is exported without its checksum (as a missing one is)
 MAX_ONLIST_BYTES = 4 * 1024**3
+# the longest region seqspec's schema allows (a library is one region)
+MAX_LEN = 2048
 # onlists published by their vendor, by the name a `.lab` gives them: an export whose
 # onlist file is not at hand points at these (10x Genomics' Cell Ranger repository)
 _CELLRANGER = "https://github.com/10XGenomics/cellranger/raw/master/lib/python/cellranger/barcodes"
@@ -143,6 +145,7 @@ def export_seqspec(
                 }
             )
             continue
+        children = _fit_max_len(children, version)  # before the sites: lengths change
         sites = [_primer_site(read, children, model) for read in library.reads]
         children = _merge_primer_sites(children, sites)
         library_spec.append(
@@ -285,7 +288,7 @@ def _regions(
     types = REGION_TYPES_0_3 if version.startswith("0.3.") else REGION_TYPES
     out: list[dict[str, Any]] = []
     used: set[str] = set()
-    for record in segments_of(plain(library.seq)):
+    for record in _pieces(segments_of(plain(library.seq))):
         role = str(record["role"])
         rid = _unique(f"{modality}-{_ident(role)}", used)
         text = record.get("sequence") or ""
@@ -395,6 +398,26 @@ def _region_type(role: str, text: str) -> str:
     return "linker" if text else "named"
 
 
+def _pieces(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Segment records with a segment of mixed bases and placeholders (a derived
+    library's copy of an adapter and the insert it flanks, `ME [GDNA] ME'`) cut into its
+    fixed and variable pieces: seqspec's regions are each fixed or variable, and a
+    sequencing primer's site must be fixed bases to be found."""
+    out: list[dict[str, Any]] = []
+    for record in records:
+        text = str(record.get("sequence") or "")
+        if "[" not in text:
+            out.append(record)
+            continue
+        for piece in re.split(r"(\[[^\]]*\])", text):
+            if piece.startswith("["):
+                role = piece[1:].split(":", 1)[0].rstrip("]'").lower().replace("_", " ")
+                out.append({"role": role, "placeholder": piece})
+            elif piece:
+                out.append({"role": record["role"], "sequence": piece})
+    return out
+
+
 def _symbol_type(role: str, kind: str | None) -> str:
     """The region type of a barcode, UMI, index or payload: by the segment's kind when
     declared (`barcode(...)`), else by what LibStructBench's grader reads the role as
@@ -497,6 +520,22 @@ def _merge_primer_sites(
         else:
             out.append(region)
     return out
+
+
+def _fit_max_len(regions: list[dict[str, Any]], version: str) -> list[dict[str, Any]]:
+    """The regions with the longest variable ones shortened so that the library is at
+    most `MAX_LEN` long, as seqspec's schema wants (`[CDNA]` of unstated length is up to
+    1000 bases: two of them would pass it)."""
+    excess = sum(r["max_len"] for r in regions) - MAX_LEN
+    for region in sorted(regions, key=lambda r: -(r["max_len"] - r["min_len"])):
+        if excess <= 0 or region["sequence_type"] != "random":
+            continue
+        cut = min(excess, region["max_len"] - region["min_len"])
+        region["max_len"] -= cut
+        if version.startswith("0.3."):  # 0.3.1 writes a random region as max_len X's
+            region["sequence"] = "X" * region["max_len"]
+        excess -= cut
+    return regions
 
 
 def _reads(

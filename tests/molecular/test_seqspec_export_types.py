@@ -108,3 +108,42 @@ def test_the_installed_seqspec_loads_and_checks_the_default_export(tmp_path: Pat
     schema = Path(seqspec_check.__file__).parent / "schema" / "seqspec.schema.json"
     validator = Draft4Validator(yaml.safe_load(schema.read_text()))
     assert seqspec_check.check(validator, load_spec(str(out)), str(out)) == []
+
+
+def test_a_segment_of_bases_and_a_placeholder_is_cut_into_fixed_and_variable_regions() -> None:
+    """A segment that holds an adapter, the insert and an adapter (as a derived library's
+    copy does) is three regions, so the read primed on the first adapter is found and
+    starts at the insert."""
+    from lablang.driver import check_text
+    from lablang.molecular.seqspec_export import export_seqspec
+
+    program = check_text(
+        "segment copy = 5'-ACGTACGTTGCAACGTAC [GDNA] GGTTCCAAGGTTCCAAGG-3'\n"
+        "oligo p { seq: 5'-ACGTACGTTGCAACGTAC-3' }\n"
+        "library lib { modality: \"genomic DNA\"  seq: 5'-{copy}-3'\n"
+        "  read R1 { primer: p  strand: bottom  length: 50 nt } }\n"
+    ).program
+    spec = export_seqspec(program)
+    regions = spec["library_spec"][0]["regions"]
+    assert [(r["region_type"], r["sequence_type"]) for r in regions] == [
+        ("linker", "fixed"),
+        ("gdna", "random"),
+        ("linker", "fixed"),
+    ]
+    assert spec["sequence_spec"][0]["primer_id"] == regions[0]["region_id"]
+
+
+def test_a_library_longer_than_seqspec_allows_is_cut_to_2048_in_its_variable_regions() -> None:
+    """Two inserts of unstated length (up to 1000 each) and adapters are over seqspec's
+    2048: the longest variable regions are shortened and the spec validates."""
+    from lablang.driver import check_text
+    from lablang.molecular.seqspec import validate_seqspec
+    from lablang.molecular.seqspec_export import export_seqspec
+
+    program = check_text(
+        "library lib { seq: 5'-" + "ACGT" * 20 + " [CDNA] " + "TTGG" * 20 + " [GDNA]-3' }\n"
+    ).program
+    for version in ("0.4.0", "0.3.1"):
+        spec = export_seqspec(program, version)
+        assert spec["library_spec"][0]["max_len"] == 2048
+        assert validate_seqspec(spec) == []
