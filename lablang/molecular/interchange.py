@@ -12,6 +12,7 @@ True
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,8 @@ def _seqspec_text(result: Any, version: str) -> tuple[str | None, Report]:
         if modality is not None:
             kept[spec_modality] = library.name
             continue
-        at = result.source.text.find(f"library {library.name}")
+        found = re.search(rf"\blibrary {re.escape(library.name)}\b", result.source.text)
+        at = found.start() if found else -1
         report.add(
             "W0051",
             f"library `{library.name}` is left out of the seqspec export: its modality "

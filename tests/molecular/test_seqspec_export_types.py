@@ -147,3 +147,29 @@ def test_a_library_longer_than_seqspec_allows_is_cut_to_2048_in_its_variable_reg
         spec = export_seqspec(program, version)
         assert spec["library_spec"][0]["max_len"] == 2048
         assert validate_seqspec(spec) == []
+
+
+@pytest.mark.parametrize("version", ["0.4.0", "0.3.1"])
+def test_onlists_not_at_hand_are_named_once_and_never_get_an_empty_md5(version: str) -> None:
+    """An onlist named with its suffix keeps it (no `.txt.txt`), a bare name gets `.txt`,
+    10x's list is its published URL (`urltype` https); the md5 is absent or null, never ''."""
+    from lablang.driver import check_text
+    from lablang.molecular.seqspec_export import PUBLISHED_ONLISTS, export_seqspec
+
+    program = check_text(
+        'segment A = barcode(8, onlist: "barcode-1_onlist_v2.txt")\n'
+        'segment B = barcode(8, onlist: "my_list")\n'
+        'segment C = barcode(16, onlist: "3M-february-2018")\n'
+        "library lib { seq: 5'-ACGTACGT {A} {B} {C} [CDNA]-3' }\n"
+    ).program
+    onlists = {
+        r["name"]: r["onlist"]
+        for r in export_seqspec(program, version)["library_spec"][0]["regions"]
+        if r["onlist"]
+    }
+    assert onlists["A"]["filename"] == "barcode-1_onlist_v2.txt"
+    assert (onlists["B"]["filename"], onlists["B"]["urltype"]) == ("my_list.txt", "local")
+    assert onlists["C"]["url"] == PUBLISHED_ONLISTS["3M-february-2018"]
+    assert onlists["C"]["urltype"] == "https"
+    assert all(onlist.get("md5") is None for onlist in onlists.values())
+    assert all(("md5" in onlist) == (version == "0.3.1") for onlist in onlists.values())
