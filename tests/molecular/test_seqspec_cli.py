@@ -1,6 +1,7 @@
 """seqspec's own command line on the export of every shipped example: `seqspec check`
-reports no error and `seqspec index -t kb` gives the technology string kallisto|bustools
-takes for the assay, written here from the assay's page and the kb documentation.
+reports no error, `seqspec index -t kb` gives the technology string kallisto|bustools
+takes for the assay, written here from the assay's page and the kb documentation, and
+`seqspec print` draws every read.
 
 One subprocess runs seqspec's console entry point (`seqspec.main:main`, what the
 `seqspec` command calls) once per command for all the exports, so the test costs one
@@ -58,8 +59,9 @@ TECHNOLOGY = {
     "smart_seq3": ("rna", ["R1", "R2"], "-1,-1,-1:0,11,19:0,22,0,1,0,0"),
 }
 
-# `seqspec check` output, `seqspec index -t kb` output, read id -> the read's length
-Outputs = tuple[str, str, dict[str, int]]
+# `seqspec check` output, `seqspec index -t kb` output, read id -> the read's length,
+# `seqspec print -f seqspec-ascii` output
+Outputs = tuple[str, str, dict[str, int], str]
 
 # one interpreter runs `seqspec` once per argv and prints each command's output as JSON
 RUNNER = """
@@ -105,8 +107,8 @@ def _export(name: str, folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def seqspec_outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outputs]:
-    """Each example's `seqspec check` output, `seqspec index -t kb` output, and the
-    length of each read the export declares."""
+    """Each example's `seqspec check` output, `seqspec index -t kb` output, the length
+    of each read the export declares, and `seqspec print -f seqspec-ascii` output."""
     commands: list[list[str]] = []
     lengths: dict[str, dict[str, int]] = {}
     for name in TECHNOLOGY:
@@ -116,7 +118,11 @@ def seqspec_outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outpu
         lengths[name] = {read["read_id"]: read["max_len"] for read in reads}
         modality, reads, _ = TECHNOLOGY[name]
         ids = ",".join(f"{modality}-{read}" for read in reads)
-        commands += [["check", spec], ["index", "-t", "kb", "-m", modality, "-i", ids, spec]]
+        commands += [
+            ["check", spec],
+            ["index", "-t", "kb", "-m", modality, "-i", ids, spec],
+            ["print", "-f", "seqspec-ascii", spec],
+        ]
     run = subprocess.run(
         [sys.executable, "-c", RUNNER],
         input=json.dumps(commands),
@@ -128,7 +134,7 @@ def seqspec_outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outpu
     assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
     outputs = json.loads(run.stdout)
     return {
-        name: (outputs[2 * i], outputs[2 * i + 1], lengths[name])
+        name: (outputs[3 * i], outputs[3 * i + 1], lengths[name], outputs[3 * i + 2])
         for i, name in enumerate(TECHNOLOGY)
     }
 
@@ -164,6 +170,15 @@ def test_seqspec_index_gives_kallistos_technology_string(
 ) -> None:
     """`seqspec index -t kb` on the export's reads is the assay's kallisto|bustools string."""
     modality, reads, expected = TECHNOLOGY[name]
-    _check, index, lengths = seqspec_outputs[name]
+    _check, index, lengths, _print = seqspec_outputs[name]
     got = index.strip()
     assert _as_kallisto(got, [lengths[f"{modality}-{r}"] for r in reads]) == expected, got
+
+
+@pytest.mark.parametrize("name", sorted(TECHNOLOGY))
+def test_seqspec_print_draws_every_read_of_the_export(
+    name: str, seqspec_outputs: dict[str, Outputs]
+) -> None:
+    """`seqspec print -f seqspec-ascii` draws the library with an arrow for each read."""
+    _check, _index, lengths, drawing = seqspec_outputs[name]
+    assert lengths and all(f") {read_id}" in drawing for read_id in lengths), drawing[:500]
