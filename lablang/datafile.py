@@ -151,6 +151,41 @@ def load_yaml(
     return value
 
 
+def yaml_spans(
+    text: str, name: str = "<data>", limits: Limits = DEFAULT_LIMITS
+) -> dict[tuple[Any, ...], tuple[int, int]]:
+    """Where each value of a YAML document is: its path (mapping keys and list indexes
+    from the root) -> its start and end character offsets, for diagnostics that point at
+    a node. Read with the same bounds as `load_yaml` (composed, never constructed).
+
+    >>> yaml_spans("a:\\n- {b: 1}\\n")[("a", 0, "b")]
+    (9, 10)
+    """
+    import yaml
+
+    if len(text) > limits.max_yaml_bytes:
+        raise DataFileError(f"`{name}` is more than {limits.max_yaml_bytes} characters of YAML")
+    loader = _bounded_loader(yaml, limits, {})(text)
+    try:
+        root = loader.get_single_node()
+    except _Refused as error:
+        raise DataFileError(_named(name, error)) from None
+    except yaml.YAMLError as error:
+        raise DataFileError(f"`{name}` is not valid YAML: {_short(str(error))}") from None
+    finally:
+        loader.dispose()
+    spans: dict[tuple[Any, ...], tuple[int, int]] = {}
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), root)] if root is not None else []
+    while stack:
+        path, node = stack.pop()
+        spans[path] = (node.start_mark.index, node.end_mark.index)
+        if isinstance(node, yaml.MappingNode):
+            stack.extend(((*path, key.value), value) for key, value in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(((*path, i), item) for i, item in enumerate(node.value))
+    return spans
+
+
 def _bounded_loader(yaml: Any, limits: Limits, constructors: dict[str, Any]) -> Any:
     class BoundedLoader(yaml.SafeLoader):
         # PyYAML's composer recurses per level and resolves aliases by sharing nodes,

@@ -127,7 +127,7 @@ BACKEND_LIMITS: tuple[tuple[str, str, str, str], ...] = (
     ("lablang.molecular.sequence", "MAX_SEQUENCE_TOKENS", "E0415", "positions of one sequence"),
     ("lablang.scoring.score", "MAX_INPUT_BYTES", "E0501", "bytes of one file `score` reads"),
     (
-        "lablang.molecular.seqspec",
+        "lablang.molecular.seqspec_export",
         "MAX_ONLIST_BYTES",
         "-",
         "bytes of an onlist file whose checksum an export computes (larger: left out)",

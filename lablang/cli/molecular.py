@@ -45,12 +45,12 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
 
     Example: `lablang import tests/scoring/data/official_cases/drop_seq/truth_t2.json tests/scoring/data/official_cases/drop_seq/truth_t3.json -o answer.lab`
     """
-    from lablang.datafile import DataFileError, load_json, read_data_text
+    from lablang.datafile import DataFileError, load_json, read_data_text, yaml_spans
     from lablang.diagnostics import Report
     from lablang.molecular.libstruct import ImportProblem, import_libstruct
     from lablang.molecular.seqspec import SeqspecProblem, import_seqspec, load_seqspec_yaml
     from lablang.output import write_atomic
-    from lablang.source import Source
+    from lablang.source import Source, Span
 
     report = Report()
     text: str | None = None
@@ -60,8 +60,13 @@ def import_command(files: tuple[str, ...], output: str | None, name: str | None)
                 raise SeqspecProblem("import one seqspec file at a time")
             source = Source(read_data_text(files[0]), files[0])
             imported = import_seqspec(load_seqspec_yaml(source.text), name)
-            for repair in imported.repairs:
-                report.add("W0401", repair, source)
+            spans = yaml_spans(source.text, files[0])
+            for repair, path in zip(imported.repairs, imported.where, strict=True):
+                # the YAML node the repair is about (its nearest enclosing node on record)
+                while path and path not in spans:
+                    path = path[:-1]
+                start, end = spans.get(path, (0, 0))
+                report.add("W0401", repair, source, Span(start, end), label="repaired")
             text = imported.text
             if imported.problems:
                 text = (

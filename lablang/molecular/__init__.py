@@ -26,7 +26,7 @@ _WHERE = {
     "build_model": "lablang.molecular.front",
     "export_libstruct": "lablang.molecular.libstruct",
     "import_libstruct": "lablang.molecular.libstruct",
-    "export_seqspec": "lablang.molecular.seqspec",
+    "export_seqspec": "lablang.molecular.seqspec_export",
     "import_seqspec": "lablang.molecular.seqspec",
 }
 

@@ -12,13 +12,20 @@ True
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from lablang.diagnostics import NO_SPAN, Report
 from lablang.molecular.libstruct import dumps, export_libstruct
-from lablang.molecular.seqspec import export_seqspec, missing_onlists, seqspec_yaml
+from lablang.molecular.seqspec import SPEC_MODALITY
+from lablang.molecular.seqspec_export import (
+    export_seqspec,
+    library_modalities,
+    missing_onlists,
+    seqspec_yaml,
+)
 from lablang.molecular.sequence import render
 from lablang.source import Span
 
@@ -64,8 +71,28 @@ def export_seqspec_0_3_text(result: Any) -> tuple[str | None, Report]:
 
 
 def _seqspec_text(result: Any, version: str) -> tuple[str | None, Report]:
+    from lablang.molecular.libstruct import _libraries
+
     report = Report()
     model = _model(result, report)
+    kept: dict[str, str] = {}
+    for library, modality in library_modalities(_libraries(model)):
+        spec_modality = modality or SPEC_MODALITY.get(library.modality, "rna")
+        if modality is not None:
+            kept[spec_modality] = library.name
+            continue
+        found = re.search(rf"\blibrary {re.escape(library.name)}\b", result.source.text)
+        at = found.start() if found else -1
+        report.add(
+            "W0051",
+            f"library `{library.name}` is left out of the seqspec export: its modality "
+            f"`{spec_modality}` is library `{kept[spec_modality]}`'s, and a spec holds one "
+            "library per modality",
+            result.source,
+            Span(at, at + len("library ") + len(library.name)) if at >= 0 else NO_SPAN,
+            label="not in the spec",
+            help=f"export `{library.name}` from a file that declares it alone",
+        )
     source = Path(result.source.name)
     onlist_dir = source.parent if source.is_file() else None
     if onlist_dir is not None and not _inside_roots(onlist_dir, result.roots):
@@ -84,7 +111,8 @@ def _seqspec_text(result: Any, version: str) -> tuple[str | None, Report]:
         report.add(
             "W0050",
             f"onlist `{name}` has no file beside `{result.source.name}`: the spec gives no "
-            "md5 or size for it, and `seqspec check` reports the file missing",
+            "md5 or size for it (a published onlist is named by its URL), and `seqspec "
+            "check` reports the md5 missing",
             result.source,
             Span(at, at + len(name) + 2) if at >= 0 else NO_SPAN,
             label="no file of this name",

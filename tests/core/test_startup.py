@@ -174,6 +174,7 @@ HEAVY_PACKAGES = {
 }  # fmt: skip
 HEAVY_LABLANG = (
     "lablang.molecular.interchange", "lablang.molecular.draw", "lablang.molecular.seqspec",
+    "lablang.molecular.seqspec_export",
     "lablang.molecular.libstruct", "lablang.molecular.graph", "lablang.molecular.atlas",
     "lablang.scoring", "lablang.rubrics", "lablang.sim", "lablang.fmt", "lablang.spec",
     "lablang.lsp", "lablang.cli.group", "lablang.cli.core", "lablang.export",

@@ -14,12 +14,8 @@ from hypothesis import strategies as st
 from lablang.diagnostics import Report
 from lablang.driver import check_file
 from lablang.molecular.libstruct import import_libstruct
-from lablang.molecular.seqspec import (
-    export_seqspec,
-    import_seqspec,
-    load_seqspec_yaml,
-    seqspec_yaml,
-)
+from lablang.molecular.seqspec import import_seqspec, load_seqspec_yaml
+from lablang.molecular.seqspec_export import export_seqspec, seqspec_yaml
 from lablang.protocols.diff import semantic_diff
 from lablang.protocols.task import draft_task
 from lablang.source import Source

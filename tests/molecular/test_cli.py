@@ -138,7 +138,7 @@ def test_import_of_a_broken_file_reports_E0417(tmp_path: Path) -> None:
 def test_import_reads_a_tagged_seqspec_0_3_file(tmp_path: Path) -> None:
     """`lablang import` reads a seqspec 0.3.1 file (`!Assay`/`!Region` tags) into .lab that
     checks without errors."""
-    from lablang.molecular.seqspec import export_seqspec, seqspec_yaml
+    from lablang.molecular.seqspec_export import export_seqspec, seqspec_yaml
 
     spec = tmp_path / "tenx.spec.yaml"
     spec.write_text(seqspec_yaml(export_seqspec(check_file(EXAMPLE).program, "0.3.1")))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,14 +11,8 @@ import yaml
 from lablang.diagnostics import Report
 from lablang.driver import check_file, check_text
 from lablang.molecular.front import build_model
-from lablang.molecular.seqspec import (
-    export_seqspec,
-    import_seqspec,
-    load_seqspec_yaml,
-    seqspec_yaml,
-    spec_sequence,
-    validate_seqspec,
-)
+from lablang.molecular.seqspec import import_seqspec, load_seqspec_yaml, validate_seqspec
+from lablang.molecular.seqspec_export import export_seqspec, seqspec_yaml, spec_sequence
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT.parent.parent / "shared" / "data" / "seqspec"
@@ -40,10 +35,14 @@ def _imported(path: Path):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
 def test_imported_libraries_have_the_specs_sequence(path: Path) -> None:
     """Each imported library checks without errors and, written back in seqspec's letters,
-    is the spec's joined sequence (seqspec region ids such as `CELL_BC` stay the roles,
-    which LibStructBench's grader does not expand: W0406)."""
+    is the spec's joined sequence; barcodes, UMIs and indexes take roles LibStructBench's
+    grader expands (a W0406 names only other random regions such as a `POLY_T` block)."""
     spec, result, checked = _imported(path)
     assert [d.code for d in checked.report if d.code != "W0406"] == []
+    for diagnostic in checked.report:
+        roles = re.findall(r"`\[(\w+):LEN\]`", diagnostic.message)
+        kinds = {"BARCODE", "UMI", "INDEX", "BC", "CB", "I5", "I7"}
+        assert not [r for r in roles if kinds & set(r.split("_"))], roles
     model = build_model(checked.program, Report()).model
     segments = {s.name: s for s in model.segments}
     assert [spec_sequence(lib.seq, segments) for lib in model.libraries] == [
@@ -120,3 +119,29 @@ def test_an_unknown_seqspec_version_is_refused() -> None:
     program = check_file(ROOT / "examples" / "tenx_3p_v3.lab").program
     with pytest.raises(ValueError, match=r"0\.5\.0"):
         export_seqspec(program, "0.5.0")
+
+
+def test_reads_that_name_the_library_prep_are_kept() -> None:
+    """A published 0.3.0 spec whose reads name the prep (`illumina_truseq_prep`) and its
+    generic primers keeps both reads, each primed at the library's Read 1 / Read 2 site."""
+    spec = yaml.safe_load((SPECS / "drop_seq.spec.yaml").read_text())
+    result = import_seqspec(spec)
+    assert 'read Read_1 "R1.fastq.gz"' in result.text
+    assert 'read Read_2 "R2.fastq.gz"' in result.text
+    assert "oligo R1_fastq_gz_primer { seq: 5'-{r1_primer}-3'" in " ".join(result.text.split())
+    assert "oligo R2_fastq_gz_primer { seq: 5'-{ME'}-3'" in " ".join(result.text.split())
+    assert not any("read not imported" in r for r in result.repairs), result.repairs
+
+
+def test_each_repair_names_the_yaml_node_it_is_about() -> None:
+    """Every repair carries the path of its YAML node: the read's `modality`, the
+    primer's `primer_id`, the region's `region_type`."""
+    spec = yaml.safe_load((SPECS / "drop_seq.spec.yaml").read_text())
+    result = import_seqspec(spec)
+    where = dict(zip(result.repairs, result.where, strict=True))
+    modality = next(r for r in where if "R1.fastq.gz`: modality" in r)
+    assert where[modality] == ("sequence_spec", 0, "modality")
+    primer = next(r for r in where if "R2.fastq.gz`: primer" in r)
+    assert where[primer] == ("sequence_spec", 1, "primer_id")
+    region = next(r for r in where if "type `primer_read1`" in r)
+    assert where[region] == ("library_spec", 0, "regions", 1, "region_type")

@@ -136,6 +136,15 @@ def modality_of(word: str) -> str:
 
 
 @functools.cache
+def grader_role_char(role: str) -> str | None:
+    """The score character LibStructBench's Task 1 grader writes for a placeholder role
+    (`#` barcodes, `&` ligation and `=` RT barcodes, `%` Tn5, `~` UMIs, `@` indexes,
+    `$` feature barcodes, `?` random blocks), or None for a role it does not expand."""
+    from lablang.scoring.library_chars import LIBRARY_SCORE_CHARS
+
+    return LIBRARY_SCORE_CHARS.get(role.upper())
+
+
 def grader_roles() -> frozenset[str]:
     """The placeholder roles LibStructBench's Task 1 grader expands to score characters
     (`LIBRARY_SCORE_CHARS` in `lablang/scoring/library_chars.py`, its one copy: a module
