@@ -70,7 +70,7 @@ SIBLING_IMPORTS = {
         "W0406 reads the Task 1 grader's score characters, one copy in a module with no "
         "imports, without loading the grader"
     ),
-    ("lablang.molecular.draw", "lablang.scoring.library_chars"): (
+    ("lablang.molecular.draw_common", "lablang.scoring.library_chars"): (
         "a placeholder is coloured by what its role means to the Task 1 grader (every "
         "barcode role a barcode), read from the same one copy W0406 reads"
     ),
