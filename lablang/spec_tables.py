@@ -291,8 +291,11 @@ def _step_fields_table() -> str:
 
 
 def _skills_table() -> str:
-    lines = [_row("skill", "family"), _row("---", "---")]
-    lines += [_row(_signature(e), e.extra) for e in skills()]
+    by_family: dict[str, list[str]] = {}
+    for entry in skills():
+        by_family.setdefault(entry.extra, []).append(_signature(entry))
+    lines = [_row("family", "skills"), _row("---", "---")]
+    lines += [_row(family, ", ".join(shown)) for family, shown in by_family.items()]
     kinds = "; ".join(f"`{k}`: {v}" for k, v in _SKILL_KIND_DOCS.items())
     return "\n".join(lines) + f"\n\nArgument kinds: {kinds}; `?` marks an optional argument."
 
