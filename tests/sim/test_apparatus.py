@@ -4,6 +4,7 @@ changes the state its predicate reads, and each has a failing precondition."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import mujoco
@@ -175,3 +176,89 @@ def test_pressing_a_timer_starts_it(make_runtime) -> None:
     assert _holds(rt, "started(clock)")
     assert _run(rt, "pick", "tube").ok
     assert "needs empty fingers" in _run(rt, "press_button", ButtonTarget("clock", "start")).reason
+
+
+VORTEX_TRACE = """
+protocol resuspend "Resuspend" {
+  materials: [cells]
+  containers: {pellet: 500 uL of cells}
+  step vortex { mix: vortex for 3 s  container: pellet }
+}
+scene s {
+  rack: tube_rack(slots: 6) on table at (0.15 m, -0.15 m)
+  vx: vortex_mixer() on table at (0.40 m, 0.05 m)
+  t1: tube_1_5ml(contents: 500 uL of cells) in rack.slot[0]
+  t2: tube_1_5ml(contents: 500 uL of cells) in rack.slot[1]
+}
+task t in s realizes resuspend {
+  bind: {pellet: t1}
+  instruction: "Vortex tube t1 on vx for 3 s."
+  step mix realizes vortex { do { pick(t1); vortex(t1, vx, 3 s) }  success: mixed(t1) }
+}
+"""
+
+
+def test_a_protocols_vortexing_is_realized_by_vortex_on_the_bound_tube() -> None:
+    """`vortex()` realizes a protocol's `mix: vortex` on the bound tube, and vortexing
+    another tube is E0844 at the call."""
+    from lablang.driver import check_text
+
+    assert list(check_text(VORTEX_TRACE, "t.lab").report.errors) == []
+    wrong = VORTEX_TRACE.replace(
+        "pick(t1); vortex(t1, vx, 3 s) }  success: mixed(t1)",
+        "pick(t2); vortex(t2, vx, 3 s) }  success: mixed(t2)",
+    )
+    errors = list(check_text(wrong, "t.lab").report.errors)
+    assert [e.code for e in errors] == ["E0844"]
+    assert wrong[errors[0].span.start : errors[0].span.end] == "vortex(t2, vx, 3 s)"
+
+
+SCENARIOS = ("vortex_resuspend", "drawer_store", "drawer_fetch", "incubator_warm", "button_timer")
+
+
+def test_the_apparatus_scenarios_are_traced_families_with_a_heldout_binding() -> None:
+    """Each apparatus scenario of examples/suite checks clean, realizes its protocol, and
+    is a task family of four bindings of which one is held out; together they are 20 tasks
+    in the mixing, thermal and apparatus families, each using its asset's skill."""
+    from pathlib import Path
+
+    from lablang.diagnostics import Report
+    from lablang.driver import check_file
+    from lablang.sim.front import tasks_of
+
+    suite = Path(__file__).parents[2] / "examples" / "suite"
+    skill = {
+        "vortex": "vortex",
+        "drawer": "open_drawer",
+        "incubator": "open_lid",
+        "button": "press_button",
+    }
+    families = []
+    for name in SCENARIOS:
+        result = check_file(suite / f"{name}.lab")
+        assert list(result.report) == [], name
+        tasks = list(tasks_of(result.program, Report()).values())
+        assert len(tasks) == 4 and sum(t.binding.heldout for t in tasks) == 1, name
+        assert all(t.trace is not None for t in tasks), name
+        calls = {c.func for s in tasks[0].steps for c in s.all_calls}
+        assert skill[name.split("_")[0]] in calls, name
+        families += [t.family for t in tasks]
+    assert len(families) == 20 and set(families) == {"mixing", "thermal", "apparatus"}
+
+
+def test_the_heldout_vial_of_the_vortex_scenario_certifies(tmp_path) -> None:
+    """The vortex family's held-out binding (a vial for a rack tube) certifies on one
+    instance without mutants: the skill and its spec work on the other shape too."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    path = str(Path(__file__).parents[2] / "examples/suite/vortex_resuspend.lab")
+    out = tmp_path / "vial.json"
+    args = ["certify", path, "--task", "vortex_pellet-vial", "--instances", "1"]
+    result = CliRunner().invoke(main, [*args, "--mutants", "none", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    certificate = json.loads(out.read_text())
+    assert certificate["certified"] and certificate["family_binding"]["heldout"]
