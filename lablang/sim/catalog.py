@@ -115,9 +115,20 @@ ASSET_KINDS: dict[str, AssetKind] = {
     "timer": AssetKind("fixture", {}, parts=("start",)),
 }
 
-# Parameter kinds of skills: object (a free entity), target (a slot or a surface),
-# entity (any entity), button (`entity.part`), duration (time), volume; a leading
-# "?" marks an optional parameter.
+# What each parameter kind of a skill takes (`lablang spec`, `lablang explain SKILL`); a
+# leading "?" in a signature marks an optional parameter.
+SKILL_ARGUMENT_KINDS = {
+    "object": "a free entity",
+    "target": "a slot (`rack.slot[0]`) or a surface",
+    "entity": "any entity",
+    "button": "a part, `entity.part`",
+    "container": "a container or a well (`plate.well[3]`)",
+    "duration": "a time",
+    "volume": "a volume",
+    "mass": "a mass",
+    "temperature": "a temperature",
+    "count": "a number",
+}
 SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "move_to": (("target",), "apparatus and workspace"),
     "home": ((), "apparatus and workspace"),
@@ -336,6 +347,30 @@ def describe(name: str) -> str | None:
     params, family = SKILL_SIGNATURES[name]
     shown = ", ".join(p.lstrip("?") + ("?" if p.startswith("?") else "") for p in params)
     return f"`{name}({shown})` — skill ({family})"
+
+
+def explain_skill(name: str) -> str | None:
+    """`lablang explain SKILL`: a skill's signature and family, what each argument takes,
+    and the static preconditions it is refused for (by `check`, E0712, and at run time
+    before it moves, in these words); None if `name` is not a skill."""
+    if name not in SKILL_SIGNATURES:
+        return None
+    params, _family = SKILL_SIGNATURES[name]
+    lines = [describe(name) or name, "", "Arguments:"]
+    needs = {n.index: n for n in SKILL_NEEDS.get(name, ())}
+    for k, param in enumerate(params):
+        kind = param.lstrip("?")
+        line = f"  {_ORDINALS[k]}, {kind}: {SKILL_ARGUMENT_KINDS.get(kind, kind)}"
+        if param.startswith("?"):
+            line += " (optional)"
+        if k in needs:
+            need = needs[k]
+            span = f" from {need.low:g} to {need.high:g}" if need.low is not None else ""
+            line += f"; must be {need.what}{span}"
+        lines.append(line)
+    if not params:
+        lines.append("  none")
+    return "\n".join(lines)
 
 
 # Arguments and meaning of each predicate and function (for `check`'s reference and

@@ -262,3 +262,20 @@ def test_the_heldout_vial_of_the_vortex_scenario_certifies(tmp_path) -> None:
     assert result.exit_code == 0, result.output
     certificate = json.loads(out.read_text())
     assert certificate["certified"] and certificate["family_binding"]["heldout"]
+
+
+def test_explain_names_a_skills_arguments_and_the_preconditions_it_is_refused_for() -> None:
+    """`lablang explain vortex` prints the signature, what each argument takes and, from
+    `SKILL_NEEDS`, that the second must be a vortex mixer and the third 1 to 60 s; a skill
+    without preconditions lists its arguments only."""
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    result = CliRunner().invoke(main, ["explain", "vortex"])
+    assert result.exit_code == 0, result.output
+    assert "`vortex(object, entity, duration)` — skill (mixing and agitation)" in result.output
+    assert "second, entity: any entity; must be a vortex mixer" in result.output
+    assert "third, duration: a time; must be a time in s from 1 to 60" in result.output
+    pick = CliRunner().invoke(main, ["explain", "pick"]).output
+    assert "first, object: a free entity" in pick and "must be" not in pick
