@@ -216,13 +216,21 @@ def test_a_protocols_vortexing_is_realized_by_vortex_on_the_bound_tube() -> None
     assert wrong[errors[0].span.start : errors[0].span.end] == "vortex(t2, vx, 3 s)"
 
 
-SCENARIOS = ("vortex_resuspend", "drawer_store", "drawer_fetch", "incubator_warm", "button_timer")
+SCENARIOS = (
+    "vortex_resuspend",
+    "drawer_store",
+    "drawer_fetch",
+    "incubator_warm",
+    "incubator_colleague",
+    "button_timer",
+)
 
 
 def test_the_apparatus_scenarios_are_traced_families_with_a_heldout_binding() -> None:
     """Each apparatus scenario of examples/suite checks clean, realizes its protocol, and
-    is a task family of four bindings of which one is held out; together they are 20 tasks
-    in the mixing, thermal and apparatus families, each using its asset's skill."""
+    is a task family of four bindings of which one is held out; together they are 24 tasks
+    in the mixing, thermal and apparatus families, each using its asset's skill, four of
+    them with a colleague who opens the incubator."""
     from pathlib import Path
 
     from lablang.diagnostics import Report
@@ -233,10 +241,11 @@ def test_the_apparatus_scenarios_are_traced_families_with_a_heldout_binding() ->
     skill = {
         "vortex": "vortex",
         "drawer": "open_drawer",
-        "incubator": "open_lid",
+        "incubator": "close_lid",
         "button": "press_button",
     }
     families = []
+    colleagues = 0
     for name in SCENARIOS:
         result = check_file(suite / f"{name}.lab")
         assert list(result.report) == [], name
@@ -246,7 +255,9 @@ def test_the_apparatus_scenarios_are_traced_families_with_a_heldout_binding() ->
         calls = {c.func for s in tasks[0].steps for c in s.all_calls}
         assert skill[name.split("_")[0]] in calls, name
         families += [t.family for t in tasks]
-    assert len(families) == 20 and set(families) == {"mixing", "thermal", "apparatus"}
+        colleagues += sum(bool(t.scene.interventions) for t in tasks)
+    assert len(families) == 24 and set(families) == {"mixing", "thermal", "apparatus"}
+    assert colleagues == 4
 
 
 def test_the_heldout_vial_of_the_vortex_scenario_certifies(tmp_path) -> None:
