@@ -238,28 +238,15 @@ def _actions_table() -> str:
 
 # ---------------------------------------------------------------- simulation
 
-_SKILL_KIND_DOCS = {
-    "object": "a free entity",
-    "target": "a slot (`rack.slot[0]`) or a surface",
-    "entity": "any entity",
-    "button": "a part, `entity.part`",
-    "container": "a container or a well (`plate.well[3]`)",
-    "duration": "a time",
-    "volume": "a volume",
-    "mass": "a mass",
-    "temperature": "a temperature",
-    "count": "a number",
-}
-
 
 def skills() -> list[Entry]:
     """Every skill `check` accepts in a task's `do { }`, from the simulator's catalog."""
-    from lablang.sim.catalog import SKILL_SIGNATURES
+    from lablang.sim.catalog import SKILL_ARGUMENT_KINDS, SKILL_SIGNATURES
 
     out = []
     for name, (params, family) in SKILL_SIGNATURES.items():
         args = tuple(
-            ArgDoc(p.lstrip("?"), "positional", None, _SKILL_KIND_DOCS.get(p.lstrip("?"), ""),
+            ArgDoc(p.lstrip("?"), "positional", None, SKILL_ARGUMENT_KINDS.get(p.lstrip("?"), ""),
                    optional=p.startswith("?"))
             for p in params
         )  # fmt: skip
@@ -291,9 +278,14 @@ def _step_fields_table() -> str:
 
 
 def _skills_table() -> str:
-    lines = [_row("skill", "family"), _row("---", "---")]
-    lines += [_row(_signature(e), e.extra) for e in skills()]
-    kinds = "; ".join(f"`{k}`: {v}" for k, v in _SKILL_KIND_DOCS.items())
+    by_family: dict[str, list[str]] = {}
+    for entry in skills():
+        by_family.setdefault(entry.extra, []).append(_signature(entry))
+    lines = [_row("family", "skills"), _row("---", "---")]
+    lines += [_row(family, ", ".join(shown)) for family, shown in by_family.items()]
+    from lablang.sim.catalog import SKILL_ARGUMENT_KINDS
+
+    kinds = "; ".join(f"`{k}`: {v}" for k, v in SKILL_ARGUMENT_KINDS.items())
     return "\n".join(lines) + f"\n\nArgument kinds: {kinds}; `?` marks an optional argument."
 
 

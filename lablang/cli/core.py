@@ -206,16 +206,18 @@ def schema_command(what: str) -> None:
 @click.command("explain")
 @click.argument("code")
 def explain_command(code: str) -> None:
-    """Explain a diagnostic CODE, with a failing and a fixed example, or a molecular
-    operation (its arguments and rationale).
+    """Explain a diagnostic CODE, with a failing and a fixed example, a molecular
+    operation (its arguments and rationale) or a simulator skill (its arguments and
+    preconditions).
 
-    Example: `lablang explain E0203`, `lablang explain pcr`
+    Example: `lablang explain E0203`, `lablang explain pcr`, `lablang explain vortex`
     """
     from lablang.check.names import did_you_mean
     from lablang.diagnostics.codes import CODES, explain
     from lablang.molecular.front import describe
+    from lablang.sim.catalog import explain_skill
 
-    operation = describe(code)
+    operation = describe(code) or explain_skill(code)
     if operation is not None:
         echo(operation)
         return

@@ -109,11 +109,26 @@ ASSET_KINDS: dict[str, AssetKind] = {
         },
         open_container=True,
     ),
+    "vortex_mixer": AssetKind("fixture", {}, parts=("cup",)),
+    "drawer": AssetKind("fixture", {}, surface=True),
+    "incubator": AssetKind("fixture", {}, parts=("set",), lid=True, surface=True),
+    "timer": AssetKind("fixture", {}, parts=("start",)),
 }
 
-# Parameter kinds of skills: object (a free entity), target (a slot or a surface),
-# entity (any entity), button (`entity.part`), duration (time), volume; a leading
-# "?" marks an optional parameter.
+# What each parameter kind of a skill takes (`lablang spec`, `lablang explain SKILL`); a
+# leading "?" in a signature marks an optional parameter.
+SKILL_ARGUMENT_KINDS = {
+    "object": "a free entity",
+    "target": "a slot (`rack.slot[0]`) or a surface",
+    "entity": "any entity",
+    "button": "a part, `entity.part`",
+    "container": "a container or a well (`plate.well[3]`)",
+    "duration": "a time",
+    "volume": "a volume",
+    "mass": "a mass",
+    "temperature": "a temperature",
+    "count": "a number",
+}
 SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "move_to": (("target",), "apparatus and workspace"),
     "home": ((), "apparatus and workspace"),
@@ -148,6 +163,9 @@ SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "weigh": (("object", "entity"), "solid handling and weighing"),
     "twist_cap": (("object", "count"), "apparatus and workspace"),
     "close_cap": (("object",), "apparatus and workspace"),
+    "vortex": (("object", "entity", "duration"), "mixing and agitation"),
+    "open_drawer": (("entity",), "apparatus and workspace"),
+    "close_drawer": (("entity",), "apparatus and workspace"),
 }
 
 
@@ -188,7 +206,8 @@ _ORDINALS = ("first", "second", "third", "fourth")
 _PIPETTE = Needs(0, "a pipette", frozenset({"pipette"}))
 _BIN = frozenset({"waste_bin"})
 _SCALE = frozenset(a for a, kind in ASSET_KINDS.items() if kind.scale)
-_LID = Needs(0, "an apparatus with a hinged lid", frozenset({"centrifuge"}))
+_LID = Needs(0, "an apparatus with a hinged lid or door", frozenset({"centrifuge", "incubator"}))
+_DRAWER = Needs(0, "a drawer", frozenset({"drawer"}))
 
 # The static preconditions of skills, one entry per argument that has one (issue 26: a
 # `twist_cap` on a tube passed `check` and failed at run time, "has no screw cap").
@@ -208,7 +227,11 @@ SKILL_NEEDS: dict[str, tuple[Needs, ...]] = {
     "put_on_scale": (Needs(1, "a scale", _SCALE),),
     "weigh": (Needs(1, "a scale", _SCALE),),
     "set_temperature": (
-        Needs(0, "a thermal block or a stirrer", frozenset({"thermal_block", "stirrer"})),
+        Needs(
+            0,
+            "a thermal block, a stirrer or an incubator",
+            frozenset({"thermal_block", "stirrer", "incubator"}),
+        ),
         Needs(1, "a setpoint in C", low=4, high=99, whole=False),
     ),
     "incubate": (Needs(1, "a well of a thermal block", frozenset({"thermal_block"}), slot=True),),
@@ -224,6 +247,12 @@ SKILL_NEEDS: dict[str, tuple[Needs, ...]] = {
     "transfer": (_PIPETTE,),
     "mix_by_pipetting": (_PIPETTE, Needs(2, "a whole number of cycles", low=1, high=20)),
     "invert": (Needs(1, "a whole number of inversions", low=1, high=50),),
+    "vortex": (
+        Needs(1, "a vortex mixer", frozenset({"vortex_mixer"})),
+        Needs(2, "a time in s", low=1, high=60, whole=False),
+    ),
+    "open_drawer": (_DRAWER,),
+    "close_drawer": (_DRAWER,),
     "pour": (
         Needs(
             1, "an open container", frozenset(a for a, k in ASSET_KINDS.items() if k.open_container)
@@ -320,6 +349,30 @@ def describe(name: str) -> str | None:
     return f"`{name}({shown})` — skill ({family})"
 
 
+def explain_skill(name: str) -> str | None:
+    """`lablang explain SKILL`: a skill's signature and family, what each argument takes,
+    and the static preconditions it is refused for (by `check`, E0712, and at run time
+    before it moves, in these words); None if `name` is not a skill."""
+    if name not in SKILL_SIGNATURES:
+        return None
+    params, _family = SKILL_SIGNATURES[name]
+    lines = [describe(name) or name, "", "Arguments:"]
+    needs = {n.index: n for n in SKILL_NEEDS.get(name, ())}
+    for k, param in enumerate(params):
+        kind = param.lstrip("?")
+        line = f"  {_ORDINALS[k]}, {kind}: {SKILL_ARGUMENT_KINDS.get(kind, kind)}"
+        if param.startswith("?"):
+            line += " (optional)"
+        if k in needs:
+            need = needs[k]
+            span = f" from {need.low:g} to {need.high:g}" if need.low is not None else ""
+            line += f"; must be {need.what}{span}"
+        lines.append(line)
+    if not params:
+        lines.append("  none")
+    return "\n".join(lines)
+
+
 # Arguments and meaning of each predicate and function (for `check`'s reference and
 # hover); "?" marks an optional argument. A test keeps the keys equal to the names above.
 PREDICATE_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
@@ -334,7 +387,7 @@ PREDICATE_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "not_spilled": (("?entity",), "no contents were spilled (by this object)"),
     "reading": (("entity", "?mass"), "the stable scale reading; with a mass, it reads that mass (`within:` default 0.1 g)"),
     "contains": (("container", "substance", "?amount"), "the container holds the substance (that amount, `within:` a tolerance)"),
-    "started": (("entity",), "the centrifuge or stirrer was started"),
+    "started": (("entity",), "the centrifuge, stirrer or timer was started"),
     "mixed": (("object",), "the contents were mixed"),
     "temperature": (("entity", "?temperature"), "the temperature in C; with a value, within 0.5 C (`within:`)"),
     "has_tip": (("object",), "the pipette carries a tip"),
@@ -417,5 +470,13 @@ def footprint(asset: str, params: dict[str, float | int | str]) -> tuple[float, 
             return 0.06, 0.06, False
         case "stirrer":
             return 0.08, 0.1, False
+        case "vortex_mixer":
+            return 0.05, 0.06, False
+        case "drawer":
+            return 0.075, 0.075, False  # closed; the open tray reaches 13 cm further out (-y)
+        case "incubator":
+            return 0.08, 0.1, False  # the `set` console stands in front of the chamber
+        case "timer":
+            return 0.04, 0.03, False
         case _:
             return 0.0, 0.0, True

@@ -16,6 +16,8 @@ from lablang.sim.runtime import Runtime
 from lablang.sim.state import (
     CAP_CLOSED_TURNS,
     CAP_OPEN_TURNS,
+    DRAWER_CLOSED,
+    DRAWER_OPEN,
     LID_CLOSED,
     LID_OPEN,
     ButtonTarget,
@@ -24,6 +26,7 @@ from lablang.sim.state import (
     at_rest,
     balanced,
     cap_turns,
+    drawer_travel,
     grasped,
     in_slot,
     ledger_key,
@@ -292,6 +295,8 @@ def _p_open(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> boo
     name = _entity(rt, call, args[0])
     if rt.infos[name].cap_joint:
         return name in rt.uncapped or cap_turns(rt, name) >= CAP_OPEN_TURNS - 0.02
+    if rt.infos[name].drawer_joint:
+        return drawer_travel(rt, name) >= DRAWER_OPEN
     if not rt.infos[name].lid_joint:
         raise SpecError(f"`{name}` has no lid")
     return name in rt.lids_removed or lid_angle(rt, name) >= LID_OPEN
@@ -302,6 +307,8 @@ def _p_closed(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> b
     name = _entity(rt, call, args[0])
     if rt.infos[name].cap_joint:
         return name not in rt.uncapped and cap_turns(rt, name) <= CAP_CLOSED_TURNS
+    if rt.infos[name].drawer_joint:
+        return drawer_travel(rt, name) <= DRAWER_CLOSED
     if not rt.infos[name].lid_joint:
         raise SpecError(f"`{name}` has no lid")
     return name not in rt.lids_removed and lid_angle(rt, name) <= LID_CLOSED

@@ -24,6 +24,8 @@ STABLE_SPEED = 0.01  # m/s relative to the support
 STABLE_SPIN = 0.3  # rad/s relative to the support
 LID_OPEN = math.radians(75)
 LID_CLOSED = math.radians(3)
+DRAWER_OPEN = 0.10  # m a drawer's tray is out when it counts as open (it pulls out 12 cm)
+DRAWER_CLOSED = 0.005  # m from home at most: closed
 CAP_CLOSED_TURNS = 0.05  # a screw cap at most this far from home is closed
 BALANCE_TOL = 0.1e-3  # kg: the imbalance a centrifuge tolerates (0.1 g at unit radius)
 
@@ -31,6 +33,8 @@ __all__ = [
     "BALANCE_TOL",
     "CAP_CLOSED_TURNS",
     "CAP_OPEN_TURNS",
+    "DRAWER_CLOSED",
+    "DRAWER_OPEN",
     "LID_CLOSED",
     "LID_OPEN",
     "STABLE_SPEED",
@@ -44,6 +48,7 @@ __all__ = [
     "balanced",
     "bottom_depth",
     "cap_turns",
+    "drawer_travel",
     "grasped",
     "in_slot",
     "ledger_key",
@@ -227,6 +232,12 @@ def upright(rt: Scene, name: str) -> bool:
 
 def lid_angle(rt: Scene, name: str) -> float:
     joint = rt.infos[name].lid_joint
+    return float(rt.data.qpos[rt.model.joint(joint).qposadr[0]])
+
+
+def drawer_travel(rt: Scene, name: str) -> float:
+    """How far (m) a drawer's tray is pulled out of its cabinet."""
+    joint = rt.infos[name].drawer_joint
     return float(rt.data.qpos[rt.model.joint(joint).qposadr[0]])
 
 

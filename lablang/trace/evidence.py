@@ -29,7 +29,7 @@ MIX_SKILLS: dict[str, dict[str, int | None]] = {
     "pipette": {"mix_by_pipetting": 2},
     "invert": {"invert": 1},
     "inversion": {"invert": 1},
-    "vortex": {"shake": None},
+    "vortex": {"vortex": None, "shake": None},
     "shake": {"shake": None},
     "swirl": {"swirl": None},
     "stir": {"stir": None},

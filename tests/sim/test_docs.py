@@ -64,3 +64,16 @@ def test_doc_certification_session_prints_what_the_doc_shows(tmp_path: Path) -> 
     assert out.returncode == 1, out.stderr
     assert out.stdout == session.group(2)
     exec(compile(snippet.group(1), "docs/sim.md", "exec"), {})
+
+
+def test_the_docs_tables_name_every_registered_skill_and_asset() -> None:
+    """docs/sim.md's skills table names every skill of `catalog.SKILL_SIGNATURES` and its
+    assets table every asset of `catalog.ASSET_KINDS`, so a skill or asset registered
+    without its documentation fails here."""
+    from lablang.sim import catalog
+
+    skills = DOC[DOC.index("## Skills") : DOC.index("## Tasks traced to protocols")]
+    for name in catalog.SKILL_SIGNATURES:
+        assert f"`{name}(" in skills, name
+    for asset in catalog.ASSET_KINDS:
+        assert f"| `{asset}` |" in DOC, asset

@@ -135,6 +135,10 @@ FIXTURES = [
     "well_plate",
     "waste_bin",
     "stirrer",
+    "vortex_mixer",
+    "drawer",
+    "incubator",
+    "timer",
 ]
 
 

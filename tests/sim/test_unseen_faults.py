@@ -70,6 +70,7 @@ scene s {
   b: bottle(capacity: 200 mL, contents: 100 mL of water) on table at (0.60 m, -0.15 m)
   box: tip_box(slots: 12) on table at (0.15 m, 0.40 m)
   bin: waste_bin() on table at (0.45 m, 0.40 m)
+  vx: vortex_mixer() on table at (0.62 m, 0.40 m)
 }
 """
 # one call per static precondition of `catalog.SKILL_NEEDS` (skill, argument index) that
@@ -101,6 +102,10 @@ BROKEN = {
     ("mix_by_pipetting", 2): "mix_by_pipetting(p, b, 50)",
     ("invert", 1): "invert(tube, 100)",
     ("pour", 1): "pour(b, rack, 1 mL)",
+    ("vortex", 1): "vortex(tube, rack, 3 s)",
+    ("vortex", 2): "vortex(tube, vx, 90 s)",
+    ("open_drawer", 0): "open_drawer(rack)",
+    ("close_drawer", 0): "close_drawer(scale)",
 }
 
 

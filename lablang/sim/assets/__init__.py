@@ -6,13 +6,19 @@ that tolerances come from the asset's geometry rather than from constants.
 
 Dimensions are metres, masses kilograms. The table top is the plane z = 0.
 
-The builders live by kind: `fixtures`, `objects` (tubes, weights, glassware), `pipettes`,
+The builders live by kind: `fixtures`, `apparatus` (fixtures with moving parts), `objects` (tubes, weights, glassware), `pipettes`,
 and `gripper` (the gantry); they share `info` (`AssetInfo`) and `parts` (primitives),
 and never import this package, which gathers them into `BUILDERS`.
 """
 
 from __future__ import annotations
 
+from lablang.sim.assets.apparatus import (
+    build_drawer,
+    build_incubator,
+    build_timer,
+    build_vortex_mixer,
+)
 from lablang.sim.assets.fixtures import (
     build_centrifuge,
     build_scale,
@@ -75,4 +81,8 @@ BUILDERS: dict[str, Builder] = {
     "stirrer": build_stirrer,
     "flask": build_flask,
     "bottle": build_bottle,
+    "vortex_mixer": build_vortex_mixer,
+    "drawer": build_drawer,
+    "incubator": build_incubator,
+    "timer": build_timer,
 }

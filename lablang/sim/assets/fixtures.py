@@ -9,7 +9,19 @@ import mujoco
 
 from lablang.sim.assets.display import add_display
 from lablang.sim.assets.info import AssetInfo, SlotInfo
-from lablang.sim.assets.parts import BLUE, DARK, GREY, G, add_button, box, cup_walls, grid, quat_z
+from lablang.sim.assets.parts import (
+    BLUE,
+    DARK,
+    GREY,
+    G,
+    add_button,
+    box,
+    cup_walls,
+    grid,
+    hinged_lid,
+    lid_handle,
+    quat_z,
+)
 from lablang.sim.model import Entity
 
 
@@ -81,16 +93,7 @@ def build_centrifuge(
     # lid on a hinge at the back edge; closed = 0 rad, opens upward about -x
     lid_z = 0.13
     box(body, [0, housing_r + 0.008, (0.06 + lid_z) / 2], [0.02, 0.008, (lid_z - 0.06) / 2], GREY)
-    lid = body.add_body(name=f"{name}_lid", pos=[0, housing_r + 0.005, lid_z])
-    lid.add_joint(
-        name=f"{name}_lid_hinge",
-        type=mujoco.mjtJoint.mjJNT_HINGE,
-        axis=[-1, 0, 0],
-        range=[0.0, 1.9],
-        limited=mujoco.mjtLimited.mjLIMITED_TRUE,
-        damping=0.05,
-        armature=0.002,
-    )
+    lid = hinged_lid(body, name, [0, housing_r + 0.005, lid_z])
     lid.add_geom(
         type=G.mjGEOM_CYLINDER,
         pos=[0, -(housing_r + 0.005), 0],
@@ -98,8 +101,7 @@ def build_centrifuge(
         mass=0.15,
         rgba=[0.55, 0.7, 0.85, 0.5],
     )
-    handle = lid.add_body(name=f"{name}_handle", pos=[0, -(2 * housing_r + 0.005 + 0.012), 0])
-    box(handle, [0, 0, 0], [0.006, 0.012, 0.010], DARK, mass=0.01)
+    handle = lid_handle(lid, name, [0, -(2 * housing_r + 0.005 + 0.012), 0])
     handle.add_site(name=f"{name}_handle_site", size=[0.002, 0, 0])
     lid.add_site(name=f"{name}_hinge_site", size=[0.002, 0, 0])
     info.lid_joint = f"{name}_lid_hinge"

@@ -38,6 +38,7 @@ class AssetInfo:
     lid_joint: str = ""
     lid_handle: str = ""  # body name of the handle
     lid_hinge_site: str = ""
+    drawer_joint: str = ""  # a drawer's slide (its handle is `lid_handle`)
     buttons: dict[str, str] = field(factory=dict)  # button name -> joint name
     rotor_joint: str = ""
     force_sensor: str = ""

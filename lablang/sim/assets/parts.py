@@ -39,7 +39,16 @@ def cup_walls(
         box(body, [sign * (bore + wall / 2), 0.0, zc], [wall / 2, bore, depth / 2], rgba)
 
 
-def add_button(spec: mujoco.MjSpec, parent: mujoco.MjsBody, name: str, pos: list[float]) -> str:
+def add_button(
+    spec: mujoco.MjSpec,
+    parent: mujoco.MjsBody,
+    name: str,
+    pos: list[float],
+    radius: float = 0.008,
+    **geom: object,
+) -> str:
+    """A push button on a sprung 5 mm slide (it registers 3 mm down); `geom` overrides the
+    cap's defaults (a vortex mixer's cup is a wide button that meets tubes too)."""
     button = parent.add_body(name=name, pos=pos)
     button.add_joint(
         name=f"{name}_joint",
@@ -52,16 +61,38 @@ def add_button(spec: mujoco.MjSpec, parent: mujoco.MjsBody, name: str, pos: list
         armature=0.2,
     )
     # collision group 2: the button meets the finger pads but not the housing it sinks into
-    button.add_geom(
-        type=G.mjGEOM_CYLINDER,
-        pos=[0, 0, 0.004],
-        size=[0.008, 0.004, 0],
-        mass=0.005,
-        rgba=[0.8, 0.2, 0.2, 1.0],
-        contype=2,
-        conaffinity=2,
-    )
+    cap: dict[str, object] = {
+        "mass": 0.005,
+        "rgba": [0.8, 0.2, 0.2, 1.0],
+        "contype": 2,
+        "conaffinity": 2,
+        **geom,
+    }
+    button.add_geom(type=G.mjGEOM_CYLINDER, pos=[0, 0, 0.004], size=[radius, 0.004, 0], **cap)
     return f"{name}_joint"
+
+
+def hinged_lid(parent: mujoco.MjsBody, name: str, pos: list[float]) -> mujoco.MjsBody:
+    """A lid's body (`NAME_lid`) on a hinge at its back edge (`NAME_lid_hinge`): closed at
+    0 rad, it opens upward about -x, to a stop at 1.9 rad."""
+    lid = parent.add_body(name=f"{name}_lid", pos=pos)
+    lid.add_joint(
+        name=f"{name}_lid_hinge",
+        type=mujoco.mjtJoint.mjJNT_HINGE,
+        axis=[-1, 0, 0],
+        range=[0.0, 1.9],
+        limited=mujoco.mjtLimited.mjLIMITED_TRUE,
+        damping=0.05,
+        armature=0.002,
+    )
+    return lid
+
+
+def lid_handle(lid: mujoco.MjsBody, name: str, pos: list[float]) -> mujoco.MjsBody:
+    """The handle the gripper takes a lid by (`NAME_handle`, 12 x 24 x 20 mm)."""
+    handle = lid.add_body(name=f"{name}_handle", pos=pos)
+    box(handle, [0, 0, 0], [0.006, 0.012, 0.010], DARK, mass=0.01)
+    return handle
 
 
 def free_body(spec: mujoco.MjSpec, name: str) -> mujoco.MjsBody:

@@ -8,7 +8,7 @@ perception") and re-read their targets before the final approach, because
 containers such as rotors can move.
 
 The skills live in families (`handling`, `instruments`, `closures`, `pouring`, `mixing`,
-`pipetting`), each importing only `base` and the families below it; this package gathers
+`pipetting`, `apparatus`), each importing only `base` and the families below it; this package gathers
 them into `SKILLS`, the table the episode runner dispatches on.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from lablang.sim.skills.apparatus import skill_close_drawer, skill_open_drawer, skill_vortex
 from lablang.sim.skills.base import (
     SAFE_Z,
     SLOW,
@@ -87,6 +88,7 @@ __all__ = [
     "skill_aspirate",
     "skill_attach_tip",
     "skill_close_cap",
+    "skill_close_drawer",
     "skill_close_lid",
     "skill_discard",
     "skill_dispense",
@@ -98,6 +100,7 @@ __all__ = [
     "skill_invert",
     "skill_mix_by_pipetting",
     "skill_move_to",
+    "skill_open_drawer",
     "skill_open_lid",
     "skill_pick",
     "skill_place",
@@ -115,6 +118,7 @@ __all__ = [
     "skill_tare",
     "skill_transfer",
     "skill_twist_cap",
+    "skill_vortex",
     "skill_wait",
     "skill_weigh",
     "target_name",
@@ -160,4 +164,7 @@ SKILLS: dict[str, tuple[SkillFn, float]] = {
     "weigh": (skill_weigh, 25.0),
     "twist_cap": (skill_twist_cap, 40.0),
     "close_cap": (skill_close_cap, 40.0),
+    "vortex": (skill_vortex, 75.0),
+    "open_drawer": (skill_open_drawer, 15.0),
+    "close_drawer": (skill_close_drawer, 15.0),
 }

@@ -15,6 +15,7 @@ from lablang.sim.skills.base import (
     SAFE_Z,
     SLOW,
     Controller,
+    Motion,
     fail,
     move_tcp,
     ok,
@@ -26,19 +27,50 @@ from lablang.sim.skills.base import (
 from lablang.sim.state import CAP_CLOSED_TURNS, CAP_OPEN_TURNS, cap_turns, lid_angle, tilt
 
 
-def _lid_geometry(rt: Runtime, name: str) -> tuple[np.ndarray, np.ndarray, float]:
-    """Hinge point, the centrifuge frame, and the hinge-to-handle radius."""
+def _lid_geometry(rt: Runtime, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hinge point, the apparatus' frame, and the handle in the lid's frame at angle 0
+    (`x` along the hinge, then its radius from the hinge)."""
     d, m = rt.data, rt.model
     info = rt.infos[name]
     hinge = d.site(info.lid_hinge_site).xpos.copy()
     frame = d.xmat[rt.body_ids[name]].reshape(3, 3).copy()
     handle0 = m.body(info.lid_handle).pos  # in the lid frame, at angle 0
-    return hinge, frame, float(np.linalg.norm(handle0))
+    return hinge, frame, np.array([handle0[0], float(np.linalg.norm(handle0[1:]))])
 
 
-def _handle_point(hinge: np.ndarray, frame: np.ndarray, radius: float, angle: float) -> np.ndarray:
-    local = np.array([0.0, -radius * math.cos(angle), radius * math.sin(angle)])
+def _handle_point(
+    hinge: np.ndarray, frame: np.ndarray, handle: np.ndarray, angle: float
+) -> np.ndarray:
+    along, radius = handle
+    local = np.array([along, -radius * math.cos(angle), radius * math.sin(angle)])
     return hinge + frame @ local
+
+
+def grip_handle(rt: Runtime, name: str) -> Motion:
+    """Close the fingers on an apparatus' handle (`lid_handle`: a lid's, a drawer's) and
+    connect the hand to it; whether both pads touched it (else the fingers open again)."""
+    handle_body = rt.model.body(rt.infos[name].lid_handle)
+    handle = rt.data.xpos[handle_body.id].copy()
+    rt.set_grip(0.02)
+    yield from transit(rt, handle[:2], handle[2] + 0.03)
+    yield from move_tcp(rt, handle, speed=SLOW, settle=0.3)
+    rt.set_grip(0.0)
+    if not (yield from pads_close_on(rt, -2, 0.6, int(handle_body.geomadr[0]))):
+        rt.set_grip(0.02)
+        return False
+    rt.connect_lid(name)
+    rt.set_lid_held(name)
+    rt.set_grip(0.012)  # the connect constraint carries the handle; pads stay clear
+    yield from wait_ticks(rt, 0.1)
+    return True
+
+
+def let_go_of_handle(rt: Runtime, name: str) -> Generator[None, None, None]:
+    """Release the connected handle and open the fingers."""
+    rt.release_lid(name)
+    rt.set_lid_held(None)
+    rt.set_grip(0.02)
+    yield from wait_ticks(rt, 0.2)
 
 
 def _swing_lid(rt: Runtime, name: str, goal_angle: float) -> Controller:
@@ -49,32 +81,18 @@ def _swing_lid(rt: Runtime, name: str, goal_angle: float) -> Controller:
         return fail(f"the lid of `{name}` was removed")
     if rt.held is not None:
         return fail(f"the gripper holds `{rt.held}`")
-    hinge, frame, radius = _lid_geometry(rt, name)
+    hinge, frame, handle0 = _lid_geometry(rt, name)
     angle = lid_angle(rt, name)
-    handle = rt.data.xpos[rt.model.body(info.lid_handle).id].copy()
-    rt.set_grip(0.02)
-    yield from transit(rt, handle[:2], handle[2] + 0.03)
-    yield from move_tcp(rt, handle, speed=SLOW, settle=0.3)
-    rt.set_grip(0.0)
-    handle_geom = int(rt.model.body(info.lid_handle).geomadr[0])
-    if not (yield from pads_close_on(rt, -2, 0.6, handle_geom)):
-        rt.set_grip(0.02)
+    if not (yield from grip_handle(rt, name)):
         return fail(f"the fingers did not both touch the lid handle of `{name}`")
-    rt.connect_lid(name)
-    rt.set_lid_held(name)
-    rt.set_grip(0.012)  # the connect constraint carries the handle; pads stay clear
-    yield from wait_ticks(rt, 0.1)
     rate = 0.8 * rt.dt  # rad per tick
     direction = 1.0 if goal_angle > angle else -1.0
     while (goal_angle - angle) * direction > 0:
         angle = angle + direction * min(rate, abs(goal_angle - angle))
-        rt.set_tcp(_handle_point(hinge, frame, radius, angle))
+        rt.set_tcp(_handle_point(hinge, frame, handle0, angle))
         yield
     yield from wait_ticks(rt, 0.3)
-    rt.release_lid(name)
-    rt.set_lid_held(None)
-    rt.set_grip(0.02)
-    yield from wait_ticks(rt, 0.2)
+    yield from let_go_of_handle(rt, name)
     here = rt.cmd_tcp()
     away = here + frame @ np.array([0.0, -0.05, 0.0])
     yield from move_tcp(rt, [away[0], away[1], max(here[2], SAFE_Z) + 0.03], settle=0.0)
