@@ -32,13 +32,14 @@ MAX_ONLIST_BYTES = 4 * 1024**3
 # the longest region seqspec's schema allows (a library is one region)
 MAX_LEN = 2048
 # onlists published by their vendor, by the name a `.lab` gives them: an export whose
-# onlist file is not at hand points at these (10x Genomics' Cell Ranger repository)
+# onlist file is not at hand points at these (10x Genomics' Cell Ranger repository: the
+# two lists its open repository serves at these paths, as pipelines that fetch them name
+# them; the ATAC and ARC lists ship only inside Cell Ranger ATAC/ARC, so they have no
+# published address and are written as local file names)
 _CELLRANGER = "https://github.com/10XGenomics/cellranger/raw/master/lib/python/cellranger/barcodes"
 PUBLISHED_ONLISTS = {
     "3M-february-2018": f"{_CELLRANGER}/3M-february-2018.txt.gz",
     "737K-august-2016": f"{_CELLRANGER}/737K-august-2016.txt",
-    "737K-arc-v1": f"{_CELLRANGER}/737K-arc-v1.txt.gz",
-    "737K-cratac-v1": f"{_CELLRANGER}/737K-cratac-v1.txt.gz",
 }
 # fixed regions that one sequencing primer's site covers whole, written as one region
 # of seqspec's type (its own specs: `nextera_read1` is s5 + ME1, `nextera_read2` ME2 + s7)
