@@ -291,8 +291,13 @@ def _step_fields_table() -> str:
 
 
 def _skills_table() -> str:
-    lines = [_row("skill", "family"), _row("---", "---")]
-    lines += [_row(_signature(e), e.extra) for e in skills()]
+    # one row per family (in the order the families first appear): the family's name once
+    # rather than on every skill keeps the section within its word budget
+    families: dict[str, list[str]] = {}
+    for e in skills():
+        families.setdefault(e.extra, []).append(_signature(e))
+    lines = [_row("family", "skills"), _row("---", "---")]
+    lines += [_row(family, ", ".join(shown)) for family, shown in families.items()]
     kinds = "; ".join(f"`{k}`: {v}" for k, v in _SKILL_KIND_DOCS.items())
     return "\n".join(lines) + f"\n\nArgument kinds: {kinds}; `?` marks an optional argument."
 

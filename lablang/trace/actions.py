@@ -98,7 +98,7 @@ def _quantity(action: pm.Action) -> tuple[Amount | None, str]:
 _STUFF = {"volume": "liquid", "mass": "powder"}
 _MOVERS = {
     "volume": "`pour`, `dispense` or `transfer`",
-    "mass": "`dispense_powder`, or `scoop` then `dispense_powder`",
+    "mass": "`dispense_powder`, or `scoop` then `empty_scoop`",
 }
 
 

@@ -25,11 +25,15 @@ LIQUID_SKILLS: dict[str, tuple[int | None, int | None, int | None]] = {
     "transfer": (1, 2, 3),
 }
 # the same for the skills that move a powder by mass: `scoop(tool, source, mass)` takes a
-# dose as `aspirate` draws; `dispense_powder(held, target, mass)` tips it out
+# dose as `aspirate` draws, `empty_scoop(tool, target)` releases it all as a `dispense`
+# without a volume; `dispense_powder(held, target, mass)` tips a held container
 SOLID_SKILLS: dict[str, tuple[int | None, int | None, int | None]] = {
     "scoop": (1, None, 2),
+    "empty_scoop": (None, 1, None),
     "dispense_powder": (0, 1, 2),
 }
+# the skills that release what a tool took (its source is where the tool took it)
+GIVING = frozenset({"dispense", "empty_scoop", "dispense_powder"})
 # the skills that take contents into a tool (a pipette, a scoop) rather than deliver them
 TAKING = frozenset({"aspirate", "scoop"})
 # a protocol's mixing method -> the skills that do it, and the index of their count
@@ -143,7 +147,7 @@ def pipette_ledger(task: sm.Task) -> dict[int, Delivery]:
             if call.func in TAKING and tool:
                 before = held.get(tool, (source, 0.0))[1]
                 held[tool] = (source, before + (amount or 0.0))
-            elif call.func in ("dispense", "dispense_powder") and tool in held:
+            elif call.func in GIVING and tool in held:
                 source, inside = held[tool]
                 amount = inside if amount is None else amount
                 held[tool] = (source, max(inside - amount, 0.0))

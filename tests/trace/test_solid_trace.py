@@ -89,3 +89,26 @@ def test_an_untared_reading_is_not_compared_with_the_mass():
         "reading(scale, 1 g, within: 0.1 g)", "reading(scale, 31 g, within: 0.1 g)"
     )
     assert [e.code for e in _errors(text)] == []
+
+
+SCOOPED = TEXT.replace(
+    "  other: beaker(capacity: 50 mL) on table at (0.30 m, 0.20 m)\n",
+    "  other: beaker(capacity: 50 mL) on table at (0.30 m, 0.20 m)\n"
+    "  spoon: scoop(capacity: 2 mL) on table at (0.15 m, 0.05 m)\n",
+).replace(
+    "do { pick(jar); dispense_powder(jar, cup, 1 g); read_scale(scale) }",
+    "do { pick(spoon); scoop(spoon, jar, 0.5 g); empty_scoop(spoon, cup); "
+    "scoop(spoon, jar, 0.5 g); empty_scoop(spoon, cup); place(spoon, table); read_scale(scale) }",
+)
+
+
+def test_two_scoops_emptied_into_the_bound_vessel_are_traced_as_their_sum():
+    """Two 0.5 g scoops emptied into the cup realize the protocol's 1 g; one of 0.5 g and
+    one of 0.25 g is E0845 naming the 750 mg moved."""
+    assert _errors(SCOOPED) == []
+    short = SCOOPED.replace(
+        "empty_scoop(spoon, cup); scoop(spoon, jar, 0.5 g); empty_scoop",
+        "empty_scoop(spoon, cup); scoop(spoon, jar, 0.25 g); empty_scoop",
+    )
+    (error,) = _errors(short)
+    assert error.code == "E0845" and "moves 750 mg into `cup`" in error.message

@@ -30,6 +30,7 @@ from lablang.sim.assets.objects import (
     build_beaker,
     build_bottle,
     build_flask,
+    build_scoop,
     build_tube,
     build_vial,
     build_weight,
@@ -75,4 +76,5 @@ BUILDERS: dict[str, Builder] = {
     "stirrer": build_stirrer,
     "flask": build_flask,
     "bottle": build_bottle,
+    "scoop": build_scoop,
 }
