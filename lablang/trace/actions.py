@@ -11,6 +11,8 @@ by order and binding only.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from lablang.diagnostics import Edit, Fix
 from lablang.protocols import model as pm
 from lablang.protocols.quantities import Amount
@@ -116,15 +118,20 @@ def _liquid(
     if destination is None or destination not in bound.containers:
         return
     quantity, dimension = _quantity(action)
-    stuff = _STUFF[dimension]
     entity = bound.containers[destination].text()
     here = f"protocol step `{step.name}`"
+    # `transfer: all` moves whatever the source holds: a liquid, or a weighed solid tipped
+    # from its boat (`dispense_powder`)
+    moves_all = isinstance(action, pm.Transfer) and action.volume is None
     calls = [
         ledger[id(c)]
         for s in doers
         for c in s.all_calls
-        if id(c) in ledger and ledger[id(c)].dimension == dimension
+        if id(c) in ledger and (moves_all or ledger[id(c)].dimension == dimension)
     ]
+    if moves_all and calls and all(d.dimension == "mass" for d in calls):
+        dimension = "mass"
+    stuff = _STUFF[dimension]
     into = [d for d in calls if d.destination == entity and d.call.func not in TAKING]
     realized = {n.name for s in doers for n in s.realizes} - {step.name}
     # the entities the same task steps fill for their other protocol steps
@@ -221,27 +228,54 @@ def _liquid(
     substance = bound.materials.get(material) if material else None
     _spec_amount(where, task, step, doers, entity, substance, quantity, want, slack)
     if dimension == "mass":
-        _weighed(where, task, step, doers, quantity, want, slack)
+        _weighed(where, task, protocol, step, doers)
 
 
 def _weighed(
     where: Where,
     task: sm.Task,
+    protocol: pm.Protocol,
     step: pm.Step,
     doers: list[sm.Step],
-    amount: Amount,
-    want: float,
-    slack: float,
 ) -> None:
     """A `reading(SCALE, M)` of the realizing steps, on a scale the task tared before
-    it, is the weighed amount: it must be the protocol's mass."""
-    last = task.steps.index(doers[-1])
-    tared = {ref(c, 0) for s in task.steps[: last + 1] for c in s.all_calls if c.func == "tare"}
-    for atom in atoms(doers, "reading"):
-        scale = ref(atom, 0)
-        if scale in tared:
-            said = f"the success spec reads {{}} on tared `{scale}`; protocol step `{step.name}` "
-            _spec_value(where, (task, step, amount), (want, slack), atom, said + "weighs out {}")
+    it, is the weighed amount: the masses of the protocol steps that the task steps from
+    the tare to the reading realize (checked at the first of them a reading's own step
+    realizes)."""
+    for doer in doers:
+        at = task.steps.index(doer)
+        for atom in atoms([doer], "reading"):
+            scale = ref(atom, 0)
+            tares = [
+                i
+                for i, s in enumerate(task.steps[: at + 1])
+                if any(c.func == "tare" and ref(c, 0) == scale for c in s.all_calls)
+            ]
+            if not tares:
+                continue
+            since = {n.name for s in task.steps[tares[-1] : at + 1] for n in s.realizes}
+            own = {n.name for n in doer.realizes}
+            weighed = [
+                s
+                for s in protocol.steps
+                if s.name in since and isinstance(s.action, pm.Add) and s.action.mass
+            ]
+            if step is not next((s for s in weighed if s.name in own), None):
+                continue
+            masses = [s.action.mass for s in weighed if isinstance(s.action, pm.Add)]
+            total = (
+                masses[0]
+                if len(masses) == 1 and masses[0] is not None
+                else Amount(sum((m.value for m in masses if m is not None), Fraction(0)), "mass")
+            )
+            names = ", ".join(f"`{s.name}`" for s in weighed)
+            said = f"the success spec reads {{}} on tared `{scale}`; protocol " + (
+                f"step {names} weighs out {{}}"
+                if len(weighed) == 1
+                else f"steps {names} weigh out {{}} together"
+            )
+            wanted = (si_value(total), tolerance(task, "mass"))
+            _spec_value(where, (task, step, total), wanted, atom, said)
 
 
 def _spec_value(
@@ -251,8 +285,8 @@ def _spec_value(
     atom: sm.Call,
     said: str,
 ) -> None:
-    """E0845 at a spec atom's quantity that is not the protocol step's `amount` (`wanted`:
-    its SI value and the tolerance), fixed by writing it; `said` is the message,
+    """E0845 at a spec atom's quantity that is not the protocol's `amount` (`wanted`: its
+    SI value and the tolerance; labelled at `step`), fixed by writing it; `said` is the message,
     with `{}` where the atom's value goes and `{}` where the protocol's amount does."""
     task, step, amount = asked
     index = 1 if atom.func == "reading" else 2

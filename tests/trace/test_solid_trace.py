@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from lablang.driver import check_text
+import shutil
+from pathlib import Path
+
+from lablang.driver import check_file, check_text
+
+SUITE = Path(__file__).parents[2] / "examples" / "suite"
 
 TEXT = """
 protocol salt_out "Weigh out 1 g of salt" {
@@ -112,3 +117,20 @@ def test_two_scoops_emptied_into_the_bound_vessel_are_traced_as_their_sum():
     )
     (error,) = _errors(short)
     assert error.code == "E0845" and "moves 750 mg into `cup`" in error.message
+
+
+def test_a_tared_reading_after_two_additions_is_their_sum(tmp_path):
+    """In the suite's two-salt scenario the reading after the second scoop is the 1.5 g
+    both protocol steps weigh out together: 1.5 g checks clean, 0.5 g is E0845 naming
+    both steps (once per binding of the family, as every trace error)."""
+    assert check_file(SUITE / "solid_two_salts.lab").report.errors == []
+    shutil.copytree(SUITE / "protocols", tmp_path / "protocols")
+    text = (SUITE / "solid_two_salts.lab").read_text(encoding="utf-8")
+    wrong = tmp_path / "solid_two_salts.lab"
+    wrong.write_text(text.replace("reading(scale, 1.5 g,", "reading(scale, 0.5 g,"))
+    errors = list(check_file(wrong).report.errors)
+    assert [e.code for e in errors] == ["E0845"] * 4
+    assert {e.message for e in errors} == {
+        "the success spec reads 500 mg on tared `scale`; protocol steps `nacl`, `kcl` weigh "
+        "out 1.5 g together"
+    }
