@@ -134,3 +134,42 @@ def test_a_tared_reading_after_two_additions_is_their_sum(tmp_path):
         "the success spec reads 500 mg on tared `scale`; protocol steps `nacl`, `kcl` weigh "
         "out 1.5 g together"
     }
+
+
+def test_diff_of_a_changed_mass_lists_the_task_step_that_weighs_it(tmp_path, monkeypatch):
+    """Weighing 2 g instead of 1 g is a consequential `mass` change, and `lablang diff
+    --tasks` names the suite's task step that realizes the weighing."""
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    old = SUITE / "protocols" / "weigh_salt.lab"
+    new = tmp_path / "weigh_salt_2g.lab"
+    new.write_text(old.read_text(encoding="utf-8").replace("add: 1 g", "add: 2 g"))
+    monkeypatch.chdir(SUITE)
+    result = CliRunner().invoke(
+        main, ["diff", str(old), str(new), "--tasks", "solid_scoop_salt.lab"]
+    )
+    assert result.exit_code == 1
+    assert "mass: 1 g -> 2 g" in result.output
+    assert "task `scoop_salt` step `dose` realizes `weigh` (changed)" in result.output
+
+
+def test_a_held_out_solid_handling_binding_certifies_with_its_trace(tmp_path):
+    """The scoop scenario's held-out binding (the dose into a 250 mL flask's neck)
+    certifies on one instance without mutants (the cheap CI sample): its certificate is
+    certified, for the held-out binding that binds the vessel to `conical`."""
+    import json
+
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    args = ["certify", str(SUITE / "solid_scoop_salt.lab"), "--task", "scoop_salt-flask"]
+    args += ["--instances", "1", "--mutants", "none", "--out", str(tmp_path / "cert.json")]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    cert = json.loads((tmp_path / "cert.json").read_text())
+    assert cert["certified"] is True and cert["success_rate"] == 1.0
+    assert cert["family_binding"]["heldout"] is True
+    assert cert["family_binding"]["roles"] == {"vessel": "conical"}
