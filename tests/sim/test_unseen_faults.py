@@ -101,6 +101,8 @@ BROKEN = {
     ("mix_by_pipetting", 2): "mix_by_pipetting(p, b, 50)",
     ("invert", 1): "invert(tube, 100)",
     ("pour", 1): "pour(b, rack, 1 mL)",
+    ("scoop", 0): "scoop(tube, b, 1 g)",
+    ("empty_scoop", 0): "empty_scoop(p, b)",
 }
 
 
