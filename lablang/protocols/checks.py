@@ -42,6 +42,7 @@ from lablang.source import Source
 _C = Fraction
 RANGES: dict[str, tuple[str, Fraction, Fraction]] = {
     "volume": ("volume", _C(1, 10), _C(50_000)),
+    "mass": ("mass", _C(1, 1_000_000), _C(1000)),  # 1 ug to 1 kg weighed out
     "cycle_temperature": ("temperature", _C(0), _C(100)),
     "incubate_temperature": ("temperature", _C(-80), _C(100)),
     "centrifuge_temperature": ("temperature", _C(-20), _C(40)),
@@ -64,10 +65,12 @@ FLOW_THROUGH = frozenset({"flow_through", "flowthrough"})
 
 @frozen(repr=False, eq=False)
 class LedgerEntry(Compared):
-    """The volume of each container after one step (None = unknown)."""
+    """The volume of each container after one step (None = unknown), and the mass of solid
+    (g) in each container a solid was added to."""
 
     step: str
     volumes: tuple[tuple[str, Fraction | None], ...]
+    masses: tuple[tuple[str, Fraction | None], ...] = ()
 
 
 def check_protocol(
@@ -197,6 +200,8 @@ def _check_values(step: Step, source: Source | None, report: Report) -> None:
     match action:
         case Add() | Transfer() | Wash():
             volume("volume", action.volume)
+            if isinstance(action, Add) and positive("mass", action.mass, "the mass"):
+                plausible("mass", action.mass, "mass", "the mass")
             if isinstance(action, Wash):
                 count("times", action.times, "wash_times", "the number of washes")
                 time("duration", action.duration)
@@ -336,9 +341,30 @@ def _ledger(protocol: Protocol, source: Source | None, report: Report) -> tuple[
         else:
             volumes[name] = held - amount
 
+    # a solid dissolves in what its container holds: a transfer moves its share of the
+    # volume (all of it with `transfer: all`), unknown when either volume is unknown
+    masses: dict[str, Fraction | None] = {}
+
     def put(name: str, amount: Fraction | None) -> None:
         held = volumes[name]
         volumes[name] = None if held is None or amount is None else held + amount
+
+    def weigh_in(name: str, amount: Fraction | None) -> None:
+        held = masses.get(name, Fraction(0))
+        masses[name] = None if held is None or amount is None else held + amount
+
+    def carry(origin: str, target: str, moved: Fraction | None, held: Fraction | None) -> None:
+        if origin not in masses:
+            return
+        solid = masses[origin]
+        if moved is not None and held is not None and moved >= held:
+            share = solid
+        elif moved is None or held is None or solid is None or held == 0:
+            share = None
+        else:
+            share = solid * moved / held
+        weigh_in(target, share)
+        masses[origin] = None if share is None or solid is None else solid - share
 
     for step in protocol.steps:
         action = step.action
@@ -349,7 +375,10 @@ def _ledger(protocol: Protocol, source: Source | None, report: Report) -> tuple[
                 if target is None:
                     _missing(step, "destination", "`to: CONTAINER`", source, report)
                 elif use(target, step, "destination", as_source=False):
-                    put(target, action.volume.value if action.volume else None)
+                    if action.mass is not None:
+                        weigh_in(target, action.mass.value)
+                    else:
+                        put(target, action.volume.value if action.volume else None)
                     current = target
             case Transfer():
                 origin = action.source or here
@@ -364,6 +393,7 @@ def _ledger(protocol: Protocol, source: Source | None, report: Report) -> tuple[
                 ok_target = use(target, step, "destination", as_source=False)
                 if not (ok_origin and ok_target):
                     continue
+                before = volumes[origin]
                 if action.volume is None:
                     moved = volumes[origin]
                     volumes[origin] = Fraction(0)
@@ -371,6 +401,7 @@ def _ledger(protocol: Protocol, source: Source | None, report: Report) -> tuple[
                     moved = action.volume.value
                     draw(origin, moved, step, "volume", action.volume.text or str(action.volume))
                 put(target, moved)
+                carry(origin, target, moved if action.volume is not None else before, before)
                 current = target
             case Cleanup():
                 if here is not None and use(here, step, "container", as_source=True):
@@ -398,7 +429,9 @@ def _ledger(protocol: Protocol, source: Source | None, report: Report) -> tuple[
                     step.container, step, "container", as_source=True
                 ):
                     current = step.container
-        entries.append(LedgerEntry(step.name, tuple(sorted(volumes.items()))))
+        entries.append(
+            LedgerEntry(step.name, tuple(sorted(volumes.items())), tuple(sorted(masses.items())))
+        )
     return tuple(entries)
 
 

@@ -404,14 +404,17 @@ class _Builder:
         match kind:
             case "add" | "wash" | "cleanup":
                 quantity, material = self._of(value)
-                dims = ("fold",) if kind == "cleanup" else ("volume",)
-                noun = "the bead ratio" if kind == "cleanup" else "the volume"
+                # an `add` is a liquid's volume or a solid's mass (weighed out)
+                dims = {"cleanup": ("fold",), "add": ("volume", "mass")}.get(kind, ("volume",))
+                noun = {"cleanup": "the bead ratio", "add": "the amount"}.get(kind, "the volume")
                 measured = (
                     self._amount(quantity, dims, f"{noun} {where}")
                     if quantity is not None
                     else None
                 )
                 parameter = "ratio" if kind == "cleanup" else "volume"
+                if measured is not None and measured.dimension == "mass":
+                    parameter = "mass"
                 self.spans[parameter] = quantity.span if quantity else value.span
                 if material is not None:
                     self.spans["material"] = material.span
@@ -420,6 +423,13 @@ class _Builder:
                     destination = _dotted(fields["to"].value) if "to" in fields else None
                     if "to" in fields:
                         self.spans["destination"] = fields["to"].value.span
+                    if measured is not None and measured.dimension == "mass":
+                        return Add(
+                            volume=None,
+                            mass=measured,
+                            material=material_name,
+                            destination=destination,
+                        )
                     return Add(volume=measured, material=material_name, destination=destination)
                 if kind == "wash":
                     return Wash(
@@ -697,6 +707,7 @@ class _Builder:
 
 _EXAMPLE_UNITS = {
     "volume": "uL",
+    "mass": "g",
     "time": "s",
     "temperature": "C",
     "rotation_speed": "rpm",
@@ -729,6 +740,7 @@ def _dims_text(dims: tuple[str, ...]) -> str:
         "temperature": "a temperature",
         "time": "a time",
         "volume": "a volume",
+        "mass": "a mass (g)",
     }
     return " or ".join(names.get(d, d) for d in dims)
 
@@ -736,8 +748,10 @@ def _dims_text(dims: tuple[str, ...]) -> str:
 def describe(name: str) -> str | None:
     """Documentation of a protocol step action for editors (hover), or None if unknown.
 
-    >>> describe("add")
-    '`add:` — step action: Add `volume` of a declared material to a container.\\n\\nfields: `to`'
+    >>> print(describe("add"))
+    `add:` — step action: Add a `volume` (liquid) or `mass` (solid) of a material to a container.
+    <BLANKLINE>
+    fields: `to`
     """
     import inspect
 

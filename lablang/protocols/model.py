@@ -24,11 +24,12 @@ Value: TypeAlias = Amount | str | int | None
 # ------------------------------------------------------------ actions
 @frozen(kw_only=True, repr=False, eq=False)
 class Add(Compared):
-    """Add `volume` of a declared material to a container."""
+    """Add a `volume` (liquid) or `mass` (solid) of a material to a container."""
 
     volume: Amount | None
     material: str | None
     destination: str | None
+    mass: Amount | None = None
 
 
 @frozen(kw_only=True, repr=False, eq=False)

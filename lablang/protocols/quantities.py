@@ -19,7 +19,7 @@ from lablang.units import BASE, UNITS, quantity
 CANONICAL: dict[str, str] = {
     **BASE,
     "volume": "uL",
-    "mass": "ug",
+    "mass": "g",
     "molar_concentration": "uM",
     "length": "mm",
     "percent": "%",

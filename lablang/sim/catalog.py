@@ -101,6 +101,9 @@ ASSET_KINDS: dict[str, AssetKind] = {
         open_container=True,
     ),
     "weight": AssetKind("object", {"mass": ParamSpec("mass", 0.001, 0.2, 0.02)}),
+    # a powder scoop: a handle the gripper holds and a bowl of `capacity` at its lower end
+    # (`scoop` takes a dose into it, `empty_scoop` tips it out); not a pour target
+    "scoop": AssetKind("object", {"capacity": ParamSpec("volume", 0.5e-6, 5e-6, 2e-6)}),
     "beaker": AssetKind(
         "object",
         {
@@ -159,6 +162,8 @@ SKILL_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "eject_tip": (("object", "entity"), "liquid handling and transfer"),
     "transfer": (("object", "container", "container", "volume"), "liquid handling and transfer"),
     "dispense_powder": (("object", "entity", "mass"), "solid handling and weighing"),
+    "scoop": (("object", "entity", "mass"), "solid handling and weighing"),
+    "empty_scoop": (("object", "entity"), "solid handling and weighing"),
     "read_scale": (("entity",), "solid handling and weighing"),
     "weigh": (("object", "entity"), "solid handling and weighing"),
     "twist_cap": (("object", "count"), "apparatus and workspace"),
@@ -204,6 +209,7 @@ _ORDINALS = ("first", "second", "third", "fourth")
 
 
 _PIPETTE = Needs(0, "a pipette", frozenset({"pipette"}))
+_SCOOP = Needs(0, "a scoop", frozenset({"scoop"}))
 _BIN = frozenset({"waste_bin"})
 _SCALE = frozenset(a for a, kind in ASSET_KINDS.items() if kind.scale)
 _LID = Needs(0, "an apparatus with a hinged lid or door", frozenset({"centrifuge", "incubator"}))
@@ -253,6 +259,8 @@ SKILL_NEEDS: dict[str, tuple[Needs, ...]] = {
     ),
     "open_drawer": (_DRAWER,),
     "close_drawer": (_DRAWER,),
+    "scoop": (_SCOOP,),
+    "empty_scoop": (_SCOOP,),
     "pour": (
         Needs(
             1, "an open container", frozenset(a for a, k in ASSET_KINDS.items() if k.open_container)
@@ -332,6 +340,7 @@ DESTINATION_ARGUMENT: dict[str, int] = {
     "incubate": 1,
     "transfer": 2,
     "dispense_powder": 1,
+    "empty_scoop": 1,
     "weigh": 1,
 }
 
@@ -407,6 +416,18 @@ PREDICATE_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
 
 STEEL_DENSITY = 7950.0  # kg/m^3 (weights)
 POWDER_DENSITY = 600.0  # kg/m^3: bulk density of powders in a container
+SCOOP_WALL = 0.001  # m: the wall and floor of a scoop's bowl
+
+
+def scoop_bowl(capacity: float) -> tuple[float, float]:
+    """A scoop's bowl as (inner radius, inner depth), m: a cylinder as deep as it is wide
+    in radius, holding `capacity` (m^3).
+
+    >>> [round(x * 1000, 2) for x in scoop_bowl(2e-6)]
+    [8.6, 8.6]
+    """
+    r = (capacity / math.pi) ** (1 / 3)
+    return r, r
 
 
 def _param(asset: str, params: dict[str, float | int | str], key: str) -> float:
@@ -418,8 +439,8 @@ def capacity(asset: str, params: dict[str, float | int | str]) -> float | None:
     """The volume (m^3) a container holds, or None for an asset that is not one."""
     if asset in ("beaker", "bottle", "flask"):
         return _param(asset, params, "capacity")
-    if asset == "pipette":
-        return _param(asset, params, "volume")
+    if asset in ("pipette", "scoop"):
+        return _param(asset, params, "volume" if asset == "pipette" else "capacity")
     return {"tube_1_5ml": 1.5e-6, "vial": 4e-6}.get(asset)
 
 
@@ -446,6 +467,9 @@ def footprint(asset: str, params: dict[str, float | int | str]) -> tuple[float, 
             return 0.0074, 0.0074, True
         case "pipette":
             return 0.007, 0.007, True
+        case "scoop":
+            r = scoop_bowl(_param(asset, params, "capacity"))[0] + SCOOP_WALL
+            return r, r, True
         case "tube_rack" | "thermal_block" | "tip_box":
             n = int(_param(asset, params, "slots"))
             cols, rows = min(n, 6), math.ceil(n / min(n, 6))

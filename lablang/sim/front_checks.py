@@ -32,6 +32,8 @@ _CONTENTS = {
     "transfer": (1, 2),
     "pour": (0, 1),
     "dispense_powder": (0, 1),
+    "scoop": (1,),
+    "empty_scoop": (1,),
 }
 _UNITS = {"liquid": (1e6, "mL"), "powder": (1e3, "g")}
 

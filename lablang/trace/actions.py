@@ -11,6 +11,8 @@ by order and binding only.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from lablang.diagnostics import Edit, Fix
 from lablang.protocols import model as pm
 from lablang.protocols.quantities import Amount
@@ -19,6 +21,8 @@ from lablang.trace.evidence import (
     LIQUID_SKILLS,
     MIX_SKILLS,
     ON_FIXTURE,
+    SOLID_SKILLS,
+    TAKING,
     Bound,
     Delivery,
     Where,
@@ -85,6 +89,21 @@ def _sharing(
     ]
 
 
+def _quantity(action: pm.Action) -> tuple[Amount | None, str]:
+    """The amount a liquid or solid step moves and its parameter (`volume` or `mass`)."""
+    if isinstance(action, pm.Add) and action.mass is not None:
+        return action.mass, "mass"
+    return getattr(action, "volume", None), "volume"
+
+
+# what a step of each dimension moves, and the skills that move it
+_STUFF = {"volume": "liquid", "mass": "powder"}
+_MOVERS = {
+    "volume": "`pour`, `dispense` or `transfer`",
+    "mass": "`dispense_powder`, or `scoop` then `empty_scoop`",
+}
+
+
 def _liquid(
     where: Where,
     task: sm.Task,
@@ -98,10 +117,22 @@ def _liquid(
     destination = action.destination or step.container
     if destination is None or destination not in bound.containers:
         return
+    quantity, dimension = _quantity(action)
     entity = bound.containers[destination].text()
     here = f"protocol step `{step.name}`"
-    calls = [ledger[id(c)] for s in doers for c in s.all_calls if id(c) in ledger]
-    into = [d for d in calls if d.destination == entity and d.call.func != "aspirate"]
+    # `transfer: all` moves whatever the source holds: a liquid, or a weighed solid tipped
+    # from its boat (`dispense_powder`)
+    moves_all = isinstance(action, pm.Transfer) and action.volume is None
+    calls = [
+        ledger[id(c)]
+        for s in doers
+        for c in s.all_calls
+        if id(c) in ledger and (moves_all or ledger[id(c)].dimension == dimension)
+    ]
+    if moves_all and calls and all(d.dimension == "mass" for d in calls):
+        dimension = "mass"
+    stuff = _STUFF[dimension]
+    into = [d for d in calls if d.destination == entity and d.call.func not in TAKING]
     realized = {n.name for s in doers for n in s.realizes} - {step.name}
     # the entities the same task steps fill for their other protocol steps
     legit = {_destination(s, bound) for s in protocol.steps if s.name in realized}
@@ -110,17 +141,17 @@ def _liquid(
             {
                 d.destination
                 for d in calls
-                if d.destination and d.call.func != "aspirate" and d.destination not in legit
+                if d.destination and d.call.func not in TAKING and d.destination not in legit
             }
         )
         where.add(
             "E0844" if others else "E0845",
-            f"{_names(doers)} {_verb(doers, 'moves', 'move')} liquid into "
+            f"{_names(doers)} {_verb(doers, 'moves', 'move')} {stuff} into "
             + (
                 f"{', '.join(f'`{o}`' for o in others)}, not `{entity}`, the entity bound to "
                 f"protocol container `{destination}`"
                 if others
-                else f"nothing: protocol step `{step.name}` puts liquid into `{destination}` "
+                else f"nothing: protocol step `{step.name}` puts {stuff} into `{destination}` "
                 f"(bound to `{entity}`)"
             ),
             next(
@@ -130,8 +161,8 @@ def _liquid(
             step.span,
             here,
             label="the task step that realizes it",
-            help=f"move the liquid into `{entity}` ("
-            + ("`pour`, `dispense` or `transfer`" if not others else "or rebind the container")
+            help=f"move the {stuff} into `{entity}` ("
+            + (_MOVERS[dimension] if not others else "or rebind the container")
             + ")",
         )
         return
@@ -141,7 +172,7 @@ def _liquid(
             if delivery.source is not None and delivery.source != origin:
                 where.add(
                     "E0844",
-                    f"`{delivery.call.func}` in {_names(doers)} takes liquid from "
+                    f"`{delivery.call.func}` in {_names(doers)} takes {stuff} from "
                     f"`{delivery.source}`, not `{origin}`, the entity bound to protocol "
                     f"container `{action.source}`",
                     delivery.call.span,
@@ -149,57 +180,140 @@ def _liquid(
                     f"{here} transfers from `{action.source}`",
                     help=f"take it from `{origin}`",
                 )
-    group = _sharing(protocol, step, doers, bound)
-    if action.volume is None or group[0] is not step:
+    group = [
+        s for s in _sharing(protocol, step, doers, bound) if _quantity(s.action)[1] == dimension
+    ]
+    if quantity is None or group[0] is not step:
         return  # a group of additions is checked once, at its first step
-    amounts = [getattr(s.action, "volume", None) for s in group]
+    amounts = [_quantity(s.action)[0] for s in group]
     if any(a is None for a in amounts):
         return
     want = sum(si_value(a) for a in amounts if a is not None)
-    slack = tolerance(task, "volume")
-    volumes = [d.volume for d in into]
+    slack = tolerance(task, dimension)
+    moved_amounts = [d.amount for d in into]
     if len(group) > 1:
-        if all(v is not None for v in volumes):
-            moved = sum(v for v in volumes if v is not None)
+        if all(v is not None for v in moved_amounts):
+            moved = sum(v for v in moved_amounts if v is not None)
             if abs(moved - want) > slack:
                 listed = ", ".join(f"`{s.name}`" for s in group)
                 where.add(
                     "E0845",
                     f"{_names(doers)} {_verb(doers, 'moves', 'move')} "
-                    f"{words(moved, 'volume')} into `{entity}`; protocol steps {listed} "
-                    f"move {words(want, 'volume')} into `{destination}` together",
+                    f"{words(moved, dimension)} into `{entity}`; protocol steps {listed} "
+                    f"move {words(want, dimension)} into `{destination}` together",
                     into[0].call.span,
-                    step.span_of("volume"),
-                    f"{here}: {shown(action.volume)}",
-                    help=f"move {words(want, 'volume')} in all" + _within(where, task, "volume"),
+                    step.span_of(dimension),
+                    f"{here}: {shown(quantity)}",
+                    help=f"move {words(want, dimension)} in all" + _within(where, task, dimension),
                 )
         return  # the spec of a mixture is the task's to state
-    if all(v is not None for v in volumes):
-        moved = sum(v for v in volumes if v is not None)
+    if all(v is not None for v in moved_amounts):
+        moved = sum(v for v in moved_amounts if v is not None)
         if abs(moved - want) > slack:
             single = into[0].call if len(into) == 1 else None
             arg = _volume_arg(single)
             where.add(
                 "E0845",
-                f"{_names(doers)} {_verb(doers, 'moves', 'move')} {words(moved, 'volume')} into "
-                f"`{entity}`; "
-                f"protocol step `{step.name}` moves {shown(action.volume)} into `{destination}`",
+                f"{_names(doers)} {_verb(doers, 'moves', 'move')} {words(moved, dimension)} "
+                f"into `{entity}`; "
+                f"protocol step `{step.name}` moves {shown(quantity)} into `{destination}`",
                 arg.span if arg is not None and arg.span else into[0].call.span,
-                step.span_of("volume"),
-                f"{here}: {shown(action.volume)}",
-                label=f"not {shown(action.volume)}",
-                help=f"move {shown(action.volume)}" + _within(where, task, "volume"),
-                fix=_replace(arg, action.volume),
+                step.span_of(dimension),
+                f"{here}: {shown(quantity)}",
+                label=f"not {shown(quantity)}",
+                help=f"move {shown(quantity)}" + _within(where, task, dimension),
+                fix=_replace(arg, quantity),
             )
     material = action.material if isinstance(action, pm.Add) else None
     substance = bound.materials.get(material) if material else None
-    _spec_amount(where, task, step, doers, entity, substance, action.volume, want, slack)
+    _spec_amount(where, task, step, doers, entity, substance, quantity, want, slack)
+    if dimension == "mass":
+        _weighed(where, task, protocol, step, doers)
+
+
+def _weighed(
+    where: Where,
+    task: sm.Task,
+    protocol: pm.Protocol,
+    step: pm.Step,
+    doers: list[sm.Step],
+) -> None:
+    """A `reading(SCALE, M)` of the realizing steps, on a scale the task tared before
+    it, is the weighed amount: the masses of the protocol steps that the task steps from
+    the tare to the reading realize (checked at the first of them a reading's own step
+    realizes)."""
+    for doer in doers:
+        at = task.steps.index(doer)
+        for atom in atoms([doer], "reading"):
+            scale = ref(atom, 0)
+            tares = [
+                i
+                for i, s in enumerate(task.steps[: at + 1])
+                if any(c.func == "tare" and ref(c, 0) == scale for c in s.all_calls)
+            ]
+            if not tares:
+                continue
+            since = {n.name for s in task.steps[tares[-1] : at + 1] for n in s.realizes}
+            own = {n.name for n in doer.realizes}
+            weighed = [
+                s
+                for s in protocol.steps
+                if s.name in since and isinstance(s.action, pm.Add) and s.action.mass
+            ]
+            if step is not next((s for s in weighed if s.name in own), None):
+                continue
+            masses = [s.action.mass for s in weighed if isinstance(s.action, pm.Add)]
+            total = (
+                masses[0]
+                if len(masses) == 1 and masses[0] is not None
+                else Amount(sum((m.value for m in masses if m is not None), Fraction(0)), "mass")
+            )
+            names = ", ".join(f"`{s.name}`" for s in weighed)
+            said = f"the success spec reads {{}} on tared `{scale}`; protocol " + (
+                f"step {names} weighs out {{}}"
+                if len(weighed) == 1
+                else f"steps {names} weigh out {{}} together"
+            )
+            wanted = (si_value(total), tolerance(task, "mass"))
+            _spec_value(where, (task, step, total), wanted, atom, said)
+
+
+def _spec_value(
+    where: Where,
+    asked: tuple[sm.Task, pm.Step, Amount],
+    wanted: tuple[float, float],
+    atom: sm.Call,
+    said: str,
+) -> None:
+    """E0845 at a spec atom's quantity that is not the protocol's `amount` (`wanted`: its
+    SI value and the tolerance; labelled at `step`), fixed by writing it; `said` is the message,
+    with `{}` where the atom's value goes and `{}` where the protocol's amount does."""
+    task, step, amount = asked
+    index = 1 if atom.func == "reading" else 2
+    value = number(atom, index)
+    want, slack = wanted
+    if value is None or abs(value - want) <= slack:
+        return
+    arg = atom.args[index]
+    assert isinstance(arg, sm.Num)
+    where.add(
+        "E0845",
+        said.format(words(value, amount.dimension), shown(amount)),
+        arg.span or atom.span,
+        step.span_of(amount.dimension),
+        f"protocol step `{step.name}`: {shown(amount)}",
+        label=f"not {shown(amount)}",
+        help=("read " if atom.func == "reading" else "check ")
+        + shown(amount)
+        + _within(where, task, amount.dimension),
+        fix=_replace(arg, amount),
+    )
 
 
 def _volume_arg(call: sm.Call | None) -> sm.Num | None:
     if call is None:
         return None
-    index = LIQUID_SKILLS[call.func][2]
+    index = {**LIQUID_SKILLS, **SOLID_SKILLS}[call.func][2]
     arg = call.args[index] if index is not None and index < len(call.args) else None
     return arg if isinstance(arg, sm.Num) else None
 
@@ -236,15 +350,22 @@ def _spec_amount(
     slack: float,
 ) -> None:
     here = f"protocol step `{step.name}`"
-    checks = [a for a in atoms(doers, "contains") if ref(a, 0) == entity]
+    dimension = amount.dimension
+    checks = [
+        a
+        for a in atoms(doers, "contains")
+        if ref(a, 0) == entity
+        and getattr(a.args[2] if len(a.args) > 2 else None, "dimension", dimension)
+        in (dimension, "")
+    ]
     if not checks:
-        what = substance or "the liquid"
+        what = substance or f"the {_STUFF.get(dimension, 'liquid')}"
         where.add(
             "E0845",
             f"the success spec of {_names(doers)} does not check the {shown(amount)} of "
             f"{what} in `{entity}` that protocol step `{step.name}` puts there",
             doers[-1].span,
-            step.span_of("volume"),
+            step.span_of(dimension),
             f"{here}: {shown(amount)}",
             label="no `contains` of that amount",
             help=f"add `contains({entity}, {substance or 'SUBSTANCE'}, {amount.text or amount}, "
@@ -267,21 +388,8 @@ def _spec_amount(
                 if held is not None and held.span
                 else None,
             )
-        value = number(atom, 2)
-        if value is not None and abs(value - want) > slack:
-            arg = atom.args[2]
-            assert isinstance(arg, sm.Num)
-            where.add(
-                "E0845",
-                f"the success spec checks {words(value, 'volume')} in `{entity}`; protocol "
-                f"step `{step.name}` moves {shown(amount)} there",
-                arg.span or atom.span,
-                step.span_of("volume"),
-                f"{here}: {shown(amount)}",
-                label=f"not {shown(amount)}",
-                help=f"check {shown(amount)}" + _within(where, task, "volume"),
-                fix=_replace(arg, amount),
-            )
+        said = f"the success spec checks {{}} in `{entity}`; protocol step `{step.name}` "
+        _spec_value(where, (task, step, amount), (want, slack), atom, said + "moves {} there")
 
 
 def _mix(

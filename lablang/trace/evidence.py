@@ -24,6 +24,18 @@ LIQUID_SKILLS: dict[str, tuple[int | None, int | None, int | None]] = {
     "dispense": (None, 1, 2),
     "transfer": (1, 2, 3),
 }
+# the same for the skills that move a powder by mass: `scoop(tool, source, mass)` takes a
+# dose as `aspirate` draws, `empty_scoop(tool, target)` releases it all as a `dispense`
+# without a volume; `dispense_powder(held, target, mass)` tips a held container
+SOLID_SKILLS: dict[str, tuple[int | None, int | None, int | None]] = {
+    "scoop": (1, None, 2),
+    "empty_scoop": (None, 1, None),
+    "dispense_powder": (0, 1, 2),
+}
+# the skills that release what a tool took (its source is where the tool took it)
+GIVING = frozenset({"dispense", "empty_scoop", "dispense_powder"})
+# the skills that take contents into a tool (a pipette, a scoop) rather than deliver them
+TAKING = frozenset({"aspirate", "scoop"})
 # a protocol's mixing method -> the skills that do it, and the index of their count
 MIX_SKILLS: dict[str, dict[str, int | None]] = {
     "pipette": {"mix_by_pipetting": 2},
@@ -111,33 +123,36 @@ class Bound:
 @frozen
 class Delivery:
     call: sm.Call
-    source: str | None  # the entity the liquid came from (a pipette's: where it aspirated)
+    source: str | None  # the entity the contents came from (a tool's: where it took them)
     destination: str | None
-    volume: float | None  # SI (m^3); None when unknown
+    amount: float | None  # SI (m^3 or kg); None when unknown
+    dimension: str = "volume"  # "volume" (a liquid) or "mass" (a powder)
 
 
 def pipette_ledger(task: sm.Task) -> dict[int, Delivery]:
-    """Each liquid call of the task's programs (by `id`), with its source, destination
-    and volume: a pipette's dispense without a volume empties it, and its source is where
-    it last aspirated."""
+    """Each call of the task's programs that moves contents (by `id`), with its source,
+    destination and amount: a pipette's dispense without a volume empties it, and its
+    source is where it last aspirated; a scoop's dose comes from where it scooped."""
     held: dict[str, tuple[str | None, float]] = {}
     found: dict[int, Delivery] = {}
     for step in task.steps:
         for call in step.all_calls:
-            if call.func not in LIQUID_SKILLS:
+            table = LIQUID_SKILLS if call.func in LIQUID_SKILLS else SOLID_SKILLS
+            if call.func not in table:
                 continue
-            src, dst, vol = LIQUID_SKILLS[call.func]
-            volume = number(call, vol)
+            src, dst, vol = table[call.func]
+            amount = number(call, vol)
             source = ref(call, src)
             tool = ref(call, 0)
-            if call.func == "aspirate" and tool:
+            if call.func in TAKING and tool:
                 before = held.get(tool, (source, 0.0))[1]
-                held[tool] = (source, before + (volume or 0.0))
-            elif call.func == "dispense" and tool:
-                source, inside = held.get(tool, (None, 0.0))
-                volume = inside if volume is None else volume
-                held[tool] = (source, max(inside - volume, 0.0))
-            found[id(call)] = Delivery(call, source, ref(call, dst), volume)
+                held[tool] = (source, before + (amount or 0.0))
+            elif call.func in GIVING and tool in held:
+                source, inside = held[tool]
+                amount = inside if amount is None else amount
+                held[tool] = (source, max(inside - amount, 0.0))
+            dimension = "volume" if table is LIQUID_SKILLS else "mass"
+            found[id(call)] = Delivery(call, source, ref(call, dst), amount, dimension)
     return found
 
 

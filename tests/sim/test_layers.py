@@ -66,6 +66,7 @@ PACKAGE_PARTS = {
         "mixing",
         "pipetting",
         "apparatus",
+        "scooping",
     ),
     "assets": (
         "info",

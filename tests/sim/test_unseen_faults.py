@@ -106,6 +106,8 @@ BROKEN = {
     ("vortex", 2): "vortex(tube, vx, 90 s)",
     ("open_drawer", 0): "open_drawer(rack)",
     ("close_drawer", 0): "close_drawer(scale)",
+    ("scoop", 0): "scoop(tube, b, 1 g)",
+    ("empty_scoop", 0): "empty_scoop(p, b)",
 }
 
 

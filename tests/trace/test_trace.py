@@ -171,7 +171,8 @@ def test_an_edited_protocol_in_another_file_that_the_task_no_longer_matches(tmp_
 def test_the_suite_checks_clean():
     """Every scenario of examples/suite checks without errors or warnings, each task
     realizes a protocol and names its family, and the scenarios are task families giving
-    at least 40 tasks, held-out bindings in at least 7 of them, and a colleague scenario."""
+    at least 40 tasks (20 of them solid handling), held-out bindings in at least 7 of them,
+    and a colleague scenario."""
     from lablang.diagnostics import Report
     from lablang.driver import lab_files
     from lablang.sim.front import tasks_of
@@ -190,7 +191,14 @@ def test_the_suite_checks_clean():
     heldout = {t.binding.family for t in tasks if t.binding and t.binding.heldout}
     assert len(heldout) >= 7
     assert sum(bool(t.scene.interventions) for t in tasks) >= 4  # a colleague acts
-    assert {t.family for t in tasks} >= {"liquid handling", "mixing", "thermal", "apparatus"}
+    assert {t.family for t in tasks} >= {
+        "liquid handling",
+        "mixing",
+        "solid handling",
+        "thermal",
+        "apparatus",
+    }
+    assert sum(t.family == "solid handling" for t in tasks) >= 20
 
 
 def test_diff_lists_the_task_steps_an_edit_affects(monkeypatch):

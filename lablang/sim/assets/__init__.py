@@ -36,6 +36,7 @@ from lablang.sim.assets.objects import (
     build_beaker,
     build_bottle,
     build_flask,
+    build_scoop,
     build_tube,
     build_vial,
     build_weight,
@@ -85,4 +86,5 @@ BUILDERS: dict[str, Builder] = {
     "drawer": build_drawer,
     "incubator": build_incubator,
     "timer": build_timer,
+    "scoop": build_scoop,
 }

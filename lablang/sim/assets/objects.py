@@ -1,5 +1,5 @@
-"""Free objects the gripper picks up: tubes, calibration weights, and the glassware
-(beakers, vials, flasks, screw-cap bottles)."""
+"""Free objects the gripper picks up: tubes, calibration weights, the glassware
+(beakers, vials, flasks, screw-cap bottles) and a powder scoop."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import math
 import mujoco
 
 from lablang.sim.assets.info import AssetInfo
-from lablang.sim.assets.parts import TUBE, G, free_body, quat_z, wall_ring
-from lablang.sim.catalog import STEEL_DENSITY
+from lablang.sim.assets.parts import TUBE, G, free_body, quat_z, round_wall, wall_ring
+from lablang.sim.catalog import SCOOP_WALL, STEEL_DENSITY, scoop_bowl
 from lablang.sim.model import Entity
 
 
@@ -138,15 +138,14 @@ def build_beaker(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: flo
         rgba=[0.8, 0.9, 1.0, 0.5],
         condim=4,
     )
-    seg_half = (r_in + wall) * math.tan(math.pi / nseg) + 0.0005
     # the walls stand on the floor disc (1 mm up): only the disc touches what the beaker
     # rests on, which keeps the contact count (and the step cost) low
-    wall_ring(
+    round_wall(
         body,
         nseg,
-        r_in + wall / 2,
-        [wall / 2, seg_half, height / 2 - 0.001],
-        0.001,
+        r_in,
+        wall,
+        (0.001, height / 2 - 0.001),
         mass * 0.7 / nseg,
         [0.8, 0.9, 1.0, 0.5],
         [1.2, 0.01, 0.001],
@@ -228,16 +227,8 @@ def build_flask(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: floa
         (r_body, z0 + 0.001 + h_body / 2, h_body / 2 - 0.001, 0.45),
         (r_neck, z0 + h_body + h_neck / 2, h_neck / 2, 0.15),
     ):
-        seg_half = (ring_r + wall) * math.tan(math.pi / nseg) + 0.0005
-        wall_ring(
-            body,
-            nseg,
-            ring_r + wall / 2,
-            [wall / 2, seg_half, half_h],
-            zc,
-            mass * share / nseg,
-            glass,
-            [1.2, 0.01, 0.001],
+        round_wall(
+            body, nseg, ring_r, wall, (zc, half_h), mass * share / nseg, glass, [1.2, 0.01, 0.001]
         )
     # the shoulder: a flat annulus of radial boxes from the neck to the body's wall
     span = (r_body - r_neck) / 2
@@ -293,13 +284,12 @@ def build_bottle(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: flo
         condim=4,
         friction=[1.0, 0.3, 0.001],  # torsional friction keeps it still while the cap turns
     )
-    seg_half = (r_in + wall) * math.tan(math.pi / nseg) + 0.0005
-    wall_ring(
+    round_wall(
         body,
         nseg,
-        r_in + wall / 2,
-        [wall / 2, seg_half, height / 2 - 0.002],
-        0.002,
+        r_in,
+        wall,
+        (0.002, height / 2 - 0.002),
         mass * 0.6 / nseg,
         glass,
         [1.2, 0.01, 0.001],
@@ -340,4 +330,59 @@ def build_bottle(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: flo
         hollow=True,
         capped=True,
         cap_joint=f"{entity.name}_cap_turn",
+    )
+
+
+SCOOP_HANDLE = (0.007, 0.035)  # radius, half length of the handle (a pipette's shaft)
+SCOOP_NECK = (0.0025, 0.05)  # radius, length of the neck from the handle to the bowl's rim
+
+
+def build_scoop(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
+    """A powder scoop standing on its bowl: a handle held like a pipette's shaft, a thin
+    neck, and at its lower end a round bowl (`catalog.scoop_bowl`); most of its 20 g is in
+    the bowl's floor, so it stands. The dose it carries is in the ledger, not drawn."""
+    r_in, depth = scoop_bowl(float(entity.param("capacity", 2e-6)))
+    (hr, hh), (nr, neck) = SCOOP_HANDLE, SCOOP_NECK
+    bottom = hh + neck + depth + SCOOP_WALL  # the body's origin (the handle's centre) to it
+    body = free_body(spec, entity.name)
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        size=[hr, hh, 0],
+        mass=0.004,
+        rgba=[0.3, 0.45, 0.8, 1.0],
+        condim=4,
+        friction=[1.2, 0.01, 0.001],
+    )
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, -hh - (neck + depth) / 2],
+        size=[nr, (neck + depth) / 2, 0],
+        mass=0.002,
+        rgba=[0.75, 0.75, 0.78, 1.0],
+    )
+    body.add_geom(
+        type=G.mjGEOM_CYLINDER,
+        pos=[0, 0, -bottom + SCOOP_WALL / 2],
+        size=[r_in + SCOOP_WALL, SCOOP_WALL / 2, 0],
+        mass=0.011,
+        rgba=[0.75, 0.75, 0.78, 1.0],
+        condim=4,
+    )
+    nseg = 12
+    steel = [0.75, 0.75, 0.78, 1.0]
+    z = (-bottom + SCOOP_WALL + depth / 2, depth / 2)
+    round_wall(body, nseg, r_in, SCOOP_WALL, z, 0.003 / nseg, steel, [1.0, 0.01, 0.001], 0.0003)
+    return AssetInfo(
+        entity.name,
+        "scoop",
+        entity.name,
+        free=True,
+        radius=r_in + SCOOP_WALL,
+        half_height=bottom,
+        grasp_z=0.02,
+        depth=depth,
+        capacity=float(entity.param("capacity", 2e-6)),
+        fill_radius=r_in,
+        base_mass=0.02,
+        yaw_limit=math.pi / nseg,
     )

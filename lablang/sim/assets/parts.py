@@ -138,3 +138,21 @@ def wall_ring(
             condim=4,
             friction=friction,
         )
+
+
+def round_wall(
+    body: mujoco.MjsBody,
+    nseg: int,
+    inner: float,
+    wall: float,
+    z: tuple[float, float],
+    mass: float,
+    rgba: list[float],
+    friction: list[float],
+    overlap: float = 0.0005,
+) -> None:
+    """A glass wall of `wall` thickness around an inner radius (a `wall_ring` whose boxes
+    overlap by `overlap` at the seams so nothing slips between them); `z` is the wall's
+    centre height and half height, `mass` each box's."""
+    seg_half = (inner + wall) * math.tan(math.pi / nseg) + overlap
+    wall_ring(body, nseg, inner + wall / 2, [wall / 2, seg_half, z[1]], z[0], mass, rgba, friction)

@@ -70,6 +70,7 @@ from lablang.sim.skills.pipetting import (
     skill_transfer,
 )
 from lablang.sim.skills.pouring import skill_dispense_powder, skill_pour
+from lablang.sim.skills.scooping import skill_empty_scoop, skill_scoop
 
 __all__ = [
     "SAFE_Z",
@@ -94,6 +95,7 @@ __all__ = [
     "skill_dispense",
     "skill_dispense_powder",
     "skill_eject_tip",
+    "skill_empty_scoop",
     "skill_home",
     "skill_incubate",
     "skill_insert_into_slot",
@@ -110,6 +112,7 @@ __all__ = [
     "skill_read_scale",
     "skill_release",
     "skill_remove_from_slot",
+    "skill_scoop",
     "skill_set_temperature",
     "skill_shake",
     "skill_start_centrifuge",
@@ -160,6 +163,8 @@ SKILLS: dict[str, tuple[SkillFn, float]] = {
     "eject_tip": (skill_eject_tip, 10.0),
     "transfer": (skill_transfer, 30.0),
     "dispense_powder": (skill_dispense_powder, 30.0),
+    "scoop": (skill_scoop, 20.0),
+    "empty_scoop": (skill_empty_scoop, 20.0),
     "read_scale": (skill_read_scale, 15.0),
     "weigh": (skill_weigh, 25.0),
     "twist_cap": (skill_twist_cap, 40.0),

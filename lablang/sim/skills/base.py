@@ -185,3 +185,14 @@ def target_name(target: Any) -> str:
             return target.key
         case _:
             return str(target)
+
+
+def closed_to(rt: Runtime, container: Any) -> str:
+    """Why contents cannot go into or out of `container` (not an open container, or
+    capped), or "" when they can."""
+    info = rt.infos.get(container) if isinstance(container, str) else None
+    if info is None or info.opening <= 0:
+        return f"`{target_name(container)}` is not an open container"
+    if rt.capped(container):
+        return f"`{container}` is capped"
+    return ""

@@ -16,6 +16,7 @@ from lablang.sim.skills.base import (
     SLOW,
     Controller,
     Motion,
+    closed_to,
     fail,
     move_tcp,
     object_frame,
@@ -94,12 +95,7 @@ def _check_liquid_handling(rt: Runtime, pipette: str, container: Any) -> str:
         return _needs_tip(rt, pipette)
     if isinstance(container, WellTarget):
         return ""
-    info = rt.infos.get(container) if isinstance(container, str) else None
-    if info is None or info.opening <= 0:
-        return f"`{target_name(container)}` is not an open container"
-    if rt.capped(container):
-        return f"`{container}` is capped"
-    return ""
+    return closed_to(rt, container)
 
 
 def skill_aspirate(rt: Runtime, pipette: str, source: Any, volume: float) -> Controller:
