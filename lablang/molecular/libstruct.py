@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from lablang.molecular.model import (
@@ -78,7 +79,8 @@ def export_libstruct(program: Any, task: str) -> dict[str, Any]:
     if task == "t2":
         return {"protocol_id": protocol_id, "oligos": [oligo_record(o) for o in model.oligos]}
     graphs = [g for g in model.graphs if not g.derived] or list(model.graphs)
-    return {"protocol_id": protocol_id, "workflows": [workflow_record(g) for g in graphs]}
+    oligos = frozenset(o.name for o in model.oligos)
+    return {"protocol_id": protocol_id, "workflows": [workflow_record(g, oligos) for g in graphs]}
 
 
 def _model_of(program: Any) -> MolecularModel:
@@ -121,11 +123,15 @@ def library_record(library: LibraryDef) -> dict[str, Any]:
     }
 
 
-def segments_of(seq: Seq, token_roles: list[str] | None = None) -> list[dict[str, Any]]:
+def segments_of(
+    seq: Seq, token_roles: list[str] | None = None, oligos: AbstractSet[str] | None = None
+) -> list[dict[str, Any]]:
     """Split a sequence into LibStructBench segments by provenance label.
 
     Parts that came from one named segment or oligo stay together; unlabelled parts
-    (a literal anchor, a payload) are segments of their own.
+    (a literal anchor, a payload) are segments of their own. With `oligos` (the Task 2
+    ids), a segment's `oligo_derivations` name only those: a label naming a `segment`
+    declaration is no oligo, and the grader rejects a derivation of an id Task 2 lacks.
     """
     groups: list[tuple[str | None, list[Part]]] = []
     for part in seq.parts:
@@ -174,7 +180,7 @@ def segments_of(seq: Seq, token_roles: list[str] | None = None) -> list[dict[str
             else:
                 record["sequence"] = render_libstruct(unflag(sub))
             derivation = _derivation(label)
-            if derivation:
+            if derivation and (oligos is None or derivation["oligo_id"] in oligos):
                 record["oligo_derivations"] = [derivation]
             out.append(record)
     return out
@@ -314,23 +320,23 @@ def _modifications(seq: Seq) -> list[str]:
     return mods
 
 
-def workflow_record(graph: Graph) -> dict[str, Any]:
+def workflow_record(graph: Graph, oligos: AbstractSet[str] | None = None) -> dict[str, Any]:
     return {
         "workflow_id": graph.name,
-        "states": [state_record(s) for s in graph.states],
+        "states": [state_record(s, oligos) for s in graph.states],
         "transitions": [transition_record(t) for t in graph.transitions],
         "initial_state_ids": list(graph.initial),
         "final_outputs": [{"state_id": s, "modality": m} for s, m in graph.finals],
     }
 
 
-def state_record(state: StateDef) -> dict[str, Any]:
+def state_record(state: StateDef, oligos: AbstractSet[str] | None = None) -> dict[str, Any]:
     types = sorted({s.moltype.value for s in state.strands})
     strands: list[dict[str, Any]] = []
     roles = _structural_roles(state)
     for index, strand in enumerate(state.strands):
         strand_id = f"{state.name}_{_ident(strand.name)}"
-        segments = segments_of(strand.seq, roles[index])
+        segments = segments_of(strand.seq, roles[index], oligos)
         for k, seg in enumerate(segments):
             seg["segment_id"] = f"{strand_id}_s{k + 1}"
         strands.append(
