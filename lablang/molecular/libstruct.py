@@ -47,6 +47,12 @@ from lablang.molecular.sequence import (
     render_libstruct,
     unflag,
 )
+from lablang.molecular.workflow_export import (
+    state_record as state_record,
+)
+from lablang.molecular.workflow_export import (
+    workflow_record as workflow_record,
+)
 from lablang.syntax.strings import quote
 
 T1_SCHEMA = "libstruct.library_structure.v0"
@@ -98,8 +104,6 @@ def export_libstruct(program: Any, task: str, protocol_id: str | None = None) ->
     if task == "t2":
         return {"protocol_id": protocol_id, "oligos": [oligo_record(o) for o in model.oligos]}
     graphs = [g for g in model.graphs if not g.derived] or list(model.graphs)
-    from lablang.molecular.workflow_export import workflow_record
-
     oligos = frozenset(o.name for o in model.oligos)
     return {"protocol_id": protocol_id, "workflows": [workflow_record(g, oligos) for g in graphs]}
 

@@ -70,7 +70,11 @@ def segments_of(
         if token_roles is not None:
             # a segment is cut where its structural role changes (paired, overhang), so
             # each exported segment has one role: the grader's pairing rules need it
-            runs = list(_runs(token_roles[position : position + width])) or [(0, width, "unknown")]
+            # a modification alone takes no position: it has the role of the base it sits on
+            # (the next one; the last one at a 3' end), so a 5' phosphate is not "unknown",
+            # which would put it in a paired region beside an overhang
+            beside = token_roles[min(position, len(token_roles) - 1)] if token_roles else "unknown"
+            runs = list(_runs(token_roles[position : position + width])) or [(0, width, beside)]
             whole = isinstance(parts[0], Symbol) or (
                 isinstance(parts[0], Homopolymer) and parts[0].count is None
             )
