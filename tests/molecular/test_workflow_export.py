@@ -155,3 +155,24 @@ def test_the_shipped_examples_score_against_their_references(
     metrics = score_documents(prediction, truth).metrics
     assert metrics["reward"] == pytest.approx(reward, abs=1e-4)
     assert metrics["t3_state_f1"] == pytest.approx(state_f1, abs=1e-4)
+
+
+def test_a_nick_described_in_words_is_left_out_so_the_export_stays_valid() -> None:
+    """Drop-seq tagmented with `gap_fill: false` derives gaps described in words: the export leaves them out rather than name segments the document lacks, and stays valid."""
+    from lablang.driver import check_text
+
+    text = (EXAMPLES / "drop_seq.lab").read_text()
+    gapped = text.replace(
+        "tagment(amp, adapters: [tn5_s5_me, tn5_s7_me])",
+        "tagment(amp, adapters: [tn5_s5_me, tn5_s7_me], gap_fill: false)",
+    )
+    assert gapped != text
+    program = check_text(gapped, str(EXAMPLES / "drop_seq.lab")).program
+    documents = {task: export_libstruct(program, task) for task in ("t2", "t3")}
+    states = documents["t3"]["workflows"][0]["states"]
+    for state in states:
+        segment_ids = {g["segment_id"] for s in state["strands"] for g in s["segments"]}
+        for d in state["discontinuities"]:
+            assert {d["after_segment_id"], d["before_segment_id"]} <= segment_ids
+    result = score_documents(documents, documents)
+    assert result.prediction_valid, [d.message for d in result.diagnostics]
