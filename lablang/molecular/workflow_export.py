@@ -108,7 +108,7 @@ def _discontinuities(
     not adjacent segments of the document, which would make the whole answer score 0,
     so one that does not resolve to them is left out.
     """
-    out = []
+    out: list[dict[str, Any]] = []
     for d in state.discontinuities:
         strand_id = ids.get(d.strand, d.strand)
         order = [
