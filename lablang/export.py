@@ -18,7 +18,7 @@ from attrs import fields, has
 
 from lablang import __version__, ast
 from lablang.diagnostics import Report
-from lablang.export_targets import EXPORTERS
+from lablang.export_targets import EXPORTERS, PROTOCOL_ID_TARGETS
 from lablang.source import Span
 
 __all__ = ["EXPORTERS", "export", "json_schema", "module_from_json", "module_to_json"]
@@ -76,8 +76,18 @@ def module_from_json(data: dict[str, Any]) -> ast.Module:
     return module
 
 
-def export(result: Any, target: str) -> tuple[str | None, Report]:
-    """Export a `CheckResult` to a target format; returns the text (or None) and diagnostics."""
+def export(
+    result: Any, target: str, *, protocol_id: str | None = None
+) -> tuple[str | None, Report]:
+    """Export a `CheckResult` to a target format; returns the text (or None) and diagnostics.
+
+    `protocol_id` names the benchmark protocol a LibStructBench document answers (the
+    targets of `PROTOCOL_ID_TARGETS`; the default is the module's name).
+    """
+    if protocol_id is not None and target not in PROTOCOL_ID_TARGETS:
+        raise ValueError(
+            f"`{target}` takes no protocol id (only {', '.join(sorted(PROTOCOL_ID_TARGETS))})"
+        )
     module_name, function_name = EXPORTERS[target].split(":")
     try:
         module = importlib.import_module(module_name)
@@ -90,7 +100,10 @@ def export(result: Any, target: str) -> tuple[str | None, Report]:
             help="`lablang export --to json` is always available",
         )
         return None, report
-    text, report = getattr(module, function_name)(result)
+    if protocol_id is not None:
+        text, report = getattr(module, function_name)(result, protocol_id)
+    else:
+        text, report = getattr(module, function_name)(result)
     return text, report
 
 

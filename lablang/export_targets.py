@@ -19,3 +19,7 @@ EXPORTERS: dict[str, str] = {
     "seqspec-0.3": "lablang.molecular.interchange:export_seqspec_0_3_text",
     "seqspec-0.4": "lablang.molecular.interchange:export_seqspec_text",
 }
+
+# the targets that take `protocol_id=` (`lablang export --protocol-id`): LibStructBench
+# documents name the benchmark's protocol they answer
+PROTOCOL_ID_TARGETS = frozenset({"libstruct-t1", "libstruct-t2", "libstruct-t3"})

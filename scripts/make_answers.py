@@ -36,7 +36,8 @@ PROTOCOLS = (
 HEADER = """\
 # Declared answer for ../{p}.lab in LibStructBench style: the oligos (Task 2) and every
 # molecular state and transition (Task 3) written out explicitly, products carried or
-# discarded as the interpreter derives them. Written by scripts/make_answers.py
+# discarded as the interpreter derives them, drawn by the benchmark's state-modelling
+# rules (lablang/molecular/workflow_export.py). Written by scripts/make_answers.py
 # (`lablang export --to libstruct-t2/-t3`, then `lablang import`); do not edit by hand.
 # tests/library/test_protocols.py scores it against the derived workflow (reward 1.0).
 """

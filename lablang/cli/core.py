@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from lablang.cli.terminal import color_option, echo, echo_diagnostics, use_color
-from lablang.export_targets import EXPORTERS
+from lablang.export_targets import EXPORTERS, PROTOCOL_ID_TARGETS
 
 PATH_OPTION = click.option(
     "--path",
@@ -154,8 +154,16 @@ def fmt_command(paths: tuple[str, ...], check_only: bool, show_diff: bool) -> No
 @click.option(
     "-o", "--output", type=click.Path(dir_okay=False), help="Write here instead of stdout."
 )
+@click.option(
+    "--protocol-id",
+    metavar="ID",
+    help="libstruct-t1|t2|t3 only: the benchmark's id of the protocol answered (default: "
+    "the module's name); the grader scores a document whose id is not the reference's 0.",
+)
 @PATH_OPTION
-def export_command(file: str, target: str, output: str | None, roots: tuple[str, ...]) -> None:
+def export_command(
+    file: str, target: str, output: str | None, protocol_id: str | None, roots: tuple[str, ...]
+) -> None:
     """Export a checked program.
 
     Example: `lablang export examples/tenx_3p_v3.lab --to json`
@@ -164,11 +172,18 @@ def export_command(file: str, target: str, output: str | None, roots: tuple[str,
     from lablang.export import export
     from lablang.output import write_atomic
 
+    if protocol_id is not None:
+        if target not in PROTOCOL_ID_TARGETS:
+            raise click.UsageError(f"--protocol-id is for libstruct-t1|t2|t3, not `{target}`")
+        from lablang.molecular.libstruct import protocol_id_problem
+
+        if problem := protocol_id_problem(protocol_id):
+            raise click.BadParameter(problem, param_hint="--protocol-id")
     result = check_file(file, roots)
     if not result.ok:
         echo_diagnostics(result.report.sorted())
         sys.exit(1)
-    text, report = export(result, target)
+    text, report = export(result, target, protocol_id=protocol_id)
     echo_diagnostics(report.sorted())  # the warnings too (an onlist file not found)
     if text is None:
         sys.exit(1)

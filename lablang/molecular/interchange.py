@@ -36,22 +36,22 @@ def _model(result: Any, report: Report) -> Any:
     return build_model(result.program, report).model
 
 
-def export_t1_text(result: Any) -> tuple[str | None, Report]:
+def export_t1_text(result: Any, protocol_id: str | None = None) -> tuple[str | None, Report]:
     report = Report()
     model = _model(result, report)
-    return dumps(export_libstruct(model, "t1")), report
+    return dumps(export_libstruct(model, "t1", protocol_id)), report
 
 
-def export_t2_text(result: Any) -> tuple[str | None, Report]:
+def export_t2_text(result: Any, protocol_id: str | None = None) -> tuple[str | None, Report]:
     report = Report()
     model = _model(result, report)
-    return dumps(export_libstruct(model, "t2")), report
+    return dumps(export_libstruct(model, "t2", protocol_id)), report
 
 
-def export_t3_text(result: Any) -> tuple[str | None, Report]:
+def export_t3_text(result: Any, protocol_id: str | None = None) -> tuple[str | None, Report]:
     report = Report()
     model = _model(result, report)
-    return dumps(export_libstruct(model, "t3")), report
+    return dumps(export_libstruct(model, "t3", protocol_id)), report
 
 
 def export_seqspec_text(result: Any) -> tuple[str | None, Report]:

@@ -5,9 +5,6 @@ Export follows the prediction schemas field for field (see
 libraries, Task 2 oligos, Task 3 workflows of states and transitions. Import reads
 prediction or ground-truth files (they share these fields) and writes `.lab` text.
 
->>> from lablang.molecular.sequence import parse_notation
->>> [s["placeholder"] for s in segments_of(parse_notation("ACGT [CB:16] [CDNA']"))[1:]]
-['[CB:16]', '[CDNA]']
 """
 
 from __future__ import annotations
@@ -16,17 +13,24 @@ import json
 import re
 from typing import Any
 
+# `segments_of` and `PAIRED_ROLES` are re-exported: the pictures and seqspec read them here
+from lablang.molecular.libstruct_segments import (
+    PAIRED_ROLES as PAIRED_ROLES,
+)
+from lablang.molecular.libstruct_segments import (
+    _ident,
+    library_sequence,
+)
+from lablang.molecular.libstruct_segments import (
+    segments_of as segments_of,
+)
 from lablang.molecular.model import (
     OPERATIONS,
-    Graph,
     LibraryDef,
     MolecularModel,
     OligoDef,
-    StateDef,
-    TransitionDef,
 )
 from lablang.molecular.modifications import BY_CODE
-from lablang.molecular.molecule import Duplex, MolType
 from lablang.molecular.sequence import (
     LNA,
     Bases,
@@ -37,38 +41,60 @@ from lablang.molecular.sequence import (
     Seq,
     SequenceError,
     Symbol,
-    SymbolToken,
     Thioate,
     parse_notation,
-    plain,
     render,
     render_libstruct,
     unflag,
 )
-from lablang.syntax import reserved_words
+from lablang.molecular.workflow_export import (
+    state_record as state_record,
+)
+from lablang.molecular.workflow_export import (
+    workflow_record as workflow_record,
+)
 from lablang.syntax.strings import quote
-
-# structural roles a LibStructBench paired region may include
-PAIRED_ROLES = frozenset({"paired_region", "mixed", "unknown"})
 
 T1_SCHEMA = "libstruct.library_structure.v0"
 TASKS = ("t1", "t2", "t3")
+# the prediction schemas' `stable_id`: what a `protocol_id` may be
+PROTOCOL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,239}")
+
+
+def protocol_id_problem(protocol_id: str) -> str | None:
+    """Why `protocol_id` is not one the benchmark's schemas accept, or None.
+
+    >>> protocol_id_problem("10x_chromium_3p_v3") is None
+    True
+    >>> print(protocol_id_problem("-x"))
+    `-x` is not a benchmark id: letters, digits and . _ : - (first a letter or digit), at most 240
+    """
+    if PROTOCOL_ID.fullmatch(protocol_id):
+        return None
+    return (
+        f"`{protocol_id}` is not a benchmark id: letters, digits and . _ : - "
+        "(first a letter or digit), at most 240"
+    )
 
 
 # ---------------------------------------------------------------------- export
 
 
-def export_libstruct(program: Any, task: str) -> dict[str, Any]:
+def export_libstruct(program: Any, task: str, protocol_id: str | None = None) -> dict[str, Any]:
     """The program's answer to LibStructBench Task `t1`, `t2` or `t3` as a JSON-ready dict.
 
     `program` is a checked `lablang.resolve.Program` (or an already built
-    `MolecularModel`).
+    `MolecularModel`). The documents' `protocol_id` is `protocol_id` when given (the
+    benchmark's id of the protocol answered: the grader scores a document with another
+    id 0), else the module's name.
     """
     model = _model_of(program)
     task = task.lower().removeprefix("libstruct-")  # "t1", "T1" and "libstruct-t1" alike
     if task not in TASKS:
         raise ValueError(f"task must be one of {', '.join(TASKS)}, not {task!r}")
-    protocol_id = model.name or "protocol"
+    if protocol_id is not None and (problem := protocol_id_problem(protocol_id)):
+        raise ValueError(problem)
+    protocol_id = protocol_id or model.name or "protocol"
     if task == "t1":
         return {
             "schema_version": T1_SCHEMA,
@@ -78,7 +104,8 @@ def export_libstruct(program: Any, task: str) -> dict[str, Any]:
     if task == "t2":
         return {"protocol_id": protocol_id, "oligos": [oligo_record(o) for o in model.oligos]}
     graphs = [g for g in model.graphs if not g.derived] or list(model.graphs)
-    return {"protocol_id": protocol_id, "workflows": [workflow_record(g) for g in graphs]}
+    oligos = frozenset(o.name for o in model.oligos)
+    return {"protocol_id": protocol_id, "workflows": [workflow_record(g, oligos) for g in graphs]}
 
 
 def _model_of(program: Any) -> MolecularModel:
@@ -106,11 +133,6 @@ def _libraries(model: MolecularModel) -> list[LibraryDef]:
     return out
 
 
-def library_sequence(seq: Seq) -> str:
-    """A library as LibStructBench writes it: placeholders without orientation marks."""
-    return render_libstruct(unflag(plain(seq)))
-
-
 def library_record(library: LibraryDef) -> dict[str, Any]:
     text = library_sequence(library.seq)
     return {
@@ -119,107 +141,6 @@ def library_record(library: LibraryDef) -> dict[str, Any]:
         "library_sequence": text,
         "annotated_library_sequence": text,
     }
-
-
-def segments_of(seq: Seq, token_roles: list[str] | None = None) -> list[dict[str, Any]]:
-    """Split a sequence into LibStructBench segments by provenance label.
-
-    Parts that came from one named segment or oligo stay together; unlabelled parts
-    (a literal anchor, a payload) are segments of their own.
-    """
-    groups: list[tuple[str | None, list[Part]]] = []
-    for part in seq.parts:
-        if isinstance(part, Modification | Thioate):
-            if groups:
-                groups[-1][1].append(part)
-            else:
-                groups.append((None, [part]))
-            continue
-        label = getattr(part, "label", None)
-        if groups and label is not None and groups[-1][0] == label:
-            groups[-1][1].append(part)
-        else:
-            groups.append((label, [part]))
-    out: list[dict[str, Any]] = []
-    position = 0
-    for label, parts in groups:
-        piece = Seq.of(parts)
-        width = len(piece)
-        role = _role_of(label, parts)
-        runs: list[tuple[int, int, str | None]] = [(0, width, None)]
-        if token_roles is not None:
-            # a segment is cut where its structural role changes (paired, overhang), so
-            # each exported segment has one role: the grader's pairing rules need it
-            runs = list(_runs(token_roles[position : position + width])) or [(0, width, "unknown")]
-            whole = isinstance(parts[0], Symbol) or (
-                isinstance(parts[0], Homopolymer) and parts[0].count is None
-            )
-            if len(runs) > 1 and len(parts) == 1 and whole:
-                runs = [(0, width, "mixed")]  # a placeholder cannot be cut
-        position += width
-        for start, stop, structural in runs:
-            sub = piece if (start, stop) == (0, width) else piece.slice(start, stop)
-            record: dict[str, Any] = {"segment_id": f"seg{len(out) + 1}", "role": role}
-            if structural is not None:
-                record["structural_role"] = structural
-            sub_parts = sub.parts
-            if len(sub_parts) == 1 and isinstance(sub_parts[0], Symbol):
-                record["placeholder"] = render_libstruct(unflag(sub))
-            elif (
-                len(sub_parts) == 1
-                and isinstance(sub_parts[0], Homopolymer)
-                and sub_parts[0].count is None
-            ):
-                record["placeholder"] = render_libstruct(sub)
-            else:
-                record["sequence"] = render_libstruct(unflag(sub))
-            derivation = _derivation(label)
-            if derivation:
-                record["oligo_derivations"] = [derivation]
-            out.append(record)
-    return out
-
-
-def _runs(roles: list[str]) -> list[tuple[int, int, str | None]]:
-    """Maximal runs of equal roles as (start, stop, role).
-
-    >>> _runs(["paired_region", "paired_region", "three_prime_overhang"])
-    [(0, 2, 'paired_region'), (2, 3, 'three_prime_overhang')]
-    """
-    runs: list[tuple[int, int, str | None]] = []
-    for index, role in enumerate(roles):
-        if runs and runs[-1][2] == role:
-            runs[-1] = (runs[-1][0], index + 1, role)
-        else:
-            runs.append((index, index + 1, role))
-    return runs
-
-
-def _role_of(label: str | None, parts: list[Part]) -> str:
-    if label:
-        return label.rstrip("'")
-    part = parts[0]
-    match part:
-        case Symbol(role=role):
-            return role.lower().replace("_", " ")
-        case Homopolymer(base=base):
-            return f"poly({base})"
-        case Bases(text=text) if set(text) <= set("NVBDH"):
-            return "anchor"
-        case Bases(text="A"):
-            return "A-tail"  # the 1-nt overhang `a_tail` adds, as LibStructBench names it
-        case Bases(text=text) if len(set(text)) == 1 and len(text) >= 8:
-            return f"poly({text[0]})"
-        case _:
-            return "sequence"
-
-
-def _derivation(label: str | None) -> dict[str, str] | None:
-    if not label or label.startswith(("copy of", "non-templated", "anchor", "A-tail")):
-        return None
-    oligo = label.split(".")[0].rstrip("'")
-    orientation = "reverse_complement" if label.endswith("'") else "same_orientation"
-    return {"oligo_id": oligo, "orientation_to_source": orientation}
 
 
 def oligo_record(oligo: OligoDef) -> dict[str, Any]:
@@ -312,187 +233,6 @@ def _modifications(seq: Seq) -> list[str]:
         bond = "phosphorothioate bond" + ("s" if len(thioates) > 1 else "")
         mods.append(f"{_count(len(thioates))} {bond} {_at(where)}")
     return mods
-
-
-def workflow_record(graph: Graph) -> dict[str, Any]:
-    return {
-        "workflow_id": graph.name,
-        "states": [state_record(s) for s in graph.states],
-        "transitions": [transition_record(t) for t in graph.transitions],
-        "initial_state_ids": list(graph.initial),
-        "final_outputs": [{"state_id": s, "modality": m} for s, m in graph.finals],
-    }
-
-
-def state_record(state: StateDef) -> dict[str, Any]:
-    types = sorted({s.moltype.value for s in state.strands})
-    strands: list[dict[str, Any]] = []
-    roles = _structural_roles(state)
-    for index, strand in enumerate(state.strands):
-        strand_id = f"{state.name}_{_ident(strand.name)}"
-        segments = segments_of(strand.seq, roles[index])
-        for k, seg in enumerate(segments):
-            seg["segment_id"] = f"{strand_id}_s{k + 1}"
-        strands.append(
-            {
-                "strand_id": strand_id,
-                "name": strand.name,
-                # LibStructBench's strand types are DNA, RNA, other, unknown
-                "molecule_type": "other"
-                if strand.moltype is MolType.CHIMERA
-                else strand.moltype.value,
-                "orientation": "5_to_3",
-                "sequence_architecture": library_sequence(strand.seq),
-                "segments": segments,
-                "support_status": state.support_status,
-            }
-        )
-    ids = {s.name: f"{state.name}_{_ident(s.name)}" for s in state.strands}
-    # a paired region names only the segments that pair (the grader rejects a region
-    # that includes an overhang); they are contiguous: 5' overhang, paired, 3' overhang
-    segment_ids = {
-        st["strand_id"]: [
-            seg["segment_id"]
-            for seg in st["segments"]
-            if seg.get("structural_role", "unknown") in PAIRED_ROLES
-        ]
-        for st in strands
-    }
-    paired = []
-    for n, (a, b) in enumerate(state.pairs):
-        if a in ids and b in ids and segment_ids[ids[a]] and segment_ids[ids[b]]:
-            paired.append(
-                {
-                    "paired_region_id": f"{state.name}_pr{n + 1}",
-                    "side_1": {"strand_id": ids[a], "segment_ids": segment_ids[ids[a]]},
-                    "side_2": {"strand_id": ids[b], "segment_ids": segment_ids[ids[b]]},
-                    "relationship": "reverse_complementary",
-                    "support_status": state.support_status,
-                }
-            )
-    return {
-        "state_id": state.name,
-        "name": state.title or state.name,
-        "molecule_type": "/".join(reversed(types))
-        if len(types) > 1
-        else (types[0] if types else "unknown"),
-        "strand_architecture": _architecture(state.architecture.value, strands, paired),
-        "reference_strand_id": strands[0]["strand_id"] if strands else "",
-        "physical_state": "",
-        "strands": strands,
-        "paired_regions": paired,
-        "discontinuities": [
-            {
-                "discontinuity_id": f"{state.name}_d{i + 1}",
-                "strand_id": ids.get(d.strand, d.strand),
-                "after_segment_id": d.after,
-                "before_segment_id": d.before,
-                "kind": d.kind,
-            }
-            for i, d in enumerate(state.discontinuities)
-        ],
-        "properties": [],
-        "support_status": state.support_status,
-    }
-
-
-def _architecture(
-    declared: str, strands: list[dict[str, Any]], paired: list[dict[str, Any]]
-) -> str:
-    """The architecture as the exported pairing shows it, for a two-strand duplex.
-
-    A `double_stranded` state whose strands have overhangs (an A-tail, a ligated Y arm)
-    is `partially_duplex` in LibStructBench's terms, and a `partially_duplex` one whose
-    segments all pair is `double_stranded`: the grader rejects an architecture that
-    contradicts the pairing. Other architectures are kept as declared.
-
-    >>> _architecture("single_stranded", [], [])
-    'single_stranded'
-    """
-    if declared not in ("double_stranded", "partially_duplex") or len(strands) != 2 or not paired:
-        return declared
-    roles = {seg.get("structural_role", "unknown") for st in strands for seg in st["segments"]}
-    if roles <= PAIRED_ROLES - {"unknown"}:
-        return "double_stranded"
-    if roles & {"five_prime_overhang", "three_prime_overhang", "unpaired"}:
-        return "partially_duplex"
-    return declared
-
-
-def _structural_roles(state: StateDef) -> list[list[str]]:
-    """Per strand, the structural role of each token position: paired, 5'/3' overhang.
-
-    Derived states know their pairing; for a declared two-strand state the paired
-    region is the longest stretch where one strand is the reverse complement of the
-    other (at least 6 positions), found with difflib's longest-match.
-    """
-    molecule = state.molecule
-    if isinstance(molecule, Duplex):
-        return [
-            ["five_prime_overhang"] * len(molecule.left.top)
-            + ["paired_region"] * len(molecule.core)
-            + ["three_prime_overhang"] * len(molecule.right.top),
-            ["five_prime_overhang"] * len(molecule.right.bottom)
-            + ["paired_region"] * len(molecule.core)
-            + ["three_prime_overhang"] * len(molecule.left.bottom),
-        ]
-    if len(state.strands) == 1:
-        return [["unpaired"] * len(state.strands[0].seq)]
-    roles = [["unknown"] * len(s.seq) for s in state.strands]
-    if len(state.strands) == 2 and state.pairs:
-        import difflib
-
-        from lablang.molecular.sequence import kept_positions, reverse_complement, unflag
-
-        # compare with degenerate bases beside payloads folded away (an anchor's `VN`
-        # pairs inside the payload), then map the match back to every position; symbolic
-        # segments compare without orientation marks, which LibStructBench strings (and
-        # so imported answers) do not carry: `[CDNA]` on both strands of a pair
-        a = unflag(plain(state.strands[0].seq)).tokens()
-        rb = unflag(reverse_complement(plain(state.strands[1].seq))).tokens()
-        keep_a, keep_rb = kept_positions(a), kept_positions(rb)
-        fa, frb = [a[i] for i in keep_a], [rb[i] for i in keep_rb]
-        match = difflib.SequenceMatcher(None, fa, frb, autojunk=False).find_longest_match(
-            0, len(fa), 0, len(frb)
-        )
-        whole = 0 < match.size == len(fa) == len(frb)  # e.g. a bare `[GDNA]` duplex
-        # a shared payload (`[CDNA]` on both strands) pairs whatever the match's length:
-        # six bases guard against chance matches of literal bases, not of named payloads
-        payload = any(
-            isinstance(token, SymbolToken) for token in fa[match.a : match.a + match.size]
-        )
-        if match.size >= 6 or whole or payload:
-            a_lo, a_hi = keep_a[match.a], keep_a[match.a + match.size - 1] + 1
-            r_lo, r_hi = keep_rb[match.b], keep_rb[match.b + match.size - 1] + 1
-            b_lo, b_hi = len(rb) - r_hi, len(rb) - r_lo
-            roles[0] = (
-                ["five_prime_overhang"] * a_lo
-                + ["paired_region"] * (a_hi - a_lo)
-                + ["three_prime_overhang"] * (len(a) - a_hi)
-            )
-            roles[1] = (
-                ["five_prime_overhang"] * b_lo
-                + ["paired_region"] * (b_hi - b_lo)
-                + ["three_prime_overhang"] * (len(rb) - b_hi)
-            )
-    return roles
-
-
-def transition_record(transition: TransitionDef) -> dict[str, Any]:
-    return {
-        "transition_id": transition.name,
-        "substrate_state_ids": list(transition.substrates),
-        "operation": transition.operation,
-        "operation_detail": transition.detail,
-        "oligo_ids": list(transition.oligos),
-        "major_reagents": [
-            {"name": n, "role": r} if r else {"name": n} for n, r in transition.reagents
-        ],
-        "product_state_ids": list(transition.products),
-        "carried_forward_product_ids": list(transition.carried),
-        "discarded_product_ids": list(transition.discarded),
-        "support_status": transition.support_status,
-    }
 
 
 # ---------------------------------------------------------------------- import
@@ -763,15 +503,6 @@ def _list(value: Any, where: str) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
         raise ImportProblem(f"`{where}` must be a list of objects")
     return value
-
-
-def _ident(text: str) -> str:
-    ident = re.sub(r"[^A-Za-z0-9_]", "_", text.strip()) or "unnamed"
-    if ident[0].isdigit():
-        ident = "x" + ident
-    if ident in reserved_words():
-        ident += "_"
-    return ident
 
 
 def dumps(record: dict[str, Any]) -> str:

@@ -437,15 +437,15 @@ def _score_t1(
     expected = truth.get("protocol_id")
     if prediction is _MISSING:
         return zero_library_metrics(), [], []
+    if (
+        isinstance(prediction, dict)
+        and expected is not None
+        and prediction.get("protocol_id") not in (None, expected)
+    ):
+        report.add("E0503", f"the T1 prediction scores 0: its protocol_id {_ids_differ(prediction, expected)}",
+                   source, help=_protocol_help("t1", expected))  # fmt: skip
+        return zero_library_metrics(), [], []
     try:
-        if (
-            isinstance(prediction, dict)
-            and expected is not None
-            and prediction.get("protocol_id") not in (None, expected)
-        ):
-            raise LibraryInputError(
-                f"document.protocol_id={prediction.get('protocol_id')!r} does not match expected {expected!r}"
-            )
         predicted_entries = library_entries(prediction, prediction=True)
     except LibraryInputError as error:
         report.add("E0503", f"the T1 prediction scores 0: {error}", source,
@@ -502,6 +502,11 @@ def _libgen_valid(
         }
     if "t3" in tasks and predictions["t3"] is not _MISSING:
         problems += [("T3", p) for p in t3_problems(predictions["t3"], oligo_ids)]
+    for task, problem in problems[:12]:
+        report.add("E0504", f"the {task} prediction is invalid: {problem}", source,
+                   notes=("an invalid T2/T3 prediction scores 0 on every libgen metric",),
+                   help="fix the prediction so it follows the benchmark's schema and graph rules")  # fmt: skip
+    answers_another = False
     for task in tasks:
         document = predictions[task]
         if (
@@ -510,17 +515,22 @@ def _libgen_valid(
             and expected is not None
             and document.get("protocol_id") != expected
         ):
-            problems.append(
-                (
-                    task.upper(),
-                    f"/protocol_id: {document.get('protocol_id')!r} does not match {expected!r}",
-                )
-            )
-    for task, problem in problems[:12]:
-        report.add("E0504", f"the {task} prediction is invalid: {problem}", source,
-                   notes=("an invalid T2/T3 prediction scores 0 on every libgen metric",),
-                   help="fix the prediction so it follows the benchmark's schema and graph rules")  # fmt: skip
-    return not problems
+            answers_another = True
+            report.add("E0503", f"the {task.upper()} prediction scores 0: its protocol_id {_ids_differ(document, expected)}",
+                       source, notes=("the grader scores a document that answers another protocol 0",),
+                       help=_protocol_help(task, expected))  # fmt: skip
+    return not problems and not answers_another
+
+
+def _ids_differ(document: Mapping[str, Any], expected: str) -> str:
+    return f"`{document.get('protocol_id')}` differs from the reference's `{expected}`"
+
+
+def _protocol_help(task: str, expected: str) -> str:
+    return (
+        f"set the prediction's `protocol_id` to `{expected}`; a `.lab` answer's export takes it "
+        f"with `lablang export FILE --to libstruct-{task} --protocol-id {expected}`"
+    )
 
 
 def _libgen_metrics(

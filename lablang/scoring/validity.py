@@ -1,8 +1,13 @@
 """The official grader's semantic validity rules for Task 2/3 predictions.
 
 The LibStructBench grader (libgen 4.5.0) checks a prediction's schema, then the
-semantics of its molecular graph and states; a prediction that breaks any rule is
-*invalid* and scores 0 on every libgen metric. `validate.py` checks the shapes the
+semantics of its molecular graph and states with the contract it shows the agent
+(`libgen/prediction_validation.py`, which `libgen/validation.py` calls for predictions);
+a prediction that breaks any rule is *invalid* and scores 0 on every libgen metric. Its
+ground-truth validator (`audit/groundtruth.py`) is stricter (a Y-shaped duplex needs an
+unpaired arm on each strand, a paired region only `paired_region` segments, a derived
+segment agrees with its oligo), but it runs on the truth only: a prediction that breaks
+one of those rules is scored, and the state it mislabels scores lower (`NOT_RULES`). `validate.py` checks the shapes the
 scorer reads; this module applies the semantic rules, each one small function named
 in `RULES` (the table in docs/scoring.md is generated from it). Each rule takes an
 already shape-checked workflow (or state) and returns its problems as
@@ -33,12 +38,8 @@ ARCHITECTURES = frozenset(
     }
 )
 TWO_STRANDED = frozenset({"double_stranded", "rna_dna_hybrid", "y_shaped_duplex"})
-PAIRED_ROLES = frozenset({"paired_region", "mixed", "unknown"})
 ORIENTATIONS_TO_SOURCE = frozenset({"same_orientation", "reverse_complement", "unknown"})
-_IUPAC = {
-    "A": "A", "C": "C", "G": "G", "T": "T", "R": "AG", "Y": "CT", "S": "CG", "W": "AT",
-    "K": "GT", "M": "AC", "B": "CGT", "D": "AGT", "H": "ACT", "V": "ACG", "N": "ACGT",
-}  # fmt: skip
+_IUPAC = frozenset("ACGTRYSWKMBDHVN")
 _COMPLEMENT = str.maketrans("ACGTRYSWKMBDHVN", "TGCAYRSWMKVHDBN")
 
 
@@ -263,25 +264,23 @@ def _explicit(segments: list[Mapping[str, Any]]) -> str | None:
     return text if text and all(base in _IUPAC for base in text) else None
 
 
-def _compatible(a: str, b: str) -> bool:
-    return len(a) == len(b) and all(
-        set(_IUPAC[x]) & set(_IUPAC[y]) for x, y in zip(a, b, strict=True)
-    )
-
-
 def pairings_are_consistent(state: State, where: str) -> list[str]:
-    """Paired regions pair contiguous segments of declared strands, each segment at most
-    once (except in a mixed population), only segments whose role says paired, one strand
-    with itself only in a partially duplex state, and reverse-complementary sides really
-    are; a segment marked `paired_region` is in some paired region."""
+    """Paired regions have unique ids and pair contiguous segments of declared strands,
+    each segment at most once (except in a mixed population), and reverse-complementary
+    sides really are."""
     located = _segments(state)
     architecture = state.get("strand_architecture")
     problems: list[str] = []
     paired: set[str] = set()
+    region_ids: set[str] = set()
     for index, region in enumerate(state.get("paired_regions", [])):
         at = f"{where}/paired_regions/{index}"
         if not isinstance(region, Mapping):
             continue
+        region_id = region.get("paired_region_id")
+        if isinstance(region_id, str) and region_id in region_ids:
+            problems.append(f"{at}/paired_region_id: `{region_id}` is declared twice")
+        region_ids.add(str(region_id))
         sides = []
         for name in ("side_1", "side_2"):
             segments, why = _side(state, region.get(name), located)
@@ -291,11 +290,6 @@ def pairings_are_consistent(state: State, where: str) -> list[str]:
         if len(sides[0]) == 0 or len(sides[1]) == 0:
             continue
         one, two = ({s["segment_id"] for s in side} for side in sides)
-        if (
-            region["side_1"].get("strand_id") == region["side_2"].get("strand_id")
-            and architecture != "partially_duplex"
-        ):
-            problems.append(f"{at}: a strand pairs with itself only in a partially_duplex state")
         if one & two:
             problems.append(f"{at}: its sides overlap ({', '.join(sorted(one & two))})")
         if architecture != "mixed_population" and paired & (one | two):
@@ -303,20 +297,10 @@ def pairings_are_consistent(state: State, where: str) -> list[str]:
                 f"{at}: pairs segments already paired ({', '.join(sorted(paired & (one | two)))})"
             )
         paired |= one | two
-        for segment in sides[0] + sides[1]:
-            if segment.get("structural_role") not in PAIRED_ROLES:
-                problems.append(
-                    f"{at}: includes segment `{segment['segment_id']}`, whose structural_role is {segment.get('structural_role')!r}"
-                )
         if region.get("relationship") == "reverse_complementary":
             a, b = _explicit(sides[0]), _explicit(sides[1])
             if a is not None and b is not None and a.translate(_COMPLEMENT)[::-1] != b:
                 problems.append(f"{at}: its sides are not reverse-complementary")
-    for segment_id, (_, _, segment) in located.items():
-        if segment.get("structural_role") == "paired_region" and segment_id not in paired:
-            problems.append(
-                f"{where}: segment `{segment_id}` is marked paired_region but is in no paired region"
-            )
     return problems
 
 
@@ -343,8 +327,8 @@ def discontinuities_lie_between_neighbours(state: State, where: str) -> list[str
 def architecture_fits_strands(state: State, where: str) -> list[str]:
     """`strand_architecture` is a known class and fits the strands: single_stranded is one
     unpaired strand; double_stranded, rna_dna_hybrid and y_shaped_duplex are exactly two
-    paired strands (double_stranded fully paired, a hybrid one DNA and one RNA, a Y an
-    unpaired arm on each); partially_duplex has a paired and an unpaired region."""
+    strands with a paired region (double_stranded fully paired, a hybrid one DNA and one
+    RNA); partially_duplex has a paired and an unpaired region."""
     architecture = state.get("strand_architecture")
     if architecture not in ARCHITECTURES:
         return [f"{where}/strand_architecture: {architecture!r} is not a strand architecture"]
@@ -380,18 +364,14 @@ def architecture_fits_strands(state: State, where: str) -> list[str]:
         "RNA",
     }:
         return [f"{at}: rna_dna_hybrid needs one DNA and one RNA strand"]
-    if architecture == "y_shaped_duplex":
-        arms = {strand for sid, (strand, _, _) in located.items() if sid not in paired}
-        if arms != {s.get("strand_id") for s in strands}:
-            return [f"{at}: y_shaped_duplex needs an unpaired arm on both strands"]
     return []
 
 
 def derivations_are_consistent(
     state: State, where: str, oligos: Mapping[str, Mapping[str, Any]] | None
 ) -> list[str]:
-    """A segment derives from each oligo at most once, with a known `orientation_to_source`,
-    and a full-length explicit segment agrees with its oligo in that orientation."""
+    """A segment derives from each oligo at most once, from an oligo of the Task 2
+    prediction (when it is given), with a known `orientation_to_source`."""
     problems = []
     for index, strand in enumerate(state.get("strands", [])):
         if not isinstance(strand, Mapping):
@@ -412,21 +392,9 @@ def derivations_are_consistent(
                     problems.append(
                         f"{at}: orientation_to_source {orientation!r} is not one of {', '.join(sorted(ORIENTATIONS_TO_SOURCE))}"
                     )
-                    continue
-                oligo = (oligos or {}).get(str(derivation.get("oligo_id")))
-                if orientation == "unknown" or oligo is None:
-                    continue
-                mine, theirs = _explicit([segment]), _explicit([oligo])
-                if mine is None or theirs is None or len(mine) != len(theirs):
-                    continue
-                expected = (
-                    theirs
-                    if orientation == "same_orientation"
-                    else theirs.translate(_COMPLEMENT)[::-1]
-                )
-                if not _compatible(mine, expected):
+                if oligos is not None and str(derivation.get("oligo_id")) not in oligos:
                     problems.append(
-                        f"{at}: the segment disagrees with oligo `{derivation.get('oligo_id')}` read {orientation}"
+                        f"{at}: oligo `{derivation.get('oligo_id')}` is not in the Task 2 prediction"
                     )
     return problems
 
@@ -472,8 +440,19 @@ STATE_RULES: tuple[Callable[[State, str], list[str]], ...] = (
     architecture_fits_strands,
 )
 RULES = (unique_workflows, *WORKFLOW_RULES, *STATE_RULES, derivations_are_consistent)
+# rules of the grader's ground-truth validator that it does not apply to predictions
+# (so neither does lablang): a prediction breaking one is scored, not rejected
+NOT_RULES = (
+    "a y_shaped_duplex has an unpaired arm on both strands (a fully paired state labelled "
+    "`y_shaped_duplex` is an architecture mismatch: that state scores lower)",
+    "a paired region includes only segments whose `structural_role` says paired, and a "
+    "segment marked `paired_region` is in a paired region",
+    "a strand pairs with itself only in a partially_duplex state",
+    "an explicit segment agrees with the sequence of the oligo it derives from, read in its "
+    "`orientation_to_source`",
+    "a strand's `sequence_architecture` agrees with its ordered segment projection",
+    "protocol-scope (version and variant) compatibility, which predictions do not carry",
+)
 NOT_APPLIED = (
     "the full JSON Schemas of the prediction documents (lablang checks the fields the scorer reads)",
-    "a strand's `sequence_architecture` agreeing with its ordered segment projection",
-    "protocol-scope (version and variant) compatibility, which predictions do not carry",
 )

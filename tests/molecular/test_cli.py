@@ -91,6 +91,26 @@ def test_export_hooks_for_libstruct_and_seqspec() -> None:
     assert newer.exit_code == 0 and "seqspec_version: 0.4.0" in newer.stdout
 
 
+def test_export_protocol_id_names_the_benchmark_protocol_in_every_libstruct_task() -> None:
+    """`--protocol-id ID` sets each T1-T3 document's `protocol_id` (default: the module's name); other targets and ids the schemas refuse exit 2."""
+    runner = CliRunner()
+    for task in ("t1", "t2", "t3"):
+        named = runner.invoke(
+            main,
+            ["export", EXAMPLE, "--to", f"libstruct-{task}", "--protocol-id", "10x_chromium_3p_v3"],
+        )
+        assert named.exit_code == 0, named.output
+        assert json.loads(named.stdout)["protocol_id"] == "10x_chromium_3p_v3"
+        default = runner.invoke(main, ["export", EXAMPLE, "--to", f"libstruct-{task}"])
+        assert json.loads(default.stdout)["protocol_id"] == "tenx_3p_v3"
+    wrong_target = runner.invoke(main, ["export", EXAMPLE, "--to", "seqspec", "--protocol-id", "x"])
+    assert wrong_target.exit_code == 2 and "libstruct-t1|t2|t3" in wrong_target.output
+    bad_id = runner.invoke(
+        main, ["export", EXAMPLE, "--to", "libstruct-t2", "--protocol-id", "a b"]
+    )
+    assert bad_id.exit_code == 2 and "not a benchmark id" in bad_id.output
+
+
 def test_import_of_libstruct_json_round_trips_through_check(tmp_path: Path) -> None:
     """Exported T2 and T3 files import (merged) into a .lab that checks clean."""
     runner = CliRunner()

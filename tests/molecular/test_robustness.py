@@ -48,7 +48,8 @@ def test_wrong_argument_types_are_diagnostics() -> None:
 
 
 @pytest.mark.parametrize("module", [
-    "sequence", "operations", "graph", "draw", "libstruct", "seqspec", "interchange",
+    "sequence", "operations", "graph", "draw", "libstruct", "libstruct_segments", "seqspec",
+    "interchange", "workflow_export",
 ])  # fmt: skip
 def test_docstring_examples_run(module: str) -> None:
     """Every example in the public docstrings of the molecular modules runs as written."""

@@ -67,6 +67,29 @@ def test_E0503_empty_libraries_score_zero() -> None:
     assert result.metrics["sequence_similarity"] == 0.0 and not result.prediction_valid
 
 
+def test_E0503_a_prediction_for_another_protocol_names_both_ids() -> None:
+    """A T1, T2 or T3 document whose `protocol_id` is not the reference's scores 0 with E0503 naming both ids and `--protocol-id` (not E0504 or the `libraries` help)."""
+    other = {**T1_PRED, "protocol_id": "q"}
+    t1 = score_documents({"t1": other}, {"t1": T1_TRUTH})
+    (diagnostic,) = t1.diagnostics
+    assert diagnostic.code == "E0503" and t1.metrics["sequence_similarity"] == 0.0
+    assert (
+        diagnostic.message
+        == "the T1 prediction scores 0: its protocol_id `q` differs from the reference's `p`"
+    )
+    assert "--protocol-id p" in (diagnostic.help or "") and "libraries" not in (
+        diagnostic.help or ""
+    )
+    truth = {"t2": {"protocol_id": "p", "oligos": []}, "t3": {"protocol_id": "p", "workflows": [
+        {"workflow_id": "w", "states": [], "transitions": [], "initial_state_ids": [], "final_outputs": []}]}}  # fmt: skip
+    pred = json.loads(json.dumps(truth))
+    pred["t3"]["protocol_id"] = "q"
+    libgen = score_documents(pred, truth)
+    assert [d.code for d in libgen.diagnostics] == ["E0503"] and not libgen.prediction_valid
+    assert "`q` differs from the reference's `p`" in libgen.diagnostics[0].message
+    assert libgen.metrics["reward"] == 0.0
+
+
 def test_E0504_empty_workflows_zero_every_libgen_metric() -> None:
     """An empty `workflows` makes the libgen prediction invalid: all six metrics 0."""
     truth = {"t2": {"protocol_id": "p", "oligos": []}, "t3": {"protocol_id": "p", "workflows": [

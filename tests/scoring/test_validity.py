@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from lablang.scoring import score_documents
-from lablang.scoring.validity import NOT_APPLIED, RULES
+from lablang.scoring.validity import NOT_APPLIED, NOT_RULES, RULES
 
 CASES = Path(__file__).parent / "data" / "official_cases"
 TASKS = ("t1", "t2", "t3")
@@ -88,15 +88,55 @@ def strand_3_to_5(docs: Docs) -> None:
     _state(docs, "st_mrna")["strands"][0]["orientation"] = "3_to_5"
 
 
-def overhang_in_pair(docs: Docs) -> None:
-    state = _state(docs, "st_rt_hybrid")
-    region = state["paired_regions"][0]
-    strand = next(s for s in state["strands"] if s["strand_id"] == region["side_1"]["strand_id"])
-    region["side_1"]["segment_ids"] = [seg["segment_id"] for seg in strand["segments"]]
+def region_id_twice(docs: Docs) -> None:
+    regions = _state(docs, "st_frag_p4")["paired_regions"]
+    regions[1]["paired_region_id"] = regions[0]["paired_region_id"]
 
 
-def paired_but_unpaired(docs: Docs) -> None:
-    _state(docs, "st_mrna")["strands"][0]["segments"][0]["structural_role"] = "paired_region"
+def segment_paired_twice(docs: Docs) -> None:
+    state = _state(docs, "st_frag_p4")
+    state["paired_regions"][1]["side_1"] = dict(state["paired_regions"][0]["side_2"])
+    state["paired_regions"][1]["side_1"]["segment_ids"] = ["p4_c_p4_k_a_cdna"]
+
+
+def sides_not_complementary(docs: Docs) -> None:
+    strand = _state(docs, "st_frag_p4")["strands"][2]
+    strand["segments"][0]["sequence"] = "CTGTCTCTTATACACATCA"
+
+
+def non_contiguous_side(docs: Docs) -> None:
+    side = _state(docs, "st_cdna_amp")["paired_regions"][0]["side_1"]
+    del side["segment_ids"][1]
+
+
+def _first_derivations(docs: Docs) -> list[dict[str, Any]]:
+    """The `oligo_derivations` of the cDNA state's first derived segment."""
+    segments = (
+        seg for strand in _state(docs, "st_cdna_amp")["strands"] for seg in strand["segments"]
+    )
+    derivations: list[dict[str, Any]] = next(s for s in segments if s.get("oligo_derivations"))[
+        "oligo_derivations"
+    ]
+    return derivations
+
+
+def derivation_of_unknown_oligo(docs: Docs) -> None:
+    _first_derivations(docs)[0]["oligo_id"] = "no_such_oligo"
+
+
+def three_strand_double(docs: Docs) -> None:
+    _state(docs, "st_frag_p4")["strand_architecture"] = "double_stranded"
+
+
+def duplex_with_overhang(docs: Docs) -> None:
+    state = _state(docs, "st_frag_p4")
+    state["strands"].pop()
+    state["paired_regions"].pop()
+    state["strand_architecture"] = "double_stranded"
+
+
+def partial_fully_paired(docs: Docs) -> None:
+    _state(docs, "st_cdna_amp")["strand_architecture"] = "partially_duplex"
 
 
 def hybrid_of_two_dna(docs: Docs) -> None:
@@ -127,19 +167,12 @@ def gap_not_between_neighbours(docs: Docs) -> None:
 
 
 def derivation_twice(docs: Docs) -> None:
-    for strand in _state(docs, "st_cdna_amp")["strands"]:
-        for segment in strand["segments"]:
-            if segment.get("oligo_derivations"):
-                segment["oligo_derivations"].append(dict(segment["oligo_derivations"][0]))
-                return
+    derivations = _first_derivations(docs)
+    derivations.append(dict(derivations[0]))
 
 
 def bad_orientation_word(docs: Docs) -> None:
-    for strand in _state(docs, "st_cdna_amp")["strands"]:
-        for segment in strand["segments"]:
-            if segment.get("oligo_derivations"):
-                segment["oligo_derivations"][0]["orientation_to_source"] = "sideways"
-                return
+    _first_derivations(docs)[0]["orientation_to_source"] = "sideways"
 
 
 # (what the prediction breaks, the mutation, words the reason contains)
@@ -154,8 +187,14 @@ BROKEN: list[tuple[str, Callable[[Docs], None], str]] = [
     ("workflow id twice", workflow_twice, "declared twice"),
     ("reference strand missing", bad_reference_strand, "reference_strand_id"),
     ("strand recorded 3'->5'", strand_3_to_5, "recorded 5_to_3"),
-    ("overhang inside a paired region", overhang_in_pair, "structural_role is"),
-    ("paired segment in no region", paired_but_unpaired, "in no paired region"),
+    ("paired region id twice", region_id_twice, "is declared twice"),
+    ("segment paired twice", segment_paired_twice, "already paired"),
+    ("sides not reverse-complementary", sides_not_complementary, "not reverse-complementary"),
+    ("paired side not contiguous", non_contiguous_side, "contiguous"),
+    ("derivation of an oligo not in T2", derivation_of_unknown_oligo, "not in the Task 2"),
+    ("double_stranded with three strands", three_strand_double, "exactly two strands"),
+    ("double_stranded with an overhang", duplex_with_overhang, "cannot have unpaired"),
+    ("partially_duplex fully paired", partial_fully_paired, "needs an unpaired region"),
     ("hybrid of two DNA strands", hybrid_of_two_dna, "one DNA and one RNA"),
     ("single-stranded state with two strands", single_with_two, "single_stranded needs"),
     ("unknown architecture", unknown_architecture, "is not a strand architecture"),
@@ -207,4 +246,87 @@ def test_every_rule_is_documented_in_the_scoring_docs() -> None:
     for rule in RULES:
         assert f"`{rule.__name__}`" in text, rule.__name__
     for item in NOT_APPLIED:
+        assert item in text, item
+
+
+# What the grader accepts although its ground-truth validator would not (`NOT_RULES`):
+# the prediction is scored, and the state it mislabels scores lower.
+
+
+def y_shaped_fully_paired(docs: Docs) -> None:
+    _state(docs, "st_cdna_amp")["strand_architecture"] = "y_shaped_duplex"
+
+
+def overhang_in_pair(docs: Docs) -> None:
+    state = _state(docs, "st_rt_hybrid")
+    region = state["paired_regions"][0]
+    strand = next(s for s in state["strands"] if s["strand_id"] == region["side_1"]["strand_id"])
+    region["side_1"]["segment_ids"] = [seg["segment_id"] for seg in strand["segments"]]
+
+
+def paired_but_unpaired(docs: Docs) -> None:
+    _state(docs, "st_mrna")["strands"][0]["segments"][0]["structural_role"] = "paired_region"
+
+
+def derivation_disagrees(docs: Docs) -> None:
+    segment = _state(docs, "st_final")["strands"][0]["segments"][0]
+    segment["sequence"] = "AATGATACGGCGACCACCGAGATCTACAA"  # P5 with its last base changed
+    segment["oligo_derivations"] = [{"oligo_id": "p5", "orientation_to_source": "same_orientation"}]
+
+
+def mixed_pairs_twice(docs: Docs) -> None:
+    state = _state(docs, "st_frag_p4")
+    state["strand_architecture"] = "mixed_population"
+    segment_paired_twice(docs)
+
+
+ACCEPTED: list[tuple[str, Callable[[Docs], None]]] = [
+    ("y_shaped_duplex on fully paired strands", y_shaped_fully_paired),
+    ("overhang inside a paired region", overhang_in_pair),
+    ("segment marked paired_region in no region", paired_but_unpaired),
+    ("segment disagreeing with its oligo", derivation_disagrees),
+    ("a mixed population pairs a segment twice", mixed_pairs_twice),
+]
+
+
+@pytest.mark.parametrize("mutate", [a[1] for a in ACCEPTED], ids=[a[0] for a in ACCEPTED])
+def test_a_prediction_the_grader_accepts_is_scored_not_rejected(
+    intact: tuple[Docs, Docs, dict[str, float]], mutate: Callable[[Docs], None]
+) -> None:
+    """A rule only the grader's ground-truth validator has leaves the prediction valid and scored, with no E0504."""
+    prediction, truth, _ = intact
+    changed = copy.deepcopy(prediction)
+    mutate(changed)
+    result = score_documents(changed, truth)
+    assert result.prediction_valid, [d.message for d in result.diagnostics]
+    assert not any(d.code == "E0504" for d in result.diagnostics)
+    assert result.metrics["reward"] > 0.9 and result.metrics["t3_state_f1"] > 0.9
+
+
+def test_a_mislabelled_y_shaped_duplex_scores_as_the_graders_architecture_mismatch() -> None:
+    """Drop-seq's fully paired cDNA labelled `y_shaped_duplex` loses what the official `wrong_strand_architecture` case loses.
+
+    One state of nine differs in `strand_architecture` only, so its architecture
+    dimension is 3/4 and its similarity 1 - 0.15/4 = 0.9625: state F1 (8 + 0.9625)/9, the
+    grader's 0.995833 for the official case, which mislabels another state the same way.
+    """
+    prediction, truth = _load("drop_seq", "pred_identical"), _load("drop_seq", "truth")
+    y_shaped_fully_paired(prediction)
+    result = score_documents(prediction, truth)
+    official = json.loads(
+        (CASES / "drop_seq" / "expected_wrong_strand_architecture.json").read_text()
+    )
+    graders = official["libgen"]["reward"]
+    assert result.prediction_valid
+    assert result.metrics["t3_state_f1"] == pytest.approx((8 + 0.9625) / 9, abs=1e-9)
+    for name in ("reward", "t2_required_family_f1", "t3_state_f1", "t3_molecular_transition_f1"):
+        assert result.metrics[name] == pytest.approx(graders[name], abs=1e-6), name
+    state = next(m for m in result.matches if m.truth_id == "st_cdna_amp")
+    assert state.prediction_id == "st_cdna_amp" and state.score == pytest.approx(0.9625)
+
+
+def test_the_rules_only_the_ground_truth_validator_has_are_documented() -> None:
+    """docs/scoring.md lists each rule the grader applies to its truth but not to predictions."""
+    text = (Path(__file__).parents[2] / "docs" / "scoring.md").read_text()
+    for item in NOT_RULES:
         assert item in text, item
