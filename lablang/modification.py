@@ -5,12 +5,24 @@
 two protocols apart: a positive item's check must hold on the modified protocol and fail
 on the published one, a penalty's the other way round. Every other drafted check is left
 out of the draft with a note, so no drafted check is already met by the published protocol.
+
+`machine_grades(rubric, answers, attempts, report)` grades a rubric's machine-checked
+items on answer protocols (`DIR/ID/ATTEMPT.lab`, ID a source protocol for `grade`, a task
+for `grade --benchmark`).
 """
 
 from __future__ import annotations
 
-from lablang.diagnostics import Report
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lablang.diagnostics import Diagnostic, Report, Severity
 from lablang.protocols.model import Protocol
+
+if TYPE_CHECKING:
+    from lablang.rubrics.grading import Judgment
+    from lablang.rubrics.model import Rubric
 
 
 def draft_verified_task(old: Protocol, new: Protocol) -> str:
@@ -67,3 +79,81 @@ def check_verdicts(
             (True, False) if penalty else (False, True)
         )
     return verdicts
+
+
+def machine_grades(
+    rubric: Rubric, answers: Path, attempts: Iterable[tuple[str, str]], report: Report
+) -> dict[tuple[str, str, str], Judgment]:
+    """Grade every machine-checked item of `rubric` on `answers/ID/ATTEMPT.lab` for each
+    (ID, attempt): 2 when its check holds, 0 otherwise (a missing or unreadable answer, or
+    a check that cannot be evaluated, is 0 with warning `W0820`). Problems inside an answer
+    are the answerer's, not the grader's: they are reported as warnings."""
+    from lablang.protocols.model import answer_view
+    from lablang.protocols.quantities import Amount
+    from lablang.rubrics.evaluate import evaluate_check
+    from lablang.rubrics.grading import Judgment
+
+    checked = [item for item in rubric.leaves() if item.check is not None]
+    grades: dict[tuple[str, str, str], Judgment] = {}
+    if not checked:
+        return grades
+    root = answers.resolve()
+    for protocol, attempt in sorted(set(attempts)):
+        where = f"protocol `{protocol}` attempt `{attempt}`"
+        path = (answers / protocol / f"{attempt}.lab").resolve()
+        view = None
+        reason = ""
+        if not path.is_relative_to(root):
+            reason = f"answer path for protocol `{protocol}` leaves {answers}"
+        elif not path.is_file():
+            reason = f"no answer file {answers / protocol / (attempt + '.lab')}"
+        else:
+            loaded = _answer_protocol(path, report)
+            if loaded is None:
+                reason = f"`{path}` could not be read as a protocol (see its diagnostics)"
+            else:
+                view = answer_view(loaded)
+        for item in checked:
+            assert item.check is not None  # `checked` holds machine-checked items only
+            if view is None:
+                score, explanation = 0, f"could not evaluate: {reason}"
+                report.add("W0820", f"check of item `{item.id}` on {where}: {explanation}", None)
+            else:
+                result = evaluate_check(item.check, view, Amount.parse)
+                score, explanation = result.grade, result.explanation
+                if result.passed is None:
+                    report.add(
+                        "W0820", f"check of item `{item.id}` on {where}: {explanation}", None
+                    )
+            grades[(protocol, attempt, item.id)] = Judgment(
+                protocol=protocol, attempt=attempt, item=item.id, score=score,
+                explanation=explanation,
+            )  # fmt: skip
+    return grades
+
+
+def _answer_protocol(path: Path, report: Report) -> Protocol | None:
+    """The first protocol of an answer file, its errors reported as warnings."""
+    from lablang.driver import check_source, read_source
+    from lablang.protocols.front import check_program
+
+    sub = Report()
+    source = read_source(path, sub)
+    found: tuple[Protocol, ...] = ()
+    if source is not None:
+        result = check_source(source, [path.parent], report=sub, backends=False)
+        if not sub.has_errors and result.program is not None:
+            # a protocol with errors of its own (a ledger gone negative) is still graded
+            found = check_program(result.program, sub)
+            if not found:
+                sub.add("E0806", f"`{path}` has no `protocol` declaration", source,
+                        label="no protocol", help="write `protocol NAME { step ... }`")  # fmt: skip
+    for d in sub:
+        report.diagnostics.append(d if d.severity is not Severity.ERROR else _as_warning(d))
+    return found[0] if found else None
+
+
+def _as_warning(diagnostic: Diagnostic) -> Diagnostic:
+    from attrs import evolve
+
+    return evolve(diagnostic, severity=Severity.WARNING)
