@@ -8,19 +8,21 @@ out of the draft with a note, so no drafted check is already met by the publishe
 
 `machine_grades(rubric, answers, attempts, report)` grades a rubric's machine-checked
 items on answer protocols (`DIR/ID/ATTEMPT.lab`, ID a source protocol for `grade`, a task
-for `grade --benchmark`).
+for `grade --benchmark`); `grade_benchmark_files` is `grade FILE --benchmark NAME`: the
+benchmark read and checked, its judgments and answers graded in one run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lablang.diagnostics import Diagnostic, Report, Severity
 from lablang.protocols.model import Protocol
 
 if TYPE_CHECKING:
+    from lablang.rubrics.benchmark import BenchmarkGrade
     from lablang.rubrics.grading import Judgment
     from lablang.rubrics.model import Rubric
 
@@ -157,3 +159,57 @@ def _as_warning(diagnostic: Diagnostic) -> Diagnostic:
     from attrs import evolve
 
     return evolve(diagnostic, severity=Severity.WARNING)
+
+
+def grade_benchmark_files(
+    path: Path,
+    name: str,
+    judgments: Path,
+    report: Report,
+    *,
+    answers: Path | None = None,
+    roots: Sequence[Path] = (),
+    seed: int = 0,
+    resamples: int = 10_000,
+    executor: Any = None,
+) -> BenchmarkGrade | None:
+    """Grade the benchmark `name` of the file `path` from a judgments file (each line naming
+    its task) and, with `answers`, each task's machine-checked items from
+    `answers/TASK/ATTEMPT.lab`; None when it cannot be graded (the reasons in `report`)."""
+    from lablang.driver import check_file, read_source
+    from lablang.rubrics.benchmark import collect_benchmark_grades, grade_benchmark
+    from lablang.rubrics.benchmark_front import build_benchmarks
+    from lablang.rubrics.grading import read_judgments
+
+    checked = check_file(path, roots=roots)
+    report.diagnostics.extend(checked.report.diagnostics)
+    found = []
+    if checked.program is not None:
+        found = [b for b in build_benchmarks(checked.program, Report()) if b.name == name]
+    if not found:
+        report.add("E0850", f"{path} declares no benchmark `{name}`", None)
+    source = read_source(judgments, report)
+    if not found or source is None or report.has_errors:
+        return None
+    tasks = found[0].tasks
+    rejected: dict[tuple[str, str, str], int] = {}
+    lines = read_judgments(source, report, rejected)
+    machine: dict[tuple[str, str, str], Judgment] = {}
+    if answers is not None:
+        for task in tasks:
+            attempts = {(j.protocol, j.attempt) for j in lines if j.protocol == task.id}
+            machine.update(machine_grades(task.rubric, answers, attempts, report))
+    grades = collect_benchmark_grades(tasks, lines, source, report, rejected, machine=machine)
+    if not grades or report.has_errors:
+        return None
+    checked_items: dict[str, set[str]] = {}
+    for task_id, _, item in machine:
+        checked_items.setdefault(task_id, set()).add(item)
+    return grade_benchmark(
+        tasks,
+        grades,
+        seed=seed,
+        resamples=resamples,
+        executor=executor,
+        machine_checked={t: sorted(items) for t, items in checked_items.items()},
+    )

@@ -321,50 +321,23 @@ def _grade_benchmark(
     executor: Any,
 ) -> None:
     """`grade FILE --benchmark NAME`: every task of the benchmark graded in one run."""
-    from lablang.driver import check_file, read_source
-    from lablang.rubrics.benchmark import (
-        benchmark_json,
-        collect_benchmark_grades,
-        grade_benchmark,
-        render_benchmark,
-    )
-    from lablang.rubrics.benchmark_front import build_benchmarks
-    from lablang.rubrics.grading import read_judgments
+    from lablang.modification import grade_benchmark_files
+    from lablang.rubrics.benchmark import benchmark_json, render_benchmark
 
-    checked = check_file(path, roots=roots)
-    report = checked.report
-    found = []
-    if checked.program is not None:
-        found = [b for b in build_benchmarks(checked.program, Report()) if b.name == name]
-    if not found:
-        report.add("E0850", f"{path} declares no benchmark `{name}`", None)
-    source = read_source(judgments, report)
-    if not found or source is None or report.has_errors:
-        _exit(report)
-        sys.exit(1)
-    tasks = found[0].tasks
-    rejected: dict[tuple[str, str, str], int] = {}
-    lines = read_judgments(source, report, rejected)
-    machine = {}
-    if answers is not None:
-        from lablang.modification import machine_grades
-
-        for task in tasks:
-            attempts = {(j.protocol, j.attempt) for j in lines if j.protocol == task.id}
-            machine.update(machine_grades(task.rubric, answers, attempts, report))
-    grades = collect_benchmark_grades(tasks, lines, source, report, rejected, machine=machine)
-    _stop_unless_graded(report, bool(grades))
-    checked_items: dict[str, set[str]] = {}
-    for task_id, _, item in machine:
-        checked_items.setdefault(task_id, set()).add(item)
-    result = grade_benchmark(
-        tasks,
-        grades,
+    report = Report()
+    result = grade_benchmark_files(
+        path,
+        name,
+        judgments,
+        report,
+        answers=answers,
+        roots=roots,
         seed=seed,
         resamples=resamples,
         executor=executor,
-        machine_checked={t: sorted(items) for t, items in checked_items.items()},
     )
+    _stop_unless_graded(report, result is not None)
+    assert result is not None  # `_stop_unless_graded` exits otherwise
     if as_json:
         _emit(json.dumps(benchmark_json(result, name), indent=2) + "\n", output)
     else:
