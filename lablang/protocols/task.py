@@ -117,7 +117,9 @@ def candidate_checks(diff: ProtocolDiff, old: Protocol, new: Protocol) -> list[t
 # ------------------------------------------------------------ decisions
 def _decisions(diff: ProtocolDiff, old: Protocol, new: Protocol, used: set[str]) -> list[_Decision]:
     position = {step.name: j for j, step in enumerate(new.steps)}
-    decisions: list[_Decision] = [_resource_decision(r, position, used) for r in diff.resources]
+    decisions: list[_Decision] = [
+        _resource_decision(r, position, used) for r in diff.resources if r.consequential
+    ]
     for change in diff.changes:
         if not change.consequential:
             continue
