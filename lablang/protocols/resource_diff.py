@@ -19,7 +19,17 @@ from collections.abc import Callable, Mapping
 
 from attrs import evolve, frozen
 
-from lablang.protocols.model import Consumable, Material, Protocol, Step, Value
+from lablang.protocols.model import (
+    Action,
+    Add,
+    Cleanup,
+    Consumable,
+    Material,
+    Protocol,
+    Step,
+    Value,
+    Wash,
+)
 from lablang.protocols.quantities import Amount
 
 
@@ -165,9 +175,7 @@ def rename_materials(protocol: Protocol, renames: Mapping[str, str]) -> Protocol
         return renames.get(n, n) if n is not None else None
 
     steps = tuple(
-        evolve(s, action=evolve(s.action, material=name(s.action.material)))  # type: ignore[union-attr]
-        if getattr(s.action, "material", None) in renames
-        else s
+        evolve(s, action=_action_renamed(s.action, renames)) if uses_material(s, *renames) else s
         for s in protocol.steps
     )
     materials = tuple(
@@ -182,8 +190,20 @@ def rename_materials(protocol: Protocol, renames: Mapping[str, str]) -> Protocol
     return evolve(protocol, steps=steps, materials=materials)
 
 
-def uses_material(step: Step, name: str) -> bool:
-    return getattr(step.action, "material", None) == name
+def _action_renamed(action: Action, renames: Mapping[str, str]) -> Action:
+    match action:
+        case Add(material=str(name)):
+            return evolve(action, material=renames.get(name, name))
+        case Cleanup(material=str(name)):
+            return evolve(action, material=renames.get(name, name))
+        case Wash(material=str(name)):
+            return evolve(action, material=renames.get(name, name))
+    return action
+
+
+def uses_material(step: Step, *names: str) -> bool:
+    """The step's action uses one of the materials `names` (adds it, binds or washes with it)."""
+    return getattr(step.action, "material", None) in names
 
 
 def _material_users(protocol: Protocol, name: str) -> list[int]:
