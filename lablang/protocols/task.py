@@ -5,7 +5,9 @@ of the modification without its answer, with one top-level item per scientific d
 and, under it, one sub-item per parameter the decision sets and per knock-on change it
 causes (each naming its cause). Decisions are the consequential changes that no earlier
 change causes: a change to a material or consumable, or a step change that is not only
-bookkeeping or timing in a step downstream of another change. Weights come from
+bookkeeping or timing in a step downstream of another change (or upstream of a later
+outcome change whose steps it feeds: a wash halved before the DNase steps it makes room
+for). Weights come from
 consequence (3: what the result depends on, such as a ratio, a temperature, a reagent, a
 step added or removed; 2: durations and counts; 1: volumes and order), and each decision
 that changes a published value has a penalty item for keeping it. Machine checks are
@@ -59,6 +61,8 @@ class _Decision:
     affected: tuple[str, ...]  # the steps whose inputs it changes
     leaves: list[_Leaf] = field(factory=list)
     penalty: _Leaf | None = None
+    origin: tuple[str, ...] = ()  # the steps its own change is in (a resource's: its users)
+    bookkeeping: bool = False  # a step change of volumes, durations or counts only
 
     @property
     def weight(self) -> int:
@@ -144,9 +148,35 @@ def _decisions(diff: ProtocolDiff, old: Protocol, new: Protocol, used: set[str])
             previous.leaves += leaves
             previous.first = change.new_index or 0
             previous.affected = tuple(dict.fromkeys((*previous.affected, *change.downstream)))
+            previous.origin += (change.step,)
             continue
         decisions.append(_step_decision(change, old, new, leaves, used))
-    return decisions
+    return _fold_early_knock_ons(decisions)
+
+
+def _fold_early_knock_ons(decisions: list[_Decision]) -> list[_Decision]:
+    """A bookkeeping or timing change that comes before its cause (a wash halved to make
+    room for a later DNase step) has no earlier cause, so it was drafted as a decision of
+    its own: it goes under the nearest later outcome decision (weight 3) whose own steps it
+    feeds, naming it, and loses its penalty (its cause's decision is what is penalised)."""
+    kept: list[_Decision] = []
+    for n, decision in enumerate(decisions):
+        if decision.bookkeeping and decision.weight < 3:
+            later = [
+                d
+                for d in decisions[n + 1 :]
+                if d.weight == 3 and not d.bookkeeping and set(d.origin) & set(decision.affected)
+            ]
+            cause = min(later, key=lambda d: d.first, default=None)
+            if cause is not None:
+                for leaf in decision.leaves:
+                    leaf.criterion += (
+                        f" (a consequence of the change to {cause.cause}, later in the protocol)"
+                    )
+                cause.leaves += decision.leaves
+                continue
+        kept.append(decision)
+    return kept
 
 
 def _cause(
@@ -210,6 +240,7 @@ def _resource_decision(r: ResourceChange, position: dict[str, int], used: set[st
         first=first,
         affected=r.dependents,
         leaves=leaves,
+        origin=r.dependents,
     )
     changed = next((p for p in r.parameters if p.old is not None and _literal(p.old)), None)
     if changed is not None:
@@ -242,6 +273,8 @@ def _step_decision(
         first=change.new_index or 0,
         affected=change.downstream,
         leaves=leaves,
+        origin=(change.step,),
+        bookkeeping=change.kind == "changed" and max(leaf.weight for leaf in leaves) < 3,
     )
     if change.kind == "added":
         decision.criterion = "adds the steps the goal requires"
