@@ -6,26 +6,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lablang.modification import draft_verified_task
-
-from .helpers import protocol, rubric
+from .helpers import drafted_task
 
 PAIRS = Path(__file__).parents[2] / "examples" / "protocols" / "pairs"
-
-
-def drafted(old_text: str, new_text: str):  # type: ignore[no-untyped-def]
-    old, _ = protocol(old_text)
-    new, _ = protocol(new_text)
-    found, report = rubric(draft_verified_task(old, new))
-    assert [d.code for d in report] == []
-    return found
 
 
 def test_a_wash_halved_before_the_added_dnase_steps_sits_under_them():
     """On-column DNase: the first RW1 wash is halved (700 -> 350 uL) to make room for the
     DNase steps added after it. The halving is a sub-item of the added steps' decision,
     naming `dnase_add` as its cause, with no penalty or goal of its own."""
-    task = drafted(
+    task = drafted_task(
         (PAIRS / "rna_column.lab").read_text(), (PAIRS / "rna_column_dnase.lab").read_text()
     )
     assert [i.id for i in task.items] == ["added_dnase_add_decision"]
@@ -53,7 +43,7 @@ BUFFER = """protocol p {{
 def test_a_buffer_prepared_early_goes_under_the_later_change_it_feeds():
     """A buffer made in a larger volume early on, whose use later changed (the digestion's
     temperature), is a knock-on of that later change: one decision, the digestion's."""
-    task = drafted(
+    task = drafted_task(
         BUFFER.format(prepared="50 uL", spare="5 uL", temperature="37 C"),
         BUFFER.format(prepared="100 uL", spare="5 uL", temperature="50 C"),
     )
@@ -70,7 +60,7 @@ def test_a_buffer_prepared_early_goes_under_the_later_change_it_feeds():
 def test_an_early_change_that_feeds_no_later_outcome_change_is_its_own_decision():
     """A volume change in a container the changed digestion never uses is not its knock-on:
     it stays a decision of its own, with its own penalty."""
-    task = drafted(
+    task = drafted_task(
         BUFFER.format(prepared="50 uL", spare="5 uL", temperature="37 C"),
         BUFFER.format(prepared="50 uL", spare="8 uL", temperature="50 C"),
     )
