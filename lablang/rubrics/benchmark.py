@@ -29,7 +29,7 @@ from lablang.rubrics.grading import (
     collect_grades,
 )
 from lablang.rubrics.model import Rubric, node_value
-from lablang.source import Source
+from lablang.source import Source, Span
 
 
 @frozen(kw_only=True)
@@ -216,6 +216,18 @@ def collect_benchmark_grades(
                                    machine=checked, rejected=mine)  # fmt: skip
         if collected:
             grades[task.id] = {a: g for (_, a), g in collected.items()}
+    ungraded = [t.id for t in tasks if t.id not in grades and not by_task.get(t.id)]
+    if ungraded and grades:
+        report.add(
+            "W0838",
+            "no judgments for " + ", ".join(f"task `{t}`" for t in ungraded) + ": graded "
+            f"over {len(grades)} of the benchmark's {len(tasks)} tasks",
+            source,
+            Span(0, 0),
+            label="tasks without attempts",
+            help="judge every task's attempts (an attempt is graded when its judgments name "
+            "it, machine-checked items included only with `--answers`)",
+        )
     return grades
 
 

@@ -190,3 +190,18 @@ def test_benchmark_rubric_import_missing_or_not_a_rubric_is_an_error(tmp_path):
         found = sorted(c for c in ("E0201", "E0207", "E0850") if f"error[{c}]" in out)
         assert code == 1 and found == expected, (header, out)
         assert out.count("error[") == 1, out
+
+
+def test_a_benchmark_task_without_judgments_is_named_not_silently_dropped(tmp_path):
+    """A task none of whose attempts is judged is warned about (W0838, naming it), and the
+    benchmark is graded over the others, as the report's task count says."""
+    lab = tmp_path / "bench.lab"
+    lab.write_text("".join(rubric_text(r) for r in RUBRICS) + benchmark_text())
+    lines = [line for task in ("t_warm", "t_more") for line in judgment_lines("task", task)]
+    lines += [json.dumps({"task": t, "attempt": a, "item": "checked", "score": 2})
+              for t in ("t_warm", "t_more") for a in ATTEMPTS[t]]  # fmt: skip
+    (tmp_path / "j.jsonl").write_text("\n".join(lines) + "\n")
+    code, out = grade(str(lab), "--benchmark", "mods", "--judgments", str(tmp_path / "j.jsonl"))
+    assert code == 0, out
+    assert "warning[W0838]: no judgments for task `t_long`: graded over 2 of" in out
+    assert "benchmark `mods`: 2 tasks over 2 source protocols" in out

@@ -107,3 +107,20 @@ def test_a_step_marked_hazardous_makes_its_change_a_safety_decision():
     for mark, weight in (("  hazard: electrical", 4), ("", 3)):
         drafted = drafted_task(body.format(v="100 V", h=mark), body.format(v="150 V", h=mark))
         assert int(drafted.items[0].weight) == weight, mark
+
+
+def test_marking_a_hazard_is_not_a_change_at_the_bench():
+    """The same protocol with its transfer buffer and transfer step marked hazardous has
+    no semantic changes: a hazard is a label the task weights read, not a bench change."""
+    from lablang.protocols.diff import semantic_diff
+
+    text = western("western_nitrocellulose")
+    marked = western("western_nitrocellulose", buffer_hazard=True).replace(
+        "    consumable: membrane\n", "    consumable: membrane\n    hazard: electrical\n"
+    )
+    assert "hazard: electrical" in marked
+    old, _ = protocol(text)
+    new, _ = protocol(marked)
+    assert new.step("transfer").hazards == ("electrical",)
+    d = semantic_diff(old, new)
+    assert (d.changes, d.resources) == ((), ())
