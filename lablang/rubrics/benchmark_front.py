@@ -52,32 +52,36 @@ def build_benchmarks(program: Program, report: Report) -> tuple[Benchmark, ...]:
     decls = [d for d in info.module.decls if d.kind == "benchmark"]
     if not decls:
         return ()
-    rubrics = _Rubrics(info)
+    rubrics = _Rubrics(info, report)
     return tuple(_benchmark(d, rubrics, info.source, report) for d in decls)
 
 
 class _Rubrics:
-    """The rubrics a module can name, each built once from the module that declares it
-    (its own problems are that rubric's check's, not the benchmark's)."""
+    """The rubrics a module can name, each built once from the module that declares it.
+    An imported rubric's own problems (E0821-E0824, located in its module) are reported
+    here, since only the root module's rubrics are checked by the rubric backend."""
 
-    def __init__(self, info: ModuleInfo) -> None:
+    def __init__(self, info: ModuleInfo, report: Report) -> None:
         self.info = info
-        self.built: dict[str, Rubric] = {}
+        self.report = report
+        self.built: dict[int, Rubric] = {}
 
     def find(self, path: tuple[str, ...]) -> Rubric | str | None:
         """The rubric at `path` (`name` or `module.name`), or why there is none (None when
         its import failed: the resolver has reported that)."""
         symbol = self.info.lookup(path)
-        name = ".".join(path)
         if symbol is None and path[0] in self.info.broken:
             return None
         if symbol is None:
             return "which this module neither declares nor imports"
         if symbol.decl.kind != "rubric":
             return f"which is a `{symbol.decl.kind}`, not a `rubric`"
-        if name not in self.built:
-            self.built[name] = build_rubric(symbol.decl, symbol.module.source, Report())
-        return self.built[name]
+        key = id(symbol.decl)  # `r` and `m.r` may name one rubric: built and reported once
+        if key not in self.built:
+            imported = symbol.module is not self.info
+            report = self.report if imported else Report()
+            self.built[key] = build_rubric(symbol.decl, symbol.module.source, report)
+        return self.built[key]
 
     def names(self) -> list[str]:
         return sorted(s.name for s in self.info.visible() if s.decl.kind == "rubric")

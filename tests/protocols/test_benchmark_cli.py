@@ -205,3 +205,21 @@ def test_a_benchmark_task_without_judgments_is_named_not_silently_dropped(tmp_pa
     assert code == 0, out
     assert "warning[W0838]: no judgments for task `t_long`: graded over 2 of" in out
     assert "benchmark `mods`: 2 tasks over 2 source protocols" in out
+
+
+def test_an_imported_rubrics_own_errors_are_reported_in_its_module(tmp_path):
+    """An imported rubric with no positive weight is E0824, located in the module that
+    declares it (only the root module's rubrics are checked otherwise), once although the
+    benchmark names it twice; `grade` exits 1 instead of grading with it."""
+    (tmp_path / "tasks.lab").write_text('rubric broken { item a "only a penalty" weight -1 }\n')
+    lab = tmp_path / "bench.lab"
+    lab.write_text(
+        "use tasks.{broken}\nuse tasks\nbenchmark mods {\n  domains: [dna]\n"
+        "  item t1 { rubric: broken  published: p1  domain: dna }\n"
+        "  item t2 { rubric: tasks.broken  published: p2  domain: dna }\n}\n"
+    )
+    (tmp_path / "j.jsonl").write_text(json.dumps({"task": "t1", "attempt": 1, "item": "a",
+                                                  "score": 0}) + "\n")  # fmt: skip
+    code, out = grade(str(lab), "--benchmark", "mods", "--judgments", str(tmp_path / "j.jsonl"))
+    assert code == 1
+    assert out.count("error[E0824]") == 1 and "tasks.lab:1" in out, out
