@@ -12,10 +12,17 @@
     graded in one run (`grade_benchmark`: per-task, per-domain and overall means,
     best-of-k, 10,000-resample cluster bootstrap over source protocols): the time per
     task, against grading the tasks one by one with `grade` (each with its own bootstrap).
+(d) the same benchmark graded from files as `lablang grade FILE --benchmark NAME --answers
+    DIR` does (`modification.grade_benchmark_files`: check the `.lab` benchmark, read the
+    judgments, check every answer protocol DIR/TASK/ATTEMPT.lab and evaluate each task's
+    machine checks on it, grade): the time per task, and the part of it the answers take,
+    against the same benchmark with those items judged instead (no answers read). Both
+    runs must give the same figures: the judged grades are the ones the answers earn.
 
 Run: python benchmarks/protocols.py. `--smoke` runs the same code paths at the smallest
 sizes (10 and 50 steps; 3 protocols x 10 attempts x 20 items, 100 resamples; 20 tasks
-over 8 protocols) and one repetition, in a few seconds: tests/core/test_benchmarks.py runs it.
+over 8 protocols; 8 tasks over 4 protocols x 2 attempts with answers) and one repetition,
+in a few seconds: tests/core/test_benchmarks.py runs it.
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a sourc
 import json
 import random
 import time
+
+from attrs import evolve
 
 from lablang.diagnostics import Report
 from lablang.protocols.diff import semantic_diff
@@ -181,12 +190,97 @@ def bench_benchmark(
     print(f"  overall mean {result.overall.mean:.4f}, CI {result.overall.ci['mean']}")
 
 
+def answer_text(meets: tuple[bool, bool]) -> str:
+    """An answer protocol of six steps; `meets` says which of the two checks it meets."""
+    temperature = "65 C" if meets[0] else "60 C"
+    volume = "10 uL" if meets[1] else "5 uL"
+    return (
+        "protocol answer {\n  materials: [water, beads]\n  containers: [t]\n"
+        f"  step load {{ add: {volume} of water  to: t }}\n"
+        "  step mix { mix: pipette  count: 10  container: t }\n"
+        f"  step heat {{ incubate: {temperature} for 10 min  container: t }}\n"
+        "  step spin { centrifuge: 300 xg for 10 s  container: t }\n"
+        "  step beads { add: 8 uL of beads  to: t }\n"
+        "  step rest { incubate: 25 C for 5 min  container: t }\n}\n"
+    )
+
+
+def bench_benchmark_answers(
+    tasks: int = 149, sources: int = 96, attempts: int = 3, resamples: int = 10_000,
+    repeat: int = 3,
+) -> None:  # fmt: skip
+    import tempfile
+
+    from lablang.modification import grade_benchmark_files
+
+    rng = random.Random(4)
+    checks = ("answer.step(heat).temperature == 65 C", "answer.step(load).volume == 10 uL")
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        rubrics, entries, judged, checked = [], [], [], []
+        for t in range(tasks):
+            items = "".join(
+                f'  item c{n} "meets change {n}" weight 3 {{ check: {c} }}\n'
+                for n, c in enumerate(checks)
+            ) + "".join(f'  item j{n} "judged {n}" weight 1\n' for n in range(3))
+            rubrics.append(f'rubric r{t} {{\n{items}  item bad "breaks it" weight -1\n}}\n')
+            entries.append(
+                f"  item t{t} {{ rubric: r{t}  published: p{t % sources}  domain: dna }}"
+            )
+            for a in range(1, attempts + 1):
+                meets = (rng.random() < 0.5, rng.random() < 0.5)
+                answer = root / "answers" / f"t{t}" / f"{a}.lab"
+                answer.parent.mkdir(parents=True, exist_ok=True)
+                answer.write_text(answer_text(meets))
+                for item in ("j0", "j1", "j2", "bad"):
+                    judged.append({"task": f"t{t}", "attempt": a, "item": item,
+                                   "score": rng.randint(0, 2)})  # fmt: skip
+                for n, met in enumerate(meets):
+                    checked.append({"task": f"t{t}", "attempt": a, "item": f"c{n}",
+                                    "score": 2 if met else 0})  # fmt: skip
+        lab = root / "bench.lab"
+        lab.write_text("".join(rubrics) + "benchmark mods {\n  domains: [dna]\n"
+                       + "\n".join(entries) + "\n}\n")  # fmt: skip
+        for name, lines in (("judged.jsonl", judged), ("all.jsonl", judged + checked)):
+            (root / name).write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+        def run(judgments: str, answers: Path | None):  # type: ignore[no-untyped-def]
+            report = Report()
+            result = grade_benchmark_files(lab, "mods", root / judgments, report,
+                                           answers=answers, resamples=resamples)  # fmt: skip
+            assert result is not None and not report.has_errors, report.diagnostics[:3]
+            return result
+
+        with_answers, result = timed(lambda: run("judged.jsonl", root / "answers"), repeat)
+        judged_only, reference = timed(lambda: run("all.jsonl", None), repeat)
+    assert result.tasks == {
+        k: evolve(v, machine_checked=("c0", "c1")) for k, v in reference.tasks.items()
+    }
+    assert (result.overall, result.domains) == (reference.overall, reference.domains)
+    answers = tasks * attempts
+    print(
+        f"(d) the benchmark from files with answers: {tasks} tasks over {sources} source "
+        f"protocols x {attempts} attempts ({answers} answer files)"
+    )
+    print(
+        f"  with answers {with_answers * 1000:.1f} ms ({with_answers / tasks * 1000:.2f} ms "
+        f"per task); judged instead {judged_only * 1000:.1f} ms "
+        f"({judged_only / tasks * 1000:.2f} ms per task); answers "
+        f"{(with_answers - judged_only) / answers * 1000:.2f} ms per answer file"
+    )
+    print(
+        f"  same figures as judging the checked items: True; overall mean {result.overall.mean:.4f}"
+    )
+
+
 if __name__ == "__main__":
     if "--smoke" in sys.argv[1:]:
         bench_diff((10, 50), repeat=1)
         bench_grade(protocols=3, resamples=100, repeat=1)
         bench_benchmark(tasks=20, sources=8, resamples=100, repeat=1)
+        bench_benchmark_answers(tasks=8, sources=4, attempts=2, resamples=100, repeat=1)
     else:
         bench_diff()
         bench_grade()
         bench_benchmark()
+        bench_benchmark_answers()

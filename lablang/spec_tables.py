@@ -225,6 +225,13 @@ ACTION_EXAMPLES = {
 }
 
 
+def _hazards() -> str:
+    """The hazard classes a step or a material may name (`lablang.protocols.model.HAZARDS`)."""
+    from lablang.protocols.model import HAZARDS
+
+    return ", ".join(f"`{name}`" for name in HAZARDS)
+
+
 def _actions_table() -> str:
     from lablang.protocols.front import ACTION_FIELDS, STEP_FIELDS
 
@@ -343,6 +350,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "modifications": _modifications,
     "enzymes": _enzymes,
     "actions": _actions_table,
+    "hazards": _hazards,
     "assets": _assets_table,
     "skills": _skills_table,
     "predicates": _predicates_table,

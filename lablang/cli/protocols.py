@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from lablang.cli.core import PATH_OPTION
 from lablang.cli.executor import executor_from, executor_options
 from lablang.cli.terminal import echo, echo_diagnostics
-from lablang.diagnostics import Diagnostic, Report, Severity
+from lablang.diagnostics import Report
 
 if TYPE_CHECKING:
     from lablang.driver import CheckResult
     from lablang.protocols.model import Protocol
-    from lablang.rubrics.grading import Judgment
     from lablang.rubrics.model import Rubric
 
 
@@ -220,6 +220,7 @@ def diff_command(
     type=click.Path(path_type=Path, dir_okay=False),
     help="Write to this file (atomically) instead of stdout.",
 )
+@PATH_OPTION
 @executor_options
 def grade_command(
     rubric_path: Path,
@@ -231,6 +232,7 @@ def grade_command(
     rubric_name: str | None,
     benchmark_name: str | None,
     output: Path | None,
+    roots: Sequence[str],
     jobs: int,
     executor_kind: str,
     address: str | None,
@@ -256,14 +258,17 @@ def grade_command(
             rubric_path,
             benchmark_name,
             judgments,
+            answers,
+            as_json,
             seed,
             resamples,
             output,
+            [Path(r) for r in roots],
             executor_from(executor_kind, jobs, address),
         )
         return
     report = Report()
-    rubric = load_rubric(rubric_path, report, rubric_name)
+    rubric = load_rubric(rubric_path, report, rubric_name, [Path(r) for r in roots])
     if rubric is None or report.has_errors:
         _exit(report)
         sys.exit(1)
@@ -277,6 +282,8 @@ def grade_command(
     lines = read_judgments(source, report, rejected)
     machine = {}
     if answers is not None:
+        from lablang.modification import machine_grades
+
         machine = machine_grades(rubric, answers, {(j.protocol, j.attempt) for j in lines}, report)
     grades = collect_grades(rubric, lines, source, report, machine=machine, rejected=rejected)
     _stop_unless_graded(report, bool(grades))
@@ -305,111 +312,36 @@ def _grade_benchmark(
     path: Path,
     name: str,
     judgments: Path,
+    answers: Path | None,
+    as_json: bool,
     seed: int,
     resamples: int,
     output: Path | None,
+    roots: Sequence[Path],
     executor: Any,
 ) -> None:
     """`grade FILE --benchmark NAME`: every task of the benchmark graded in one run."""
-    from lablang.driver import check_file, read_source
-    from lablang.rubrics.benchmark import (
-        collect_benchmark_grades,
-        grade_benchmark,
-        render_benchmark,
+    from lablang.modification import grade_benchmark_files
+    from lablang.rubrics.benchmark import benchmark_json, render_benchmark
+
+    report = Report()
+    result = grade_benchmark_files(
+        path,
+        name,
+        judgments,
+        report,
+        answers=answers,
+        roots=roots,
+        seed=seed,
+        resamples=resamples,
+        executor=executor,
     )
-    from lablang.rubrics.benchmark_front import build_benchmarks
-    from lablang.rubrics.grading import read_judgments
-
-    checked = check_file(path)
-    report = checked.report
-    found = []
-    if checked.program is not None:
-        root = checked.program.root
-        found = [b for b in build_benchmarks(root.module, root.source, Report()) if b.name == name]
-    if not found:
-        report.add("E0850", f"{path} declares no benchmark `{name}`", None)
-    source = read_source(judgments, report)
-    if not found or source is None or report.has_errors:
-        _exit(report)
-        sys.exit(1)
-    rejected: dict[tuple[str, str, str], int] = {}
-    lines = read_judgments(source, report, rejected)
-    grades = collect_benchmark_grades(found[0].tasks, lines, source, report, rejected)
-    _stop_unless_graded(report, bool(grades))
-    result = grade_benchmark(
-        found[0].tasks, grades, seed=seed, resamples=resamples, executor=executor
-    )
-    _emit(render_benchmark(result, name), output)
-
-
-def machine_grades(
-    rubric: Rubric, answers: Path, attempts: set[tuple[str, str]], report: Report
-) -> dict[tuple[str, str, str], Judgment]:
-    """Evaluate every machine-checked item on DIR/PROTOCOL/ATTEMPT.lab for each attempt."""
-    from lablang.protocols.model import answer_view
-    from lablang.protocols.quantities import Amount
-    from lablang.rubrics.evaluate import evaluate_check
-    from lablang.rubrics.grading import Judgment
-
-    checked = [item for item in rubric.leaves() if item.check is not None]
-    grades: dict[tuple[str, str, str], Judgment] = {}
-    if not checked:
-        return grades
-    root = answers.resolve()
-    for protocol, attempt in sorted(attempts):
-        path = (answers / protocol / f"{attempt}.lab").resolve()
-        view = None
-        reason = ""
-        if not path.is_relative_to(root):
-            reason = f"answer path for protocol `{protocol}` leaves {answers}"
-        elif not path.is_file():
-            reason = f"no answer file {answers / protocol / (attempt + '.lab')}"
-        else:
-            sub = Report()
-            loaded = load_protocol(path, sub)
-            # problems inside an answer are the answerer's, not the grader's: they are
-            # reported as warnings and the checks run on what could be read
-            for d in sub:
-                report.diagnostics.append(d if d.severity is not Severity.ERROR else _as_warning(d))
-            if loaded is None:
-                reason = f"`{path}` could not be read as a protocol (see its diagnostics)"
-            else:
-                view = answer_view(loaded)
-        for item in checked:
-            if view is None:
-                result_grade, explanation = 0, f"could not evaluate: {reason}"
-            else:
-                assert item.check is not None  # `checked` holds machine-checked items only
-                result = evaluate_check(item.check, view, Amount.parse)
-                result_grade, explanation = result.grade, result.explanation
-                if result.passed is None:
-                    report.add(
-                        "W0820",
-                        f"check of item `{item.id}` on protocol `{protocol}` "
-                        f"attempt `{attempt}`: {result.explanation}",
-                        None,
-                    )
-            if view is None:
-                report.add(
-                    "W0820",
-                    f"check of item `{item.id}` on protocol `{protocol}` "
-                    f"attempt `{attempt}`: {explanation}",
-                    None,
-                )
-            grades[(protocol, attempt, item.id)] = Judgment(
-                protocol=protocol,
-                attempt=attempt,
-                item=item.id,
-                score=result_grade,
-                explanation=explanation,
-            )
-    return grades
-
-
-def _as_warning(diagnostic: Diagnostic) -> Diagnostic:
-    from attrs import evolve
-
-    return evolve(diagnostic, severity=Severity.WARNING)
+    _stop_unless_graded(report, result is not None)
+    assert result is not None  # `_stop_unless_graded` exits otherwise
+    if as_json:
+        _emit(json.dumps(benchmark_json(result, name), indent=2) + "\n", output)
+    else:
+        _emit(render_benchmark(result, name), output)
 
 
 # ------------------------------------------------------------ judge prompts

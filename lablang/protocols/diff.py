@@ -31,7 +31,10 @@ from lablang.protocols.quantities import CANONICAL, Amount
 from lablang.protocols.resource_diff import (
     ParameterChange,
     ResourceChange,
+    material_renames,
+    rename_materials,
     resource_changes,
+    uses_material,
 )
 from lablang.protocols.resource_diff import same as _same
 
@@ -97,6 +100,7 @@ def semantic_diff(old: Protocol, new: Protocol) -> ProtocolDiff:
     ...  for c in d.changes]
     [('changed', 'warm', [('temperature', '37 C', '42 C')])]
     """
+    old, renames = _renamed(old, new)
     pairs = _match(old.steps, new.steps)
     old_flows, new_flows = _containers(old), _containers(new)
     matched_old = {i for i, _ in pairs}
@@ -175,8 +179,31 @@ def semantic_diff(old: Protocol, new: Protocol) -> ProtocolDiff:
         old=old.name,
         new=new.name,
         changes=tuple(_effective(c, old, new, new_flows) for _, _, c in changes),
-        resources=resource_changes(old, new, lambda j: _downstream(new, new_flows, j)),
+        resources=(
+            *(
+                ResourceChange(kind="material", name=b, change="renamed", old_name=a)
+                for a, b in renames.items()
+            ),
+            *resource_changes(old, new, lambda j: _downstream(new, new_flows, j)),
+        ),
     )
+
+
+def _renamed(old: Protocol, new: Protocol) -> tuple[Protocol, dict[str, str]]:
+    """The published protocol in the new protocol's material names, and the renames: a
+    material of the same identity under a new name, used by the same steps (matched as
+    the diff matches them), is renamed; one used elsewhere stays a removal and an addition."""
+    renames = material_renames(old, new)
+    if not renames:
+        return old, {}
+    pairs = _match(rename_materials(old, renames).steps, new.steps)
+    renames = {
+        a: b
+        for a, b in renames.items()
+        if {j for i, j in pairs if uses_material(old.steps[i], a)}
+        == {j for j, step in enumerate(new.steps) if uses_material(step, b)}
+    }
+    return rename_materials(old, renames), renames
 
 
 def _effective(
@@ -398,6 +425,8 @@ def diff_json(diff: ProtocolDiff) -> dict[str, object]:
                 "kind": r.kind,
                 "name": r.name,
                 "change": r.change,
+                "old_name": r.old_name,
+                "consequential": r.consequential,
                 "parameters": _parameters_json(r.parameters),
                 "dependents": list(r.dependents),
             }
@@ -420,7 +449,8 @@ def render_diff(diff: ProtocolDiff, old: Protocol, new: Protocol) -> str:
         lines.append("no semantic changes")
     for resource in diff.resources:
         mark = {"added": "+", "removed": "-"}.get(resource.change, "*")
-        lines.append(f"{mark} {resource.change} {resource.kind} `{resource.name}`")
+        was = f" (was `{resource.old_name}`, cosmetic)" if resource.old_name else ""
+        lines.append(f"{mark} {resource.change} {resource.kind} `{resource.name}`{was}")
         for p in resource.parameters:
             lines.append(f"    {p.parameter}: {_show(p.old)} -> {_show(p.new)}")
         if resource.dependents:

@@ -14,7 +14,7 @@ The surface syntax (documented with examples in docs/protocols.md):
 Each step holds exactly one action field (`add`, `transfer`, `mix`, `incubate`,
 `thermocycle`, `centrifuge`, `cleanup`, `wash`, `measure`, `wait`, `note`; `wait` is
 written `wait 5 min`, `thermocycle` as a block `thermocycle { ... }`), plus that
-action's own fields and the step fields `container`, `note` and `realizes`.
+action's own fields and the step fields `container`, `note`, `realizes` and `hazard`.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ ACTION_FIELDS: dict[str, frozenset[str]] = {
     "run": frozenset({"voltage", "current", "power", "mode", "time", "temperature", "consumable"}),
     "note": frozenset(),
 }
-STEP_FIELDS = frozenset({"container", "note", "realizes"})
+STEP_FIELDS = frozenset({"container", "note", "realizes", "hazard"})
 # field names people write for a field an action has under another name
 FIELD_SYNONYMS = {"duration": "time", "rpm": "speed", "temp": "temperature"}
 _DURATION_EXAMPLES = {
@@ -303,6 +303,9 @@ class _Builder:
         note = None
         if kind != "note" and "note" in fields:
             note = self._text(fields["note"].value, "a note")
+        marked: tuple[str, ...] = ()
+        if "hazard" in fields:
+            marked = resources.hazards(self, fields["hazard"].value, f"(step `{name}`)")
         return Step(
             name=name,
             title=entry.title,
@@ -310,6 +313,7 @@ class _Builder:
             container=container,
             realizes=realizes,
             note=note,
+            hazards=marked,
             span=entry.span,
             spans=spans,
         )

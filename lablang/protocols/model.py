@@ -196,6 +196,30 @@ ACTION_KINDS: dict[type, str] = {
 }
 
 
+# ------------------------------------------------------------ hazards
+# What a material or a step may be marked as (`hazard: [flammable, toxic]`): the GHS
+# pictograms' classes and the bench's own. A drafted task weighs a change that touches one
+# first (`lablang.protocols.task`); the check rejects a name not listed here (E0811).
+HAZARDS: dict[str, str] = {
+    "explosive": "unstable or explosive (GHS01)",
+    "flammable": "flammable liquid, solid or gas (GHS02)",
+    "oxidizing": "oxidizer (GHS03)",
+    "compressed_gas": "gas under pressure (GHS04)",
+    "corrosive": "corrosive to skin, eyes or metal (GHS05)",
+    "toxic": "acutely toxic (GHS06)",
+    "harmful": "irritant, sensitizer or harmful (GHS07)",
+    "health_hazard": "carcinogen, mutagen, reproductive or organ toxicant (GHS08)",
+    "environmental": "hazardous to the aquatic environment (GHS09)",
+    "biohazard": "infectious or biological material",
+    "radioactive": "radioactive material",
+    "cryogenic": "cryogenic liquid or surface",
+    "hot": "hot surface, liquid or steam",
+    "electrical": "high voltage or current",
+    "uv": "ultraviolet light",
+    "sharps": "needles, blades or glass",
+}
+
+
 # ------------------------------------------------------------ steps and protocols
 @frozen(kw_only=True, repr=False, eq=False)
 class Step(Compared):
@@ -211,6 +235,7 @@ class Step(Compared):
     container: str | None = None
     realizes: str | None = None
     note: str | None = None
+    hazards: tuple[str, ...] = ()  # names of HAZARDS (`hazard: electrical`)
     span: Span = field(default=NO_SPAN, eq=False)
     spans: Mapping[str, Span] = field(factory=dict, eq=False)
 
@@ -244,6 +269,7 @@ class Material(Compared):
     components: tuple[Component, ...] = ()
     solvent: str | None = None
     dilution: Amount | None = None
+    hazards: tuple[str, ...] = ()  # names of HAZARDS (`hazard: [flammable, toxic]`)
     span: Span = field(default=NO_SPAN, eq=False)
 
 

@@ -6,15 +6,30 @@ and a consumable's material and properties are compared as exact quantities, so
 when no step's text moves. A changed material's dependents are the steps that use it
 (and the materials made with it, and their steps), with everything downstream of those
 steps through the ledger; a changed consumable's are the steps that run on it or work in it.
+
+A material that only changed its name (`milk` -> `blotto`: the same identity and composition,
+recorded, under a new name, used in the same steps) is a rename, cosmetic as a renamed step
+is: `material_renames` pairs them and `rename_materials` rewrites the published protocol in
+the new names, so its steps are compared as if the name had always been the new one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
-from attrs import frozen
+from attrs import evolve, frozen
 
-from lablang.protocols.model import Consumable, Material, Protocol, Step, Value
+from lablang.protocols.model import (
+    Action,
+    Add,
+    Cleanup,
+    Consumable,
+    Material,
+    Protocol,
+    Step,
+    Value,
+    Wash,
+)
 from lablang.protocols.quantities import Amount
 
 
@@ -29,17 +44,20 @@ class ParameterChange:
 
 @frozen(kw_only=True)
 class ResourceChange:
-    """`kind` is `material` or `consumable`; `change` is `added`, `removed` or `changed`."""
+    """`kind` is `material` or `consumable`; `change` is `added`, `removed`, `changed` or
+    `renamed` (a material under a new name, `old_name` the published one)."""
 
     kind: str
     name: str
     change: str
     parameters: tuple[ParameterChange, ...] = ()
     dependents: tuple[str, ...] = ()  # the steps whose inputs it changes, in order
+    old_name: str | None = None
 
     @property
     def consequential(self) -> bool:
-        return True
+        """A rename changes nothing at the bench; every other change does."""
+        return self.change != "renamed"
 
 
 def same(a: Value, b: Value) -> bool:
@@ -124,6 +142,68 @@ def resource_changes(
             )
         )
     return tuple(found)
+
+
+def material_renames(old: Protocol, new: Protocol) -> dict[str, str]:
+    """Published name -> new name for each material that is in only one protocol under
+    each name and has, under both, the same recorded identity and composition (a material
+    with nothing recorded but its name cannot be told apart from a different one). A pair
+    is taken only when neither side has another material of that identity."""
+    old_names = {m.name for m in old.materials}
+    new_names = {m.name for m in new.materials}
+    gone = [m for m in old.materials if m.name not in new_names and material_parameters(m)]
+    fresh = [m for m in new.materials if m.name not in old_names and material_parameters(m)]
+
+    def alike(a: Material, b: Material) -> bool:
+        return not parameter_changes(material_parameters(a), material_parameters(b))
+
+    renames = {}
+    for a in gone:
+        matches = [b for b in fresh if alike(a, b)]
+        if len(matches) == 1 and [g for g in gone if alike(g, matches[0])] == [a]:
+            renames[a.name] = matches[0].name
+    return renames
+
+
+def rename_materials(protocol: Protocol, renames: Mapping[str, str]) -> Protocol:
+    """The protocol with its materials renamed: their names, the steps that use them, and
+    the materials made with them (a solvent, a component)."""
+    if not renames:
+        return protocol
+
+    def name(n: str | None) -> str | None:
+        return renames.get(n, n) if n is not None else None
+
+    steps = tuple(
+        evolve(s, action=_action_renamed(s.action, renames)) if uses_material(s, *renames) else s
+        for s in protocol.steps
+    )
+    materials = tuple(
+        evolve(
+            m,
+            name=renames.get(m.name, m.name),
+            solvent=name(m.solvent),
+            components=tuple(evolve(c, name=renames.get(c.name, c.name)) for c in m.components),
+        )
+        for m in protocol.materials
+    )
+    return evolve(protocol, steps=steps, materials=materials)
+
+
+def _action_renamed(action: Action, renames: Mapping[str, str]) -> Action:
+    match action:
+        case Add(material=str(name)):
+            return evolve(action, material=renames.get(name, name))
+        case Cleanup(material=str(name)):
+            return evolve(action, material=renames.get(name, name))
+        case Wash(material=str(name)):
+            return evolve(action, material=renames.get(name, name))
+    return action
+
+
+def uses_material(step: Step, *names: str) -> bool:
+    """The step's action uses one of the materials `names` (adds it, binds or washes with it)."""
+    return getattr(step.action, "material", None) in names
 
 
 def _material_users(protocol: Protocol, name: str) -> list[int]:

@@ -20,9 +20,10 @@ from fractions import Fraction
 from typing import Protocol
 
 from lablang import ast
+from lablang.diagnostics import Report
 from lablang.protocols.model import Component, Consumable, Container, Material, Value
 from lablang.protocols.quantities import Amount
-from lablang.source import Span
+from lablang.source import Source, Span
 
 
 class _Builder(Protocol):
@@ -33,12 +34,43 @@ class _Builder(Protocol):
     def _text(self, expr: ast.Expr, what: str) -> str | None: ...
     def _amount(self, expr: ast.Expr, dims: tuple[str, ...], what: str) -> Amount | None: ...
 
+    @property
+    def report(self) -> Report: ...
+    @property
+    def source(self) -> Source: ...
+
 
 # the dimensions a component's concentration may have
 CONCENTRATIONS = ("percent", "molar_concentration", "mass_concentration", "fold")
 # the dimensions a consumable's property may have (others are names or text)
 PROPERTY_DIMENSIONS = ("length", "volume", "percent", "sequence_length", "mass")
-MATERIAL_FIELDS = ("is", "components", "solvent", "dilution")
+MATERIAL_FIELDS = ("is", "components", "solvent", "dilution", "hazard")
+
+
+def hazards(builder: _Builder, expr: ast.Expr, where: str) -> tuple[str, ...]:
+    """The hazard classes of `hazard: NAME` or `hazard: [NAME, ...]` (names of `HAZARDS`);
+    an unknown one is E0811 with the closest name as its fix."""
+    from lablang.check.names import did_you_mean
+    from lablang.diagnostics import Edit, Fix
+    from lablang.protocols.model import HAZARDS
+
+    found = []
+    for name, span in builder._names(expr, "hazard"):
+        if name in HAZARDS:
+            found.append(name)
+            continue
+        wanted = did_you_mean(name, sorted(HAZARDS))
+        builder.report.add(
+            "E0811",
+            f"`{name}` is not a hazard class {where}",
+            builder.source,
+            span,
+            label="unknown hazard",
+            help=(f"did you mean `{wanted}`? " if wanted else "")
+            + "hazards: " + ", ".join(f"`{h}`" for h in HAZARDS),
+            fix=Fix(f"use `{wanted}`", (Edit(span, wanted),)) if wanted else None,
+        )  # fmt: skip
+    return tuple(dict.fromkeys(found))
 
 
 def _fields(builder: _Builder, block: ast.Block, where: str) -> Iterator[ast.Field]:
@@ -67,8 +99,11 @@ def _material(builder: _Builder, name: str, body: ast.Block, field: ast.Field) -
     description = solvent = None
     dilution = None
     components: list[Component] = []
+    marked: tuple[str, ...] = ()
     for member in body.members:
         match member:
+            case ast.Field(key="hazard"):
+                marked = hazards(builder, member.value, f"(material `{name}`)")
             case ast.Field(key="is"):
                 description = builder._text(member.value, "the material's identity")
             case ast.Field(key="solvent"):
@@ -95,6 +130,7 @@ def _material(builder: _Builder, name: str, body: ast.Block, field: ast.Field) -
         components=tuple(components),
         solvent=solvent,
         dilution=dilution,
+        hazards=marked,
         span=field.key_span,
     )
 

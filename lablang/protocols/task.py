@@ -5,7 +5,9 @@ of the modification without its answer, with one top-level item per scientific d
 and, under it, one sub-item per parameter the decision sets and per knock-on change it
 causes (each naming its cause). Decisions are the consequential changes that no earlier
 change causes: a change to a material or consumable, or a step change that is not only
-bookkeeping or timing in a step downstream of another change. Weights come from
+bookkeeping or timing in a step downstream of another change (or upstream of a later
+outcome change whose steps it feeds: a wash halved before the DNase steps it makes room
+for). Weights come from
 consequence (3: what the result depends on, such as a ratio, a temperature, a reagent, a
 step added or removed; 2: durations and counts; 1: volumes and order), and each decision
 that changes a published value has a penalty item for keeping it. Machine checks are
@@ -20,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from attrs import define, field
+from attrs import define, evolve, field
 
 from lablang.fmt import canonical_text
 from lablang.protocols.diff import COSMETIC, Change, ParameterChange, ProtocolDiff
@@ -33,6 +35,8 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 BOOKKEEPING = frozenset({"volume", "elute", "destination", "source", "container"})
 TIMING = frozenset({"times", "count", "replicates"})
 DRAFT = "[DRAFT: {}]"
+# a decision whose changes touch a hazard weighs above every outcome (3): safety first
+SAFETY_WEIGHT = 4
 # verify(check, penalty) -> whether the check tells the two protocols apart: a positive
 # item's check holds on the modified protocol only, a penalty's on the published only
 Verify = Callable[[str, bool], bool]
@@ -59,9 +63,15 @@ class _Decision:
     affected: tuple[str, ...]  # the steps whose inputs it changes
     leaves: list[_Leaf] = field(factory=list)
     penalty: _Leaf | None = None
+    origin: tuple[str, ...] = ()  # the steps its own change is in (a resource's: its users)
+    bookkeeping: bool = False  # a step change of volumes, durations or counts only
+    material: str | None = None  # the material a resource decision changes
+    hazards: tuple[str, ...] = ()  # the hazards its changes touch (then it weighs first)
 
     @property
     def weight(self) -> int:
+        if self.hazards:
+            return SAFETY_WEIGHT
         return max((leaf.weight for leaf in self.leaves), default=1)
 
 
@@ -117,7 +127,9 @@ def candidate_checks(diff: ProtocolDiff, old: Protocol, new: Protocol) -> list[t
 # ------------------------------------------------------------ decisions
 def _decisions(diff: ProtocolDiff, old: Protocol, new: Protocol, used: set[str]) -> list[_Decision]:
     position = {step.name: j for j, step in enumerate(new.steps)}
-    decisions: list[_Decision] = [_resource_decision(r, position, used) for r in diff.resources]
+    decisions: list[_Decision] = [
+        _resource_decision(r, position, used) for r in diff.resources if r.consequential
+    ]
     for change in diff.changes:
         if not change.consequential:
             continue
@@ -142,9 +154,55 @@ def _decisions(diff: ProtocolDiff, old: Protocol, new: Protocol, used: set[str])
             previous.leaves += leaves
             previous.first = change.new_index or 0
             previous.affected = tuple(dict.fromkeys((*previous.affected, *change.downstream)))
+            previous.origin += (change.step,)
             continue
         decisions.append(_step_decision(change, old, new, leaves, used))
-    return decisions
+    decisions = _fold_early_knock_ons(decisions)
+    for decision in decisions:
+        decision.hazards = _hazards(decision, old, new)
+        if decision.penalty is not None:
+            decision.penalty.weight = -decision.weight
+    # safety first, then in the protocol's order (the sort is stable)
+    return sorted(decisions, key=lambda d: not d.hazards)
+
+
+def _hazards(decision: _Decision, old: Protocol, new: Protocol) -> tuple[str, ...]:
+    """The hazards a decision's changes touch, in either protocol: those of the material it
+    changes, and of each step a leaf is about (the step's own and its material's)."""
+    found: list[str] = []
+    for protocol in (old, new):
+        marked = {m.name: m.hazards for m in protocol.materials}
+        found += marked.get(decision.material or "", ())
+        for leaf in decision.leaves:
+            step = protocol.step(leaf.step) if leaf.step else None
+            if step is not None:
+                found += (*step.hazards, *marked.get(getattr(step.action, "material", ""), ()))
+    return tuple(sorted(set(found)))
+
+
+def _fold_early_knock_ons(decisions: list[_Decision]) -> list[_Decision]:
+    """A bookkeeping or timing change that comes before its cause (a wash halved to make
+    room for a later DNase step) has no earlier cause, so it was drafted as a decision of
+    its own: it goes under the nearest later outcome decision (weight 3) whose own steps it
+    feeds, naming it, and loses its penalty (its cause's decision is what is penalised)."""
+    kept: list[_Decision] = []
+    for n, decision in enumerate(decisions):
+        if decision.bookkeeping and decision.weight < 3:
+            later = [
+                d
+                for d in decisions[n + 1 :]
+                if d.weight == 3 and not d.bookkeeping and set(d.origin) & set(decision.affected)
+            ]
+            cause = min(later, key=lambda d: d.first, default=None)
+            if cause is not None:
+                for leaf in decision.leaves:
+                    leaf.criterion += (
+                        f" (a consequence of the change to {cause.cause}, later in the protocol)"
+                    )
+                cause.leaves += decision.leaves
+                continue
+        kept.append(decision)
+    return kept
 
 
 def _cause(
@@ -208,6 +266,8 @@ def _resource_decision(r: ResourceChange, position: dict[str, int], used: set[st
         first=first,
         affected=r.dependents,
         leaves=leaves,
+        origin=r.dependents,
+        material=r.name if r.kind == "material" else None,
     )
     changed = next((p for p in r.parameters if p.old is not None and _literal(p.old)), None)
     if changed is not None:
@@ -240,6 +300,8 @@ def _step_decision(
         first=change.new_index or 0,
         affected=change.downstream,
         leaves=leaves,
+        origin=(change.step,),
+        bookkeeping=change.kind == "changed" and max(leaf.weight for leaf in leaves) < 3,
     )
     if change.kind == "added":
         decision.criterion = "adds the steps the goal requires"
@@ -422,12 +484,19 @@ def _step_leaf(change: Change, old: Protocol, new: Protocol, used: set[str]) -> 
 
 # ------------------------------------------------------------ rendering
 def _render_decision(decision: _Decision, verify: Verify | None) -> list[str]:
+    safety = f" (touches a hazard: {', '.join(decision.hazards)})" if decision.hazards else ""
     if len(decision.leaves) == 1:
-        return _render_leaf(decision.leaves[0], "  ", verify, affected=decision.affected)
-    lines = [f"  item {decision.ident} {quote(decision.criterion)} weight {decision.weight} {{"]
+        leaf = decision.leaves[0]
+        if decision.hazards:
+            leaf = evolve(leaf, criterion=leaf.criterion + safety, weight=decision.weight)
+        return _render_leaf(
+            leaf, "  ", verify, affected=decision.affected, safety=bool(decision.hazards)
+        )
+    criterion = quote(decision.criterion + safety)
+    lines = [f"  item {decision.ident} {criterion} weight {decision.weight} {{"]
     if decision.affected:
         lines.append("    # steps whose inputs it changes: " + ", ".join(decision.affected))
-    lines.append("    tags: [decision]")
+    lines.append("    tags: [decision, safety]" if decision.hazards else "    tags: [decision]")
     for leaf in decision.leaves:
         lines += _render_leaf(leaf, "    ", verify)
     lines.append("  }")
@@ -441,6 +510,7 @@ def _render_leaf(
     *,
     penalty: bool = False,
     affected: tuple[str, ...] = (),
+    safety: bool = False,
 ) -> list[str]:
     lines = [f"{indent}item {leaf.ident} {quote(leaf.criterion)} weight {leaf.weight} {{"]
     if affected:
@@ -467,7 +537,7 @@ def _render_leaf(
         if penalty
         else ("knock_on" if "(a consequence of" in leaf.criterion else "decision")
     )
-    lines.append(f"{indent}  tags: [{tag}]")
+    lines.append(f"{indent}  tags: [{tag}, safety]" if safety else f"{indent}  tags: [{tag}]")
     lines.append(f"{indent}}}")
     return lines
 

@@ -16,11 +16,12 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 
 from lablang.diagnostics import Report
 from lablang.rubrics.grading import (
     Judgment,
+    _attempt_key,
     _best_of_ks,
     _did_you_mean,
     _line_span,
@@ -28,7 +29,7 @@ from lablang.rubrics.grading import (
     collect_grades,
 )
 from lablang.rubrics.model import Rubric, node_value
-from lablang.source import Source
+from lablang.source import Source, Span
 
 
 @frozen(kw_only=True)
@@ -47,6 +48,10 @@ class TaskGrade:
     attempts: int
     mean: float  # clipped, as `grade` reports it
     best_of_k: Mapping[int, float]  # k = 1 .. this task's own number of attempts
+    scores: Mapping[str, float] = field(
+        factory=dict
+    )  # attempt -> its score (unclipped), as `grade` has them
+    machine_checked: tuple[str, ...] = ()  # items graded from the answers, not judged
 
 
 @frozen(kw_only=True)
@@ -76,9 +81,11 @@ def grade_benchmark(
     seed: int = 0,
     resamples: int = 10_000,
     executor: Any = None,
+    machine_checked: Mapping[str, Sequence[str]] | None = None,
 ) -> BenchmarkGrade:
     """Grade every task from `grades[task][attempt][item]` (complete grades, as
-    `collect_grades` returns for one rubric) in one run.
+    `collect_grades` returns for one rubric) in one run; `machine_checked[task]` names the
+    items graded from answers (recorded in the result, as `grade` records them).
 
     >>> from lablang.rubrics.model import Item
     >>> r = Rubric(name="r", items=(Item(id="a", criterion="", weight=Fraction(1)),))
@@ -96,10 +103,8 @@ def grade_benchmark(
     values: dict[str, list[float]] = {}  # task -> [mean, best-of-1, ..., best-of-n], unclipped
     results: dict[str, TaskGrade] = {}
     for task in tasks:
-        scores = [
-            node_value(task.rubric.items, dict(g))
-            for _, g in sorted(grades.get(task.id, {}).items())
-        ]
+        attempts = sorted(grades.get(task.id, {}).items(), key=lambda kv: _attempt_key(kv[0]))
+        scores = [node_value(task.rubric.items, dict(g)) for _, g in attempts]
         if not scores:
             continue
         ks = list(range(1, len(scores) + 1))
@@ -113,6 +118,8 @@ def grade_benchmark(
             attempts=len(scores),
             mean=clip(mean),
             best_of_k={k: clip(b) for k, b in zip(ks, bok, strict=True)},
+            scores={a: float(s) for (a, _), s in zip(attempts, scores, strict=True)},
+            machine_checked=tuple(sorted((machine_checked or {}).get(task.id, ()))),
         )
     graded = [t for t in tasks if t.id in values]
     sources = sorted({t.source for t in graded})
@@ -178,11 +185,13 @@ def collect_benchmark_grades(
     source: Source | None,
     report: Report,
     rejected: dict[tuple[str, str, str], int] | None = None,
+    machine: Mapping[tuple[str, str, str], Judgment] | None = None,
 ) -> dict[str, dict[str, dict[str, int]]]:
     """`grades[task][attempt][item]` from judgment lines naming their task (`"task"`);
     each task's judgments are checked against its own rubric as `collect_grades` checks
-    one rubric's. Task ids are compared exactly: a line naming no task of the benchmark is
-    `E0851`, with "did you mean" (a trailing blank is a different id)."""
+    one rubric's, with `machine[(task, attempt, item)]` its machine-checked grades. Task
+    ids are compared exactly: a line naming no task of the benchmark is `E0851`, with "did
+    you mean" (a trailing blank is a different id)."""
     by_task: dict[str, list[Judgment]] = defaultdict(list)
     known = {t.id for t in tasks}
     unknown_seen: set[str] = set()
@@ -202,10 +211,23 @@ def collect_benchmark_grades(
     grades: dict[str, dict[str, dict[str, int]]] = {}
     for task in tasks:
         mine = {k: v for k, v in (rejected or {}).items() if k[0] == task.id}
+        checked = {k: v for k, v in (machine or {}).items() if k[0] == task.id}
         collected = collect_grades(task.rubric, by_task.get(task.id, []), source, report,
-                                   rejected=mine)  # fmt: skip
+                                   machine=checked, rejected=mine)  # fmt: skip
         if collected:
             grades[task.id] = {a: g for (_, a), g in collected.items()}
+    ungraded = [t.id for t in tasks if t.id not in grades and not by_task.get(t.id)]
+    if ungraded and grades:
+        report.add(
+            "W0838",
+            "no judgments for " + ", ".join(f"task `{t}`" for t in ungraded) + ": graded "
+            f"over {len(grades)} of the benchmark's {len(tasks)} tasks",
+            source,
+            Span(0, 0),
+            label="tasks without attempts",
+            help="judge every task's attempts (an attempt is graded when its judgments name "
+            "it, machine-checked items included only with `--answers`)",
+        )
     return grades
 
 
@@ -251,3 +273,47 @@ def render_benchmark(result: BenchmarkGrade, name: str) -> str:
         f"seed {result.seed}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def benchmark_json(result: BenchmarkGrade, name: str) -> dict[str, object]:
+    """The graded benchmark as JSON data (`grade --benchmark --json`), valid under
+    `benchmark_schema()`."""
+
+    def group(g: GroupGrade) -> dict[str, object]:
+        return {
+            "tasks": g.tasks,
+            "mean": g.mean,
+            "best_of_k": {str(k): v for k, v in g.best_of_k.items()},
+            "ci": {k: list(v) for k, v in g.ci.items()},
+        }
+
+    return {
+        "benchmark": name,
+        "sources": result.sources,
+        "overall": group(result.overall),
+        "domains": {d: group(g) for d, g in result.domains.items()},
+        "tasks": {
+            t.task: {
+                "source": t.source,
+                "domain": t.domain,
+                "attempts": t.attempts,
+                "mean": t.mean,
+                "best_of_k": {str(k): v for k, v in t.best_of_k.items()},
+                "scores": dict(t.scores),
+                "machine_checked": list(t.machine_checked),
+            }
+            for t in result.tasks.values()
+        },
+        "ci_method": "cluster bootstrap over source protocols, 95% percentile, "
+        f"{result.resamples} resamples, seed {result.seed}",
+    }
+
+
+def benchmark_schema() -> dict[str, Any]:
+    """The JSON Schema (2020-12) of `grade --benchmark --json`."""
+    import json
+    from importlib.resources import files
+
+    text = files("lablang.rubrics").joinpath("schemas/benchmark.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema

@@ -40,8 +40,13 @@ def check_program(program: Program, report: Report) -> tuple[Rubric, ...]:
 def build_rubrics(module: ast.Module, source: Source, report: Report) -> tuple[Rubric, ...]:
     """Every `rubric` declaration of `module` as a model; problems go to `report`."""
     return tuple(
-        _Builder(source, report).rubric(decl) for decl in module.decls if decl.kind == "rubric"
+        build_rubric(decl, source, report) for decl in module.decls if decl.kind == "rubric"
     )
+
+
+def build_rubric(decl: ast.Decl, source: Source, report: Report) -> Rubric:
+    """One `rubric` declaration (of the module `source` holds) as a model."""
+    return _Builder(source, report).rubric(decl)
 
 
 class _Builder:

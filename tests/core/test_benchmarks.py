@@ -156,6 +156,11 @@ SMOKES: dict[str, Smoke] = {
             r"^\(b\) grading 3 protocols x 10 attempts x 20 items \(600 judgments\)$",
             rf"^  read\+validate {NUM} ms, grade \(.*100-resample bootstrap\) {NUM} ms, ratio {NUM}$",
             rf"^  mean {NUM}, CI \({NUM}, {NUM}\)$",
+            r"^\(d\) the benchmark from files with answers: 8 tasks over 4 source protocols x 2 "
+            r"attempts \(16 answer files\)$",
+            rf"^  with answers {NUM} ms \({NUM} ms per task\); judged instead {NUM} ms "
+            rf"\({NUM} ms per task\); answers {NUM} ms per answer file$",
+            rf"^  same figures as judging the checked items: True; overall mean {NUM}$",
         ),
     ),
     "scale.py": Smoke(

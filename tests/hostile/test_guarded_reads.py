@@ -445,6 +445,9 @@ NOT_USER_INPUT = {
     ("lablang/sim/labference.py", 'files("lablang.sim").joinpath'): (
         "package data (the evaluate JSON Schema)"
     ),
+    ("lablang/rubrics/benchmark.py", 'files("lablang.rubrics").joinpath'): (
+        "package data (the benchmark report's JSON Schema)"
+    ),
     ("lablang/syntax/grammar.py", "packaged.read_text"): "package data (the grammar)",
     ("lablang/syntax/grammar.py", "source_tree.read_text"): "the checkout's grammar",
     ("lablang/syntax/grammar.py", "Path(spec.origin).read_text"): "lark's own source",

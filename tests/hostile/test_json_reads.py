@@ -28,6 +28,7 @@ ALLOWED = {
     "lablang/agent/serve.py": ("json.loads(line)", "a bounded request line, RecursionError caught"),
     "lablang/sim/records.py": ("json.loads(", "lines the episode itself wrote, or a round trip"),
     "lablang/sim/labference.py": ("json.loads(text)", "the package's own JSON Schema file"),
+    "lablang/rubrics/benchmark.py": ("json.loads(text)", "the package's own JSON Schema file"),
     "lablang/export.py": (">>> import json", "a doctest"),
 }
 

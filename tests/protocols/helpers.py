@@ -39,3 +39,14 @@ def rubric(text: str) -> tuple[Rubric, Report]:
 
 def messages(report: Report) -> list[tuple[str, str]]:
     return [(d.code, d.message) for d in report]
+
+
+def drafted_task(old_text: str, new_text: str) -> Rubric:
+    """The verified task drafted from two protocol texts, as a rubric with no diagnostics."""
+    from lablang.modification import draft_verified_task
+
+    old, _ = protocol(old_text)
+    new, _ = protocol(new_text)
+    found, report = rubric(draft_verified_task(old, new))
+    assert [d.code for d in report] == []
+    return found
