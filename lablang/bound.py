@@ -20,8 +20,8 @@ from typing import Any
 
 from attrs import frozen
 
-from lablang.contracts.model import Contract
-from lablang.sim.binding import ContractBinding
+from lablang.contracts.model import Contract, GroundOp
+from lablang.sim.binding import ContractBinding, pick
 from lablang.sim.model import Task
 from lablang.sim.records import Event, RecordError, json_roundtrip, replay, score
 
@@ -60,16 +60,21 @@ def load_contract(binding: ContractBinding, roots: Sequence[str | Path] = ()) ->
 class ContractJudge:
     """Replays a contract along an episode's events: each transfer's legal set.
 
-    A transfer's placement that is confirmed applies the contract operation it is (its
-    default outcomes; a transfer that maps to no operation changes nothing); a refuted
-    one leaves the state as it was. A `context` event (an object found in place at a
-    checkpoint, `lablang.sim.evidence`) applies its operation too, unscored. Evidence
-    takes its default values.
+    The state advances only on what was physically observed (`lablang.contracts.observed`):
+    a transfer's placement, when its outcome is read, applies the contract operation the
+    transfer is (of its candidates, `place_a(k) | retry_a`, the first legal one) with the
+    outcomes that explain where the object rests (confirmed: as aimed; a tube found in the
+    next slot: `slip`; seated nowhere: `fail`); a placement that no outcome explains (an
+    addition that cannot fail, refuted) leaves the state as it was. Then, since the outcome
+    has reached the agent, each enabled observation operation (`confirm_a`) is applied. A
+    `context` event (an object found in place at the start or at a checkpoint) applies its
+    operation as it is, then the observations. Evidence takes its default values.
     """
 
     contract: Contract
 
     def __call__(self, events: Sequence[Event]) -> dict[str, tuple[str, ...]]:
+        from lablang.contracts.observed import explaining_outcomes, observe
         from lablang.contracts.semantics import (
             apply,
             default_evidence,
@@ -81,21 +86,28 @@ class ContractJudge:
         contract = self.contract
         evidence = default_evidence(contract)
         state = initial_state(contract, evidence)
-        operation: dict[str, str] = {}
+        chosen: dict[str, GroundOp] = {}
         legal: dict[str, tuple[str, ...]] = {}
         for e in sorted(events, key=lambda e: e.time):
             if e.kind == "transfer":
-                operation[e.attempt] = e.contract_op
                 legal[e.attempt] = tuple(g.name for g in legal_ground(contract, state, evidence))
-            elif e.kind == "placed" and e.confirmed and operation.get(e.attempt):
-                ground = find_ground(contract, operation.pop(e.attempt))
-                if ground is not None:
-                    state = apply(contract, state, evidence, ground)
+                g = find_ground(contract, pick(e.contract_op, legal[e.attempt]))
+                if g is not None:
+                    chosen[e.attempt] = g
+            elif e.kind == "placed" and e.attempt in chosen:
+                g = chosen.pop(e.attempt)
+                actual = find_ground(contract, pick(e.contract_op, [g.name]))
+                outcomes = explaining_outcomes(
+                    contract, state, evidence, g, bool(e.confirmed), actual
+                )
+                if outcomes is not None:
+                    state = apply(contract, state, evidence, g, outcomes)
+                state = observe(contract, state, evidence)
             elif e.kind == "context" and e.contract_op:
-                # an object found in place at a checkpoint: the state the agent starts from
-                ground = find_ground(contract, e.contract_op)
+                # an object found in place: the state the agent starts from
+                ground = find_ground(contract, pick(e.contract_op, ()))
                 if ground is not None:
-                    state = apply(contract, state, evidence, ground)
+                    state = observe(contract, apply(contract, state, evidence, ground), evidence)
         return legal
 
 

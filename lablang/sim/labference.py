@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from attrs import define, field, frozen
 
-from lablang.sim.binding import TRANSFERS
+from lablang.sim.binding import TRANSFERS, pick
 from lablang.sim.events import Event
 from lablang.sim.model import Call, Expr, Ref, Task
 
@@ -267,6 +267,8 @@ class TransferWatch:
                     self.done.add(o.key)
                     completes = o.key
                     break
+        rests = resting_place(rt, name)
+        contract = self.task.contract
         self.emit(
             Event(
                 "placed",
@@ -275,10 +277,12 @@ class TransferWatch:
                 attempt=choice.attempt,
                 operation=choice.operation,
                 object=name,
-                target=resting_place(rt, name),
+                target=rests,
                 confirmed=confirmed,
                 status="succeeded" if confirmed else "failed",
                 detail=completes,
+                # the operation where it really rests is (a slip: `place_a(k + 1)`)
+                contract_op=contract.operation_of(name, rests) if contract else "",
             )
         )
 
@@ -417,7 +421,8 @@ def labference_score(
                 legal_set, correct = e.legal, e.operation in e.legal
             else:
                 legal_set = verdicts.get(e.attempt, ())
-                correct = bool(e.contract_op) and e.contract_op in legal_set
+                operation = pick(e.contract_op, legal_set)
+                correct = bool(operation) and operation in legal_set
             outcome = outcomes.get(e.attempt)
             frozen_choices.append(
                 {
@@ -426,7 +431,10 @@ def labference_score(
                     "time": round(e.time, 6),
                     "step": e.step,
                     "operation": e.operation,
-                    "contract_operation": e.contract_op or None,
+                    "contract_operation": (
+                        pick(e.contract_op, legal_set) if verdicts is not None else e.contract_op
+                    )
+                    or None,
                     "legal": list(legal_set),
                     "correct": correct,
                     "executed": bool(outcome is not None and outcome.confirmed),

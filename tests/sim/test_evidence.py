@@ -30,11 +30,12 @@ def centrifuge() -> dict:
 
 def test_the_centrifuge_answer_changing_pair_is_reproduced_in_simulation(centrifuge) -> None:
     """Tube A found in slot 1 instead of 0 at the checkpoint before `place_B`: the legal
-    destinations of tube B are disjoint between the branches (slot 4 against slot 5), and
-    the expert's program, which aims B opposite A's actual slot, is correct in both."""
+    destinations of tube B are disjoint between the branches (slot 4 against slot 5, as the
+    bound centrifuge contract's legal sets say), and the expert's program, which aims B
+    opposite A's actual slot, is correct in both."""
     base, varied = (centrifuge[b]["choice"]["frozen"][-1] for b in ("base", "varied"))
-    assert base["legal"] == ["transfer(tube_B, rotor.slot[4])"]
-    assert varied["legal"] == ["transfer(tube_B, rotor.slot[5])"]
+    assert base["legal"] == ["place_b(4)"] and base["contract_operation"] == "place_b(4)"
+    assert varied["legal"] == ["place_b(5)"] and varied["contract_operation"] == "place_b(5)"
     assert base["correct"] and varied["correct"]
     a_base = centrifuge["base"]["start"]["objects"]["tube_A"][:3]
     a_varied = centrifuge["varied"]["start"]["objects"]["tube_A"][:3]
