@@ -21,7 +21,9 @@ from typing import Any
 from attrs import frozen
 
 from lablang.contracts.model import Contract, GroundOp
+from lablang.contracts.replay import MonitorReport
 from lablang.sim.binding import ContractBinding, pick
+from lablang.sim.labference import CHOICES, OUTCOMES, labference_score
 from lablang.sim.model import Task
 from lablang.sim.records import Event, RecordError, json_roundtrip, replay, score
 
@@ -89,12 +91,12 @@ class ContractJudge:
         chosen: dict[str, GroundOp] = {}
         legal: dict[str, tuple[str, ...]] = {}
         for e in sorted(events, key=lambda e: e.time):
-            if e.kind == "transfer":
+            if e.kind in CHOICES:
                 legal[e.attempt] = tuple(g.name for g in legal_ground(contract, state, evidence))
                 g = find_ground(contract, pick(e.contract_op, legal[e.attempt]))
                 if g is not None:
                     chosen[e.attempt] = g
-            elif e.kind == "placed" and e.attempt in chosen:
+            elif e.kind in OUTCOMES and e.attempt in chosen:
                 g = chosen.pop(e.attempt)
                 actual = find_ground(contract, pick(e.contract_op, [g.name]))
                 outcomes = explaining_outcomes(
@@ -134,6 +136,31 @@ def monitor_record(contract: Contract, path: Path) -> dict[str, Any]:
     }
 
 
+def log_score(report: MonitorReport) -> dict[str, Any]:
+    """An event log's choice, execution and completion by the one Labference scorer
+    (`labference_score`), so that `monitor` on an event log, on a simulation record,
+    `evaluate` and `branch` score alike: each attempt is a choice (its operation, legal
+    when it lies in the legal set the contract replay gave it) and its outcome (executed as
+    the log confirms it), the log's obligations (one per object and operation family,
+    `number_obligations`) the opportunities, and completion the contract's goal reached
+    with no invariant broken at the end."""
+    events: list[Event] = []
+    for a in report.attempts:
+        family = f"{a.object_id or '-'}:{a.operation.split('(')[0]}"
+        events += [
+            Event("transfer", a.time, "goal", attempt=a.attempt, operation=a.operation,
+                  object=family, contract_op=a.operation),
+            Event("outcome", a.time, "goal", attempt=a.attempt, operation=a.operation,
+                  object=family, confirmed=a.executed),
+        ]  # fmt: skip
+    end = max((a.time for a in report.attempts), default=0.0)
+    reached = report.completion in ("clean", "recovered")
+    events.append(Event("completion", end, "goal", confirmed=reached))
+    required = [f"goal:transfer:{o.key.split('#')[0]}" for o in report.obligations]
+    verdicts = {a.attempt: a.legal_set for a in report.attempts}
+    return json_roundtrip(labference_score(["goal"], required, events, lambda _e: verdicts))
+
+
 def looks_like_sim_record(text: str) -> bool:
     """Is this JSON-lines text a simulation record (its first line an episode header)?"""
     from lablang.datafile import load_json
@@ -152,6 +179,7 @@ __all__ = [
     "RecordError",
     "judge_for",
     "load_contract",
+    "log_score",
     "looks_like_sim_record",
     "monitor_record",
 ]

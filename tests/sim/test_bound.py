@@ -21,7 +21,7 @@ from lablang.sim.front_instruction import predicate_calls
 from lablang.sim.labference import labference_score, obligations
 from lablang.sim.model import Num
 from lablang.sim.records import Event
-from tests.sim.labference_policies import ScriptedWeigher, evaluate_hold
+from tests.sim.labference_policies import ScriptedWeigher, evaluate_hold, transfer_choices
 
 FILE = "examples/tasks/feedback_weighing.lab"
 
@@ -98,7 +98,7 @@ def test_a_wrong_weight_is_an_illegal_contract_operation_and_its_removal_becomes
     score = ScriptedWeigher(("w20", "w10"), wrong=frozenset({0})).run(
         make_env(weigh_30g, max_seconds=35.0), 3, judge
     )
-    first, second = score["choice"]["frozen"]
+    first, second = transfer_choices(score)
     assert (first["contract_operation"], first["correct"]) == ("add(5)", False)
     assert first["legal"] == ["add(10)", "add(20)", "wait_stable"]
     assert (second["contract_operation"], second["correct"]) == ("add(10)", False)
@@ -141,15 +141,47 @@ def test_monitor_reads_a_simulation_record_and_scores_it_against_the_contract(
     assert out.exit_code == 0, out.output
     printed = json.loads(out.output)
     assert printed["params"] == {"target": 30}
-    assert [c["contract_operation"] for c in printed["score"]["choice"]["frozen"]] == [
+    assert [c["contract_operation"] for c in transfer_choices(printed["score"])] == [
         "add(20)",
         "add(10)",
     ]
-    assert printed["score"]["choice"]["correct"] == 2
+    assert printed["score"]["choice"]["correct"] == 3  # the tare and both weights
     expected = monitor_record(load_contract(weigh_30g.contract), record)
     assert printed == json.loads(json.dumps(expected))
     text = runner.invoke(main, ["monitor", contract_file, str(record)])
     assert text.exit_code == 0 and "is `add(20)`: correct" in text.output
+    # the same episode as an event log of its contract operations: the one scorer again
+    log = tmp_path / "events.jsonl"
+    log.write_text(_event_log(record))
+    out = runner.invoke(main, ["monitor", contract_file, str(log), "--param", "target=30",
+                               "--json"])  # fmt: skip
+    assert out.exit_code == 0, out.output
+    from_log = json.loads(out.output)["score"]
+    assert [(c["contract_operation"], c["correct"], c["executed"]) for c in from_log["choice"][
+        "frozen"
+    ]] == [(c["contract_operation"], c["correct"], c["executed"]) for c in transfer_choices(
+        printed["score"])]  # fmt: skip
+    # completion is the contract's goal there, `recorded`, which no simulated skill applies
+    assert from_log["completion"]["status"] == "incomplete"
+
+
+def _event_log(record: Path) -> str:
+    """A simulation record's choices that are contract operations, as `monitor`'s event
+    log (one line per choice, one per its outcome)."""
+    from lablang.sim.labference import CHOICES, OUTCOMES
+    from lablang.sim.records import replay
+
+    events = replay(record).events
+    lines = []
+    for e in events:
+        if e.kind in CHOICES and e.contract_op:
+            operation = e.contract_op.split(" | ")[0]
+            lines.append({"time": e.time, "attempt": e.attempt, "object": e.object,
+                          "operation": operation})  # fmt: skip
+            outcome = next(o for o in events if o.kind in OUTCOMES and o.attempt == e.attempt)
+            lines.append({"time": outcome.time, "attempt": e.attempt, "object": e.object,
+                          "operation": operation, "confirmed": bool(outcome.confirmed)})  # fmt: skip
+    return "".join(json.dumps(line) + "\n" for line in lines)
 
 
 def test_evaluate_records_name_the_bound_contract_and_monitor_reads_them(tmp_path) -> None:
@@ -157,7 +189,7 @@ def test_evaluate_records_name_the_bound_contract_and_monitor_reads_them(tmp_pat
     contract and the task's parameters, which `lablang monitor` then uses (the do-nothing
     policy's: both opportunities missed, so no incorrect choice and exit 0)."""
     printed = evaluate_hold(FILE, 1, "--records", str(tmp_path))
-    assert printed["labference"]["opportunities"] == 2 and printed["labference"]["reached"] == 0
+    assert printed["labference"]["opportunities"] == 3 and printed["labference"]["reached"] == 0
     (record,) = sorted(tmp_path.glob("*.jsonl"))
     header = json.loads(record.read_text().splitlines()[0])
     assert header["contract"]["contract"] == "feedback_weighing"
@@ -223,10 +255,11 @@ def test_branch_scores_a_bound_task_against_its_contract() -> None:
     )  # fmt: skip
     assert out.exit_code == 0, out.output
     printed = json.loads(out.output)
-    frozen = printed["base"]["choice"]["frozen"]
+    frozen = transfer_choices(printed["base"])
     assert [c["contract_operation"] for c in frozen] == ["add(20)", "add(10)", "add(5)", "add(2)"]
     assert all(c["correct"] and c["contract_operation"] in c["legal"] for c in frozen)
-    assert printed["supported"]["choice"]["reached"] == 1  # the put was not run
+    assert printed["base"]["choice"]["frozen"][0]["operation"] == "press(scale.tare)"
+    assert len(transfer_choices(printed["supported"])) == 1  # the put was not run
 
 
 @pytest.mark.parametrize("target", [30, 37])
@@ -341,13 +374,13 @@ def test_a_slip_in_simulation_moves_tube_bs_legal_slot_under_the_contract(task_f
     m = run_matched(task, 1, "place_B", intended, before=(slip,))
     for result, slot, correct in ((m.base, 5, True), (m.supported, 4, False)):
         bound, own = result.score(judge), result.score()
-        a, b = bound["choice"]["frozen"]
+        a, b = transfer_choices(bound)
         assert a["contract_operation"] == "place_a(0)" and a["correct"] and not a["executed"]
         assert b["contract_operation"] == f"place_b({slot})" and b["correct"] is correct
         assert b["legal"] == ["place_b(5)"]
         # the task's own legal set names B's slot alike; it also keeps A's re-placement into
         # slot 0 legal (its step's obligation is unmet), where the contract has A seated
-        assert own["choice"]["frozen"][1]["legal"] == [
+        assert transfer_choices(own)[1]["legal"] == [
             "transfer(tube_A, rotor.slot[0])",
             "transfer(tube_B, rotor.slot[5])",
         ]
@@ -366,8 +399,8 @@ def test_the_centrifuge_pair_in_simulation_agrees_with_the_tasks_own_legal_sets(
     report = varied.report(judge_for(load_pair))
     own = {"base": varied.base.score(), "varied": varied.varied.score()}
     for branch, slot in (("base", 4), ("varied", 5)):
-        b = report[branch]["choice"]["frozen"][-1]
+        b = transfer_choices(report[branch])[-1]
         assert b["legal"] == [f"place_b({slot})"] and b["correct"]
-        (transfer,) = own[branch]["choice"]["frozen"][-1]["legal"]
+        (transfer,) = transfer_choices(own[branch])[-1]["legal"]
         obj, target = transfer.removeprefix("transfer(").rstrip(")").split(", ")
         assert load_pair.contract.operation_of(obj, target).split(" | ")[0] == b["legal"][0]
