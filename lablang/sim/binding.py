@@ -26,6 +26,10 @@ from attrs import frozen
 
 # skill calls that carry an object to a target (object, target): each is one transfer
 TRANSFERS = ("insert_into_slot", "place", "put_on_scale", "incubate", "discard")
+# skill calls that press a button of their first argument, by the button's name
+PRESSES = {"tare": "tare", "start_centrifuge": "start", "set_temperature": "set", "stir": "stir"}
+# skill calls that swing a lid, by the direction (`rotor.open`)
+LIDS = {"open_lid": "open", "close_lid": "close"}
 
 
 @frozen
@@ -37,16 +41,19 @@ class OperationMap:
     """
 
     skill: str  # the skill call as written, e.g. `put_on_scale(w20, scale)`
-    object: str
-    target: str  # `scale`, `table`, `rack.slot[3]`; for a pattern its container, `rotor`
+    object: str  # the object carried; for a press or lid move its subject, `rotor.close`
+    target: str  # `scale`, `table`, `rack.slot[3]`; for a pattern its container, `rotor`;
+    # "" for a press or lid move
     operation: str  # the contract's operation, e.g. `add(20)`, or `place_b(k)` for a pattern
     slot: str = ""  # a pattern's index name (`k`), "" for a fixed target
 
     def ground(self, obj: str, target: str | None) -> str:
         """The ground operation a transfer of `obj` to `target` is under this map ("" if
         it is not this map's)."""
-        if obj != self.object or target is None:
+        if obj != self.object:
             return ""
+        if target is None or not self.target:  # a press or a lid move: it has no target
+            return self.operation if target is None and not self.target else ""
         if not self.slot:
             return self.operation if target == self.target else ""
         found = re.fullmatch(rf"{re.escape(self.target)}\.slot\[(\d+)\]", target)

@@ -12,7 +12,7 @@ from lablang.check.names import reserved_name
 from lablang.resolve import Program
 from lablang.sim import catalog
 from lablang.sim import model as sm
-from lablang.sim.binding import TRANSFERS, ContractBinding, OperationMap
+from lablang.sim.binding import LIDS, PRESSES, TRANSFERS, ContractBinding, OperationMap
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_family import check_family, read_family, reading_scene
 from lablang.sim.front_instruction import check_instruction, predicate_calls
@@ -362,6 +362,13 @@ def bind_contract(
         call = skill_call(front, ast.ExprStmt(value=written, clauses=(), span=stmt.span), scene)
         if call is None:
             continue
+        subject = _press_or_lid(call)
+        if subject:  # a press or a lid move: `close_lid(rotor) as close_lid`
+            operation = _operation_text(clause.value)
+            if operation is not None:
+                skill = front.source.text[stmt.value.span.start : stmt.value.span.end]
+                maps.append(OperationMap(skill, subject, "", operation))
+                continue
         if not (
             call.func in TRANSFERS
             and len(call.args) > 1
@@ -371,7 +378,8 @@ def bind_contract(
             front.error(
                 "E0708",
                 "only a transfer of an object to a target (`place`, `put_on_scale`, "
-                "`insert_into_slot`, `incubate`, `discard`) maps to a contract operation; "
+                "`insert_into_slot`, `incubate`, `discard`), a press or a lid move maps to a "
+                "contract operation; "
                 "a slot computed at run time is written as a pattern, "
                 "`insert_into_slot(tube_B, rotor.slot[k]) as place_b(k)`",
                 stmt.span,
@@ -392,6 +400,21 @@ def bind_contract(
         tuple(params),
         tuple(maps),
     )
+
+
+def _press_or_lid(call: sm.Call) -> str:
+    """The subject a press or lid move's choice is recorded with (`rotor.close`,
+    `scale.tare`), "" for any other call."""
+    first = call.args[0] if call.args else None
+    if not isinstance(first, sm.Ref):
+        return ""
+    if call.func in PRESSES and not first.path:
+        return f"{first.name}.{PRESSES[call.func]}"
+    if call.func in LIDS and not first.path:
+        return f"{first.name}.{LIDS[call.func]}"
+    if call.func == "press_button" and first.path:
+        return first.text()
+    return ""
 
 
 def _slot_pattern(value: ast.Expr) -> tuple[ast.Expr, str]:

@@ -39,17 +39,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from attrs import define, field, frozen
 
-from lablang.sim.binding import TRANSFERS, pick
+from lablang.sim.binding import LIDS, PRESSES, TRANSFERS, pick
 from lablang.sim.events import Event
 from lablang.sim.model import Call, Expr, Ref, Task
 
 if TYPE_CHECKING:
     from lablang.sim.runtime import Runtime
 
-# skill calls that press a button of their first argument, by the button's name
-PRESSES = {"tare": "tare", "start_centrifuge": "start", "set_temperature": "set", "stir": "stir"}
-# skill calls that swing a lid, by the direction (`rotor.open`)
-LIDS = {"open_lid": "open", "close_lid": "close"}
 CONFIRM_AFTER = 0.5  # s after a release at which its outcome reaches the policy
 PUSHED = 0.001  # m a button is pushed in when the policy has committed to pressing it
 # the events that are choices, and those that are their outcomes

@@ -227,7 +227,7 @@ task t in s {
          "E0708", "each operation is `skill call as operation`"),
         ("follows: feedback_weighing(target: 10)", "operations: { pick(w10) as add(10) }",
          "E0708", "only a transfer"),
-        ("follows: feedback_weighing(target: 10)", "operations: { tare(scale) as add(10) }",
+        ("follows: feedback_weighing(target: 10)", "operations: { read_scale(scale) as add(10) }",
          "E0708", "only a transfer"),
     ],
 )  # fmt: skip
@@ -235,7 +235,8 @@ def test_a_malformed_binding_is_a_located_diagnostic(
     follows: str, operations: str, code: str, message: str
 ) -> None:
     """A binding that names no contract, gives a non-integer parameter, maps operations
-    without a contract or maps something other than a transfer is reported, not run."""
+    without a contract or maps something other than a transfer, a press or a lid move (a
+    pick, a reading) is reported, not run."""
     text = BOUND.replace("FOLLOWS", follows).replace("OPERATIONS", operations)
     result = check_text(text, roots=["stdlib"])
     tasks_of(result.program, result.report)
@@ -397,6 +398,15 @@ def test_the_centrifuge_pair_in_simulation_agrees_with_the_tasks_own_legal_sets(
 
     varied = run_varied(load_pair, 1, "place_B", Relocate("tube_A", "rotor.slot[1]"))
     report = varied.report(judge_for(load_pair))
+    # the lid closed and the start pressed are the contract's `close_lid` and `spin`
+    base = report["base"]["choice"]["frozen"]
+    assert [(c["contract_operation"], c["correct"]) for c in base] == [
+        (None, True),  # the lid opened: the contract has no such operation
+        ("place_a(0)", True),
+        ("place_b(4)", True),
+        ("close_lid", True),
+        ("spin", True),
+    ]
     own = {"base": varied.base.score(), "varied": varied.varied.score()}
     for branch, slot in (("base", 4), ("varied", 5)):
         b = transfer_choices(report[branch])[-1]
@@ -404,3 +414,14 @@ def test_the_centrifuge_pair_in_simulation_agrees_with_the_tasks_own_legal_sets(
         (transfer,) = transfer_choices(own[branch])[-1]["legal"]
         obj, target = transfer.removeprefix("transfer(").rstrip(")").split(", ")
         assert load_pair.contract.operation_of(obj, target).split(" | ")[0] == b["legal"][0]
+
+
+def test_a_press_or_lid_move_maps_to_the_contract_operation_it_names(load_pair) -> None:
+    """`close_lid(rotor) as close_lid` and `start_centrifuge(rotor) as spin`: the lid's
+    close and the start button's press are those operations; the lid's opening, which no
+    map names, is none."""
+    binding = load_pair.contract
+    assert binding.operation_of("rotor.close", None) == "close_lid"
+    assert binding.operation_of("rotor.start", None) == "spin"
+    assert binding.operation_of("rotor.open", None) == ""
+    assert binding.operation_of("rotor.close", "rotor.slot[0]") == ""
