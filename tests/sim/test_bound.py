@@ -407,6 +407,9 @@ def test_the_centrifuge_pair_in_simulation_agrees_with_the_tasks_own_legal_sets(
         ("close_lid", True),
         ("spin", True),
     ]
+    # scored by the task's own legal set: B has no legal slot while A is still in the rack
+    # (the opposite of a rack slot is no rotor slot)
+    assert base[0]["legal"] == ["transfer(tube_A, rotor.slot[0])", "open(rotor)"]
     own = {"base": varied.base.score(), "varied": varied.varied.score()}
     for branch, slot in (("base", 4), ("varied", 5)):
         b = transfer_choices(report[branch])[-1]
