@@ -415,16 +415,26 @@ def mutants_cost(task, instances: int) -> None:  # type: ignore[no-untyped-def]
     )
 
 
+BOUND_TASKS = (  # file, task, the expert's choices (all correct with and without the contract)
+    ("feedback_weighing.lab", "weigh_30g", 3),  # the tare and two weights
+    ("centrifuge_loading.lab", "load_pair", 5),  # the lid opened, two tubes, the lid, start
+)
+
+
 def evaluate_with_contract(sizes: Sizes) -> None:
-    """Episodes per minute under `evaluate` of the bound weighing task, scored without and
-    with its contract (interleaved, one run), and the scoring of one expert episode alone."""
+    """Episodes per minute under `evaluate` of each bound task, scored without and with its
+    contract (interleaved, one run), and the scoring of one expert episode alone."""
+    for file, name, expert_choices in BOUND_TASKS:
+        tasks, _ = load_tasks(ROOT / "examples" / "tasks" / file)
+        _evaluate_bound(tasks[name], expert_choices, sizes)
+
+
+def _evaluate_bound(task, expert_choices: int, sizes: Sizes) -> None:  # type: ignore[no-untyped-def]
     from lablang.bound import judge_for
     from lablang.sim.env import evaluate_policy
     from lablang.sim.policies import hold
     from lablang.sim.records import score_lines
 
-    tasks, _ = load_tasks(ROOT / "examples" / "tasks" / "feedback_weighing.lab")
-    task = tasks["weigh_30g"]
     judge = judge_for(task)
     assert judge is not None
     walls: dict[bool, float] = {False: 0.0, True: 0.0}
@@ -440,13 +450,13 @@ def evaluate_with_contract(sizes: Sizes) -> None:
     episodes = sizes.evaluate_rounds * sizes.evaluate_episodes
     without, with_contract = (60 * episodes / walls[b] for b in (False, True))
     print(
-        f"evaluate weigh_30g (do nothing, {sizes.evaluate_seconds:g} s episodes): "
+        f"evaluate {task.name} (do nothing, {sizes.evaluate_seconds:g} s episodes): "
         f"{without:.1f} episodes/min without the bound contract, {with_contract:.1f} with, "
         f"ratio {with_contract / without:.3f}"
     )
     lines = run_episode(task, 1).record_lines()
     plain, contract = score_lines(lines), score_lines(lines, judge)
-    assert plain["choice"]["correct"] == contract["choice"]["correct"] == 2
+    assert plain["choice"]["correct"] == contract["choice"]["correct"] == expert_choices
     rates = []
     for use in (None, judge):
         t0 = time.perf_counter()

@@ -20,8 +20,10 @@ from typing import Any
 
 from attrs import frozen
 
-from lablang.contracts.model import Contract
-from lablang.sim.binding import ContractBinding
+from lablang.contracts.model import Contract, GroundOp
+from lablang.contracts.replay import MonitorReport
+from lablang.sim.binding import ContractBinding, pick
+from lablang.sim.labference import CHOICES, OUTCOMES, labference_score
 from lablang.sim.model import Task
 from lablang.sim.records import Event, RecordError, json_roundtrip, replay, score
 
@@ -60,16 +62,21 @@ def load_contract(binding: ContractBinding, roots: Sequence[str | Path] = ()) ->
 class ContractJudge:
     """Replays a contract along an episode's events: each transfer's legal set.
 
-    A transfer's placement that is confirmed applies the contract operation it is (its
-    default outcomes; a transfer that maps to no operation changes nothing); a refuted
-    one leaves the state as it was. A `context` event (an object found in place at a
-    checkpoint, `lablang.sim.evidence`) applies its operation too, unscored. Evidence
-    takes its default values.
+    The state advances only on what was physically observed (`lablang.contracts.observed`):
+    a transfer's placement, when its outcome is read, applies the contract operation the
+    transfer is (of its candidates, `place_a(k) | retry_a`, the first legal one) with the
+    outcomes that explain where the object rests (confirmed: as aimed; a tube found in the
+    next slot: `slip`; seated nowhere: `fail`); a placement that no outcome explains (an
+    addition that cannot fail, refuted) leaves the state as it was. Then, since the outcome
+    has reached the agent, each enabled observation operation (`confirm_a`) is applied. A
+    `context` event (an object found in place at the start or at a checkpoint) applies its
+    operation as it is, then the observations. Evidence takes its default values.
     """
 
     contract: Contract
 
     def __call__(self, events: Sequence[Event]) -> dict[str, tuple[str, ...]]:
+        from lablang.contracts.observed import explaining_outcomes, observe
         from lablang.contracts.semantics import (
             apply,
             default_evidence,
@@ -81,21 +88,28 @@ class ContractJudge:
         contract = self.contract
         evidence = default_evidence(contract)
         state = initial_state(contract, evidence)
-        operation: dict[str, str] = {}
+        chosen: dict[str, GroundOp] = {}
         legal: dict[str, tuple[str, ...]] = {}
         for e in sorted(events, key=lambda e: e.time):
-            if e.kind == "transfer":
-                operation[e.attempt] = e.contract_op
+            if e.kind in CHOICES:
                 legal[e.attempt] = tuple(g.name for g in legal_ground(contract, state, evidence))
-            elif e.kind == "placed" and e.confirmed and operation.get(e.attempt):
-                ground = find_ground(contract, operation.pop(e.attempt))
-                if ground is not None:
-                    state = apply(contract, state, evidence, ground)
+                g = find_ground(contract, pick(e.contract_op, legal[e.attempt]))
+                if g is not None:
+                    chosen[e.attempt] = g
+            elif e.kind in OUTCOMES and e.attempt in chosen:
+                g = chosen.pop(e.attempt)
+                actual = find_ground(contract, pick(e.contract_op, [g.name]))
+                outcomes = explaining_outcomes(
+                    contract, state, evidence, g, bool(e.confirmed), actual
+                )
+                if outcomes is not None:
+                    state = apply(contract, state, evidence, g, outcomes)
+                state = observe(contract, state, evidence)
             elif e.kind == "context" and e.contract_op:
-                # an object found in place at a checkpoint: the state the agent starts from
-                ground = find_ground(contract, e.contract_op)
+                # an object found in place: the state the agent starts from
+                ground = find_ground(contract, pick(e.contract_op, ()))
                 if ground is not None:
-                    state = apply(contract, state, evidence, ground)
+                    state = observe(contract, apply(contract, state, evidence, ground), evidence)
         return legal
 
 
@@ -122,6 +136,31 @@ def monitor_record(contract: Contract, path: Path) -> dict[str, Any]:
     }
 
 
+def log_score(report: MonitorReport) -> dict[str, Any]:
+    """An event log's choice, execution and completion by the one Labference scorer
+    (`labference_score`), so that `monitor` on an event log, on a simulation record,
+    `evaluate` and `branch` score alike: each attempt is a choice (its operation, legal
+    when it lies in the legal set the contract replay gave it) and its outcome (executed as
+    the log confirms it), the log's obligations (one per object and operation family,
+    `number_obligations`) the opportunities, and completion the contract's goal reached
+    with no invariant broken at the end."""
+    events: list[Event] = []
+    for a in report.attempts:
+        family = f"{a.object_id or '-'}:{a.operation.split('(')[0]}"
+        events += [
+            Event("transfer", a.time, "goal", attempt=a.attempt, operation=a.operation,
+                  object=family, contract_op=a.operation),
+            Event("outcome", a.time, "goal", attempt=a.attempt, operation=a.operation,
+                  object=family, confirmed=a.executed),
+        ]  # fmt: skip
+    end = max((a.time for a in report.attempts), default=0.0)
+    reached = report.completion in ("clean", "recovered")
+    events.append(Event("completion", end, "goal", confirmed=reached))
+    required = [f"goal:transfer:{o.key.split('#')[0]}" for o in report.obligations]
+    verdicts = {a.attempt: a.legal_set for a in report.attempts}
+    return json_roundtrip(labference_score(["goal"], required, events, lambda _e: verdicts))
+
+
 def looks_like_sim_record(text: str) -> bool:
     """Is this JSON-lines text a simulation record (its first line an episode header)?"""
     from lablang.datafile import load_json
@@ -140,6 +179,7 @@ __all__ = [
     "RecordError",
     "judge_for",
     "load_contract",
+    "log_score",
     "looks_like_sim_record",
     "monitor_record",
 ]

@@ -305,7 +305,8 @@ def monitor_command(
 
     Example: `lablang monitor stdlib/contracts/centrifuge.lab examples/contracts/centrifuge_clean.jsonl`
     """
-    from lablang.bound import looks_like_sim_record
+    from lablang.bound import log_score, looks_like_sim_record
+    from lablang.cli.sim import score_line
     from lablang.contracts.replay import MonitorError, monitor, read_events, render_monitor
 
     text = _read(events)
@@ -318,10 +319,12 @@ def monitor_command(
     except MonitorError as error:
         echo(f"error: {events}: {error}", err=True)
         sys.exit(1)
+    score = log_score(report)  # the one Labference scorer, as for a simulation record
     if as_json:
-        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        click.echo(json.dumps({**report.to_json(), "score": score}, indent=2, ensure_ascii=False))
     else:
         echo(render_monitor(report), nl=False)
+        echo("labference: " + score_line(score))
     sys.exit(report.exit_code)
 
 
@@ -359,10 +362,14 @@ def _monitor_sim_record(
         )
         for c in result["score"]["choice"]["frozen"]:
             verdict = "correct" if c["correct"] else "incorrect"
+            what = (
+                f"is `{c['contract_operation']}`"
+                if c["contract_operation"]
+                else "(no contract operation: the task's own legal set)"
+            )
             click.echo(
-                f"  {c['time']:8.2f} s  {c['attempt']:6} {c['operation']} is "
-                f"`{c['contract_operation'] or '(no operation)'}`: {verdict}; legal: "
-                f"{', '.join(c['legal']) or '(none)'}"
+                f"  {c['time']:8.2f} s  {c['attempt']:6} {c['operation']} {what}: {verdict}; "
+                f"legal: {', '.join(c['legal']) or '(none)'}"
             )
         click.echo(score_line(result["score"]))
     sys.exit(0 if not result["score"]["choice"]["incorrect"] else 2)

@@ -25,6 +25,7 @@ def replay_command(record: str, as_json: bool) -> None:
 
     Example: `lablang simulate examples/tasks/move_tube.lab --record episode.jsonl && lablang replay episode.jsonl`
     """
+    from lablang.sim.labference import CHOICES, OUTCOMES
     from lablang.sim.records import RecordError, replay
 
     try:
@@ -37,8 +38,8 @@ def replay_command(record: str, as_json: bool) -> None:
             json.dumps(
                 {
                     "episode": replayed.header,
-                    "choices": [attrs_dict(e) for e in replayed.events if e.kind == "transfer"],
-                    "executions": [attrs_dict(e) for e in replayed.events if e.kind == "placed"],
+                    "choices": [attrs_dict(e) for e in replayed.events if e.kind in CHOICES],
+                    "executions": [attrs_dict(e) for e in replayed.events if e.kind in OUTCOMES],
                     "completions": [
                         attrs_dict(e)
                         for e in replayed.events
@@ -54,10 +55,10 @@ def replay_command(record: str, as_json: bool) -> None:
     else:
         h = replayed.header
         echo(f"episode of task {h.get('task')}, seed {h.get('seed')}")
-        confirmations = {e.attempt: e for e in replayed.events if e.kind == "placed"}
+        confirmations = {e.attempt: e for e in replayed.events if e.kind in OUTCOMES}
         frozen = {c["attempt"]: c for c in replayed.score["choice"]["frozen"]}
         for e in replayed.events:
-            if e.kind == "transfer":
+            if e.kind in CHOICES:
                 done = confirmations.get(e.attempt)
                 scored = frozen.get(e.attempt)
                 verdict = (

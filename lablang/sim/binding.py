@@ -20,20 +20,68 @@ task weigh_30g in balance {
 
 from __future__ import annotations
 
+import re
+
 from attrs import frozen
 
 # skill calls that carry an object to a target (object, target): each is one transfer
 TRANSFERS = ("insert_into_slot", "place", "put_on_scale", "incubate", "discard")
+# skill calls that press a button of their first argument, by the button's name
+PRESSES = {"tare": "tare", "start_centrifuge": "start", "set_temperature": "set", "stir": "stir"}
+# skill calls that swing a lid, by the direction (`rotor.open`)
+LIDS = {"open_lid": "open", "close_lid": "close"}
 
 
 @frozen
 class OperationMap:
-    """One transfer (an object carried to a target) and the contract operation it is."""
+    """One transfer (an object carried to a target) and the contract operation it is.
+
+    A slot pattern (`insert_into_slot(tube_B, rotor.slot[k]) as place_b(k)`) has `slot`
+    set to its index name: the transfer to `rotor.slot[5]` is then `place_b(5)`.
+    """
 
     skill: str  # the skill call as written, e.g. `put_on_scale(w20, scale)`
-    object: str
-    target: str  # `scale`, `table`, `rack.slot[3]`
-    operation: str  # the contract's ground operation, e.g. `add(20)`
+    object: str  # the object carried; for a press or lid move its subject, `rotor.close`
+    target: str  # `scale`, `table`, `rack.slot[3]`; for a pattern its container, `rotor`;
+    # "" for a press or lid move
+    operation: str  # the contract's operation, e.g. `add(20)`, or `place_b(k)` for a pattern
+    slot: str = ""  # a pattern's index name (`k`), "" for a fixed target
+
+    def ground(self, obj: str, target: str | None) -> str:
+        """The ground operation a transfer of `obj` to `target` is under this map ("" if
+        it is not this map's)."""
+        if obj != self.object:
+            return ""
+        if target is None or not self.target:  # a press or a lid move: it has no target
+            return self.operation if target is None and not self.target else ""
+        if not self.slot:
+            return self.operation if target == self.target else ""
+        found = re.fullmatch(rf"{re.escape(self.target)}\.slot\[(\d+)\]", target)
+        if found is None:
+            return ""
+        return substitute(self.operation, self.slot, found.group(1))
+
+
+def pick(operations: str, legal: tuple[str, ...] | list[str]) -> str:
+    """Which of a transfer's candidate operations (`place_a(3) | retry_a`) it is: the
+    first that is legal, else the first ("" for none).
+
+    >>> pick("place_a(3) | retry_a", ["retry_a"]), pick("add(5)", []), pick("", [])
+    ('retry_a', 'add(5)', '')
+    """
+    candidates = [c.strip() for c in operations.split("|") if c.strip()]
+    wanted = {x.replace(" ", "") for x in legal}
+    legal_first = [c for c in candidates if c.replace(" ", "") in wanted]
+    return (legal_first or candidates or [""])[0]
+
+
+def substitute(operation: str, name: str, value: str) -> str:
+    """`place_b(k)` with `k` := 5 is `place_b(5)` (only whole arguments are replaced)."""
+    head, paren, rest = operation.partition("(")
+    if not paren:
+        return operation
+    args = [a.strip() for a in rest.rstrip(")").split(",")]
+    return f"{head}({', '.join(value if a == name else a for a in args)})"
 
 
 @frozen
@@ -44,17 +92,24 @@ class ContractBinding:
     operations: tuple[OperationMap, ...] = ()
 
     def operation_of(self, obj: str, target: str | None) -> str:
-        """The contract operation a transfer of `obj` to `target` is ("" when none is)."""
-        for item in self.operations:
-            if item.object == obj and item.target == target:
-                return item.operation
-        return ""
+        """The contract operation a transfer of `obj` to `target` is ("" when none is).
+        When several maps fit (a placement and its retry: `place_a(k)`, `retry_a`), all
+        of them, joined by ` | `: the judge takes the first that is legal.
+
+        >>> b = ContractBinding("c", "c.lab", operations=(
+        ...     OperationMap("", "tube_A", "rotor", "place_a(k)", slot="k"),
+        ...     OperationMap("", "tube_A", "rotor", "retry_a", slot="k")))
+        >>> b.operation_of("tube_A", "rotor.slot[3]"), b.operation_of("tube_A", "table")
+        ('place_a(3) | retry_a', '')
+        """
+        found = [g for g in (item.ground(obj, target) for item in self.operations) if g]
+        return " | ".join(dict.fromkeys(found))
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "contract": self.contract,
-            "params": dict(self.params),
-            "operations": {
-                f"transfer({o.object}, {o.target})": o.operation for o in self.operations
-            },
-        }
+        operations: dict[str, str] = {}
+        for o in self.operations:
+            key = f"transfer({o.object}, {o.target}{f'.slot[{o.slot}]' if o.slot else ''})"
+            operations[key] = (
+                f"{operations[key]} | {o.operation}" if key in operations else o.operation
+            )
+        return {"contract": self.contract, "params": dict(self.params), "operations": operations}

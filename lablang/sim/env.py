@@ -48,7 +48,7 @@ from lablang.sim.bookkeeping import apply as apply_operations
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_WORK
 from lablang.sim.episode import observation
-from lablang.sim.labference import TransferWatch
+from lablang.sim.labference import CHOICES, OUTCOMES, TransferWatch
 from lablang.sim.model import Task, bind_task
 from lablang.sim.predicates import Evaluator, SpecError
 from lablang.sim.records import Event, event_json, record_lines
@@ -405,8 +405,8 @@ def apply_action(rt: Runtime, action: np.ndarray, joints: np.ndarray | None = No
 
 
 _INFO_PARTS = {
-    "choice": ("transfer",),
-    "execution": ("placed", "press"),
+    "choice": CHOICES,
+    "execution": (*OUTCOMES, "press"),
     "completion": ("completion",),
 }
 ASSIST_TICKS = 5  # ticks of two-pad contact after the first before the weld assist engages

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import math
 
+from attrs import evolve
+
 from lablang import ast
 from lablang.check.names import reserved_name
 from lablang.resolve import Program
 from lablang.sim import catalog
 from lablang.sim import model as sm
-from lablang.sim.binding import TRANSFERS, ContractBinding, OperationMap
+from lablang.sim.binding import LIDS, PRESSES, TRANSFERS, ContractBinding, OperationMap
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_family import check_family, read_family, reading_scene
 from lablang.sim.front_instruction import check_instruction, predicate_calls
@@ -347,7 +349,7 @@ def bind_contract(
             not isinstance(stmt, ast.ExprStmt)
             or clause is None
             or clause.keyword != "as"
-            or not isinstance(clause.value, ast.Call)
+            or not isinstance(clause.value, ast.Call | ast.Name)
         ):
             front.error(
                 "E0708",
@@ -356,9 +358,17 @@ def bind_contract(
                 stmt.span,
             )
             continue
-        call = skill_call(front, ast.ExprStmt(value=stmt.value, clauses=(), span=stmt.span), scene)
+        written, slot = _slot_pattern(stmt.value)
+        call = skill_call(front, ast.ExprStmt(value=written, clauses=(), span=stmt.span), scene)
         if call is None:
             continue
+        subject = _press_or_lid(call)
+        if subject:  # a press or a lid move: `close_lid(rotor) as close_lid`
+            operation = _operation_text(clause.value)
+            if operation is not None:
+                skill = front.source.text[stmt.value.span.start : stmt.value.span.end]
+                maps.append(OperationMap(skill, subject, "", operation))
+                continue
         if not (
             call.func in TRANSFERS
             and len(call.args) > 1
@@ -367,8 +377,11 @@ def bind_contract(
         ):
             front.error(
                 "E0708",
-                "only a transfer of an object to a fixed target (`place`, `put_on_scale`, "
-                "`insert_into_slot`, `incubate`, `discard`) maps to a contract operation",
+                "only a transfer of an object to a target (`place`, `put_on_scale`, "
+                "`insert_into_slot`, `incubate`, `discard`), a press or a lid move maps to a "
+                "contract operation; "
+                "a slot computed at run time is written as a pattern, "
+                "`insert_into_slot(tube_B, rotor.slot[k]) as place_b(k)`",
                 stmt.span,
             )
             continue
@@ -379,7 +392,8 @@ def bind_contract(
             )
             continue
         skill = front.source.text[stmt.value.span.start : stmt.value.span.end]
-        maps.append(OperationMap(skill, call.args[0].name, call.args[1].text(), operation))
+        target = call.args[1].name if slot else call.args[1].text()
+        maps.append(OperationMap(skill, call.args[0].name, target, operation, slot))
     return ContractBinding(
         head.id,
         symbol.module.source.name,
@@ -388,7 +402,38 @@ def bind_contract(
     )
 
 
-def _operation_text(call: ast.Call) -> str | None:
+def _press_or_lid(call: sm.Call) -> str:
+    """The subject a press or lid move's choice is recorded with (`rotor.close`,
+    `scale.tare`), "" for any other call."""
+    first = call.args[0] if call.args else None
+    if not isinstance(first, sm.Ref):
+        return ""
+    if call.func in PRESSES and not first.path:
+        return f"{first.name}.{PRESSES[call.func]}"
+    if call.func in LIDS and not first.path:
+        return f"{first.name}.{LIDS[call.func]}"
+    if call.func == "press_button" and first.path:
+        return first.text()
+    return ""
+
+
+def _slot_pattern(value: ast.Expr) -> tuple[ast.Expr, str]:
+    """A call whose target is `CONTAINER.slot[NAME]` (a slot pattern), checked as the call
+    to slot 0, and the index name; any other call as it is, and ""."""
+    if not isinstance(value, ast.Call) or len(value.args) < 2:
+        return value, ""
+    target = value.args[1].value
+    if not (isinstance(target, ast.Index) and isinstance(target.index, ast.Name)):
+        return value, ""
+    zero = ast.Number(text="0", span=target.index.span)
+    args = list(value.args)
+    args[1] = evolve(args[1], value=evolve(target, index=zero))
+    return evolve(value, args=tuple(args)), target.index.id
+
+
+def _operation_text(call: ast.Call | ast.Name) -> str | None:
+    if isinstance(call, ast.Name):
+        return call.id
     if not isinstance(call.func, ast.Name):
         return None
     args = []

@@ -39,16 +39,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from attrs import define, field, frozen
 
-from lablang.sim.binding import TRANSFERS
+from lablang.sim.binding import LIDS, PRESSES, TRANSFERS, pick
 from lablang.sim.events import Event
 from lablang.sim.model import Call, Expr, Ref, Task
 
 if TYPE_CHECKING:
     from lablang.sim.runtime import Runtime
 
-# skill calls that press a button of their first argument, by the button's name
-PRESSES = {"tare": "tare", "start_centrifuge": "start", "set_temperature": "set", "stir": "stir"}
 CONFIRM_AFTER = 0.5  # s after a release at which its outcome reaches the policy
+PUSHED = 0.001  # m a button is pushed in when the policy has committed to pressing it
+# the events that are choices, and those that are their outcomes
+CHOICES = ("transfer", "push", "lid")
+OUTCOMES = ("placed", "outcome")
+CHOSEN = {"transfer": "transfer", "press": "push", "lid": "lid"}  # obligation kind -> choice
 
 
 @frozen
@@ -56,8 +59,10 @@ class Obligation:
     """One required operation of a task: a transfer of an object, or a button press."""
 
     step: str
-    kind: str  # "transfer" | "press"
-    subject: str  # the object carried, or the button pressed (`scale.tare`)
+    kind: str  # "transfer" | "press" | "lid"
+    subject: (
+        str  # the object carried, the button pressed (`scale.tare`), the lid's move (`rotor.open`)
+    )
     target: Expr | None = field(default=None, eq=False)  # a transfer's target expression
 
     @property
@@ -82,6 +87,8 @@ def obligations(
                 out.append(Obligation(step.name, "transfer", first.name, target))
             elif call.func in PRESSES and not first.path:
                 out.append(Obligation(step.name, "press", f"{first.name}.{PRESSES[call.func]}"))
+            elif call.func in LIDS and not first.path:
+                out.append(Obligation(step.name, "lid", f"{first.name}.{LIDS[call.func]}"))
             elif call.func == "press_button" and first.path:
                 out.append(Obligation(step.name, "press", first.text()))
     return tuple(out)
@@ -89,6 +96,14 @@ def obligations(
 
 def transfer_text(obj: str, target: str | None) -> str:
     return f"transfer({obj}, {target})"
+
+
+def operation_text(kind: str, subject: str) -> str:
+    """A press or lid move as a choice's operation: `press(scale.tare)`, `close(rotor)`."""
+    if kind == "lid":
+        name, _, move = subject.rpartition(".")
+        return f"{move}({name})"
+    return f"press({subject})"
 
 
 @frozen
@@ -102,6 +117,8 @@ class WatchState:
     presses_seen: int
     moved: tuple[tuple[str, int], ...]
     chosen: tuple[tuple[str, tuple[Call, ...]], ...] = ()
+    pushing: tuple[tuple[str, Event], ...] = ()
+    lid: tuple[str, Event] | None = None
 
 
 @define
@@ -126,6 +143,8 @@ class TransferWatch:
     presses_seen: int = 0
     moved: dict[str, int] = field(factory=dict)  # transfers (releases) per object
     chosen: dict[str, tuple[Call, ...]] = field(factory=dict)  # steps' alternatives taken
+    pushing: dict[str, Event] = field(factory=dict)  # buttons pushed in, by their choice
+    lid: tuple[str, Event] | None = None  # the lid held, and the choice its grasp made
 
     def __attrs_post_init__(self) -> None:
         self.required = obligations(self.task)
@@ -142,11 +161,26 @@ class TransferWatch:
             if rt.held is not None:
                 self._grasped(rt.held)
             self.held = rt.held
+        if rt.lid_held != (self.lid[0] if self.lid else None):
+            if self.lid is not None:
+                self.pending.append((rt.time + CONFIRM_AFTER, self.lid[1]))
+                self.lid = None
+            if rt.lid_held is not None:
+                self._lid_grasped(rt.lid_held)
+        qpos = rt.data.qpos
+        for (entity, button), (adr, _down) in rt.buttons.items():
+            key = f"{entity}.{button}"
+            if key not in self.pushing and qpos[adr] < -PUSHED:
+                self._pushed(key)
         if len(rt.events) > self.presses_seen:
             for time, what, kind in rt.events[self.presses_seen :]:
                 if kind == "pressed":
                     self._pressed(time, what)
             self.presses_seen = len(rt.events)
+        for (entity, button), (adr, _down) in rt.buttons.items():
+            key = f"{entity}.{button}"
+            if key in self.pushing and qpos[adr] >= -PUSHED:
+                self._let_go(key)
         if self.pending and self.pending[0][0] <= rt.time + 1e-9:
             self.resolve(rt.time)
 
@@ -159,6 +193,8 @@ class TransferWatch:
             self.presses_seen,
             tuple(self.moved.items()),
             tuple(self.chosen.items()),
+            tuple(self.pushing.items()),
+            self.lid,
         )
 
     def restore(self, state: WatchState) -> None:
@@ -166,6 +202,7 @@ class TransferWatch:
         self.done, self.attempts = set(state.done), state.attempts
         self.presses_seen, self.moved = state.presses_seen, dict(state.moved)
         self.chosen = dict(state.chosen)
+        self.pushing, self.lid = dict(state.pushing), state.lid
         self.required = obligations(self.task, self.chosen)
         self.intent = None
 
@@ -190,7 +227,10 @@ class TransferWatch:
         due = [p for p in self.pending if p[0] <= until + 1e-9]
         self.pending = [p for p in self.pending if p[0] > until + 1e-9]
         for _, choice in due:
-            self._outcome(choice)
+            if choice.kind == "lid":
+                self._lid_outcome(choice)
+            else:
+                self._outcome(choice)
 
     # ------------------------------------------------------------ internals
 
@@ -248,12 +288,79 @@ class TransferWatch:
         return None if value is None else target_name(value)
 
     def _legal(self) -> tuple[str, ...]:
+        """The legal next operations: each object's first transfer not yet achieved (in any
+        order), and the presses and lid moves not yet achieved of the steps up to the one
+        the task is at (a button or a lid when the task calls for it, not before)."""
         out = []
         for o in self._outstanding():
             target = self._resolved(o)
             if target is not None:
                 out.append(transfer_text(o.subject, target))
-        return tuple(out)
+        reached = {s.name for s in self.task.steps[: self.step_index() + 1]}
+        for o in self.required:
+            if o.step in reached and o.kind != "transfer" and o.key not in self.done:
+                out.append(operation_text(o.kind, o.subject))
+        return tuple(dict.fromkeys(out))
+
+    def _choice(self, kind: str, subject: str) -> Event:
+        self.attempts += 1
+        operation = operation_text(kind, subject)
+        contract = self.task.contract
+        event = Event(
+            CHOSEN[kind],
+            self.rt.time,
+            self._step(),
+            attempt=f"t{self.attempts}",
+            operation=operation,
+            object=subject,
+            target=subject,
+            legal=self._legal(),
+            contract_op=contract.operation_of(subject, None) if contract else "",
+        )
+        self.emit(event)
+        return event
+
+    def _pushed(self, button: str) -> None:
+        """A button pushed in past `PUSHED`: the policy chose to press it."""
+        self.pushing[button] = self._choice("press", button)
+
+    def _let_go(self, button: str) -> None:
+        """A button let up again: if it never registered, the press was not executed."""
+        choice = self.pushing.pop(button)
+        if choice.attempt:
+            self._settled(choice, False, "")
+
+    def _lid_grasped(self, name: str) -> None:
+        """The policy took a lid's handle: it chose to open a closed lid, to close an open one."""
+        from lablang.sim.state import LID_OPEN, lid_angle
+
+        move = "close" if lid_angle(self.rt, name) >= LID_OPEN else "open"
+        self.lid = (name, self._choice("lid", f"{name}.{move}"))
+
+    def _lid_outcome(self, choice: Event) -> None:
+        from lablang.sim.state import LID_CLOSED, LID_OPEN, lid_angle
+
+        assert choice.object is not None
+        name, _, move = choice.object.rpartition(".")
+        angle = lid_angle(self.rt, name)
+        confirmed = angle >= LID_OPEN if move == "open" else angle <= LID_CLOSED
+        self._settled(choice, confirmed, self._complete("lid", choice.object) if confirmed else "")
+
+    def _complete(self, kind: str, subject: str) -> str:
+        """Mark the first outstanding obligation of this kind and subject done (its key)."""
+        for o in self.required:
+            if o.kind == kind and o.subject == subject and o.key not in self.done:
+                self.done.add(o.key)
+                return o.key
+        return ""
+
+    def _settled(self, choice: Event, confirmed: bool, completes: str) -> None:
+        self.emit(
+            Event("outcome", self.rt.time, choice.step, attempt=choice.attempt,
+                  operation=choice.operation, object=choice.object, target=choice.target,
+                  confirmed=confirmed, status="succeeded" if confirmed else "failed",
+                  detail=completes, contract_op=choice.contract_op if confirmed else "")
+        )  # fmt: skip
 
     def _outcome(self, choice: Event) -> None:
         rt = self.rt
@@ -267,6 +374,8 @@ class TransferWatch:
                     self.done.add(o.key)
                     completes = o.key
                     break
+        rests = resting_place(rt, name)
+        contract = self.task.contract
         self.emit(
             Event(
                 "placed",
@@ -275,21 +384,22 @@ class TransferWatch:
                 attempt=choice.attempt,
                 operation=choice.operation,
                 object=name,
-                target=resting_place(rt, name),
+                target=rests,
                 confirmed=confirmed,
                 status="succeeded" if confirmed else "failed",
                 detail=completes,
+                # the operation where it really rests is (a slip: `place_a(k + 1)`)
+                contract_op=contract.operation_of(name, rests) if contract else "",
             )
         )
 
     def _pressed(self, time: float, button: str) -> None:
-        completes = ""
-        for o in self.required:
-            if o.kind == "press" and o.subject == button and o.key not in self.done:
-                self.done.add(o.key)
-                completes = o.key
-                break
+        completes = self._complete("press", button)
         self.emit(Event("press", time, self._step(), object=button, detail=completes))
+        choice = self.pushing.get(button)
+        if choice is not None and choice.attempt:
+            self._settled(choice, True, completes)
+            self.pushing[button] = Event("push", time, "")  # registered: no outcome due
 
 
 def initial_context(rt: Runtime, task: Task) -> list[Event]:
@@ -402,22 +512,25 @@ def labference_score(
     """
     events = sorted(events, key=lambda e: e.time)
     transfers = [e for e in events if e.kind == "transfer"]
+    choices = [e for e in events if e.kind in CHOICES]
     outcomes: dict[str, Event] = {}
     for e in events:
-        if e.kind == "placed" and e.attempt not in outcomes:
+        if e.kind in OUTCOMES and e.attempt not in outcomes:
             outcomes[e.attempt] = e
-    opportunities = sum(_kind(k) == "transfer" for k in required)
+    opportunities = sum(_kind(k) in CHOSEN for k in required)
     verdicts = judge(events) if judge is not None else None
     frozen_choices: list[dict[str, Any]] = []
     revisions: list[str] = []
     open_at: float | None = 0.0  # when the next opportunity opens (None: not yet known)
-    for e in transfers:
+    for e in choices:
         if len(frozen_choices) < opportunities and open_at is not None and e.time >= open_at:
-            if verdicts is None:
+            if verdicts is None or not e.contract_op:
+                # unbound, or a press or lid move the contract does not name: the task's own
                 legal_set, correct = e.legal, e.operation in e.legal
             else:
                 legal_set = verdicts.get(e.attempt, ())
-                correct = bool(e.contract_op) and e.contract_op in legal_set
+                operation = pick(e.contract_op, legal_set)
+                correct = bool(operation) and operation in legal_set
             outcome = outcomes.get(e.attempt)
             frozen_choices.append(
                 {
@@ -426,7 +539,10 @@ def labference_score(
                     "time": round(e.time, 6),
                     "step": e.step,
                     "operation": e.operation,
-                    "contract_operation": e.contract_op or None,
+                    "contract_operation": (
+                        pick(e.contract_op, legal_set) if verdicts is not None else e.contract_op
+                    )
+                    or None,
                     "legal": list(legal_set),
                     "correct": correct,
                     "executed": bool(outcome is not None and outcome.confirmed),
@@ -436,9 +552,9 @@ def labference_score(
             open_at = outcome.time if outcome is not None else None
         else:
             revisions.append(e.attempt)
-    pressed_at: dict[str, float] = {}
+    pressed_at: dict[str, float] = {}  # presses and lid moves, by the obligation achieved
     for e in events:
-        if e.kind == "press" and e.detail and e.detail not in pressed_at:
+        if e.kind in ("press", "outcome") and e.detail and e.detail not in pressed_at:
             pressed_at[e.detail] = e.time
     passed: dict[str, float] = {}
     for e in events:
@@ -519,7 +635,7 @@ def _acted_by(
     """Had the policy acted on obligation `key` by `time`: carried its object as often as
     the obligations up to this one ask (`upto` ends with `key`), or pressed its button?"""
     _step, kind, subject = key.split(":", 2)
-    if kind == "press":
+    if kind != "transfer":
         return pressed_at.get(key, float("inf")) <= time + 1e-9
     needed = sum(_kind(k) == "transfer" and k.split(":", 2)[2] == subject for k in upto)
     done = sum(e.object == subject and e.time <= time + 1e-9 for e in transfers)

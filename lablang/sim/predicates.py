@@ -388,6 +388,8 @@ def _f_opposite(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) ->
     slot = args[1]
     if slot is None:
         return None
+    if isinstance(slot, SlotTarget) and slot.container != name:
+        return None  # a slot of another container (a tube still in the rack) has no opposite
     n = len(rt.infos[name].slots)
     index = slot.index if isinstance(slot, SlotTarget) else int(slot)
     return SlotTarget(name, (index + n // 2) % n)

@@ -14,6 +14,7 @@ MODULES = [
     "lablang.contracts.front",
     "lablang.contracts.replay",
     "lablang.contracts.render",
+    "lablang.contracts.observed",
 ]
 
 

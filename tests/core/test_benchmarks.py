@@ -227,8 +227,11 @@ SMOKES: dict[str, Smoke] = {
             rf"^  share of the runtime's wall time inside mj_step .*: {NUM}, before the cuts {NUM}$",
             rf"^  raw mj_step on the idle scene         : +{NUM} steps/s$",
             rf"^pick-and-place instance: median {NUM} s wall, best {NUM} s \({NUM} s simulated\)",
-            rf"^evaluate weigh_30g \(do nothing, {NUM} s episodes\): {NUM} episodes/min without "
-            rf"the bound contract, {NUM} with, ratio {NUM}$",
+            *(
+                rf"^evaluate {task} \(do nothing, {NUM} s episodes\): {NUM} episodes/min "
+                rf"without the bound contract, {NUM} with, ratio {NUM}$"
+                for task in ("weigh_30g", "load_pair")
+            ),
             rf"^  scoring the expert's episode: {NUM}/s without the contract, {NUM}/s with, "
             rf"ratio {NUM}$",
             rf"^  lablang runtime \(skills \+ mink IK\)     : +{NUM} steps/s$",

@@ -22,6 +22,7 @@ from lablang.sim.env import TaskEnv
 
 CARRY_Z = 0.12  # m, hand height while carrying
 SPOTS = ((-0.02, 0.0), (0.02, 0.0), (0.0, 0.02), (0.0, -0.02))  # offsets from the pan's centre
+SHALLOW = 0.0025  # m a shallow press stops short: pushed in, never registered
 STEP_TIMEOUT = 6.0  # s the policy waits for the step to pass after a release
 
 
@@ -43,6 +44,8 @@ class ScriptedWeigher:
     drop: frozenset[int] = frozenset()  # transfers released 10 cm short of the pan
     spare: str = "w5"
     tare: bool = True
+    shallow: bool = False  # the tare press stops short: the button never registers
+    retare: bool = False  # tare again once the first weight is on the pan
     log: list[Decision] = field(factory=list)
 
     def run(self, env: TaskEnv, seed: int, judge: Any = None) -> dict[str, Any]:
@@ -67,7 +70,7 @@ class ScriptedWeigher:
             rt = env.rt
             assert rt is not None
             if self.tare:
-                yield from _press(env, "scale", "tare")
+                yield from _press(env, "scale", "tare", SHALLOW if self.shallow else 0.0)
             for k, weight in enumerate(self.required):
                 chosen = self.spare if k in self.wrong else weight
                 self.log.append(Decision(chosen, chosen == weight, k in self.drop))
@@ -76,6 +79,8 @@ class ScriptedWeigher:
                 start = rt.time
                 while state["info"]["step"] == step and rt.time - start < STEP_TIMEOUT:
                     yield env.hold_action()
+                if self.retare and k == 0:
+                    yield from _press(env, "scale", "tare")
 
         return plan
 
@@ -95,12 +100,16 @@ def _goto(
         yield np.array([*goal, 0.0, 0.0, grip])
 
 
-def _press(env: TaskEnv, entity: str, button: str) -> Generator[np.ndarray, None, None]:
+def _press(
+    env: TaskEnv, entity: str, button: str, short: float = 0.0
+) -> Generator[np.ndarray, None, None]:
+    """Press a button with closed fingers (`short`: stop that much higher)."""
     rt = env.rt
     assert rt is not None
     top = rt.data.xpos[rt.model.body(f"{entity}_{button}").id] + [0, 0, 0.008]
     yield from _goto(env, [top[0], top[1], top[2] + 0.03], 0.0)
-    yield from _goto(env, [top[0], top[1], top[2] + 0.0025], 0.0, speed=0.04, settle=0.4)
+    low = top[2] + 0.0025 + short
+    yield from _goto(env, [top[0], top[1], low], 0.0, speed=0.04, settle=0.4)
     yield from _goto(env, [top[0], top[1], CARRY_Z], 0.0, settle=0.0)
 
 
@@ -153,3 +162,8 @@ def evaluate_hold(file: str, episodes: int, *extra: str) -> dict[str, Any]:
     assert out.exit_code == 0, out.output
     printed: dict[str, Any] = json.loads(out.output)
     return printed
+
+
+def transfer_choices(score: dict[str, Any]) -> list[dict[str, Any]]:
+    """A score's frozen choices that are transfers (not presses or lid moves)."""
+    return [c for c in score["choice"]["frozen"] if c["operation"].startswith("transfer(")]

@@ -18,32 +18,42 @@ from lablang.sim import load_tasks
 from lablang.sim.env import make_env
 from lablang.sim.front import tasks_of
 from lablang.sim.front_instruction import predicate_calls
-from lablang.sim.labference import obligations
+from lablang.sim.labference import labference_score, obligations
 from lablang.sim.model import Num
 from lablang.sim.records import Event
-from tests.sim.labference_policies import ScriptedWeigher, evaluate_hold
+from tests.sim.labference_policies import ScriptedWeigher, evaluate_hold, transfer_choices
 
 FILE = "examples/tasks/feedback_weighing.lab"
 
 
+def _checked_task(path: str, name: str):  # type: ignore[no-untyped-def]
+    tasks, report = load_tasks(path)
+    assert not report.has_errors
+    return tasks[name]
+
+
 @pytest.fixture(scope="module")
 def weigh_30g():  # type: ignore[no-untyped-def]
-    tasks, report = load_tasks(FILE)
-    assert not report.has_errors
-    return tasks["weigh_30g"]
+    return _checked_task(FILE, "weigh_30g")
 
 
-def _bound_examples() -> list[tuple[str, str]]:
+def _bound_examples(contract: str = "feedback_weighing") -> list[tuple[str, str]]:
     found = []
     for path in sorted(Path("examples/tasks").glob("*.lab")):
         tasks, _ = load_tasks(str(path))
-        found += [(str(path), name) for name, task in tasks.items() if task.contract]
+        found += [
+            (str(path), name)
+            for name, task in tasks.items()
+            if task.contract and task.contract.contract == contract
+        ]
     return found
 
 
-def test_the_weighing_examples_follow_the_contract() -> None:
-    """Both weighing examples (30 g and 37 g) are bound to the weighing contract."""
+def test_the_weighing_and_centrifuge_examples_follow_their_contracts() -> None:
+    """Both weighing examples (30 g and 37 g) are bound to the weighing contract, the
+    centrifuge example to the centrifuge contract."""
     assert [name for _, name in _bound_examples()] == ["weigh_30g", "weigh_37g"]
+    assert [name for _, name in _bound_examples("centrifuge")] == ["load_pair"]
 
 
 @pytest.mark.parametrize(("path", "name"), _bound_examples())
@@ -88,7 +98,7 @@ def test_a_wrong_weight_is_an_illegal_contract_operation_and_its_removal_becomes
     score = ScriptedWeigher(("w20", "w10"), wrong=frozenset({0})).run(
         make_env(weigh_30g, max_seconds=35.0), 3, judge
     )
-    first, second = score["choice"]["frozen"]
+    first, second = transfer_choices(score)
     assert (first["contract_operation"], first["correct"]) == ("add(5)", False)
     assert first["legal"] == ["add(10)", "add(20)", "wait_stable"]
     assert (second["contract_operation"], second["correct"]) == ("add(10)", False)
@@ -131,15 +141,47 @@ def test_monitor_reads_a_simulation_record_and_scores_it_against_the_contract(
     assert out.exit_code == 0, out.output
     printed = json.loads(out.output)
     assert printed["params"] == {"target": 30}
-    assert [c["contract_operation"] for c in printed["score"]["choice"]["frozen"]] == [
+    assert [c["contract_operation"] for c in transfer_choices(printed["score"])] == [
         "add(20)",
         "add(10)",
     ]
-    assert printed["score"]["choice"]["correct"] == 2
+    assert printed["score"]["choice"]["correct"] == 3  # the tare and both weights
     expected = monitor_record(load_contract(weigh_30g.contract), record)
     assert printed == json.loads(json.dumps(expected))
     text = runner.invoke(main, ["monitor", contract_file, str(record)])
     assert text.exit_code == 0 and "is `add(20)`: correct" in text.output
+    # the same episode as an event log of its contract operations: the one scorer again
+    log = tmp_path / "events.jsonl"
+    log.write_text(_event_log(record))
+    out = runner.invoke(main, ["monitor", contract_file, str(log), "--param", "target=30",
+                               "--json"])  # fmt: skip
+    assert out.exit_code == 0, out.output
+    from_log = json.loads(out.output)["score"]
+    assert [(c["contract_operation"], c["correct"], c["executed"]) for c in from_log["choice"][
+        "frozen"
+    ]] == [(c["contract_operation"], c["correct"], c["executed"]) for c in transfer_choices(
+        printed["score"])]  # fmt: skip
+    # completion is the contract's goal there, `recorded`, which no simulated skill applies
+    assert from_log["completion"]["status"] == "incomplete"
+
+
+def _event_log(record: Path) -> str:
+    """A simulation record's choices that are contract operations, as `monitor`'s event
+    log (one line per choice, one per its outcome)."""
+    from lablang.sim.labference import CHOICES, OUTCOMES
+    from lablang.sim.records import replay
+
+    events = replay(record).events
+    lines = []
+    for e in events:
+        if e.kind in CHOICES and e.contract_op:
+            operation = e.contract_op.split(" | ")[0]
+            lines.append({"time": e.time, "attempt": e.attempt, "object": e.object,
+                          "operation": operation})  # fmt: skip
+            outcome = next(o for o in events if o.kind in OUTCOMES and o.attempt == e.attempt)
+            lines.append({"time": outcome.time, "attempt": e.attempt, "object": e.object,
+                          "operation": operation, "confirmed": bool(outcome.confirmed)})  # fmt: skip
+    return "".join(json.dumps(line) + "\n" for line in lines)
 
 
 def test_evaluate_records_name_the_bound_contract_and_monitor_reads_them(tmp_path) -> None:
@@ -147,7 +189,7 @@ def test_evaluate_records_name_the_bound_contract_and_monitor_reads_them(tmp_pat
     contract and the task's parameters, which `lablang monitor` then uses (the do-nothing
     policy's: both opportunities missed, so no incorrect choice and exit 0)."""
     printed = evaluate_hold(FILE, 1, "--records", str(tmp_path))
-    assert printed["labference"]["opportunities"] == 2 and printed["labference"]["reached"] == 0
+    assert printed["labference"]["opportunities"] == 3 and printed["labference"]["reached"] == 0
     (record,) = sorted(tmp_path.glob("*.jsonl"))
     header = json.loads(record.read_text().splitlines()[0])
     assert header["contract"]["contract"] == "feedback_weighing"
@@ -185,7 +227,7 @@ task t in s {
          "E0708", "each operation is `skill call as operation`"),
         ("follows: feedback_weighing(target: 10)", "operations: { pick(w10) as add(10) }",
          "E0708", "only a transfer"),
-        ("follows: feedback_weighing(target: 10)", "operations: { tare(scale) as add(10) }",
+        ("follows: feedback_weighing(target: 10)", "operations: { read_scale(scale) as add(10) }",
          "E0708", "only a transfer"),
     ],
 )  # fmt: skip
@@ -193,7 +235,8 @@ def test_a_malformed_binding_is_a_located_diagnostic(
     follows: str, operations: str, code: str, message: str
 ) -> None:
     """A binding that names no contract, gives a non-integer parameter, maps operations
-    without a contract or maps something other than a transfer is reported, not run."""
+    without a contract or maps something other than a transfer, a press or a lid move (a
+    pick, a reading) is reported, not run."""
     text = BOUND.replace("FOLLOWS", follows).replace("OPERATIONS", operations)
     result = check_text(text, roots=["stdlib"])
     tasks_of(result.program, result.report)
@@ -213,10 +256,11 @@ def test_branch_scores_a_bound_task_against_its_contract() -> None:
     )  # fmt: skip
     assert out.exit_code == 0, out.output
     printed = json.loads(out.output)
-    frozen = printed["base"]["choice"]["frozen"]
+    frozen = transfer_choices(printed["base"])
     assert [c["contract_operation"] for c in frozen] == ["add(20)", "add(10)", "add(5)", "add(2)"]
     assert all(c["correct"] and c["contract_operation"] in c["legal"] for c in frozen)
-    assert printed["supported"]["choice"]["reached"] == 1  # the put was not run
+    assert printed["base"]["choice"]["frozen"][0]["operation"] == "press(scale.tare)"
+    assert len(transfer_choices(printed["supported"])) == 1  # the put was not run
 
 
 @pytest.mark.parametrize("target", [30, 37])
@@ -236,3 +280,151 @@ def test_the_weighing_contracts_stray_pair_is_disjoint_at_the_example_targets(ta
     strays = ["remove(1)", "remove(2)"] if target == 30 else ["remove(1)"]
     assert result.details[1] == f"right legal: {', '.join(strays)}, wait_stable"
     assert result.details[0].startswith("left legal: add(")
+
+
+# ------------------------------------------------------------------ the centrifuge, bound
+
+CENTRIFUGE = "examples/tasks/centrifuge_loading.lab"
+
+
+@pytest.fixture(scope="module")
+def load_pair():  # type: ignore[no-untyped-def]
+    return _checked_task(CENTRIFUGE, "load_pair")
+
+
+def test_a_slot_pattern_maps_each_rotor_slot_to_the_operation_with_that_argument(
+    load_pair,
+) -> None:
+    """`insert_into_slot(tube_B, rotor.slot[k]) as place_b(k)` makes the transfer into
+    slot 5 `place_b(5)` (with its retry as the second candidate), and a transfer to the
+    rack or to another container's slot no operation."""
+    binding = load_pair.contract
+    assert binding.operation_of("tube_B", "rotor.slot[5]") == "place_b(5) | retry_b"
+    assert binding.operation_of("tube_A", "rotor.slot[0]") == "place_a(0) | retry_a"
+    assert binding.operation_of("tube_A", "rack.slot[0]") == ""
+    assert binding.operation_of("tube_B", "table") == ""
+
+
+def test_the_centrifuge_contracts_size_is_the_example_rotors() -> None:
+    """The example task binds the contract with N equal to its rotor's slot count, and the
+    contract's own answer-changing pair (`slipped`: A in slot 2 or 3) gives disjoint legal
+    sets for `place_b`: the target tube B goes to depends on A's actual slot."""
+    from lablang.contracts.pairs import check_pair
+
+    task = load_tasks(CENTRIFUGE)[0]["load_pair"]
+    contract = load_contract(task.contract)
+    rotor = task.scene.entity("rotor")
+    assert contract.params["N"] == dict(rotor.params)["slots"] == 8
+    (pair,) = contract.pairs
+    assert check_pair(contract, pair, 6, 2_000_000).status in ("holds", "proved")
+
+
+def _centrifuge_events(a_rests: str, a_op: str) -> list[Event]:
+    """A's placement aimed at slot 0 and found at `a_rests`, then a choice for tube A
+    again (t2) and one for tube B (t3), in the words the observer records them."""
+    aim = "transfer(tube_A, rotor.slot[0])"
+    return [
+        Event("transfer", 1.0, "place_A", attempt="t1", operation=aim, object="tube_A",
+              target="rotor.slot[0]", contract_op="place_a(0) | retry_a"),
+        Event("placed", 1.5, "place_A", attempt="t1", object="tube_A", target=a_rests,
+              confirmed=a_rests == "rotor.slot[0]", contract_op=a_op),
+        Event("transfer", 2.0, "place_A", attempt="t2", operation=aim, object="tube_A",
+              target="rotor.slot[0]", contract_op="place_a(0) | retry_a"),
+        Event("transfer", 3.0, "place_B", attempt="t3", object="tube_B",
+              target="rotor.slot[4]", contract_op="place_b(4) | retry_b"),
+    ]  # fmt: skip
+
+
+def test_the_judge_applies_the_outcome_that_explains_where_the_tube_rests(load_pair) -> None:
+    """A placement aimed at slot 0: confirmed, A is seated there and, once seen
+    (`confirm_a`, applied by the judge), `place_b(4)` is the one legal operation (placing
+    A again is not); found in slot 1 it slipped, and `place_b(5)` is; found on the table
+    it failed, so retrying A is the one legal operation and B has none yet."""
+    judge = ContractJudge(load_contract(load_pair.contract))
+    seated = judge(_centrifuge_events("rotor.slot[0]", "place_a(0) | retry_a"))
+    assert seated["t2"] == seated["t3"] == ("place_b(4)",)
+    slipped = judge(_centrifuge_events("rotor.slot[1]", "place_a(1) | retry_a"))
+    assert slipped["t2"] == slipped["t3"] == ("place_b(5)",)
+    failed = judge(_centrifuge_events("table", ""))
+    assert failed["t2"] == ("retry_a",)
+    # the retry is A's choice: the second candidate of its transfer, scored correct
+    steps = ["place_A", "place_B"]
+    required = ["place_A:transfer:tube_A", "place_B:transfer:tube_B"]
+    score = labference_score(steps, required, _centrifuge_events("table", ""), judge)
+    assert [(c["contract_operation"], c["correct"]) for c in score["choice"]["frozen"]] == [
+        ("place_a(0)", True),
+        ("retry_a", True),
+    ]
+
+
+def test_a_slip_in_simulation_moves_tube_bs_legal_slot_under_the_contract(task_from) -> None:
+    """Tube A slips into slot 1 (a target-pose intervention before the checkpoint): scored
+    against the contract, B opposite A's actual slot (`place_b(5)`, the base) is correct and
+    B opposite the intended slot 0 (`place_b(4)`, the supported branch) is not, as the
+    task's own legal sets say."""
+    from lablang.sim.branches import run_matched
+    from lablang.sim.interventions import Decision, TargetPose
+    from lablang.sim.model import Call, Ref
+
+    task = load_tasks(CENTRIFUGE)[0]["load_pair"]
+    judge = judge_for(task)
+    slip = TargetPose("place_A", 1, 1, Ref("rotor", ("slot", 1)))
+    intended = Decision(
+        "place_B", 1, 1, Call("opposite", (Ref("rotor"), Ref("rotor", ("slot", 0))))
+    )
+    m = run_matched(task, 1, "place_B", intended, before=(slip,))
+    for result, slot, correct in ((m.base, 5, True), (m.supported, 4, False)):
+        bound, own = result.score(judge), result.score()
+        a, b = transfer_choices(bound)
+        assert a["contract_operation"] == "place_a(0)" and a["correct"] and not a["executed"]
+        assert b["contract_operation"] == f"place_b({slot})" and b["correct"] is correct
+        assert b["legal"] == ["place_b(5)"]
+        # the task's own legal set names B's slot alike; it also keeps A's re-placement into
+        # slot 0 legal (its step's obligation is unmet), where the contract has A seated
+        assert transfer_choices(own)[1]["legal"] == [
+            "transfer(tube_A, rotor.slot[0])",
+            "transfer(tube_B, rotor.slot[5])",
+        ]
+
+
+def test_the_centrifuge_pair_in_simulation_agrees_with_the_tasks_own_legal_sets(
+    load_pair,
+) -> None:
+    """`branch --vary tube_A=rotor.slot[1]` before `place_B`, scored against the contract:
+    B's legal operations are `place_b(4)` in the base and `place_b(5)` in the varied
+    branch (disjoint), the expert is correct in both, and each is the transfer the task's
+    own legal set names, mapped through the binding."""
+    from lablang.sim.evidence import Relocate, run_varied
+
+    varied = run_varied(load_pair, 1, "place_B", Relocate("tube_A", "rotor.slot[1]"))
+    report = varied.report(judge_for(load_pair))
+    # the lid closed and the start pressed are the contract's `close_lid` and `spin`
+    base = report["base"]["choice"]["frozen"]
+    assert [(c["contract_operation"], c["correct"]) for c in base] == [
+        (None, True),  # the lid opened: the contract has no such operation
+        ("place_a(0)", True),
+        ("place_b(4)", True),
+        ("close_lid", True),
+        ("spin", True),
+    ]
+    # scored by the task's own legal set: B has no legal slot while A is still in the rack
+    # (the opposite of a rack slot is no rotor slot)
+    assert base[0]["legal"] == ["transfer(tube_A, rotor.slot[0])", "open(rotor)"]
+    own = {"base": varied.base.score(), "varied": varied.varied.score()}
+    for branch, slot in (("base", 4), ("varied", 5)):
+        b = transfer_choices(report[branch])[-1]
+        assert b["legal"] == [f"place_b({slot})"] and b["correct"]
+        (transfer,) = transfer_choices(own[branch])[-1]["legal"]
+        obj, target = transfer.removeprefix("transfer(").rstrip(")").split(", ")
+        assert load_pair.contract.operation_of(obj, target).split(" | ")[0] == b["legal"][0]
+
+
+def test_a_press_or_lid_move_maps_to_the_contract_operation_it_names(load_pair) -> None:
+    """`close_lid(rotor) as close_lid` and `start_centrifuge(rotor) as spin`: the lid's
+    close and the start button's press are those operations; the lid's opening, which no
+    map names, is none."""
+    binding = load_pair.contract
+    assert binding.operation_of("rotor.close", None) == "close_lid"
+    assert binding.operation_of("rotor.start", None) == "spin"
+    assert binding.operation_of("rotor.open", None) == ""
+    assert binding.operation_of("rotor.close", "rotor.slot[0]") == ""

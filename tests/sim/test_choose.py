@@ -8,6 +8,7 @@ import pytest
 from lablang.bound import judge_for
 from lablang.sim.evidence import Relocate, run_varied
 from lablang.sim.labference import obligations
+from tests.sim.labference_policies import transfer_choices
 
 TASK = """
 use contracts.feedback_weighing.{feedback_weighing}
@@ -67,8 +68,8 @@ def test_the_expert_chooses_from_the_evidence_and_is_correct_in_both_branches(ta
         for b, r in (("base", varied.base), ("varied", varied.varied))
     }
     assert taken == {"base": ["1"], "varied": ["0"]}
-    base_ops = [c["contract_operation"] for c in report["base"]["choice"]["frozen"]]
-    varied_ops = [c["contract_operation"] for c in report["varied"]["choice"]["frozen"]]
+    base_ops = [c["contract_operation"] for c in transfer_choices(report["base"])]
+    varied_ops = [c["contract_operation"] for c in transfer_choices(report["varied"])]
     assert base_ops == ["add(20)", "add(10)"]
     assert varied_ops == ["add(20)", "remove(5)", "add(10)"]
     assert report["varied"]["choice"]["correct"] == report["varied"]["choice"]["opportunities"]
@@ -190,7 +191,7 @@ def test_a_stray_found_at_the_start_is_contract_context_and_its_removal_correct(
     context = [e for e in result.events if e.kind == "context"]
     assert [(e.object, e.target, e.contract_op) for e in context] == [("w5", "scale", "add(5)")]
     score = result.score(judge_for(task))
-    frozen = score["choice"]["frozen"]
+    frozen = transfer_choices(score)
     assert [(c["contract_operation"], c["correct"]) for c in frozen] == [
         ("remove(5)", True),
         ("add(20)", True),

@@ -103,24 +103,38 @@ task t in bench {
 """
 
 
-def test_a_hot_plates_thermometer_is_an_observation_key_and_drawn_for_the_camera(
-    make_runtime,
+HOT_BLOCK = """
+scene bench {
+  block: thermal_block(slots: 6) on table at (0.40 m, -0.10 m)
+  tube: tube_1_5ml(contents: 200 uL of sample) on table at (0.20 m, 0.10 m)
+}
+task t in bench {
+  instruction: "Set the block to 60 C and read its thermometer."
+  step heat { do { set_temperature(block, 60 C); wait(20 s) } success: true }
+}
+"""
+
+
+@pytest.mark.parametrize(("text", "name"), [(HOT_PLATE, "stirrer"), (HOT_BLOCK, "block")])
+def test_a_heaters_thermometer_is_an_observation_key_and_drawn_for_the_camera(
+    make_runtime, text: str, name: str
 ) -> None:
-    """The stirrer's thermometer shows its plate's temperature in 0.1 C: the observation
-    key holds that display and the set temperature, and the digits a 256 px `front` image
-    shows are the same value, at room temperature and while the plate heats."""
+    """A hot plate's and a thermal block's thermometer show the heater's temperature in
+    0.1 C: the observation key holds that display and the set temperature, and the digits
+    a 256 px `front` image shows are the same value, at room temperature and while the
+    heater warms."""
     from lablang.sim.assets.display import temperature_tenths
     from lablang.sim.env import evidence
 
-    rt = make_runtime(HOT_PLATE)
-    segments = rt.thermometers.segments["stirrer"]
-    assert evidence(rt)["stirrer"].tolist() == [rt.temperature["stirrer"], rt.setpoint["stirrer"]]
-    assert _read_from_camera(rt, segments) == rt.thermometers.reading("stirrer")
-    rt.setpoint["stirrer"] = 60.0
+    rt = make_runtime(text)
+    segments = rt.thermometers.segments[name]
+    assert evidence(rt)[name].tolist() == [rt.temperature[name], rt.setpoint[name]]
+    assert _read_from_camera(rt, segments) == rt.thermometers.reading(name)
+    rt.setpoint[name] = 60.0
     for _ in range(int(4.0 / rt.dt)):
         rt.tick()
-    shown = rt.thermometers.reading("stirrer")
-    assert shown == temperature_tenths(rt.temperature["stirrer"]) / 10
+    shown = rt.thermometers.reading(name)
+    assert shown == temperature_tenths(rt.temperature[name]) / 10
     assert 25.0 < shown < 60.0  # heating, not there yet
-    assert evidence(rt)["stirrer"].tolist() == [shown, 60.0]
+    assert evidence(rt)[name].tolist() == [shown, 60.0]
     assert _read_from_camera(rt, segments) == shown

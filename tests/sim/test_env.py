@@ -103,6 +103,7 @@ def test_camera_observation_is_an_rgb_image(task_from) -> None:
         "lablang.sim.interventions",
         "lablang.sim.branches",
         "lablang.sim.labference",
+        "lablang.sim.binding",
     ],
 )
 def test_doctests_of_the_sim_package_pass(module: str) -> None:

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from lablang.cli import main
+from tests.sim.labference_policies import transfer_choices
 
 WEIGHING = "examples/tasks/feedback_weighing.lab"
 CENTRIFUGE = "examples/tasks/centrifuge_loading.lab"
@@ -30,11 +31,12 @@ def centrifuge() -> dict:
 
 def test_the_centrifuge_answer_changing_pair_is_reproduced_in_simulation(centrifuge) -> None:
     """Tube A found in slot 1 instead of 0 at the checkpoint before `place_B`: the legal
-    destinations of tube B are disjoint between the branches (slot 4 against slot 5), and
-    the expert's program, which aims B opposite A's actual slot, is correct in both."""
-    base, varied = (centrifuge[b]["choice"]["frozen"][-1] for b in ("base", "varied"))
-    assert base["legal"] == ["transfer(tube_B, rotor.slot[4])"]
-    assert varied["legal"] == ["transfer(tube_B, rotor.slot[5])"]
+    destinations of tube B are disjoint between the branches (slot 4 against slot 5, as the
+    bound centrifuge contract's legal sets say), and the expert's program, which aims B
+    opposite A's actual slot, is correct in both."""
+    base, varied = (transfer_choices(centrifuge[b])[-1] for b in ("base", "varied"))
+    assert base["legal"] == ["place_b(4)"] and base["contract_operation"] == "place_b(4)"
+    assert varied["legal"] == ["place_b(5)"] and varied["contract_operation"] == "place_b(5)"
     assert base["correct"] and varied["correct"]
     a_base = centrifuge["base"]["start"]["objects"]["tube_A"][:3]
     a_varied = centrifuge["varied"]["start"]["objects"]["tube_A"][:3]
@@ -58,12 +60,12 @@ def test_the_30g_answer_changing_pair_is_reproduced_in_simulation() -> None:
     base, varied = result["base"], result["varied"]
     assert base["start"]["evidence"]["scale"]["display"] == 20.0
     assert varied["start"]["evidence"]["scale"]["display"] > 20.0
-    assert _moves(base["choice"]["frozen"][-1]) == ["add(10)"]
-    assert _moves(varied["choice"]["frozen"][-1]) == ["remove(5)"]
-    assert [c["correct"] for c in varied["choice"]["frozen"]] == [True, False]
+    assert _moves(transfer_choices(base)[-1]) == ["add(10)"]
+    assert _moves(transfer_choices(varied)[-1]) == ["remove(5)"]
+    assert [c["correct"] for c in transfer_choices(varied)] == [True, False]
     assert base["completion"]["status"] == "clean"
     assert varied["completion"]["status"] == "incomplete"
-    assert varied["choice"]["reached"] == 2  # the step after the checkpoint was still run
+    assert varied["choice"]["reached"] == 3  # the step after the checkpoint was still run
     assert result["changed"] == ["choice", "completion"]
 
 

@@ -62,11 +62,13 @@ def test_the_task_has_one_obligation_per_required_operation(weigh_30g) -> None:
 def test_right_weights_placed_well_score_every_choice_execution_and_completion(
     weigh_30g,
 ) -> None:
-    """Policy (a): each required weight grasped, carried over the pan and released 2 cm
-    above it scores 20/20 choices, 20/20 executions and 10/10 clean completions."""
+    """Policy (a): the tare pressed, each required weight grasped, carried over the pan and
+    released 2 cm above it scores 30/30 choices (10 presses and 20 transfers), 30/30
+    executions and 10/10 clean completions."""
     scores, logs = _run(weigh_30g, lambda _k: ScriptedWeigher(REQUIRED))
     assert all(d.required and not d.dropped for log in logs for d in log)
-    assert _totals(scores) == (20, 20, 20, 20, 10)
+    assert _totals(scores) == (30, 30, 30, 30, 10)
+    assert all(s["choice"]["frozen"][0]["operation"] == "press(scale.tare)" for s in scores)
     assert all(s["completion"]["status"] == "clean" for s in scores)
     assert all(not s["choice"]["revisions"] for s in scores)
 
@@ -77,10 +79,10 @@ def test_a_wrong_weight_on_the_pan_is_a_wrong_choice_well_executed(weigh_30g) ->
     scores, logs = _run(weigh_30g, lambda k: ScriptedWeigher(REQUIRED, wrong=frozenset({k})))
     expected_correct = sum(d.required for log in logs for d in log)
     assert expected_correct == 10  # the seeded half
-    assert _totals(scores) == (expected_correct, 20, 20, 20, 0)
+    assert _totals(scores) == (EPISODES + expected_correct, 30, 30, 30, 0)  # + the tares
     for score, log in zip(scores, logs, strict=True):
         verdicts = [c["correct"] for c in score["choice"]["frozen"]]
-        assert verdicts == [d.required for d in log]
+        assert verdicts == [True] + [d.required for d in log]
 
 
 def test_a_dropped_weight_is_a_right_choice_badly_executed(weigh_30g) -> None:
@@ -89,9 +91,9 @@ def test_a_dropped_weight_is_a_right_choice_badly_executed(weigh_30g) -> None:
     scores, logs = _run(weigh_30g, lambda k: ScriptedWeigher(REQUIRED, drop=frozenset({k})))
     expected_executed = sum(not d.dropped for log in logs for d in log)
     assert expected_executed == 10
-    assert _totals(scores) == (20, 20, expected_executed, 20, 0)
+    assert _totals(scores) == (30, 30, EPISODES + expected_executed, 30, 0)  # + the tares
     for score, log in zip(scores, logs, strict=True):
-        frozen = score["choice"]["frozen"]
+        frozen = score["choice"]["frozen"][1:]  # after the tare
         assert [c["executed"] for c in frozen] == [not d.dropped for d in log]
         assert [c["outcome"] for c in frozen] == ["table" if d.dropped else "scale" for d in log]
 
@@ -104,9 +106,47 @@ def test_doing_nothing_scores_zero_and_the_tare_step_does_not_pass(weigh_30g) ->
     for outcome in result["outcomes"]:
         score = outcome["score"]
         assert outcome["passed"] == []
-        assert (score["choice"]["correct"], score["choice"]["opportunities"]) == (0, 2)
+        assert (score["choice"]["correct"], score["choice"]["opportunities"]) == (0, 3)
         assert (score["execution"]["executed"], score["execution"]["pressed"]) == (0, 0)
         assert score["completion"]["credit"] == 0.0
+
+
+def _one_episode(task, policy: ScriptedWeigher) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    score: dict = policy.run(make_env(task, max_seconds=24.0), instance_seeds(0, 1)[0])  # type: ignore[type-arg]
+    return score
+
+
+def test_a_tare_pressed_again_on_a_loaded_pan_is_a_wrong_choice_well_executed(
+    weigh_30g,
+) -> None:
+    """A policy that tares, puts w20 on and then presses tare again: the press is a choice
+    of its own (the third opportunity), incorrect (the tare was done: it is not in the
+    legal set) though executed, w10's transfer after it is a revision past the last of
+    the three opportunities, and the task does not complete (the pan reads 10 g)."""
+    score = _one_episode(weigh_30g, ScriptedWeigher(REQUIRED, retare=True))
+    frozen = score["choice"]["frozen"]
+    assert [(c["operation"], c["correct"], c["executed"]) for c in frozen] == [
+        ("press(scale.tare)", True, True),
+        ("transfer(w20, scale)", True, True),
+        ("press(scale.tare)", False, True),
+    ]
+    assert "press(scale.tare)" not in frozen[2]["legal"]
+    assert score["choice"]["opportunities"] == 3 and len(score["choice"]["revisions"]) == 1
+    assert score["completion"]["status"] == "incomplete"
+
+
+def test_a_press_that_never_registers_is_a_right_choice_badly_executed(weigh_30g) -> None:
+    """A tare press that stops 2.5 mm short (the button pushed in, never registered) is
+    the correct choice, not executed; the tare step never passes, so the credit is 0."""
+    score = _one_episode(weigh_30g, ScriptedWeigher(REQUIRED, shallow=True))
+    first = score["choice"]["frozen"][0]
+    assert (first["operation"], first["correct"], first["executed"]) == (
+        "press(scale.tare)",
+        True,
+        False,
+    )
+    assert score["execution"]["pressed"] == 0 and score["completion"]["credit"] == 0.0
+    assert score["choice"]["opportunities"] == score["execution"]["opportunities"] == 3
 
 
 def _transfer(t: float, attempt: str, target: str, legal: tuple[str, ...]) -> Event:
@@ -139,7 +179,7 @@ def test_a_choice_before_the_previous_outcome_is_a_revision_not_a_new_opportunit
 
 def test_denominators_do_not_move_with_the_number_of_attempts() -> None:
     """However many transfers a policy makes, there is one opportunity per required
-    transfer; extra ones after the last opportunity are revisions."""
+    operation (a transfer and a press here); extra ones after the last are revisions."""
     legal = ("transfer(x, a)",)
     events = []
     for k in range(6):
@@ -156,8 +196,8 @@ def test_denominators_do_not_move_with_the_number_of_attempts() -> None:
             )
         )
     score = labference_score(["s"], ["s:transfer:x", "s:press:b.go"], events)
-    assert score["choice"]["opportunities"] == score["execution"]["opportunities"] == 1
-    assert score["execution"]["executed"] == 0 and len(score["choice"]["revisions"]) == 5
+    assert score["choice"]["opportunities"] == score["execution"]["opportunities"] == 2
+    assert score["execution"]["executed"] == 0 and len(score["choice"]["revisions"]) == 4
 
 
 def _score_schema() -> dict:

@@ -141,8 +141,8 @@ def test_matched_continuation_on_the_centrifuge_changes_choice_correctness(task_
     m = run_matched(task, 1, "place_B", intended, before=(slip,))
     base, supported = m.base.score(), m.supported.score()
     assert base["choice"]["incorrect"] == []
-    assert supported["choice"]["incorrect"] == ["t2"]
-    b_choice = next(e for e in m.supported.events if e.kind == "transfer" and e.attempt == "t2")
+    assert supported["choice"]["incorrect"] == ["t3"]  # t1 opened the lid, t2 placed A
+    b_choice = next(e for e in m.supported.events if e.kind == "transfer" and e.attempt == "t3")
     assert b_choice.target == "rotor.slot[4]"
     assert "transfer(tube_B, rotor.slot[5])" in b_choice.legal  # opposite A's actual slot 1
     assert base["completion"]["credit"] == 1.0 and supported["completion"]["credit"] == 0.4

@@ -127,7 +127,7 @@ class Thermometers:
 
     @classmethod
     def of(cls, model: mujoco.MjModel, displays: Mapping[str, list[str]]) -> Thermometers:
-        """The displays of the heaters that have one (a hot plate, not a thermal block)."""
+        """The displays of the heaters that have one (a hot plate, a thermal block)."""
         return cls(
             {
                 name: tuple(model.geom(g).id for g in geoms)

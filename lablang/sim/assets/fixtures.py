@@ -136,6 +136,8 @@ def build_thermal_block(
     info.buttons["set"] = add_button(
         spec, body, f"{entity.name}_set", [hx - 0.012, -hy - 0.008, 0.02]
     )
+    # the block's thermometer, upright past the +x edge facing the front camera (visual only)
+    info.display = add_display(body, f"{entity.name}_display", [hx + 0.004, 0.0, 0.09])
     return info
 
 
