@@ -65,7 +65,7 @@ SMOKES: dict[str, Smoke] = {
                 rf"^  {phase} +{NUM} ms$"
                 for phase in ("start-up", "read", "parse", "resolve", "check")
             ),
-            rf"^  lablang\.protocols\.front run +{NUM} ms$",
+            rf"^  lablang\.annealing run +{NUM} ms$",
             rf"^  imports, all phases +{NUM} ms$",
         ),
     ),

@@ -39,9 +39,9 @@ def test_backends_run_with_the_relaxed_threshold_and_the_callers_comes_back(
     seen: list[tuple[int, int, int]] = []
     original = protocols_front.check_program
 
-    def spy(program: object, report: object) -> None:
+    def spy(program: object, report: object) -> object:
         seen.append(gc.get_threshold())
-        original(program, report)  # type: ignore[arg-type]
+        return original(program, report)  # type: ignore[arg-type]
 
     monkeypatch.setattr(protocols_front, "check_program", spy)
     assert check_text(text).ok is (text == PROTOCOL)
