@@ -582,6 +582,9 @@ def _verify(contract: Contract, depth: int, budget: int, chc: bool) -> list[Resu
         check_commute(contract, c, depth, budget, facts.get("proved_typed"))
         for c in contract.commutes
     ]
+    from lablang.contracts.eventually import check_eventually
+
+    results += [check_eventually(contract, e, depth, budget) for e in contract.eventually]
 
     results.append(check_noninterference(contract, depth, budget, facts.get("proved")))
     if chc:

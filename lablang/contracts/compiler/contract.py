@@ -41,6 +41,58 @@ class Compiler(Operations):
                 return None
         return m.Commute(a=str(names[0]), b=str(names[1]), span=member.span)
 
+    def eventually(
+        self, member: ast.ExprStmt, args: Any, operations: list[m.Operation]
+    ) -> m.Eventually | None:
+        """`eventually(c)` or `eventually(c, fair: [a, b])`: a condition every execution
+        reaches, assuming weak fairness of the named operations (E0613 when malformed)."""
+        conds = [a for a in args if a.name is None]
+        named = [a for a in args if a.name is not None]
+        fair_items: tuple[Any, ...] = ()
+        wrong = None
+        if len(conds) != 1 or not args or args[0].name is not None:
+            wrong = member.span
+        for a in named:
+            if a.name != "fair" or not isinstance(a.value, ast.ListExpr) or len(named) > 1:
+                wrong = a.span
+            else:
+                fair_items = a.value.items
+        if wrong is not None:
+            self.error(
+                "E0613",
+                "`eventually` takes one condition, then `fair:` and a list of operations",
+                wrong,
+                help="write `eventually(done, fair: [mix, spin])`, or `eventually(done)` "
+                "without fairness",
+            )
+            return None
+        known = {op.name for op in operations}
+        names: list[str] = []
+        for x in fair_items:
+            if not isinstance(x, ast.Name) or x.id in names:
+                self.error(
+                    "E0613",
+                    "a `fair:` list names each operation once"
+                    if isinstance(x, ast.Name)
+                    else "a `fair:` list holds operation names",
+                    x.span,
+                    help="write `fair: [mix, spin]` (an operation with parameters is fair "
+                    "as a whole: `place`, not `place(2)`)",
+                )
+                return None
+            if x.id not in known:
+                self.error(
+                    "E0601",
+                    f"`{x.id}` is not an operation of this contract",
+                    x.span,
+                    help=did_you_mean(x.id, sorted(known)),
+                )
+                return None
+            names.append(x.id)
+        item = self.item(conds[0].value)
+        self.expect_bool(item.expr, conds[0].value.span)
+        return m.Eventually(goal=item, fair=tuple(names), span=member.span)
+
     def derived_with_args(self, member: ast.Field) -> DerivedWithArgs:
         """`opposite: (k + N / 2) % N for k in slot`: the parameters from the `for`
         clauses (each over a finite type), the body compiled with them."""
@@ -86,6 +138,7 @@ class Compiler(Operations):
         later: list[ast.ExprEntry] = []
         pending: list[tuple[str, ast.Entry]] = []
         commute_args: list[tuple[ast.ExprStmt, Any]] = []
+        eventually_args: list[tuple[ast.ExprStmt, Any]] = []
         swallowed = {
             found[1].start
             for member in members
@@ -135,6 +188,8 @@ class Compiler(Operations):
                     later.append(entry)
                 case ast.ExprStmt(value=ast.Call(func=ast.Name(id="commute"), args=args)):
                     commute_args.append((member, args))
+                case ast.ExprStmt(value=ast.Call(func=ast.Name(id="eventually"), args=args)):
+                    eventually_args.append((member, args))
                 case _ if member.span.start in swallowed:
                     pass  # a reserved word in a name's place: reported with its entry
                 case _:
@@ -143,7 +198,8 @@ class Compiler(Operations):
                         "this member has no meaning in a contract",
                         member.span,
                         help="a contract holds types, `var`, `evidence`, `outcome`, `op`, "
-                        "`wait`, `goal`, `invariant`, `terminal` and `pair`",
+                        "`wait`, `goal`, `invariant`, `terminal`, `pair`, `commute(a, b)` and "
+                        "`eventually(c, fair: [a, b])`",
                     )
         # derived expressions may refer to variables and to each other (in order)
         for member in members:
@@ -226,9 +282,17 @@ class Compiler(Operations):
         commutes = [
             c for member, args in commute_args if (c := self.commute(member, args, operations))
         ]
+        eventually: list[m.Eventually] = []
+        for member, args in eventually_args:
+            try:
+                if (claim := self.eventually(member, args, operations)) is not None:
+                    eventually.append(claim)
+            except Skip:
+                pass
         contract = m.Contract(
             name=decl.name,
             commutes=tuple(commutes),
+            eventually=tuple(eventually),
             params=dict(self.params),
             variables=tuple(variables),
             evidence=tuple(evidence),
@@ -276,7 +340,12 @@ class Compiler(Operations):
         for op in contract.operations:
             located += [(r.expr, r.span) for r in op.requires]
             located += [(e.value, e.span) for e in op.effects]
-        for item in (*contract.goals, *contract.invariants, *contract.terminal):
+        for item in (
+            *contract.goals,
+            *contract.invariants,
+            *contract.terminal,
+            *(e.goal for e in contract.eventually),
+        ):
             located.append((item.expr, item.span))
         for v in contract.variables:
             located += [(x, v.span) for x in (v.init, v.visible) if x is not None]
