@@ -69,8 +69,16 @@ def contracts(draw: Any) -> str:
         lines.append(f"  commute({ops[0]}, {ops[-1]})")
     if draw(st.booleans()):
         fair = draw(st.lists(st.sampled_from(ops), max_size=2, unique=True))
+        goal = _expr(draw, conds)
+        if draw(st.booleans()):
+            # an operation that ends it, always legal until then, beside one that changes
+            # nothing: the idle loop avoids the condition only if `finish` is not fair
+            lines += ["  var w: bool", "  op finish requires not w effect w = true"]
+            lines.append(f"  op idle requires {_expr(draw, conds)}")
+            fair = draw(st.lists(st.sampled_from(["finish", *fair]), max_size=2, unique=True))
+            goal = f"w or {goal}"
         shown = f", fair: [{', '.join(fair)}]" if fair else ""
-        lines.append(f"  eventually({_expr(draw, conds)}{shown})")
+        lines.append(f"  eventually({goal}{shown})")
     return "contract r {\n" + "\n".join(lines) + "\n}\n"
 
 

@@ -10,6 +10,7 @@ from lablang.contracts import model as m
 from lablang.contracts.compiler.derived import DerivedWithArgs
 from lablang.contracts.compiler.operations import Operations
 from lablang.contracts.compiler.types import MAX_GROUND_OPS, Skip, did_you_mean
+from lablang.diagnostics import Edit, Fix
 from lablang.source import Span
 
 
@@ -58,12 +59,23 @@ class Compiler(Operations):
             else:
                 fair_items = a.value.items
         if wrong is not None:
-            self.error(
+            one = next(
+                (a.value for a in named if a.name == "fair" and isinstance(a.value, ast.Name)),
+                None,
+            )
+            self.report.add(
                 "E0613",
                 "`eventually` takes one condition, then `fair:` and a list of operations",
+                self.source,
                 wrong,
                 help="write `eventually(done, fair: [mix, spin])`, or `eventually(done)` "
                 "without fairness",
+                fix=Fix(
+                    description=f"write `[{one.id}]`",
+                    edits=(Edit(span=one.span, replacement=f"[{one.id}]"),),
+                )
+                if one is not None and len(named) == 1 and len(conds) == 1
+                else None,
             )
             return None
         known = {op.name for op in operations}
