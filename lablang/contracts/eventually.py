@@ -34,8 +34,11 @@ def claim_text(claim: Eventually) -> str:
     return claim.goal.text + fair
 
 
-def check_eventually(contract: Contract, claim: Eventually, depth: int, budget: int) -> Result:
-    """The shortest lasso within `depth` that avoids the claim's condition, fairly."""
+def check_eventually(
+    contract: Contract, claim: Eventually, depth: int, budget: int, *, hints: bool = True
+) -> Result:
+    """The shortest lasso within `depth` that avoids the claim's condition, fairly. With
+    `hints`, an open result says whether a search to twice the depth decides it."""
     item = claim_text(claim)
     s = Session(budget)
     u = Unrolling(contract, "ev", ctx=s.ctx)
@@ -84,6 +87,20 @@ def check_eventually(contract: Contract, claim: Eventually, depth: int, budget: 
                 rlimit=s.used,
                 loop=back,
             )
+    from lablang.contracts.checks import MAX_DEPTH
+
+    further = min(MAX_DEPTH, 2 * depth)
+    deeper = (
+        check_eventually(contract, claim, further, budget, hints=False)
+        if hints and further > depth
+        else None
+    )
+    details: tuple[str, ...] = ()
+    if deeper is not None and deeper.status in (PROVED, VIOLATED):
+        found = "a lasso" if deeper.status == VIOLATED else "a proof"
+        details = (f"{found} at depth {deeper.depth}: run with --depth {deeper.depth}",)
+    elif deeper is not None and deeper.status == BOUNDED:
+        details = (f"still open at depth {further}: no lasso of at most {further} steps",)
     return Result(
         check="eventually",
         item=item,
@@ -91,8 +108,9 @@ def check_eventually(contract: Contract, claim: Eventually, depth: int, budget: 
         span=claim.span,
         message=f"no lasso of at most {depth} steps avoids it, but a run avoids it for "
         f"{depth} steps: a longer lasso may exist; unknown beyond depth {depth}",
+        details=details,
         depth=depth,
-        rlimit=s.used,
+        rlimit=s.used + (deeper.rlimit if deeper is not None else 0),
     )
 
 

@@ -87,18 +87,21 @@ def test_a_run_that_stops_without_the_condition_is_a_lasso_on_its_last_state() -
 
 
 def test_a_claim_every_run_reaches_within_the_depth_is_proved() -> None:
-    """When no run of k steps avoids the condition, every execution reaches it: proved."""
-    _, r = _one(
-        "var a: int[0..3]\nop up requires a < 3 effect a = a + 1\nterminal a == 3\n"
-        "eventually(a == 3)"
-    )
+    """When no run of k steps avoids the condition, every execution reaches it: proved;
+    below that depth it is open, and the note names the depth that decides it."""
+    text = "var a: int[0..3]\nop up requires a < 3 effect a = a + 1\nterminal a == 3\n"
+    _, r = _one(text + "eventually(a == 3)")
     assert (r.status, r.depth) == (PROVED, 3)
     assert "every execution reaches it within 3 steps" in r.message
+    _, shallow = _one(text + "eventually(a == 3)", depth=2)
+    assert shallow.status == BOUNDED
+    assert shallow.details == ("a proof at depth 3: run with --depth 3",)
 
 
 def test_the_fair_operation_is_taken_or_the_lasso_is_longer() -> None:
     """Two self-loops with both fair: the shortest lasso takes each once (two steps), and
-    the reference agrees on its length; at depth 1 it is open, not a pass."""
+    the reference agrees on its length; at depth 1 it is open, not a pass, with a note
+    that depth 2 finds the lasso."""
     text = (
         "var g: bool\nvar s: bool\nop a requires not g\nop b requires not g\n"
         "op c requires s effect g = true\neventually(g, fair: [a, b])"
@@ -109,6 +112,7 @@ def test_the_fair_operation_is_taken_or_the_lasso_is_longer() -> None:
     assert disagreements(contract, verify(contract, 4), answers(contract, 4), 4) == []
     _, shallow = _one(text, depth=1)
     assert shallow.status == BOUNDED
+    assert shallow.details == ("a lasso at depth 2: run with --depth 2",)
 
 
 def test_a_lasso_prints_and_serializes_its_loop() -> None:
