@@ -244,8 +244,8 @@ def fairness(depth: int) -> None:
     plain = Eventually(goal=goal)
     fair = Eventually(goal=goal, fair=tuple(op.name for op in contract.operations))
     c = evolve(contract, eventually=(plain, fair))
-    plain_s, plain_r = timed(lambda: check_eventually(c, plain, depth, DEFAULT_RLIMIT, hints=False))
-    fair_s, fair_r = timed(lambda: check_eventually(c, fair, depth, DEFAULT_RLIMIT, hints=False))
+    plain_s, plain_r = timed(lambda: check_eventually(c, plain, depth, DEFAULT_RLIMIT))
+    fair_s, fair_r = timed(lambda: check_eventually(c, fair, depth, DEFAULT_RLIMIT))
     if plain_r.status != fair_r.status or plain_r.depth != fair_r.depth:
         raise SystemExit(f"fairness changed the verdict: {plain_r.message} / {fair_r.message}")
     print(

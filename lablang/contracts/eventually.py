@@ -35,10 +35,10 @@ def claim_text(claim: Eventually) -> str:
 
 
 def check_eventually(
-    contract: Contract, claim: Eventually, depth: int, budget: int, *, hints: bool = True
+    contract: Contract, claim: Eventually, depth: int, budget: int, *, further: int = 0
 ) -> Result:
     """The shortest lasso within `depth` that avoids the claim's condition, fairly. With
-    `hints`, an open result says whether a search to twice the depth decides it."""
+    `further` > `depth`, an open result says whether a search to `further` decides it."""
     item = claim_text(claim)
     s = Session(budget)
     u = Unrolling(contract, "ev", ctx=s.ctx)
@@ -87,14 +87,7 @@ def check_eventually(
                 rlimit=s.used,
                 loop=back,
             )
-    from lablang.contracts.checks import MAX_DEPTH
-
-    further = min(MAX_DEPTH, 2 * depth)
-    deeper = (
-        check_eventually(contract, claim, further, budget, hints=False)
-        if hints and further > depth
-        else None
-    )
+    deeper = check_eventually(contract, claim, further, budget) if further > depth else None
     details: tuple[str, ...] = ()
     if deeper is not None and deeper.status in (PROVED, VIOLATED):
         found = "a lasso" if deeper.status == VIOLATED else "a proof"
