@@ -13,7 +13,9 @@ refused quickly. `--reference N` compares `verify` with the reference explicit-s
 checker on N random contracts (the long mode of tests/contracts/test_reference.py).
 
 After the table, `verify --all-params` on `examples/contracts/ring.lab` (4 values) is
-timed against one value, as ratios (issue 33).
+timed against one value, as ratios (issue 33), and the `eventually` check on
+feedback_weighing's goal with every operation fair against the same claim without
+fairness (the cost of the fairness conditions), as ratios.
 
 `--smoke` runs the three modes' code paths at their smallest sizes, in a few seconds
 (tests/core/test_benchmarks.py runs it): the table with the smallest stdlib contract and
@@ -228,6 +230,32 @@ def every_value(depth: int) -> None:
     )
 
 
+def fairness(depth: int) -> None:
+    """The `eventually` check on feedback_weighing's goal with every operation fair
+    against the same claim without fairness, at the same depth: seconds and rlimit as
+    ratios measured in one run (both must reach the depth without a lasso)."""
+    from attrs import evolve
+
+    from lablang.contracts.eventually import check_eventually
+    from lablang.contracts.model import Eventually
+
+    contract = load(STDLIB / "feedback_weighing.lab")
+    goal = contract.goals[0]
+    plain = Eventually(goal=goal)
+    fair = Eventually(goal=goal, fair=tuple(op.name for op in contract.operations))
+    c = evolve(contract, eventually=(plain, fair))
+    plain_s, plain_r = timed(lambda: check_eventually(c, plain, depth, DEFAULT_RLIMIT))
+    fair_s, fair_r = timed(lambda: check_eventually(c, fair, depth, DEFAULT_RLIMIT))
+    if plain_r.status != fair_r.status or plain_r.depth != fair_r.depth:
+        raise SystemExit(f"fairness changed the verdict: {plain_r.message} / {fair_r.message}")
+    print(
+        f"eventually `{goal.text}` on feedback_weighing, {len(fair.fair)} fair operations vs "
+        f"none, depth {depth} ({fair_r.status}): {fair_s:.2f} s / {plain_s:.2f} s = "
+        f"x{fair_s / plain_s:.1f} time, rlimit {fair_r.rlimit} / {plain_r.rlimit} = "
+        f"x{fair_r.rlimit / plain_r.rlimit:.1f}"
+    )
+
+
 def _children_cpu() -> float:
     import resource
 
@@ -269,6 +297,9 @@ def reference(n: int) -> None:
             failures.append((text, found))
         else:
             counts["agreed"] += 1
+        done = sum(counts.values())
+        if done % 100 == 0:  # progress, so that a run stopped early still tells its count
+            print(f"{done} in {time.perf_counter() - start:.0f} s: {counts}", flush=True)
 
     run()
     print(
@@ -283,6 +314,7 @@ if __name__ == "__main__":
         # at depth 4 the centrifuge's goal is out of reach (its verify fails); at 6 all pass
         main([STDLIB / "placement_recall.lab"], slots=(8,), centrifuge_depth=6)
         every_value(2)
+        fairness(2)
         large(limit=60.0, cases=1)
         reference(2)
     elif "--large" in sys.argv:
@@ -292,3 +324,4 @@ if __name__ == "__main__":
     else:
         main()
         every_value(8)
+        fairness(8)

@@ -582,6 +582,12 @@ def _verify(contract: Contract, depth: int, budget: int, chc: bool) -> list[Resu
         check_commute(contract, c, depth, budget, facts.get("proved_typed"))
         for c in contract.commutes
     ]
+    from lablang.contracts.eventually import check_eventually
+
+    further = min(MAX_DEPTH, 2 * depth)  # an open claim's note: does a deeper search decide it?
+    results += [
+        check_eventually(contract, e, depth, budget, further=further) for e in contract.eventually
+    ]
 
     results.append(check_noninterference(contract, depth, budget, facts.get("proved")))
     if chc:

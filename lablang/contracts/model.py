@@ -456,6 +456,16 @@ class Commute(Compared):
 
 
 @frozen(kw_only=True, repr=False, eq=False)
+class Eventually(Compared):
+    """`eventually(c, fair: [a, b])`: every execution reaches `c`, assuming weak fairness
+    of the named operations (one continuously legal is eventually taken)."""
+
+    goal: Item
+    fair: tuple[str, ...] = ()
+    span: Span | None = None
+
+
+@frozen(kw_only=True, repr=False, eq=False)
 class Pair(Compared):
     """Answer-changing evidence: the two sides must have disjoint legal `at` operations."""
 
@@ -480,6 +490,7 @@ class Contract(Compared):
     terminal: tuple[Item, ...] = ()
     pairs: tuple[Pair, ...] = ()
     commutes: tuple[Commute, ...] = ()
+    eventually: tuple[Eventually, ...] = ()
     source: Source | None = field(default=None, eq=False)
     span: Span | None = None
 

@@ -58,6 +58,9 @@ class Answers:
     premises: dict[int, int | None]  # invariant index of `p -> q` -> first depth p holds
     dead_end: tuple[int | None, ...]  # per goal, for the bound: first depth of a dead end
     commutes: tuple[int | None, ...]  # per `commute(a, b)`: first depth where order matters
+    lassos: tuple[int | None, ...]  # per `eventually`: steps of the shortest fair lasso
+    ends: tuple[int | None, ...]  # per `eventually`: the fewest k (at most the depth) such
+    # that no run of k steps avoids its condition (None: some run of `depth` steps does)
     lost: tuple[int | None, ...]  # per goal: first depth of a state from which no execution
     # of any length reaches it (exact only when the whole space was explored)
     pairs: tuple[tuple[str, int | None], ...]  # per pair: ("overlap"|"vacuous"|"ok", depth)
@@ -189,6 +192,12 @@ def answers(contract: Contract, depth: int, max_states: int = 20_000) -> Answers
     dead_end = tuple(_dead_end(dist, steps, depth) for steps in to_goal)
     lost = tuple(_dead_end(dist, steps, depth, forever=True) for steps in to_goal)
     commutes = tuple(_order_matters(x, dist, claim.a, claim.b) for claim in c.commutes)
+    # lassos only over the whole space: a partial exploration cannot rule one out
+    lassos = tuple(
+        _shortest_lasso(x, claim.goal.expr, claim.fair) if horizon is None else None
+        for claim in c.eventually
+    )
+    ends = tuple(_avoiding_runs_end(x, claim.goal.expr, depth) for claim in c.eventually)
     pairs = tuple(_pair(x, p, depth) for p in c.pairs)
     leak, interference = _noninterference(x, horizon)
     return Answers(
@@ -201,6 +210,8 @@ def answers(contract: Contract, depth: int, max_states: int = 20_000) -> Answers
         dead_end=dead_end,
         lost=lost,
         commutes=commutes,
+        lassos=lassos,
+        ends=ends,
         pairs=pairs,
         leak=leak,
         interference=interference,
@@ -265,6 +276,91 @@ def _order_matters(x: Explorer, dist: dict[Node, int], a: str, b: str) -> int | 
                     found.append(d)
                     break
     return min(found) if found else None
+
+
+def _avoiders(x: Explorer, goal: Any) -> tuple[dict[Node, int], dict[Node, list[tuple[str, Node]]]]:
+    """The states reachable by runs on which `goal` never holds (with the fewest steps
+    of such a run), and their edges among themselves (each labelled with its operation
+    family; a terminal state stutters)."""
+    dist: dict[Node, int] = {}
+    edges: dict[Node, list[tuple[str, Node]]] = {}
+    queue: deque[Node] = deque()
+    for n in x.initial():
+        if n not in dist and not x.holds(n, goal):
+            dist[n] = 0
+            queue.append(n)
+    while queue:
+        n = queue.popleft()
+        out = [(g.op.name, nxt) for g, nxt in x.step(n)]
+        if x.terminal(n):
+            out.append(("", n))
+        edges[n] = [(a, m) for a, m in out if not x.holds(m, goal)]
+        for _, m in edges[n]:
+            if m not in dist:
+                if len(dist) >= x.max_states:
+                    raise ReferenceTooLarge(f"more than {x.max_states} states")
+                dist[m] = dist[n] + 1
+                queue.append(m)
+    return dist, edges
+
+
+def _shortest_lasso(x: Explorer, goal: Any, fair: tuple[str, ...]) -> int | None:
+    """The steps of the shortest lasso avoiding `goal`: the fewest steps to a state
+    where no operation is legal, or to a state `v` plus the shortest loop from `v` back
+    to `v` in which each fair operation family is taken on an edge or not legal in a
+    state of the loop (a search over states and the set of fair operations served so
+    far). None when there is none at any length."""
+    dist, edges = _avoiders(x, goal)
+    families = {f: i for i, f in enumerate(fair)}
+    full = (1 << len(fair)) - 1
+
+    def off(n: Node) -> int:
+        legal = {g.op.name for g in x.legal(n)}
+        return sum(1 << i for f, i in families.items() if f not in legal)
+
+    best: int | None = None
+    for v, d in sorted(dist.items(), key=lambda item: item[1]):
+        if best is not None and d >= best:
+            break
+        if not x.legal(v):
+            best = d
+            continue
+        start = (v, off(v))
+        seen = {start: 0}
+        queue = deque([start])
+        while queue:
+            n, mask = queue.popleft()
+            for family, m in edges[n]:
+                got = mask | (1 << families[family] if family in families else 0)
+                if m == v and got == full:
+                    loop = seen[(n, mask)] + 1
+                    if best is None or d + loop < best:
+                        best = d + loop
+                    queue.clear()
+                    break
+                state = (m, got | off(m))
+                if state not in seen:
+                    seen[state] = seen[(n, mask)] + 1
+                    queue.append(state)
+    return best
+
+
+def _avoiding_runs_end(x: Explorer, goal: Any, bound: int) -> int | None:
+    """The fewest k <= `bound` such that no run of k steps (a terminal state stutters)
+    avoids `goal` in every state; None when a run of `bound` steps avoids it."""
+    layer = {n for n in x.initial() if not x.holds(n, goal)}
+    for k in range(bound + 1):
+        if not layer:
+            return k
+        if k == bound:
+            return None
+        nxt = set()
+        for n in layer:
+            if x.terminal(n):
+                nxt.add(n)
+            nxt |= {m for _, m in x.step(n) if not x.holds(m, goal)}
+        layer = nxt
+    return None
 
 
 def _pair(x: Explorer, pair: Pair, bound: int) -> tuple[str, int | None]:

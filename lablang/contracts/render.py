@@ -85,7 +85,7 @@ def render_result(contract: Contract, r: Result) -> list[str]:
     if r.check == "goal" and r.traces:
         lines.append("         shortest plan:")
     if len(r.traces) == 1:
-        lines += ["         " + x for x in trace_table(r.traces[0])]
+        lines += ["         " + x for x in trace_table(r.traces[0], r.loop)]
     elif len(r.traces) == 2:
         lines += ["         " + x for x in pair_table(r.traces[0], r.traces[1])]
     lines += [f"         {d}" for d in r.details]
@@ -115,13 +115,23 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return [line(header), "-+-".join("-" * w for w in widths), *(line(r) for r in rows)]
 
 
-def trace_table(trace: Trace) -> list[str]:
-    """One trace: evidence on top, then a row per step with only what changed."""
+def trace_table(trace: Trace, loop: int | None = None) -> list[str]:
+    """One trace: evidence on top, then a row per step with only what changed. A lasso
+    (`loop`: the state its last state repeats) is marked where its loop begins."""
     lines = [f"evidence: {_assignments(trace.evidence) or '(none)'}"]
     rows = [["0", "(initial)", "", _assignments(_non_default(trace.initial))]]
     for i, step in enumerate(trace.steps, start=1):
         rows.append([str(i), step.op, _assignments(step.outcomes), _assignments(step.changes)])
-    return lines + _table(["step", "operation", "outcomes", "changes"], rows)
+    table = _table(["step", "operation", "outcomes", "changes"], rows)
+    if loop is not None:
+        k = len(trace.steps)
+        mark = (
+            f"(loop: steps {loop + 1} to {k} repeat forever, back to the state of step {loop})"
+            if loop < k
+            else "(loop: no operation is legal here, the run stays in this state)"
+        )
+        table.insert(3 + loop, mark)
+    return lines + table
 
 
 def pair_table(left: Trace, right: Trace) -> list[str]:
@@ -180,13 +190,16 @@ def itf_trace(
     }
     if side:
         meta["side"] = side
-    return {
+    itf: dict[str, Any] = {
         "#meta": meta,
         "params": dict(contract.params),
         "evidence": {k: _itf(v) for k, v in trace.evidence.items()},
         "vars": [v.name for v in contract.variables],
         "states": states,
     }
+    if result.loop is not None:
+        itf["loop"] = result.loop  # ITF's lasso field: the index the last state loops to
+    return itf
 
 
 def _itf(value: object) -> Any:
@@ -208,6 +221,7 @@ def result_json(contract: Contract, r: Result) -> dict[str, Any]:
         "depth": r.depth,
         "rlimit": r.rlimit,
         "details": list(r.details),
+        "loop": r.loop,
         "traces": [
             itf_trace(contract, r, t, side) for t, side in zip(r.traces, sides, strict=False)
         ],

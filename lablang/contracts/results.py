@@ -44,7 +44,7 @@ class Trace:
 
 @frozen(kw_only=True)
 class Result:
-    check: str  # goal | deadlock | invariant | vacuity | pair | noninterference
+    check: str  # goal | deadlock | invariant | vacuity | pair | eventually | ...
     item: str
     status: str
     message: str
@@ -53,6 +53,7 @@ class Result:
     details: tuple[str, ...] = ()
     depth: int = 0
     rlimit: int = 0
+    loop: int | None = None  # a lasso: the state its last state repeats (`eventually`)
 
     @property
     def passed(self) -> bool:

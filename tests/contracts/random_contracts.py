@@ -15,8 +15,8 @@ from lablang.contracts.results import BOUNDED, HOLDS, PROVED, UNKNOWN, VIOLATED,
 @st.composite
 def contracts(draw: Any) -> str:
     """A contract of 1-3 small variables, optional evidence and outcome, 1-3 operations
-    (some with a parameter), a goal, maybe a terminal, invariants, a pair and a
-    commutation claim."""
+    (some with a parameter), a goal, maybe a terminal, invariants, a pair, a
+    commutation claim and an `eventually` with fair operations."""
     n_vars = draw(st.integers(1, 3))
     ints: dict[str, int] = {}  # name -> highest value (all ranges start at 0)
     bools: list[str] = []
@@ -67,6 +67,18 @@ def contracts(draw: Any) -> str:
         lines.append(f"  pair p {{ e = false }} vs {{ e = true }} at {draw(st.sampled_from(ops))}")
     if len(ops) >= 2 and draw(st.booleans()):
         lines.append(f"  commute({ops[0]}, {ops[-1]})")
+    if draw(st.booleans()):
+        fair = draw(st.lists(st.sampled_from(ops), max_size=2, unique=True))
+        goal = _expr(draw, conds)
+        if draw(st.booleans()):
+            # an operation that ends it, always legal until then, beside one that changes
+            # nothing: the idle loop avoids the condition only if `finish` is not fair
+            lines += ["  var w: bool", "  op finish requires not w effect w = true"]
+            lines.append(f"  op idle requires {_expr(draw, conds)}")
+            fair = draw(st.lists(st.sampled_from(["finish", *fair]), max_size=2, unique=True))
+            goal = f"w or {goal}"
+        shown = f", fair: [{', '.join(fair)}]" if fair else ""
+        lines.append(f"  eventually({goal}{shown})")
     return "contract r {\n" + "\n".join(lines) + "\n}\n"
 
 
@@ -208,6 +220,20 @@ def disagreements(contract: Contract, results: list[Result], ref: Answers, depth
             out.append(f"pair {pair.name}: verify holds, reference {kind} {k}")
     for claim, r in zip(contract.commutes, by_check.get("commute", []), strict=True):
         first(r, ref.commutes[contract.commutes.index(claim)], f"commute {claim.a}, {claim.b}")
+    for claim, r in zip(contract.eventually, by_check.get("eventually", []), strict=True):
+        j = contract.eventually.index(claim)
+        what = f"eventually {claim.goal.text} fair {list(claim.fair)}"
+        if r.status == UNKNOWN or not ref.exact:
+            continue  # a partial exploration cannot rule a lasso out
+        lasso, ends = ref.lassos[j], ref.ends[j]
+        if r.status == VIOLATED and lasso != r.depth:
+            out.append(f"{what}: verify lasso of {r.depth} steps, reference shortest {lasso}")
+        if r.status != VIOLATED and lasso is not None and lasso <= depth:
+            out.append(f"{what}: verify {r.status}, reference lasso of {lasso} steps")
+        if r.status == PROVED and (lasso is not None or ends != r.depth):
+            out.append(f"{what}: verify proved at {r.depth}, reference {lasso}, runs end {ends}")
+        if r.status == BOUNDED and ends is not None:
+            out.append(f"{what}: verify open, reference: no run of {ends} steps avoids it")
     for r in by_check.get("noninterference", []):
         found = [d for d in (ref.leak, ref.interference) if d is not None]
         first(r, min(found) if found else None, "noninterference")

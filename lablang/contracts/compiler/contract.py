@@ -7,39 +7,14 @@ from typing import Any
 
 from lablang import ast
 from lablang.contracts import model as m
+from lablang.contracts.compiler.claims import Claims
 from lablang.contracts.compiler.derived import DerivedWithArgs
-from lablang.contracts.compiler.operations import Operations
-from lablang.contracts.compiler.types import MAX_GROUND_OPS, Skip, did_you_mean
+from lablang.contracts.compiler.types import MAX_GROUND_OPS, Skip
 from lablang.source import Span
 
 
-class Compiler(Operations):
+class Compiler(Claims):
     """One `contract` declaration compiled to a model (`run`), its errors reported."""
-
-    def commute(
-        self, member: ast.ExprStmt, args: Any, operations: list[m.Operation]
-    ) -> m.Commute | None:
-        """`commute(a, b)`: two operations of this contract (every ground instance of each)."""
-        names = [a.value.id if isinstance(a.value, ast.Name) else None for a in args]
-        known = {op.name for op in operations}
-        if len(names) != 2 or None in names or names[0] == names[1]:
-            self.error(
-                "E0604",
-                "`commute` takes two different operations",
-                member.span,
-                help="write `commute(label, weigh)`",
-            )
-            return None
-        for name, arg in zip(names, args, strict=True):
-            if name not in known:
-                self.error(
-                    "E0601",
-                    f"`{name}` is not an operation of this contract",
-                    arg.span,
-                    help=did_you_mean(str(name), sorted(known)),
-                )
-                return None
-        return m.Commute(a=str(names[0]), b=str(names[1]), span=member.span)
 
     def derived_with_args(self, member: ast.Field) -> DerivedWithArgs:
         """`opposite: (k + N / 2) % N for k in slot`: the parameters from the `for`
@@ -86,6 +61,7 @@ class Compiler(Operations):
         later: list[ast.ExprEntry] = []
         pending: list[tuple[str, ast.Entry]] = []
         commute_args: list[tuple[ast.ExprStmt, Any]] = []
+        eventually_args: list[tuple[ast.ExprStmt, Any]] = []
         swallowed = {
             found[1].start
             for member in members
@@ -135,6 +111,8 @@ class Compiler(Operations):
                     later.append(entry)
                 case ast.ExprStmt(value=ast.Call(func=ast.Name(id="commute"), args=args)):
                     commute_args.append((member, args))
+                case ast.ExprStmt(value=ast.Call(func=ast.Name(id="eventually"), args=args)):
+                    eventually_args.append((member, args))
                 case _ if member.span.start in swallowed:
                     pass  # a reserved word in a name's place: reported with its entry
                 case _:
@@ -143,7 +121,8 @@ class Compiler(Operations):
                         "this member has no meaning in a contract",
                         member.span,
                         help="a contract holds types, `var`, `evidence`, `outcome`, `op`, "
-                        "`wait`, `goal`, `invariant`, `terminal` and `pair`",
+                        "`wait`, `goal`, `invariant`, `terminal`, `pair`, `commute(a, b)` and "
+                        "`eventually(c, fair: [a, b])`",
                     )
         # derived expressions may refer to variables and to each other (in order)
         for member in members:
@@ -226,9 +205,17 @@ class Compiler(Operations):
         commutes = [
             c for member, args in commute_args if (c := self.commute(member, args, operations))
         ]
+        eventually: list[m.Eventually] = []
+        for member, args in eventually_args:
+            try:
+                if (claim := self.eventually(member, args, operations)) is not None:
+                    eventually.append(claim)
+            except Skip:
+                pass
         contract = m.Contract(
             name=decl.name,
             commutes=tuple(commutes),
+            eventually=tuple(eventually),
             params=dict(self.params),
             variables=tuple(variables),
             evidence=tuple(evidence),
@@ -276,7 +263,12 @@ class Compiler(Operations):
         for op in contract.operations:
             located += [(r.expr, r.span) for r in op.requires]
             located += [(e.value, e.span) for e in op.effects]
-        for item in (*contract.goals, *contract.invariants, *contract.terminal):
+        for item in (
+            *contract.goals,
+            *contract.invariants,
+            *contract.terminal,
+            *(e.goal for e in contract.eventually),
+        ):
             located.append((item.expr, item.span))
         for v in contract.variables:
             located += [(x, v.span) for x in (v.init, v.visible) if x is not None]
