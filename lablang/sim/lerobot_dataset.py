@@ -90,7 +90,15 @@ def write_lerobot(
             episode_lines.append(
                 {"episode_index": number, "tasks": [task.instruction], "length": demo.ticks}
             )
-            stats_lines.append({"episode_index": number, "stats": _stats(columns, features)})
+            images = {
+                f"observation.images.{camera}": [
+                    np.asarray(o["images"][camera], dtype=np.uint8)
+                    for o in demo.env_obs[: demo.ticks]
+                ]
+                for camera in cameras
+            }
+            stats = _stats(columns, features, images)
+            stats_lines.append({"episode_index": number, "stats": stats})
         info = {
             "codebase_version": CODEBASE_VERSION,
             "robot_type": task.scene.robot,
@@ -216,17 +224,16 @@ def _png(image: Any) -> bytes:
     return buffer.getvalue()
 
 
-def _stats(columns: dict[str, Any], features: dict[str, Any]) -> dict[str, Any]:
+def _stats(
+    columns: dict[str, Any], features: dict[str, Any], images: dict[str, list[np.ndarray]]
+) -> dict[str, Any]:
     """Per feature: min, max, mean, std and count over the episode (images per channel,
     scaled to [0, 1], as LeRobot computes them)."""
     out: dict[str, Any] = {}
     for key, feature in features.items():
         if feature["dtype"] == "image":
-            from PIL import Image
-
-            frames = [Image.open(io.BytesIO(c["bytes"])) for c in columns[key]]
-            # frames, height, width, channel
-            values = np.stack([np.asarray(f, dtype=np.float64) / 255.0 for f in frames])
+            # frames, height, width, channel: the camera frames the PNGs were made from
+            values = np.stack(images[key]).astype(np.float64) / 255.0
             axes: tuple[int, ...] = (0, 1, 2)
             shape: tuple[int, ...] = (3, 1, 1)
         else:

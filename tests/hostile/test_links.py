@@ -119,6 +119,7 @@ WRITERS: dict[str, Callable[[str, Path], str]] = {
     "lablang/agent/bench_report.py": _bench_page,
     "lablang/scoring/report.py": lambda name, tmp: _score_page(name),
     "lablang/molecular/draw.py": _draw_pages,
+    "lablang/molecular/draw_workflow.py": _draw_pages,  # the page's workflow pictures
 }
 NOT_WRITERS = {"lablang/links.py"}  # the link builder itself (its doctests hold markup)
 _MARKUP = re.compile(r"<svg|<html|<!doctype|href=|src=|<img|<iframe|<script|<a |<link", re.I)
