@@ -292,7 +292,8 @@ def _step_fields_table() -> str:
 
 def _skills_table() -> str:
     lines = [_row("skill", "family"), _row("---", "---")]
-    lines += [_row(_signature(e), e.extra) for e in skills()]
+    # the family's head ("apparatus" of "apparatus and workspace"): the prompt's words count
+    lines += [_row(_signature(e), e.extra.split(" and ")[0]) for e in skills()]
     kinds = "; ".join(f"`{k}`: {v}" for k, v in _SKILL_KIND_DOCS.items())
     return "\n".join(lines) + f"\n\nArgument kinds: {kinds}; `?` marks an optional argument."
 
