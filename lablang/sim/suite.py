@@ -248,6 +248,68 @@ def _key(ref: TaskRef, taken: dict[str, Any]) -> str:
     return key
 
 
+def write_suite_demos(
+    entries: Sequence[tuple[Task, TaskRef]],
+    episodes: int,
+    out: Path,
+    file_format: str = "robomimic",
+    **options: Any,
+) -> dict[str, Any]:
+    """Expert demonstrations of every task of a suite (each binding of a family is a
+    task): one robomimic file `OUT/<id>_demo.hdf5` (the certificate's id, `<file
+    stem>.<task>`) or one Minari dataset per task, each from the same base seed, and
+    `OUT/demos.json`, the index: per task its id, file, family, binding, held-out and
+    coordination flags, the file written, the episodes' seeds and how many succeeded.
+    `options` are `write_demos`'s (seed, action_mode, cameras, image_size, ...)."""
+    from lablang.output import write_atomic
+    from lablang.sim.demos import write_demos
+
+    if file_format == "minari":
+        names = [task.name for task, _ref in entries]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise SuiteError(
+                "a Minari dataset is named by its task, and two files declare "
+                + ", ".join(f"`{n}`" for n in twice)
+                + ": write them as robomimic files (the default), which are named by file"
+            )
+    taken: dict[str, Any] = {}
+    rows = []
+    for task, ref in entries:
+        key = _key(ref, taken)
+        taken[key] = True
+        if file_format == "minari":
+            from lablang.sim.minari_dataset import write_minari
+
+            path, certificate = write_minari(task, episodes, out, source=ref.file, **options)
+        else:
+            path, certificate = write_demos(
+                task, episodes, out, source=ref.file, name=key, **options
+            )
+        rows.append(
+            {
+                "id": key,
+                "task": task.name,
+                "file": ref.file,
+                "family": task.family or None,
+                "binding": task.binding.name if task.binding else None,
+                "heldout": bool(task.binding and task.binding.heldout),
+                "coordination": bool(task.scene.interventions),
+                "path": path.relative_to(out).as_posix(),
+                "seeds": certificate["seeds"],
+                "succeeded": round(certificate["success_rate"] * episodes),
+            }
+        )
+    index = {
+        "episodes": episodes,
+        "seed": options.get("seed", 0),
+        "format": file_format,
+        "tasks": rows,
+    }
+    write_atomic(out / "demos.json", json.dumps(index, indent=2, sort_keys=True) + "\n")
+    return index
+
+
 def write_suite(
     out: Path, certificates: dict[str, dict[str, Any]], summary: dict[str, Any]
 ) -> list[Path]:
