@@ -273,7 +273,8 @@ def test_the_docs_worked_example_is_the_suites_scenario():
 def test_incubating_another_tube_breaks_the_containers_identity():
     """The heat-shock family incubating `tube2` where the protocol's `cells_tube` is bound
     to the role `sample` is E0844 at the `incubate` call in every binding whose sample is
-    another tube (tube, tube3, tube4), and none in the binding whose sample is tube2."""
+    another tube (tube, tube3, tube4, the held-out 2 mL big), and none in the binding whose
+    sample is tube2."""
     text = (SUITE / "heat_block_incubation.lab").read_text()
     wrong = text.replace("pick(sample); incubate(sample,", "pick(tube2); incubate(tube2,")
     assert wrong != text
@@ -281,6 +282,7 @@ def test_incubating_another_tube_breaks_the_containers_identity():
     assert {e.code for e in errors} == {"E0844"}
     assert {_at(wrong, e) for e in errors} == {"incubate(tube2, block.slot[1], 15 s)"}
     assert sorted(e.message.split("not `")[1].split("`")[0] for e in errors) == [
+        "big",
         "tube",
         "tube3",
         "tube4",
