@@ -2,7 +2,7 @@
 
 Run: `python benchmarks/suite.py [--instances 1]`. It prints the suite's scenarios and
 tasks (task x binding) per operation family, with the held-out bindings and the
-coordination tasks (a scripted colleague acts), then certifies every task without
+coordination tasks (a scripted colleague acts) per family, then certifies every task without
 mutants on 1 and 2 local jobs (instances per second; the certificates of the two runs
 must be identical) and with mutants on 2 jobs (seconds, mutants run and killed).
 
@@ -40,13 +40,17 @@ def main() -> None:
     heldout = Counter(
         task.family for task, _ref in entries if task.binding and task.binding.heldout
     )
-    colleague = sum(bool(task.scene.interventions) for task, _ref in entries)
+    colleague = Counter(task.family for task, _ref in entries if task.scene.interventions)
+    scenarios = Counter(family for family, _file in {(t.family, r.file) for t, r in entries})
     print(
         f"suite: {len(files)} scenarios, {len(entries)} tasks, {sum(heldout.values())} held out, "
-        f"{colleague} coordination"
+        f"{sum(colleague.values())} coordination"
     )
     for family in sorted(families):
-        print(f"  {family}: {families[family]} tasks, {heldout[family]} held out")
+        print(
+            f"  {family}: {scenarios[family]} scenarios, {families[family]} tasks, "
+            f"{heldout[family]} held out, {colleague[family]} coordination"
+        )
     sample = entries
     if args.smoke:
         smoke = ("pour_20ml-beaker", "pour_20ml-wide")  # a training and a held-out binding

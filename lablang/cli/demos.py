@@ -8,7 +8,14 @@ from typing import Any
 
 import click
 
-from lablang.cli.sim import PATH_OPTION, ROBOT_OPTION, TASK_OPTION, _internal_error, _load
+from lablang.cli.sim import (
+    BINDINGS_OPTION,
+    PATH_OPTION,
+    ROBOT_OPTION,
+    TASK_OPTION,
+    _entries,
+    _internal_error,
+)
 from lablang.cli.terminal import echo
 
 
@@ -21,7 +28,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 @click.command("demos")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--episodes", default=10, show_default=True, type=click.IntRange(1, 1000))
 @click.option(
     "--out", "out", required=True, type=click.Path(file_okay=False), help="Folder to write to."
@@ -58,11 +65,12 @@ def _size(text: str) -> tuple[int, int]:
 )
 @click.option("--image-size", default="128", show_default=True, help="HEIGHTxWIDTH (or one side).")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar (shown on a terminal).")
+@BINDINGS_OPTION
 @ROBOT_OPTION
 @TASK_OPTION
 @PATH_OPTION
 def demos_command(
-    file: str,
+    files: tuple[str, ...],
     episodes: int,
     out: str,
     seed: int,
@@ -72,13 +80,18 @@ def demos_command(
     file_format: str,
     valid_fraction: float,
     no_progress: bool,
+    bindings: str,
     robot: str | None,
     task_name: str | None,
     roots: tuple[str, ...],
 ) -> None:
     """Run the expert program on randomized instances and write the demonstrations.
 
-    Each demonstration ends where the environment terminates, labelled with its rewards
+    FILES is one task's `.lab` file, or a suite (folders, several files, or a file
+    declaring a task family): then every task and binding gets its own file,
+    OUT/<file stem>.<task>_demo.hdf5 (or its Minari dataset), from the same seeds, and
+    OUT/demos.json lists them with their binding, held-out and coordination flags, the
+    episodes' seeds and how many succeeded. Each demonstration ends where the environment terminates, labelled with its rewards
     and dones. Writes OUT/<task>_demo.hdf5 (robomimic layout: data/demo_i with actions,
     rewards, dones, states, obs/..., next_obs/...; mask/train and mask/valid; the seed,
     task hash and certificate as attributes), or with `--format minari` a Minari dataset
@@ -86,11 +99,12 @@ def demos_command(
     option.
 
     Example: `lablang demos examples/tasks/move_tube.lab --episodes 2 --out demos --robot panda --cameras none`
+
+    Example: `lablang demos examples/suite --episodes 2 --out demos`
     """
     from lablang.sim.demos import write_demos
     from lablang.sim.robots import RobotMissing
 
-    task = _load(file, roots, task_name, robot)
     names = tuple(c.strip() for c in cameras.split(",") if c.strip() and c.strip() != "none")
     started = time.perf_counter()
     options: dict[str, Any] = {
@@ -98,9 +112,14 @@ def demos_command(
         "action_mode": action_mode,
         "cameras": names,
         "image_size": _size(image_size),
-        "source": file,
         "show_progress": not no_progress,
     }
+    suite, entries = _entries(files, roots, task_name, robot, bindings)
+    if suite:
+        _suite_demos(entries, episodes, out, file_format, valid_fraction, options, started)
+    (task, ref) = entries[0]
+    file = ref.file
+    options["source"] = file
     try:
         if file_format == "minari":
             from lablang.sim.minari_dataset import write_minari
@@ -126,3 +145,38 @@ def demos_command(
         f"{episodes / minutes:.1f} demonstrations/minute"
     )
     sys.exit(0 if certificate["certified"] else 1)
+
+
+def _suite_demos(
+    entries: list[Any],
+    episodes: int,
+    out: str,
+    file_format: str,
+    valid_fraction: float,
+    options: dict[str, Any],
+    started: float,
+) -> None:
+    """Every task of a suite: one demonstrations file each and OUT/demos.json; exits."""
+    from pathlib import Path
+
+    from lablang.sim.robots import RobotMissing
+    from lablang.sim.suite import SuiteError, write_suite_demos
+
+    if file_format != "minari":
+        options = {**options, "valid_fraction": valid_fraction}
+    try:
+        index = write_suite_demos(entries, episodes, Path(out), file_format, **options)
+    except (ValueError, RobotMissing, ImportError, SuiteError) as error:
+        echo(f"error: {error}", err=True)
+        sys.exit(2)
+    except Exception as error:  # a bug in lablang: reported, never a traceback
+        _internal_error(str(entries[0][1].file), error)
+    rows = index["tasks"]
+    good = sum(r["succeeded"] == episodes for r in rows)
+    minutes = (time.perf_counter() - started) / 60
+    echo(
+        f"{len(rows)} tasks, {episodes} demonstrations each ({good} with every episode "
+        f"succeeded) in {out}, listed in {Path(out) / 'demos.json'}; "
+        f"{len(rows) * episodes / minutes:.1f} demonstrations/minute"
+    )
+    sys.exit(0 if good == len(rows) else 1)

@@ -62,6 +62,14 @@ TASK_OPTION = click.option(
 )
 
 
+BINDINGS_OPTION = click.option(
+    "--bindings",
+    type=click.Choice(["all", "training", "heldout"]),
+    default="all",
+    show_default=True,
+    help="Of task families, take the held-out bindings only, the training ones (and the "
+    "tasks that are no family), or all.",
+)
 ROBOT_OPTION = click.option(
     "--robot",
     type=click.Choice(["gantry", "panda"]),
@@ -509,14 +517,7 @@ def _internal_error(file: str, error: Exception) -> None:
     "(one folder per task for a suite).",
 )
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
-@click.option(
-    "--bindings",
-    type=click.Choice(["all", "training", "heldout"]),
-    default="all",
-    show_default=True,
-    help="Of task families, evaluate the held-out bindings only, the training ones (and "
-    "the tasks that are no family), or all.",
-)
+@BINDINGS_OPTION
 @ROBOT_OPTION
 @TASK_OPTION
 @PATH_OPTION

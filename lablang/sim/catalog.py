@@ -39,6 +39,20 @@ class AssetKind:
     wells: bool = False  # `entity.well[k]` are containers (plates)
 
 
+def _tube(mass: float) -> AssetKind:
+    """A microtube's parameters (its size is in `TUBES`)."""
+    return AssetKind(
+        "object",
+        {
+            "mass": ParamSpec("mass", 0.0005, 0.01, mass),
+            "capped": ParamSpec("", 0, 1, 1, integer=True),
+            # 1: the bore is modelled (walls and a floor), so a pipette tip can enter it
+            "hollow": ParamSpec("", 0, 1, 0, integer=True),
+        },
+        open_container=True,
+    )
+
+
 ASSET_KINDS: dict[str, AssetKind] = {
     "well_plate": AssetKind(
         "fixture", {"wells": ParamSpec("", 24, 96, 96, integer=True)}, wells=True
@@ -90,16 +104,9 @@ ASSET_KINDS: dict[str, AssetKind] = {
     "thermal_block": AssetKind(
         "fixture", {"slots": ParamSpec("", 1, 24, 6, integer=True)}, parts=("set",), slots=True
     ),
-    "tube_1_5ml": AssetKind(
-        "object",
-        {
-            "mass": ParamSpec("mass", 0.0005, 0.01, 0.0015),
-            "capped": ParamSpec("", 0, 1, 1, integer=True),
-            # 1: the bore is modelled (walls and a floor), so a pipette tip can enter it
-            "hollow": ParamSpec("", 0, 1, 0, integer=True),
-        },
-        open_container=True,
-    ),
+    "tube_1_5ml": _tube(0.0015),
+    # a 2 mL microtube: wider and taller than the 1.5 mL one, and still fits a tube slot
+    "tube_2ml": _tube(0.0018),
     "weight": AssetKind("object", {"mass": ParamSpec("mass", 0.001, 0.2, 0.02)}),
     # a powder scoop: a handle the gripper holds and a bowl of `capacity` at its lower end
     # (`scoop` takes a dose into it, `empty_scoop` tips it out); not a pour target
@@ -430,6 +437,48 @@ def scoop_bowl(capacity: float) -> tuple[float, float]:
     return r, r
 
 
+@frozen
+class TubeShape:
+    """A microtube's body (a capsule: radius and half length of its straight part, m) and
+    what it holds (m^3). `assets.objects.build_tube` builds it from this entry."""
+
+    radius: float
+    half: float
+    capacity: float
+
+
+TUBES: dict[str, TubeShape] = {
+    "tube_1_5ml": TubeShape(0.0054, 0.0145, 1.5e-6),
+    "tube_2ml": TubeShape(0.0056, 0.0165, 2.0e-6),
+}
+
+# Half-width of the square bore of each slot of an asset with slots (the builders in
+# `assets` make them so); an object goes into a slot only if its footprint fits the bore.
+# A tip box's holes hold its tips, too narrow for any entity.
+SLOT_BORES: dict[str, float] = {
+    "tube_rack": 0.0065,
+    "centrifuge": 0.0065,
+    "thermal_block": 0.0065,
+    "pipette_stand": 0.0085,
+    "tip_box": 0.0015,
+}
+
+
+def slot_misfit(asset: str, params: dict[str, float | int | str], host: str) -> str:
+    """Why an object of `asset` cannot go into a slot of a `host`, or "" if it fits (its
+    round footprint's radius within the slot's bore)."""
+    bore = SLOT_BORES.get(host)
+    if bore is None:
+        return ""
+    radius, _ry, round_ = footprint(asset, params)
+    if round_ and radius <= bore:
+        return ""
+    return (
+        f"a {asset} ({2 * radius * 1e3:.1f} mm across) does not fit a slot of a {host} "
+        f"({2 * bore * 1e3:.1f} mm bore)"
+    )
+
+
 def _param(asset: str, params: dict[str, float | int | str], key: str) -> float:
     value = params.get(key, ASSET_KINDS[asset].params[key].default)
     return float(value)
@@ -441,15 +490,18 @@ def capacity(asset: str, params: dict[str, float | int | str]) -> float | None:
         return _param(asset, params, "capacity")
     if asset in ("pipette", "scoop"):
         return _param(asset, params, "volume" if asset == "pipette" else "capacity")
-    return {"tube_1_5ml": 1.5e-6, "vial": 4e-6}.get(asset)
+    if asset in TUBES:
+        return TUBES[asset].capacity
+    return {"vial": 4e-6}.get(asset)
 
 
 def footprint(asset: str, params: dict[str, float | int | str]) -> tuple[float, float, bool]:
     """Half extents (x, y, in m, in the entity's frame) of what an asset covers on the
     table, and whether it is round (then both are its radius)."""
     match asset:
-        case "tube_1_5ml":
-            return 0.0054, 0.0054, True
+        case "tube_1_5ml" | "tube_2ml":
+            r = TUBES[asset].radius
+            return r, r, True
         case "weight":
             mass = _param(asset, params, "mass")
             r = max(0.005, (mass / (STEEL_DENSITY * math.pi * 6)) ** (1 / 3))

@@ -425,9 +425,11 @@ def write_demos(
     valid_fraction: float = 0.1,
     source: str = "",
     show_progress: bool = False,
+    name: str = "",
 ) -> tuple[Path, dict[str, Any]]:
     """Record `episodes` expert demonstrations and write them (atomically) as
-    `out/<task>_demo.hdf5`; returns the file and the episodes' certificate."""
+    `out/<name>_demo.hdf5` (`name` defaults to the task's); returns the file and the
+    episodes' certificate."""
     import h5py
 
     masks = split_masks(episodes, valid_fraction, seed)
@@ -436,7 +438,7 @@ def write_demos(
     )
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{task.name}_demo.hdf5"
+    path = folder / f"{name or task.name}_demo.hdf5"
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     steps = [s.name for s in task.steps]
     try:

@@ -9,6 +9,9 @@
   inversions, ...); a tip cannot enter a `tube_1_5ml` (its interior is not modelled), and a
   container capped by build (`tube_1_5ml(capped: 1)`, a vial) can neither give nor take
   liquid or powder, since no skill uncaps it.
+* E0745: an object does not fit the slot it is put in (`catalog.slot_misfit`: a vial in a
+  tube rack's slot): placed there, permuted among such slots, moved there by a skill, or
+  asked to be there by a success spec.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ def capped_by_build(entity: sm.Entity) -> bool:
     if entity.asset == "vial":
         return True
     return (
-        entity.asset == "tube_1_5ml"
+        entity.asset in catalog.TUBES
         and int(entity.param("capped", 1)) == 1
         and not int(entity.param("hollow", 0))
     )
@@ -158,16 +161,16 @@ def check_container_use(call: sm.Call, scene: sm.Scene, error: Error) -> None:
                 help="declare it open (`tube_1_5ml(capped: 0)`) or use a beaker or a bottle",
             )
         elif (
-            entity.asset == "tube_1_5ml"
+            entity.asset in catalog.TUBES
             and not int(entity.param("hollow", 0))
             and index in _TIP_ENTERS.get(call.func, ())
         ):
             error(
                 "E0712",
                 f"`{call.func}` cannot draw from `{entity.name}`: a pipette tip cannot enter a "
-                "solid tube_1_5ml (its interior is not modelled)",
+                f"solid {entity.asset} (its interior is not modelled)",
                 span,
-                help="declare it `tube_1_5ml(hollow: 1)` (an open tube whose bore a tip can "
+                help=f"declare it `{entity.asset}(hollow: 1)` (an open tube whose bore a tip can "
                 "enter), or draw from a beaker, a bottle, a flask or a plate well",
             )
 
@@ -203,3 +206,87 @@ def check_skill_needs(call: sm.Call, scene: sm.Scene, error: Error) -> None:
             name_span = Span(arg.span.start, arg.span.start + len(arg.name))
             fix = Fix(f"use `{fits[0]}`", (Edit(name_span, fits[0]),))
         error("E0712", problem, span, help=help_text, fix=fix)
+
+
+# skills that put their first argument into the slot another argument names
+_INTO_SLOT = {
+    skill: index
+    for skill, index in catalog.DESTINATION_ARGUMENT.items()
+    if catalog.SKILL_SIGNATURES[skill][0][:1] == ("object",)
+}
+
+
+def slot_host(arg: sm.Expr) -> str | None:
+    """The entity whose slot `arg` names (`rack.slot[2]`, `opposite(rotor, ...)`; `rack`
+    itself, any of its slots), or None."""
+    if isinstance(arg, sm.Ref) and (not arg.path or arg.path[:1] == ("slot",)):
+        return arg.name
+    if isinstance(arg, sm.Call) and arg.func == "opposite" and arg.args:
+        first = arg.args[0]
+        return first.name if isinstance(first, sm.Ref) and not first.path else None
+    return None
+
+
+def check_slot_fit(call: sm.Call, scene: sm.Scene, error: Error) -> None:
+    """E0745: a skill moving an object into a slot, or a spec's `in(object, host.slot[k])`,
+    names an object that does not fit that slot (roles are checked per binding)."""
+    if call.func == "in" and len(call.args) == 2:
+        index = 1
+    elif call.func in _INTO_SLOT:
+        index = _INTO_SLOT[call.func]
+    else:
+        return
+    if index >= len(call.args) or not isinstance(call.args[0], sm.Ref) or call.args[0].path:
+        return
+    host_name = slot_host(call.args[index])
+    obj, host = scene.entity(call.args[0].name), scene.entity(host_name or "")
+    if obj is None or host is None:
+        return
+    report_misfit(obj, host, call.args[0].span or call.span, scene, error)
+
+
+def check_slot_fits(scene: sm.Scene, error: Error) -> None:
+    """E0745 for the scene: an entity placed in a slot, or permuted among slots, it does
+    not fit."""
+    for entity in scene.entities:
+        if isinstance(entity.placement, sm.InSlot):
+            host = scene.entity(entity.placement.container)
+            if host is not None:
+                report_misfit(entity, host, entity.span, scene, error)
+    for choice in scene.randomizations:
+        if isinstance(choice, sm.SlotPermutation):
+            host = scene.entity(choice.container)
+            for name in choice.entities:
+                member = scene.entity(name)
+                placed = member.placement if member is not None else None
+                if isinstance(placed, sm.InSlot) and placed.container == choice.container:
+                    continue  # reported at its placement
+                if host is not None and member is not None:
+                    report_misfit(member, host, choice.span, scene, error)
+
+
+def report_misfit(
+    obj: sm.Entity, host: sm.Entity, span: Span | None, scene: sm.Scene, error: Error
+) -> None:
+    problem = catalog.slot_misfit(obj.asset, _params(obj), host.asset)
+    if not problem:
+        return
+    fitting = sorted(
+        {
+            e.asset
+            for e in scene.entities
+            if catalog.ASSET_KINDS[e.asset].role == "object"
+            and not catalog.slot_misfit(e.asset, _params(e), host.asset)
+        }
+    ) or [a for a in catalog.TUBES if not catalog.slot_misfit(a, {}, host.asset)]
+    error(
+        "E0745",
+        f"`{obj.name}` does not fit a slot of `{host.name}`: {problem}",
+        span or Span(0, 0),
+        label="does not fit the slot",
+        help=(
+            f"use an object that fits it ({', '.join(f'a {a}' for a in fitting)})"
+            if fitting
+            else f"put `{obj.name}` on a surface instead"
+        ),
+    )

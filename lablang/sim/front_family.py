@@ -39,7 +39,7 @@ from lablang.diagnostics import Edit, Fix, Label, Report
 from lablang.diagnostics.severity import Severity
 from lablang.sim import catalog
 from lablang.sim import model as sm
-from lablang.sim.front_checks import check_container_use, check_skill_needs
+from lablang.sim.front_checks import check_container_use, check_skill_needs, check_slot_fit
 from lablang.sim.front_exprs import Front
 from lablang.source import Span
 
@@ -264,6 +264,9 @@ def _bound_steps(
         for call in step.all_calls:
             check_container_use(call, scene, reader.error)
             check_skill_needs(call, scene, reader.error)
+            check_slot_fit(call, scene, reader.error)
+        for atom in _in_atoms(step.success):
+            check_slot_fit(atom, scene, reader.error)
     return list(task.steps), report
 
 
@@ -319,6 +322,12 @@ def _possible(
                 )
                 return False
     return True
+
+
+def _in_atoms(expr: sm.Expr | None) -> list[sm.Call]:
+    from lablang.sim.front_instruction import predicate_calls
+
+    return [a for a in predicate_calls(expr) if a.func == "in"]
 
 
 def _contains_atoms(expr: sm.Expr | None) -> list[sm.Call]:

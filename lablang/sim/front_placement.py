@@ -9,7 +9,7 @@ from fractions import Fraction
 from lablang import ast
 from lablang.sim import catalog
 from lablang.sim import model as sm
-from lablang.sim.front_checks import check_capacities, check_overlaps
+from lablang.sim.front_checks import check_capacities, check_overlaps, check_slot_fits
 from lablang.sim.front_events import Error
 from lablang.sim.front_values import si_number
 from lablang.source import Span
@@ -118,6 +118,7 @@ def check_placements(scene: sm.Scene, error: Error, unknown: Unknown) -> None:
                         error("E0706", "fixtures stand on the table", span)
     check_capacities(scene, error)
     check_overlaps(scene, error)
+    check_slot_fits(scene, error)
 
 
 def randomization(entry: ast.ExprEntry, error: Error) -> sm.Randomization | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from lablang import ast
 from lablang.sim import catalog
 from lablang.sim import model as sm
-from lablang.sim.front_checks import check_container_use, check_skill_needs
+from lablang.sim.front_checks import check_container_use, check_skill_needs, check_slot_fit
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_values import lookup, suggest
 from lablang.source import Span
@@ -61,6 +61,7 @@ def skill_call(front: Front, stmt: ast.Member, scene: sm.Scene) -> sm.Call | Non
         check_argument(front, name, kind.lstrip("?"), converted_arg, scene)
     check_container_use(converted, scene, front.error)
     check_skill_needs(converted, scene, front.error)
+    check_slot_fit(converted, scene, front.error)
     if name == "wait" and converted.args:
         first = converted.args[0]
         if isinstance(first, sm.Num) and not 0 <= first.value <= catalog.MAX_WAIT:

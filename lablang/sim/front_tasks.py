@@ -13,6 +13,7 @@ from lablang.resolve import Program
 from lablang.sim import catalog
 from lablang.sim import model as sm
 from lablang.sim.binding import LIDS, PRESSES, TRANSFERS, ContractBinding, OperationMap
+from lablang.sim.front_checks import check_slot_fit
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_family import check_family, read_family, reading_scene
 from lablang.sim.front_instruction import check_instruction, predicate_calls
@@ -213,6 +214,7 @@ class TaskFront(Front):
                         member.span,
                     )
         for atom in predicate_calls(success):
+            check_slot_fit(atom, scene, self.error)
             least = atom.kwarg("min") if atom.func == "during" else None
             if least is not None and not (
                 isinstance(least, sm.Num) and least.dimension == "time" and least.value >= 0

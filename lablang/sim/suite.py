@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from lablang.executors import Executor, UnitFailure
+from lablang.sim.catalog import TASK_FAMILIES
 from lablang.sim.certify import certificate_json, certificate_of
 from lablang.sim.instances import (
     InstanceOutcome,
@@ -247,6 +248,68 @@ def _key(ref: TaskRef, taken: dict[str, Any]) -> str:
     return key
 
 
+def write_suite_demos(
+    entries: Sequence[tuple[Task, TaskRef]],
+    episodes: int,
+    out: Path,
+    file_format: str = "robomimic",
+    **options: Any,
+) -> dict[str, Any]:
+    """Expert demonstrations of every task of a suite (each binding of a family is a
+    task): one robomimic file `OUT/<id>_demo.hdf5` (the certificate's id, `<file
+    stem>.<task>`) or one Minari dataset per task, each from the same base seed, and
+    `OUT/demos.json`, the index: per task its id, file, family, binding, held-out and
+    coordination flags, the file written, the episodes' seeds and how many succeeded.
+    `options` are `write_demos`'s (seed, action_mode, cameras, image_size, ...)."""
+    from lablang.output import write_atomic
+    from lablang.sim.demos import write_demos
+
+    if file_format == "minari":
+        names = [task.name for task, _ref in entries]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise SuiteError(
+                "a Minari dataset is named by its task, and two files declare "
+                + ", ".join(f"`{n}`" for n in twice)
+                + ": write them as robomimic files (the default), which are named by file"
+            )
+    taken: dict[str, Any] = {}
+    rows = []
+    for task, ref in entries:
+        key = _key(ref, taken)
+        taken[key] = True
+        if file_format == "minari":
+            from lablang.sim.minari_dataset import write_minari
+
+            path, certificate = write_minari(task, episodes, out, source=ref.file, **options)
+        else:
+            path, certificate = write_demos(
+                task, episodes, out, source=ref.file, name=key, **options
+            )
+        rows.append(
+            {
+                "id": key,
+                "task": task.name,
+                "file": ref.file,
+                "family": task.family or None,
+                "binding": task.binding.name if task.binding else None,
+                "heldout": bool(task.binding and task.binding.heldout),
+                "coordination": bool(task.scene.interventions),
+                "path": path.relative_to(out).as_posix(),
+                "seeds": certificate["seeds"],
+                "succeeded": round(certificate["success_rate"] * episodes),
+            }
+        )
+    index = {
+        "episodes": episodes,
+        "seed": options.get("seed", 0),
+        "format": file_format,
+        "tasks": rows,
+    }
+    write_atomic(out / "demos.json", json.dumps(index, indent=2, sort_keys=True) + "\n")
+    return index
+
+
 def write_suite(
     out: Path, certificates: dict[str, dict[str, Any]], summary: dict[str, Any]
 ) -> list[Path]:
@@ -265,25 +328,34 @@ def write_suite(
 
 
 def suite_html(summary: dict[str, Any]) -> str:
-    """The suite summary as a self-contained HTML page (one row per task)."""
+    """The suite summary as a self-contained HTML page: one section per operation family
+    (`catalog.TASK_FAMILIES` in order, then tasks without one), one row per task with its
+    binding, whether it is held out and whether a scripted colleague acts."""
     from lablang.links import url_attribute
 
-    rows = []
+    groups: dict[str, list[dict[str, Any]]] = {}
     for row in summary["tasks"]:
-        rate = row["success_rate"]
-        colour = "#2e7d32" if row["certified"] else "#c62828"
-        rows.append(
-            "<tr>"
-            f'<td><a href="{url_attribute(row["id"] + ".cert.json")}">{html.escape(row["task"])}</a></td>'
-            f"<td>{html.escape(Path(row['file']).name)}</td>"
-            f'<td><div class=bar><div style="width:{rate * 100:.1f}%;background:{colour}"></div></div>'
-            f" {rate:.0%}</td>"
-            f"<td>{row['mean_credit']:.2f}</td><td>{row['faults']}</td>"
-            f"<td>{row['unit_failures']}</td>"
-            f"<td>{row['mutants_killed']}/{row['mutants']}</td><td>{row['already_held']}</td>"
-            f"<td>{row['simulated_seconds']:.1f} s</td>"
-            f'<td style="color:{colour}">{"certified" if row["certified"] else "not certified"}</td>'
-            "</tr>"
+        groups.setdefault(row.get("family") or "", []).append(row)
+    order = [f for f in TASK_FAMILIES if f in groups] + sorted(
+        f for f in groups if f not in TASK_FAMILIES
+    )
+    sections = []
+    for family in order:
+        rows = groups[family]
+        counts = (
+            f"{len(rows)} tasks, {sum(r['certified'] for r in rows)} certified, "
+            f"{sum(bool(r.get('heldout')) for r in rows)} held out, "
+            f"{sum(bool(r.get('coordination')) for r in rows)} coordination"
+        )
+        title = html.escape(family or "no family")
+        sections.append(
+            f"<h2>{title}</h2><p>{counts}</p>"
+            "<table><tr><th>task</th><th>binding</th><th>evaluation</th><th>coordination</th>"
+            "<th>protocol</th><th>file</th><th>success</th><th>mean credit</th><th>faults</th>"
+            "<th>lost units</th><th>mutants killed</th><th>steps held at start</th>"
+            "<th>simulated</th><th>verdict</th></tr>"
+            + "".join(_html_row(row, url_attribute) for row in rows)
+            + "</table>"
         )
     return (
         "<!doctype html><html><head><meta charset=utf-8><title>lablang suite</title><style>"
@@ -293,7 +365,29 @@ def suite_html(summary: dict[str, Any]) -> str:
         ".bar div{height:100%}</style></head><body>"
         f"<h1>Suite: {summary['certified']} of {summary['total']} tasks certified</h1>"
         f"<p>{summary['instances']} instances per task, base seed {summary['seed']}.</p>"
-        "<table><tr><th>task</th><th>file</th><th>success</th><th>mean credit</th><th>faults</th>"
-        "<th>lost units</th><th>mutants killed</th><th>steps held at start</th><th>simulated</th>"
-        "<th>verdict</th></tr>" + "".join(rows) + "</table></body></html>\n"
+        + "".join(sections)
+        + "</body></html>\n"
+    )
+
+
+def _html_row(row: dict[str, Any], url_attribute: Callable[[str], str]) -> str:
+    rate = row["success_rate"]
+    colour = "#2e7d32" if row["certified"] else "#c62828"
+    binding = row.get("binding")
+    return (
+        "<tr>"
+        f'<td><a href="{url_attribute(row["id"] + ".cert.json")}">{html.escape(row["task"])}</a></td>'
+        f"<td>{html.escape(binding) if binding else '&mdash;'}</td>"
+        f"<td>{'held out' if row.get('heldout') else ('training' if binding else '&mdash;')}</td>"
+        f"<td>{'scripted colleague' if row.get('coordination') else '&mdash;'}</td>"
+        f"<td>{html.escape(row.get('protocol') or '') or '&mdash;'}</td>"
+        f"<td>{html.escape(Path(row['file']).name)}</td>"
+        f'<td><div class=bar><div style="width:{rate * 100:.1f}%;background:{colour}"></div></div>'
+        f" {rate:.0%}</td>"
+        f"<td>{row['mean_credit']:.2f}</td><td>{row['faults']}</td>"
+        f"<td>{row['unit_failures']}</td>"
+        f"<td>{row['mutants_killed']}/{row['mutants']}</td><td>{row['already_held']}</td>"
+        f"<td>{row['simulated_seconds']:.1f} s</td>"
+        f'<td style="color:{colour}">{"certified" if row["certified"] else "not certified"}</td>'
+        "</tr>"
     )

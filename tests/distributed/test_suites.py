@@ -164,3 +164,31 @@ def test_a_lost_mutant_unit_counts_as_a_surviving_mutant_and_blocks_certificatio
     outcomes = [run_instance(task, seeds[0])]
     assert certificate_of(task, 0, seeds, outcomes)["certified"] is True  # mutants not run
     assert certificate_of(task, 0, seeds, outcomes, sensitivity=section)["certified"] is False
+
+
+def test_a_sample_of_examples_suite_is_byte_identical_on_one_and_two_jobs_and_ray(
+    ray_cluster: Any, tmp_path: Path
+) -> None:
+    """Two bindings of examples/suite (a coordination task's held-out 2 mL tube and a
+    pipetting family's training tube), one instance each without mutants: certificates,
+    suite.json and suite.html are the same bytes on one process, two and Ray."""
+    suite = ROOT / "examples" / "suite"
+    picked = {"load_after_colleague-wide", "dose_tube-first"}
+    refs = task_refs([suite / "colleague_spin.lab", suite / "pipette_into_tube.lab"])
+    entries = [(t, r) for t, r in refs if t.name in picked]
+    assert {t.name for t, _r in entries} == picked
+
+    def run(executor: Executor, out: Path) -> dict[str, bytes]:
+        certificates, summary = certify_suite(entries, 1, 0, executor, mutants="none")
+        write_suite(out, certificates, summary)
+        return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+    one = run(Executor("local", 1), tmp_path / "one")
+    rows = json.loads(one["suite.json"])["tasks"]
+    assert all(r["certified"] for r in rows)
+    assert {(r["task"], r["heldout"], r["coordination"]) for r in rows} == {
+        ("load_after_colleague-wide", True, True),
+        ("dose_tube-first", False, False),
+    }
+    assert one == run(Executor("local", 2), tmp_path / "two")
+    assert one == run(Executor("ray", 2), tmp_path / "ray")

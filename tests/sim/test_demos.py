@@ -275,7 +275,7 @@ def test_docs_demos_command_runs_as_shown(tmp_path: Path) -> None:
     import shlex
 
     doc = Path("docs/sim.md").read_text("utf-8")
-    (line,) = re.findall(r"^\$ lablang (demos [^\n]*)$", doc, re.M)
+    (line,) = re.findall(r"^\$ lablang (demos examples/tasks/[^\n]*)$", doc, re.M)
     args = shlex.split(line)[1:]
     args[args.index("--out") + 1] = str(tmp_path / "demos")
     result = CliRunner().invoke(demos_command, args)

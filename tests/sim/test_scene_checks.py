@@ -124,7 +124,7 @@ def test_skills_that_cannot_act_on_a_container_are_rejected(tube, call, expected
     assert _codes(PIPETTING.format(tube=tube, call=call)) == expected
 
 
-OBJECTS = ["tube_1_5ml", "weight", "beaker", "bottle", "flask", "vial", "pipette"]
+OBJECTS = ["tube_1_5ml", "tube_2ml", "weight", "beaker", "bottle", "flask", "vial", "pipette"]
 FIXTURES = [
     "tube_rack",
     "thermal_block",
@@ -193,7 +193,9 @@ def _extremes(asset: str) -> list[dict]:
     return out
 
 
-@pytest.mark.parametrize("asset", ["tube_1_5ml", "beaker", "bottle", "flask", "vial", "pipette"])
+@pytest.mark.parametrize(
+    "asset", ["tube_1_5ml", "tube_2ml", "beaker", "bottle", "flask", "vial", "pipette"]
+)
 def test_the_catalog_capacities_match_the_built_assets(asset: str) -> None:
     """`catalog.capacity` equals the capacity the builder records for the runtime."""
     import mujoco

@@ -171,8 +171,10 @@ def test_an_edited_protocol_in_another_file_that_the_task_no_longer_matches(tmp_
 def test_the_suite_checks_clean():
     """Every scenario of examples/suite checks without errors or warnings, each task
     realizes a protocol and names its family, and the scenarios are task families giving
-    at least 40 tasks (20 of them solid handling), held-out bindings in at least 7 of them,
-    and a colleague scenario."""
+    at least 100 tasks over at least 25 scenarios in the five operation families (20 of them
+    solid handling), at least 20 held-out bindings and 10 coordination tasks, and a held-out
+    binding in every tube scenario too (the 2 mL tube fits the tube slots): SciVLABench's
+    shape at the scale issue 28 asks for."""
     from lablang.diagnostics import Report
     from lablang.driver import lab_files
     from lablang.sim.front import tasks_of
@@ -182,15 +184,16 @@ def test_the_suite_checks_clean():
         result = check_file(path)
         assert list(result.report) == [], path
         tasks += tasks_of(result.program, Report()).values()
-    assert len(tasks) >= 40
+    assert len(tasks) >= 100
     assert all(t.trace is not None and t.family for t in tasks)
     families = {t.binding.family for t in tasks if t.binding}
-    assert len(families) >= 10
-    # a held-out binding in every family whose object the assets can vary (a slot holds
-    # only a 1.5 mL tube, so the three tube scenarios have training bindings only)
-    heldout = {t.binding.family for t in tasks if t.binding and t.binding.heldout}
-    assert len(heldout) >= 7
-    assert sum(bool(t.scene.interventions) for t in tasks) >= 4  # a colleague acts
+    assert len(families) >= 25
+    heldout = [t for t in tasks if t.binding and t.binding.heldout]
+    assert len(heldout) >= 20 and len({t.binding.family for t in heldout}) >= 25
+    assert {t.binding.family for t in heldout if t.binding} >= {
+        "invert_then_digest", "heat_shock_tube", "load_and_spin", "load_after_colleague"
+    }  # fmt: skip
+    assert sum(bool(t.scene.interventions) for t in tasks) >= 10  # a colleague acts
     assert {t.family for t in tasks} >= {
         "liquid handling",
         "mixing",
@@ -199,6 +202,35 @@ def test_the_suite_checks_clean():
         "apparatus",
     }
     assert sum(t.family == "solid handling" for t in tasks) >= 20
+
+
+def test_the_suite_page_groups_tasks_by_family_with_binding_heldout_and_coordination():
+    """suite.html has one section per operation family in the registry's order, each
+    with its counts, and per row the binding, training or held out, and whether a scripted
+    colleague acts."""
+    from lablang.sim.suite import suite_html
+
+    def row(task, family, binding, heldout, colleague):
+        return {"id": f"f.{task}", "task": task, "file": "f.lab", "family": family,
+                "protocol": "p", "binding": binding, "heldout": heldout,
+                "coordination": colleague, "certified": True, "success_rate": 1.0,
+                "mean_credit": 1.0, "faults": 0, "unit_failures": 0, "mutants": 2,
+                "mutants_killed": 2, "mutants_surviving": 0, "already_held": 0,
+                "simulated_seconds": 1.0}  # fmt: skip
+
+    rows = [
+        row("spin-a", "apparatus", "a", False, True),
+        row("pour-wide", "liquid handling", "wide", True, False),
+        row("pour-b", "liquid handling", "b", False, False),
+    ]
+    page = suite_html({"instances": 1, "seed": 0, "tasks": rows, "certified": 3, "total": 3})
+    liquid, apparatus = page.index("<h2>liquid handling</h2>"), page.index("<h2>apparatus</h2>")
+    assert liquid < apparatus  # TASK_FAMILIES' order, not the rows'
+    section = page[liquid:apparatus]
+    assert "2 tasks, 2 certified, 1 held out, 0 coordination" in section
+    assert "<td>wide</td><td>held out</td><td>&mdash;</td>" in section
+    assert "<td>b</td><td>training</td>" in section
+    assert "<td>a</td><td>training</td><td>scripted colleague</td>" in page[apparatus:]
 
 
 def test_diff_lists_the_task_steps_an_edit_affects(monkeypatch):
@@ -250,7 +282,8 @@ def test_the_docs_worked_example_is_the_suites_scenario():
 def test_incubating_another_tube_breaks_the_containers_identity():
     """The heat-shock family incubating `tube2` where the protocol's `cells_tube` is bound
     to the role `sample` is E0844 at the `incubate` call in every binding whose sample is
-    another tube (tube, tube3, tube4), and none in the binding whose sample is tube2."""
+    another tube (tube, tube3, tube4, the held-out 2 mL big), and none in the binding whose
+    sample is tube2."""
     text = (SUITE / "heat_block_incubation.lab").read_text()
     wrong = text.replace("pick(sample); incubate(sample,", "pick(tube2); incubate(tube2,")
     assert wrong != text
@@ -258,6 +291,7 @@ def test_incubating_another_tube_breaks_the_containers_identity():
     assert {e.code for e in errors} == {"E0844"}
     assert {_at(wrong, e) for e in errors} == {"incubate(tube2, block.slot[1], 15 s)"}
     assert sorted(e.message.split("not `")[1].split("`")[0] for e in errors) == [
+        "big",
         "tube",
         "tube3",
         "tube4",

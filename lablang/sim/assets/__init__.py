@@ -71,6 +71,7 @@ BUILDERS: dict[str, Builder] = {
     "scale": build_scale,
     "thermal_block": build_thermal_block,
     "tube_1_5ml": build_tube,
+    "tube_2ml": build_tube,
     "weight": build_weight,
     "beaker": build_beaker,
     "pipette": build_pipette,

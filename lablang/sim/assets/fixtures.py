@@ -22,6 +22,7 @@ from lablang.sim.assets.parts import (
     lid_handle,
     quat_z,
 )
+from lablang.sim.catalog import SLOT_BORES
 from lablang.sim.model import Entity
 
 
@@ -38,7 +39,7 @@ def build_tube_rack(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: 
     n = int(entity.param("slots", 6))
     cols = min(n, 6)
     rows = math.ceil(n / cols)
-    pitch, bore, depth, base = 0.025, 0.0065, 0.018, 0.01
+    pitch, bore, depth, base = 0.025, SLOT_BORES["tube_rack"], 0.018, 0.01
     body = spec.worldbody.add_body(name=entity.name, pos=pos, quat=quat_z(yaw))
     hx, hy = cols * pitch / 2 + 0.004, rows * pitch / 2 + 0.004
     box(body, [0.0, 0.0, base / 2], [hx, hy, base / 2], BLUE)
@@ -79,7 +80,7 @@ def build_centrifuge(
     info = AssetInfo(
         name, "centrifuge", name, free=False, radius=housing_r, rotor_joint=f"{name}_rotor_hinge"
     )
-    bore, depth = 0.0065, 0.018
+    bore, depth = SLOT_BORES["centrifuge"], 0.018
     for k in range(n):
         a = 2 * math.pi * k / n
         slot = rotor.add_body(
@@ -121,7 +122,7 @@ def build_thermal_block(
     n = int(entity.param("slots", 6))
     cols = min(n, 6)
     rows = math.ceil(n / cols)
-    pitch, bore, depth = 0.025, 0.0065, 0.018
+    pitch, bore, depth = 0.025, SLOT_BORES["thermal_block"], 0.018
     body = spec.worldbody.add_body(name=entity.name, pos=pos, quat=quat_z(yaw))
     hx, hy = cols * pitch / 2 + 0.006, rows * pitch / 2 + 0.006
     box(body, [0.0, 0.0, 0.01], [hx, hy + 0.02, 0.01], [0.7, 0.72, 0.75, 1.0])

@@ -9,13 +9,15 @@ import mujoco
 
 from lablang.sim.assets.info import AssetInfo
 from lablang.sim.assets.parts import TUBE, G, free_body, quat_z, round_wall, wall_ring
-from lablang.sim.catalog import SCOOP_WALL, STEEL_DENSITY, scoop_bowl
+from lablang.sim.catalog import ASSET_KINDS, SCOOP_WALL, STEEL_DENSITY, TUBES, scoop_bowl
 from lablang.sim.model import Entity
 
 
 def build_tube(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
-    r, half = 0.0054, 0.0145
-    mass = float(entity.param("mass", 0.0015))
+    """A microtube (`tube_1_5ml`, `tube_2ml`: its size from `catalog.TUBES`) with its cap."""
+    shape = TUBES[entity.asset]
+    r, half = shape.radius, shape.half
+    mass = float(entity.param("mass", ASSET_KINDS[entity.asset].params["mass"].default))
     body = free_body(spec, entity.name)
     if int(entity.param("hollow", 0)):
         return _hollow_tube(body, entity, r, half, mass)
@@ -37,15 +39,15 @@ def build_tube(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float
     )
     return AssetInfo(
         entity.name,
-        "tube_1_5ml",
+        entity.asset,
         entity.name,
         free=True,
         radius=r,
         half_height=half + r,
         grasp_z=0.008,
-        opening=0.0045,
-        depth=0.035,
-        capacity=1.5e-6,
+        opening=0.0045 + (r - 0.0054),  # exactly the 1.5 mL tube's figures for it
+        depth=0.035 + 2 * (half - 0.0145),
+        capacity=shape.capacity,
         capped=bool(entity.param("capped", 1)),
         base_mass=mass,
     )
@@ -80,7 +82,7 @@ def _hollow_tube(
     )
     return AssetInfo(
         entity.name,
-        "tube_1_5ml",
+        entity.asset,
         entity.name,
         free=True,
         radius=r,
@@ -88,7 +90,7 @@ def _hollow_tube(
         grasp_z=0.008,
         opening=r - wall,
         depth=height - 0.002,
-        capacity=1.5e-6,
+        capacity=TUBES[entity.asset].capacity,
         capped=False,
         base_mass=mass,
         hollow=True,

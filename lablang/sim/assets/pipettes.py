@@ -8,6 +8,7 @@ import mujoco
 
 from lablang.sim.assets.info import AssetInfo, SlotInfo
 from lablang.sim.assets.parts import GREY, G, box, cup_walls, free_body, grid, quat_z
+from lablang.sim.catalog import SLOT_BORES
 from lablang.sim.model import Entity
 
 PIPETTE_BODY = (0.007, 0.035)  # radius, half length (of the shaft and its nose)
@@ -94,7 +95,7 @@ def build_tip_box(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: fl
             condim=4,
         )
         body.add_site(name=f"{entity.name}_s{k}", pos=[x, y, height + TIP_TOP], size=[0.001, 0, 0])
-        info.slots.append(SlotInfo(f"{entity.name}_s{k}", 0.0015, TIP_TOP))
+        info.slots.append(SlotInfo(f"{entity.name}_s{k}", SLOT_BORES["tip_box"], TIP_TOP))
     return info
 
 
@@ -103,7 +104,7 @@ def build_pipette_stand(
 ) -> AssetInfo:
     """Deep wells that hold pipettes upright on their tips."""
     n = int(entity.param("slots", 2))
-    pitch, bore, depth, base = 0.03, 0.0085, 0.045, 0.01
+    pitch, bore, depth, base = 0.03, SLOT_BORES["pipette_stand"], 0.045, 0.01
     body = spec.worldbody.add_body(name=entity.name, pos=pos, quat=quat_z(yaw))
     hx, hy = n * pitch / 2 + 0.004, pitch / 2 + 0.004
     box(body, [0.0, 0.0, base / 2], [hx, hy, base / 2], GREY)
