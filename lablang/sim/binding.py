@@ -28,8 +28,9 @@ from attrs import frozen
 TRANSFERS = ("insert_into_slot", "place", "put_on_scale", "incubate", "discard")
 # skill calls that press a button of their first argument, by the button's name
 PRESSES = {"tare": "tare", "start_centrifuge": "start", "set_temperature": "set", "stir": "stir"}
-# skill calls that swing a lid, by the direction (`rotor.open`)
-LIDS = {"open_lid": "open", "close_lid": "close"}
+# skill calls that work a closure by its handle, by the direction (`rotor.open`): a hinged
+# lid or door, or a drawer (its handle is gripped the same way; `state.closure_open`)
+LIDS = {"open_lid": "open", "close_lid": "close", "open_drawer": "open", "close_drawer": "close"}
 
 
 @frozen

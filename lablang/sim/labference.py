@@ -331,19 +331,20 @@ class TransferWatch:
             self._settled(choice, False, "")
 
     def _lid_grasped(self, name: str) -> None:
-        """The policy took a lid's handle: it chose to open a closed lid, to close an open one."""
-        from lablang.sim.state import LID_OPEN, lid_angle
+        """The policy took a lid's (or a drawer's) handle: it chose to open a closed one, to
+        close an open one."""
+        from lablang.sim.state import closure_open
 
-        move = "close" if lid_angle(self.rt, name) >= LID_OPEN else "open"
+        move = "close" if closure_open(self.rt, name) else "open"
         self.lid = (name, self._choice("lid", f"{name}.{move}"))
 
     def _lid_outcome(self, choice: Event) -> None:
-        from lablang.sim.state import LID_CLOSED, LID_OPEN, lid_angle
+        from lablang.sim.state import closure_closed, closure_open
 
         assert choice.object is not None
         name, _, move = choice.object.rpartition(".")
-        angle = lid_angle(self.rt, name)
-        confirmed = angle >= LID_OPEN if move == "open" else angle <= LID_CLOSED
+        opened, closed = closure_open(self.rt, name), closure_closed(self.rt, name)
+        confirmed = opened if move == "open" else closed
         self._settled(choice, confirmed, self._complete("lid", choice.object) if confirmed else "")
 
     def _complete(self, kind: str, subject: str) -> str:

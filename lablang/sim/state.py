@@ -48,6 +48,8 @@ __all__ = [
     "balanced",
     "bottom_depth",
     "cap_turns",
+    "closure_closed",
+    "closure_open",
     "drawer_travel",
     "grasped",
     "in_slot",
@@ -239,6 +241,20 @@ def drawer_travel(rt: Scene, name: str) -> float:
     """How far (m) a drawer's tray is pulled out of its cabinet."""
     joint = rt.infos[name].drawer_joint
     return float(rt.data.qpos[rt.model.joint(joint).qposadr[0]])
+
+
+def closure_open(rt: Scene, name: str) -> bool:
+    """A hinged lid or door swung open, or a drawer pulled out (what a handle works)."""
+    if rt.infos[name].drawer_joint:
+        return drawer_travel(rt, name) >= DRAWER_OPEN
+    return lid_angle(rt, name) >= LID_OPEN
+
+
+def closure_closed(rt: Scene, name: str) -> bool:
+    """A hinged lid or door shut, or a drawer pushed home."""
+    if rt.infos[name].drawer_joint:
+        return drawer_travel(rt, name) <= DRAWER_CLOSED
+    return lid_angle(rt, name) <= LID_CLOSED
 
 
 def at_rest(rt: Scene, name: str) -> bool:

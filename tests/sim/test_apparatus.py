@@ -293,3 +293,20 @@ def test_explain_names_a_skills_arguments_and_the_preconditions_it_is_refused_fo
     assert "third, duration: a time; must be a time in s from 1 to 60" in result.output
     pick = CliRunner().invoke(main, ["explain", "pick"]).output
     assert "first, object: a free entity" in pick and "must be" not in pick
+
+
+def test_a_drawers_handle_is_a_closure_choice_the_scorer_judges() -> None:
+    """Labference's scorer takes a drawer's handle as it takes a lid's (open or close, by
+    the tray's travel), so the expert storing a jar makes every choice correctly: it used
+    to look for a lid hinge on the drawer and stop the episode with an internal error."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    suite = Path(__file__).resolve().parents[2] / "examples" / "suite"
+    args = ["simulate", str(suite / "drawer_store.lab"), "--task", "store_in_drawer-small"]
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 0, done.output
+    assert "choice 3/3 correct, execution 3/3 executed" in done.output
