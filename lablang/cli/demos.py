@@ -94,13 +94,14 @@ def demos_command(
     episodes' seeds and how many succeeded. Each demonstration ends where the environment terminates, labelled with its rewards
     and dones. Writes OUT/<task>_demo.hdf5 (robomimic layout: data/demo_i with actions,
     rewards, dones, states, obs/..., next_obs/...; mask/train and mask/valid; the seed,
-    task hash and certificate as attributes), or with `--format minari` a Minari dataset
-    (the `datasets` extra). Exit 0 when every episode succeeded, 1 otherwise, 2 on a bad
+    task hash and certificate as attributes), with `--format minari` a Minari dataset, or
+    with `--format lerobot` a LeRobot v2.1 dataset in OUT/<task> (both the `datasets`
+    extra). Exit 0 when every episode succeeded, 1 otherwise, 2 on a bad
     option.
 
     Example: `lablang demos examples/tasks/move_tube.lab --episodes 2 --out demos --robot panda --cameras none`
 
-    Example: `lablang demos examples/suite --episodes 2 --out demos`
+    Example: `lablang demos examples/families --bindings heldout --episodes 1 --out demos`
     """
     from lablang.sim.demos import write_demos
     from lablang.sim.robots import RobotMissing

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from lablang.diagnostics import Edit, Fix
 from lablang.sim import catalog
 from lablang.sim import model as sm
+from lablang.sim.binding import TRANSFERS
 from lablang.source import Span
 
 Error = Callable[..., None]
@@ -209,10 +210,13 @@ def check_skill_needs(call: sm.Call, scene: sm.Scene, error: Error) -> None:
 
 
 # skills that put their first argument into the slot another argument names
+# the skills that carry their object to the destination (`binding.TRANSFERS`, the one list,
+# and `weigh`, which sets it on the scale), not those that move its contents there (`pour`,
+# `dispense`, `empty_scoop`): only a carried object must fit the slot it goes to
 _INTO_SLOT = {
     skill: index
     for skill, index in catalog.DESTINATION_ARGUMENT.items()
-    if catalog.SKILL_SIGNATURES[skill][0][:1] == ("object",)
+    if catalog.SKILL_SIGNATURES[skill][0][:1] == ("object",) and skill in (*TRANSFERS, "weigh")
 }
 
 

@@ -205,7 +205,7 @@ SMOKES: dict[str, Smoke] = {
         (
             r"^suite: \d+ scenarios, \d+ tasks, \d+ held out, \d+ coordination$",
             *(
-                rf"^  {family}: \d+ tasks, \d+ held out$"
+                rf"^  {family}: \d+ scenarios, \d+ tasks, \d+ held out, \d+ coordination$"
                 for family in ("apparatus", "liquid handling")
             ),
             *(

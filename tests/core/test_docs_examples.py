@@ -25,8 +25,9 @@ DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # way `diff` and `git diff --exit-code` do, rather than a failure to run.
 # verbs whose documented findings have their own exit codes: diff 1 (they differ); monitor
 # 2 (an incorrect choice) and 3 (a violated invariant); certify 1 (not certified: the
-# documented vacuous task of docs/sim.md)
-FINDING_VERBS = {"diff": {0, 1}, "monitor": {0, 2, 3}, "certify": {0, 1}}
+# documented vacuous task of docs/sim.md); verify 1 (a violation: docs/contracts.md's lasso)
+# and 3 (a claim only bounded by the depth)
+FINDING_VERBS = {"diff": {0, 1}, "monitor": {0, 2, 3}, "certify": {0, 1}, "verify": {0, 1, 3}}
 OUTPUT_OPTIONS = {"-o", "--output", "--out", "--record"}
 INPUT_SUFFIXES = (".lab", ".json", ".jsonl", ".yaml", ".yml")
 

@@ -22,11 +22,16 @@ RECEIVERS = {
     "flask": "dest: flask(capacity: 100 mL) on table at (0.30 m, 0.18 m)",
     "tube_1_5ml": "rack: tube_rack(slots: 6) on table at (0.30 m, 0.20 m)\n"
     "  dest: tube_1_5ml(capped: 0) in rack.slot[2]",
+    "tube_2ml": "rack: tube_rack(slots: 6) on table at (0.30 m, 0.20 m)\n"
+    "  dest: tube_2ml(capped: 0) in rack.slot[2]",
 }
 # open containers that cannot receive a pour: a vial is capped by build (E0712) and a
 # pipette takes liquid only by `aspirate`
 NOT_RECEIVERS = {"vial", "pipette"}
-AMOUNT = {"beaker": "20 mL", "bottle": "20 mL", "flask": "20 mL", "tube_1_5ml": "0.5 mL"}
+AMOUNT = {
+    "beaker": "20 mL", "bottle": "20 mL", "flask": "20 mL", "tube_1_5ml": "0.5 mL",
+    "tube_2ml": "0.5 mL",
+}  # fmt: skip
 SOURCES = {
     # the tall source: carried, it hangs 9 cm below the gripper
     "bottle": "src: bottle(capacity: 200 mL, contents: 100 mL of buffer) on table at "

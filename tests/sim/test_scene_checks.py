@@ -143,7 +143,9 @@ FIXTURES = [
 
 
 def _extent(asset: str, params: dict) -> tuple[float, float]:
-    """Half extents in x and y of the built asset's geoms (in its own frame, at yaw 0)."""
+    """Half extents in x and y of the built asset's colliding geoms (in its own frame, at
+    yaw 0): a visual-only part (contype and conaffinity 0, such as a display panel drawn for
+    the cameras) touches nothing, so it is not what `check`'s footprint keeps apart."""
     import mujoco
 
     from lablang.sim.assets import BUILDERS
@@ -158,6 +160,8 @@ def _extent(asset: str, params: dict) -> tuple[float, float]:
     for g in range(model.ngeom):
         if model.geom_rgba[g, 3] == 0:
             continue  # hidden (a pipette's spare tip)
+        if model.geom_contype[g] == 0 and model.geom_conaffinity[g] == 0:
+            continue  # visual only
         centre = data.geom_xpos[g]
         R = data.geom_xmat[g].reshape(3, 3)
         kind, size = model.geom_type[g], model.geom_size[g]
