@@ -210,9 +210,6 @@ def pydna_report(cases: int) -> None:
         program = check_text(text, "bench.lab").program
         return best(lambda: build_model(program, Report()))
 
-    def pydna_seconds(work: Any) -> float:
-        return best(work)
-
     template, forward, reverse = pcr_case(random.Random(999))  # warm-up, untimed
     build_model(check_text(pcr_program(template, forward, reverse), "w.lab").program, Report())
     pcr(Primer(forward), Primer(reverse), Dseqrecord(template))
@@ -224,12 +221,12 @@ def pydna_report(cases: int) -> None:
     for k in range(cases):
         template, forward, reverse = pcr_case(random.Random(1000 + k))
         ours = lablang_seconds(pcr_program(template, forward, reverse))
-        theirs = pydna_seconds(lambda: pcr(Primer(forward), Primer(reverse), Dseqrecord(template)))
+        theirs = best(lambda: pcr(Primer(forward), Primer(reverse), Dseqrecord(template)))
         ratios["PCR"].append(ours / theirs)
         template, chosen = digest_case(random.Random(2000 + k))
         enzymes = [AllEnzymes.get(name) for name in chosen]
         ours = lablang_seconds(digest_program(template, chosen))
-        theirs = pydna_seconds(lambda: Dseqrecord(template).cut(*enzymes))
+        theirs = best(lambda: Dseqrecord(template).cut(*enzymes))
         ratios["digest"].append(ours / theirs)
     every = ratios["PCR"] + ratios["digest"]
     print(

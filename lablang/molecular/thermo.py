@@ -44,8 +44,8 @@ def paired_bases(primer: Seq, site: Site) -> str | None:
         if not isinstance(base, str) or not isinstance(opposite, str):
             return None
         base = base.upper()
-        if base not in _COMPLEMENT:
-            base = {v: k for k, v in _COMPLEMENT.items()}.get(opposite.upper(), "")
+        if base not in _COMPLEMENT:  # the base that pairs with the template's (its own inverse)
+            base = _COMPLEMENT.get(opposite.upper(), "")
             if not base:
                 return None
         out.append(base)
