@@ -36,7 +36,9 @@ def _is_py(x: object) -> bool:
 
 
 class Z3Algebra(Algebra):
-    """Builds Z3 terms, folding operations whose operands are all Python constants."""
+    """Builds Z3 terms, folding operations whose operands are all Python constants.
+
+    Comparisons and `+ - * %` are the base class's: Python's operators build Z3 terms too."""
 
     def and_(self, xs: Iterable[Value]) -> Value:
         terms = []
@@ -77,31 +79,8 @@ class Z3Algebra(Algebra):
             return a
         return z3.If(c, a, b)
 
-    def eq(self, a: Value, b: Value) -> Value:
-        if _is_py(a) and _is_py(b):
-            return a == b
-        return a == b
-
-    def lt(self, a: Value, b: Value) -> Value:
-        return a < b
-
-    def le(self, a: Value, b: Value) -> Value:
-        return a <= b
-
-    def add(self, a: Value, b: Value) -> Value:
-        return a + b
-
-    def sub(self, a: Value, b: Value) -> Value:
-        return a - b
-
-    def mul(self, a: Value, b: Value) -> Value:
-        return a * b
-
     def div(self, a: Value, b: int) -> Value:
         return a // b if _is_py(a) else a / b
-
-    def mod(self, a: Value, b: int) -> Value:
-        return a % b
 
     def total(self, xs: list[Value]) -> Value:
         consts = sum(x for x in xs if _is_py(x))
