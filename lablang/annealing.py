@@ -49,41 +49,17 @@ def check_program(program: Program, report: Report) -> None:
 def _primer_tms(model: Any, target: str) -> list[tuple[str, float | None]]:
     """(primer, Tm at its best site) for each primer of the derived step `target`
     (`workflow.step`); empty when the target is not a derived step with primers."""
-    from lablang.molecular.ops.core import anneal_sites
-    from lablang.molecular.sequence import plain, reverse_complement
-    from lablang.molecular.thermo import tm_at_site
+    from lablang.molecular.primer_sites import primer_sites
 
     workflow, _, name = target.partition(".")
     graph = next((g for g in model.graphs if g.derived and g.name == workflow), None)
-    if graph is None:
+    transition = next((t for t in graph.transitions if t.name == name), None) if graph else None
+    if graph is None or transition is None:
         return []
-    transition = next((t for t in graph.transitions if t.name == name), None)
-    if transition is None:
-        return []
-    states = {s.name: s for s in graph.states}
-    oligos = {o.name: o for o in model.oligos}
-    strands = [
-        strand.seq
-        for sub in transition.substrates
-        for strand in states[sub].strands
-        if sub in states
+    return [
+        (site.primer, site.tm)
+        for site in primer_sites({o.name: o for o in model.oligos}, graph, transition)
     ]
-    out: list[tuple[str, float | None]] = []
-    for oligo_name in transition.oligos:
-        oligo = oligos.get(oligo_name)
-        if oligo is None or oligo.kind != "single":
-            continue
-        primer = plain(oligo.seq)
-        sites = [
-            site
-            for strand in strands
-            for template in (plain(strand), reverse_complement(plain(strand)))
-            for site in anneal_sites(primer, template, primer.min_length)
-        ]
-        if sites:
-            best = max(sites, key=lambda site: site.bases)
-            out.append((oligo_name, tm_at_site(primer, best)))
-    return out
 
 
 def _warn(
@@ -96,14 +72,14 @@ def _warn(
     primer: str,
     tm: float,
 ) -> None:
-    from lablang.molecular.thermo import CONDITIONS_TEXT
+    from lablang.molecular.thermo import DEFAULT_CONDITIONS
 
     span = step.spans.get("thermocycle", step.span)
     report.add(
         "W0408",
         f"step `{step.name}` of protocol `{protocol.name}` anneals at {annealing.text}, above "
         f"the melting temperature of primer `{primer}` at its site in `{target}` "
-        f"({tm:.1f} C; {CONDITIONS_TEXT}): it would bind weakly or not at all",
+        f"({tm:.1f} C; {DEFAULT_CONDITIONS.text()}): it would bind weakly or not at all",
         program.root.source,
         span,
         help=f"anneal at or below {tm:.0f} C (a few degrees under the Tm is usual), or use a "

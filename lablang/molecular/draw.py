@@ -493,7 +493,7 @@ def html_page(model: MolecularModel) -> str:
         kind = "derived" if graph.derived else "declared"
         parts += [
             f"<h2>Workflow {html.escape(graph.name)} ({kind})</h2>",
-            _figure(workflow_svg(graph)),
+            _figure(workflow_svg(graph, oligos)),
         ]
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

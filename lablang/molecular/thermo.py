@@ -1,6 +1,7 @@
 """Melting temperatures of primers where they anneal: primer3-py's nearest-neighbour Tm
 (SantaLucia 1998 parameters with SantaLucia's salt correction), the field's standard,
-under primer3's default PCR conditions (CONDITIONS).
+under primer3's default PCR conditions unless a workflow or protocol step states its
+buffer (`Conditions`).
 
 A primer's temperature is that of its paired part at the site (the bases its 3' end pairs
 over, as `anneal_sites` finds them), not of the whole oligo: a 5' adapter tail does not
@@ -21,12 +22,41 @@ True
 
 from __future__ import annotations
 
+from attrs import frozen
+
 from lablang.molecular.ops.core import Site
 from lablang.molecular.sequence import Seq
+from lablang.records import Compared
 
-# primer3's defaults (primer3-py `calc_tm`), stated wherever a temperature is shown
-CONDITIONS = {"mv_conc": 50.0, "dv_conc": 1.5, "dntp_conc": 0.6, "dna_conc": 50.0}
-CONDITIONS_TEXT = "primer3 nearest-neighbour Tm, 50 mM Na+, 1.5 mM Mg2+, 0.6 mM dNTP, 50 nM primer"
+
+@frozen(repr=False, eq=False)
+class Conditions(Compared):
+    """The buffer a Tm is computed in: monovalent cations (Na+/K+) and Mg2+, dNTP (mM)
+    and primer (nM); the defaults are primer3's (primer3-py `calc_tm`)."""
+
+    na: float = 50.0
+    mg: float = 1.5
+    dntp: float = 0.6
+    primer: float = 50.0
+
+    def primer3_args(self) -> dict[str, float]:
+        return {
+            "mv_conc": self.na,
+            "dv_conc": self.mg,
+            "dntp_conc": self.dntp,
+            "dna_conc": self.primer,
+        }
+
+    def text(self) -> str:
+        """The conditions in words, stated wherever a temperature is shown."""
+        buffer = "primer3's default buffer" if self == DEFAULT_CONDITIONS else "buffer"
+        return (
+            f"primer3 nearest-neighbour Tm, {buffer} {self.na:g} mM Na+, {self.mg:g} mM Mg2+, "
+            f"{self.dntp:g} mM dNTP, {self.primer:g} nM primer"
+        )
+
+
+DEFAULT_CONDITIONS = Conditions()
 _COMPLEMENT = {"A": "T", "C": "G", "G": "C", "T": "A"}
 
 
@@ -52,17 +82,19 @@ def paired_bases(primer: Seq, site: Site) -> str | None:
     return "".join(out)
 
 
-def melting_temperature(bases: str) -> float:
+def melting_temperature(bases: str, conditions: Conditions = DEFAULT_CONDITIONS) -> float:
     """The Tm (degrees C) of a concrete DNA sequence paired with its complement."""
     import primer3
 
-    return float(primer3.calc_tm(bases.upper(), **CONDITIONS))
+    return float(primer3.calc_tm(bases.upper(), **conditions.primer3_args()))
 
 
-def tm_at_site(primer: Seq, site: Site) -> float | None:
+def tm_at_site(
+    primer: Seq, site: Site, conditions: Conditions = DEFAULT_CONDITIONS
+) -> float | None:
     """The Tm of the primer's paired part at `site`, or None when it has no concrete
     bases to compute from (see `paired_bases`)."""
     text = paired_bases(primer, site)
     if text is None or len(text) < 2:
         return None
-    return melting_temperature(text)
+    return melting_temperature(text, conditions)

@@ -303,6 +303,7 @@ class Derivation(Arguments):
             oligos=tuple(dict.fromkeys(oligo_names)),
             reagents=tuple(reagents),
             detail=detail,
+            params=tuple(sorted(self.params.items())),
         )
         return pool, transition
 
