@@ -66,8 +66,16 @@ class PrimerSite(Compared):
 
 
 def step_conditions(transition: TransitionDef) -> Conditions:
-    """The buffer a step's temperatures are computed in: primer3's defaults."""
-    return DEFAULT_CONDITIONS
+    """The buffer a step's temperatures are computed in: its workflow's `param salt`,
+    `mg`, `dntp` and `primer_conc` in force at the step, over primer3's defaults."""
+    from lablang.molecular.thermo import BUFFER_FIELDS, conditions_of
+
+    stated = {
+        name: float(value.to(BUFFER_FIELDS[name][1]).magnitude)
+        for name, value in transition.params
+        if name in BUFFER_FIELDS
+    }
+    return conditions_of(stated) if stated else DEFAULT_CONDITIONS
 
 
 def primer_sites(

@@ -22,7 +22,9 @@ True
 
 from __future__ import annotations
 
-from attrs import frozen
+from typing import Any
+
+from attrs import evolve, frozen
 
 from lablang.molecular.ops.core import Site
 from lablang.molecular.sequence import Seq
@@ -57,6 +59,39 @@ class Conditions(Compared):
 
 
 DEFAULT_CONDITIONS = Conditions()
+
+# `param NAME: value` of a workflow (or a protocol step's field) -> the `Conditions` field
+# it sets, its unit and its bounds in that unit (a Tm outside them means a typo)
+BUFFER_FIELDS: dict[str, tuple[str, str, float, float]] = {
+    "salt": ("na", "mM", 0.0, 2000.0),  # monovalent cations (Na+, K+)
+    "mg": ("mg", "mM", 0.0, 200.0),
+    "dntp": ("dntp", "mM", 0.0, 100.0),
+    "primer_conc": ("primer", "nM", 0.001, 1e6),
+}
+
+
+def buffer_amount(name: str, number: str | None, unit: str | None) -> tuple[Any, str]:
+    """(the concentration, "") for a buffer field written `number unit`, or (None, the
+    problem) when it is not a molar concentration within BUFFER_FIELDS' bounds (E0428)."""
+    from lablang.units import quantity
+    from lablang.units.table import UNITS
+
+    _, field_unit, low, high = BUFFER_FIELDS[name]
+    default = f"{getattr(DEFAULT_CONDITIONS, BUFFER_FIELDS[name][0]):g} {field_unit}"
+    if number is None or unit not in UNITS or UNITS[unit].dimension != "molar_concentration":
+        return None, f"`{name}` is a molar concentration such as `{default}`"
+    amount = quantity(number, unit)
+    if not low <= float(amount.to(field_unit).magnitude) <= high:
+        return None, f"`{name}` must be between {low:g} and {high:g} {field_unit}, not {amount}"
+    return amount, ""
+
+
+def conditions_of(values: dict[str, float], base: Conditions = DEFAULT_CONDITIONS) -> Conditions:
+    """The conditions with the buffer fields `values` names (in BUFFER_FIELDS' units)
+    over `base` (primer3's defaults unless given)."""
+    return evolve(base, **{BUFFER_FIELDS[k][0]: v for k, v in values.items()})
+
+
 _COMPLEMENT = {"A": "T", "C": "G", "G": "C", "T": "A"}
 
 
