@@ -59,7 +59,7 @@ def _step_buffer(
 ) -> dict[str, float] | None:
     """The buffer a thermocycling step states (`salt: 20 mM`, `mg`, `dntp`,
     `primer_conc`), in BUFFER_FIELDS' units; None when it states none. A value that is
-    not a concentration in bounds is E0428, with the default as its fix."""
+    not a concentration in bounds is E0429, with the default as its fix."""
     from lablang.molecular.thermo import BUFFER_FIELDS, DEFAULT_CONDITIONS, buffer_amount
 
     decl = next((d for d in program.decls("protocol") if d.name == protocol), None)
@@ -84,7 +84,7 @@ def _step_buffer(
         if problem:
             default = f"{getattr(DEFAULT_CONDITIONS, field):g} {unit}"
             report.add(
-                "E0428",
+                "E0429",
                 problem + " (the buffer melting temperatures are computed in)",
                 program.root.source,
                 value.span,

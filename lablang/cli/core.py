@@ -225,7 +225,8 @@ def schema_command(what: str) -> None:
 def explain_command(code: str, file: str | None, roots: tuple[str, ...]) -> None:
     """Explain a diagnostic CODE, with a failing and a fixed example, a molecular
     operation (its arguments and rationale) or a simulator skill (its arguments and
-    preconditions); with a FILE, a workflow step (`workflow.step` or `step`) or an oligo
+    preconditions), a restriction enzyme (`lablang explain enzymes` lists them); with a
+    FILE, a workflow step (`workflow.step` or `step`) or an oligo
     of that file: its substrates, products, and each primer's site and melting
     temperature there.
 
@@ -248,10 +249,11 @@ def explain_command(code: str, file: str | None, roots: tuple[str, ...]) -> None
         echo(text, nl=False)
         return
     from lablang.diagnostics.codes import CODES, explain
+    from lablang.molecular.enzyme_docs import describe_enzyme
     from lablang.molecular.front import describe
     from lablang.sim.catalog import explain_skill
 
-    operation = describe(code) or explain_skill(code)
+    operation = describe(code) or explain_skill(code) or describe_enzyme(code)
     if operation is not None:
         echo(operation)
         return

@@ -72,7 +72,7 @@ BUFFER_FIELDS: dict[str, tuple[str, str, float, float]] = {
 
 def buffer_amount(name: str, number: str | None, unit: str | None) -> tuple[Any, str]:
     """(the concentration, "") for a buffer field written `number unit`, or (None, the
-    problem) when it is not a molar concentration within BUFFER_FIELDS' bounds (E0428)."""
+    problem) when it is not a molar concentration within BUFFER_FIELDS' bounds (E0429)."""
     from lablang.units import quantity
     from lablang.units.table import UNITS
 

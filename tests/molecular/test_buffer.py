@@ -1,6 +1,6 @@
 """The buffer primers' melting temperatures are computed in: a workflow's `param salt`,
 `mg`, `dntp`, `primer_conc`, or a thermocycling step's fields of the same names; units
-checked, bounded (E0428 with the default as its fix), primer3's defaults otherwise."""
+checked, bounded (E0429 with the default as its fix), primer3's defaults otherwise."""
 
 from __future__ import annotations
 
@@ -68,9 +68,9 @@ def test_a_concentration_in_another_unit_is_converted() -> None:
 def test_a_buffer_param_that_is_not_a_bounded_concentration_is_e0428(
     written: str, problem: str
 ) -> None:
-    """A wrong unit, a value out of bounds or a text is E0428, whose fix writes the default."""
+    """A wrong unit, a value out of bounds or a text is E0429, whose fix writes the default."""
     result = _check(written)
-    (diagnostic,) = [d for d in result.report if d.code == "E0428"]
+    (diagnostic,) = [d for d in result.report if d.code == "E0429"]
     assert diagnostic.message.startswith(problem)
     assert diagnostic.fix is not None
     (edit,) = diagnostic.fix.edits
@@ -90,11 +90,11 @@ def test_a_thermocycling_steps_buffer_is_used_for_w0408_over_the_workflows() -> 
 
 
 def test_a_thermocycling_steps_wrong_buffer_field_is_e0428_even_unlinked() -> None:
-    """A step's `mg: 2 s` is E0428 with its fix, whether or not the protocol realizes a
+    """A step's `mg: 2 s` is E0429 with its fix, whether or not the protocol realizes a
     workflow step."""
     text = PROTOCOL.format(anneal=55, fields="mg: 2 s").replace("realizes w.amp ", "")
     report = _check("", text).report
-    (diagnostic,) = [d for d in report if d.code == "E0428"]
+    (diagnostic,) = [d for d in report if d.code == "E0429"]
     assert diagnostic.fix is not None and diagnostic.fix.edits[0].replacement == "1.5 mM"
 
 

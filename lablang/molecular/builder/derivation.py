@@ -393,7 +393,7 @@ def _pooled(pools: list[Pool]) -> Pool:
 
 def buffer_param(name: str, value: ast.Expr | None, span: Span) -> QuantityValue:
     """A buffer concentration (`param salt: 50 mM`): a molar concentration within the
-    bounds of BUFFER_FIELDS, else E0428 with the default as its fix."""
+    bounds of BUFFER_FIELDS, else E0429 with the default as its fix."""
     written = value if isinstance(value, ast.Quantity) else None
     amount, problem = buffer_amount(
         name, written.number if written else None, written.unit if written else None
@@ -402,7 +402,7 @@ def buffer_param(name: str, value: ast.Expr | None, span: Span) -> QuantityValue
         default = PARAMETER_DEFAULTS[name]
         where = value.span if value is not None else span
         raise Failure(
-            "E0428",
+            "E0429",
             problem + " (the buffer melting temperatures are computed in)",
             where,
             help=f"write the concentration in the reaction, e.g. `{default}` (primer3's default)",
