@@ -24,7 +24,7 @@ def describe_enzyme(name: str) -> str | None:
         names = ", ".join(sorted(ENZYMES, key=str.lower))
         head = (
             f"The {len(ENZYMES)} restriction enzymes `digest(x, enzyme: NAME)` knows, REBASE's "
-            f"commercially available set ({REBASE_RELEASE}); `digest(x, site: \"CCTGCA^GG\")` "
+            f'commercially available set ({REBASE_RELEASE}); `digest(x, site: "CCTGCA^GG")` '
             "takes any other site. `lablang explain NAME` gives one's site and ends.\n\n"
         )
         return head + textwrap.fill(names, 88) + "\n"
@@ -43,7 +43,7 @@ def describe_enzyme(name: str) -> str | None:
     else:
         kind = "5'" if top < bottom else "3'"
         lo, hi = sorted((top, bottom))
-        bases = site[lo:hi] if 0 <= lo and hi <= len(site) else ""
+        bases = site[lo:hi] if lo >= 0 and hi <= len(site) else ""
         ends = f"a {width}-base {kind} overhang" + (f" ({bases})" if bases else "")
     lines = [f"`{found}`: site {written}, {ends}"]
     if enzyme.methylation == "requires":
