@@ -130,3 +130,15 @@ def test_w0408_compares_a_tailed_primers_paired_part() -> None:
     report = check_text(WORKFLOW.replace("{param}", "") + protocol, "p.lab").report
     warned = [d.message for d in report if d.code == "W0408"]
     assert any("primer `f`" in m for m in warned), [d.message for d in report]
+
+
+def test_a_library_picture_states_its_lanes_tm_conditions_once() -> None:
+    """The 10x library's three read lanes give a Tm; the buffer is written once under them."""
+    from lablang.driver import check_file
+    from lablang.molecular.draw import library_svg
+
+    root = Path(__file__).resolve().parents[2]
+    model = build_model(check_file(root / "examples" / "tenx_3p_v3.lab").program, Report()).model
+    library = next(lib for lib in model.libraries if lib.name == "gex_library")
+    svg = library_svg(library, {o.name: o for o in model.oligos})
+    assert svg.count(", Tm ") == 3 and svg.count("primer3&#x27;s default buffer 50 mM Na+") == 1
