@@ -168,7 +168,7 @@ def _enzymes() -> str:
 
     return (
         f"the {len(ENZYMES)} enzymes of REBASE's commercial set (`lablang explain enzymes` "
-        "lists them; `lablang explain SbfI` gives one's site and ends)"
+        "lists them, `lablang explain SbfI` one)"
     )
 
 
