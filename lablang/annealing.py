@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lablang.diagnostics import Report
+from lablang import ast
+from lablang.diagnostics import Edit, Fix, Report
 from lablang.protocols import front as protocols_front
 from lablang.protocols.model import Protocol, Step, Thermocycle, thermocycle_parameters
 from lablang.protocols.quantities import Amount
@@ -27,6 +28,12 @@ def check_program(program: Program, report: Report) -> None:
     # looked up at call time, so a caller that wraps the protocols check (a test's spy,
     # a profiler) wraps it here too
     protocols = protocols_front.check_program(program, report)
+    buffers = {
+        (protocol.name, step.name): _step_buffer(program, protocol.name, step.name, report)
+        for protocol in protocols
+        for step in protocol.steps
+        if isinstance(step.action, Thermocycle)
+    }
     wanted = [
         (protocol, step, target, annealing)
         for protocol in protocols
@@ -41,49 +48,77 @@ def check_program(program: Program, report: Report) -> None:
 
     model = build_model(program, Report()).model  # its problems are the molecular check's
     for protocol, step, target, annealing in wanted:
-        for primer, tm in _primer_tms(model, target):
+        buffer = buffers[protocol.name, step.name]
+        for primer, tm, conditions in _primer_tms(model, target, buffer):
             if tm is not None and float(annealing.value) > tm:
-                _warn(report, program, protocol, step, target, annealing, primer, tm)
+                _warn(report, program, protocol, step, target, annealing, primer, tm, conditions)
 
 
-def _primer_tms(model: Any, target: str) -> list[tuple[str, float | None]]:
-    """(primer, Tm at its best site) for each primer of the derived step `target`
-    (`workflow.step`); empty when the target is not a derived step with primers."""
-    from lablang.molecular.ops.core import anneal_sites
-    from lablang.molecular.sequence import plain, reverse_complement
-    from lablang.molecular.thermo import tm_at_site
+def _step_buffer(
+    program: Program, protocol: str, step: str, report: Report
+) -> dict[str, float] | None:
+    """The buffer a thermocycling step states (`salt: 20 mM`, `mg`, `dntp`,
+    `primer_conc`), in BUFFER_FIELDS' units; None when it states none. A value that is
+    not a concentration in bounds is E0429, with the default as its fix."""
+    from lablang.molecular.thermo import BUFFER_FIELDS, DEFAULT_CONDITIONS, buffer_amount
+
+    decl = next((d for d in program.decls("protocol") if d.name == protocol), None)
+    entry = next(
+        (
+            m
+            for m in (decl.body.members if decl is not None and decl.body else ())
+            if isinstance(m, ast.Entry) and m.keyword == "step" and m.name == step
+        ),
+        None,
+    )
+    stated: dict[str, float] = {}
+    for member in entry.body.members if entry is not None and entry.body else ():
+        if not isinstance(member, ast.Field) or member.key not in BUFFER_FIELDS:
+            continue
+        value = member.value
+        written = value if isinstance(value, ast.Quantity) else None
+        amount, problem = buffer_amount(
+            member.key, written.number if written else None, written.unit if written else None
+        )
+        field, unit = BUFFER_FIELDS[member.key][:2]
+        if problem:
+            default = f"{getattr(DEFAULT_CONDITIONS, field):g} {unit}"
+            report.add(
+                "E0429",
+                problem + " (the buffer melting temperatures are computed in)",
+                program.root.source,
+                value.span,
+                help=f"write the concentration in the reaction, e.g. `{default}` "
+                "(primer3's default)",
+                fix=Fix(f"use `{default}`", (Edit(value.span, default),)),
+            )
+            continue
+        stated[member.key] = float(amount.to(unit).magnitude)
+    return stated or None
+
+
+def _primer_tms(
+    model: Any, target: str, buffer: dict[str, float] | None = None
+) -> list[tuple[str, float | None, str]]:
+    """(primer, Tm at its best site, the conditions in words) for each primer of the
+    derived step `target` (`workflow.step`), in the buffer the protocol step states
+    (`buffer`) over the one the workflow states for it; empty when the target is not a
+    derived step with primers."""
+    from lablang.molecular.primer_sites import primer_sites, step_conditions
+    from lablang.molecular.thermo import conditions_of
 
     workflow, _, name = target.partition(".")
     graph = next((g for g in model.graphs if g.derived and g.name == workflow), None)
-    if graph is None:
+    transition = next((t for t in graph.transitions if t.name == name), None) if graph else None
+    if graph is None or transition is None:
         return []
-    transition = next((t for t in graph.transitions if t.name == name), None)
-    if transition is None:
-        return []
-    states = {s.name: s for s in graph.states}
+    # the protocol step's fields over the workflow's `param`s over primer3's defaults
+    conditions = conditions_of(buffer or {}, step_conditions(transition))
     oligos = {o.name: o for o in model.oligos}
-    strands = [
-        strand.seq
-        for sub in transition.substrates
-        for strand in states[sub].strands
-        if sub in states
+    return [
+        (site.primer, site.tm, conditions.text())
+        for site in primer_sites(oligos, graph, transition, conditions)
     ]
-    out: list[tuple[str, float | None]] = []
-    for oligo_name in transition.oligos:
-        oligo = oligos.get(oligo_name)
-        if oligo is None or oligo.kind != "single":
-            continue
-        primer = plain(oligo.seq)
-        sites = [
-            site
-            for strand in strands
-            for template in (plain(strand), reverse_complement(plain(strand)))
-            for site in anneal_sites(primer, template, primer.min_length)
-        ]
-        if sites:
-            best = max(sites, key=lambda site: site.bases)
-            out.append((oligo_name, tm_at_site(primer, best)))
-    return out
 
 
 def _warn(
@@ -95,15 +130,14 @@ def _warn(
     annealing: Amount,
     primer: str,
     tm: float,
+    conditions: str,
 ) -> None:
-    from lablang.molecular.thermo import CONDITIONS_TEXT
-
     span = step.spans.get("thermocycle", step.span)
     report.add(
         "W0408",
         f"step `{step.name}` of protocol `{protocol.name}` anneals at {annealing.text}, above "
         f"the melting temperature of primer `{primer}` at its site in `{target}` "
-        f"({tm:.1f} C; {CONDITIONS_TEXT}): it would bind weakly or not at all",
+        f"({tm:.1f} C; {conditions}): it would bind weakly or not at all",
         program.root.source,
         span,
         help=f"anneal at or below {tm:.0f} C (a few degrees under the Tm is usual), or use a "

@@ -165,9 +165,11 @@ def _modifications() -> str:
 def _enzymes() -> str:
     """How many restriction enzymes `digest` knows, and from where."""
     from lablang.molecular.ops.digestion import ENZYMES
-    from lablang.molecular.ops.rebase import REBASE_RELEASE
 
-    return f"the {len(ENZYMES)} enzymes of REBASE's commercial set ({REBASE_RELEASE})"
+    return (
+        f"the {len(ENZYMES)} enzymes of REBASE's commercial set (`lablang explain enzymes` "
+        "lists them, `lablang explain SbfI` one)"
+    )
 
 
 # ---------------------------------------------------------------- declarations

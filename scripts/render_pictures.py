@@ -47,7 +47,7 @@ def pictures() -> dict[str, str]:
             stem = protocol if len(model.libraries) == 1 else f"{protocol}.{library.name}"
             out[f"{stem}.library.svg"] = library_svg(library, oligos)
         graph = next(g for g in model.graphs if g.derived)
-        out[f"{protocol}.workflow.svg"] = workflow_svg(graph)
+        out[f"{protocol}.workflow.svg"] = workflow_svg(graph, oligos)
     return out
 
 

@@ -220,19 +220,40 @@ def schema_command(what: str) -> None:
 
 @click.command("explain")
 @click.argument("code")
-def explain_command(code: str) -> None:
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@PATH_OPTION
+def explain_command(code: str, file: str | None, roots: tuple[str, ...]) -> None:
     """Explain a diagnostic CODE, with a failing and a fixed example, a molecular
     operation (its arguments and rationale) or a simulator skill (its arguments and
-    preconditions).
+    preconditions), a restriction enzyme (`lablang explain enzymes` lists them); with a
+    FILE, a workflow step (`workflow.step` or `step`) or an oligo
+    of that file: its substrates, products, and each primer's site and melting
+    temperature there.
 
-    Example: `lablang explain E0203`, `lablang explain pcr`, `lablang explain vortex`
+    Example: `lablang explain E0203`, `lablang explain pcr`, `lablang explain vortex`,
+    `lablang explain gex.amp examples/tenx_3p_v3.lab`
     """
     from lablang.check.names import did_you_mean
+
+    if file is not None:
+        from lablang.cli.molecular import checked_model
+        from lablang.molecular.explain_names import explain_in_model, explainable_names
+
+        model = checked_model(file, roots)
+        text = explain_in_model(model, code)
+        if text is None:
+            guess = did_you_mean(code, explainable_names(model))
+            hint = f" (did you mean `{guess}`?)" if guess else ""
+            echo(f"error: `{file}` has no workflow step or oligo `{code}`{hint}", err=True)
+            sys.exit(2)
+        echo(text, nl=False)
+        return
     from lablang.diagnostics.codes import CODES, explain
+    from lablang.molecular.enzyme_docs import describe_enzyme
     from lablang.molecular.front import describe
     from lablang.sim.catalog import explain_skill
 
-    operation = describe(code) or explain_skill(code)
+    operation = describe(code) or explain_skill(code) or describe_enzyme(code)
     if operation is not None:
         echo(operation)
         return

@@ -19,7 +19,7 @@ PATH_OPTION = click.option(
 )
 
 
-def _checked(file: str, roots: tuple[str, ...]) -> Any:
+def checked_model(file: str, roots: tuple[str, ...]) -> Any:
     from lablang.diagnostics import Report
     from lablang.driver import check_file
     from lablang.molecular.front import build_model
@@ -132,7 +132,7 @@ def graph_command(
     from lablang.molecular.graph import render_graph
     from lablang.output import write_atomic
 
-    model = _checked(file, roots)
+    model = checked_model(file, roots)
     graphs = [g for g in model.graphs if workflow is None or g.name == workflow]
     if not graphs:
         names = ", ".join(f"`{g.name}`" for g in model.graphs) or "none"
@@ -167,7 +167,7 @@ def draw_command(file: str, out_dir: str, roots: tuple[str, ...]) -> None:
     from lablang.molecular.draw import html_page, library_svg, workflow_svg
     from lablang.output import write_atomic
 
-    model = _checked(file, roots)
+    model = checked_model(file, roots)
     folder = Path(out_dir)
     stem = Path(file).stem
     oligos = {o.name: o for o in model.oligos}
@@ -178,7 +178,7 @@ def draw_command(file: str, out_dir: str, roots: tuple[str, ...]) -> None:
         written.append(path)
     for graph in model.graphs:
         path = folder / f"{stem}.{graph.name}.{'derived' if graph.derived else 'declared'}.svg"
-        write_atomic(path, workflow_svg(graph))
+        write_atomic(path, workflow_svg(graph, oligos))
         written.append(path)
     page = folder / f"{stem}.html"
     write_atomic(page, html_page(model))

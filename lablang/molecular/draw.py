@@ -228,6 +228,10 @@ def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) 
     y_legend = y_reads + lane_h * len(lanes) + 10
     right = max([xs[-1] + 40] + [lane["right"] + 10 for lane in lanes if lane])
     height = y_legend + 30
+    tm_caption = _tm_caption(lanes)
+    if tm_caption:  # the conditions of the lanes' temperatures, stated once
+        height += 16
+        right = max(right, x0 + len(tm_caption) * 6.0 + 20)
     title = library.title or library.name
     if library.modality and library.modality.lower() not in title.lower():
         title += f" ({library.modality})"
@@ -314,8 +318,22 @@ def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) 
         f'<text x="{x + 10:.0f}" y="{y_legend + 10:.0f}" fill="#444">bar: sequencing primer, '
         "arrow: bases read</text>"
     )
+    if tm_caption:
+        out.append(
+            f'<text x="{x0}" y="{y_legend + 28:.0f}" fill="#444">{html.escape(tm_caption)}</text>'
+        )
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _tm_caption(lanes: list[dict[str, Any]]) -> str:
+    """The conditions of the read lanes' melting temperatures (primer3's defaults: a
+    library's reads belong to no workflow step's buffer), when a lane shows one."""
+    from lablang.molecular.thermo import DEFAULT_CONDITIONS
+
+    if not any(", Tm " in lane.get("text", "") for lane in lanes):
+        return ""
+    return f"primer Tm at its paired part: {DEFAULT_CONDITIONS.text()}"
 
 
 def _complement_text(text: str) -> str:
@@ -493,7 +511,7 @@ def html_page(model: MolecularModel) -> str:
         kind = "derived" if graph.derived else "declared"
         parts += [
             f"<h2>Workflow {html.escape(graph.name)} ({kind})</h2>",
-            _figure(workflow_svg(graph)),
+            _figure(workflow_svg(graph, oligos)),
         ]
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -5,11 +5,12 @@ topological order, every text whole."""
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from typing import Any
 
 from lablang.molecular.draw_common import COLOURS, FONT, PAYLOAD_BASES, _bases, _kind, _legend
 from lablang.molecular.libstruct import segments_of
-from lablang.molecular.model import Graph
+from lablang.molecular.model import Graph, OligoDef
 from lablang.molecular.sequence import Seq, plain
 
 
@@ -34,17 +35,20 @@ LINE_H = 12.0  # one more line of wrapped text in a workflow box
 CHAR_W = 6.0  # an 11 px character, about
 
 
-def workflow_svg(graph: Graph) -> str:
+def workflow_svg(graph: Graph, oligos: Mapping[str, OligoDef] | None = None) -> str:
     """An SVG of the workflow, read top to bottom: states (rounded boxes, each with its
     strands drawn as strips of segment colours) and transitions (hexagons with the step,
     operation and oligos) in rows by topological order; discarded products grey and
-    dashed with the reason, final states bold. Every text is whole: the boxes widen to
-    the longest line (up to BOX_MAX_W) and wrap the rest onto more lines."""
+    dashed with the reason, final states bold. Given the `oligos`, a PCR step names each
+    primer with its Tm at its site, the conditions stated once under the picture. Every
+    text is whole: the boxes widen to the longest line (up to BOX_MAX_W) and wrap the
+    rest onto more lines."""
     import networkx as nx
 
     from lablang.molecular.graph import to_networkx
 
     g = to_networkx(graph)
+    primers, conditions = _pcr_primers(graph, oligos) if oligos is not None else ({}, "")
     try:
         layers = list(nx.topological_generations(g))
     except nx.NetworkXUnfeasible:
@@ -52,6 +56,9 @@ def workflow_svg(graph: Graph) -> str:
     order = {node: k for k, node in enumerate(g.nodes)}
     states = {s.name: s for s in graph.states}
     texts = {node: _node_texts(data, states, graph.derived) for node, data in g.nodes(data=True)}
+    for node, data in g.nodes(data=True):
+        if data["kind"] != "state" and data["name"] in primers:
+            texts[node]["oligos"] = primers[data["name"]]
     longest = max((len(line) for t in texts.values() for line in t.values()), default=20)
     box_w = min(BOX_MAX_W, max(BOX_MIN_W, longest * CHAR_W + 24))
     chars = int((box_w - 24) / CHAR_W)
@@ -71,12 +78,17 @@ def workflow_svg(graph: Graph) -> str:
     caption = f'<text x="20" y="{y_legend + 10:.0f}" fill="#444">strand colours:</text>'
     legend, legend_end = _legend(kinds, 116, y_legend)
     width = max(width, legend_end + 20)
+    tm_caption = f"primer Tm at its paired part: {conditions}" if conditions else ""
+    width = max(width, 40 + len(tm_caption) * CHAR_W)
     pos: dict[str, tuple[float, float]] = {}
     for r, layer in enumerate(layers):
         offset = (width - len(layer) * col_w) / 2
         for c, node in enumerate(sorted(layer, key=order.__getitem__)):
             pos[node] = (offset + c * col_w + (col_w - box_w) / 2, 48 + r * row_h)
     height = y_legend + 26  # the last row, then the strands' legend
+    if tm_caption:  # the conditions of the temperatures in the PCR steps' boxes, once
+        caption += f'<text x="20" y="{height - 2:.0f}" fill="#444">{html.escape(tm_caption)}</text>'
+        height += 16
     kind = "derived" if graph.derived else "declared"
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
@@ -110,6 +122,30 @@ def workflow_svg(graph: Graph) -> str:
     out += legend
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def _pcr_primers(graph: Graph, oligos: Mapping[str, OligoDef]) -> tuple[dict[str, str], str]:
+    """Each PCR step's primers with their Tm at their sites (`fwd Tm 61.9 °C, rev ...`),
+    and the conditions of the first step shown, stated once; a step in another buffer
+    states its own in its box."""
+    from lablang.molecular.primer_sites import primer_sites, step_conditions
+
+    out: dict[str, str] = {}
+    first = ""
+    for transition in graph.transitions:
+        if transition.operation != "pcr":
+            continue
+        sites = {site.primer: site for site in primer_sites(oligos, graph, transition)}
+        if not any(site.tm is not None for site in sites.values()):
+            continue
+        words = []
+        for name in transition.oligos:
+            tm = sites[name].tm if name in sites else None
+            words.append(f"{name} Tm {tm:.1f} \u00b0C" if tm is not None else name)
+        text = step_conditions(transition).text()
+        first = first or text
+        out[transition.name] = ", ".join(words) + ("" if text == first else f" ({text})")
+    return out, first
 
 
 def _node_texts(data: dict[str, Any], states: dict[str, Any], derived: bool) -> dict[str, str]:

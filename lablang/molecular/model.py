@@ -8,7 +8,9 @@ write from this model.
 
 from __future__ import annotations
 
-from attrs import frozen
+from typing import Any
+
+from attrs import field, frozen
 
 from lablang.molecular.molecule import Architecture, Duplex, Molecule, MolType, Single
 from lablang.molecular.operations import Oligo
@@ -113,6 +115,9 @@ class TransitionDef(Compared):
     reagents: tuple[tuple[str, str], ...] = ()  # (name, role)
     detail: str = ""
     support_status: str = "explicit"
+    # the interpreter's parameters in force at a derived step (`param min_anneal: 15`),
+    # which its primers' sites and melting temperatures are computed with
+    params: tuple[tuple[str, Any], ...] = field(default=(), eq=False)
 
 
 @frozen(repr=False, eq=False)

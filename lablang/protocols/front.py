@@ -61,7 +61,9 @@ ACTION_FIELDS: dict[str, frozenset[str]] = {
     "transfer": frozenset({"to", "source"}),
     "mix": frozenset({"count", "speed", "volume", "time"}),
     "incubate": frozenset({"time"}),
-    "thermocycle": frozenset(),
+    # the buffer its primers' melting temperatures are computed in, checked and read by
+    # lablang/annealing.py (W0408; the names of lablang.molecular.thermo.BUFFER_FIELDS)
+    "thermocycle": frozenset({"salt", "mg", "dntp", "primer_conc"}),
     "centrifuge": frozenset({"temperature", "time", "discard"}),
     "cleanup": frozenset({"elute", "keep", "then"}),
     "wash": frozenset({"times", "time"}),

@@ -18,6 +18,7 @@ from lablang.molecular.operations import anneal_sites
 from lablang.molecular.sequence import parse_notation, plain, render_libstruct, reverse_complement
 from lablang.source import Source
 from lablang.syntax import parse
+from lablang.units import quantity
 
 from ._data import ROOT, SHARED, needs_data
 
@@ -150,6 +151,8 @@ def test_interpreter_defaults_are_the_ones_stdlib_molecular_shows() -> None:
                     shown[member.name or ""] = int(text)
                 case ast.String(value=value):
                     shown[member.name or ""] = value
+                case ast.Quantity(number=number, unit=unit):
+                    shown[member.name or ""] = quantity(number, unit)
     assert shown == PARAMETER_DEFAULTS
 
 

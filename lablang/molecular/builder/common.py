@@ -12,7 +12,9 @@ from lablang.molecular import operations as ops
 from lablang.molecular.model import (
     MODALITIES,
 )
+from lablang.molecular.thermo import BUFFER_FIELDS, DEFAULT_CONDITIONS
 from lablang.source import Span
+from lablang.units import quantity
 
 SEGMENT_KINDS = {
     "barcode": "CELL_BARCODE", "umi": "UMI", "index": "INDEX", "payload": "CDNA",
@@ -52,6 +54,11 @@ class Failure(Exception):
 PARAMETER_DEFAULTS: dict[str, Any] = {
     "min_anneal": ops.MIN_ANNEAL,  # bases a primer's 3' end must pair over
     "nontemplated": "CCC",  # bases MMLV-type reverse transcriptases add at the 3' end
+    # the buffer melting temperatures are computed in (primer3's defaults; thermo.py)
+    **{
+        name: quantity(f"{getattr(DEFAULT_CONDITIONS, field):g}", unit)
+        for name, (field, unit, _, _) in BUFFER_FIELDS.items()
+    },
 }
 # operations whose primers anneal (they take `min_anneal`)
 

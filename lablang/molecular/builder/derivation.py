@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from attrs import evolve
 
 from lablang import ast
+from lablang.diagnostics import Edit, Fix
 from lablang.molecular import operations as ops
 from lablang.molecular.builder.arguments import (
     Arguments,
@@ -42,7 +45,9 @@ from lablang.molecular.ops import REGISTRY
 from lablang.molecular.sequence import (
     render,
 )
+from lablang.molecular.thermo import BUFFER_FIELDS, buffer_amount
 from lablang.source import Span
+from lablang.units import QuantityValue
 
 
 def _bounded(too_much: str | None, span: Span) -> None:
@@ -197,7 +202,9 @@ class Derivation(Arguments):
                 help="parameters: " + ", ".join(f"`{k}`" for k in PARAMETER_DEFAULTS),
             )
         value = entry.type
-        if name == "min_anneal":
+        if name in BUFFER_FIELDS:
+            self.params[name] = buffer_param(name, value, entry.span)
+        elif name == "min_anneal":
             if not isinstance(value, ast.Number | ast.Quantity):
                 raise Failure("E0412", "`min_anneal` is a number of bases", entry.span)
             count = self.arg_value(value, [])
@@ -303,6 +310,7 @@ class Derivation(Arguments):
             oligos=tuple(dict.fromkeys(oligo_names)),
             reagents=tuple(reagents),
             detail=detail,
+            params=tuple(sorted(self.params.items())),
         )
         return pool, transition
 
@@ -381,3 +389,23 @@ def _named_state(name: str, product: Product, title: str) -> StateDef:
 def _pooled(pools: list[Pool]) -> Pool:
     """The carried products of several steps in one pool (a `merge([a, b])` subject)."""
     return Pool(tuple(product for pool in pools for product in pool.carried))
+
+
+def buffer_param(name: str, value: ast.Expr | None, span: Span) -> QuantityValue:
+    """A buffer concentration (`param salt: 50 mM`): a molar concentration within the
+    bounds of BUFFER_FIELDS, else E0429 with the default as its fix."""
+    written = value if isinstance(value, ast.Quantity) else None
+    amount, problem = buffer_amount(
+        name, written.number if written else None, written.unit if written else None
+    )
+    if problem:
+        default = PARAMETER_DEFAULTS[name]
+        where = value.span if value is not None else span
+        raise Failure(
+            "E0429",
+            problem + " (the buffer melting temperatures are computed in)",
+            where,
+            help=f"write the concentration in the reaction, e.g. `{default}` (primer3's default)",
+            fix=Fix(f"use `{default}`", (Edit(where, str(default)),)),
+        )
+    return cast(QuantityValue, amount)

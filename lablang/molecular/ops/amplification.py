@@ -252,17 +252,16 @@ def _pan_handle(molecule: Duplex, primer: Oligo, suppressed: str) -> Product:
 @operation(
     "pcr",
     lsb="pcr",
-    rule="one primer on each strand, 3' ends facing: amplicon = F + template between + R'; linear products are discarded; one primer of two at both ends is suppressed up to 1,000 bp",
+    rule="one primer on each strand, 3' ends facing: amplicon = F + template between + R'; linear products are discarded",
     params=(
         Param("primers", "oligos", "forward and reverse (or one)", required=True),
         Param("cycles", "number", "recorded only", py=None),
         Param(
             "suppressed",
             "text",
-            "what becomes of a product one of two primers binds at both ends: `length` "
-            "(suppressed up to 1,000 bp, a fragment payload short, a whole one long), "
-            "`discard` (suppressed whatever its length) or `keep` (it amplifies, "
-            "inefficiently, as the protocol notes)",
+            "a product one of two primers binds at both ends is suppressed up to 1,000 bp "
+            "(`length`: a fragment payload short, a whole one long), always (`discard`) "
+            "or never (`keep`)",
             default="`length`",
             choices=("length", "discard", "keep"),
         ),

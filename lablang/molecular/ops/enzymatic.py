@@ -247,7 +247,7 @@ def denature(molecule: Molecule, keep: str | None = None) -> Pool:
         Param(
             "spare",
             "oligos",
-            "oligos synthesized with 5-methylcytosine (methylated adaptors): their C stay C",
+            "oligos made with 5-methylcytosine: their C stay C",
             default="none",
         ),
     ),

@@ -142,7 +142,7 @@ def _length_window(seq: Seq, payload_length: tuple[int, int] | None) -> tuple[in
     rule="bead cleanup: drops primers, dimers and anything shorter than `min`",
     params=(
         Param("min", "number", "size cutoff in bases", default="100", py="minimum"),
-        Param("ratio", "any", "bead ratio (recorded, changes no product)", py=None),
+        Param("ratio", "any", "bead ratio (recorded only)", py=None),
     ),
     on_pool=True,
     subject="pool",

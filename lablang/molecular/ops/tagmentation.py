@@ -57,7 +57,7 @@ def transferred_strand(adapter: Oligo) -> tuple[Seq, Seq | None]:
 @operation(
     "tagment",
     lsb="tagmentation",
-    rule="payload pieces carry A-A, A-B, B-B (1:2:1; one adapter: a homodimer), ends one adapter; transferred strands keep their 5' chemistry; a hybrid only with gap_fill: false",
+    rule="payload pieces carry A-A, A-B, B-B (1:2:1), ends one adapter; transferred strands keep their 5' chemistry; a hybrid only with gap_fill: false",
     params=(
         Param(
             "adapters",
