@@ -66,6 +66,8 @@ class Derivation(Arguments):
         # steps not derived because they failed or depend on one that did: reported once
         unknown: dict[str, str] = {}
         self.unknown_steps = unknown
+        self.step_pools = env  # earlier steps an argument may name (a ligation partner)
+        self.partner_steps = []
         members, growth = (decl.body.members if decl.body else ()), Growth()
         if len(members) > MAX_WORKFLOW_STEPS:
             raise Failure(
@@ -100,6 +102,7 @@ class Derivation(Arguments):
                             for n, p in zip(product_names, pool.products, strict=True)
                             if p.disposition is Disposition.CARRIED
                         )
+                        _name_products(env, state_names, name, product_names, pool)
                         carried = tuple(
                             n
                             for n, p in zip(product_names, pool.products, strict=True)
@@ -274,8 +277,8 @@ class Derivation(Arguments):
         items = subject.items if isinstance(subject, ast.ListExpr) else [subject]
         sources: list[str] = []
         for item in items:
-            if isinstance(item, ast.Name) and item.id in self.unknown_steps:
-                raise Unknown(item.id)
+            if isinstance(item, ast.Name):
+                self.known_or_raise(item.id)
             if not isinstance(item, ast.Name) or item.id not in env:
                 raise Failure(
                     "E0412",
@@ -290,6 +293,7 @@ class Derivation(Arguments):
         pool = env[sources[0]] if len(sources) == 1 else _pooled([env[s] for s in sources])
         oligo_names: list[str] = []
         reagents: list[tuple[str, str]] = []
+        self.partner_steps = []
         for op_name, call in chain:
             kwargs = self.call_args(call, oligo_names)
             pool = self.apply(op_name, call, pool, kwargs)
@@ -299,7 +303,7 @@ class Derivation(Arguments):
         transition = TransitionDef(
             name=name,
             operation=operation,
-            substrates=tuple(n for s in sources for n in state_names.get(s, (s,))),
+            substrates=_states_of((*sources, *self.partner_steps), state_names),
             oligos=tuple(dict.fromkeys(oligo_names)),
             reagents=tuple(reagents),
             detail=detail,
@@ -347,6 +351,29 @@ class Derivation(Arguments):
             )
 
     # -- declared states and transitions
+
+
+def _states_of(steps: tuple[str, ...], state_names: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The states the named steps (inputs, earlier steps, ligation partners) stand for."""
+    return tuple(dict.fromkeys(n for s in steps for n in state_names.get(s, (s,))))
+
+
+def _name_products(
+    env: dict[str, Pool],
+    state_names: dict[str, tuple[str, ...]],
+    step: str,
+    product_names: list[str],
+    pool: Pool,
+) -> None:
+    """Each carried product of a step with several (`d_2`, as its state is named) is a
+    molecule a later step may take alone, as a gel band is cut out: `ligate(d_2,
+    adapter: i_1)`, `expect d_2.top == ...`."""
+    if len(product_names) < 2:
+        return
+    for pname, product in zip(product_names, pool.products, strict=True):
+        if product.disposition is Disposition.CARRIED and pname not in env:
+            env[pname] = Pool((product,))
+            state_names[pname] = (pname,)
 
 
 def _mark_unknown(
