@@ -238,3 +238,17 @@ def test_docs_cloning_example_checks_clean_and_derives_a_circle_and_its_amplicon
     assert len(states["plasmid"].strands[0].seq) == 23 + 30
     amplicon = "".join(map(str, plain(states["check"].strands[0].seq).tokens()))
     assert amplicon == "CTCTGGATCCGAACTTGG" + "AATTCCGATACGGTTACGATGCAAGCTT"
+
+
+def test_an_input_declared_circular_is_a_circle_digest_opens() -> None:
+    """`input t: ... as circular` is a closed circle: EcoRI's site across its origin
+    (the last base and the first five) linearizes it."""
+    codes, states = _derive(
+        "  input t: DNA 5'-AATTCACGTTGCAAGGCTTACGATCGGACGTG-3' as circular\n"
+        "  one = digest(t, enzyme: EcoRI)\n  output one"
+    )
+    assert codes == [] and states["t"].circular  # type: ignore[attr-defined]
+    assert _strands(states["one"]) == [
+        "AATTCACGTTGCAAGGCTTACGATCGGACGTG",
+        "AATTCACGTCCGATCGTAAGCCTTGCAACGTG",
+    ]

@@ -229,13 +229,11 @@ class Derivation(Arguments):
         seq = self.sequence(self.info, entry.type)
         moltype = MolType.RNA if entry.type.moltype == "RNA" else MolType.DNA
         name = entry.name or "input"
-        if any(
-            c.keyword == "as"
-            and not isinstance(c.value, ast.Assignment)
-            and word_of(c.value) == "duplex"
-            for c in entry.clauses
-        ):
-            return Pool.of(Duplex(core=seq, top_name=name, bottom_name=f"{name}'"), name)
+        shape = _input_shape(entry)
+        if shape in ("duplex", "circular"):  # `as circular`: a plasmid, read from an origin
+            circle = shape == "circular"
+            duplex = Duplex(core=seq, top_name=name, bottom_name=f"{name}'", circular=circle)
+            return Pool.of(duplex, name)
         return Pool.of(Single(Strand(seq, moltype, name)), name)
 
     def step(
@@ -351,6 +349,14 @@ class Derivation(Arguments):
             )
 
     # -- declared states and transitions
+
+
+def _input_shape(entry: ast.Entry) -> str | None:
+    """What an input's `as` says: `duplex`, `circular`, or None (a single strand)."""
+    for clause in entry.clauses:
+        if clause.keyword == "as" and not isinstance(clause.value, ast.Assignment):
+            return word_of(clause.value)
+    return None
 
 
 def _states_of(steps: tuple[str, ...], state_names: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
