@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ from lablang.molecular.ops.core import (
 from lablang.molecular.ops.rebase import REBASE
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import (
+    COMPLEMENT,
     IUPAC,
     Bases,
     Part,
@@ -91,28 +93,35 @@ def site_enzyme(text: str) -> Enzyme:
 
 
 def _cuts(toks: tuple[object, ...], enzyme: Enzyme) -> list[tuple[int, int]]:
-    """(top cut, bottom cut) of each site on either strand, in top-strand positions."""
+    """(top cut, bottom cut) of each site on either strand, in top-strand positions.
+
+    The designed bases are one string (anything else, a placeholder or a modification,
+    a character no site admits) searched with the site as a pattern (`_site_pattern`),
+    so the scan is the regex engine's, not a Python loop over every position."""
     site = enzyme.site
     n = len(site)
-    rc_site = "".join(str(t) for t in reverse_complement(Seq.of([Bases(site)])).tokens())
-    cuts = []
-    for i in range(len(toks) - n + 1):
-        window = toks[i : i + n]
-        if _site_at(window, site):
-            cuts.append((i + enzyme.top, i + enzyme.bottom))
-        elif not enzyme.palindromic and _site_at(window, rc_site):
-            # the site read on the bottom strand: the offsets mirror about the site
-            cuts.append((i + n - enzyme.bottom, i + n - enzyme.top))
+    rc_site = "".join(COMPLEMENT[code] for code in reversed(site))
+    text = "".join(t if isinstance(t, str) and t in IUPAC else "\0" for t in toks)
+    forward = [m.start() for m in _site_pattern(site).finditer(text)]
+    cuts = [(i + enzyme.top, i + enzyme.bottom) for i in forward]
+    if rc_site != site:
+        # the site read on the bottom strand: the offsets mirror about the site
+        found = set(forward)
+        cuts += [
+            (i + n - enzyme.bottom, i + n - enzyme.top)
+            for i in (m.start() for m in _site_pattern(rc_site).finditer(text))
+            if i not in found
+        ]
     return sorted(cuts, key=min)
 
 
-def _site_at(window: tuple[object, ...], site: str) -> bool:
-    """Whether the designed bases are certainly a site: each base (a degenerate one by
-    all it stands for) is one the site's IUPAC code at that position admits."""
-    return all(
-        isinstance(token, str) and IUPAC[token] <= IUPAC[code]
-        for token, code in zip(window, site, strict=True)
-    )
+@functools.lru_cache(maxsize=1024)
+def _site_pattern(site: str) -> re.Pattern[str]:
+    """A site as a pattern of the designed bases that are certainly it: at each position
+    the bases (a degenerate one by all it stands for) the site's IUPAC code admits;
+    overlapping sites are all found (a lookahead)."""
+    classes = ("[" + "".join(b for b in IUPAC if IUPAC[b] <= IUPAC[code]) + "]" for code in site)
+    return re.compile(f"(?=({''.join(classes)}))")
 
 
 def _with_payload_sites(core: Seq, site: str) -> Seq:
