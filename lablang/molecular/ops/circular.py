@@ -23,7 +23,6 @@ from lablang.molecular.ops.registry import operation
     "circularize",
     lsb="circularization",
     rule="close a linear duplex into a circle (self-ligation) by `ligate`'s junction rules",
-    circular=True,
 )
 def circularize(molecule: Molecule) -> Duplex:
     """Close a linear duplex into a circle by joining its right end to its left end.

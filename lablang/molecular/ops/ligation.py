@@ -576,6 +576,8 @@ def join_products(
     molecule on itself).
     """
     duplex = need_duplex(insert, "ligation of two products")
+    if not partner.molecules:
+        raise OperationFailure("E0412", f"`{partner.name}` carries no product to join")
     if duplex.circular:
         raise OperationFailure("E0428", CIRCLE_HAS_NO_ENDS, help=CIRCLE_HELP)
     sides = _sides(duplex, ends, end)
