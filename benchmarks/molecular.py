@@ -3,7 +3,7 @@ the check time per derived state of real protocols: the examples and the scg_lib
 atlas (`examples/atlas/`).
 
 Run: `python benchmarks/molecular.py` (`--atlas` for the atlas only, `--pydna` for the
-pydna row only: the same concrete PCRs and digests derived by lablang and by pydna). Prints, measured
+pydna row only: the same concrete PCRs, digests and ligations derived by lablang and by pydna). Prints, measured
 in one run, the check time per state for growing workflows and how it grows (the ratio
 of per-state times between sizes; 1.0 means linear growth of the total), and for the
 atlas the molecular time of each page, per derived state, and the whole atlas. Absolute
@@ -175,7 +175,8 @@ def atlas_report(pages: int | None = None, repeats: int = 5) -> None:
 
 
 def pydna_report(cases: int) -> None:
-    """The same concrete PCRs and digests (tests/molecular/concrete_cases.py) derived by
+    """The same concrete PCRs, digests and ligations of two digest products
+    (tests/molecular/concrete_cases.py) derived by
     lablang (check and model) and by pydna, in process: per case lablang's time over
     pydna's, and the median per kind."""
     import random
@@ -191,6 +192,8 @@ def pydna_report(cases: int) -> None:
     from tests.molecular.concrete_cases import (
         digest_case,
         digest_program,
+        ligation_case,
+        ligation_program,
         pcr_case,
         pcr_program,
     )
@@ -217,23 +220,36 @@ def pydna_report(cases: int) -> None:
     build_model(check_text(digest_program(template, chosen), "w.lab").program, Report())
     Dseqrecord(template).cut(*[AllEnzymes.get(name) for name in chosen])
 
-    ratios: dict[str, list[float]] = {"PCR": [], "digest": []}
+    ratios: dict[str, list[float]] = {"PCR": [], "digest": [], "ligation": []}
     for k in range(cases):
         template, forward, reverse = pcr_case(random.Random(1000 + k))
         ours = lablang_seconds(pcr_program(template, forward, reverse))
-        theirs = best(lambda: pcr(Primer(forward), Primer(reverse), Dseqrecord(template)))
+        theirs = best(
+            lambda f=forward, r=reverse, t=template: pcr(Primer(f), Primer(r), Dseqrecord(t))
+        )
         ratios["PCR"].append(ours / theirs)
         template, chosen = digest_case(random.Random(2000 + k))
         enzymes = [AllEnzymes.get(name) for name in chosen]
         ours = lablang_seconds(digest_program(template, chosen))
-        theirs = best(lambda: Dseqrecord(template).cut(*enzymes))
+        theirs = best(lambda t=template, e=enzymes: Dseqrecord(t).cut(*e))
         ratios["digest"].append(ours / theirs)
-    every = ratios["PCR"] + ratios["digest"]
+        # two digests and the join of a piece of each: sticky ends, or blunt (both ways)
+        kind = ("sticky", "blunt")[k % 2]
+        a, b, first, second = ligation_case(random.Random(7000 + k), kind)
+        ours = lablang_seconds(ligation_program(a, b, first, second, kind))
+        cut_a, cut_b = AllEnzymes.get(first), AllEnzymes.get(second)
+
+        def join(a: str = a, b: str = b, cut_a: Any = cut_a, cut_b: Any = cut_b) -> None:
+            left, right = Dseqrecord(a).cut(cut_a)[0], Dseqrecord(b).cut(cut_b)[1]
+            left + right  # pydna's ligation (the result is not kept)
+
+        ratios["ligation"].append(ours / best(join))
+    every = [r for kind in ratios.values() for r in kind]
+    medians = ", ".join(f"{k} x{statistics.median(v):.2f}" for k, v in ratios.items())
     print(
-        f"pydna, {cases} PCRs and {cases} digests in process: lablang's model "
-        f"over pydna, median x{statistics.median(every):.2f} (PCR "
-        f"x{statistics.median(ratios['PCR']):.2f}, digest x{statistics.median(ratios['digest']):.2f};"
-        f" range x{min(every):.2f}-x{max(every):.2f}); target median <= 2.0"
+        f"pydna, {cases} PCRs, {cases} digests and {cases} ligations of two digest products "
+        f"in process: lablang's model over pydna, median x{statistics.median(every):.2f} "
+        f"({medians}; range x{min(every):.2f}-x{max(every):.2f}); target median <= 2.0"
     )
 
 

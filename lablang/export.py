@@ -160,6 +160,11 @@ _MOLECULAR_SCHEMA: dict[str, Any] = {
                                         "required": ["name", "moltype", "seq"],
                                     },
                                 },
+                                "circular": {
+                                    "description": "a closed circle: each strand goes on "
+                                    "from its last base to its first",
+                                    "type": "boolean",
+                                },
                             },
                             "required": ["name", "status", "reason", "strands"],
                         },
@@ -177,6 +182,7 @@ _MOLECULAR_SCHEMA: dict[str, Any] = {
                     "status": _STATUS,
                     "reason": {"type": "string"},
                     "source": {"type": ["string", "null"]},
+                    "circular": {"type": "boolean"},
                 },
                 "required": ["name", "status", "reason", "source"],
             },

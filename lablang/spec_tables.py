@@ -76,8 +76,16 @@ def molecular_operations() -> list[Entry]:
     from lablang.molecular.ops.registry import KINDS
 
     out = []
+    aliases: dict[object, list[str]] = {}  # an alias (`amplify`) refers to its operation
+    for name in REGISTRY:  # registration order: the operation, then its aliases
+        aliases.setdefault(REGISTRY[name].function, []).append(name)
     for name in sorted(REGISTRY):
         op = REGISTRY[name]
+        first = aliases[op.function][0]
+        if name != first:
+            same = tuple(ArgDoc(p.name, p.kind, None, f"as `{first}`'s") for p in op.params)
+            out.append(Entry(name, same, f"`{first}` by another name", op.lsb, op.signature()))
+            continue
         args = tuple(
             ArgDoc(
                 p.name,

@@ -235,6 +235,8 @@ def library_svg(library: LibraryDef, oligos: dict[str, OligoDef] | None = None) 
     title = library.title or library.name
     if library.modality and library.modality.lower() not in title.lower():
         title += f" ({library.modality})"
+    if library.circular:
+        title += ", circular (read from its origin)"
     if library.status == "unknown":
         title += f" \u2014 unknown: {library.status_reason}"
     out = [
@@ -503,7 +505,8 @@ def html_page(model: MolecularModel) -> str:
     ]
     for library in model.libraries:
         parts += [
-            f"<h2>Library {html.escape(library.name)} ({library.status})</h2>",
+            f"<h2>Library {html.escape(library.name)} ({library.status}"
+            f"{', circular' if library.circular else ''})</h2>",
             _figure(library_svg(library, oligos)),
             f"<p><code>{html.escape(library_sequence(library.seq))}</code></p>",
         ]

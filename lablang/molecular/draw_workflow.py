@@ -160,6 +160,8 @@ def _node_texts(data: dict[str, Any], states: dict[str, Any], derived: bool) -> 
     state = states[data["name"]]
     title = data["title"] if data["title"] and data["title"] != data["name"] else ""
     sub = data["architecture"].replace("_", " ")
+    if state.circular:
+        sub = "circular " + sub
     if state.status == "unknown":
         sub = "unknown: not derived"  # the reason is the tooltip's
     elif data["discarded"]:

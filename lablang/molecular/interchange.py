@@ -36,9 +36,38 @@ def _model(result: Any, report: Report) -> Any:
     return build_model(result.program, report).model
 
 
+def _refuse_circles(result: Any, model: Any, target: str, states: bool = False) -> Report | None:
+    """E0052 when the export would hold a circular molecule its format cannot say: a
+    library's sequence in seqspec or Task 1 (a read layout is linear), a state in Task 3
+    (its architectures are linear); None when there is none."""
+    circles = [lib.name for lib in model.libraries if lib.circular]
+    if states:
+        circles += [s.name for g in model.graphs for s in g.states if s.circular]
+    if not circles:
+        return None
+    report = Report()
+    names = ", ".join(f"`{n}`" for n in circles)
+    found = re.search(rf"\b{re.escape(circles[0])}\b", result.source.text)
+    at = found.start() if found else -1
+    report.add(
+        "E0052",
+        f"{names} {'is' if len(circles) == 1 else 'are'} circular, and `--to {target}` "
+        "has no way to say so: the export would describe a linear molecule",
+        result.source,
+        Span(at, at + len(circles[0])) if at >= 0 else NO_SPAN,
+        label="a circular molecule",
+        help="export a linear product (`digest` the circle open, or `pcr` across it), or use "
+        "`--to json`, which marks each circular state and library",
+    )
+    return report
+
+
 def export_t1_text(result: Any, protocol_id: str | None = None) -> tuple[str | None, Report]:
     report = Report()
     model = _model(result, report)
+    refused = _refuse_circles(result, model, "libstruct-t1")
+    if refused is not None:
+        return None, refused
     return dumps(export_libstruct(model, "t1", protocol_id)), report
 
 
@@ -51,6 +80,9 @@ def export_t2_text(result: Any, protocol_id: str | None = None) -> tuple[str | N
 def export_t3_text(result: Any, protocol_id: str | None = None) -> tuple[str | None, Report]:
     report = Report()
     model = _model(result, report)
+    refused = _refuse_circles(result, model, "libstruct-t3", states=True)
+    if refused is not None:
+        return None, refused
     return dumps(export_libstruct(model, "t3", protocol_id)), report
 
 
@@ -75,6 +107,9 @@ def _seqspec_text(result: Any, version: str) -> tuple[str | None, Report]:
 
     report = Report()
     model = _model(result, report)
+    refused = _refuse_circles(result, model, "seqspec")
+    if refused is not None:
+        return None, refused
     kept: dict[str, str] = {}
     for library, modality in library_modalities(_libraries(model)):
         spec_modality = modality or SPEC_MODALITY.get(library.modality, "rna")
@@ -130,7 +165,7 @@ def provenance(result: Any) -> dict[str, Any] | None:
 
     >>> from lablang.driver import check_text
     >>> provenance(check_text("library lib { seq: 5'-ACGT [UMI:8]-3' }"))["libraries"]
-    [{'name': 'lib', 'status': 'declared', 'reason': '', 'source': None}]
+    [{'name': 'lib', 'status': 'declared', 'reason': '', 'source': None, 'circular': False}]
     """
     kinds = {"segment", "oligo", "state", "transition", "workflow", "library"}
     if not any(d.kind in kinds for d in result.program.root.module.decls):
@@ -152,6 +187,8 @@ def provenance(result: Any) -> dict[str, Any] | None:
                             {"name": st.name, "moltype": st.moltype.value, "seq": render(st.seq)}
                             for st in (s.strands if s.status != "unknown" else ())
                         ],
+                        # a closed circle: each strand goes on from its last base to its first
+                        "circular": s.circular,
                     }
                     for s in graph.states
                 ],
@@ -164,6 +201,7 @@ def provenance(result: Any) -> dict[str, Any] | None:
                 "status": lib.status,
                 "reason": lib.status_reason,
                 "source": lib.source,
+                "circular": lib.circular,
             }
             for lib in model.libraries
         ],

@@ -102,6 +102,11 @@ class StateDef(Compared):
     def reference(self) -> StrandDef | None:
         return self.strands[0] if self.strands else None
 
+    @property
+    def circular(self) -> bool:
+        """Whether the derived molecule is a closed circle (a declared state is linear)."""
+        return isinstance(self.molecule, Duplex) and self.molecule.circular
+
 
 @frozen(repr=False, eq=False)
 class TransitionDef(Compared):
@@ -139,6 +144,7 @@ class LibraryDef(Compared):
     source: str | None = None  # `workflow.output` it comes from, when derived
     status: str = "declared"  # derived, declared, unknown or partial, as for `StateDef`
     status_reason: str = ""
+    circular: bool = False  # derived from a circular molecule (a plasmid)
 
 
 @frozen(repr=False, eq=False)

@@ -122,6 +122,9 @@ class Duplex(Compared):
     bottom_phosphate: bool = False  # 5' phosphate of the bottom strand (right end)
     nicks: tuple[str, ...] = ()  # junctions left unsealed, described in words
     loops: tuple[str, ...] = ()  # closed hairpin loops joining the strands, in words
+    # a closed circle (a plasmid): the core is the whole top strand read from an origin,
+    # the ends are flush and mean nothing (`circularize` makes one, `digest` opens it)
+    circular: bool = False
 
     @property
     def top(self) -> Seq:
@@ -162,6 +165,7 @@ class Duplex(Compared):
             bottom_phosphate=self.top_phosphate,
             nicks=tuple(_other_strand(n) for n in self.nicks),
             loops=tuple(_other_strand(n) for n in self.loops),
+            circular=self.circular,
         )
 
 

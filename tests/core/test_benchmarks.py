@@ -146,7 +146,7 @@ SMOKES: dict[str, Smoke] = {
             rf"^  all +[1-9]\d* derived states: +{NUM} ms = +{NUM} ms/state",
             rf"^  \w+ +molecular +{NUM} ms +[1-9]\d* derived states +{NUM} ms/state +check +{NUM} ms",
             rf"^  whole atlas: 1 pages, molecular {NUM} ms .*, [1-9]\d* derived states",
-            rf"^pydna, 2 PCRs and 2 digests in process: lablang's model over pydna, median x{NUM} \(PCR x{NUM}, digest x{NUM}; range x{NUM}-x{NUM}\); target median <= 2.0$",
+            rf"^pydna, 2 PCRs, 2 digests and 2 ligations of two digest products in process: lablang's model over pydna, median x{NUM} \(PCR x{NUM}, digest x{NUM}, ligation x{NUM}; range x{NUM}-x{NUM}\); target median <= 2.0$",
         ),
         needs=("pydna",),
     ),

@@ -11,6 +11,7 @@ from lablang.diagnostics import Edit, Fix
 from lablang.molecular import operations as ops
 from lablang.molecular.builder.common import (
     Failure,
+    Unknown,
     dotted,
 )
 from lablang.molecular.builder.declarations import (
@@ -18,6 +19,7 @@ from lablang.molecular.builder.declarations import (
 )
 from lablang.molecular.molecule import (
     Disposition,
+    Duplex,
     Pool,
     Product,
 )
@@ -33,6 +35,8 @@ from lablang.source import Span
 
 
 class Arguments(Declarations):
+    partner_steps: list[str]  # the earlier steps the step being derived names (`workflow`)
+
     def call_args(self, call: ast.Call | ast.Name, oligo_names: list[str]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if isinstance(call, ast.Name):
@@ -50,8 +54,6 @@ class Arguments(Declarations):
                 if found is not None and found[1].kind == "oligo":
                     oligo_names.append(ident)
                     return self.oligo(*found).as_oligo()
-                if found is not None and found[1].kind == "segment":
-                    return ident
                 return ident
             case ast.Attribute():
                 path = dotted(expr)
@@ -79,6 +81,26 @@ class Arguments(Declarations):
             "E0412", "this argument is not a name, list, number, length or string", expr.span
         )
 
+    def step_value(self, ident: str) -> Any:
+        """An earlier step of the workflow named for a `partner` argument (a ligation
+        partner): its carried products, recorded as a substrate of the step; a step that
+        was not derived makes this one unknown too. Any other name stays itself."""
+        self.known_or_raise(ident)
+        if ident not in self.step_pools:
+            return ident
+        self.partner_steps.append(ident)
+        return ops.Fragments(ident, tuple(p.molecule for p in self.step_pools[ident].carried))
+
+    def known_or_raise(self, ident: str) -> None:
+        """`Unknown` when `ident` is a step that was not derived, or one product of it
+        (`d_2` of a failed `d`): what names it is not derived either."""
+        if ident in self.step_pools:
+            return
+        step = ident.rpartition("_")[0] if ident.rpartition("_")[2].isdigit() else ident
+        for each in (ident, step):
+            if each in self.unknown_steps:
+                raise Unknown(each)
+
     def apply(
         self, op_name: str, call: ast.Call | ast.Name, pool: Pool, kwargs: dict[str, Any]
     ) -> Pool:
@@ -91,6 +113,15 @@ class Arguments(Declarations):
                 help="operations: " + ", ".join(sorted(REGISTRY)),
             )
         kwargs = self.check_args(op, call, kwargs)
+        circle = any(_circular(p.molecule) for p in pool.carried)
+        if circle and not (op.circular or op.on_pool):
+            raise Failure(
+                "E0428",
+                f"`{op_name}` needs a linear molecule, and this one is circular (it has no ends)",
+                call.span,
+                help="open the circle first: `digest` it at a site (one site linearizes it); "
+                "`pcr` and `digest` take circles",
+            )
         if "min_anneal" in op.uses:
             kwargs = {"min_match": self.params["min_anneal"], **kwargs}
         if "nontemplated" in op.uses:
@@ -219,7 +250,7 @@ class Arguments(Declarations):
     def check_oligo_names(self, param: Param, call: ast.Call | ast.Name, key: str) -> None:
         """A name given for an oligo that no oligo in scope has: E0203, with the closest
         oligo name and the rename as its fix."""
-        if param.kind not in ("oligo", "oligos", "probe"):
+        if param.kind not in ("oligo", "oligos", "probe", "partner"):
             return
         arg = _named_arg(call, key)
         if arg is None:
@@ -229,6 +260,10 @@ class Arguments(Declarations):
             if not isinstance(node, ast.Name):
                 continue
             found = self.lookup(self.info, [node.id])
+            if found is None and param.kind == "partner":
+                self.known_or_raise(node.id)  # a partner step that failed: unknown
+                if node.id in self.step_pools:
+                    continue
             if found is not None:
                 continue
             if param.kind == "probe":
@@ -251,9 +286,12 @@ class Arguments(Declarations):
         self, op: Operation, param: Param, value: Any, call: ast.Call | ast.Name
     ) -> Any:
         kind = param.kind
+        if kind == "partner" and isinstance(value, str):
+            value = self.step_value(value)
         ok = {
             "oligo": isinstance(value, ops.Oligo),
             "oligos": isinstance(value, list) and all(isinstance(v, ops.Oligo) for v in value),
+            "partner": isinstance(value, ops.Oligo | ops.Fragments),
             "probe": isinstance(value, ops.Oligo | str),
             "text": isinstance(value, str),
             "names": isinstance(value, str)
@@ -276,10 +314,15 @@ class Arguments(Declarations):
                 f"`{param.name}` of `{op.name}` must be {KINDS[kind]}",
                 call.span,
                 help="declare the oligo with `oligo` and pass its name"
-                if kind in ("oligo", "oligos")
+                + (", or name an earlier step" if kind == "partner" else "")
+                if kind in ("oligo", "oligos", "partner")
                 else f"`{param.name}`: {param.doc}",
             )
         return value
+
+
+def _circular(molecule: object) -> bool:
+    return isinstance(molecule, Duplex) and molecule.circular
 
 
 def _named_arg(call: ast.Call | ast.Name, key: str) -> ast.Arg | None:

@@ -178,9 +178,16 @@ def graph_problems(graph: Graph) -> list[tuple[str, str, str]]:
     swapped = {
         discarded_by[s] for t in graph.transitions for s in t.substrates if s in discarded_by
     }
+    # a derived step naming one product of an earlier step (`d_2`, a band cut from a gel)
+    # leaves the others behind: they are not unused mistakes
+    picked = {
+        t.name
+        for t in graph.transitions
+        if graph.derived and len(t.carried) > 1 and any(s in used for s in t.carried)
+    }
     for t in graph.transitions:
         for s in t.carried:
-            if s not in used and s not in finals and t.name not in swapped:
+            if s not in used and s not in finals and t.name not in swapped | picked:
                 problems.append(
                     (
                         "E0408",

@@ -27,6 +27,7 @@ from lablang.molecular.model import (
     SegmentDef,
 )
 from lablang.molecular.modifications import unknown_modification
+from lablang.molecular.molecule import Pool
 from lablang.molecular.sequence import (
     LNA,
     PAYLOAD_ROLES,
@@ -77,6 +78,7 @@ class Declarations:
         self.unknown: dict[str, str] = {}
         self._role_lengths: dict[tuple[int, str], tuple[int | None, int | None]] = {}
         self.unknown_steps: dict[str, str] = {}  # the same, in the workflow being derived
+        self.step_pools: dict[str, Pool] = {}  # steps so far, a ligation partner may name
 
     # -- diagnostics
     def error(self, code: str, message: str, span: Span, **kw: Any) -> None:

@@ -71,6 +71,8 @@ class Derivation(Arguments):
         # steps not derived because they failed or depend on one that did: reported once
         unknown: dict[str, str] = {}
         self.unknown_steps = unknown
+        self.step_pools = env  # earlier steps an argument may name (a ligation partner)
+        self.partner_steps = []
         members, growth = (decl.body.members if decl.body else ()), Growth()
         if len(members) > MAX_WORKFLOW_STEPS:
             raise Failure(
@@ -105,6 +107,7 @@ class Derivation(Arguments):
                             for n, p in zip(product_names, pool.products, strict=True)
                             if p.disposition is Disposition.CARRIED
                         )
+                        _name_products(env, state_names, name, product_names, pool)
                         carried = tuple(
                             n
                             for n, p in zip(product_names, pool.products, strict=True)
@@ -233,13 +236,11 @@ class Derivation(Arguments):
         seq = self.sequence(self.info, entry.type)
         moltype = MolType.RNA if entry.type.moltype == "RNA" else MolType.DNA
         name = entry.name or "input"
-        if any(
-            c.keyword == "as"
-            and not isinstance(c.value, ast.Assignment)
-            and word_of(c.value) == "duplex"
-            for c in entry.clauses
-        ):
-            return Pool.of(Duplex(core=seq, top_name=name, bottom_name=f"{name}'"), name)
+        shape = _input_shape(entry)
+        if shape in ("duplex", "circular"):  # `as circular`: a plasmid, read from an origin
+            circle = shape == "circular"
+            duplex = Duplex(core=seq, top_name=name, bottom_name=f"{name}'", circular=circle)
+            return Pool.of(duplex, name)
         return Pool.of(Single(Strand(seq, moltype, name)), name)
 
     def step(
@@ -281,8 +282,8 @@ class Derivation(Arguments):
         items = subject.items if isinstance(subject, ast.ListExpr) else [subject]
         sources: list[str] = []
         for item in items:
-            if isinstance(item, ast.Name) and item.id in self.unknown_steps:
-                raise Unknown(item.id)
+            if isinstance(item, ast.Name):
+                self.known_or_raise(item.id)
             if not isinstance(item, ast.Name) or item.id not in env:
                 raise Failure(
                     "E0412",
@@ -297,6 +298,7 @@ class Derivation(Arguments):
         pool = env[sources[0]] if len(sources) == 1 else _pooled([env[s] for s in sources])
         oligo_names: list[str] = []
         reagents: list[tuple[str, str]] = []
+        self.partner_steps = []
         for op_name, call in chain:
             kwargs = self.call_args(call, oligo_names)
             pool = self.apply(op_name, call, pool, kwargs)
@@ -306,7 +308,7 @@ class Derivation(Arguments):
         transition = TransitionDef(
             name=name,
             operation=operation,
-            substrates=tuple(n for s in sources for n in state_names.get(s, (s,))),
+            substrates=_states_of((*sources, *self.partner_steps), state_names),
             oligos=tuple(dict.fromkeys(oligo_names)),
             reagents=tuple(reagents),
             detail=detail,
@@ -355,6 +357,37 @@ class Derivation(Arguments):
             )
 
     # -- declared states and transitions
+
+
+def _input_shape(entry: ast.Entry) -> str | None:
+    """What an input's `as` says: `duplex`, `circular`, or None (a single strand)."""
+    for clause in entry.clauses:
+        if clause.keyword == "as" and not isinstance(clause.value, ast.Assignment):
+            return word_of(clause.value)
+    return None
+
+
+def _states_of(steps: tuple[str, ...], state_names: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The states the named steps (inputs, earlier steps, ligation partners) stand for."""
+    return tuple(dict.fromkeys(n for s in steps for n in state_names.get(s, (s,))))
+
+
+def _name_products(
+    env: dict[str, Pool],
+    state_names: dict[str, tuple[str, ...]],
+    step: str,
+    product_names: list[str],
+    pool: Pool,
+) -> None:
+    """Each carried product of a step with several (`d_2`, as its state is named) is a
+    molecule a later step may take alone, as a gel band is cut out: `ligate(d_2,
+    adapter: i_1)`, `expect d_2.top == ...`."""
+    if len(product_names) < 2:
+        return
+    for pname, product in zip(product_names, pool.products, strict=True):
+        if product.disposition is Disposition.CARRIED and pname not in env:
+            env[pname] = Pool((product,))
+            state_names[pname] = (pname,)
 
 
 def _mark_unknown(

@@ -25,6 +25,7 @@ from lablang.molecular.model import (
     ReadDef,
 )
 from lablang.molecular.molecule import (
+    Duplex,
     Pool,
     top_strand,
 )
@@ -55,6 +56,7 @@ class Libraries(DeclaredChecks):
     def library(self, decl: ast.Decl, derived: dict[str, Pool]) -> LibraryDef:
         fields = block_fields(decl.body) if decl.body else {}
         source_name = None
+        circular = False
         derived_seq: Seq | None = None
         pool: Pool | None = None
         src = fields.get("from")
@@ -79,6 +81,9 @@ class Libraries(DeclaredChecks):
                 )
             else:
                 derived_seq = top_strand(pool.carried[0].molecule)
+                circular = any(
+                    isinstance(p.molecule, Duplex) and p.molecule.circular for p in pool.carried
+                )
         seq_node = fields.get("seq") or fields.get("structure")
         seq = (
             self.sequence(self.info, seq_node, label=None)
@@ -160,6 +165,7 @@ class Libraries(DeclaredChecks):
             source_name,
             status,
             status_reason,
+            circular,
         )
 
     def check_grader_roles(self, decl: ast.Decl, final: Seq, seq_node: ast.Expr | None) -> None:

@@ -268,6 +268,7 @@ def _pan_handle(molecule: Duplex, primer: Oligo, suppressed: str) -> Product:
     ),
     uses=("min_anneal",),
     aliases={"amplify": "amplification"},
+    circular=True,
 )
 def pcr(
     molecule: Molecule,
@@ -306,7 +307,10 @@ def pcr(
     single = len(primers) == 1 or plain(primers[0].seq).tokens() == plain(primers[1].seq).tokens()
     if len(primers) == 1:
         primers = [primers[0], primers[0]]
-    templates = _dna_strands(molecule)
+    # a circle is read over two turns, so an amplicon across its origin is found as a
+    # straight stretch; a stretch of a whole turn or more is not an amplicon
+    turn = len(molecule.core) if isinstance(molecule, Duplex) and molecule.circular else 0
+    templates = [(name, seq + seq if turn else seq) for name, seq in _dna_strands(molecule)]
     if suppressed not in ("length", "discard", "keep"):
         raise OperationFailure(
             "E0412", f"`suppressed` is `length`, `discard` or `keep`, not `{suppressed}`"
@@ -329,13 +333,13 @@ def pcr(
                 forward.append((idx, n - site.start))
                 binders.add(idx)
                 if isinstance(molecule, Single):  # a duplex's other strand is a template too
-                    sites_on.setdefault((idx, f"{strand_name}'"), []).append(_base(xr, site))
+                    sites_on.setdefault((idx, f"{strand_name}'"), []).append(_base(xr, site, turn))
             for site in priming_sites(pseq, x, min_match):
                 if site.anchored:
                     continue
                 reverse.append((idx, site.start))
                 binders.add(idx)
-                sites_on.setdefault((idx, strand_name), []).append(_base(x, site))
+                sites_on.setdefault((idx, strand_name), []).append(_base(x, site, turn))
         if len(forward) * len(reverse) > 4 * MAX_PRODUCTS:
             raise OperationFailure(
                 "E0415",
@@ -343,7 +347,7 @@ def pcr(
             )
         for f_index, b_pos in forward:
             for r_index, c_pos in reverse:
-                if b_pos > c_pos:
+                if b_pos > c_pos or (turn and c_pos - b_pos >= turn):
                     continue
                 fi, ri, b, c, x_used = f_index, r_index, b_pos, c_pos, x
                 if fi > ri:
@@ -405,9 +409,11 @@ def pcr(
     return Pool(tuple(products), _not_specific(primers, sites_on) if len(amplicons) > 1 else ())
 
 
-def _base(template: Seq, site: Site) -> int:
-    """The 1-based base of `template` where a primer's site starts."""
-    return template.slice(0, site.start).min_length + 1
+def _base(template: Seq, site: Site, turn: int = 0) -> int:
+    """The 1-based base of `template` where a primer's site starts (on a circle of
+    `turn` positions read over two turns, counted on the circle)."""
+    start = site.start % turn if turn else site.start
+    return template.slice(0, start).min_length + 1
 
 
 def _not_specific(

@@ -45,6 +45,8 @@ MAX_PRODUCTS = 256
 # examine, and the longest strands an adapter may have (its stem search is cubic)
 ANNEAL_BUDGET = 20_000_000
 MAX_ADAPTER_STRAND = 300
+CIRCLE_HAS_NO_ENDS = "a circular molecule has no ends to join"
+CIRCLE_HELP = "open it first: `digest` it at a site (one site linearizes it)"
 PHOSPHATE_CODES = codes_of("phosphate")  # every spelling pages use (the registry)
 
 

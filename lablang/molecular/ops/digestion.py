@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ from lablang.molecular.ops.core import (
 from lablang.molecular.ops.rebase import REBASE
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import (
+    COMPLEMENT,
     IUPAC,
     Bases,
     Part,
@@ -91,28 +93,35 @@ def site_enzyme(text: str) -> Enzyme:
 
 
 def _cuts(toks: tuple[object, ...], enzyme: Enzyme) -> list[tuple[int, int]]:
-    """(top cut, bottom cut) of each site on either strand, in top-strand positions."""
+    """(top cut, bottom cut) of each site on either strand, in top-strand positions.
+
+    The designed bases are one string (anything else, a placeholder or a modification,
+    a character no site admits) searched with the site as a pattern (`_site_pattern`),
+    so the scan is the regex engine's, not a Python loop over every position."""
     site = enzyme.site
     n = len(site)
-    rc_site = "".join(str(t) for t in reverse_complement(Seq.of([Bases(site)])).tokens())
-    cuts = []
-    for i in range(len(toks) - n + 1):
-        window = toks[i : i + n]
-        if _site_at(window, site):
-            cuts.append((i + enzyme.top, i + enzyme.bottom))
-        elif not enzyme.palindromic and _site_at(window, rc_site):
-            # the site read on the bottom strand: the offsets mirror about the site
-            cuts.append((i + n - enzyme.bottom, i + n - enzyme.top))
+    rc_site = "".join(COMPLEMENT[code] for code in reversed(site))
+    text = "".join(t if isinstance(t, str) and t in IUPAC else "\0" for t in toks)
+    forward = [m.start() for m in _site_pattern(site).finditer(text)]
+    cuts = [(i + enzyme.top, i + enzyme.bottom) for i in forward]
+    if rc_site != site:
+        # the site read on the bottom strand: the offsets mirror about the site
+        found = set(forward)
+        cuts += [
+            (i + n - enzyme.bottom, i + n - enzyme.top)
+            for i in (m.start() for m in _site_pattern(rc_site).finditer(text))
+            if i not in found
+        ]
     return sorted(cuts, key=min)
 
 
-def _site_at(window: tuple[object, ...], site: str) -> bool:
-    """Whether the designed bases are certainly a site: each base (a degenerate one by
-    all it stands for) is one the site's IUPAC code at that position admits."""
-    return all(
-        isinstance(token, str) and IUPAC[token] <= IUPAC[code]
-        for token, code in zip(window, site, strict=True)
-    )
+@functools.lru_cache(maxsize=1024)
+def _site_pattern(site: str) -> re.Pattern[str]:
+    """A site as a pattern of the designed bases that are certainly it: at each position
+    the bases (a degenerate one by all it stands for) the site's IUPAC code admits;
+    overlapping sites are all found (a lookahead)."""
+    classes = ("[" + "".join(b for b in IUPAC if IUPAC[b] <= IUPAC[code]) + "]" for code in site)
+    return re.compile(f"(?=({''.join(classes)}))")
 
 
 def _with_payload_sites(core: Seq, site: str) -> Seq:
@@ -137,6 +146,7 @@ def _with_payload_sites(core: Seq, site: str) -> Seq:
     lsb="other",
     rule="cut at each recognition site (either strand; type IIS outside it), leaving its ends",
     untouched="carried",
+    circular=True,
     params=(
         Param("enzyme", "names", "a restriction enzyme of REBASE's commercial set, or several"),
         Param("site", "text", "or its site and cut: `CCTGCA^GG`, `GGTCTC(1/5)`"),
@@ -208,10 +218,11 @@ def digest(
                 help="drop `payload_sites` and put the site in designed bases",
             )
         core = _with_payload_sites(core, known.site)
+    circle = len(core) if duplex.circular else 0
     cuts: list[tuple[int, int]] = []
     refusals: list[str] = []
     for label, known in zip(labels, knowns, strict=True):
-        found = _cuts(core.tokens(), known)
+        found = _circle_cuts(core, known) if circle else _cuts(core.tokens(), known)
         if len(found) >= MAX_PRODUCTS:
             raise OperationFailure(
                 "E0415",
@@ -221,7 +232,7 @@ def digest(
         if refused:
             refusals.append(refused)
             continue
-        if any(min(c) < 0 or max(c) > len(core) for c in found):
+        if not circle and any(min(c) < 0 or max(c) > len(core) for c in found):
             raise OperationFailure(
                 "E0422",
                 f"{label} cuts outside the molecule: its site lies too near an end "
@@ -240,12 +251,63 @@ def digest(
             "; ".join(refusals) or f"no {enzyme} site in designed sequence; payload sites unknown"
         )
         return Pool((Product(duplex, Disposition.CARRIED, reason, name="uncut"),))
+    if circle:
+        duplex, cuts = _opened(evolve(duplex, core=core), cuts)
+        core = duplex.core
     for (t1, b1), (t2, b2) in itertools.pairwise(cuts):
         if max(t1, b1) > min(t2, b2):
             raise OperationFailure(
                 "E0422", f"two {enzyme} cuts overlap: the piece between them is not a duplex"
             )
     return Pool(_pieces(evolve(duplex, core=core), cuts, enzyme))
+
+
+def _circle_cuts(core: Seq, known: Enzyme) -> list[tuple[int, int]]:
+    """The cuts of a circle whose top strand is `core`, each once: found on three turns
+    of the circle (a site may cross the origin, a type IIS cut lie beyond it), kept where
+    its first strand cut lies on the middle turn, counted from the first base."""
+    turn = len(core)
+    found = _cuts((core + core + core).tokens(), known)
+    kept = {(t - turn, b - turn) for t, b in found if turn <= min(t, b) < 2 * turn}
+    return sorted(kept, key=min)
+
+
+def _opened(ring: Duplex, cuts: list[tuple[int, int]]) -> tuple[Duplex, list[tuple[int, int]]]:
+    """A circle cut at its first cut: the linear molecule from that cut round to it
+    again (ends as the cut leaves them, 5' phosphates), and the other cuts on it.
+
+    Rule: one cut linearizes a circle, so n cuts give n fragments; the linear molecule
+    starts where the first cut leaves the top strand's 5' end, as pydna's cut of a
+    circular `Dseqrecord` does."""
+    turn = len(ring.core)
+    (t, b), rest = cuts[0], cuts[1:]
+    lo, hi = min(t, b), max(t, b)
+    three = ring.core + ring.core + ring.core
+    right, left = _cut_ends(three.slice(lo, hi), t, b)
+    opened = Duplex(
+        core=three.slice(hi, lo + turn),
+        left=left,
+        right=right,
+        top_type=ring.top_type,
+        bottom_type=ring.bottom_type,
+        top_name=ring.top_name,
+        bottom_name=ring.bottom_name,
+        top_phosphate=True,
+        bottom_phosphate=True,
+        nicks=ring.nicks,
+        loops=ring.loops,
+    )
+    return opened, [(ct - hi, cb - hi) for ct, cb in rest]
+
+
+def _cut_ends(overhang: Seq, t_cut: int, b_cut: int) -> tuple[End, End]:
+    """The ends a cut leaves: the left piece's right end and the right piece's left end
+    (a 5' overhang when the top strand is cut first, a 3' overhang when last)."""
+    if t_cut < b_cut:  # 5' overhang
+        return End(bottom=reverse_complement(overhang)), End(top=overhang)
+    if t_cut > b_cut:  # 3' overhang
+        return End(top=overhang), End(bottom=reverse_complement(overhang))
+    return End(), End()
 
 
 def _enzyme(name: str, site: str) -> Enzyme:
@@ -291,13 +353,7 @@ def _pieces(duplex: Duplex, cuts: list[tuple[int, int]], enzyme: str) -> tuple[P
         core = current.core
         t_cut, b_cut = t_abs - offset, b_abs - offset
         lo, hi = min(t_cut, b_cut), max(t_cut, b_cut)
-        overhang = core.slice(lo, hi)
-        if t_cut < b_cut:  # 5' overhang
-            left_end, right_start = End(bottom=reverse_complement(overhang)), End(top=overhang)
-        elif t_cut > b_cut:  # 3' overhang
-            left_end, right_start = End(top=overhang), End(bottom=reverse_complement(overhang))
-        else:
-            left_end, right_start = End(), End()
+        left_end, right_start = _cut_ends(core.slice(lo, hi), t_cut, b_cut)
         left_piece = evolve(current, core=core.slice(0, lo), right=left_end, bottom_phosphate=True)
         pieces.append(Product(left_piece, name=f"{enzyme} piece {len(pieces) + 1}"))
         current = evolve(current, core=core.slice(hi), left=right_start, top_phosphate=True)

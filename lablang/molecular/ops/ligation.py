@@ -14,6 +14,8 @@ from lablang.molecular.molecule import (
     Single,
 )
 from lablang.molecular.ops.core import (
+    CIRCLE_HAS_NO_ENDS,
+    CIRCLE_HELP,
     MAX_ADAPTER_STRAND,
     MIN_STEM,
     Oligo,
@@ -32,6 +34,7 @@ from lablang.molecular.ops.joining import (
 )
 from lablang.molecular.ops.registry import Param, operation
 from lablang.molecular.sequence import (
+    MAX_SEQUENCE_TOKENS,
     Seq,
     Symbol,
     plain,
@@ -222,6 +225,27 @@ def _junction_at(t1: Seq, t2: Seq, b1: Seq, b2: Seq, width: int) -> Junction | N
 
 
 def _ligate_right(insert: Duplex, adapter: Duplex, adapter_name: str) -> Duplex:
+    joined, nicks = junction(insert, adapter, adapter_name)
+    return Duplex(
+        core=insert.core + joined + adapter.core,
+        left=insert.left,
+        right=adapter.right,
+        # an RNA strand joined to a DNA adapter strand is a chimera
+        top_type=insert.top_type.joined(adapter.top_type),
+        bottom_type=insert.bottom_type.joined(adapter.bottom_type),
+        top_name=insert.top_name,
+        bottom_name=insert.bottom_name,
+        top_phosphate=insert.top_phosphate,
+        bottom_phosphate=adapter.bottom_phosphate,
+        nicks=tuple(nicks),
+        loops=insert.loops + adapter.loops,
+    )
+
+
+def junction(insert: Duplex, adapter: Duplex, adapter_name: str) -> tuple[Seq, list[str]]:
+    """The junction of `insert`'s right end with `adapter`'s left end: its top strand's
+    bases (a gap's fill included) and the nicks and gaps the molecules then carry (E0402
+    when the ends do not fit, E0403 when neither strand has a 5' phosphate there)."""
     ok, joined = ends_compatible(insert, adapter)
     gapped = None if ok else gapped_junction(insert, adapter)
     if not ok and gapped is None:
@@ -255,20 +279,7 @@ def _ligate_right(insert: Duplex, adapter: Duplex, adapter_name: str) -> Duplex:
         nicks.append(f"top strand before `{adapter_name}` (no 5' phosphate)")
     if not bottom_join:
         nicks.append(f"bottom strand at `{adapter_name}` (fragment has no 5' phosphate)")
-    return Duplex(
-        core=insert.core + joined + adapter.core,
-        left=insert.left,
-        right=adapter.right,
-        # an RNA strand joined to a DNA adapter strand is a chimera
-        top_type=insert.top_type.joined(adapter.top_type),
-        bottom_type=insert.bottom_type.joined(adapter.bottom_type),
-        top_name=insert.top_name,
-        bottom_name=insert.bottom_name,
-        top_phosphate=insert.top_phosphate,
-        bottom_phosphate=adapter.bottom_phosphate,
-        nicks=tuple(nicks),
-        loops=insert.loops + adapter.loops,
-    )
+    return joined, nicks
 
 
 @frozen(repr=False, eq=False)
@@ -432,13 +443,18 @@ def reversed_pairing(a: Seq, b: Seq) -> int:
 @operation(
     "ligate",
     lsb="ligation",
-    rule="duplex, Y or hairpin adapters join compatible duplex ends (blunt, A/T, sticky, or "
-    "annealed over 6+ bases leaving gaps to fill; a 5' phosphate per junction); a one-strand "
-    "adapter joins a strand end by RNA ligase or over a splint (5' donor phosphorylated or "
-    "adenylated, 3' acceptor free; a splint may hold a gap to fill); a hairpin joins a longer "
-    "single-stranded end held by its own overhang",
+    rule="a duplex, Y or hairpin adapter, or an earlier step's duplexes, join fitting duplex "
+    "ends (blunt, A/T, sticky, or annealed over 6+ bases leaving a gap; a 5' phosphate per "
+    "junction); a one-strand adapter joins a strand end by RNA ligase or over a splint (5' "
+    "donor phosphorylated or adenylated, free 3' acceptor); a hairpin joins a longer "
+    "single-stranded end by its own overhang",
     params=(
-        Param("adapter", "oligo", "two strands, a hairpin or one strand", required=True),
+        Param(
+            "adapter",
+            "partner",
+            "two strands, a hairpin, one strand, or an earlier step (its duplexes)",
+            required=True,
+        ),
         Param(
             "ends",
             "text",
@@ -468,7 +484,7 @@ def reversed_pairing(a: Seq, b: Seq) -> int:
 )
 def ligate(
     insert: Molecule,
-    adapter: Oligo,
+    adapter: Oligo | Fragments,
     *,
     ends: str = "both",
     end: str | None = None,
@@ -491,8 +507,10 @@ def ligate(
     only one way to ligate. An RNA strand joined to a DNA adapter becomes a chimera.
     A hairpin aimed (`end:`) at a strand end that overhangs further than the hairpin's
     folded end, or at a single strand, joins that strand alone, held by its own
-    overhang (`join_hairpin`).
+    overhang (`join_hairpin`). An earlier step's products join as `join_products` says.
     """
+    if isinstance(adapter, Fragments):
+        return join_products(insert, adapter, ends=ends, end=end)
     if adapter.kind == "hairpin" and len(adapter.strands) == 1:
         hairpin_end = _hairpin_strand_end(insert, adapter, end)
         if hairpin_end is not None:
@@ -502,14 +520,7 @@ def ligate(
         return join(insert, adapter, strand, prime, splint=splint, ligase=ligase)
     duplex = need_duplex(insert, "ligation of a double-stranded adapter")
     ad = adapter_duplex(adapter)
-    if end is not None:
-        strand, prime = target_end(duplex, end)
-        sides: tuple[str, ...] = ("right",) if (strand == "top") == (prime == "3'") else ("left",)
-    else:
-        found = {"both": ("right", "left"), "right": ("right",), "left": ("left",)}.get(ends)
-        if found is None:
-            raise OperationFailure("E0412", f"`ends` must be both, left or right, not `{ends}`")
-        sides = found
+    sides = _sides(duplex, ends, end)
     results = [duplex]
     for side in sides:
         try:
@@ -527,6 +538,88 @@ def ligate(
     return Pool(
         tuple(Product(r, name=f"{adapter.name} orientation {k + 1}") for k, r in enumerate(results))
     )
+
+
+def _sides(duplex: Duplex, ends: str, end: str | None) -> tuple[str, ...]:
+    """The duplex ends `ends:` (both, left, right) or `end:` (a strand end) names."""
+    if end is not None:
+        strand, prime = target_end(duplex, end)
+        return ("right",) if (strand == "top") == (prime == "3'") else ("left",)
+    found = {"both": ("right", "left"), "right": ("right",), "left": ("left",)}.get(ends)
+    if found is None:
+        raise OperationFailure("E0412", f"`ends` must be both, left or right, not `{ends}`")
+    return found
+
+
+@frozen(repr=False, eq=False)
+class Fragments(Compared):
+    """An earlier step's carried products, named by the step, as a ligation partner."""
+
+    name: str
+    molecules: tuple[Molecule, ...]
+
+
+def join_products(
+    insert: Molecule, partner: Fragments, *, ends: str = "both", end: str | None = None
+) -> Molecule | Pool:
+    """Two molecules of earlier steps joined end to end, whatever their lengths.
+
+    Rule: the junction obeys the rules an adapter's does (`_ligate_right`: the ends'
+    single-stranded extensions form a perfect duplex, or anneal over 6+ bases leaving a
+    gap; at least one 5' phosphate, a junction without one stays nicked), and each
+    partner molecule joins by one junction, in each orientation and at each end of the
+    first molecule that fits (`ends:` or `end:` picks the end; blunt ends join every way,
+    so a blunt fragment gives four molecules, a directional pair of sticky ends one). A
+    partner is a duplex (a single strand joins as an oligo), linear (a circle has no
+    ends). The joined molecule is bounded by the longest sequence the interpreter holds
+    (E0415); concatemers and self-ligation are not formed (`circularize` closes a
+    molecule on itself).
+    """
+    duplex = need_duplex(insert, "ligation of two products")
+    if not partner.molecules:
+        raise OperationFailure("E0412", f"`{partner.name}` carries no product to join")
+    if duplex.circular:
+        raise OperationFailure("E0428", CIRCLE_HAS_NO_ENDS, help=CIRCLE_HELP)
+    sides = _sides(duplex, ends, end)
+    out: list[Duplex] = []
+    errors: list[OperationFailure] = []
+    for molecule in partner.molecules:
+        if not isinstance(molecule, Duplex):
+            raise OperationFailure(
+                "E0412",
+                f"`{partner.name}` is single-stranded: a product ligated to another joins "
+                "as a duplex",
+                help="make it double-stranded first (`second_strand`, `pcr`), or declare it "
+                "as an oligo to join one strand end",
+            )
+        if molecule.circular:
+            raise OperationFailure("E0428", CIRCLE_HAS_NO_ENDS, help=CIRCLE_HELP)
+        for side in sides:
+            try:
+                joined = _join_side(duplex, molecule, side, partner.name)
+            except OperationFailure as failure:
+                errors.append(failure)
+                continue
+            out.extend(j for j in joined if not any(_same_molecule(j, o) for o in out))
+    if not out:
+        raise next((e for e in errors if e.code == "E0403"), errors[0])
+    for each in out:
+        if len(each.top) > MAX_SEQUENCE_TOKENS:
+            raise OperationFailure(
+                "E0415",
+                f"joining `{partner.name}` makes a molecule longer than {MAX_SEQUENCE_TOKENS} "
+                "positions (the limit `MAX_SEQUENCE_TOKENS`)",
+            )
+    if len(out) == 1:
+        return out[0]
+    return Pool(
+        tuple(Product(j, name=f"joined to `{partner.name}` ({k + 1})") for k, j in enumerate(out))
+    )
+
+
+def _same_molecule(a: Duplex, b: Duplex) -> bool:
+    """Whether two duplexes are one molecule, read from either end."""
+    return a == b or a == b.flipped()
 
 
 def _blocked_5p(duplex: Duplex, side: str) -> bool:

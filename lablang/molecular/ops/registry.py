@@ -24,6 +24,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 KINDS: dict[str, str] = {
     "oligo": "an oligo",
     "oligos": "a list of oligos",
+    "partner": "an oligo, or an earlier step of this workflow (its products)",
     "probe": "an oligo or a segment name",
     "text": "a name or a string",
     "names": "a name, or a list of names",
@@ -74,6 +75,9 @@ class Operation(Compared):
     group: str = ""  # the registry module it lives in (amplification, ligation...)
     # in a mix, what becomes of a molecule it has no substrate in (see `UNTOUCHED`)
     untouched: str = "discarded"
+    # takes a circular molecule (`digest` opens it, `pcr` reads across its origin); any
+    # other operation needs ends and refuses one (E0428)
+    circular: bool = False
 
     @property
     def doc(self) -> str:
@@ -99,6 +103,8 @@ class Operation(Compared):
                 lines.append(f"- `{p.name}` ({KINDS[p.kind]}; {need}): {p.doc}{choices}")
             lines.append("")
         lines.append(f"In a mix, a molecule it cannot act on is {UNTOUCHED[self.untouched]}.")
+        if self.circular:
+            lines.append("It takes circular molecules.")
         lines.append("")
         lines.append(self.doc)
         return "\n".join(lines).rstrip() + "\n"
@@ -128,6 +134,7 @@ def operation(
     subject: str = "molecule",
     aliases: dict[str, str] | None = None,
     untouched: str = "discarded",
+    circular: bool = False,
 ) -> Callable[[F], F]:
     """Register the decorated function as the operation `name` (and each alias, with
     its own LibStructBench operation); the function is returned unchanged."""
@@ -143,7 +150,17 @@ def operation(
                 if p.kind not in KINDS:
                     raise ValueError(f"`{each}`: unknown argument kind `{p.kind}`")
             REGISTRY[each] = Operation(
-                each, function, each_lsb, rule, params, on_pool, uses, subject, group, untouched
+                each,
+                function,
+                each_lsb,
+                rule,
+                params,
+                on_pool,
+                uses,
+                subject,
+                group,
+                untouched,
+                circular,
             )
         return function
 
