@@ -26,7 +26,8 @@ from lablang.sim.build import LEVEL_SHOWN, Built
 from lablang.sim.catalog import WORK_BASE
 from lablang.sim.model import InSlot, OnSurface
 from lablang.sim.robots import robot_named
-from lablang.sim.state import SlotTarget, bottom_depth, on, slot_of
+from lablang.sim.state import SlotTarget, bottom_depth
+from lablang.sim.thermal import AMBIENT, update_thermal
 
 GRAVITY = 9.81
 LIQUID_DENSITY = 1000.0  # kg/m^3; contents are water-like unless stated
@@ -37,12 +38,6 @@ PENETRATION_LIMIT = 0.005  # m
 VELOCITY_LIMIT = 20.0  # m/s in a translational coordinate
 SPIN_LIMIT = 200.0  # rad/s in a rotational one (a gram-scale tube can spin fast for real)
 SETTLE_TIME = 0.3  # s of physics before the program starts
-AMBIENT = 22.0  # deg C
-BLOCK_TAU = 8.0  # s: a thermal block's approach to its setpoint (a fast, documented model)
-WELL_TAU = 4.0  # s: a tube's approach to the temperature of the well it sits in
-AIR_TAU = 120.0  # s: an object's approach to ambient in air
-PLATE_TAU = 10.0  # s: a container's approach to the temperature of the hot plate it rests on
-STIR_MIX_TIME = 5.0  # s of stirring on a running stirrer that mixes a container's contents
 THERMAL_EVERY = 5  # ticks between thermal updates
 WARNING_EVERY = 5  # ticks between reads of MuJoCo's warning counters
 
@@ -412,7 +407,7 @@ class Runtime(Bookkeeping, Actors):
         if self.interventions:
             self._actors_after_step()
         if self.heaters and self.ticks % THERMAL_EVERY == 0:
-            self._update_thermal(self.dt * THERMAL_EVERY)
+            update_thermal(self, self.dt * THERMAL_EVERY)
             self.thermometers.update(self.model, self.temperature)
         self._check_health()
         for watch in self.watchers:
@@ -552,29 +547,6 @@ class Runtime(Bookkeeping, Actors):
     def _handover_pose(self, name: str) -> np.ndarray:
         pos, quat = self._placement_pose(name, self.built.placements.get(name))
         return np.concatenate([pos, quat])
-
-    def _update_thermal(self, dt: float) -> None:
-        for block in self.heaters:
-            self.temperature[block] += (1 - math.exp(-dt / BLOCK_TAU)) * (
-                self.setpoint[block] - self.temperature[block]
-            )
-        plates = [b for b in self.heaters if self.infos[b].top_site]
-        for name, info in self.infos.items():
-            if not info.free:
-                continue
-            where = slot_of(self, name)
-            plate = next((b for b in plates if on(self, name, b)), None)
-            if where is not None and where.container in self.setpoint:
-                goal, tau = self.temperature[where.container], WELL_TAU
-            elif plate is not None:
-                goal, tau = self.temperature[plate], PLATE_TAU
-                if plate in self.running and self.ledger.total(name) > 0:
-                    self.stirred[name] = self.stirred.get(name, 0.0) + dt
-                    if self.stirred[name] >= STIR_MIX_TIME - 1e-9:
-                        self.ledger.mixed.add(name)
-            else:
-                goal, tau = AMBIENT, AIR_TAU
-            self.temperature[name] += (1 - math.exp(-dt / tau)) * (goal - self.temperature[name])
 
     def capped(self, name: str) -> bool:
         """Whether a container is closed now: capped by build and its cap not taken off."""
