@@ -4,7 +4,8 @@ Observations: the robot's joint positions (proprioception), the TCP position, ev
 free object's pose (position and quaternion), every fixture's pose (`fixtures`: where the
 randomized scale or rack stands), what the instruments show (`evidence`: each scale's
 display in grams and whether it has been stable for 3 s, each hot plate's thermometer and
-set temperature, as their seven-segment displays show them to a camera), and optionally
+set temperature, each bench timer's count and whether it runs, as their seven-segment
+displays show them to a camera), and optionally
 a camera image.
 Actions: an end-effector target `[x, y, z, yaw, tilt, grip]` (metres, radians, and the
 half-opening of the fingers in metres), applied for one 20 ms control tick.
@@ -374,13 +375,16 @@ def evidence(rt: Runtime) -> dict[str, np.ndarray]:
     """What the agent reads off the instruments, as drawn on their seven-segment displays
     (`lablang.sim.assets.display`): each scale's display in grams and whether it has been
     constant for the 3 s a reading needs (1.0) or not (0.0); each hot plate's thermometer
-    in degrees C and the temperature it is set to."""
+    in degrees C and the temperature it is set to; each bench timer's count in seconds and
+    whether it is running (1.0) or not (0.0)."""
     out = {
         name: np.array([state.reading(), 1.0 if rt.scale_stable(name) else 0.0])
         for name, state in rt.scales.items()
     }
     for name in rt.thermometers.segments:
         out[name] = np.array([rt.thermometers.reading(name), rt.setpoint[name]])
+    for name in rt.timers.segments:
+        out[name] = np.array([rt.timers.reading(name), 1.0 if rt.timers.running(name) else 0.0])
     return out
 
 

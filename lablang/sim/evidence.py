@@ -78,13 +78,16 @@ def relocate(rt: Runtime, item: Relocate) -> None:
 
 def evidence_of(rt: Runtime) -> dict[str, Any]:
     """What the instruments show now: each scale's display (g) and whether it is stable,
-    each hot plate's thermometer (C) and its set temperature."""
+    each hot plate's thermometer (C) and its set temperature, each timer's count (s) and
+    whether it runs."""
     out: dict[str, Any] = {
         name: {"display": state.reading(), "stable": rt.scale_stable(name)}
         for name, state in rt.scales.items()
     }
     for name in rt.thermometers.segments:
         out[name] = {"display": rt.thermometers.reading(name), "set": rt.setpoint[name]}
+    for name in rt.timers.segments:
+        out[name] = {"display": rt.timers.reading(name), "running": rt.timers.running(name)}
     return out
 
 

@@ -20,7 +20,7 @@ from attrs import define, field, frozen
 
 from lablang.sim.actors import Actors
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
-from lablang.sim.assets.display import LIT, UNLIT, Thermometers, segments_lit
+from lablang.sim.assets.display import LIT, UNLIT, Thermometers, Timers, segments_lit
 from lablang.sim.bookkeeping import Bookkeeping, journaled
 from lablang.sim.build import LEVEL_SHOWN, Built
 from lablang.sim.catalog import WORK_BASE
@@ -147,6 +147,8 @@ _RUNTIME_FIELDS = (
     "setpoint",
     "pending_setpoint",
     "scales",
+    "thermometers",
+    "timers",
     "buttons",
     "tips",
     "boxed_tips",
@@ -273,6 +275,8 @@ class Runtime(Bookkeeping, Actors):
         self._init_actors(built)
         self.heaters = [name for name, info in self.infos.items() if info.heater]
         self.thermometers = Thermometers.of(m, {h: self.infos[h].display for h in self.heaters})
+        clocks = {n: i.display for n, i in self.infos.items() if i.asset == "timer"}
+        self.timers = Timers.of(m, clocks)
         self.tip_geoms = {
             name: m.geom(f"{name}_tip").id
             for name, info in self.infos.items()
@@ -409,6 +413,8 @@ class Runtime(Bookkeeping, Actors):
         if self.heaters and self.ticks % THERMAL_EVERY == 0:
             update_thermal(self, self.dt * THERMAL_EVERY)
             self.thermometers.update(self.model, self.temperature)
+        if self.timers.segments:
+            self.timers.update(self.model, self.time, self.running)
         self._check_health()
         for watch in self.watchers:
             watch()

@@ -3,6 +3,8 @@ the scale that the `front` camera reads at 256 px."""
 
 from __future__ import annotations
 
+import math
+
 import mujoco
 import numpy as np
 import pytest
@@ -138,3 +140,77 @@ def test_a_heaters_thermometer_is_an_observation_key_and_drawn_for_the_camera(
     assert 25.0 < shown < 60.0  # heating, not there yet
     assert evidence(rt)[name].tolist() == [shown, 60.0]
     assert _read_from_camera(rt, segments) == shown
+
+
+TIMER = """
+scene bench {
+  clock: timer() on table at (0.45 m, 0.10 m)
+  tube: tube_1_5ml(contents: 200 uL of sample) on table at (0.20 m, -0.10 m)
+}
+task t in bench {
+  instruction: "Press the clock's start button and read the clock."
+  step a { do { press_button(clock.start) } success: started(clock) }
+}
+"""
+
+
+def test_a_timer_counts_from_its_press_as_an_observation_key_and_drawn_for_the_camera(
+    make_runtime,
+) -> None:
+    """A bench timer shows 0.0 s and is not running until its start button is pressed,
+    then counts the seconds since in 0.1 s: the observation key holds that count and
+    whether it runs, and the digits a 256 px `front` image shows are the same count."""
+    from lablang.sim.env import evidence
+    from lablang.sim.skills import SKILLS, run_skill
+    from lablang.sim.state import ButtonTarget
+
+    rt = make_runtime(TIMER)
+    segments = rt.timers.segments["clock"]
+    assert evidence(rt)["clock"].tolist() == [0.0, 0.0]
+    skill, timeout = SKILLS["press_button"]
+    assert run_skill(rt, skill(rt, ButtonTarget("clock", "start")), timeout).ok
+    pressed = next(t for t, what, how in rt.events if what == "clock.start")
+    for _ in range(int(2.5 / rt.dt)):
+        rt.tick()
+    shown = rt.timers.reading("clock")
+    assert shown == math.floor((rt.time - pressed) * 10 + 1e-6) / 10
+    assert shown >= 2.5
+    assert evidence(rt)["clock"].tolist() == [shown, 1.0]
+    assert _read_from_camera(rt, segments) == shown
+
+
+def test_displays_return_to_a_checkpoint_with_the_simulation(make_runtime) -> None:
+    """A restored checkpoint shows what it showed when taken: the timer's count and a
+    thermal block's thermometer go back with the physics, not only the lit segments."""
+    text = HOT_BLOCK.replace(
+        "tube: tube_1_5ml", "clock: timer() on table at (0.45 m, 0.15 m)\n  tube: tube_1_5ml"
+    )
+    rt = make_runtime(text)
+    rt.setpoint["block"] = 60.0
+    rt.running.add("clock")  # as a press of `clock.start` does (`Runtime._on_press`)
+    for _ in range(int(1.0 / rt.dt)):
+        rt.tick()
+    saved = rt.checkpoint()
+    before = (rt.timers.reading("clock"), rt.thermometers.reading("block"))
+    assert before[0] > 0.5 and before[1] > 25.0
+    for _ in range(int(1.0 / rt.dt)):
+        rt.tick()
+    assert (rt.timers.reading("clock"), rt.thermometers.reading("block")) != before
+    rt.restore(saved)
+    assert (rt.timers.reading("clock"), rt.thermometers.reading("block")) == before
+
+
+def test_the_gym_environment_observes_every_instrument_with_a_display(task_from) -> None:
+    """`LabEnv`'s `evidence` space holds a key for each scale, hot plate, thermal block
+    and timer of the scene, within its bounds at reset."""
+    from lablang.sim.gym_env import LabEnv
+
+    text = HOT_BLOCK.replace(
+        "tube: tube_1_5ml", "clock: timer() on table at (0.45 m, 0.15 m)\n  tube: tube_1_5ml"
+    )
+    env = LabEnv(task_from(text))
+    assert set(env.observation_space["evidence"].spaces) == {"block", "clock"}
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space["evidence"].contains(obs["evidence"])
+    assert obs["evidence"]["clock"].tolist() == [0.0, 0.0]
+    env.close()

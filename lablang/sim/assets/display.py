@@ -4,7 +4,8 @@ The digits are visual geoms (they neither collide nor weigh, so trajectories do 
 change); the runtime lights a segment by making it opaque (`lit`) and hides it otherwise.
 A scale shows its display in 0.1 g in five positions (a sign, three integer digits and a
 decimal digit, with a fixed decimal point): -999.9 g to 999.9 g, dashes beyond. A hot
-plate's thermometer (`Thermometers`) shows its plate's temperature the same way, in 0.1 C.
+plate's thermometer (`Thermometers`) shows its plate's temperature the same way, in 0.1 C,
+and a bench timer (`Timers`) the seconds since its start button was pressed, in 0.1 s.
 
 >>> "".join("1" if on else "0" for on in segments_lit(205)[21:28])  # the "0" of 20.5 g
 '1111110'
@@ -141,9 +142,54 @@ class Thermometers:
             tenths = temperature_tenths(temperatures[name])
             if self.shown.get(name) != tenths:
                 self.shown[name] = tenths
-                for geom, lit in zip(geoms, segments_lit(tenths), strict=True):
-                    model.geom_rgba[geom] = LIT if lit else UNLIT
+                _light(model, geoms, tenths)
 
     def reading(self, name: str) -> float:
         """The displayed temperature, in degrees C."""
         return self.shown.get(name, 0) / 10
+
+
+def _light(model: mujoco.MjModel, geoms: tuple[int, ...], tenths: int) -> None:
+    for geom, lit in zip(geoms, segments_lit(tenths), strict=True):
+        model.geom_rgba[geom] = LIT if lit else UNLIT
+
+
+@define
+class Timers:
+    """The bench timers' displays: 0.0 until the timer is started (its `start` button
+    pressed, `started(timer)`), then the seconds since, in 0.1 s (truncated, as a timer
+    counts), up to 999.9 s and dashes past it; a started timer keeps counting."""
+
+    segments: dict[str, tuple[int, ...]] = field(factory=dict)
+    started: dict[str, float] = field(factory=dict)  # timer -> simulated time it started
+    shown: dict[str, int] = field(factory=dict)
+
+    @classmethod
+    def of(cls, model: mujoco.MjModel, displays: Mapping[str, list[str]]) -> Timers:
+        timers = cls({n: tuple(model.geom(g).id for g in geoms) for n, geoms in displays.items()})
+        for name, geoms in timers.segments.items():
+            timers.shown[name] = 0
+            _light(model, geoms, 0)
+        return timers
+
+    def update(self, model: mujoco.MjModel, now: float, running: set[str]) -> None:
+        """Start the timers that were started this tick; light each for its count now."""
+        for name, geoms in self.segments.items():
+            if name in running:
+                self.started.setdefault(name, now)
+            tenths = self.tenths(name, now)
+            if self.shown.get(name) != tenths:
+                self.shown[name] = tenths
+                _light(model, geoms, tenths)
+
+    def tenths(self, name: str, now: float) -> int:
+        """The count a timer shows at `now`, in tenths of a second."""
+        start = self.started.get(name)
+        return 0 if start is None else math.floor((now - start) * 10 + 1e-6)
+
+    def reading(self, name: str) -> float:
+        """The displayed time, in seconds."""
+        return self.shown.get(name, 0) / 10
+
+    def running(self, name: str) -> bool:
+        return name in self.started
