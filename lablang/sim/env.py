@@ -4,8 +4,8 @@ Observations: the robot's joint positions (proprioception), the TCP position, ev
 free object's pose (position and quaternion), every fixture's pose (`fixtures`: where the
 randomized scale or rack stands), what the instruments show (`evidence`: each scale's
 display in grams and whether it has been stable for 3 s, each hot plate's thermometer and
-set temperature, each bench timer's count and whether it runs, as their seven-segment
-displays show them to a camera), and optionally
+set temperature, each bench timer's count and whether it runs, each labelled tube's label,
+as their seven-segment displays show them to a camera), and optionally
 a camera image.
 Actions: an end-effector target `[x, y, z, yaw, tilt, grip]` (metres, radians, and the
 half-opening of the fingers in metres), applied for one 20 ms control tick.
@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from lablang.sim.assets.display import label_codes
 from lablang.sim.bookkeeping import apply as apply_operations
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_WORK
@@ -376,7 +377,8 @@ def evidence(rt: Runtime) -> dict[str, np.ndarray]:
     (`lablang.sim.assets.display`): each scale's display in grams and whether it has been
     constant for the 3 s a reading needs (1.0) or not (0.0); each hot plate's thermometer
     in degrees C and the temperature it is set to; each bench timer's count in seconds and
-    whether it is running (1.0) or not (0.0)."""
+    whether it is running (1.0) or not (0.0); each labelled tube's label, the code points
+    of its characters and 0.0 after its end (`assets.display.label_codes`)."""
     out = {
         name: np.array([state.reading(), 1.0 if rt.scale_stable(name) else 0.0])
         for name, state in rt.scales.items()
@@ -385,6 +387,8 @@ def evidence(rt: Runtime) -> dict[str, np.ndarray]:
         out[name] = np.array([rt.thermometers.reading(name), rt.setpoint[name]])
     for name in rt.timers.segments:
         out[name] = np.array([rt.timers.reading(name), 1.0 if rt.timers.running(name) else 0.0])
+    for name, text in rt.labels.text.items():
+        out[name] = np.array(label_codes(text))
     return out
 
 

@@ -79,7 +79,7 @@ def relocate(rt: Runtime, item: Relocate) -> None:
 def evidence_of(rt: Runtime) -> dict[str, Any]:
     """What the instruments show now: each scale's display (g) and whether it is stable,
     each hot plate's thermometer (C) and its set temperature, each timer's count (s) and
-    whether it runs."""
+    whether it runs, each labelled tube's label."""
     out: dict[str, Any] = {
         name: {"display": state.reading(), "stable": rt.scale_stable(name)}
         for name, state in rt.scales.items()
@@ -88,6 +88,8 @@ def evidence_of(rt: Runtime) -> dict[str, Any]:
         out[name] = {"display": rt.thermometers.reading(name), "set": rt.setpoint[name]}
     for name in rt.timers.segments:
         out[name] = {"display": rt.timers.reading(name), "running": rt.timers.running(name)}
+    for name, text in rt.labels.text.items():
+        out[name] = {"label": text}
     return out
 
 

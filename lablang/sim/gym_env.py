@@ -46,7 +46,7 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
 from lablang.sim.assets import FINGER_MAX
 from lablang.sim.build import compile_scene
 from lablang.sim.cameras import CAMERAS, CameraRig
-from lablang.sim.catalog import ASSET_KINDS
+from lablang.sim.catalog import ASSET_KINDS, LABEL_MAX
 from lablang.sim.env import ACTION_HIGH, ACTION_LOW, TaskEnv, checked_seed
 from lablang.sim.model import Task
 from lablang.sim.robots import robot_named, with_robot
@@ -60,8 +60,15 @@ _FLAG = (np.array([-DISPLAY_LIMIT, 0.0]), np.array([DISPLAY_LIMIT, 1.0]))
 _TWO = (np.array([-DISPLAY_LIMIT] * 2), np.array([DISPLAY_LIMIT] * 2))
 # each instrument's `evidence` key and its bounds: a scale's display (g) and whether it
 # has been stable for 3 s (0 or 1); a hot plate's or thermal block's thermometer and set
-# temperature (C); a timer's count (s) and whether it runs (0 or 1)
-EVIDENCE_BOUNDS = {"scale": _FLAG, "stirrer": _TWO, "thermal_block": _TWO, "timer": _FLAG}
+# temperature (C); a timer's count (s) and whether it runs (0 or 1); a labelled tube's
+# label (its characters' code points, 0 after its end)
+EVIDENCE_BOUNDS = {
+    "scale": _FLAG,
+    "stirrer": _TWO,
+    "thermal_block": _TWO,
+    "timer": _FLAG,
+    "label": (np.zeros(LABEL_MAX), np.full(LABEL_MAX, 127.0)),
+}
 JOINT_MARGIN = 0.5  # m or rad beyond a joint's range still inside the observation space
 
 __all__ = ["ACTION_MODES", "LabEnv", "make_gym_env", "register_tasks"]
@@ -145,7 +152,9 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
         )
         # the instruments whose display is evidence, by asset (`EVIDENCE_BOUNDS`)
         self.evidence_names = {
-            e.name: e.asset for e in task.scene.entities if e.asset in EVIDENCE_BOUNDS
+            e.name: "label" if e.param("label", "") else e.asset
+            for e in task.scene.entities
+            if e.asset in EVIDENCE_BOUNDS or e.param("label", "")
         }
         # the scene compiled once for what the spaces need (the joints' ranges)
         probe = compile_scene(task.scene, np.random.default_rng(0)).model

@@ -20,7 +20,7 @@ from attrs import define, field, frozen
 
 from lablang.sim.actors import Actors
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
-from lablang.sim.assets.display import LIT, UNLIT, Thermometers, Timers, segments_lit
+from lablang.sim.assets.display import LIT, UNLIT, Labels, Thermometers, Timers, segments_lit
 from lablang.sim.bookkeeping import Bookkeeping, journaled
 from lablang.sim.build import LEVEL_SHOWN, Built
 from lablang.sim.catalog import WORK_BASE
@@ -149,6 +149,7 @@ _RUNTIME_FIELDS = (
     "scales",
     "thermometers",
     "timers",
+    "labels",
     "buttons",
     "tips",
     "boxed_tips",
@@ -277,6 +278,9 @@ class Runtime(Bookkeeping, Actors):
         self.thermometers = Thermometers.of(m, {h: self.infos[h].display for h in self.heaters})
         clocks = {n: i.display for n, i in self.infos.items() if i.asset == "timer"}
         self.timers = Timers.of(m, clocks)
+        self.labels = Labels.of(
+            m, {n: (i.label, i.display) for n, i in self.infos.items() if i.label}
+        )
         self.tip_geoms = {
             name: m.geom(f"{name}_tip").id
             for name, info in self.infos.items()

@@ -46,9 +46,9 @@ def test_segment_patterns_spell_the_display() -> None:
     assert all(on == (SEGMENTS[i % 7] == "g") for i, on in enumerate(over[:-1]))
 
 
-def _read_from_camera(rt, segments=None) -> float | None:  # type: ignore[no-untyped-def]
-    """Render the `front` camera at 256x256 and read each segment (by default the scale's)
-    at its projected centre."""
+def _lit_from_camera(rt, segments) -> list[bool]:  # type: ignore[no-untyped-def]
+    """Render the `front` camera at 256x256 and tell, for each segment geom, whether it is
+    lit at its projected centre (its green stands out)."""
     m, d = rt.model, rt.data
     renderer = mujoco.Renderer(m, SIZE, SIZE)
     renderer.update_scene(d, camera="front")
@@ -57,14 +57,21 @@ def _read_from_camera(rt, segments=None) -> float | None:  # type: ignore[no-unt
     cam = m.camera("front").id
     focal = 0.5 * SIZE / np.tan(np.radians(m.cam_fovy[cam]) / 2)
     lit = []
-    for geom in rt.scales["scale"].segments if segments is None else segments:
+    for geom in segments:
         c = d.cam_xmat[cam].reshape(3, 3).T @ (d.geom_xpos[geom] - d.cam_xpos[cam])
         u = int(np.floor(SIZE / 2 + focal * c[0] / -c[2]))
         v = int(np.floor(SIZE / 2 - focal * c[1] / -c[2]))
         patch = image[max(0, v - 1) : v + 2, u]
         green = patch[:, 1] - np.maximum(patch[:, 0], patch[:, 2])
         lit.append(int(green.max()) > 25)
-    return _decode(lit)
+    return lit
+
+
+def _read_from_camera(rt, segments=None) -> float | None:  # type: ignore[no-untyped-def]
+    """The display value a 256 px `front` frame shows (by default the scale's)."""
+    return _decode(
+        _lit_from_camera(rt, rt.scales["scale"].segments if segments is None else segments)
+    )
 
 
 def test_the_front_camera_at_256_px_reads_the_scale(weigh_30g) -> None:
@@ -214,3 +221,75 @@ def test_the_gym_environment_observes_every_instrument_with_a_display(task_from)
     assert env.observation_space["evidence"].contains(obs["evidence"])
     assert obs["evidence"]["clock"].tolist() == [0.0, 0.0]
     env.close()
+
+
+LABELLED = """
+scene bench {
+  rack: tube_rack(slots: 6) on table at (0.30 m, -0.15 m)
+  tube_A: tube_1_5ml(label: "B") on table at (0.40 m, 0.12 m)
+  tube_C: tube_2ml(label: "C12") in rack.slot[1]
+}
+task t in bench {
+  instruction: "Read the tubes' labels, then pick up the tube labelled B."
+  step a { do { pick(tube_A) } success: grasped(tube_A) }
+}
+"""
+
+
+def _spell(lit: list[bool]) -> str:
+    """A label from its flag's lit segments (`?` for a glyph that is no character)."""
+    from lablang.sim.catalog import LABEL_GLYPHS
+
+    by_segments = {segs: c for c, segs in LABEL_GLYPHS.items()}
+    out = ""
+    for k in range(0, len(lit), 7):
+        on = "".join(s for s, shown in zip(SEGMENTS, lit[k : k + 7], strict=True) if shown)
+        out += by_segments.get(on, "?") if on else ""
+    return out
+
+
+def test_a_tubes_label_is_an_observation_key_and_drawn_for_the_camera(make_runtime) -> None:
+    """A labelled tube's label is its observation key (code points, 0 after its end) and
+    the glyphs a 256 px `front` frame shows on its flag spell the same label, for a tube
+    on the table and one in a rack; rewriting a label redraws it."""
+    from lablang.sim.env import evidence
+
+    rt = make_runtime(LABELLED)
+    assert rt.labels.text == {"tube_A": "B", "tube_C": "C12"}
+    keys = evidence(rt)
+    assert keys["tube_A"].tolist() == [66.0, 0.0, 0.0]
+    assert keys["tube_C"].tolist() == [67.0, 49.0, 50.0]
+    for name, text in rt.labels.text.items():
+        assert _spell(_lit_from_camera(rt, rt.labels.segments[name])) == text
+    rt.labels.write(rt.model, "tube_A", "D4")
+    assert evidence(rt)["tube_A"].tolist() == [68.0, 52.0, 0.0]
+    assert _spell(_lit_from_camera(rt, rt.labels.segments["tube_A"])) == "D4"
+
+
+def test_a_label_is_checked_when_the_scene_is(task_from) -> None:
+    """`label:` is a tube's parameter: a drawable one is kept on the entity, and one that
+    a flag cannot show is E0746 with a fix to the capitals it meant."""
+    from lablang.driver import check_text
+
+    task = task_from(LABELLED)
+    labels = {e.name: e.param("label", "") for e in task.scene.entities}
+    assert {k: v for k, v in labels.items() if v} == {"tube_A": "B", "tube_C": "C12"}
+    report = check_text(LABELLED.replace('label: "B"', 'label: "b"')).report
+    [found] = [d for d in report if d.code == "E0746"]
+    assert found.fix is not None and [e.replacement for e in found.fix.edits] == ['"B"']
+
+
+def test_a_condition_reads_a_label_as_the_flag_shows_it(make_runtime, task_from) -> None:
+    """`label(tube_A) == "B"` holds while tube A's flag shows B and not once it shows D;
+    an entity without a label has none, so no comparison with it holds."""
+    from lablang.sim.predicates import Evaluator
+
+    text = LABELLED.replace(
+        "success: grasped(tube_A)",
+        'success: label(tube_A) == "B" and label(tube_C) != "B" and not label(rack) != "B"',
+    )
+    spec = task_from(text).steps[0].success
+    rt = make_runtime(text)
+    assert Evaluator(rt).holds(spec)
+    rt.labels.write(rt.model, "tube_A", "D")
+    assert not Evaluator(rt).holds(spec)
