@@ -15,6 +15,7 @@ from lablang.sim.model import (
     Entity,
     InSlot,
     Intervention,
+    LabelChoice,
     OnSurface,
     PoseRandomization,
     RoleBinding,
@@ -79,6 +80,7 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
     infos: dict[str, AssetInfo] = {}
     placements: dict[str, InSlot | OnSurface] = {}
     bindings: dict[str, str] = {}
+    labels: dict[str, str] = {}  # tube -> the label this instance drew
     for entity in scene.entities:
         if entity.placement is not None:
             placements[entity.name] = entity.placement
@@ -104,12 +106,17 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
                 surface = rand.surfaces[int(rng.integers(len(rand.surfaces)))]
                 if surface != rand.surfaces[0]:  # the first keeps the declared place
                     placements[rand.entity] = OnSurface(surface, 0.0, 0.0)
+            case LabelChoice():
+                labels[rand.entity] = rand.labels[int(rng.integers(len(rand.labels)))]
             case _:
                 assert_never(rand)
     if scene.entity("table") is None:
         infos["table"] = build_table(spec, Entity("table", "table"), [0, 0, 0], 0.0)
     for entity in scene.entities:
         builder, kind = BUILDERS[entity.asset], ASSET_KINDS[entity.asset].role
+        if entity.name in labels:
+            params = dict(entity.params) | {"label": labels[entity.name]}
+            entity = evolve(entity, params=tuple(params.items()))
         placement = placements.get(entity.name)
         if kind == "fixture" and entity.asset != "table":
             x, y, yaw = 0.3, 0.0, 0.0

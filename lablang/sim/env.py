@@ -51,7 +51,7 @@ from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_WORK
 from lablang.sim.episode import observation
 from lablang.sim.labference import CHOICES, OUTCOMES, TransferWatch
-from lablang.sim.model import Task, bind_task
+from lablang.sim.model import Task, bind_task, reads
 from lablang.sim.predicates import Evaluator, SpecError
 from lablang.sim.records import Event, event_json, record_lines
 from lablang.sim.runtime import Runtime, SimFault
@@ -94,6 +94,7 @@ class TaskEnv:
         self.camera = camera
         self.weld_assist = weld_assist
         self.rt: Runtime | None = None
+        self.read: set[str] = set()  # the entities whose evidence the agent observes
         self._renderer: Any = None
         self._evaluator: Evaluator | None = None
         self._step = 0
@@ -113,6 +114,8 @@ class TaskEnv:
         built = compile_scene(self._unbound.scene, np.random.default_rng(seed))
         self.task = bind_task(self._unbound, built.bindings)
         self.rt = Runtime(built, weld_assist=self.weld_assist)
+        # evidence is what the instruction says the agent reads (`model.reads`)
+        self.read = {n for n in built.infos if reads(self._unbound, n)}
         contents: dict[str, list[tuple[str, float, str]]] = {}
         for entity in self.task.scene.entities:
             for item in entity.contents:
@@ -326,7 +329,7 @@ class TaskEnv:
             "tcp": rt.tcp().copy(),
             "objects": objects,
             "fixtures": fixture_poses(rt),
-            "evidence": evidence(rt),
+            "evidence": {k: v for k, v in evidence(rt).items() if k in self.read},
         }
         if self.camera:
             import mujoco

@@ -150,6 +150,8 @@ def randomization(entry: ast.ExprEntry, error: Error) -> sm.Randomization | None
             return None
         candidates = tuple(i.id for i in items if isinstance(i, ast.Name))
         return sm.RoleBinding(target.id, candidates, span=entry.span)
+    if isinstance(target, ast.Attribute) and target.name == "label":
+        return label_choice(entry, target, within, error)
     names: list[str] = []
     for item in target.items if isinstance(target, ast.ListExpr) else (target,):
         if isinstance(item, ast.Attribute) and item.name == "pose":
@@ -208,6 +210,45 @@ def randomization(entry: ast.ExprEntry, error: Error) -> sm.Randomization | None
         entry.span,
     )
     return None
+
+
+def label_choice(
+    entry: ast.ExprEntry, target: ast.Attribute, within: object, error: Error
+) -> sm.LabelChoice | None:
+    """`randomize tube_A.label within ["A", "B"]`: two or more labels, each drawable."""
+    items = within.items if isinstance(within, ast.ListExpr) else ()
+    labels = [i.value for i in items if isinstance(i, ast.String)]
+    if not isinstance(target.value, ast.Name) or len(labels) < 2 or len(labels) != len(items):
+        error(
+            "E0708",
+            'name two or more labels, as in `randomize tube_A.label within ["A", "B"]`',
+            entry.span,
+        )
+        return None
+    ok = True
+    for item, text in zip(items, labels, strict=True):
+        problem = catalog.label_problem(text)
+        if problem is not None:
+            error(
+                "E0746",
+                problem,
+                item.span,
+                help=f"a label has 1 to {catalog.LABEL_MAX} of " + "".join(catalog.LABEL_GLYPHS),
+            )
+            ok = False
+    return sm.LabelChoice(target.value.id, tuple(labels), span=entry.span) if ok else None
+
+
+def check_label_choice(rand: sm.LabelChoice, scene: sm.Scene, fallback: Span, error: Error) -> None:
+    """The varied tube declares a label (its flag is built for it)."""
+    entity = scene.entity(rand.entity)
+    if entity is not None and not entity.param("label", ""):
+        error(
+            "E0746",
+            f"`{rand.entity}` has no `label:` to vary",
+            rand.span or fallback,
+            help=f'declare one on the tube, such as `{entity.asset}(label: "{rand.labels[0]}")`',
+        )
 
 
 def check_role(rand: sm.RoleBinding, scene: sm.Scene, fallback: Span, error: Error) -> None:

@@ -14,6 +14,7 @@ from lablang.sim import model as sm
 from lablang.sim.front_events import check_events, parse_event
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_placement import (
+    check_label_choice,
     check_placements,
     check_role,
     check_surface_choice,
@@ -88,6 +89,8 @@ class SceneFront(Front):
                     names = rand.candidates
                 case sm.SurfaceChoice():
                     names = (rand.entity, *(n for n in rand.surfaces if n != "table"))
+                case sm.LabelChoice():
+                    names = (rand.entity,)
                 case _:
                     assert_never(rand)
             for name in names:
@@ -97,6 +100,8 @@ class SceneFront(Front):
                 check_role(rand, scene, decl.name_span, self.error)
             if isinstance(rand, sm.SurfaceChoice):
                 check_surface_choice(rand, scene, decl.name_span, self.error)
+            if isinstance(rand, sm.LabelChoice):
+                check_label_choice(rand, scene, decl.name_span, self.error)
         return None if self.failed else scene
 
     def robot(self, field: ast.Field) -> str | None:

@@ -48,7 +48,7 @@ from lablang.sim.build import compile_scene
 from lablang.sim.cameras import CAMERAS, CameraRig
 from lablang.sim.catalog import ASSET_KINDS, LABEL_MAX
 from lablang.sim.env import ACTION_HIGH, ACTION_LOW, TaskEnv, checked_seed
-from lablang.sim.model import Task
+from lablang.sim.model import Task, reads
 from lablang.sim.robots import robot_named, with_robot
 
 ACTION_MODES = ("ee_delta", "ee_pose", "joint")
@@ -151,10 +151,11 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
             if ASSET_KINDS[e.asset].role != "object" and e.asset != "table"
         )
         # the instruments whose display is evidence, by asset (`EVIDENCE_BOUNDS`)
+        # and that the instruction says the agent reads (`model.reads`)
         self.evidence_names = {
             e.name: "label" if e.param("label", "") else e.asset
             for e in task.scene.entities
-            if e.asset in EVIDENCE_BOUNDS or e.param("label", "")
+            if (e.asset in EVIDENCE_BOUNDS or e.param("label", "")) and reads(task, e.name)
         }
         # the scene compiled once for what the spaces need (the joints' ranges)
         probe = compile_scene(task.scene, np.random.default_rng(0)).model

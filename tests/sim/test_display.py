@@ -207,20 +207,45 @@ def test_displays_return_to_a_checkpoint_with_the_simulation(make_runtime) -> No
     assert (rt.timers.reading("clock"), rt.thermometers.reading("block")) == before
 
 
-def test_the_gym_environment_observes_every_instrument_with_a_display(task_from) -> None:
-    """`LabEnv`'s `evidence` space holds a key for each scale, hot plate, thermal block
-    and timer of the scene, within its bounds at reset."""
+READS = """
+scene bench {
+  block: thermal_block(slots: 6) on table at (0.40 m, -0.10 m)
+  clock: timer() on table at (0.45 m, 0.15 m)
+  scale: scale() on table at (0.25 m, 0.20 m)
+  tube_A: tube_1_5ml(label: "A") on table at (0.20 m, 0.10 m)
+  tube_B: tube_1_5ml(label: "B") on table at (0.20 m, -0.05 m)
+}
+task t in bench {
+  instruction: "Read the clock, the block's thermometer and tube_B's label, then pick up tube_A."
+  step a { do { pick(tube_A) } success: grasped(tube_A) }
+}
+"""
+
+
+def test_evidence_is_observed_where_the_instruction_says_it_is_read(task_from) -> None:
+    """The `evidence` keys, of `TaskEnv` and of `LabEnv`'s space alike, are the displays
+    and labels of the entities the instruction names (the timer, the thermal block, both
+    tubes; not the scale it never names), within bounds at reset; an instruction that
+    names none of them gives no `evidence` at all."""
     from lablang.sim.gym_env import LabEnv
 
-    text = HOT_BLOCK.replace(
-        "tube: tube_1_5ml", "clock: timer() on table at (0.45 m, 0.15 m)\n  tube: tube_1_5ml"
-    )
-    env = LabEnv(task_from(text))
-    assert set(env.observation_space["evidence"].spaces) == {"block", "clock"}
-    obs, _ = env.reset(seed=0)
-    assert env.observation_space["evidence"].contains(obs["evidence"])
-    assert obs["evidence"]["clock"].tolist() == [0.0, 0.0]
+    task = task_from(READS)
+    core = make_env(task)
+    obs, _ = core.reset(seed=0)
+    assert set(obs["evidence"]) == {"block", "clock", "tube_A", "tube_B"}
+    env = LabEnv(task)
+    assert set(env.observation_space["evidence"].spaces) == set(obs["evidence"])
+    gym_obs, _ = env.reset(seed=0)
+    assert env.observation_space["evidence"].contains(gym_obs["evidence"])
+    assert gym_obs["evidence"]["clock"].tolist() == [0.0, 0.0]
+    assert gym_obs["evidence"]["tube_B"].tolist() == [66.0, 0.0, 0.0]
     env.close()
+    quiet = task_from(
+        READS.replace(READS[READS.index('"Read') : READS.index("\n  step")], '"Pick it up."')
+    )
+    obs, _ = make_env(quiet).reset(seed=0)
+    assert obs["evidence"] == {}
+    assert "evidence" not in LabEnv(quiet).observation_space.spaces
 
 
 LABELLED = """
