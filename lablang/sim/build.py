@@ -16,6 +16,7 @@ from lablang.sim.model import (
     InSlot,
     Intervention,
     LabelChoice,
+    OffsetChoice,
     OnSurface,
     PoseRandomization,
     RoleBinding,
@@ -81,6 +82,7 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
     placements: dict[str, InSlot | OnSurface] = {}
     bindings: dict[str, str] = {}
     labels: dict[str, str] = {}  # tube -> the label this instance drew
+    offsets: dict[str, float] = {}  # scale -> the reading offset (kg) this instance drew
     for entity in scene.entities:
         if entity.placement is not None:
             placements[entity.name] = entity.placement
@@ -108,6 +110,8 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
                     placements[rand.entity] = OnSurface(surface, 0.0, 0.0)
             case LabelChoice():
                 labels[rand.entity] = rand.labels[int(rng.integers(len(rand.labels)))]
+            case OffsetChoice():
+                offsets[rand.entity] = rand.offsets[int(rng.integers(len(rand.offsets)))]
             case _:
                 assert_never(rand)
     if scene.entity("table") is None:
@@ -125,6 +129,7 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
             infos[entity.name] = builder(spec, entity, [x, y, 0.0], yaw)
         else:
             infos[entity.name] = builder(spec, entity, [0.0, 0.0, 0.0], 0.0)
+        infos[entity.name].offset = offsets.get(entity.name, 0.0)
     robot_named(scene.robot).build(spec)
     actions = [a for event in scene.interventions for a in event.actions]
     moved = sorted({a.entity for a in actions if a.kind == "move" and (a.dx or a.dy)})

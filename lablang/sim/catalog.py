@@ -50,6 +50,8 @@ LABEL_GLYPHS = {
     "H": "bcefg", "J": "bcde", "L": "def", "P": "abefg", "U": "bcdef", "-": "g",
 }  # fmt: skip
 LABEL_MAX = 3
+# kg: the largest reading offset a scale is given (`randomize scale.offset`, `branch --vary`)
+MAX_READING_OFFSET = 0.1
 
 
 def label_problem(text: str) -> str | None:

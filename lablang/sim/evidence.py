@@ -20,14 +20,13 @@ import mujoco
 import numpy as np
 from attrs import frozen
 
-from lablang.sim.catalog import label_problem
+from lablang.sim.catalog import MAX_READING_OFFSET, label_problem
 from lablang.sim.episode import EpisodeResult, EpisodeRunner, observation
 from lablang.sim.model import InSlot, OnSurface, Task
 from lablang.sim.records import Event
 from lablang.sim.runtime import GRAVITY, Runtime
 
 SETTLE = 0.5  # s the varied scene is left to settle (and the display to follow) first
-MAX_OFFSET = 100.0  # g: the largest reading offset a variation gives a scale
 
 
 @frozen
@@ -103,8 +102,8 @@ def vary(rt: Runtime, item: Variation) -> None:
             state = rt.scales.get(item.object)
             if state is None:
                 raise ValueError(f"`{item.object}` is not a scale")
-            if abs(item.grams) > MAX_OFFSET:
-                raise ValueError(f"a reading is varied by at most {MAX_OFFSET:g} g")
+            if abs(item.grams) > MAX_READING_OFFSET * 1000:
+                raise ValueError(f"a reading is varied by at most {MAX_READING_OFFSET * 1000:g} g")
             state.zero -= item.grams / 1000.0 * GRAVITY
             state.filtered += item.grams
         case _:

@@ -15,6 +15,7 @@ from lablang.sim.front_events import check_events, parse_event
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_placement import (
     check_label_choice,
+    check_offset_choice,
     check_placements,
     check_role,
     check_surface_choice,
@@ -89,7 +90,7 @@ class SceneFront(Front):
                     names = rand.candidates
                 case sm.SurfaceChoice():
                     names = (rand.entity, *(n for n in rand.surfaces if n != "table"))
-                case sm.LabelChoice():
+                case sm.LabelChoice() | sm.OffsetChoice():
                     names = (rand.entity,)
                 case _:
                     assert_never(rand)
@@ -102,6 +103,8 @@ class SceneFront(Front):
                 check_surface_choice(rand, scene, decl.name_span, self.error)
             if isinstance(rand, sm.LabelChoice):
                 check_label_choice(rand, scene, decl.name_span, self.error)
+            if isinstance(rand, sm.OffsetChoice):
+                check_offset_choice(rand, scene, decl.name_span, self.error)
         return None if self.failed else scene
 
     def robot(self, field: ast.Field) -> str | None:

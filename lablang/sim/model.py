@@ -197,8 +197,18 @@ class LabelChoice:
     span: Span | None = field(default=None, eq=False)
 
 
+@frozen
+class OffsetChoice:
+    """`randomize scale.offset within [0 g, 5 g]`: each instance draws a scale's reading
+    offset from the list (kilograms; its zero drifted by that much: `tare` clears it)."""
+
+    entity: str
+    offsets: tuple[float, ...]
+    span: Span | None = field(default=None, eq=False)
+
+
 Randomization: TypeAlias = (
-    PoseRandomization | SlotPermutation | RoleBinding | SurfaceChoice | LabelChoice
+    PoseRandomization | SlotPermutation | RoleBinding | SurfaceChoice | LabelChoice | OffsetChoice
 )
 
 

@@ -242,7 +242,7 @@ class Runtime(Bookkeeping, Actors):
         for name, info in self.infos.items():
             if info.force_sensor:
                 pan = m.body(f"{name}_pan").id
-                zero = float(m.body_subtreemass[pan]) * GRAVITY
+                zero = (float(m.body_subtreemass[pan]) - info.offset) * GRAVITY
                 segments = tuple(m.geom(g).id for g in info.display)
                 self.scales[name] = ScaleState(
                     int(m.sensor(info.force_sensor).adr[0]), zero, segments=segments

@@ -142,3 +142,82 @@ def test_a_variation_of_evidence_that_does_not_fit_is_refused(
 
     with pytest.raises(ValueError, match=message):
         run_varied(task_from(SORT), 1, "sort", parse_variation(text))
+
+
+DRIFT = """
+scene balance {
+  scale: scale() on table at (0.40 m, 0.05 m)
+  randomize scale.offset within [0 g, 5 g]
+}
+task zero in balance {
+  instruction: "Tare the scale if it does not read 0.0 g."
+  step settle { do { wait(4.5 s) } success: true  may_already_hold: true }
+  step zero {
+    do { tare(scale) } requires not reading(scale, 0 g)
+    do { wait(0.1 s) }
+    success: reading(scale, 0 g)  may_already_hold: true
+  }
+}
+"""
+
+
+def test_a_scales_offset_is_drawn_per_instance_shown_on_the_empty_pan_and_tared_off(
+    task_from, make_runtime
+) -> None:
+    """`randomize scale.offset within [0 g, 5 g]` gives each instance one of the offsets
+    by its seed; an instance that drew 5 g shows 5.0 g on the empty pan once settled, and
+    a tare brings it to 0.0 g."""
+    from lablang.sim.build import compile_scene
+    from lablang.sim.certify import instance_seeds
+    from lablang.sim.runtime import Runtime
+    from lablang.sim.skills import SKILLS, run_skill
+
+    task = task_from(DRIFT)
+    seeds = instance_seeds(0, 6)
+    drawn = [
+        compile_scene(task.scene, np.random.default_rng(s)).infos["scale"].offset for s in seeds
+    ]
+    assert set(drawn) == {0.0, 0.005}
+    seed = seeds[drawn.index(0.005)]
+    rt = Runtime(compile_scene(task.scene, np.random.default_rng(seed)))
+    rt.reset({})
+    for _ in range(int(4.5 / rt.dt)):  # the display follows in about 1 s, then 3 s stable
+        rt.tick()
+    assert rt.scales["scale"].reading() == 5.0 and rt.scale_stable("scale")
+    skill, timeout = SKILLS["tare"]
+    assert run_skill(rt, skill(rt, "scale"), timeout).ok
+    assert rt.scales["scale"].reading() == 0.0
+
+
+def test_randomized_offsets_let_the_tare_block_be_covered(task_from) -> None:
+    """With the offset drawn per instance, 4 instances take both blocks of `zero`: the
+    tare where the empty pan reads 5.0 g, the wait where it reads 0.0 g; all succeed."""
+    from lablang.sim import certify_task
+
+    certificate = certify_task(task_from(DRIFT), instances=4, seed=0, mutants="none")
+    assert certificate["success_rate"] == 1.0
+    assert min(certificate["alternatives"]["zero"]["taken"]) >= 1, certificate["alternatives"]
+    assert certificate["certified"]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("randomize scale.offset within [0 g]", "two or more masses"),
+        ("randomize scale.offset within [0 g, 200 g]", "at most 100 g"),
+        ("randomize rack.offset within [0 g, 5 g]", "not a scale"),
+    ],
+)
+def test_a_malformed_offset_choice_is_a_located_diagnostic(line: str, message: str) -> None:
+    """An offset choice names two or more masses of at most 100 g, for a scale."""
+    from lablang.driver import check_text
+    from lablang.sim.front import tasks_of
+
+    text = DRIFT.replace(
+        "  randomize scale.offset within [0 g, 5 g]\n",
+        f"  rack: tube_rack(slots: 6) on table at (0.15 m, -0.15 m)\n  {line}\n",
+    )
+    result = check_text(text)
+    tasks_of(result.program, result.report)
+    found = [d for d in result.report if d.code == "E0708" and message in d.message]
+    assert found and found[0].span is not None, [d.message for d in result.report]
