@@ -60,10 +60,11 @@ def label_problem(text: str) -> str | None:
     >>> label_problem("B"), label_problem("b1")
     (None, 'the label `b1` has `b`, which a label cannot show')
     """
+    shown = text if len(text) <= 12 else text[:12] + "..."  # a long one is not echoed whole
     if not 1 <= len(text) <= LABEL_MAX:
-        return f"a label has 1 to {LABEL_MAX} characters, `{text}` has {len(text)}"
+        return f"a label has 1 to {LABEL_MAX} characters, `{shown}` has {len(text)}"
     bad = next((c for c in text if c not in LABEL_GLYPHS), None)
-    return None if bad is None else f"the label `{text}` has `{bad}`, which a label cannot show"
+    return None if bad is None else f"the label `{shown}` has `{bad}`, which a label cannot show"
 
 
 def _tube(mass: float) -> AssetKind:

@@ -293,7 +293,8 @@ def test_a_tubes_label_is_an_observation_key_and_drawn_for_the_camera(make_runti
 
 def test_a_label_is_checked_when_the_scene_is(task_from) -> None:
     """`label:` is a tube's parameter: a drawable one is kept on the entity, and one that
-    a flag cannot show is E0746 with a fix to the capitals it meant."""
+    a flag cannot show is E0746 with a fix to the capitals it meant (a long one is
+    quoted only in part)."""
     from lablang.driver import check_text
 
     task = task_from(LABELLED)
@@ -302,6 +303,9 @@ def test_a_label_is_checked_when_the_scene_is(task_from) -> None:
     report = check_text(LABELLED.replace('label: "B"', 'label: "b"')).report
     [found] = [d for d in report if d.code == "E0746"]
     assert found.fix is not None and [e.replacement for e in found.fix.edits] == ['"B"']
+    long = check_text(LABELLED.replace('label: "B"', f'label: "{"A" * 5000}"')).report
+    [found] = [d for d in long if d.code == "E0746"]
+    assert "has 5000" in found.message and len(found.message) < 100  # not echoed whole
 
 
 def test_a_condition_reads_a_label_as_the_flag_shows_it(make_runtime, task_from) -> None:
