@@ -118,8 +118,9 @@ def attrs_dict(event: Any) -> dict[str, Any]:
     default=None,
     metavar="OBJECT=TARGET",
     help="Vary the evidence instead: at the checkpoint OBJECT is found resting at TARGET "
-    "(a surface such as `scale`, or a slot such as `rack.slot[3]`); both continuations "
-    "run to the end.",
+    "(a surface such as `scale`, or a slot such as `rack.slot[3]`), a tube with another "
+    "label (`tube_A.label=B`) or a scale reading off its load (`scale=+5.0 g`); both "
+    "continuations run to the end.",
 )
 @click.option(
     "--step", "step", default=None, help="The step intervened on (default: the --at step)."
@@ -167,7 +168,8 @@ def branch_command(
     supported branch with one intervention, and print each branch's choice, execution and
     completion.
 
-    With `--vary OBJECT=TARGET` the evidence is varied instead (`lablang.sim.evidence`):
+    With `--vary OBJECT=TARGET` (or `TUBE.label=TEXT`, `SCALE=+5.0 g`) the evidence is
+    varied instead (`lablang.sim.evidence`):
     both continuations run every remaining step, and each branch's JSON carries the
     state and the evidence it starts from.
 
@@ -276,14 +278,10 @@ def _branch_varied(
 ) -> None:
     """`lablang branch --vary OBJECT=TARGET`: the base and the evidence-varied
     continuations, each run to the end."""
-    from lablang.sim.evidence import Relocate, run_varied
+    from lablang.sim.evidence import evidence_text, parse_variation, run_varied
 
-    obj, _, target = vary.partition("=")
-    if not obj or not target:
-        echo("error: --vary takes OBJECT=TARGET, e.g. `w5=scale`", err=True)
-        sys.exit(2)
     try:
-        varied = run_varied(task, seed, at_step, Relocate(obj.strip(), target.strip()))
+        varied = run_varied(task, seed, at_step, parse_variation(vary))
     except ValueError as error:
         echo(f"error: --vary: {error}", err=True)
         sys.exit(2)
@@ -298,9 +296,7 @@ def _branch_varied(
     echo(f"{'branch':10} {'starts':22} {'choice':16} {'execution':16} completion")
     for branch in ("base", "varied"):
         score = summary[branch]
-        shown = ", ".join(
-            f"{name} {e['display']:.1f} g" for name, e in score["start"]["evidence"].items()
-        )
+        shown = evidence_text(score["start"]["evidence"])
         echo(f"{branch:10} {shown or '-':22} {_measures(score)}")
         for c in score["choice"]["frozen"]:
             operation = c["contract_operation"] or c["operation"]

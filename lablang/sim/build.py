@@ -15,6 +15,8 @@ from lablang.sim.model import (
     Entity,
     InSlot,
     Intervention,
+    LabelChoice,
+    OffsetChoice,
     OnSurface,
     PoseRandomization,
     RoleBinding,
@@ -79,6 +81,8 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
     infos: dict[str, AssetInfo] = {}
     placements: dict[str, InSlot | OnSurface] = {}
     bindings: dict[str, str] = {}
+    labels: dict[str, str] = {}  # tube -> the label this instance drew
+    offsets: dict[str, float] = {}  # scale -> the reading offset (kg) this instance drew
     for entity in scene.entities:
         if entity.placement is not None:
             placements[entity.name] = entity.placement
@@ -104,12 +108,19 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
                 surface = rand.surfaces[int(rng.integers(len(rand.surfaces)))]
                 if surface != rand.surfaces[0]:  # the first keeps the declared place
                     placements[rand.entity] = OnSurface(surface, 0.0, 0.0)
+            case LabelChoice():
+                labels[rand.entity] = rand.labels[int(rng.integers(len(rand.labels)))]
+            case OffsetChoice():
+                offsets[rand.entity] = rand.offsets[int(rng.integers(len(rand.offsets)))]
             case _:
                 assert_never(rand)
     if scene.entity("table") is None:
         infos["table"] = build_table(spec, Entity("table", "table"), [0, 0, 0], 0.0)
     for entity in scene.entities:
         builder, kind = BUILDERS[entity.asset], ASSET_KINDS[entity.asset].role
+        if entity.name in labels:
+            params = dict(entity.params) | {"label": labels[entity.name]}
+            entity = evolve(entity, params=tuple(params.items()))
         placement = placements.get(entity.name)
         if kind == "fixture" and entity.asset != "table":
             x, y, yaw = 0.3, 0.0, 0.0
@@ -118,6 +129,7 @@ def compile_scene(scene: Scene, rng: np.random.Generator) -> Built:
             infos[entity.name] = builder(spec, entity, [x, y, 0.0], yaw)
         else:
             infos[entity.name] = builder(spec, entity, [0.0, 0.0, 0.0], 0.0)
+        infos[entity.name].offset = offsets.get(entity.name, 0.0)
     robot_named(scene.robot).build(spec)
     actions = [a for event in scene.interventions for a in event.actions]
     moved = sorted({a.entity for a in actions if a.kind == "move" and (a.dx or a.dy)})

@@ -39,6 +39,34 @@ class AssetKind:
     wells: bool = False  # `entity.well[k]` are containers (plates)
 
 
+# A tube's label: the characters a seven-segment glyph shows unambiguously (segments a..g:
+# a top, b upper right, c lower right, d bottom, e lower left, f upper left, g middle; `B`
+# and `D` are drawn as the lower-case b and d), at most LABEL_MAX of them. The digits are
+# the instruments' displays' digits too (`assets.display`).
+LABEL_GLYPHS = {
+    "0": "abcdef", "1": "bc", "2": "abdeg", "3": "abcdg", "4": "bcfg",
+    "5": "acdfg", "6": "acdefg", "7": "abc", "8": "abcdefg", "9": "abcdfg",
+    "A": "abcefg", "B": "cdefg", "C": "adef", "D": "bcdeg", "E": "adefg", "F": "aefg",
+    "H": "bcefg", "J": "bcde", "L": "def", "P": "abefg", "U": "bcdef", "-": "g",
+}  # fmt: skip
+LABEL_MAX = 3
+# kg: the largest reading offset a scale is given (`randomize scale.offset`, `branch --vary`)
+MAX_READING_OFFSET = 0.1
+
+
+def label_problem(text: str) -> str | None:
+    """Why a tube label cannot be drawn, or None if it can.
+
+    >>> label_problem("B"), label_problem("b1")
+    (None, 'the label `b1` has `b`, which a label cannot show')
+    """
+    shown = text if len(text) <= 12 else text[:12] + "..."  # a long one is not echoed whole
+    if not 1 <= len(text) <= LABEL_MAX:
+        return f"a label has 1 to {LABEL_MAX} characters, `{shown}` has {len(text)}"
+    bad = next((c for c in text if c not in LABEL_GLYPHS), None)
+    return None if bad is None else f"the label `{shown}` has `{bad}`, which a label cannot show"
+
+
 def _tube(mass: float) -> AssetKind:
     """A microtube's parameters (its size is in `TUBES`)."""
     return AssetKind(
@@ -48,6 +76,8 @@ def _tube(mass: float) -> AssetKind:
             "capped": ParamSpec("", 0, 1, 1, integer=True),
             # 1: the bore is modelled (walls and a floor), so a pipette tip can enter it
             "hollow": ParamSpec("", 0, 1, 0, integer=True),
+            # a label drawn on a flag above the cap: 1 to LABEL_MAX of LABEL_GLYPHS
+            "label": ParamSpec("label", 1, LABEL_MAX, 0),
         },
         open_container=True,
     )
@@ -294,7 +324,7 @@ PREDICATE_NAMES = (
     "throughout",
     "during",
 )
-FUNCTION_NAMES = ("slot_of", "opposite", "mass", "height")
+FUNCTION_NAMES = ("slot_of", "opposite", "mass", "height", "label")
 
 # Limits on what a `.lab` task may ask of the simulator (untrusted input).
 MAX_ENTITIES = 64
@@ -413,6 +443,7 @@ PREDICATE_SIGNATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "opposite": (("entity", "slot"), "the slot opposite a slot of a rotor"),
     "mass": (("object",), "the object's mass"),
     "height": (("object",), "the height of the object's lowest point above the table, in m"),
+    "label": (("object",), "the tube's label, a string (none without one)"),
 }  # fmt: skip
 
 

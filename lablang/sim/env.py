@@ -4,7 +4,8 @@ Observations: the robot's joint positions (proprioception), the TCP position, ev
 free object's pose (position and quaternion), every fixture's pose (`fixtures`: where the
 randomized scale or rack stands), what the instruments show (`evidence`: each scale's
 display in grams and whether it has been stable for 3 s, each hot plate's thermometer and
-set temperature, as their seven-segment displays show them to a camera), and optionally
+set temperature, each bench timer's count and whether it runs, each labelled tube's label,
+as their seven-segment displays show them to a camera), and optionally
 a camera image.
 Actions: an end-effector target `[x, y, z, yaw, tilt, grip]` (metres, radians, and the
 half-opening of the fingers in metres), applied for one 20 ms control tick.
@@ -44,12 +45,13 @@ from typing import Any
 
 import numpy as np
 
+from lablang.sim.assets.display import label_codes
 from lablang.sim.bookkeeping import apply as apply_operations
 from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_WORK
 from lablang.sim.episode import observation
 from lablang.sim.labference import CHOICES, OUTCOMES, TransferWatch
-from lablang.sim.model import Task, bind_task
+from lablang.sim.model import Task, bind_task, reads
 from lablang.sim.predicates import Evaluator, SpecError
 from lablang.sim.records import Event, event_json, record_lines
 from lablang.sim.runtime import Runtime, SimFault
@@ -92,6 +94,7 @@ class TaskEnv:
         self.camera = camera
         self.weld_assist = weld_assist
         self.rt: Runtime | None = None
+        self.read: set[str] = set()  # the entities whose evidence the agent observes
         self._renderer: Any = None
         self._evaluator: Evaluator | None = None
         self._step = 0
@@ -111,6 +114,8 @@ class TaskEnv:
         built = compile_scene(self._unbound.scene, np.random.default_rng(seed))
         self.task = bind_task(self._unbound, built.bindings)
         self.rt = Runtime(built, weld_assist=self.weld_assist)
+        # evidence is what the instruction says the agent reads (`model.reads`)
+        self.read = {n for n in built.infos if reads(self._unbound, n)}
         contents: dict[str, list[tuple[str, float, str]]] = {}
         for entity in self.task.scene.entities:
             for item in entity.contents:
@@ -324,7 +329,7 @@ class TaskEnv:
             "tcp": rt.tcp().copy(),
             "objects": objects,
             "fixtures": fixture_poses(rt),
-            "evidence": evidence(rt),
+            "evidence": {k: v for k, v in evidence(rt).items() if k in self.read},
         }
         if self.camera:
             import mujoco
@@ -374,13 +379,19 @@ def evidence(rt: Runtime) -> dict[str, np.ndarray]:
     """What the agent reads off the instruments, as drawn on their seven-segment displays
     (`lablang.sim.assets.display`): each scale's display in grams and whether it has been
     constant for the 3 s a reading needs (1.0) or not (0.0); each hot plate's thermometer
-    in degrees C and the temperature it is set to."""
+    in degrees C and the temperature it is set to; each bench timer's count in seconds and
+    whether it is running (1.0) or not (0.0); each labelled tube's label, the code points
+    of its characters and 0.0 after its end (`assets.display.label_codes`)."""
     out = {
         name: np.array([state.reading(), 1.0 if rt.scale_stable(name) else 0.0])
         for name, state in rt.scales.items()
     }
     for name in rt.thermometers.segments:
         out[name] = np.array([rt.thermometers.reading(name), rt.setpoint[name]])
+    for name in rt.timers.segments:
+        out[name] = np.array([rt.timers.reading(name), 1.0 if rt.timers.running(name) else 0.0])
+    for name, text in rt.labels.text.items():
+        out[name] = np.array(label_codes(text))
     return out
 
 

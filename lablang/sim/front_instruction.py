@@ -18,14 +18,13 @@ def check_instruction(
     """W0701: the instruction should name every object the success specs require."""
     if not task.instruction:
         return
-    text = " ".join(re.findall(r"[a-z0-9]+", task.instruction.lower().replace("_", " ")))
+    text = sm.spoken(task.instruction)
     missing: list[str] = []
     for step in task.steps:
         for ref in _refs(step.success):
             if task.scene.entity(ref) is None or ref in missing:
                 continue
-            spoken = " ".join(re.findall(r"[a-z0-9]+", ref.lower().replace("_", " ")))
-            if f" {spoken} " not in f" {text} ":
+            if f" {sm.spoken(ref)} " not in f" {text} ":
                 missing.append(ref)
     words = set(text.split())
     # numbers standing on their own ("20 g", "37 C"), not inside names such as `w20`

@@ -1,10 +1,12 @@
 """The front end of where things stand: placements (`on table at (x, y)`, `in rack.slot[k]`),
-their checks against the scene, and `randomize` entries (poses, slot permutations, roles)."""
+their checks against the scene, and `randomize` entries (poses, slot permutations, roles,
+surfaces, labels and reading offsets)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 from lablang import ast
 from lablang.sim import catalog
@@ -150,6 +152,10 @@ def randomization(entry: ast.ExprEntry, error: Error) -> sm.Randomization | None
             return None
         candidates = tuple(i.id for i in items if isinstance(i, ast.Name))
         return sm.RoleBinding(target.id, candidates, span=entry.span)
+    if isinstance(target, ast.Attribute) and target.name == "label":
+        return label_choice(entry, target, within, error)
+    if isinstance(target, ast.Attribute) and target.name == "offset":
+        return offset_choice(entry, target, within, error)
     names: list[str] = []
     for item in target.items if isinstance(target, ast.ListExpr) else (target,):
         if isinstance(item, ast.Attribute) and item.name == "pose":
@@ -208,6 +214,86 @@ def randomization(entry: ast.ExprEntry, error: Error) -> sm.Randomization | None
         entry.span,
     )
     return None
+
+
+def _listed(
+    entry: ast.ExprEntry,
+    target: ast.Attribute,
+    within: object,
+    value_of: Callable[[ast.Expr], Any],
+    what: str,
+    error: Error,
+) -> tuple[str, list[ast.Expr], list[Any]] | None:
+    """The entity and the two or more values of `randomize ENTITY.PROPERTY within [...]`
+    (E0708 naming `what`, such as `masses, as in ...`, unless every item is a value)."""
+    items = list(within.items) if isinstance(within, ast.ListExpr) else []
+    values = [value_of(i) for i in items]
+    if not isinstance(target.value, ast.Name) or len(values) < 2 or None in values:
+        error("E0708", f"name two or more {what}", entry.span)
+        return None
+    return target.value.id, items, values
+
+
+def label_choice(
+    entry: ast.ExprEntry, target: ast.Attribute, within: object, error: Error
+) -> sm.LabelChoice | None:
+    """`randomize tube_A.label within ["A", "B"]`: two or more labels, each drawable."""
+    what = 'labels, as in `randomize tube_A.label within ["A", "B"]`'
+    listed = _listed(
+        entry, target, within, lambda i: i.value if isinstance(i, ast.String) else None,
+        what, error,
+    )  # fmt: skip
+    if listed is None:
+        return None
+    name, items, labels = listed
+    ok = True
+    for item, text in zip(items, labels, strict=True):
+        problem = catalog.label_problem(text)
+        if problem is not None:
+            help = f"a label has 1 to {catalog.LABEL_MAX} of " + "".join(catalog.LABEL_GLYPHS)
+            error("E0746", problem, item.span, help=help)
+            ok = False
+    return sm.LabelChoice(name, tuple(labels), span=entry.span) if ok else None
+
+
+def offset_choice(
+    entry: ast.ExprEntry, target: ast.Attribute, within: object, error: Error
+) -> sm.OffsetChoice | None:
+    """`randomize scale.offset within [0 g, 5 g]`: two or more masses of at most 100 g."""
+    what = "masses, as in `randomize scale.offset within [0 g, 5 g]`"
+    listed = _listed(entry, target, within, lambda i: si_number(i, "mass"), what, error)
+    if listed is None:
+        return None
+    name, _, offsets = listed
+    if max(abs(m) for m in offsets) > catalog.MAX_READING_OFFSET + 1e-12:
+        error("E0708", "a scale's reading offset is at most 100 g either way", entry.span)
+        return None
+    return sm.OffsetChoice(name, tuple(offsets), span=entry.span)
+
+
+def check_label_choice(rand: sm.LabelChoice, scene: sm.Scene, fallback: Span, error: Error) -> None:
+    """The varied tube declares a label (its flag is built for it)."""
+    entity = scene.entity(rand.entity)
+    if entity is not None and not entity.param("label", ""):
+        error(
+            "E0746",
+            f"`{rand.entity}` has no `label:` to vary",
+            rand.span or fallback,
+            help=f'declare one on the tube, such as `{entity.asset}(label: "{rand.labels[0]}")`',
+        )
+
+
+def check_offset_choice(
+    rand: sm.OffsetChoice, scene: sm.Scene, fallback: Span, error: Error
+) -> None:
+    """A reading offset belongs to a scale."""
+    entity = scene.entity(rand.entity)
+    if entity is not None and entity.asset != "scale":
+        error(
+            "E0708",
+            f"`{rand.entity}` ({entity.asset}) is not a scale: only a scale's reading has an offset",
+            rand.span or fallback,
+        )
 
 
 def check_role(rand: sm.RoleBinding, scene: sm.Scene, fallback: Span, error: Error) -> None:

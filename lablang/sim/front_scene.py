@@ -8,11 +8,14 @@ from typing import assert_never
 
 from lablang import ast
 from lablang.check.names import reserved_name
+from lablang.diagnostics import Edit, Fix
 from lablang.sim import catalog
 from lablang.sim import model as sm
 from lablang.sim.front_events import check_events, parse_event
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_placement import (
+    check_label_choice,
+    check_offset_choice,
     check_placements,
     check_role,
     check_surface_choice,
@@ -87,6 +90,8 @@ class SceneFront(Front):
                     names = rand.candidates
                 case sm.SurfaceChoice():
                     names = (rand.entity, *(n for n in rand.surfaces if n != "table"))
+                case sm.LabelChoice() | sm.OffsetChoice():
+                    names = (rand.entity,)
                 case _:
                     assert_never(rand)
             for name in names:
@@ -96,6 +101,10 @@ class SceneFront(Front):
                 check_role(rand, scene, decl.name_span, self.error)
             if isinstance(rand, sm.SurfaceChoice):
                 check_surface_choice(rand, scene, decl.name_span, self.error)
+            if isinstance(rand, sm.LabelChoice):
+                check_label_choice(rand, scene, decl.name_span, self.error)
+            if isinstance(rand, sm.OffsetChoice):
+                check_offset_choice(rand, scene, decl.name_span, self.error)
         return None if self.failed else scene
 
     def robot(self, field: ast.Field) -> str | None:
@@ -186,7 +195,9 @@ class SceneFront(Front):
 
     def param(
         self, asset: str, name: str, spec: catalog.ParamSpec, expr: ast.Expr
-    ) -> float | int | None:
+    ) -> float | int | str | None:
+        if spec.dimension == "label":
+            return self.label(expr)
         value = si_number(expr, spec.dimension)
         if value is None:
             unit = {"mass": "g", "volume": "mL"}.get(spec.dimension, "")
@@ -208,6 +219,29 @@ class SceneFront(Front):
             )
             return None
         return int(value) if spec.integer else value
+
+    def label(self, expr: ast.Expr) -> str | None:
+        """E0746 unless a tube's `label:` is a string a label's flag can show."""
+        text = expr.value if isinstance(expr, ast.String) else None
+        problem = (
+            catalog.label_problem(text) if text is not None else 'a label is a string such as `"B"`'
+        )
+        if problem is None:
+            return text
+        shown = "".join(c for c in (text or "").upper() if c in catalog.LABEL_GLYPHS)
+        shown = shown[: catalog.LABEL_MAX]
+        fix = Fix(f'write `"{shown}"`', (Edit(expr.span, f'"{shown}"'),)) if shown else None
+        self.error(
+            "E0746",
+            problem,
+            expr.span,
+            label="not a label a tube's flag can show",
+            help=f"a label has 1 to {catalog.LABEL_MAX} of "
+            + "".join(catalog.LABEL_GLYPHS)
+            + " (seven-segment glyphs)",
+            fix=fix,
+        )
+        return None
 
     def contents(self, expr: ast.Expr) -> Iterator[sm.Content]:
         items = expr.items if isinstance(expr, ast.ListExpr) else (expr,)

@@ -46,9 +46,9 @@ except ImportError as err:  # pragma: no cover - exercised only without the extr
 from lablang.sim.assets import FINGER_MAX
 from lablang.sim.build import compile_scene
 from lablang.sim.cameras import CAMERAS, CameraRig
-from lablang.sim.catalog import ASSET_KINDS
+from lablang.sim.catalog import ASSET_KINDS, LABEL_MAX
 from lablang.sim.env import ACTION_HIGH, ACTION_LOW, TaskEnv, checked_seed
-from lablang.sim.model import Task
+from lablang.sim.model import Task, reads
 from lablang.sim.robots import robot_named, with_robot
 
 ACTION_MODES = ("ee_delta", "ee_pose", "joint")
@@ -56,6 +56,19 @@ DELTA_SCALE = np.array([0.02, 0.02, 0.02, 0.1, 0.1])  # per tick at |action| = 1
 NAMESPACE = "lablang"
 WORLD = 3.0  # m: positions stay within the floor's extent (the floor plane is 6 m wide)
 DISPLAY_LIMIT = 1000.0  # g: a scale's display shows -999.9 .. 999.9 g
+_FLAG = (np.array([-DISPLAY_LIMIT, 0.0]), np.array([DISPLAY_LIMIT, 1.0]))
+_TWO = (np.array([-DISPLAY_LIMIT] * 2), np.array([DISPLAY_LIMIT] * 2))
+# each instrument's `evidence` key and its bounds: a scale's display (g) and whether it
+# has been stable for 3 s (0 or 1); a hot plate's or thermal block's thermometer and set
+# temperature (C); a timer's count (s) and whether it runs (0 or 1); a labelled tube's
+# label (its characters' code points, 0 after its end)
+EVIDENCE_BOUNDS = {
+    "scale": _FLAG,
+    "stirrer": _TWO,
+    "thermal_block": _TWO,
+    "timer": _FLAG,
+    "label": (np.zeros(LABEL_MAX), np.full(LABEL_MAX, 127.0)),
+}
 JOINT_MARGIN = 0.5  # m or rad beyond a joint's range still inside the observation space
 
 __all__ = ["ACTION_MODES", "LabEnv", "make_gym_env", "register_tasks"]
@@ -137,8 +150,13 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
             for e in task.scene.entities
             if ASSET_KINDS[e.asset].role != "object" and e.asset != "table"
         )
-        self.scale_names = tuple(e.name for e in task.scene.entities if e.asset == "scale")
-        self.thermometer_names = tuple(e.name for e in task.scene.entities if e.asset == "stirrer")
+        # the instruments whose display is evidence, by asset (`EVIDENCE_BOUNDS`)
+        # and that the instruction says the agent reads (`model.reads`)
+        self.evidence_names = {
+            e.name: "label" if e.param("label", "") else e.asset
+            for e in task.scene.entities
+            if (e.asset in EVIDENCE_BOUNDS or e.param("label", "")) and reads(task, e.name)
+        }
         # the scene compiled once for what the spaces need (the joints' ranges)
         probe = compile_scene(task.scene, np.random.default_rng(0)).model
         arm = self.robot.joints[:-2]
@@ -166,16 +184,13 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
                     for name in self.fixture_names
                 }
             )
-        if self.scale_names or self.thermometer_names:
-            # a scale's display (grams) and whether it has been stable for 3 s (0 or 1); a
-            # hot plate's thermometer and its set temperature (degrees C)
-            low, high = np.array([-DISPLAY_LIMIT, 0.0]), np.array([DISPLAY_LIMIT, 1.0])
-            hot = np.array([DISPLAY_LIMIT, DISPLAY_LIMIT])
-            shown: dict[str, spaces.Space[Any]] = {
-                name: spaces.Box(low, high, dtype=np.float64) for name in self.scale_names
-            }
-            shown |= {n: spaces.Box(-hot, hot, dtype=np.float64) for n in self.thermometer_names}
-            observation["evidence"] = spaces.Dict(shown)
+        if self.evidence_names:
+            observation["evidence"] = spaces.Dict(
+                {
+                    name: spaces.Box(*EVIDENCE_BOUNDS[asset], dtype=np.float64)
+                    for name, asset in self.evidence_names.items()
+                }
+            )
         if self.cameras:
             height, width = self.image_size
             observation["images"] = spaces.Dict(
@@ -277,13 +292,10 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
         }
         if self.fixture_names:
             obs["fixtures"] = {name: core["fixtures"][name] for name in self.fixture_names}
-        if self.scale_names or self.thermometer_names:
+        if self.evidence_names:
             obs["evidence"] = {
-                name: np.clip(core["evidence"][name], [-DISPLAY_LIMIT, 0.0], [DISPLAY_LIMIT, 1.0])
-                for name in self.scale_names
-            } | {
-                name: np.clip(core["evidence"][name], -DISPLAY_LIMIT, DISPLAY_LIMIT)
-                for name in self.thermometer_names
+                name: np.clip(core["evidence"][name], *EVIDENCE_BOUNDS[asset])
+                for name, asset in self.evidence_names.items()
             }
         if self.cameras:
             rt = self.core.rt

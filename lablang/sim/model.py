@@ -7,6 +7,7 @@ SI floats (metres, kilograms, seconds, radians, cubic metres).
 
 from __future__ import annotations
 
+import re
 from typing import TypeAlias, assert_never
 
 from attrs import evolve, field, frozen
@@ -185,7 +186,30 @@ class SurfaceChoice:
     span: Span | None = field(default=None, eq=False)
 
 
-Randomization: TypeAlias = PoseRandomization | SlotPermutation | RoleBinding | SurfaceChoice
+@frozen
+class LabelChoice:
+    """`randomize tube_A.label within ["A", "B"]`: each instance draws the tube's label
+    from the list, so label evidence varies between instances (the tube declares a
+    `label:` of its own, which the list need not hold)."""
+
+    entity: str
+    labels: tuple[str, ...]
+    span: Span | None = field(default=None, eq=False)
+
+
+@frozen
+class OffsetChoice:
+    """`randomize scale.offset within [0 g, 5 g]`: each instance draws a scale's reading
+    offset from the list (kilograms; its zero drifted by that much: `tare` clears it)."""
+
+    entity: str
+    offsets: tuple[float, ...]
+    span: Span | None = field(default=None, eq=False)
+
+
+Randomization: TypeAlias = (
+    PoseRandomization | SlotPermutation | RoleBinding | SurfaceChoice | LabelChoice | OffsetChoice
+)
 
 
 # what a scripted colleague can do in an event (`event NAME at T { ACTION(...) }`)
@@ -348,6 +372,27 @@ class Task:
     binding: FamilyBinding | None = None
     trace: TaskTrace | None = None
     family: str = ""  # one of `catalog.TASK_FAMILIES`
+
+
+def spoken(text: str) -> str:
+    """Text as the words an instruction check compares: lower case, `_` a space.
+
+    >>> spoken("Put tube_A on the Scale.")
+    'put tube a on the scale'
+    """
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower().replace("_", " ")))
+
+
+def reads(task: Task, name: str) -> bool:
+    """Whether the task's instruction tells the agent to read an entity's display or label
+    (issue 27: evidence is what the instruction says the agent reads): it names the
+    entity, or a role that may be bound to it (the family's binding, or a scene role of
+    which it is a candidate: each candidate is then read, so the keys are the same in
+    every instance)."""
+    said = f" {spoken(task.instruction)} "
+    roles = [r for r, e in task.binding.roles if e == name] if task.binding else []
+    roles += [r for r, candidates in task.scene.roles().items() if name in candidates]
+    return any(f" {spoken(word)} " in said for word in (name, *roles))
 
 
 def bind_expr(expr: Expr, bindings: dict[str, str]) -> Expr:

@@ -423,11 +423,20 @@ PREDICATES: dict[str, PredicateFn] = {
     "temperature": _p_temperature,
     "has_tip": _one(lambda rt, name: rt.tips.get(name, False)),
 }
+
+
+def _f_label(rt: Runtime, call: Call, args: list[Any], kw: dict[str, Any]) -> Any:
+    """`label(tube)`: the label its flag shows now (none for a tube without one)."""
+    _arity(call, args, 1, 1)
+    return rt.labels.text.get(_entity(rt, call, args[0]))
+
+
 FUNCTIONS: dict[str, PredicateFn] = {
     "slot_of": _f_slot_of,
     "opposite": _f_opposite,
     "mass": _f_mass,
     "height": _f_height,
+    "label": _f_label,
 }
 TEMPORAL = ("stable", "throughout", "during")
 ALL_PREDICATES = (*PREDICATES, *TEMPORAL)

@@ -20,13 +20,14 @@ from attrs import define, field, frozen
 
 from lablang.sim.actors import Actors
 from lablang.sim.assets import FINGER_MAX, GANTRY_Z, TCP_DROP, AssetInfo
-from lablang.sim.assets.display import LIT, UNLIT, Thermometers, segments_lit
+from lablang.sim.assets.display import LIT, UNLIT, Labels, Thermometers, Timers, segments_lit
 from lablang.sim.bookkeeping import Bookkeeping, journaled
 from lablang.sim.build import LEVEL_SHOWN, Built
 from lablang.sim.catalog import WORK_BASE
 from lablang.sim.model import InSlot, OnSurface
 from lablang.sim.robots import robot_named
-from lablang.sim.state import SlotTarget, bottom_depth, on, slot_of
+from lablang.sim.state import SlotTarget, bottom_depth
+from lablang.sim.thermal import AMBIENT, update_thermal
 
 GRAVITY = 9.81
 LIQUID_DENSITY = 1000.0  # kg/m^3; contents are water-like unless stated
@@ -37,12 +38,6 @@ PENETRATION_LIMIT = 0.005  # m
 VELOCITY_LIMIT = 20.0  # m/s in a translational coordinate
 SPIN_LIMIT = 200.0  # rad/s in a rotational one (a gram-scale tube can spin fast for real)
 SETTLE_TIME = 0.3  # s of physics before the program starts
-AMBIENT = 22.0  # deg C
-BLOCK_TAU = 8.0  # s: a thermal block's approach to its setpoint (a fast, documented model)
-WELL_TAU = 4.0  # s: a tube's approach to the temperature of the well it sits in
-AIR_TAU = 120.0  # s: an object's approach to ambient in air
-PLATE_TAU = 10.0  # s: a container's approach to the temperature of the hot plate it rests on
-STIR_MIX_TIME = 5.0  # s of stirring on a running stirrer that mixes a container's contents
 THERMAL_EVERY = 5  # ticks between thermal updates
 WARNING_EVERY = 5  # ticks between reads of MuJoCo's warning counters
 
@@ -152,6 +147,9 @@ _RUNTIME_FIELDS = (
     "setpoint",
     "pending_setpoint",
     "scales",
+    "thermometers",
+    "timers",
+    "labels",
     "buttons",
     "tips",
     "boxed_tips",
@@ -244,7 +242,7 @@ class Runtime(Bookkeeping, Actors):
         for name, info in self.infos.items():
             if info.force_sensor:
                 pan = m.body(f"{name}_pan").id
-                zero = float(m.body_subtreemass[pan]) * GRAVITY
+                zero = (float(m.body_subtreemass[pan]) - info.offset) * GRAVITY
                 segments = tuple(m.geom(g).id for g in info.display)
                 self.scales[name] = ScaleState(
                     int(m.sensor(info.force_sensor).adr[0]), zero, segments=segments
@@ -278,6 +276,11 @@ class Runtime(Bookkeeping, Actors):
         self._init_actors(built)
         self.heaters = [name for name, info in self.infos.items() if info.heater]
         self.thermometers = Thermometers.of(m, {h: self.infos[h].display for h in self.heaters})
+        clocks = {n: i.display for n, i in self.infos.items() if i.asset == "timer"}
+        self.timers = Timers.of(m, clocks)
+        self.labels = Labels.of(
+            m, {n: (i.label, i.display) for n, i in self.infos.items() if i.label}
+        )
         self.tip_geoms = {
             name: m.geom(f"{name}_tip").id
             for name, info in self.infos.items()
@@ -412,8 +415,10 @@ class Runtime(Bookkeeping, Actors):
         if self.interventions:
             self._actors_after_step()
         if self.heaters and self.ticks % THERMAL_EVERY == 0:
-            self._update_thermal(self.dt * THERMAL_EVERY)
+            update_thermal(self, self.dt * THERMAL_EVERY)
             self.thermometers.update(self.model, self.temperature)
+        if self.timers.segments:
+            self.timers.update(self.model, self.time, self.running)
         self._check_health()
         for watch in self.watchers:
             watch()
@@ -552,29 +557,6 @@ class Runtime(Bookkeeping, Actors):
     def _handover_pose(self, name: str) -> np.ndarray:
         pos, quat = self._placement_pose(name, self.built.placements.get(name))
         return np.concatenate([pos, quat])
-
-    def _update_thermal(self, dt: float) -> None:
-        for block in self.heaters:
-            self.temperature[block] += (1 - math.exp(-dt / BLOCK_TAU)) * (
-                self.setpoint[block] - self.temperature[block]
-            )
-        plates = [b for b in self.heaters if self.infos[b].top_site]
-        for name, info in self.infos.items():
-            if not info.free:
-                continue
-            where = slot_of(self, name)
-            plate = next((b for b in plates if on(self, name, b)), None)
-            if where is not None and where.container in self.setpoint:
-                goal, tau = self.temperature[where.container], WELL_TAU
-            elif plate is not None:
-                goal, tau = self.temperature[plate], PLATE_TAU
-                if plate in self.running and self.ledger.total(name) > 0:
-                    self.stirred[name] = self.stirred.get(name, 0.0) + dt
-                    if self.stirred[name] >= STIR_MIX_TIME - 1e-9:
-                        self.ledger.mixed.add(name)
-            else:
-                goal, tau = AMBIENT, AIR_TAU
-            self.temperature[name] += (1 - math.exp(-dt / tau)) * (goal - self.temperature[name])
 
     def capped(self, name: str) -> bool:
         """Whether a container is closed now: capped by build and its cap not taken off."""

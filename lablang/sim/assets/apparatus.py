@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import mujoco
 
+from lablang.sim.assets.display import add_display
 from lablang.sim.assets.info import AssetInfo
 from lablang.sim.assets.parts import DARK, GREY, add_button, box, hinged_lid, lid_handle, quat_z
 from lablang.sim.model import Entity
@@ -143,10 +144,13 @@ def build_incubator(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: 
 
 
 def build_timer(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
-    """A bench timer: a box with a `start` button; a press starts it (`started(timer)`)."""
+    """A bench timer: a box with a `start` button; a press starts it (`started(timer)`),
+    and a seven-segment display upright on its +x edge, facing the `front` camera, counts
+    the seconds since (visual geoms only: `assets.display.Timers`)."""
     name = entity.name
     body = spec.worldbody.add_body(name=name, pos=pos, quat=quat_z(yaw))
     box(body, [0, 0, 0.02], [0.04, 0.03, 0.02], [0.95, 0.85, 0.3, 1.0])
     info = AssetInfo(name, "timer", name, free=False, radius=0.03)
     info.buttons["start"] = add_button(spec, body, f"{name}_start", [0, 0, 0.04])
+    info.display = add_display(body, f"{name}_display", [0.045, 0.0, 0.094])
     return info

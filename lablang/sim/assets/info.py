@@ -55,6 +55,8 @@ class AssetInfo:
     tip_length: float = 0.0  # a pipette's tip, part of `half_height` while it is on
     cap_joint: str = ""  # a screw cap's turning hinge (bottles)
     display: list[str] = field(factory=list)  # a scale's seven-segment geoms (`display.py`)
+    label: str = ""  # a tube's label (its flag's segments are `display`)
+    offset: float = 0.0  # kg a scale reads over its load (a drawn zero drift; `tare` clears it)
 
 
 Builder = Callable[[mujoco.MjSpec, Entity, list[float], float], AssetInfo]

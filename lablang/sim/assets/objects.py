@@ -7,6 +7,7 @@ import math
 
 import mujoco
 
+from lablang.sim.assets.display import LABEL, add_display
 from lablang.sim.assets.info import AssetInfo
 from lablang.sim.assets.parts import TUBE, G, free_body, quat_z, round_wall, wall_ring
 from lablang.sim.catalog import ASSET_KINDS, SCOOP_WALL, STEEL_DENSITY, TUBES, scoop_bowl
@@ -14,11 +15,24 @@ from lablang.sim.model import Entity
 
 
 def build_tube(spec: mujoco.MjSpec, entity: Entity, pos: list[float], yaw: float) -> AssetInfo:
-    """A microtube (`tube_1_5ml`, `tube_2ml`: its size from `catalog.TUBES`) with its cap."""
+    """A microtube (`tube_1_5ml`, `tube_2ml`: its size from `catalog.TUBES`) with its cap,
+    and, if it has a `label`, a flag above the cap that shows it (visual geoms only)."""
+    body = free_body(spec, entity.name)
+    info = _tube_body(body, entity)
+    label = str(entity.param("label", ""))
+    if label:
+        info.label = label
+        top = info.half_height + 0.04  # the flag's centre, 4 cm above the cap's centre
+        info.display = add_display(
+            body, f"{entity.name}_label", [info.radius + 0.003, 0, top], LABEL
+        )
+    return info
+
+
+def _tube_body(body: mujoco.MjsBody, entity: Entity) -> AssetInfo:
     shape = TUBES[entity.asset]
     r, half = shape.radius, shape.half
     mass = float(entity.param("mass", ASSET_KINDS[entity.asset].params["mass"].default))
-    body = free_body(spec, entity.name)
     if int(entity.param("hollow", 0)):
         return _hollow_tube(body, entity, r, half, mass)
     body.add_geom(
