@@ -285,7 +285,7 @@ class Declarations:
                             # `[ROLE']` of a role written with its length elsewhere
                             # (`[UMI:12]`) has that length, on either strand
                             low, high = self.role_length(info, role)
-                        made = placeholder(role, low, high, rc)
+                        made = placeholder(role, low, high, rc, pattern=part.pattern)
                         out.append(
                             evolve(made, label=label)
                             if label and isinstance(made, Homopolymer)

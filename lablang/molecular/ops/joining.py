@@ -21,10 +21,10 @@ from lablang.molecular.ops.core import (
     Oligo,
     OperationFailure,
     adenylated,
-    anneal_sites,
     has_phosphate,
     no_site_failure,
     oligo_moltype,
+    pairing_sites,
     parse_end,
     strip_leading_modifications,
     three_prime_blocked,
@@ -116,7 +116,8 @@ def check_splint(splint: Oligo, added: Seq, strand: Seq, prime: str) -> Seq:
 
     Rule: a splint must pair over its whole length across the junction, at least 6
     bases (`MIN_SPLINT_ARM`) on each side, so that ligase finds the two ends held in a
-    duplex. A splint may also hold the two ends apart (CH-ATAC's HY oligo holds the head
+    duplex; its end bases may pair inside a placeholder that admits them
+    (`pairing_sites`: a linker ending in S on a barcode the page gives as `S...`). A splint may also hold the two ends apart (CH-ATAC's HY oligo holds the head
     oligo 10 bases, its barcode, short of the Tn5 oligo): each of its arms pairs with
     one end and its middle stays unpaired (`splint_arms`); a polymerase extending the
     upstream 3' end copies the middle, and ligase then seals the nick.
@@ -124,7 +125,7 @@ def check_splint(splint: Oligo, added: Seq, strand: Seq, prime: str) -> Seq:
     junction = added + strand if prime == "5'" else strand + added
     joint = len(added) if prime == "5'" else len(strand)
     whole = plain(splint.seq).min_length
-    sites = anneal_sites(plain(splint.seq), junction, whole)
+    sites = pairing_sites(plain(splint.seq), junction, whole)
     arm = MIN_SPLINT_ARM
     if any(site.start <= joint - arm and site.stop >= joint + arm for site in sites):
         return Seq()
