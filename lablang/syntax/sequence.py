@@ -159,7 +159,9 @@ def _pattern_fits(
             source,
             span,
             label="a pattern gives the positions of a fixed length",
-            help=f"write `{fixed}`, or leave the pattern out of a range",
+            help=f"write `{fixed}`"
+            if low is None
+            else "leave the pattern out of a range, or give one length",
             fix=Fix(f"write `{fixed}`", (Edit(span, fixed),)) if low is None and pattern else None,
         )
         return False
