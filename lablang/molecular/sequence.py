@@ -590,7 +590,9 @@ def parse_notation(text: str, resolve: Callable[[str, bool], Seq] | None = None)
                     f"unreadable placeholder at column {i + 1}: `{body[i : i + 20]}`"
                 )
             parts.append(
-                placeholder(m.group(1), m.group(2), m.group(3), bool(m.group(4)), pattern=m.group(5))
+                placeholder(
+                    m.group(1), m.group(2), m.group(3), bool(m.group(4)), pattern=m.group(5)
+                )
             )
             i = m.end()
         elif ch == "(":

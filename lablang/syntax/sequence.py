@@ -226,7 +226,7 @@ def _bad_character(text: str, pos: int, offset: int, source: Source, report: Rep
     elif char in "[":
         help_text = (
             "a placeholder is `[ROLE:LEN]`, `[ROLE:MIN-MAX]` or `[ROLE]`, e.g. `[UMI:12]`; "
-            "its reverse complement `[ROLE:LEN']`; a pattern `[ROLE:LEN \"NNNNNNS\"]`"
+            'its reverse complement `[ROLE:LEN\']`; a pattern `[ROLE:LEN "NNNNNNS"]`'
         )
     elif char == "(":
         help_text = "a homopolymer is `(BASE)COUNT`, e.g. `(T)30`"
