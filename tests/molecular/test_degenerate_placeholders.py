@@ -20,14 +20,8 @@ from lablang.molecular.interchange import (
     export_t3_text,
 )
 from lablang.molecular.ops.core import anneal_sites, pairing_sites
-from lablang.molecular.sequence import (
-    BASES_PAIR,
-    PAIRS_PLACEHOLDER,
-    bases,
-    parse_notation,
-    render,
-    reverse_complement,
-)
+from lablang.molecular.pairing import BASES_PAIR, PAIRS_PLACEHOLDER
+from lablang.molecular.sequence import bases, parse_notation, render, reverse_complement
 from lablang.source import Source
 from lablang.syntax import parse
 

@@ -14,12 +14,11 @@ from lablang.molecular.molecule import (
     Single,
     Strand,
 )
+from lablang.molecular.pairing import BASES_PAIR, PAIRS_PLACEHOLDER, token_width, tokens_pair
 from lablang.molecular.sequence import (
-    BASES_PAIR,
     COMPLEMENT,
     DEGENERATE,
     LNA,
-    PAIRS_PLACEHOLDER,
     Bases,
     Homopolymer,
     Modification,
@@ -32,8 +31,6 @@ from lablang.molecular.sequence import (
     Token,
     render,
     reverse_complement,
-    token_width,
-    tokens_pair,
 )
 from lablang.records import Compared
 

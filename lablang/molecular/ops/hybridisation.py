@@ -14,7 +14,8 @@ from lablang.molecular.ops.core import (
     parse_end,
 )
 from lablang.molecular.ops.registry import Param, operation
-from lablang.molecular.sequence import Seq, plain, render, reverse_complement, tokens_pair
+from lablang.molecular.pairing import tokens_pair
+from lablang.molecular.sequence import Seq, plain, render, reverse_complement
 
 
 def _pairs(a: Seq, b: Seq) -> bool:

@@ -29,7 +29,8 @@ from lablang.molecular.ops.core import (
     strip_leading_modifications,
     three_prime_blocked,
 )
-from lablang.molecular.sequence import Seq, Token, plain, reverse_complement, tokens_pair
+from lablang.molecular.pairing import tokens_pair
+from lablang.molecular.sequence import Seq, Token, plain, reverse_complement
 
 MIN_SPLINT_ARM = 6  # bases a splint (or a hairpin's own overhang) pairs on each side of a nick
 

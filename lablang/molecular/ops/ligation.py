@@ -31,15 +31,8 @@ from lablang.molecular.ops.joining import (
     target_end,
 )
 from lablang.molecular.ops.registry import Param, operation
-from lablang.molecular.sequence import (
-    Seq,
-    Symbol,
-    plain,
-    render,
-    reverse_complement,
-    token_width,
-    tokens_pair,
-)
+from lablang.molecular.pairing import token_width, tokens_pair
+from lablang.molecular.sequence import Seq, Symbol, plain, render, reverse_complement
 from lablang.records import Compared
 
 # ------------------------------------------------------------------ ligation
