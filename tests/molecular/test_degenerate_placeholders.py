@@ -20,7 +20,8 @@ from lablang.molecular.interchange import (
     export_t3_text,
 )
 from lablang.molecular.ops.core import anneal_sites, pairing_sites
-from lablang.molecular.pairing import BASES_PAIR, PAIRS_PLACEHOLDER
+from lablang.molecular.ops.joining import splint_arms
+from lablang.molecular.pairing import BASES_PAIR, PAIRS_PLACEHOLDER, pair_whole
 from lablang.molecular.sequence import bases, parse_notation, render, reverse_complement
 from lablang.source import Source
 from lablang.syntax import parse
@@ -194,3 +195,26 @@ def test_a_patterned_barcode_in_a_primer_pairs_with_the_template_bases_it_admits
     assert [(s.start, s.stop, s.bases) for s in anneal_sites(fixed, template, 19)] == [(0, 19, 19)]
     open_ = parse_notation("5'-CCCCAAAA [BC:3 \"CGN\"] TTTTCCCC-3'")
     assert [s.bases for s in anneal_sites(open_, template, 8)] == [8]
+
+
+def test_a_splint_arm_ending_in_s_holds_an_end_whose_barcode_ends_in_s() -> None:
+    """A splint holding two ends apart pairs its 3' arm's S with the upstream barcode's last
+    position given as S (arms of 7 and 6 bases); a W there, or no pattern, holds nothing."""
+    upstream = parse_notation("5'-TTTTGGGG [RT:7 \"NNNNNNS\"] ACGTAC-3'")
+    downstream = bases("GCATTCAAGG")
+    assert splint_arms(bases("GAATGCTTTTGTACGTS"), upstream, downstream) == (7, 6)
+    assert splint_arms(bases("GAATGCTTTTGTACGTW"), upstream, downstream) is None
+    plain = parse_notation("5'-TTTTGGGG [RT:7] ACGTAC-3'")
+    assert splint_arms(bases("GAATGCTTTTGTACGTS"), plain, downstream) is None
+
+
+def test_an_oligo_pairs_an_end_position_by_position_across_a_patterned_barcode() -> None:
+    """Whole-length pairing (an oligo on an overhang) spells a placeholder out: `NNS AC`
+    pairs `GT [RT:3 "SNN"]`, `SAC` (three bases for five positions) does not, and a
+    barcode still pairs its own reverse complement as one token."""
+    end = parse_notation("5'-GT [RT:3 \"SNN\"]-3'").tokens()
+    assert pair_whole(bases("NNSAC").tokens(), end)
+    assert not pair_whole(bases("WNSAC").tokens(), end)
+    assert not pair_whole(bases("SAC").tokens(), end)
+    rc = parse_notation("5'-[RT:3' \"NNS\"] AC-3'").tokens()
+    assert pair_whole(rc, end)

@@ -29,8 +29,8 @@ from lablang.molecular.ops.core import (
     strip_leading_modifications,
     three_prime_blocked,
 )
-from lablang.molecular.pairing import tokens_pair
-from lablang.molecular.sequence import Seq, Token, plain, reverse_complement
+from lablang.molecular.pairing import Position, positions, positions_pair
+from lablang.molecular.sequence import Seq, SymbolToken, Token, plain, reverse_complement
 
 MIN_SPLINT_ARM = 6  # bases a splint (or a hairpin's own overhang) pairs on each side of a nick
 
@@ -154,6 +154,10 @@ def splint_arms(splint: Seq, upstream: Seq, downstream: Seq) -> tuple[int, int] 
     downstream's 5'-terminal bases, each arm >= `MIN_SPLINT_ARM` bases and the middle
     <= `MAX_SPLINT_GAP` bases; the widest arms win, None when there are none."""
     sp, up, down = splint.tokens(), upstream.tokens(), downstream.tokens()
+    if not any(isinstance(tok, SymbolToken) for tok in sp):
+        # a linker's bases against the ends' placeholders position by position (its own
+        # placeholders pair as tokens, so its arms count tokens)
+        up, down = positions(up), positions(down)  # type: ignore[assignment]
     n = len(sp)
     xs = [x for x in range(1, min(n, len(up)) + 1) if _arm(sp, up, x, three_prime=True)]
     ys = [y for y in range(1, min(n, len(down)) + 1) if _arm(sp, down, y, three_prime=False)]
@@ -172,12 +176,12 @@ def splint_arms(splint: Seq, upstream: Seq, downstream: Seq) -> tuple[int, int] 
     return best
 
 
-def _arm(sp: tuple[Token, ...], piece: tuple[Token, ...], k: int, *, three_prime: bool) -> bool:
+def _arm(sp: tuple[Token, ...], piece: tuple[Position, ...], k: int, *, three_prime: bool) -> bool:
     """Whether the splint's `k` terminal tokens (3' or 5') pair antiparallel with the
-    piece's `k` tokens at the junction (upstream's 3' end, downstream's 5' end)."""
+    piece's `k` positions at the junction (upstream's 3' end, downstream's 5' end)."""
     if three_prime:  # splint 3' end pairs upstream's bases from the junction backwards
-        return all(tokens_pair(sp[len(sp) - k + i], piece[len(piece) - 1 - i]) for i in range(k))
-    return all(tokens_pair(sp[k - 1 - i], piece[i]) for i in range(k))
+        return all(positions_pair(sp[len(sp) - k + i], piece[len(piece) - 1 - i]) for i in range(k))
+    return all(positions_pair(sp[k - 1 - i], piece[i]) for i in range(k))
 
 
 def _bases(seq: Seq) -> int:
