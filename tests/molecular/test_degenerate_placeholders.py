@@ -7,8 +7,12 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from pathlib import Path
+
+from click.testing import CliRunner
 
 from lablang import ast
+from lablang.cli import main
 from lablang.diagnostics import Report
 from lablang.driver import check_text
 from lablang.molecular.draw import library_svg
@@ -218,3 +222,13 @@ def test_an_oligo_pairs_an_end_position_by_position_across_a_patterned_barcode()
     assert not pair_whole(bases("SAC").tokens(), end)
     rc = parse_notation("5'-[RT:3' \"NNS\"] AC-3'").tokens()
     assert pair_whole(rc, end)
+
+
+def test_lablang_notation_in_check_json_keeps_the_pattern(tmp_path: Path) -> None:
+    """`check --json` lists the joined strand in lablang's notation with the barcode's
+    pattern, one placeholder of length 7 (LibStructBench's strings leave the pattern out)."""
+    path = tmp_path / "deg.lab"
+    path.write_text(PAGE.replace("BARCODE", '[RT_BARCODE:7 "SNNNNNN"]').replace("LINKER", "S"))
+    result = CliRunner().invoke(main, ["check", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    assert '[RT_BARCODE:7 \\"SNNNNNN\\"] ACGTTGCA-3' in result.output
