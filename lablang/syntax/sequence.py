@@ -26,6 +26,7 @@ _TOKEN = re.compile(
 )
 
 IUPAC = "ACGTUNRYSWKMBDHV"
+_IUPAC_SET = frozenset(IUPAC)  # one code per character (`"SS" in IUPAC` is a substring test)
 # `[ROLE':LEN]`: the reverse-complement mark written before the length
 _MISPLACED_RC = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*)'(:\d+(?:-\d+)?)\]")
 
@@ -165,7 +166,7 @@ def _pattern_fits(
             fix=Fix(f"write `{fixed}`", (Edit(span, fixed),)) if low is None and pattern else None,
         )
         return False
-    bad = sorted({c for c in pattern.upper() if c not in IUPAC})
+    bad = sorted({c for c in pattern if c.upper() not in _IUPAC_SET})
     if bad or not pattern:
         report.add(
             "E0106",
