@@ -93,6 +93,7 @@ def test_a_pattern_that_does_not_fit_is_e0106_located_with_its_fix() -> None:
         '[RT:6-7 "NNNNNS"]': None,
         '[RT:3 "nns"]': '[RT:3 "NNS"]',
         '[RT:3 "NNX"]': None,
+        '[RT:3 "NNß"]': None,  # upper case `SS`: two letters, no code
     }
     for written, fixed in cases.items():
         text = f"oligo x {{ seq: 5'-ACGT {written} ACGT-3' }}\n"
