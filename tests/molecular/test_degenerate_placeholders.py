@@ -233,3 +233,23 @@ def test_lablang_notation_in_check_json_keeps_the_pattern(tmp_path: Path) -> Non
     result = CliRunner().invoke(main, ["check", str(path), "--json"])
     assert result.exit_code == 0, result.output
     assert '[RT_BARCODE:7 \\"SNNNNNN\\"] ACGTTGCA-3' in result.output
+
+
+def test_a_declared_segment_takes_a_pattern_that_fits_it_and_e0106_otherwise() -> None:
+    """`[CB:4 "NNNS"]` of `segment CB = barcode(4)` carries the pattern on the segment (the
+    reverse complement reads it from its strand); on a segment of bases it is E0106."""
+    text = (
+        'segment CB = barcode(4, role: "CELL_BARCODE")\n'
+        "oligo a { seq: 5'-ACGTACGT [CB:4 \"NNNS\"] TTTT-3' }\n"
+        "oligo b { seq: 5'-ACGTACGT [CB:4' \"SNNN\"] TTTT-3' }\n"
+    )
+    result = check_text(text, "seg.lab")
+    assert _codes(result) == []
+    model = build_model(result.program, Report()).model
+    patterns = {
+        o.name: [(p.rc, p.pattern) for p in o.strands[0].parts if hasattr(p, "pattern")]
+        for o in model.oligos
+    }
+    assert patterns == {"a": [(False, "NNNS")], "b": [(True, "NNNS")]}
+    bad = "segment L = 5'-ACGT-3'\noligo c { seq: 5'-ACGTACGT [L:4 \"NNNS\"] TTTT-3' }\n"
+    assert _codes(check_text(bad, "seg.lab")) == ["E0106"]

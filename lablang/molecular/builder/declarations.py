@@ -277,6 +277,8 @@ class Declarations:
                     seg = self.placeholder_segment(info, role)
                     if seg is not None:
                         seq = seg.seq if not rc else reverse_complement(seg.seq)
+                        if part.pattern:
+                            seq = _patterned(seq, part, role)
                         out.extend(seq.parts)
                     else:
                         if low is not None:
@@ -407,6 +409,25 @@ def written_lengths(module: ast.Module) -> dict[str, tuple[int | None, int | Non
         if node.min_len is not None:
             found.setdefault(node.role, (node.min_len, node.max_len))
     return found
+
+
+def _patterned(seq: Seq, node: ast.Placeholder, role: str) -> Seq:
+    """A declared segment written `[CB "..."]` with a pattern: the pattern on its one
+    symbol of that length; E0106 when the segment is no such symbol."""
+    only = seq.parts[0] if len(seq.parts) == 1 else None
+    pattern = node.pattern or ""
+    if isinstance(only, Symbol) and only.min_len == only.max_len == len(pattern):
+        made = placeholder(only.role, only.min_len, only.max_len, only.rc, pattern=pattern)
+        return Seq((evolve(only, pattern=made.pattern if isinstance(made, Symbol) else None),))
+    raise Failure(
+        "E0106",
+        f"segment `{role}` is not one placeholder of {len(pattern)} positions: the pattern "
+        "does not fit it",
+        node.span,
+        label="a pattern gives the positions of one fixed-length segment",
+        help=f"leave the pattern out, or write the segment's placeholder `[ROLE:{len(pattern)} "
+        f'"{pattern}"]` in its declaration',
+    )
 
 
 def _placeholders(root: object) -> Iterator[ast.Placeholder]:
