@@ -277,9 +277,7 @@ class Declarations:
                     seg = self.placeholder_segment(info, role)
                     if seg is not None:
                         seq = seg.seq if not rc else reverse_complement(seg.seq)
-                        if part.pattern:
-                            seq = _patterned(seq, part, role)
-                        out.extend(seq.parts)
+                        out.extend(_patterned(seq, part, role).parts)
                     else:
                         if low is not None:
                             self._role_lengths.setdefault((id(info), role), (low, high))
@@ -412,10 +410,13 @@ def written_lengths(module: ast.Module) -> dict[str, tuple[int | None, int | Non
 
 
 def _patterned(seq: Seq, node: ast.Placeholder, role: str) -> Seq:
-    """A declared segment written `[CB "..."]` with a pattern: the pattern on its one
-    symbol of that length; E0106 when the segment is no such symbol."""
+    """A declared segment written `[CB:16 "..."]`: its pattern on the segment's one
+    symbol of that length (the segment unchanged without one); E0106 when it is no such
+    symbol."""
+    if not node.pattern:
+        return seq
     only = seq.parts[0] if len(seq.parts) == 1 else None
-    pattern = node.pattern or ""
+    pattern = node.pattern
     if isinstance(only, Symbol) and only.min_len == only.max_len == len(pattern):
         made = placeholder(only.role, only.min_len, only.max_len, only.rc, pattern=pattern)
         return Seq((evolve(only, pattern=made.pattern if isinstance(made, Symbol) else None),))
