@@ -27,13 +27,15 @@ class Bases(Compared):
 
 @frozen(kw_only=True, repr=False, eq=False)
 class Placeholder(Compared):
-    """`[ROLE:LEN]`, `[ROLE:MIN-MAX]` or `[ROLE]`; `revcomp` for `[ROLE']`."""
+    """`[ROLE:LEN]`, `[ROLE:MIN-MAX]` or `[ROLE]`; `revcomp` for `[ROLE']`; `pattern`
+    for `[ROLE:LEN "NNNNNNS"]` (IUPAC codes of its positions, as written)."""
 
     role: str
     min_len: int | None
     max_len: int | None
     revcomp: bool
     span: Span
+    pattern: str | None = None
 
 
 @frozen(kw_only=True, repr=False, eq=False)

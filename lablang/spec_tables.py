@@ -92,7 +92,7 @@ def molecular_operations() -> list[Entry]:
                 p.kind,
                 p.default or None,
                 (p.doc or KINDS.get(p.kind, ""))
-                + (f" (one of {', '.join(f'`{c}`' for c in p.choices)})" if p.choices else ""),
+                + (f" ({'/'.join(f'`{c}`' for c in p.choices)})" if p.choices else ""),
                 optional=not p.required,
             )
             for p in op.params
@@ -115,7 +115,11 @@ def _operations_table() -> str:
     for entry in molecular_operations():
         args = "; ".join(
             f"`{a.name}:` {a.doc or a.kind}"
-            + (f" (default `{a.default}`)" if a.default else (" (optional)" if a.optional else ""))
+            + (
+                f" (default `{a.default.strip('`')}`)"
+                if a.default
+                else (" (optional)" if a.optional else "")
+            )
             for a in entry.args
         )
         signature = f"`{entry.signature}`" if entry.signature else _signature(entry, "molecule")

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import assert_never
 
-from attrs import evolve, frozen
+from attrs import evolve, field, frozen
 
 from lablang.molecular.modifications import modified_bases
 from lablang.records import Compared
@@ -98,7 +98,10 @@ class Symbol(Compared):
     `rc` marks the reverse complement (`[CB']`). `fragment` marks a payload that a
     fragmenting step (Tn5, shearing, a digest inside the payload) has cut to a piece of
     tens to hundreds of bases; it is the same segment (it pairs and prints as before),
-    but no longer a whole molecule's length (PCR suppression reads it).
+    but no longer a whole molecule's length (PCR suppression reads it). `pattern` is
+    what the page gives for its positions (`[RT_BARCODE:7 "NNNNNNS"]`), IUPAC codes
+    5'->3' in the segment's own orientation (`rc=False`); it is knowledge about the
+    segment, not its identity, so it is not compared.
     """
 
     name: str
@@ -108,6 +111,7 @@ class Symbol(Compared):
     rc: bool = False
     label: str | None = None
     fragment: bool = False
+    pattern: str | None = field(default=None, eq=False)
 
     @property
     def is_payload(self) -> bool:
@@ -165,10 +169,16 @@ Part = Bases | Homopolymer | Symbol | Modification | Ribo | LNA | Thioate
 
 @frozen(repr=False, eq=False)
 class SymbolToken(Compared):
-    """The token of a symbolic segment: what pairing and equality compare."""
+    """The token of a symbolic segment: what pairing and equality compare.
+
+    `bases` are the IUPAC codes its positions admit, 5'->3' along the strand that
+    carries it (`N`s for a fixed-length placeholder without a pattern; None for a
+    payload or a range): a base pairs with them by `PAIRS_PLACEHOLDER`.
+    """
 
     name: str
     rc: bool
+    bases: str | None = field(default=None, eq=False)
 
 
 @frozen(repr=False, eq=False)
@@ -346,7 +356,7 @@ def _tokens(parts: Iterable[Part]) -> Iterator[Token]:
                 else:
                     yield from base * count
             case Symbol(name=name, rc=rc):
-                yield SymbolToken(name, rc)
+                yield SymbolToken(name, rc, symbol_bases(part))
             case Ribo(base=base) | LNA(base=base):
                 yield base
             case Modification(base=base):
@@ -356,6 +366,18 @@ def _tokens(parts: Iterable[Part]) -> Iterator[Token]:
                 pass
             case _:
                 assert_never(part)
+
+
+def symbol_bases(symbol: Symbol) -> str | None:
+    """The codes a fixed-length symbol's positions admit along its strand, 5'->3'.
+
+    >>> symbol_bases(Symbol("RT", "RT", 4, 4, rc=True, pattern="NNNS"))
+    'SNNN'
+    """
+    if symbol.min_len is None or symbol.min_len != symbol.max_len or symbol.is_payload:
+        return None
+    pattern = symbol.pattern or "N" * symbol.min_len
+    return "".join(COMPLEMENT[c] for c in reversed(pattern)) if symbol.rc else pattern
 
 
 def _merge(parts: tuple[Part, ...]) -> tuple[Part, ...]:
@@ -443,39 +465,6 @@ def unflag(seq: Seq) -> Seq:
     return Seq(tuple(evolve(p, rc=False) if isinstance(p, Symbol) else p for p in seq.parts))
 
 
-# ----------------------------------------------------------------- pairing
-
-# (a, b) -> whether IUPAC code `a` can pair with code `b`: some base `a` stands for is the
-# complement of one `b` stands for. Written out once, since annealing asks it per position.
-BASES_PAIR: dict[tuple[str, str], bool] = {
-    (a, b): bool(IUPAC[a] & {COMPLEMENT[x] for x in IUPAC[b]}) for a in IUPAC for b in IUPAC
-}
-
-
-def tokens_pair(a: Token, b: Token) -> bool:
-    """Whether token `a` can be the reverse complement of token `b` at one position.
-
-    >>> tokens_pair("A", "T"), tokens_pair("N", "G"), tokens_pair("A", "C")
-    (True, True, False)
-    """
-    if isinstance(a, str) and isinstance(b, str):
-        return BASES_PAIR[a, b]
-    if isinstance(a, SymbolToken) and isinstance(b, SymbolToken):
-        return a.name == b.name and a.rc != b.rc
-    if isinstance(a, PolyToken) and isinstance(b, PolyToken):
-        return COMPLEMENT[a.base] == b.base
-    return False
-
-
-def token_width(token: Token) -> int:
-    """Bases a token stands for when counting paired length (unspecified runs count 12)."""
-    if isinstance(token, str):
-        return 1
-    if isinstance(token, PolyToken):
-        return 12
-    return 1
-
-
 # ----------------------------------------------------------------- equality and folding
 
 
@@ -516,7 +505,10 @@ def _payload_name(name: str) -> bool:
 
 # The notation's patterns, compiled when `parse_notation` first runs (`re` keeps them):
 # a check reads its sequences from the syntax tree and never calls it.
-_PLACEHOLDER = r"\[\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*(?::\s*(\d+)\s*(?:-\s*(\d+))?)?\s*('?)\s*\]"
+_PLACEHOLDER = (
+    r"\[\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*(?::\s*(\d+)\s*(?:-\s*(\d+))?)?\s*('?)"
+    r'\s*(?:"([A-Za-z]*)")?\s*\]'
+)
 _HOMOPOLYMER = r"\(\s*([ACGTUacgtu])\s*\)\s*(\d+)"
 _MODIFICATION = r"/([A-Za-z0-9-]+)/"
 _REFERENCE = r"\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*('?)\s*\}"
@@ -555,7 +547,11 @@ def parse_notation(text: str, resolve: Callable[[str, bool], Seq] | None = None)
                 raise SequenceError(
                     f"unreadable placeholder at column {i + 1}: `{body[i : i + 20]}`"
                 )
-            parts.append(placeholder(m.group(1), m.group(2), m.group(3), bool(m.group(4))))
+            parts.append(
+                placeholder(
+                    m.group(1), m.group(2), m.group(3), bool(m.group(4)), pattern=m.group(5)
+                )
+            )
             i = m.end()
         elif ch == "(":
             if du_re.match(body, i):
@@ -620,20 +616,34 @@ def placeholder(
     high: str | int | None,
     rc: bool = False,
     name: str | None = None,
+    pattern: str | None = None,
 ) -> Part:
-    """A placeholder part; `POLY_T`-style roles become unspecified homopolymers."""
+    """A placeholder part; `POLY_T`-style roles become unspecified homopolymers.
+
+    `pattern` is written along the strand (`[RT:4' "SNNN"]` is the reverse complement
+    of a segment whose own pattern is `NNNS`), one IUPAC code per position.
+    """
     role = role.strip().upper().replace(" ", "_").replace("-", "_")
     lo = int(low) if low not in (None, "") else None
     hi = int(high) if high not in (None, "") else lo
     if lo is not None and hi is not None and hi < lo:
         raise SequenceError(f"placeholder `[{role}:{lo}-{hi}]` has its range reversed")
+    if pattern:
+        pattern = pattern.upper().replace("U", "T")
+        if lo is None or lo != hi or len(pattern) != lo or set(pattern) - set(IUPAC):
+            raise SequenceError(
+                f'pattern "{pattern}" of `[{role}]` must give one IUPAC code per position of '
+                "a fixed length"
+            )
+        if rc:
+            pattern = "".join(COMPLEMENT[c] for c in reversed(pattern))
     poly = re.fullmatch(r"POLY_?([ACGTU])", role)
     if poly:
         base = poly.group(1).replace("U", "T")
         if rc:
             base = COMPLEMENT[base]
         return Homopolymer(base, lo if lo is not None and lo == hi else None)
-    return Symbol(name or role, role, lo, hi, rc)
+    return Symbol(name or role, role, lo, hi, rc, pattern=pattern or None)
 
 
 def render(seq: Seq, *, rna: bool = False) -> str:
@@ -675,12 +685,16 @@ def render_body(seq: Seq, *, rna: bool = False) -> str:
 
 
 def _symbol_text(sym: Symbol, *, flags: bool) -> str:
+    """`[ROLE:LEN]`; with `flags`, lablang's marks: `'` and the pattern as written
+    along the strand (LibStructBench's strings carry neither)."""
     mark = "'" if flags and sym.rc else ""
     if sym.min_len is None:
         return f"[{sym.role}{mark}]"
     if sym.max_len is not None and sym.max_len != sym.min_len:
         return f"[{sym.role}:{sym.min_len}-{sym.max_len}{mark}]"
-    return f"[{sym.role}:{sym.min_len}{mark}]"
+    shown = symbol_bases(sym) if flags and sym.pattern else None
+    pattern = f' "{shown}"' if shown else ""
+    return f"[{sym.role}:{sym.min_len}{mark}{pattern}]"
 
 
 def render_libstruct(seq: Seq, *, fold_n: bool = False) -> str:

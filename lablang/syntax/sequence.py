@@ -13,7 +13,8 @@ _TOKEN = re.compile(
     r"""
     (?P<ws>\s+)
   | (?P<mod>/[0-9A-Za-z_-]+/)
-  | (?P<ph>\[(?P<role>[A-Za-z_][A-Za-z0-9_]*)(?::(?P<min>\d+)(?:-(?P<max>\d+))?)?(?P<phrc>')?\])
+  | (?P<ph>\[(?P<role>[A-Za-z_][A-Za-z0-9_]*)(?::(?P<min>\d+)(?:-(?P<max>\d+))?)?(?P<phrc>')?
+      (?:\s*"(?P<pattern>[^"\]\n]*)")?\])
   | (?P<homo>\((?P<hbase>[ACGTUNRYSWKMBDHV])\)(?P<count>\d+))
   | (?P<ref>\{(?P<path>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?P<refrc>')?\})
   | (?P<ribo>r[ACGUN])
@@ -25,6 +26,7 @@ _TOKEN = re.compile(
 )
 
 IUPAC = "ACGTUNRYSWKMBDHV"
+_IUPAC_SET = frozenset(IUPAC)  # one code per character (`"SS" in IUPAC` is a substring test)
 # `[ROLE':LEN]`: the reverse-complement mark written before the length
 _MISPLACED_RC = re.compile(r"\[([A-Za-z_][A-Za-z0-9_]*)'(:\d+(?:-\d+)?)\]")
 
@@ -82,6 +84,9 @@ def read_sequence(
                     help="write a length such as `[CB:16]` or a range such as `[BC:8-11]`",
                 )
                 return tuple(parts)
+            pattern = group["pattern"]
+            if pattern is not None and not _pattern_fits(group, low, high, span, source, report):
+                return tuple(parts)
             parts.append(
                 ast.Placeholder(
                     role=group["role"],
@@ -89,6 +94,7 @@ def read_sequence(
                     max_len=high,
                     revcomp=bool(group["phrc"]),
                     span=span,
+                    pattern=pattern,
                 )
             )
         elif group["homo"]:
@@ -133,6 +139,72 @@ def read_sequence(
     return tuple(parts)
 
 
+def _pattern_fits(
+    group: dict[str, str | None],
+    low: int | None,
+    high: int | None,
+    span: Span,
+    source: Source,
+    report: Report,
+) -> bool:
+    """Whether a placeholder's pattern gives one IUPAC code per position of its fixed
+    length; E0106 (with the fix when it is mechanical) otherwise."""
+    pattern, role, mark = group["pattern"] or "", group["role"], group["phrc"] or ""
+    text = group["ph"] or ""
+    if low is None or low != high:
+        written = "no length" if low is None else f"the range {low}-{high}"
+        fixed = f'[{role}:{len(pattern)}{mark} "{pattern}"]'
+        report.add(
+            "E0106",
+            f"placeholder `{_clip(text)}` has a pattern but {written}",
+            source,
+            span,
+            label="a pattern gives the positions of a fixed length",
+            help=f"write `{fixed}`"
+            if low is None
+            else "leave the pattern out of a range, or give one length",
+            fix=Fix(f"write `{fixed}`", (Edit(span, fixed),)) if low is None and pattern else None,
+        )
+        return False
+    bad = sorted({c for c in pattern if c.upper() not in _IUPAC_SET})
+    if bad or not pattern:
+        report.add(
+            "E0106",
+            f"pattern `{_clip(pattern)}` of `[{role}]` is not IUPAC codes"
+            + (f" (`{bad[0]}`)" if bad else ""),
+            source,
+            span,
+            label="one of ACGTUNRYSWKMBDHV per position",
+            help=f"give {low} codes such as `{'N' * (low - 1)}S`",
+        )
+        return False
+    if len(pattern) != low:
+        fixed = f'[{role}:{len(pattern)}{mark} "{pattern}"]'
+        report.add(
+            "E0106",
+            f"pattern `{_clip(pattern)}` of `[{role}:{low}]` gives {len(pattern)} positions, "
+            f"not {low}",
+            source,
+            span,
+            label=f"{len(pattern)} codes for {low} positions",
+            help=f"give {low} codes, or write `{fixed}` if the pattern is right",
+        )
+        return False
+    if pattern != pattern.upper():
+        fixed = text.replace(f'"{pattern}"', f'"{pattern.upper()}"')
+        report.add(
+            "E0106",
+            f"pattern `{_clip(pattern)}` of `[{role}]` is written in lower case",
+            source,
+            span,
+            label="bases are upper case",
+            help=f"write `{fixed}`",
+            fix=Fix(f"write `{fixed}`", (Edit(span, fixed),)),
+        )
+        return False
+    return True
+
+
 def _bad_character(text: str, pos: int, offset: int, source: Source, report: Report) -> None:
     char = text[pos]
     span = Span(offset + pos, offset + pos + 1)
@@ -155,7 +227,7 @@ def _bad_character(text: str, pos: int, offset: int, source: Source, report: Rep
     elif char in "[":
         help_text = (
             "a placeholder is `[ROLE:LEN]`, `[ROLE:MIN-MAX]` or `[ROLE]`, e.g. `[UMI:12]`; "
-            "its reverse complement `[ROLE:LEN']`"
+            'its reverse complement `[ROLE:LEN\']`; a pattern `[ROLE:LEN "NNNNNNS"]`'
         )
     elif char == "(":
         help_text = "a homopolymer is `(BASE)COUNT`, e.g. `(T)30`"

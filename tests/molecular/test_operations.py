@@ -418,7 +418,8 @@ def test_closest_match_ungapped_count_is_the_sum_over_every_alignment() -> None:
     the widths of the primer tokens that pair with the template token they face, over
     bases, degenerate codes, segments (and their complements) and homopolymer runs."""
     from lablang.molecular.ops.core import closest_match
-    from lablang.molecular.sequence import parse_notation, token_width, tokens_pair
+    from lablang.molecular.pairing import token_width, tokens_pair
+    from lablang.molecular.sequence import parse_notation
 
     templates = ["ACGTNNACGT[CB:16]GGTACC(A)30TTGA", "[UMI:12]ACGTRYACGTACGT", "GATTACA"]
     primers = ["TCAAAT(T)30GG", "[CB']ACGT", "ACGTRYSN", "TGTAATC", "A"]

@@ -18,7 +18,9 @@ FACTS = [
     "`rnase_h` needs RNA paired with DNA",
     "`ligase: rna`",  # barcode_round with a splint or ligate
     "`[PHASE_BLOCK:0-7]`",  # a variable-length designed segment
-    "`S [RT_BARCODE:6]`",  # degenerate bases and placeholders
+    '`[RT_BARCODE:7 "SNNNNNN"]`',  # a placeholder's pattern
+    "a linker ending in S bridges to a barcode given as `S...`",  # degenerate vs placeholder
+    "a range too; seqspec takes its lengths",  # what `[ROLE:MIN-MAX]` exports
 ]
 
 

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lablang.molecular.pairing import tokens_pair
 from lablang.molecular.sequence import (
     LNA,
     Bases,
@@ -21,7 +22,6 @@ from lablang.molecular.sequence import (
     render,
     render_libstruct,
     reverse_complement,
-    tokens_pair,
     unflag,
 )
 

@@ -279,7 +279,7 @@ class Declarations:
                     seg = self.placeholder_segment(info, role)
                     if seg is not None:
                         seq = seg.seq if not rc else reverse_complement(seg.seq)
-                        out.extend(seq.parts)
+                        out.extend(_patterned(seq, part, role).parts)
                     else:
                         if low is not None:
                             self._role_lengths.setdefault((id(info), role), (low, high))
@@ -287,7 +287,7 @@ class Declarations:
                             # `[ROLE']` of a role written with its length elsewhere
                             # (`[UMI:12]`) has that length, on either strand
                             low, high = self.role_length(info, role)
-                        made = placeholder(role, low, high, rc)
+                        made = placeholder(role, low, high, rc, pattern=part.pattern)
                         out.append(
                             evolve(made, label=label)
                             if label and isinstance(made, Homopolymer)
@@ -409,6 +409,28 @@ def written_lengths(module: ast.Module) -> dict[str, tuple[int | None, int | Non
         if node.min_len is not None:
             found.setdefault(node.role, (node.min_len, node.max_len))
     return found
+
+
+def _patterned(seq: Seq, node: ast.Placeholder, role: str) -> Seq:
+    """A declared segment written `[CB:16 "..."]`: its pattern on the segment's one
+    symbol of that length (the segment unchanged without one); E0106 when it is no such
+    symbol."""
+    if not node.pattern:
+        return seq
+    only = seq.parts[0] if len(seq.parts) == 1 else None
+    pattern = node.pattern
+    if isinstance(only, Symbol) and only.min_len == only.max_len == len(pattern):
+        made = placeholder(only.role, only.min_len, only.max_len, only.rc, pattern=pattern)
+        return Seq((evolve(only, pattern=made.pattern if isinstance(made, Symbol) else None),))
+    raise Failure(
+        "E0106",
+        f"segment `{role}` is not one placeholder of {len(pattern)} positions: the pattern "
+        "does not fit it",
+        node.span,
+        label="a pattern gives the positions of one fixed-length segment",
+        help=f"leave the pattern out, or write the segment's placeholder `[ROLE:{len(pattern)} "
+        f'"{pattern}"]` in its declaration',
+    )
 
 
 def _placeholders(root: object) -> Iterator[ast.Placeholder]:

@@ -14,8 +14,8 @@ from lablang.molecular.molecule import (
     Single,
     Strand,
 )
+from lablang.molecular.pairing import BASES_PAIR, PAIRS_PLACEHOLDER, token_width, tokens_pair
 from lablang.molecular.sequence import (
-    BASES_PAIR,
     COMPLEMENT,
     DEGENERATE,
     LNA,
@@ -31,8 +31,6 @@ from lablang.molecular.sequence import (
     Token,
     render,
     reverse_complement,
-    token_width,
-    tokens_pair,
 )
 from lablang.records import Compared
 
@@ -164,10 +162,16 @@ def _anchor(p: tuple[Token, ...]) -> int:
 
 
 def _run(
-    p: tuple[Token, ...], t: tuple[Token, ...], s: int, anchor: int | None = None
+    p: tuple[Token, ...],
+    t: tuple[Token, ...],
+    s: int,
+    anchor: int | None = None,
+    inside: int = 0,
 ) -> tuple[int, int, int, int]:
     """Pair primer tokens `p` (3' end last) against template `t` from position `s`
     (`anchor`: `_anchor(p)`, computed once by a caller that tries every position).
+    `inside`: the primer's last `inside` bases pair with the ends of the placeholder
+    at `s` (`edge_sites`), and pairing goes on after it.
 
     Returns (anchor tokens absorbed, primer tokens paired, template stop, paired bases).
     """
@@ -176,7 +180,9 @@ def _run(
         anchor = _anchor(p)
     i, j, count, absorbed = m - 1, s, 0, 0
     first = t[s]
-    if anchor and isinstance(first, SymbolToken) and is_payload_token(first):
+    if inside:
+        i, j, count = m - 1 - inside, s + 1, inside
+    elif anchor and isinstance(first, SymbolToken) and is_payload_token(first):
         # An anchored primer's degenerate 3' bases pair inside the payload: its last
         # bases are unknown, so any base can sit there.
         i, j, count, absorbed = m - 1 - anchor, s + 1, anchor, anchor
@@ -198,12 +204,52 @@ def _run(
                 i -= 1
             j += 1
             continue
+        if isinstance(tok, SymbolToken) and tok.bases and isinstance(base, str):
+            k = _into_placeholder(p, i, tok.bases)
+            if not k:
+                break
+            count += k
+            i -= k
+            j += 1
+            continue
+        if isinstance(base, SymbolToken) and base.bases and isinstance(tok, str):
+            width = len(base.bases)
+            if not _placeholder_over(base.bases, t, j):
+                break
+            count += width
+            i -= 1
+            j += width
+            continue
         if not tokens_pair(base, tok):
             break
         count += token_width(p[i])
         i -= 1
         j += 1
     return absorbed, m - 1 - i, j, count
+
+
+def _into_placeholder(p: tuple[Token, ...], i: int, codes: str) -> int:
+    """Primer bases `p[i], p[i-1], ...` paired with a template placeholder whose positions
+    admit `codes` (5'->3'): its whole length, or, when the primer's 5' end lies inside it,
+    the primer's remaining bases; 0 when a position does not pair (`PAIRS_PLACEHOLDER`)."""
+    width = min(len(codes), i + 1)
+    for q in range(width):
+        base = p[i - q]
+        if not (isinstance(base, str) and PAIRS_PLACEHOLDER[base, codes[q]]):
+            return 0
+    return width
+
+
+def _placeholder_over(codes: str, t: tuple[Token, ...], j: int) -> bool:
+    """Whether a primer placeholder admitting `codes` (5'->3') pairs with the template's
+    bases from `j` on, over its whole length (its 3'-most code faces `t[j]`)."""
+    width = len(codes)
+    if j + width > len(t):
+        return False
+    return all(
+        isinstance(t[j + q], str) and PAIRS_PLACEHOLDER[t[j + q], codes[width - 1 - q]]  # type: ignore[index]
+        for q in range(width)
+    )
 
 
 def _pairs_run(base: str, run: PolyToken) -> bool:
@@ -222,8 +268,13 @@ def anneal_sites(primer: Seq, template: Seq, min_match: int = MIN_ANNEAL) -> lis
     Rule: pairing is contiguous from the primer's 3'-terminal base, because a
     polymerase extends only a paired 3'-OH; mismatches further 5' end the paired
     region and what is left is a 5' tail carried into the product. Concrete bases
-    pair by IUPAC complementarity, symbolic segments only with their own reverse
-    complement. Up to three degenerate 3' bases (`VN`) may pair inside a payload.
+    pair by IUPAC complementarity (two degenerate codes when they share a pairing:
+    a degenerate primer is a mix, some of which pairs), symbolic segments with their own
+    reverse complement, and a base with a fixed-length placeholder's position when it
+    pairs every base the position admits (`PAIRS_PLACEHOLDER`: a barcode is a set of
+    molecules, each of which must pair): over the whole placeholder, or where the
+    primer's 5' end lies inside it. Up to three degenerate 3' bases (`VN`) may pair
+    inside a payload.
 
     >>> from lablang.molecular.sequence import bases
     >>> t = bases("GGGGAAAACCCCTTTTGGGGAAAA")
@@ -258,6 +309,35 @@ def anneal_sites(primer: Seq, template: Seq, min_match: int = MIN_ANNEAL) -> lis
                 start, stop = s + 1, stop + absorbed
             sites.append(Site(refined, start, stop, paired, count, bool(absorbed)))
             if len(sites) >= MAX_SITES:
+                break
+    sites.sort(key=lambda site: (-site.bases, site.start))
+    return sites
+
+
+def pairing_sites(primer: Seq, template: Seq, min_match: int = MIN_ANNEAL) -> list[Site]:
+    """`anneal_sites` and the sites whose 3' end lies inside a placeholder, for rules that
+    read pairing only (a splint holding two ends), not extension.
+
+    Rule: an oligo's 3'-terminal bases may pair with a placeholder's last positions when
+    its pattern admits them (a linker ending in S across a barcode the page gives as
+    `...S`); no polymerase may extend from there, since the copy would start inside the
+    barcode, so only pairing rules ask for these sites. `start` is the placeholder's token.
+    """
+    sites = anneal_sites(primer, template, min_match)
+    p, t = primer.tokens(), template.tokens()
+    if not p or not isinstance(p[-1], str):
+        return sites
+    for s, tok in enumerate(t):
+        if not (isinstance(tok, SymbolToken) and tok.bases):
+            continue
+        width = len(tok.bases)
+        for inside in range(min(width - 1, len(p)), 0, -1):
+            tail = tok.bases[width - inside :]
+            if _into_placeholder(p, len(p) - 1, tail) != inside:
+                continue
+            _, paired, stop, count = _run(p, t, s, inside=inside)
+            if count >= min_match:
+                sites.append(Site(template, s, stop, paired, count))
                 break
     sites.sort(key=lambda site: (-site.bases, site.start))
     return sites

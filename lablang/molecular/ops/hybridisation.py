@@ -14,15 +14,13 @@ from lablang.molecular.ops.core import (
     parse_end,
 )
 from lablang.molecular.ops.registry import Param, operation
-from lablang.molecular.sequence import Seq, plain, render, reverse_complement, tokens_pair
+from lablang.molecular.pairing import pair_whole
+from lablang.molecular.sequence import Seq, plain, render, reverse_complement
 
 
 def _pairs(a: Seq, b: Seq) -> bool:
     """Whether `a` and `b` (both 5'->3') form a perfect duplex over their whole lengths."""
-    ta, tb = plain(a).tokens(), plain(b).tokens()
-    return len(ta) == len(tb) and all(
-        tokens_pair(x, y) for x, y in zip(ta, reversed(tb), strict=True)
-    )
+    return pair_whole(plain(a).tokens(), plain(b).tokens())
 
 
 @operation(

@@ -21,15 +21,16 @@ from lablang.molecular.ops.core import (
     Oligo,
     OperationFailure,
     adenylated,
-    anneal_sites,
     has_phosphate,
     no_site_failure,
     oligo_moltype,
+    pairing_sites,
     parse_end,
     strip_leading_modifications,
     three_prime_blocked,
 )
-from lablang.molecular.sequence import Seq, Token, plain, reverse_complement, tokens_pair
+from lablang.molecular.pairing import Position, positions, positions_pair
+from lablang.molecular.sequence import Seq, SymbolToken, Token, plain, reverse_complement
 
 MIN_SPLINT_ARM = 6  # bases a splint (or a hairpin's own overhang) pairs on each side of a nick
 
@@ -116,7 +117,8 @@ def check_splint(splint: Oligo, added: Seq, strand: Seq, prime: str) -> Seq:
 
     Rule: a splint must pair over its whole length across the junction, at least 6
     bases (`MIN_SPLINT_ARM`) on each side, so that ligase finds the two ends held in a
-    duplex. A splint may also hold the two ends apart (CH-ATAC's HY oligo holds the head
+    duplex; its end bases may pair inside a placeholder that admits them
+    (`pairing_sites`: a linker ending in S on a barcode the page gives as `S...`). A splint may also hold the two ends apart (CH-ATAC's HY oligo holds the head
     oligo 10 bases, its barcode, short of the Tn5 oligo): each of its arms pairs with
     one end and its middle stays unpaired (`splint_arms`); a polymerase extending the
     upstream 3' end copies the middle, and ligase then seals the nick.
@@ -124,7 +126,7 @@ def check_splint(splint: Oligo, added: Seq, strand: Seq, prime: str) -> Seq:
     junction = added + strand if prime == "5'" else strand + added
     joint = len(added) if prime == "5'" else len(strand)
     whole = plain(splint.seq).min_length
-    sites = anneal_sites(plain(splint.seq), junction, whole)
+    sites = pairing_sites(plain(splint.seq), junction, whole)
     arm = MIN_SPLINT_ARM
     if any(site.start <= joint - arm and site.stop >= joint + arm for site in sites):
         return Seq()
@@ -152,6 +154,10 @@ def splint_arms(splint: Seq, upstream: Seq, downstream: Seq) -> tuple[int, int] 
     downstream's 5'-terminal bases, each arm >= `MIN_SPLINT_ARM` bases and the middle
     <= `MAX_SPLINT_GAP` bases; the widest arms win, None when there are none."""
     sp, up, down = splint.tokens(), upstream.tokens(), downstream.tokens()
+    if not any(isinstance(tok, SymbolToken) for tok in sp):
+        # a linker's bases against the ends' placeholders position by position (its own
+        # placeholders pair as tokens, so its arms count tokens)
+        up, down = positions(up), positions(down)  # type: ignore[assignment]
     n = len(sp)
     xs = [x for x in range(1, min(n, len(up)) + 1) if _arm(sp, up, x, three_prime=True)]
     ys = [y for y in range(1, min(n, len(down)) + 1) if _arm(sp, down, y, three_prime=False)]
@@ -170,12 +176,12 @@ def splint_arms(splint: Seq, upstream: Seq, downstream: Seq) -> tuple[int, int] 
     return best
 
 
-def _arm(sp: tuple[Token, ...], piece: tuple[Token, ...], k: int, *, three_prime: bool) -> bool:
+def _arm(sp: tuple[Token, ...], piece: tuple[Position, ...], k: int, *, three_prime: bool) -> bool:
     """Whether the splint's `k` terminal tokens (3' or 5') pair antiparallel with the
-    piece's `k` tokens at the junction (upstream's 3' end, downstream's 5' end)."""
+    piece's `k` positions at the junction (upstream's 3' end, downstream's 5' end)."""
     if three_prime:  # splint 3' end pairs upstream's bases from the junction backwards
-        return all(tokens_pair(sp[len(sp) - k + i], piece[len(piece) - 1 - i]) for i in range(k))
-    return all(tokens_pair(sp[k - 1 - i], piece[i]) for i in range(k))
+        return all(positions_pair(sp[len(sp) - k + i], piece[len(piece) - 1 - i]) for i in range(k))
+    return all(positions_pair(sp[k - 1 - i], piece[i]) for i in range(k))
 
 
 def _bases(seq: Seq) -> int:

@@ -33,6 +33,7 @@ from lablang.molecular.ops.joining import (
     target_end,
 )
 from lablang.molecular.ops.registry import Param, operation
+from lablang.molecular.pairing import token_width, tokens_pair
 from lablang.molecular.sequence import (
     MAX_SEQUENCE_TOKENS,
     Seq,
@@ -40,8 +41,6 @@ from lablang.molecular.sequence import (
     plain,
     render,
     reverse_complement,
-    token_width,
-    tokens_pair,
 )
 from lablang.records import Compared
 

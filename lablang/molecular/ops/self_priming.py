@@ -9,7 +9,8 @@ from lablang.molecular.ops.core import (
     three_prime_blocked,
 )
 from lablang.molecular.ops.registry import operation
-from lablang.molecular.sequence import Seq, plain, render, tokens_pair
+from lablang.molecular.pairing import tokens_pair
+from lablang.molecular.sequence import Seq, plain, render
 
 MIN_LOOP = 3  # unpaired bases a hairpin's loop needs to turn
 MAX_FOLD = 4000  # positions of a strand searched for a fold (the search is quadratic)
