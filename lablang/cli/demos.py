@@ -50,11 +50,12 @@ def _size(text: str) -> tuple[int, int]:
 @click.option(
     "--format",
     "file_format",
-    type=click.Choice(["robomimic", "minari", "lerobot"]),
+    type=click.Choice(["robomimic", "minari", "lerobot", "lerobot-v2.1"]),
     default="robomimic",
     show_default=True,
     help="robomimic: OUT/<task>_demo.hdf5; minari: the dataset lablang/<task>/expert-v0 in "
-    "OUT; lerobot: a LeRobot v2.1 dataset in OUT/<task>.",
+    "OUT; lerobot: a LeRobot v3.0 dataset in OUT/<task> (cameras as MP4); lerobot-v2.1: "
+    "the older layout (cameras as PNG).",
 )
 @click.option(
     "--valid-fraction",
@@ -95,8 +96,8 @@ def demos_command(
     and dones. Writes OUT/<task>_demo.hdf5 (robomimic layout: data/demo_i with actions,
     rewards, dones, states, obs/..., next_obs/...; mask/train and mask/valid; the seed,
     task hash and certificate as attributes), with `--format minari` a Minari dataset, or
-    with `--format lerobot` a LeRobot v2.1 dataset in OUT/<task> (both the `datasets`
-    extra). Exit 0 when every episode succeeded, 1 otherwise, 2 on a bad
+    with `--format lerobot` a LeRobot v3.0 dataset in OUT/<task> (`lerobot-v2.1`: the
+    older layout; both need the `datasets` extra). Exit 0 when every episode succeeded, 1 otherwise, 2 on a bad
     option.
 
     Example: `lablang demos examples/tasks/move_tube.lab --episodes 2 --out demos --robot panda --cameras none`
@@ -126,10 +127,11 @@ def demos_command(
             from lablang.sim.minari_dataset import write_minari
 
             path, certificate = write_minari(task, episodes, out, **options)
-        elif file_format == "lerobot":
+        elif file_format in ("lerobot", "lerobot-v2.1"):
             from lablang.sim.lerobot_dataset import write_lerobot
 
-            path, certificate = write_lerobot(task, episodes, out, **options)
+            version = "v2.1" if file_format == "lerobot-v2.1" else "v3.0"
+            path, certificate = write_lerobot(task, episodes, out, version=version, **options)
         else:
             path, certificate = write_demos(
                 task, episodes, out, valid_fraction=valid_fraction, **options

@@ -11,7 +11,7 @@ data                      attrs: total, env_args (JSON, robomimic's gym metadata
                           task_hash, robot, action_mode, cameras, steps, object_names,
                           certificate (JSON)
 data/demo_<i>             attrs: num_samples, seed, success, credit, trace_digest,
-                          replay_exact, clipped_ticks, bindings (JSON)
+                          replay_exact, clipped_ticks, held_ticks, bindings (JSON)
   actions      (T, A)     float64, in the environment's action space (`action_mode`)
   rewards      (T,)       float64: what `LabEnv.step` returned (1 per step passed)
   dones        (T,)       int8: terminated or truncated; terminated, truncated (T,) bool
@@ -136,7 +136,6 @@ class Recorder:
         self.joint_high = np.array([rt.model.joint(j).range[1] for j in arm] + [FINGER_MAX])
         self.clipped = 0  # ticks whose command an action could not express (|delta| > 1)
         self.applied = rt.cmd.copy()  # the command the last tick ran with
-        self.state_kind = mujoco.mjtState.mjSTATE_INTEGRATION
         self.scale = DELTA_SCALE
         self.opening_to_grip = opening_to_grip
 
@@ -146,9 +145,7 @@ class Recorder:
         d, rec = rt.data, self.recording
         rec.bookkeeping.append([to_json(op, args) for op, args in rt.journal or ()])
         rt.journal = []
-        state = np.empty(mujoco.mj_stateSize(rt.model, self.state_kind))
-        mujoco.mj_getState(rt.model, d, state, self.state_kind)
-        rec.states.append(state)
+        rec.states.append(integration_state(rt))
         rec.proprio.append(d.qpos[self.joint_qpos].copy())
         rec.tcp.append(rt.tcp().copy())
         rec.objects.append(
@@ -235,9 +232,11 @@ class Demo:
     env_obs: list[dict[str, Any]]  # the same `ticks + 1` observations as `LabEnv` gave them
     rewards: np.ndarray
     terminated: np.ndarray  # bool, as `LabEnv.step` returned it
-    truncated: np.ndarray  # bool; the last tick too when the expert stopped first
+    truncated: np.ndarray  # bool, as `LabEnv.step` returned it
     step_success: np.ndarray
     replay_exact: bool  # the environment's observations are the recording's, bit for bit
+    # ticks after the expert stopped, held still until the environment ended the episode
+    held_ticks: int = 0
 
     @property
     def ticks(self) -> int:
@@ -245,7 +244,8 @@ class Demo:
 
     @property
     def success(self) -> bool:
-        """The environment terminated (every step passed) and the expert succeeded."""
+        """The expert succeeded, which includes the environment's own judge terminating its
+        run (`EpisodeResult.succeeded`); a replay that matched ends `terminated` with it."""
         assert self.recording.result is not None
         return bool(self.ticks and self.terminated[-1]) and self.recording.result.succeeded
 
@@ -290,14 +290,24 @@ def label_demo(
     action_mode: str,
     cameras: Sequence[str] = (),
     image_size: tuple[int, int] = (128, 128),
+    max_seconds: float | None = None,
 ) -> Demo:
     """The recording replayed in `LabEnv` (its weld assist off, the recorded operations
     applied): the environment's rewards, terminations and observations label it, and it
-    ends where the environment terminates (one definition of success for both)."""
-    from lablang.sim.gym_env import LabEnv
+    ends where the environment ends the episode (one definition of success for both:
+    `lablang.sim.success`). If the expert stopped first (it failed), the demonstration
+    goes on with the action that holds the hand still (`hold_after`) until the
+    environment itself terminates or truncates (its time limit, `max_seconds`: LabEnv's
+    default unless given), so every label is one the environment gives."""
+    from lablang.sim.gym_env import MAX_SECONDS, LabEnv
 
     env = LabEnv(
-        task, action_mode=action_mode, cameras=cameras, image_size=image_size, weld_assist=False
+        task,
+        action_mode=action_mode,
+        cameras=cameras,
+        image_size=image_size,
+        weld_assist=False,
+        max_seconds=MAX_SECONDS if max_seconds is None else max_seconds,
     )
     names = env.object_names
     per_tick = {t: ops for t, ops in enumerate(recording.bookkeeping) if ops}
@@ -305,26 +315,53 @@ def label_demo(
     raw: list[dict[str, Any]] = []
     rewards, terminated, truncated, success = [], [], [], []
     steps = [s.name for s in task.steps]
+    held: list[np.ndarray] = []  # the hold actions after the expert stopped
+    held_states: list[np.ndarray] = []  # MuJoCo's state before each of them
+    held_times: list[float] = []  # simulated time after each of them
+
+    def label(k: int, step: tuple[Any, float, bool, bool, dict[str, Any]]) -> None:
+        obs, reward, term, trunc, info = step
+        frames.append(flat_observation(obs, names, cameras))
+        raw.append(obs)
+        if k:
+            rewards.append(reward)
+            terminated.append(term)
+            truncated.append(trunc)
+            success.append([info["step_success"][s] for s in steps])
+
     try:
-        for k, (obs, reward, term, trunc, info) in enumerate(
-            replay_steps(env, seed, recording.actions, per_tick)
-        ):
-            frames.append(flat_observation(obs, names, cameras))
-            raw.append(obs)
-            if k:
-                rewards.append(reward)
-                terminated.append(term)
-                truncated.append(trunc)
-                success.append([info["step_success"][s] for s in steps])
+        for k, step in enumerate(replay_steps(env, seed, recording.actions, per_tick)):
+            label(k, step)
+        if recording.actions and not (terminated and (terminated[-1] or truncated[-1])):
+            # the expert stopped before the environment ended the episode
+            hold = hold_after(recording.actions[-1], action_mode)
+            while not (terminated and (terminated[-1] or truncated[-1])):
+                held_states.append(integration_state(env.rt))
+                held.append(hold)
+                label(len(rewards) + 1, env.step(hold))
+                held_times.append(env.rt.time)
     finally:
         env.close()
     ticks = len(rewards)
-    if ticks and not (terminated[-1] or truncated[-1]):
-        truncated[-1] = True  # the expert stopped before the environment ended the episode
-    cut = _cut(recording, ticks)
+    recorded = ticks - len(held)
+    cut = _cut(recording, recorded)
+    if held:
+        cut = evolve(
+            cut,
+            actions=[*cut.actions, *held],
+            states=[*cut.states, *held_states],
+            proprio=[*cut.proprio, *(f["proprio"] for f in frames[recorded:ticks])],
+            tcp=[*cut.tcp, *(f["tcp"] for f in frames[recorded:ticks])],
+            objects=[*cut.objects, *(f["objects"] for f in frames[recorded:ticks])],
+            times=[*cut.times, *held_times],
+            bookkeeping=[*cut.bookkeeping, *([] for _ in held)],
+        )
     obs_arrays = {key: np.array([f[key] for f in frames]) for key in frames[0]}
     exact = all(
-        np.array_equal(obs_arrays[key][:ticks], np.array(getattr(cut, key)).reshape(ticks, -1))
+        np.array_equal(
+            obs_arrays[key][:recorded],
+            np.array(getattr(recording, key)[:recorded]).reshape(recorded, -1),
+        )
         for key in ("proprio", "tcp", "objects")
     )
     return Demo(
@@ -337,7 +374,29 @@ def label_demo(
         np.array(truncated, dtype=bool),
         np.array(success, dtype=bool).reshape(ticks, len(steps)),
         exact,
+        len(held),
     )
+
+
+def hold_after(action: np.ndarray, action_mode: str) -> np.ndarray:
+    """The action that holds the hand where `action` left it: the same absolute target in
+    `ee_pose` and `joint` modes, no motion (and the same grip) in `ee_delta`.
+
+    >>> hold_after(np.array([0.5, -0.2, 0.0, 0.0, 0.1, 1.0]), "ee_delta").tolist()
+    [0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+    """
+    hold = np.array(action, dtype=np.float64)
+    if action_mode == "ee_delta":
+        hold[:-1] = 0.0
+    return hold
+
+
+def integration_state(rt: Runtime) -> np.ndarray:
+    """MuJoCo's integration state of a runtime now (a demonstration's `states` row)."""
+    kind = mujoco.mjtState.mjSTATE_INTEGRATION
+    state = np.empty(mujoco.mj_stateSize(rt.model, kind))
+    mujoco.mj_getState(rt.model, rt.data, state, kind)
+    return state
 
 
 def _cut(recording: Recording, ticks: int) -> Recording:
@@ -480,6 +539,7 @@ def _write_demo(group: Any, demo: Demo) -> int:
     group.attrs["trace_digest"] = result.trace_digest
     group.attrs["replay_exact"] = demo.replay_exact
     group.attrs["clipped_ticks"] = rec.clipped
+    group.attrs["held_ticks"] = demo.held_ticks  # held still after the expert stopped
     group.attrs["bindings"] = json.dumps(dict(result.bindings), sort_keys=True)
     group.create_dataset("actions", data=np.array(rec.actions).reshape(ticks, -1))
     group.create_dataset("rewards", data=demo.rewards)

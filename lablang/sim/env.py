@@ -51,11 +51,12 @@ from lablang.sim.build import compile_scene
 from lablang.sim.catalog import MAX_EPISODE_WORK
 from lablang.sim.episode import observation
 from lablang.sim.labference import CHOICES, OUTCOMES, TransferWatch
-from lablang.sim.model import Task, bind_task, reads
+from lablang.sim.model import Step, Task, bind_task, reads
 from lablang.sim.predicates import Evaluator, SpecError
 from lablang.sim.records import Event, event_json, record_lines
 from lablang.sim.runtime import Runtime, SimFault
 from lablang.sim.stepwise import episode_metrics, task_metrics
+from lablang.sim.success import StepProgress
 
 ACTION_LOW = np.array([-0.2, -0.5, 0.01, -3.1, -2.1, 0.0])
 ACTION_HIGH = np.array([0.8, 0.5, 0.55, 3.1, 2.1, 0.04])
@@ -96,9 +97,7 @@ class TaskEnv:
         self.rt: Runtime | None = None
         self.read: set[str] = set()  # the entities whose evidence the agent observes
         self._renderer: Any = None
-        self._evaluator: Evaluator | None = None
-        self._step = 0
-        self._passed: list[str] = []
+        self._progress: StepProgress | None = None  # the one judge of success (`success`)
         self.seed = 0
         self.events: list[Event] = []
         self.observations: list[dict[str, Any]] = []
@@ -123,13 +122,11 @@ class TaskEnv:
                     (item.substance, item.amount, item.kind)
                 )
         self.rt.reset(contents)
-        self._evaluator = Evaluator(self.rt)
-        self._step = 0
-        self._passed = []
         self.seed = seed
         self.events, self.observations, self._new = [], [], []
         self.watch = TransferWatch(self.rt, self.task, lambda: self._step, self._emit)
         self.rt.watchers.append(self.watch)
+        self._progress = StepProgress(self.rt, self.task.steps, self.watch, self._passed_step)
         self._coordination_seen = 0
         self._touch_ticks = {}
         self._arm()
@@ -144,7 +141,7 @@ class TaskEnv:
         """One tick towards the hand target `action`; with `joints`, the arm's joint targets
         are given instead (they bypass the inverse kinematics) and `action` sets the grip."""
         rt = self.rt
-        if rt is None or self._evaluator is None:
+        if rt is None or self._progress is None:
             raise RuntimeError("call reset() before step()")
         target = apply_action(rt, action, joints)
         self._new = []
@@ -156,30 +153,9 @@ class TaskEnv:
             detail = f"{fault.kind}: {fault.detail}"
             self._emit(Event("fault", rt.time, self._current(), detail=detail))
             return self._observation(), 0.0, True, False, self._info(detail)
-        reward = 0.0
+        reward = float(self._progress.advance())
         steps = self.task.steps
-        while self._step < len(steps):
-            if self.watch is not None and not self.watch.step_done(steps[self._step].name):
-                break  # a step passes only once the policy did its required operations
-            spec = steps[self._step].success
-            try:
-                holds = spec is None or self._evaluator.holds(spec)
-            except SpecError:
-                holds = False
-            if not holds:
-                break
-            self._passed.append(steps[self._step].name)
-            self._emit(
-                Event(
-                    "completion", rt.time, steps[self._step].name, confirmed=True, status="passed"
-                )
-            )
-            self.observations.append(observation(rt, steps[self._step].name))
-            self._step += 1
-            self._arm()
-            self._evaluator = Evaluator(rt)
-            reward += 1.0
-        terminated = self._step == len(steps)
+        terminated = self._progress.terminated
         spent = rt.work > MAX_EPISODE_WORK
         truncated = not terminated and (rt.time >= self.max_seconds or spent)
         if truncated:
@@ -198,6 +174,21 @@ class TaskEnv:
             )
             self.observations.append(observation(rt, steps[self._step].name))
         return self._observation(), reward, terminated, truncated, self._info(None)
+
+    @property
+    def _step(self) -> int:
+        return self._progress.index if self._progress is not None else 0
+
+    @property
+    def _passed(self) -> list[str]:
+        return self._progress.passed if self._progress is not None else []
+
+    def _passed_step(self, step: Step) -> None:
+        """`StepProgress` passed `step` (its index has moved on): record it, arm the next."""
+        assert self.rt is not None
+        self._emit(Event("completion", self.rt.time, step.name, confirmed=True, status="passed"))
+        self.observations.append(observation(self.rt, step.name))
+        self._arm()
 
     def hold_action(self) -> np.ndarray:
         """The action that keeps the gripper where it is commanded now."""

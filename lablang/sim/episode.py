@@ -23,6 +23,7 @@ from lablang.sim.records import Event
 from lablang.sim.runtime import BudgetSpent, Checkpoint, Runtime, SimFault
 from lablang.sim.skills import SKILLS, SkillResult, run_skill, target_name
 from lablang.sim.state import SlotTarget
+from lablang.sim.success import ProgressState, StepProgress
 
 
 @frozen
@@ -84,6 +85,9 @@ class EpisodeResult:
     # the task's required operations (`lablang.sim.labference.Obligation.key`)
     obligations: tuple[str, ...] = ()
     contract: ContractBinding | None = None  # the contract the task follows, if any
+    # the environment's verdict on this run (`lablang.sim.success.StepProgress`): every
+    # step passed, in order, as `TaskEnv` would have terminated
+    terminated: bool = False
 
     def score(self, judge: Any = None) -> dict[str, Any]:
         """Choice, execution and completion, computed from the events alone (with `judge`,
@@ -128,10 +132,12 @@ class EpisodeResult:
 
     @property
     def succeeded(self) -> bool:
-        """Every step passed and persisted, no fault, and no premature interaction (the
+        """The environment's judge terminated the run (`terminated`), every step passed
+        after its program and persisted, no fault, and no premature interaction (the
         expert's own program is held to the events' guards too)."""
         return (
-            self.fault is None
+            self.terminated
+            and self.fault is None
             and self.limit is None
             and not self.side_effects
             and self.credit == 1.0
@@ -191,6 +197,7 @@ class RunnerCheckpoint:
     limit: str | None = None
     side_effects: tuple[str, ...] = ()
     watch: WatchState | None = None
+    progress: ProgressState | None = None
 
 
 class EpisodeRunner:
@@ -259,6 +266,9 @@ class EpisodeRunner:
         # what the gripper does, read as a policy's would be (Labference's choices)
         self.watch = TransferWatch(self.rt, self.task, lambda: len(self.results), self._record)
         self.rt.watchers.append(self.watch)
+        # the environment's own judge of success, after every tick (`lablang.sim.success`)
+        self.progress = StepProgress(self.rt, self.task.steps, self.watch)
+        self.rt.watchers.append(self.progress)
 
     def _record(self, event: Event) -> None:
         self.events.append(event)
@@ -300,6 +310,7 @@ class EpisodeRunner:
             self.limit,
             tuple(self.side_effects),
             self.watch.state(),
+            self.progress.state(),
         )
 
     def restore(self, cp: RunnerCheckpoint, interventions: tuple[Intervention, ...]) -> None:
@@ -312,6 +323,8 @@ class EpisodeRunner:
         self.limit, self.side_effects = cp.limit, list(cp.side_effects)
         if cp.watch is not None:
             self.watch.restore(cp.watch)
+        if cp.progress is not None:
+            self.progress.restore(cp.progress)
         self.interventions = interventions
         for item in interventions:
             self.events.append(
@@ -367,6 +380,7 @@ class EpisodeRunner:
             tuple(self.side_effects),
             tuple(o.key for o in self.watch.required),
             self.task.contract,
+            self.progress.terminated,
         )
 
     # ------------------------------------------------------------ internals

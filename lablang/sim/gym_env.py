@@ -74,6 +74,9 @@ JOINT_MARGIN = 0.5  # m or rad beyond a joint's range still inside the observati
 __all__ = ["ACTION_MODES", "LabEnv", "make_gym_env", "register_tasks"]
 
 
+MAX_SECONDS = 120.0  # the episode's time limit: `truncated` once it has passed
+
+
 def grip_to_opening(grip: float) -> float:
     """The fingers' half-opening for a gripper action (+1 closed, -1 open).
 
@@ -122,7 +125,7 @@ class LabEnv(gymnasium.Env[dict[str, Any], np.ndarray]):
         image_size: tuple[int, int] = (128, 128),
         render_mode: str | None = None,
         render_size: tuple[int, int] = (480, 640),
-        max_seconds: float = 120.0,
+        max_seconds: float = MAX_SECONDS,
         weld_assist: bool = True,
     ) -> None:
         if action_mode not in ACTION_MODES:

@@ -75,6 +75,18 @@ class Evaluator:
         self.held: dict[str, tuple[float, float]] = {}
         self._longest: dict[Expr, float] = {}
 
+    def copy(self) -> Evaluator:
+        """An evaluator of the same runtime with the same timers, advancing apart from this
+        one (saved at a checkpoint)."""
+        other = Evaluator(self.rt, self.instant)
+        other.since, other.last, other.broken = dict(self.since), dict(self.last), dict(self.broken)
+        other.started, other.held, other._longest = (
+            self.started,
+            dict(self.held),
+            dict(self._longest),
+        )
+        return other
+
     def holds(self, expr: Expr) -> bool:
         value = self.value(expr)
         if not isinstance(value, bool):

@@ -248,6 +248,15 @@ def _key(ref: TaskRef, taken: dict[str, Any]) -> str:
     return key
 
 
+# the formats a suite's demonstrations are written in, as the messages name them
+SUITE_FORMATS = {
+    "robomimic": "robomimic",
+    "minari": "Minari",
+    "lerobot": "LeRobot",
+    "lerobot-v2.1": "LeRobot",
+}
+
+
 def write_suite_demos(
     entries: Sequence[tuple[Task, TaskRef]],
     episodes: int,
@@ -257,19 +266,21 @@ def write_suite_demos(
 ) -> dict[str, Any]:
     """Expert demonstrations of every task of a suite (each binding of a family is a
     task): one robomimic file `OUT/<id>_demo.hdf5` (the certificate's id, `<file
-    stem>.<task>`) or one Minari dataset per task, each from the same base seed, and
+    stem>.<task>`) or one Minari or LeRobot dataset per task, each from the same base seed, and
     `OUT/demos.json`, the index: per task its id, file, family, binding, held-out and
     coordination flags, the file written, the episodes' seeds and how many succeeded.
     `options` are `write_demos`'s (seed, action_mode, cameras, image_size, ...)."""
     from lablang.output import write_atomic
     from lablang.sim.demos import write_demos
 
-    if file_format == "minari":
+    if file_format not in SUITE_FORMATS:
+        raise ValueError(f"unknown demonstrations format `{file_format}`")
+    if file_format != "robomimic":
         names = [task.name for task, _ref in entries]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise SuiteError(
-                "a Minari dataset is named by its task, and two files declare "
+                f"a {SUITE_FORMATS[file_format]} dataset is named by its task, and two files declare "
                 + ", ".join(f"`{n}`" for n in twice)
                 + ": write them as robomimic files (the default), which are named by file"
             )
@@ -282,6 +293,14 @@ def write_suite_demos(
             from lablang.sim.minari_dataset import write_minari
 
             path, certificate = write_minari(task, episodes, out, source=ref.file, **options)
+        elif file_format.startswith("lerobot"):
+            from lablang.sim.lerobot_dataset import write_lerobot
+
+            version = "v2.1" if file_format == "lerobot-v2.1" else "v3.0"
+            kept = {k: v for k, v in options.items() if k != "valid_fraction"}
+            path, certificate = write_lerobot(
+                task, episodes, out, source=ref.file, version=version, **kept
+            )
         else:
             path, certificate = write_demos(
                 task, episodes, out, source=ref.file, name=key, **options

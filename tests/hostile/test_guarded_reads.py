@@ -456,6 +456,7 @@ NOT_USER_INPUT = {
     ("lablang/syntax/grammar.py", 'os.fdopen(fd, "rb"'): "the parser cache (its own checks)",
     ("lablang/syntax/grammar.py", 'os.fdopen(fd, "wb")'): "writes the parser cache",
     ("lablang/sim/demos.py", 'h5py.File(partial, "w", libver="latest")'): "writes demonstrations",
+    ("lablang/sim/lerobot_v3.py", 'av.open(str(path), "w", format="mp4")'): "writes a video",
     ("lablang/sim/demos.py", 'h5py.File(handle, "r")'): "the guarded opener's descriptor",
     ("lablang/sim/robots/panda.py", "path.read_text()"): "package data (the Panda's MJCF)",
     ("lablang/sim/robots/panda.py", "p.read_bytes()"): "package data (the Panda's meshes)",

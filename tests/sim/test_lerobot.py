@@ -1,7 +1,8 @@
-"""`lablang demos --format lerobot` writes LeRobotDataset v2.1 as the format's published
-description lays it out (meta/info.json, episodes.jsonl, tasks.jsonl, episodes_stats.jsonl,
-one Parquet file per episode at `data_path`), read back with pyarrow, field by field, and
-its frames are the environment's own labels of the demonstrations."""
+"""`lablang demos --format lerobot-v2.1` writes LeRobotDataset v2.1 as the format's
+published description lays it out (meta/info.json, episodes.jsonl, tasks.jsonl,
+episodes_stats.jsonl, one Parquet file per episode at `data_path`), read back with pyarrow,
+field by field, and its frames are the environment's own labels of the demonstrations
+(v3.0, the default: tests/sim/test_lerobot_v3.py)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ INFO_KEYS = {
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("lerobot")
-    args = ["demos", str(TASK), "--episodes", "1", "--format", "lerobot", "--out", str(out)]
+    args = ["demos", str(TASK), "--episodes", "1", "--format", "lerobot-v2.1", "--out", str(out)]
     done = CliRunner().invoke(main, [*args, "--cameras", "front", "--image-size", "32", "--no-progress"])  # fmt: skip
     assert done.exit_code == 0, done.output
     return out / "move_tube"
@@ -74,13 +75,17 @@ def test_each_episode_is_one_parquet_file_with_the_features_as_columns(dataset: 
     assert data["frame_index"] == list(range(rows)) == data["index"]
     assert data["timestamp"] == pytest.approx([k / 50 for k in range(rows)])
     assert set(data["episode_index"]) == {0} and set(data["task_index"]) == {0}
-    scalars = {"next.reward", "next.done", "next.success", "timestamp", "frame_index",
-               "episode_index", "index", "task_index"}  # fmt: skip
-    for name in scalars:
-        assert info["features"][name]["shape"] == [1], name
-        assert all(not isinstance(v, list) for v in data[name]), name
-    for name in ("observation.state", "action", "next.step_success"):
-        assert {len(v) for v in data[name]} == {info["features"][name]["shape"][0]}, name
+    for name, feature in info["features"].items():  # shape [1]: one value, not a list
+        if feature["shape"] == [1]:
+            assert all(not isinstance(v, list) for v in data[name]), name
+        elif feature["dtype"] != "image":
+            assert {len(v) for v in data[name]} == {feature["shape"][0]}, name
+    types = {"float32": "float", "int64": "int64", "bool": "bool"}
+    for field in table.schema:  # typed as the features say (float32, not float64)
+        feature = info["features"][field.name]
+        if feature["dtype"] in types:
+            kind = field.type if feature["shape"] == [1] else field.type.value_type
+            assert str(kind) == types[feature["dtype"]], field
     assert info["total_frames"] == rows
 
 
@@ -96,7 +101,7 @@ def test_frames_are_the_environments_labels_and_images_are_png(dataset: Path) ->
     assert np.allclose(data["action"], np.asarray(demo.recording.actions).reshape(demo.ticks, -1))
     assert data["next.reward"] == pytest.approx(list(demo.rewards))
     assert data["next.done"] == [False] * (demo.ticks - 1) + [True]
-    assert data["next.step_success"] == np.asarray(demo.step_success).tolist()
+    assert data["next.step_success"] == np.asarray(demo.step_success)[:, 0].tolist()  # one step
     assert data["next.success"][-1] is True
     first = Image.open(io.BytesIO(data["observation.images.front"][0]["bytes"]))
     assert first.format == "PNG" and first.size == (32, 32)
