@@ -21,7 +21,7 @@ from lablang.sim import load_tasks
 from lablang.sim.env import make_env
 from lablang.sim.episode import run_episode
 from lablang.sim.interventions import Decision
-from lablang.sim.labference import obligations
+from lablang.sim.labference import evaluate_schema, obligations
 from lablang.sim.model import Ref
 from lablang.sim.skills.pouring import lip_of
 from tests.sim.labference_policies import evaluate_hold
@@ -149,7 +149,10 @@ def test_vortex_policies_score_choice_and_execution_from_their_logs(vortex_task)
 def test_pour_policies_score_choice_and_execution_from_their_logs(pour_task) -> None:
     """The expert pours into the receiver and sets the source down (2 of 2 right, both
     executed, clean); pouring into `small` instead is a wrong choice well executed (the
-    source set down is still right); doing nothing scores 0 of 2."""
+    source set down is still right); doing nothing scores 0 of 2. Each score, its pour
+    choices among them, is valid under `evaluate`'s schema."""
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = evaluate_schema()
     right = ScriptedProgram(
         (("pour(src, dst)", "src", True, True), ("transfer(src, table)", "src", True, True))
     )
@@ -165,6 +168,7 @@ def test_pour_policies_score_choice_and_execution_from_their_logs(pour_task) -> 
             d.operation for d in policy.log
         ]
         statuses.append(score["completion"]["status"])
+        jsonschema.validate(score, {"$ref": "#/$defs/score", "$defs": schema["$defs"]})
     assert statuses == ["clean", "incomplete"]
     held = evaluate_hold("examples/suite/pour_medium.lab", 1, "--task", "pour_20ml-beaker")
     assert [held["labference"][k] for k in ("opportunities", "correct", "executed")] == [2, 0, 0]
