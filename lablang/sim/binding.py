@@ -48,6 +48,11 @@ HANDLING: dict[str, tuple[tuple[str, int | None], ...]] = {
 }
 
 
+# what an operation no skill is is applied from (`stable(scale) as wait_stable`): a scale's
+# display stable for its window, a step whose success spec reads the scale passing
+OBSERVED = ("stable", "reading")
+
+
 @frozen
 class OperationMap:
     """One transfer (an object carried to a target) and the contract operation it is.

@@ -169,6 +169,8 @@ class TaskEnv:
                     "completion", rt.time, steps[self._step].name, confirmed=True, status="passed"
                 )
             )
+            if self.watch is not None:
+                self.watch.seen.passed(steps[self._step].name)
             self.observations.append(observation(rt, steps[self._step].name))
             self._step += 1
             self._arm()

@@ -43,6 +43,7 @@ from lablang.sim.binding import HANDLING, LIDS, PRESSES, TRANSFERS, pick
 from lablang.sim.events import Event
 from lablang.sim.model import Call, Expr, Num, Ref, Task
 from lablang.sim.motion_choices import MotionState, MotionWatch
+from lablang.sim.observations import Observations
 
 if TYPE_CHECKING:
     from lablang.sim.runtime import Runtime
@@ -150,6 +151,7 @@ class WatchState:
     pushing: tuple[tuple[str, Event], ...] = ()
     lid: tuple[str, Event] | None = None
     motion: MotionState = field(factory=MotionState)
+    settled: tuple[tuple[str, float], ...] = ()
 
 
 @define
@@ -178,10 +180,12 @@ class TransferWatch:
     lid: tuple[str, Event] | None = None  # the lid held, and the choice its grasp made
     motions: MotionWatch = field(init=False)  # mixing, pouring, pipetting
     cups: frozenset[str] = field(init=False)  # vortex mixers: a tube runs a cup, not a press
+    seen: Observations = field(init=False)  # contract operations applied from observation
 
     def __attrs_post_init__(self) -> None:
         self.required = obligations(self.task)
         self.cups = frozenset(n for n, i in self.rt.infos.items() if i.asset == "vortex_mixer")
+        self.seen = Observations(self.rt, self.task, self.emit)
         self.motions = MotionWatch(
             self.rt, self._choice, lambda when, e: self.pending.append((when, e)), CONFIRM_AFTER
         )
@@ -205,6 +209,7 @@ class TransferWatch:
             if rt.lid_held is not None:
                 self._lid_grasped(rt.lid_held)
         self.motions()
+        self.seen(self._step())
         qpos = rt.data.qpos
         for (entity, button), (adr, _down) in rt.buttons.items():
             key = f"{entity}.{button}"
@@ -234,6 +239,7 @@ class TransferWatch:
             tuple(self.pushing.items()),
             self.lid,
             self.motions.state(),
+            tuple(self.seen.settled.items()),
         )
 
     def restore(self, state: WatchState) -> None:
@@ -243,6 +249,7 @@ class TransferWatch:
         self.chosen = dict(state.chosen)
         self.pushing, self.lid = dict(state.pushing), state.lid
         self.motions.restore(state.motion)
+        self.seen.settled = dict(state.settled)
         self.required = obligations(self.task, self.chosen)
         self.intent = None
 
@@ -429,22 +436,13 @@ class TransferWatch:
                     break
         rests = resting_place(rt, name)
         contract = self.task.contract
+        # its contract operation is the one where it really rests (a slip: `place_a(k + 1)`)
         self.emit(
-            Event(
-                "placed",
-                rt.time,
-                choice.step,
-                attempt=choice.attempt,
-                operation=choice.operation,
-                object=name,
-                target=rests,
-                confirmed=confirmed,
-                status="succeeded" if confirmed else "failed",
-                detail=completes,
-                # the operation where it really rests is (a slip: `place_a(k + 1)`)
-                contract_op=contract.operation_of(name, rests) if contract else "",
-            )
-        )
+            Event("placed", rt.time, choice.step, attempt=choice.attempt,
+                  operation=choice.operation, object=name, target=rests, confirmed=confirmed,
+                  status="succeeded" if confirmed else "failed", detail=completes,
+                  contract_op=contract.operation_of(name, rests) if contract else "")
+        )  # fmt: skip
 
     def _pressed(self, time: float, button: str) -> None:
         completes = self._complete("press", button)
