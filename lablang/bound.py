@@ -70,7 +70,10 @@ class ContractJudge:
     addition that cannot fail, refuted) leaves the state as it was. Then, since the outcome
     has reached the agent, each enabled observation operation (`confirm_a`) is applied. A
     `context` event (an object found in place at the start or at a checkpoint) applies its
-    operation as it is, then the observations. Evidence takes its default values.
+    operation as it is, then the observations. An `observed` event (the scale's display
+    stable, a step that reads it passed: `lablang.sim.observations`) applies its operation
+    (`wait_stable`, `record`) when it is enabled (its legal set is kept under its attempt
+    too, so a reader can tell the ones that took effect). Evidence takes its default values.
     """
 
     contract: Contract
@@ -105,6 +108,13 @@ class ContractJudge:
                 if outcomes is not None:
                     state = apply(contract, state, evidence, g, outcomes)
                 state = observe(contract, state, evidence)
+            elif e.kind == "observed" and e.contract_op:
+                # an operation no skill is, seen done (the display stable, the reading
+                # recorded): applied when the state allows it
+                ground = find_ground(contract, pick(e.contract_op, ()))
+                legal[e.attempt] = tuple(g.name for g in legal_ground(contract, state, evidence))
+                if ground is not None and ground.name in legal[e.attempt]:
+                    state = observe(contract, apply(contract, state, evidence, ground), evidence)
             elif e.kind == "context" and e.contract_op:
                 # an object found in place: the state the agent starts from
                 ground = find_ground(contract, pick(e.contract_op, ()))

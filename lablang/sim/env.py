@@ -187,6 +187,8 @@ class TaskEnv:
         """`StepProgress` passed `step` (its index has moved on): record it, arm the next."""
         assert self.rt is not None
         self._emit(Event("completion", self.rt.time, step.name, confirmed=True, status="passed"))
+        if self.watch is not None:
+            self.watch.seen.passed(step.name)  # a step's spec read its observations (`record`)
         self.observations.append(observation(self.rt, step.name))
         self._arm()
 

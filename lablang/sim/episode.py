@@ -456,6 +456,8 @@ class EpisodeRunner:
                     detail=reason,
                 )
             )
+            if status == "passed":
+                self.watch.seen.passed(step.name)
             self.observations.append(observation(rt, step.name))
             return StepResult(
                 step.name,

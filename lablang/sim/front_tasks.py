@@ -12,7 +12,14 @@ from lablang.check.names import reserved_name
 from lablang.resolve import Program
 from lablang.sim import catalog
 from lablang.sim import model as sm
-from lablang.sim.binding import LIDS, PRESSES, TRANSFERS, ContractBinding, OperationMap
+from lablang.sim.binding import (
+    LIDS,
+    OBSERVED,
+    PRESSES,
+    TRANSFERS,
+    ContractBinding,
+    OperationMap,
+)
 from lablang.sim.front_checks import check_slot_fit
 from lablang.sim.front_exprs import Front
 from lablang.sim.front_family import check_family, read_family, reading_scene
@@ -360,6 +367,13 @@ def bind_contract(
                 stmt.span,
             )
             continue
+        seen = _observed(stmt.value)
+        if seen:  # `stable(scale) as wait_stable`: an operation applied from what is observed
+            operation = _operation_text(clause.value)
+            if operation is not None:
+                skill = front.source.text[stmt.value.span.start : stmt.value.span.end]
+                maps.append(OperationMap(skill, seen, "", operation))
+                continue
         written, slot = _slot_pattern(stmt.value)
         call = skill_call(front, ast.ExprStmt(value=written, clauses=(), span=stmt.span), scene)
         if call is None:
@@ -380,8 +394,8 @@ def bind_contract(
             front.error(
                 "E0708",
                 "only a transfer of an object to a target (`place`, `put_on_scale`, "
-                "`insert_into_slot`, `incubate`, `discard`), a press or a lid move maps to a "
-                "contract operation; "
+                "`insert_into_slot`, `incubate`, `discard`), a press, a lid move or an "
+                "observation (`stable(scale)`, `reading(scale)`) maps to a contract operation; "
                 "a slot computed at run time is written as a pattern, "
                 "`insert_into_slot(tube_B, rotor.slot[k]) as place_b(k)`",
                 stmt.span,
@@ -402,6 +416,18 @@ def bind_contract(
         tuple(params),
         tuple(maps),
     )
+
+
+def _observed(value: ast.Expr) -> str:
+    """The subject of an observation a contract operation is applied from (`scale.stable`:
+    the display stable for its window; `scale.reading`: a step whose spec reads the scale
+    passed), "" for anything else."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+        return ""
+    args = value.args
+    if value.func.id not in OBSERVED or len(args) != 1 or not isinstance(args[0].value, ast.Name):
+        return ""
+    return f"{args[0].value.id}.{value.func.id}"
 
 
 def _press_or_lid(call: sm.Call) -> str:

@@ -37,11 +37,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from attrs import define, field, frozen
+from attrs import define, evolve, field, frozen
 
-from lablang.sim.binding import LIDS, PRESSES, TRANSFERS, pick
+from lablang.sim.binding import HANDLING, LIDS, PRESSES, TRANSFERS, pick
 from lablang.sim.events import Event
-from lablang.sim.model import Call, Expr, Ref, Task
+from lablang.sim.model import Call, Expr, Num, Ref, Task
+from lablang.sim.motion_choices import MotionState, MotionWatch
+from lablang.sim.observations import Observations
 
 if TYPE_CHECKING:
     from lablang.sim.runtime import Runtime
@@ -49,25 +51,30 @@ if TYPE_CHECKING:
 CONFIRM_AFTER = 0.5  # s after a release at which its outcome reaches the policy
 PUSHED = 0.001  # m a button is pushed in when the policy has committed to pressing it
 # the events that are choices, and those that are their outcomes
-CHOICES = ("transfer", "push", "lid")
+CHOICES = ("transfer", "push", "lid", "handle")
 OUTCOMES = ("placed", "outcome")
-CHOSEN = {"transfer": "transfer", "press": "push", "lid": "lid"}  # obligation kind -> choice
+# obligation kind -> the event kind of its choice
+CHOSEN = {"transfer": "transfer", "press": "push", "lid": "lid"} | {
+    kind: "handle" for kind in ("mix", "pour", "aspirate", "dispense")
+}
 
 
 @frozen
 class Obligation:
-    """One required operation of a task: a transfer of an object, or a button press."""
+    """One required operation of a task: a transfer of an object, a button press, a lid
+    move, or a mixing, pouring or pipetting operation."""
 
     step: str
-    kind: str  # "transfer" | "press" | "lid"
-    subject: (
-        str  # the object carried, the button pressed (`scale.tare`), the lid's move (`rotor.open`)
-    )
-    target: Expr | None = field(default=None, eq=False)  # a transfer's target expression
+    kind: str  # "transfer" | "press" | "lid" | "mix" | "pour" | "aspirate" | "dispense"
+    # the object carried, mixed or poured from, the pipette, the button pressed
+    # (`scale.tare`), the lid's move (`rotor.open`)
+    subject: str
+    target: Expr | None = field(default=None, eq=False)  # a transfer's, pour's, pipetting's
+    nth: int = 0  # a repeat of the same operation in one call (`mix_by_pipetting`'s cycles)
 
     @property
     def key(self) -> str:
-        return f"{self.step}:{self.kind}:{self.subject}"
+        return f"{self.step}:{self.kind}:{self.subject}" + (f"#{self.nth}" if self.nth else "")
 
 
 def obligations(
@@ -91,19 +98,43 @@ def obligations(
                 out.append(Obligation(step.name, "lid", f"{first.name}.{LIDS[call.func]}"))
             elif call.func == "press_button" and first.path:
                 out.append(Obligation(step.name, "press", first.text()))
+            elif call.func in HANDLING and not first.path:
+                for o in _handling(step.name, call, first.name):
+                    # a repeat in one step (two dispenses from one pipette) is its own
+                    same = sum(p.step == o.step and p.kind == o.kind and p.subject == o.subject
+                               for p in out)  # fmt: skip
+                    out.append(evolve(o, nth=same + 1) if same else o)
     return tuple(out)
+
+
+def _handling(step: str, call: Call, subject: str) -> list[Obligation]:
+    """A mixing, pouring or pipetting call's obligations (`mix_by_pipetting(p, x, 3)`: three
+    draws from `x` and three expulsions into it)."""
+    repeat = 1
+    if call.func == "mix_by_pipetting":
+        count = call.args[2] if len(call.args) > 2 else None
+        repeat = int(count.value) if isinstance(count, Num) and count.value >= 1 else 1
+    out = []
+    for _ in range(repeat):
+        for kind, where in HANDLING[call.func]:
+            target = call.args[where] if where is not None and len(call.args) > where else None
+            out.append(Obligation(step, kind, subject, target))
+    return out
 
 
 def transfer_text(obj: str, target: str | None) -> str:
     return f"transfer({obj}, {target})"
 
 
-def operation_text(kind: str, subject: str) -> str:
-    """A press or lid move as a choice's operation: `press(scale.tare)`, `close(rotor)`."""
+def operation_text(kind: str, subject: str, target: str | None = None) -> str:
+    """A press, lid move, mixing, pouring or pipetting as a choice's operation:
+    `press(scale.tare)`, `close(rotor)`, `mix(tube)`, `pour(stock, dest)`, `aspirate(p, x)`."""
     if kind == "lid":
         name, _, move = subject.rpartition(".")
         return f"{move}({name})"
-    return f"press({subject})"
+    if kind == "press":
+        return f"press({subject})"
+    return f"{kind}({subject})" if target is None else f"{kind}({subject}, {target})"
 
 
 @frozen
@@ -119,6 +150,8 @@ class WatchState:
     chosen: tuple[tuple[str, tuple[Call, ...]], ...] = ()
     pushing: tuple[tuple[str, Event], ...] = ()
     lid: tuple[str, Event] | None = None
+    motion: MotionState = field(factory=MotionState)
+    settled: tuple[tuple[str, float], ...] = ()
 
 
 @define
@@ -145,9 +178,17 @@ class TransferWatch:
     chosen: dict[str, tuple[Call, ...]] = field(factory=dict)  # steps' alternatives taken
     pushing: dict[str, Event] = field(factory=dict)  # buttons pushed in, by their choice
     lid: tuple[str, Event] | None = None  # the lid held, and the choice its grasp made
+    motions: MotionWatch = field(init=False)  # mixing, pouring, pipetting
+    cups: frozenset[str] = field(init=False)  # vortex mixers: a tube runs a cup, not a press
+    seen: Observations = field(init=False)  # contract operations applied from observation
 
     def __attrs_post_init__(self) -> None:
         self.required = obligations(self.task)
+        self.cups = frozenset(n for n, i in self.rt.infos.items() if i.asset == "vortex_mixer")
+        self.seen = Observations(self.rt, self.task, self.emit)
+        self.motions = MotionWatch(
+            self.rt, self._choice, lambda when, e: self.pending.append((when, e)), CONFIRM_AFTER
+        )
         self.held = self.rt.held
         self.presses_seen = len(self.rt.events)
         for event in initial_context(self.rt, self.task):
@@ -167,10 +208,12 @@ class TransferWatch:
                 self.lid = None
             if rt.lid_held is not None:
                 self._lid_grasped(rt.lid_held)
+        self.motions()
+        self.seen(self._step())
         qpos = rt.data.qpos
         for (entity, button), (adr, _down) in rt.buttons.items():
             key = f"{entity}.{button}"
-            if key not in self.pushing and qpos[adr] < -PUSHED:
+            if key not in self.pushing and qpos[adr] < -PUSHED and entity not in self.cups:
                 self._pushed(key)
         if len(rt.events) > self.presses_seen:
             for time, what, kind in rt.events[self.presses_seen :]:
@@ -195,6 +238,8 @@ class TransferWatch:
             tuple(self.chosen.items()),
             tuple(self.pushing.items()),
             self.lid,
+            self.motions.state(),
+            tuple(self.seen.settled.items()),
         )
 
     def restore(self, state: WatchState) -> None:
@@ -203,6 +248,8 @@ class TransferWatch:
         self.presses_seen, self.moved = state.presses_seen, dict(state.moved)
         self.chosen = dict(state.chosen)
         self.pushing, self.lid = dict(state.pushing), state.lid
+        self.motions.restore(state.motion)
+        self.seen.settled = dict(state.settled)
         self.required = obligations(self.task, self.chosen)
         self.intent = None
 
@@ -224,11 +271,18 @@ class TransferWatch:
 
     def resolve(self, until: float) -> None:
         """Read the outcome of every release due by `until` (all of them at an episode's end)."""
-        due = [p for p in self.pending if p[0] <= until + 1e-9]
+        if until == float("inf"):
+            self.motions.flush()
+        due = sorted((p for p in self.pending if p[0] <= until + 1e-9), key=lambda p: p[0])
         self.pending = [p for p in self.pending if p[0] > until + 1e-9]
         for _, choice in due:
             if choice.kind == "lid":
                 self._lid_outcome(choice)
+            elif choice.kind == "handle":
+                assert choice.object is not None
+                kind = choice.operation.split("(", 1)[0]
+                done = self.motions.outcome(choice)
+                self._settled(choice, done, self._complete(kind, choice.object, choice.target) if done else "")  # fmt: skip
             else:
                 self._outcome(choice)
 
@@ -299,12 +353,14 @@ class TransferWatch:
         reached = {s.name for s in self.task.steps[: self.step_index() + 1]}
         for o in self.required:
             if o.step in reached and o.kind != "transfer" and o.key not in self.done:
-                out.append(operation_text(o.kind, o.subject))
+                target = self._resolved(o) if o.target is not None else None
+                if o.target is None or target is not None:
+                    out.append(operation_text(o.kind, o.subject, target))
         return tuple(dict.fromkeys(out))
 
-    def _choice(self, kind: str, subject: str) -> Event:
+    def _choice(self, kind: str, subject: str, target: str | None = None) -> Event:
         self.attempts += 1
-        operation = operation_text(kind, subject)
+        operation = operation_text(kind, subject, target)
         contract = self.task.contract
         event = Event(
             CHOSEN[kind],
@@ -313,9 +369,9 @@ class TransferWatch:
             attempt=f"t{self.attempts}",
             operation=operation,
             object=subject,
-            target=subject,
+            target=subject if target is None else target,
             legal=self._legal(),
-            contract_op=contract.operation_of(subject, None) if contract else "",
+            contract_op=contract.operation_of(subject, None) if contract and not target else "",
         )
         self.emit(event)
         return event
@@ -347,10 +403,13 @@ class TransferWatch:
         confirmed = opened if move == "open" else closed
         self._settled(choice, confirmed, self._complete("lid", choice.object) if confirmed else "")
 
-    def _complete(self, kind: str, subject: str) -> str:
-        """Mark the first outstanding obligation of this kind and subject done (its key)."""
+    def _complete(self, kind: str, subject: str, target: str | None = None) -> str:
+        """Mark the first outstanding obligation of this kind and subject (and, for one with
+        a target, whose target resolves to `target`) done; its key."""
         for o in self.required:
-            if o.kind == kind and o.subject == subject and o.key not in self.done:
+            if o.kind != kind or o.subject != subject or o.key in self.done:
+                continue
+            if o.target is None or self._resolved(o) == target:
                 self.done.add(o.key)
                 return o.key
         return ""
@@ -377,22 +436,13 @@ class TransferWatch:
                     break
         rests = resting_place(rt, name)
         contract = self.task.contract
+        # its contract operation is the one where it really rests (a slip: `place_a(k + 1)`)
         self.emit(
-            Event(
-                "placed",
-                rt.time,
-                choice.step,
-                attempt=choice.attempt,
-                operation=choice.operation,
-                object=name,
-                target=rests,
-                confirmed=confirmed,
-                status="succeeded" if confirmed else "failed",
-                detail=completes,
-                # the operation where it really rests is (a slip: `place_a(k + 1)`)
-                contract_op=contract.operation_of(name, rests) if contract else "",
-            )
-        )
+            Event("placed", rt.time, choice.step, attempt=choice.attempt,
+                  operation=choice.operation, object=name, target=rests, confirmed=confirmed,
+                  status="succeeded" if confirmed else "failed", detail=completes,
+                  contract_op=contract.operation_of(name, rests) if contract else "")
+        )  # fmt: skip
 
     def _pressed(self, time: float, button: str) -> None:
         completes = self._complete("press", button)
@@ -553,10 +603,13 @@ def labference_score(
             open_at = outcome.time if outcome is not None else None
         else:
             revisions.append(e.attempt)
-    pressed_at: dict[str, float] = {}  # presses and lid moves, by the obligation achieved
+    # presses, lid moves, mixing, pouring and pipetting, by the obligation achieved: when
+    # the press registered or the lid settled, when the motion that achieved it began
+    handled = {e.attempt: e.time for e in choices if e.kind == "handle"}
+    pressed_at: dict[str, float] = {}
     for e in events:
         if e.kind in ("press", "outcome") and e.detail and e.detail not in pressed_at:
-            pressed_at[e.detail] = e.time
+            pressed_at[e.detail] = handled.get(e.attempt, e.time)
     passed: dict[str, float] = {}
     for e in events:
         if e.kind == "completion" and e.confirmed and e.step not in passed:

@@ -99,7 +99,7 @@ SMOKES: dict[str, Smoke] = {
             rf"^targets: slowest stdlib full verify {NUM} s .*; N=8 deadlock {NUM} s",
             rf"^all-params ring, N in 2\.\.8 with `N % 2 == 0` \(4 values\) vs N=8, depth 2: "
             rf"{NUM} s / {NUM} s = x{NUM} time, rlimit \d+ / \d+ = x{NUM}$",
-            rf"^eventually `recorded` on feedback_weighing, 4 fair operations vs none, depth 2 "
+            rf"^eventually `recorded` on feedback_weighing, 5 fair operations vs none, depth 2 "
             rf"\(bounded\): {NUM} s / {NUM} s = x{NUM} time, rlimit \d+ / \d+ = x{NUM}$",
             # the hostile case answers (exit code, not T/O) through both verbs
             rf"^nested exists over 0\.\.4095 \(x2\) verify +{NUM} +{NUM} +\d+ ",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from attrs import evolve
@@ -20,7 +21,7 @@ from lablang.sim.front import tasks_of
 from lablang.sim.front_instruction import predicate_calls
 from lablang.sim.labference import labference_score, obligations
 from lablang.sim.model import Num
-from lablang.sim.records import Event
+from lablang.sim.records import Event, replay
 from tests.sim.labference_policies import ScriptedWeigher, evaluate_hold, transfer_choices
 
 FILE = "examples/tasks/feedback_weighing.lab"
@@ -100,9 +101,9 @@ def test_a_wrong_weight_is_an_illegal_contract_operation_and_its_removal_becomes
     )
     first, second = transfer_choices(score)
     assert (first["contract_operation"], first["correct"]) == ("add(5)", False)
-    assert first["legal"] == ["add(10)", "add(20)", "wait_stable"]
+    assert first["legal"] == ["add(10)", "add(20)"]  # tared once, the display observed stable
     assert (second["contract_operation"], second["correct"]) == ("add(10)", False)
-    assert second["legal"] == ["remove(5)", "wait_stable"]
+    assert second["legal"] == ["remove(5)"]  # the display observed stable with w5 on it
 
 
 def test_a_refuted_placement_leaves_the_contract_state_unchanged(weigh_30g) -> None:
@@ -152,28 +153,48 @@ def test_monitor_reads_a_simulation_record_and_scores_it_against_the_contract(
     assert text.exit_code == 0 and "is `add(20)`: correct" in text.output
     # the same episode as an event log of its contract operations: the one scorer again
     log = tmp_path / "events.jsonl"
-    log.write_text(_event_log(record))
+    log.write_text(_event_log(record, load_contract(weigh_30g.contract)))
     out = runner.invoke(main, ["monitor", contract_file, str(log), "--param", "target=30",
                                "--json"])  # fmt: skip
     assert out.exit_code == 0, out.output
     from_log = json.loads(out.output)["score"]
     assert [(c["contract_operation"], c["correct"], c["executed"]) for c in from_log["choice"][
         "frozen"
-    ]] == [(c["contract_operation"], c["correct"], c["executed"]) for c in transfer_choices(
-        printed["score"])]  # fmt: skip
-    # completion is the contract's goal there, `recorded`, which no simulated skill applies
-    assert from_log["completion"]["status"] == "incomplete"
+    ] if c["contract_operation"].startswith(("add", "remove"))] == [
+        (c["contract_operation"], c["correct"], c["executed"])
+        for c in transfer_choices(printed["score"])]  # fmt: skip
+    # completion is the contract's goal there, `recorded`: the record's observed operations
+    # (the display stable, `wait_stable`; the last step reading 30 g, `record`) reach it
+    assert from_log["completion"]["status"] != "incomplete"
+    observed = [e.contract_op for e in replay(record).events if e.kind == "observed"]
+    assert "wait_stable" in observed and observed[-1] == "record"
+    # the same log without the display ever observed stable: its `record` is not legal
+    # (an incorrect choice), so the episode is not clean
+    unstable = tmp_path / "unstable.jsonl"
+    unstable.write_text(
+        _event_log(record, load_contract(weigh_30g.contract), skip=("wait_stable",))
+    )
+    out = runner.invoke(main, ["monitor", contract_file, str(unstable), "--param", "target=30",
+                               "--json"])  # fmt: skip
+    unsteady = json.loads(out.output)["score"]
+    recorded = [c for c in unsteady["choice"]["frozen"] if c["contract_operation"] == "record"]
+    assert [c["correct"] for c in recorded] == [False]
+    assert unsteady["completion"]["status"] != "clean"
 
 
-def _event_log(record: Path) -> str:
+def _event_log(record: Path, contract: Any, skip: tuple[str, ...] = ()) -> str:
     """A simulation record's choices that are contract operations, as `monitor`'s event
-    log (one line per choice, one per its outcome)."""
+    log (one line per choice, one per its outcome), and its observed operations that took
+    effect (one confirmed line each), but those in `skip`."""
     from lablang.sim.labference import CHOICES, OUTCOMES
-    from lablang.sim.records import replay
 
     events = replay(record).events
+    took = ContractJudge(contract)(events)  # an observation took effect when it was legal
     lines = []
     for e in events:
+        if e.kind == "observed" and e.contract_op not in skip and e.contract_op in took[e.attempt]:
+            lines.append({"time": e.time, "attempt": f"o{len(lines)}", "object": e.object,
+                          "operation": e.contract_op, "confirmed": True})  # fmt: skip
         if e.kind in CHOICES and e.contract_op:
             operation = e.contract_op.split(" | ")[0]
             lines.append({"time": e.time, "attempt": e.attempt, "object": e.object,

@@ -77,3 +77,27 @@ def test_the_docs_tables_name_every_registered_skill_and_asset() -> None:
         assert f"`{name}(" in skills, name
     for asset in catalog.ASSET_KINDS:
         assert f"| `{asset}` |" in DOC, asset
+
+
+BOUND = DOC.split("### Tasks bound to contracts", 1)[1].split("\n### ", 1)[0]
+
+
+def test_doc_bound_task_example_is_the_example_file_and_monitor_prints_it(tmp_path: Path) -> None:
+    """The bound-task section's `operations:` map is the centrifuge example's, verbatim, and
+    its `simulate --record` then `monitor` session prints the shown lines."""
+    block = re.search(r"```text\n(.*?)```", BOUND, re.S)
+    session = re.search(r"```console\n\$ (.*?)\n(.*?)```", BOUND, re.S)
+    assert block is not None and session is not None
+    assert block.group(1) in Path("examples/tasks/centrifuge_loading.lab").read_text("utf-8")
+    from click.testing import CliRunner
+
+    from lablang.cli import main
+
+    record = str(tmp_path / "episode.jsonl")
+    printed = ""
+    for command in session.group(1).split(" && "):
+        args = [record if a == "episode.jsonl" else a for a in command.split()[1:]]
+        out = CliRunner().invoke(main, args)
+        assert out.exit_code == 0, out.output
+        printed = out.output
+    assert printed == session.group(2)

@@ -29,6 +29,17 @@ POWDER_FLOW = 0.05  # a powder flows at this fraction of a liquid's volumetric r
 REPOSE_ANGLE = math.radians(35)  # a powder slides out only past its angle of repose
 
 
+def lip_of(pos: np.ndarray, axis: np.ndarray, half_height: float, opening: float) -> np.ndarray:
+    """A tilted container's lip: the point of its mouth's rim lowest in the tilt (its
+    mouth's centre while it stands upright)."""
+    lip = pos + axis * half_height
+    downhill = np.array([axis[0], axis[1], 0.0])
+    norm = float(np.linalg.norm(downhill))
+    if norm > 1e-6:
+        lip = lip + downhill / norm * opening
+    return lip
+
+
 def skill_pour(
     rt: Runtime, source: str, target: Any, amount: float, *, powder: bool = False
 ) -> Controller:
@@ -74,11 +85,7 @@ def skill_pour(
         set_tilt(rt, tilt)
         pos, R = object_frame(rt, source)
         axis = R[:, 2]
-        downhill = np.array([axis[0], axis[1], 0.0])
-        norm = float(np.linalg.norm(downhill))
-        lip = pos + axis * sinfo.half_height
-        if norm > 1e-6:
-            lip = lip + downhill / norm * sinfo.opening
+        lip = lip_of(pos, axis, sinfo.half_height, sinfo.opening)
         if not done:
             # closed loop: keep the lip over the target's centre, high enough that the
             # tilted source's body clears the target's rim; at most 5 mm per tick
