@@ -21,7 +21,7 @@ from lablang.molecular.libstruct_segments import (
 )
 from lablang.molecular.model import Graph, StateDef, TransitionDef
 from lablang.molecular.molecule import Duplex, MolType
-from lablang.molecular.sequence import Seq, SymbolToken, plain
+from lablang.molecular.sequence import Seq, SymbolToken, plain, transcript_roles
 
 
 def workflow_record(graph: Graph, oligos: AbstractSet[str] | None = None) -> dict[str, Any]:
@@ -41,7 +41,9 @@ def state_record(state: StateDef, oligos: AbstractSet[str] | None = None) -> dic
     roles = _structural_roles(state)
     for index, strand in enumerate(state.strands):
         strand_id = f"{state.name}_{_ident(strand.name)}"
-        segments = segments_of(strand.seq, roles[index], oligos)
+        # a transcript's body is `[MRNA]` in an RNA strand, `[CDNA]` in a DNA one
+        seq = transcript_roles(strand.seq, rna=strand.moltype is MolType.RNA)
+        segments = segments_of(seq, roles[index], oligos)
         for k, seg in enumerate(segments):
             seg["segment_id"] = f"{strand_id}_s{k + 1}"
         strands.append(
@@ -53,7 +55,7 @@ def state_record(state: StateDef, oligos: AbstractSet[str] | None = None) -> dic
                 if strand.moltype is MolType.CHIMERA
                 else strand.moltype.value,
                 "orientation": "5_to_3",
-                "sequence_architecture": library_sequence(strand.seq),
+                "sequence_architecture": library_sequence(seq),
                 "segments": segments,
                 "support_status": state.support_status,
             }

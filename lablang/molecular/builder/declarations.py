@@ -40,6 +40,7 @@ from lablang.molecular.sequence import (
     Thioate,
     placeholder,
     reverse_complement,
+    symbol_name,
 )
 from lablang.resolve import ModuleInfo
 from lablang.source import Span
@@ -176,7 +177,7 @@ class Declarations:
             onlist = args.get("onlist")
             if kind == "payload":
                 # a payload stays symbolic even when named like a run (`POLY_T` of 1..98)
-                sym: Part = Symbol(role.upper(), role.upper(), low, high, label=decl.name)
+                sym: Part = Symbol(symbol_name(up := role.upper()), up, low, high, label=decl.name)
             else:
                 made = placeholder(role, low, high, name=None)
                 assert isinstance(made, Symbol | Homopolymer)
