@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import assert_never
+from typing import TypeGuard, assert_never
 
 from attrs import evolve, frozen
 
@@ -667,7 +667,7 @@ def transcript_roles(seq: Seq, *, rna: bool) -> Seq:
     return Seq(tuple(evolve(p, role=role) if _is_transcript(p) else p for p in seq.parts))
 
 
-def _is_transcript(part: Part) -> bool:
+def _is_transcript(part: Part) -> TypeGuard[Symbol]:
     return isinstance(part, Symbol) and part.name == TRANSCRIPT and part.role in TRANSCRIPT_ROLES
 
 
