@@ -8,6 +8,7 @@ dispositions. `libstruct.export_libstruct` calls it for `t3`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any
 
@@ -24,18 +25,26 @@ from lablang.molecular.molecule import Duplex, MolType
 from lablang.molecular.sequence import Seq, SymbolToken, plain, transcript_roles
 
 
-def workflow_record(graph: Graph, oligos: AbstractSet[str] | None = None) -> dict[str, Any]:
+def workflow_record(
+    graph: Graph,
+    oligos: AbstractSet[str] | None = None,
+    sources: Mapping[str, tuple[str, ...]] | None = None,
+) -> dict[str, Any]:
     graph = expert_graph(graph)
     return {
         "workflow_id": graph.name,
-        "states": [state_record(s, oligos) for s in graph.states],
+        "states": [state_record(s, oligos, sources) for s in graph.states],
         "transitions": [transition_record(t) for t in graph.transitions],
         "initial_state_ids": list(graph.initial),
         "final_outputs": [{"state_id": s, "modality": m} for s, m in graph.finals],
     }
 
 
-def state_record(state: StateDef, oligos: AbstractSet[str] | None = None) -> dict[str, Any]:
+def state_record(
+    state: StateDef,
+    oligos: AbstractSet[str] | None = None,
+    sources: Mapping[str, tuple[str, ...]] | None = None,
+) -> dict[str, Any]:
     types = sorted({s.moltype.value for s in state.strands})
     strands: list[dict[str, Any]] = []
     state, roles, partners = _annealed_strands(state, *_structural_roles(state))
@@ -49,7 +58,7 @@ def state_record(state: StateDef, oligos: AbstractSet[str] | None = None) -> dic
             role if partner is None else f"{role}@{partner}"
             for role, partner in zip(roles[index], partners[index], strict=True)
         ]
-        segments = segments_of(seq, marked, oligos)
+        segments = segments_of(seq, marked, oligos, sources)
         for k, seg in enumerate(segments):
             seg["segment_id"] = f"{strand_id}_s{k + 1}"
             role, _, partner = seg.get("structural_role", "unknown").partition("@")

@@ -146,6 +146,26 @@ def test_a_transcript_body_is_mrna_in_rna_and_cdna_in_every_dna_copy() -> None:
 
 
 @pytest.mark.parametrize("example", SHIPPED)
+def test_provenance_names_an_oligo_a_step_adds_never_a_sequencing_primer(example: str) -> None:
+    """Every segment of a derived graph derives from oligos some transition adds: a part an oligo was written with (10x's bead Read 1 from `truseq_read1_primer`, its `{CB}` segment) cites that oligo, and a declared `{p7'}` the primer that holds P7."""
+    if example == "tenx_3p_v3":
+        states = _export(example)["t3"]["workflows"][0]["states"]
+        read1, barcode = states[1]["strands"][0]["segments"][:2]
+        for segment in (read1, barcode):
+            assert [d["oligo_id"] for d in segment["oligo_derivations"]] == ["bead_oligo_dT_v3"]
+        p7 = states[-1]["strands"][0]["segments"][-1]
+        assert [d["oligo_id"] for d in p7["oligo_derivations"]] == ["lib_pcr_2"]
+        return  # a declared graph: its final strand cites Read 2's primer, which no oligo holds
+    for workflow in _export(example)["t3"]["workflows"]:
+        added = {o for t in workflow["transitions"] for o in t["oligo_ids"]}
+        for state in workflow["states"]:
+            for strand in state["strands"]:
+                for segment in strand["segments"]:
+                    cited = {d["oligo_id"] for d in segment.get("oligo_derivations", [])}
+                    assert cited <= added, (state["state_id"], segment["segment_id"], cited)
+
+
+@pytest.mark.parametrize("example", SHIPPED)
 def test_every_shipped_export_is_valid_to_the_graders_rules(example: str) -> None:
     """Each shipped example's T2/T3 export passes the grader's prediction contract: derivations name Task 2 oligos, every product is carried or discarded, carried ones are used."""
     documents = _export(example)
