@@ -19,6 +19,7 @@ from lablang.molecular.libstruct_segments import (
 )
 from lablang.molecular.libstruct_segments import (
     _ident,
+    incorporating_oligos,
     library_sequence,
 )
 from lablang.molecular.libstruct_segments import (
@@ -105,7 +106,13 @@ def export_libstruct(program: Any, task: str, protocol_id: str | None = None) ->
         return {"protocol_id": protocol_id, "oligos": [oligo_record(o) for o in model.oligos]}
     graphs = [g for g in model.graphs if not g.derived] or list(model.graphs)
     oligos = frozenset(o.name for o in model.oligos)
-    return {"protocol_id": protocol_id, "workflows": [workflow_record(g, oligos) for g in graphs]}
+    # the oligos a step adds are the provenance of what their sequences were written with
+    used = frozenset(o for g in graphs for t in g.transitions for o in t.oligos)
+    sources = incorporating_oligos(model.oligos, used)
+    return {
+        "protocol_id": protocol_id,
+        "workflows": [workflow_record(g, oligos, sources) for g in graphs],
+    }
 
 
 def _model_of(program: Any) -> MolecularModel:

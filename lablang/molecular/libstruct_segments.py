@@ -11,8 +11,9 @@ the seqspec export, so that a segment is cut the same way everywhere.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lablang.molecular.sequence import (
     Bases,
@@ -28,6 +29,9 @@ from lablang.molecular.sequence import (
 )
 from lablang.syntax import reserved_words
 
+if TYPE_CHECKING:
+    from lablang.molecular.model import OligoDef
+
 # structural roles a LibStructBench paired region may include
 PAIRED_ROLES = frozenset({"paired_region", "mixed", "unknown"})
 
@@ -38,7 +42,10 @@ def library_sequence(seq: Seq) -> str:
 
 
 def segments_of(
-    seq: Seq, token_roles: list[str] | None = None, oligos: AbstractSet[str] | None = None
+    seq: Seq,
+    token_roles: list[str] | None = None,
+    oligos: AbstractSet[str] | None = None,
+    sources: Mapping[str, tuple[str, ...]] | None = None,
 ) -> list[dict[str, Any]]:
     """Split a sequence into LibStructBench segments by provenance label.
 
@@ -46,6 +53,10 @@ def segments_of(
     (a literal anchor, a payload) are segments of their own. With `oligos` (the Task 2
     ids), a segment's `oligo_derivations` name only those: a label naming a `segment`
     declaration is no oligo, and the grader rejects a derivation of an id Task 2 lacks.
+    With `sources` (a part's label -> the oligos a step incorporated it with, for parts
+    an oligo took from a segment or another oligo), the provenance is those oligos: a
+    bead oligo's Read 1 part derives from the bead oligo, not from the sequencing primer
+    its sequence was written with.
     """
     groups: list[tuple[str | None, list[Part]]] = []
     for part in seq.parts:
@@ -97,9 +108,11 @@ def segments_of(
                 record["placeholder"] = render_libstruct(sub)
             else:
                 record["sequence"] = render_libstruct(unflag(sub))
-            derivation = _derivation(label)
-            if derivation and (oligos is None or derivation["oligo_id"] in oligos):
-                record["oligo_derivations"] = [derivation]
+            derivations = _derivations(label, sources)
+            if oligos is not None:
+                derivations = [d for d in derivations if d["oligo_id"] in oligos]
+            if derivations:
+                record["oligo_derivations"] = derivations
             out.append(record)
     return out
 
@@ -136,6 +149,50 @@ def _role_of(label: str | None, parts: list[Part]) -> str:
             return f"poly({text[0]})"
         case _:
             return "sequence"
+
+
+def _derivations(
+    label: str | None, sources: Mapping[str, tuple[str, ...]] | None
+) -> list[dict[str, str]]:
+    if label and sources and label.rstrip("'") in sources:
+        orientation = "reverse_complement" if label.endswith("'") else "same_orientation"
+        return [
+            {"oligo_id": oligo, "orientation_to_source": orientation}
+            for oligo in sources[label.rstrip("'")]
+        ]
+    derivation = _derivation(label)
+    return [derivation] if derivation else []
+
+
+def incorporating_oligos(
+    oligos: Iterable[OligoDef], used: AbstractSet[str]
+) -> dict[str, tuple[str, ...]]:
+    """Per part label, the oligos among `used` (those a step adds) whose sequence holds a
+    part with that label taken from a segment or an oligo no step adds (a sequencing
+    primer), or an oligo no step adds whose sequence a step's oligo holds (a state that
+    writes `{p7'}` where the indexing primer put P7): the sources `segments_of` cites
+    for it, in the oligos' order."""
+    sources: dict[str, tuple[str, ...]] = {}
+    oligos = list(oligos)
+    texts = {o.name: library_sequence(o.strands[0]) for o in oligos if o.strands}
+    for oligo in oligos:
+        if oligo.name not in used:
+            if texts.get(oligo.name):
+                holders = tuple(
+                    o.name for o in oligos if o.name in used and texts[oligo.name] in texts[o.name]
+                )
+                if holders:
+                    sources[oligo.name] = holders
+            continue
+        for strand in oligo.strands:
+            for part in strand.parts:
+                label = getattr(part, "label", None)
+                if not label or label.split(".")[0].rstrip("'") in used:
+                    continue
+                key = label.rstrip("'")
+                if oligo.name not in sources.get(key, ()):
+                    sources[key] = (*sources.get(key, ()), oligo.name)
+    return sources
 
 
 def _derivation(label: str | None) -> dict[str, str] | None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import assert_never
+from typing import TypeGuard, assert_never
 
 from attrs import evolve, field, frozen
 
@@ -64,6 +64,13 @@ PAYLOAD_ROLES = frozenset(
     {"CDNA", "GDNA", "MRNA", "RNA", "DNA", "INSERT", "VDJ_INSERT", "SGRNA_SPACER", "PAYLOAD",
      "FRAGMENT", "TARGET", "PROTEIN_TAG"}
 )  # fmt: skip
+
+# A transcript's body is one sequence whether it is read in the mRNA or copied into
+# cDNA: `[MRNA]` and `[CDNA]` are one identity (they pair and compare as one segment),
+# and the role says which molecule carries it (`transcript_roles`). LibStructBench writes
+# the mRNA's body `[MRNA]` and every DNA copy of it `[CDNA]`.
+TRANSCRIPT = "CDNA"
+TRANSCRIPT_ROLES = frozenset({"MRNA", "CDNA"})
 
 MAX_SEQUENCE_TOKENS = 100_000
 MAX_HOMOPOLYMER = 10_000
@@ -643,7 +650,35 @@ def placeholder(
         if rc:
             base = COMPLEMENT[base]
         return Homopolymer(base, lo if lo is not None and lo == hi else None)
-    return Symbol(name or role, role, lo, hi, rc, pattern=pattern or None)
+    return Symbol(name or symbol_name(role), role, lo, hi, rc, pattern=pattern or None)
+
+
+def symbol_name(role: str) -> str:
+    """The identity a placeholder of `role` pairs by: its role, one for a transcript's body.
+
+    >>> symbol_name("MRNA"), symbol_name("CDNA"), symbol_name("UMI")
+    ('CDNA', 'CDNA', 'UMI')
+    """
+    return TRANSCRIPT if role in TRANSCRIPT_ROLES else role
+
+
+def transcript_roles(seq: Seq, *, rna: bool) -> Seq:
+    """`seq` with a transcript's body named by the strand that carries it: `[MRNA]` in
+    RNA, `[CDNA]` in DNA (reverse transcription copies the mRNA into cDNA).
+
+    >>> render(transcript_roles(parse_notation("[MRNA] [POLYA]"), rna=False))
+    "5'-[CDNA] [POLY_A]-3'"
+    >>> render(transcript_roles(parse_notation("[CDNA']"), rna=True))
+    "5'-[MRNA']-3'"
+    """
+    role = "MRNA" if rna else "CDNA"
+    if not any(_is_transcript(p) and p.role != role for p in seq.parts):
+        return seq
+    return Seq(tuple(evolve(p, role=role) if _is_transcript(p) else p for p in seq.parts))
+
+
+def _is_transcript(part: Part) -> TypeGuard[Symbol]:
+    return isinstance(part, Symbol) and part.name == TRANSCRIPT and part.role in TRANSCRIPT_ROLES
 
 
 def render(seq: Seq, *, rna: bool = False) -> str:

@@ -8,6 +8,7 @@ dispositions. `libstruct.export_libstruct` calls it for `t3`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any
 
@@ -21,29 +22,49 @@ from lablang.molecular.libstruct_segments import (
 )
 from lablang.molecular.model import Graph, StateDef, TransitionDef
 from lablang.molecular.molecule import Duplex, MolType
-from lablang.molecular.sequence import Seq, SymbolToken, plain
+from lablang.molecular.sequence import Seq, SymbolToken, plain, transcript_roles
 
 
-def workflow_record(graph: Graph, oligos: AbstractSet[str] | None = None) -> dict[str, Any]:
+def workflow_record(
+    graph: Graph,
+    oligos: AbstractSet[str] | None = None,
+    sources: Mapping[str, tuple[str, ...]] | None = None,
+) -> dict[str, Any]:
     graph = expert_graph(graph)
     return {
         "workflow_id": graph.name,
-        "states": [state_record(s, oligos) for s in graph.states],
+        "states": [state_record(s, oligos, sources) for s in graph.states],
         "transitions": [transition_record(t) for t in graph.transitions],
         "initial_state_ids": list(graph.initial),
         "final_outputs": [{"state_id": s, "modality": m} for s, m in graph.finals],
     }
 
 
-def state_record(state: StateDef, oligos: AbstractSet[str] | None = None) -> dict[str, Any]:
+def state_record(
+    state: StateDef,
+    oligos: AbstractSet[str] | None = None,
+    sources: Mapping[str, tuple[str, ...]] | None = None,
+) -> dict[str, Any]:
     types = sorted({s.moltype.value for s in state.strands})
     strands: list[dict[str, Any]] = []
-    roles = _structural_roles(state)
+    state, roles, partners = _annealed_strands(state, *_structural_roles(state))
+    partner_of: dict[str, str | None] = {}  # segment id -> the strand its bases pair with
     for index, strand in enumerate(state.strands):
         strand_id = f"{state.name}_{_ident(strand.name)}"
-        segments = segments_of(strand.seq, roles[index], oligos)
+        # a transcript's body is `[MRNA]` in an RNA strand, `[CDNA]` in a DNA one
+        seq = transcript_roles(strand.seq, rna=strand.moltype is MolType.RNA)
+        # a segment is cut where its partner strand changes too (`role@partner`)
+        marked = [
+            role if partner is None else f"{role}@{partner}"
+            for role, partner in zip(roles[index], partners[index], strict=True)
+        ]
+        segments = segments_of(seq, marked, oligos, sources)
         for k, seg in enumerate(segments):
             seg["segment_id"] = f"{strand_id}_s{k + 1}"
+            role, _, partner = seg.get("structural_role", "unknown").partition("@")
+            if "structural_role" in seg:
+                seg["structural_role"] = role
+            partner_of[seg["segment_id"]] = partner or None
         strands.append(
             {
                 "strand_id": strand_id,
@@ -53,30 +74,33 @@ def state_record(state: StateDef, oligos: AbstractSet[str] | None = None) -> dic
                 if strand.moltype is MolType.CHIMERA
                 else strand.moltype.value,
                 "orientation": "5_to_3",
-                "sequence_architecture": library_sequence(strand.seq),
+                "sequence_architecture": library_sequence(seq),
                 "segments": segments,
                 "support_status": state.support_status,
             }
         )
     ids = {s.name: f"{state.name}_{_ident(s.name)}" for s in state.strands}
+
     # a paired region names only the segments that pair (the grader rejects a region
     # that includes an overhang); they are contiguous: 5' overhang, paired, 3' overhang
-    segment_ids = {
-        st["strand_id"]: [
+    def side(strand: str, other: str) -> list[str]:
+        return [
             seg["segment_id"]
+            for st in strands
+            if st["strand_id"] == ids[strand]
             for seg in st["segments"]
             if seg.get("structural_role", "unknown") in PAIRED_ROLES
+            and partner_of[seg["segment_id"]] in (None, other)
         ]
-        for st in strands
-    }
+
     paired = []
     for n, (a, b) in enumerate(state.pairs):
-        if a in ids and b in ids and segment_ids[ids[a]] and segment_ids[ids[b]]:
+        if a in ids and b in ids and side(a, b) and side(b, a):
             paired.append(
                 {
                     "paired_region_id": f"{state.name}_pr{n + 1}",
-                    "side_1": {"strand_id": ids[a], "segment_ids": segment_ids[ids[a]]},
-                    "side_2": {"strand_id": ids[b], "segment_ids": segment_ids[ids[b]]},
+                    "side_1": {"strand_id": ids[a], "segment_ids": side(a, b)},
+                    "side_2": {"strand_id": ids[b], "segment_ids": side(b, a)},
                     "relationship": "reverse_complementary",
                     "support_status": state.support_status,
                 }
@@ -157,14 +181,65 @@ def _architecture(
     return declared
 
 
-def _structural_roles(state: StateDef) -> list[list[str]]:
-    """Per strand, the structural role of each token position: paired, 5'/3' overhang.
+def _annealed_strands(
+    state: StateDef, roles: list[list[str]], partners: list[list[str | None]]
+) -> tuple[StateDef, list[list[str]], list[list[str | None]]]:
+    """A strand annealed but not joined is a strand of its own, paired where it anneals.
 
-    Derived states know their pairing; for a declared two-strand state the paired
-    region is the longest stretch where one strand is the reverse complement of the
-    other (at least 6 positions), found with difflib's longest-match.
+    Tn5 joins each transposon's transferred strand to the target and leaves the
+    non-transferred strand (ME') annealed to the mosaic end across a 9-nt gap, until a
+    polymerase fills the gap (the library PCR's first 72 C step, or a `gap_fill` step):
+    the state has three or four strands, as the rules' "preserve nicks, gaps" draws it.
+    The derived duplex records it as `End.annealed` (the last core positions of the
+    strand whose 3' end is there); here they are cut off that strand, and each position
+    gets the name of the strand it pairs with (None: the one pair of the state).
     """
     molecule = state.molecule
+    if (
+        not isinstance(molecule, Duplex)
+        or not (molecule.left.annealed or molecule.right.annealed)
+        or len(state.strands) != 2
+    ):
+        return state, roles, partners
+    pair = state.strands
+    names = (pair[0].name, pair[1].name)
+    partners = [[names[1]] * len(roles[0]), [names[0]] * len(roles[1])]
+    # (strand, its annealed width at its 3' end, that end's 3' overhang on it, the first
+    # position opposite on the other strand): the top's 3' end is at the right end, the
+    # bottom's at the left
+    ends = (
+        (0, molecule.right.annealed, len(molecule.right.top), len(molecule.right.bottom)),
+        (1, molecule.left.annealed, len(molecule.left.bottom), len(molecule.left.top)),
+    )
+    cuts = [len(pair[0].seq), len(pair[1].seq)]
+    pieces: list[tuple[int, str]] = []
+    for index, width, tail, opposite in ends:
+        if width:
+            name = f"{names[index]} annealed"
+            cuts[index] -= width + tail
+            pieces.append((index, name))
+            partners[1 - index][opposite : opposite + width] = [name] * width
+    strands = [evolve(s, seq=s.seq.slice(0, cuts[i])) for i, s in enumerate(pair)]
+    out_roles = [roles[i][: cuts[i]] for i in range(2)]
+    out_partners = [partners[i][: cuts[i]] for i in range(2)]
+    for index, name in pieces:
+        strands.append(evolve(pair[index], name=name, seq=pair[index].seq.slice(cuts[index])))
+        out_roles.append(roles[index][cuts[index] :])
+        out_partners.append([names[1 - index]] * len(out_roles[-1]))
+    pairs = (names, *((name, names[1 - index]) for index, name in pieces))
+    return evolve(state, strands=tuple(strands), pairs=pairs), out_roles, out_partners
+
+
+def _structural_roles(state: StateDef) -> tuple[list[list[str]], list[list[str | None]]]:
+    """Per strand, the structural role of each token position: paired, 5'/3' overhang.
+
+    Derived states know their pairing; in a declared state each pair's region is the
+    longest stretch where one strand is the reverse complement of the other (at least 6
+    positions), found with difflib's longest-match. With the roles, per position, the
+    strand it pairs with when the state has more than one pair (None: its one pair).
+    """
+    molecule = state.molecule
+    partners: list[list[str | None]] = [[None] * len(s.seq) for s in state.strands]
     if isinstance(molecule, Duplex):
         return [
             ["five_prime_overhang"] * len(molecule.left.top)
@@ -173,47 +248,61 @@ def _structural_roles(state: StateDef) -> list[list[str]]:
             ["five_prime_overhang"] * len(molecule.right.bottom)
             + ["paired_region"] * len(molecule.core)
             + ["three_prime_overhang"] * len(molecule.left.bottom),
-        ]
+        ], partners
     if len(state.strands) == 1:
-        return [["unpaired"] * len(state.strands[0].seq)]
+        return [["unpaired"] * len(state.strands[0].seq)], partners
     roles = [["unknown"] * len(s.seq) for s in state.strands]
-    if len(state.strands) == 2 and state.pairs:
-        import difflib
-
-        from lablang.molecular.sequence import kept_positions, reverse_complement, unflag
-
-        # compare with degenerate bases beside payloads folded away (an anchor's `VN`
-        # pairs inside the payload), then map the match back to every position; symbolic
-        # segments compare without orientation marks, which LibStructBench strings (and
-        # so imported answers) do not carry: `[CDNA]` on both strands of a pair
-        a = unflag(plain(state.strands[0].seq)).tokens()
-        rb = unflag(reverse_complement(plain(state.strands[1].seq))).tokens()
-        keep_a, keep_rb = kept_positions(a), kept_positions(rb)
-        fa, frb = [a[i] for i in keep_a], [rb[i] for i in keep_rb]
-        match = difflib.SequenceMatcher(None, fa, frb, autojunk=False).find_longest_match(
-            0, len(fa), 0, len(frb)
-        )
-        whole = 0 < match.size == len(fa) == len(frb)  # e.g. a bare `[GDNA]` duplex
-        # a shared payload (`[CDNA]` on both strands) pairs whatever the match's length:
-        # six bases guard against chance matches of literal bases, not of named payloads
-        payload = any(
-            isinstance(token, SymbolToken) for token in fa[match.a : match.a + match.size]
-        )
-        if match.size >= 6 or whole or payload:
-            a_lo, a_hi = keep_a[match.a], keep_a[match.a + match.size - 1] + 1
-            r_lo, r_hi = keep_rb[match.b], keep_rb[match.b + match.size - 1] + 1
-            b_lo, b_hi = len(rb) - r_hi, len(rb) - r_lo
-            roles[0] = (
-                ["five_prime_overhang"] * a_lo
-                + ["paired_region"] * (a_hi - a_lo)
-                + ["three_prime_overhang"] * (len(a) - a_hi)
+    index = {s.name: i for i, s in enumerate(state.strands)}
+    spans: list[list[tuple[int, int]]] = [[] for _ in state.strands]
+    for one, other in state.pairs:
+        if one not in index or other not in index:
+            continue
+        i, j = index[one], index[other]
+        span = _paired_span(state.strands[i].seq, state.strands[j].seq)
+        if span is not None:
+            spans[i].append(span[0])
+            spans[j].append(span[1])
+            if len(state.pairs) > 1:
+                for at, (lo, hi), partner in ((i, span[0], other), (j, span[1], one)):
+                    partners[at][lo:hi] = [partner] * (hi - lo)
+    for i, found in enumerate(spans):
+        if found:
+            lo, hi = min(s[0] for s in found), max(s[1] for s in found)
+            roles[i] = (
+                ["five_prime_overhang"] * lo
+                + ["paired_region"] * (hi - lo)
+                + ["three_prime_overhang"] * (len(roles[i]) - hi)
             )
-            roles[1] = (
-                ["five_prime_overhang"] * b_lo
-                + ["paired_region"] * (b_hi - b_lo)
-                + ["three_prime_overhang"] * (len(rb) - b_hi)
-            )
-    return roles
+    return roles, partners
+
+
+def _paired_span(a_seq: Seq, b_seq: Seq) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """Where strand `a` pairs with strand `b`: the longest stretch where `a` is the
+    reverse complement of `b` (at least 6 positions), as token spans of each."""
+    import difflib
+
+    from lablang.molecular.sequence import kept_positions, reverse_complement, unflag
+
+    # compare with degenerate bases beside payloads folded away (an anchor's `VN`
+    # pairs inside the payload), then map the match back to every position; symbolic
+    # segments compare without orientation marks, which LibStructBench strings (and
+    # so imported answers) do not carry: `[CDNA]` on both strands of a pair
+    a = unflag(plain(a_seq)).tokens()
+    rb = unflag(reverse_complement(plain(b_seq))).tokens()
+    keep_a, keep_rb = kept_positions(a), kept_positions(rb)
+    fa, frb = [a[i] for i in keep_a], [rb[i] for i in keep_rb]
+    match = difflib.SequenceMatcher(None, fa, frb, autojunk=False).find_longest_match(
+        0, len(fa), 0, len(frb)
+    )
+    whole = 0 < match.size == len(fa) == len(frb)  # e.g. a bare `[GDNA]` duplex
+    # a shared payload (`[CDNA]` on both strands) pairs whatever the match's length:
+    # six bases guard against chance matches of literal bases, not of named payloads
+    payload = any(isinstance(token, SymbolToken) for token in fa[match.a : match.a + match.size])
+    if not (match.size >= 6 or whole or payload):
+        return None
+    a_lo, a_hi = keep_a[match.a], keep_a[match.a + match.size - 1] + 1
+    r_lo, r_hi = keep_rb[match.b], keep_rb[match.b + match.size - 1] + 1
+    return (a_lo, a_hi), (len(rb) - r_hi, len(rb) - r_lo)
 
 
 def transition_record(transition: TransitionDef) -> dict[str, Any]:

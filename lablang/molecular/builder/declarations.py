@@ -41,6 +41,7 @@ from lablang.molecular.sequence import (
     Thioate,
     placeholder,
     reverse_complement,
+    symbol_name,
 )
 from lablang.resolve import ModuleInfo
 from lablang.source import Span
@@ -62,6 +63,31 @@ def _check_modification(builder: Declarations, info: ModuleInfo, code: str, span
         + "`lablang spec` lists the codes (IDT's spelling) and what each does",
         fix=Fix(f"use `/{guess}/`", (Edit(inner, guess),)) if guess else None,
     )
+
+
+def _placeholder(
+    builder: Declarations, part: ast.Placeholder, low: int | None, high: int | None
+) -> Part:
+    """The placeholder `part` (with the length its role has), W0409 for a homopolymer
+    run given a range (`[POLYA:20-30]`): a run's length is one number or unknown, so the
+    range is read as unknown length, with `[POLYA]` as the fix."""
+    made = placeholder(part.role, low, high, part.revcomp, pattern=part.pattern)
+    ranged = low is not None and high is not None and high != low
+    if not (isinstance(made, Homopolymer) and ranged) or any(
+        d.code == "W0409" and d.span == part.span for d in builder.report
+    ):
+        return made
+    text = f"[{part.role}{chr(39) if part.revcomp else ''}]"
+    builder.error(
+        "W0409",
+        f"a homopolymer run has one length or none: `[{part.role}:{low}-{high}]` "
+        "is read as a tail of unknown length",
+        part.span,
+        label="a range of run lengths",
+        help=f"write `{text}` for a tail of unknown length, or one length",
+        fix=Fix(f"use `{text}`", (Edit(part.span, text),)),
+    )
+    return made
 
 
 class Declarations:
@@ -178,7 +204,7 @@ class Declarations:
             onlist = args.get("onlist")
             if kind == "payload":
                 # a payload stays symbolic even when named like a run (`POLY_T` of 1..98)
-                sym: Part = Symbol(role.upper(), role.upper(), low, high, label=decl.name)
+                sym: Part = Symbol(symbol_name(up := role.upper()), up, low, high, label=decl.name)
             else:
                 made = placeholder(role, low, high, name=None)
                 assert isinstance(made, Symbol | Homopolymer)
@@ -287,7 +313,7 @@ class Declarations:
                             # `[ROLE']` of a role written with its length elsewhere
                             # (`[UMI:12]`) has that length, on either strand
                             low, high = self.role_length(info, role)
-                        made = placeholder(role, low, high, rc, pattern=part.pattern)
+                        made = _placeholder(self, part, low, high)
                         out.append(
                             evolve(made, label=label)
                             if label and isinstance(made, Homopolymer)

@@ -35,6 +35,7 @@ from lablang.molecular.sequence import (
     plain,
     render,
     reverse_complement,
+    transcript_roles,
 )
 
 # ------------------------------------------------------------------ extension, RT, TSO
@@ -175,6 +176,8 @@ def reverse_transcribe(
         min_match=min_match,
         nontemplated=bases(nontemplated, "non-templated C") if nontemplated else Seq(),
     )
+    # the copy of the mRNA's body is cDNA (one identity: it still pairs with `[MRNA]`)
+    hybrid = evolve(hybrid, core=transcript_roles(hybrid.core, rna=False))
     return template_switch(hybrid, switch) if switch is not None else hybrid
 
 
