@@ -1,11 +1,12 @@
 """Load a LeRobot v3.0 dataset that `lablang demos --format lerobot` wrote with LeRobot's
 own reader, and check what it returns against the dataset's Parquet rows. Outside CI:
-LeRobot needs torch and torchvision (5.5 GB here), so it runs in a venv of its own, which
-needs no lablang (docs/sim.md, Demonstrations):
+LeRobot needs torch and torchvision (about 8 GB with LeRobot here), so it runs in a venv
+of its own, which needs no lablang (docs/sim.md, Demonstrations):
 
     python3.11 -m venv /work/venvs/lerobot-reader
     . /work/venvs/lerobot-reader/bin/activate
-    pip install torch==2.14.1 torchvision==0.29.1 && pip install lerobot
+    pip install torch==2.9.1 torchvision==0.24.1  # LeRobot 0.4.4 asks for torch < 2.11
+    pip install lerobot torch==2.9.1 torchvision==0.24.1  # so pip keeps that pair
     # in lablang's venv:
     lablang demos examples/tasks/move_tube.lab --episodes 2 --format lerobot --out demos --cameras front --image-size 64
     # in the reader's venv, offline:
