@@ -334,6 +334,9 @@ class EpisodeRunner:
     def finish(self) -> EpisodeResult:
         rt = self.rt
         self.watch.resolve(float("inf"))  # the outcome of a release the episode ended on
+        # the judge reads those outcomes too: a step whose last obligation (a pour, a mix)
+        # is read after its motion is over passes once it is (as `TaskEnv` then terminates)
+        self.progress.advance()
         persisted: tuple[bool, ...] = ()
         if self.fault is None:
             try:
