@@ -262,6 +262,25 @@ def test_scoop_policies_score_choice_and_execution_from_their_logs(scoop_task) -
     assert [held["labference"][k] for k in ("opportunities", "correct", "executed")] == [5, 0, 0]
 
 
+def test_a_draw_from_the_wrong_jar_is_a_wrong_choice_well_executed() -> None:
+    """Scooping the first dose from `kcl_jar` instead of `salt_jar` is a wrong draw that
+    took a dose (the draw's source is read from where the bowl went down); emptied into
+    the vessel it leaves the `nacl` step failed, so the episode ends there: 3 of 7 right,
+    4 of 7 executed, incomplete."""
+    tasks, _ = load_tasks("examples/suite/solid_two_salts.lab")
+    wrong = ScriptedProgram(
+        (
+            ("transfer(small, scale)", "small", True, True),
+            ("press(scale.tare)", "scale", True, True),
+            ("scoop(spoon, kcl_jar)", "spoon", False, True),
+            ("pour(spoon, small)", "spoon", True, True),
+        ),
+        choices={("nacl", 1, 1): "kcl_jar"},
+    )
+    (score,) = scored(tasks["two_salts-small"], 7, wrong)
+    assert score["completion"]["status"] == "incomplete"
+
+
 # ------------------------------------------------------------ a raw-action pour policy
 
 
