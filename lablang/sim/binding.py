@@ -31,9 +31,10 @@ PRESSES = {"tare": "tare", "start_centrifuge": "start", "set_temperature": "set"
 # skill calls that work a closure by its handle, by the direction (`rotor.open`): a hinged
 # lid or door, or a drawer (its handle is gripped the same way; `state.closure_open`)
 LIDS = {"open_lid": "open", "close_lid": "close", "open_drawer": "open", "close_drawer": "close"}
-# skill calls that mix, pour or pipette, each the operations (kind, the argument naming its
-# target, or None) a hand commits to by moving its first argument, read from that motion
-# (`lablang.sim.motion_choices`); `mix_by_pipetting` is a draw and an expulsion per cycle
+# skill calls that mix, pour, pipette or scoop, each the operations (kind, the argument
+# naming its target, or None) a hand commits to by moving its first argument, read from
+# that motion (`lablang.sim.motion_choices`); `mix_by_pipetting` is a draw and an
+# expulsion per cycle; a scoop's dose tipped out is a pour
 HANDLING: dict[str, tuple[tuple[str, int | None], ...]] = {
     "shake": (("mix", None),),
     "swirl": (("mix", None),),
@@ -45,6 +46,8 @@ HANDLING: dict[str, tuple[tuple[str, int | None], ...]] = {
     "dispense": (("dispense", 1),),
     "transfer": (("aspirate", 1), ("dispense", 2)),
     "mix_by_pipetting": (("aspirate", 1), ("dispense", 1)),
+    "scoop": (("scoop", 1),),
+    "empty_scoop": (("pour", 1),),
 }
 
 

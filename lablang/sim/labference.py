@@ -55,19 +55,19 @@ CHOICES = ("transfer", "push", "lid", "handle")
 OUTCOMES = ("placed", "outcome")
 # obligation kind -> the event kind of its choice
 CHOSEN = {"transfer": "transfer", "press": "push", "lid": "lid"} | {
-    kind: "handle" for kind in ("mix", "pour", "aspirate", "dispense")
+    kind: "handle" for kind in ("mix", "pour", "aspirate", "dispense", "scoop")
 }
 
 
 @frozen
 class Obligation:
     """One required operation of a task: a transfer of an object, a button press, a lid
-    move, or a mixing, pouring or pipetting operation."""
+    move, or a mixing, pouring, pipetting or scooping operation."""
 
     step: str
     kind: str  # "transfer" | "press" | "lid" | "mix" | "pour" | "aspirate" | "dispense"
-    # the object carried, mixed or poured from, the pipette, the button pressed
-    # (`scale.tare`), the lid's move (`rotor.open`)
+    # | "scoop"; the object carried, mixed or poured from, the pipette or scoop, the
+    # button pressed (`scale.tare`), the lid's move (`rotor.open`)
     subject: str
     target: Expr | None = field(default=None, eq=False)  # a transfer's, pour's, pipetting's
     nth: int = 0  # a repeat of the same operation in one call (`mix_by_pipetting`'s cycles)
@@ -108,7 +108,7 @@ def obligations(
 
 
 def _handling(step: str, call: Call, subject: str) -> list[Obligation]:
-    """A mixing, pouring or pipetting call's obligations (`mix_by_pipetting(p, x, 3)`: three
+    """A mixing, pouring, pipetting or scooping call's obligations (`mix_by_pipetting(p, x, 3)`: three
     draws from `x` and three expulsions into it)."""
     repeat = 1
     if call.func == "mix_by_pipetting":

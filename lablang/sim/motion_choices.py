@@ -1,4 +1,5 @@
-"""Mixing, pouring and pipetting read from what the hand does (Labference's choices).
+"""Mixing, pouring, pipetting and scooping read from what the hand does (Labference's
+choices).
 
 `TransferWatch` (`lablang.sim.labference`) reads transfers, presses and lid moves; this
 watcher, which it runs after every tick, reads the other operations a hand commits to by
@@ -28,6 +29,11 @@ moving a held container or pipette, whoever drives the hand:
   when it holds liquid. Its outcome is read when the tip is lifted out, `confirm_after`
   later: executed when the pipette gained liquid (a draw) or the container did (an
   expulsion).
+* **Scooping** (`scoop`, `empty_scoop`): a held scoop's bowl lowered into a container
+  holding a powder (as a pipette's tip is) is the choice `scoop(scoop, source)`, executed
+  when the scoop gained a dose by `confirm_after` after the bowl is lifted out; a held
+  scoop with a dose tipped past `POUR_TILT` is a pour, `pour(scoop, receiver)`, the
+  receiver the container whose footprint holds the bowl's floor, read as pours are.
 
 What moves contents is the skills' model (`lablang.sim.skills`): a policy's raw actions
 tilt, shake and dip as the skills do and are read as the same choices, but the runtime
@@ -98,13 +104,13 @@ class MotionWatch:
     choose: Callable[[str, str, str | None], Event]
     due: Callable[[float, Event], None]
     confirm_after: float  # s after a motion is over at which its outcome is read
-    active: dict[str, Pending] = field(factory=dict)  # "mix" | "pour" | "pipette" -> choice
+    active: dict[str, Pending] = field(factory=dict)  # "mix" | "pour" | "dip" -> choice
     last_motion: float = 0.0
     # the held container's (time, path travelled so far, x, y, z) over the last MIX_WINDOW
     track: deque[tuple[float, float, float, float, float]] = field(factory=deque)
     flips: deque[tuple[float, int]] = field(factory=deque)  # (time, axis) it turned back
     signs: list[int] = field(factory=lambda: [0, 0, 0])  # each axis' last direction
-    inside: str | None = None  # the container the pipette's tip is in
+    inside: str | None = None  # the container the pipette's tip (a scoop's bowl) is in
     pending: dict[str, Pending] = field(factory=dict)  # by attempt, outcomes scheduled
 
     def __call__(self) -> None:
@@ -119,13 +125,20 @@ class MotionWatch:
             return
         assert held is not None
         if info.asset == "pipette":
-            self._pipette(held)
+            if rt.tips.get(held, True):
+                self._dipping(held, self._pipetting)
+            else:
+                self.inside = None
+        elif info.asset == "scoop":
+            self._pouring(held)  # a dose tipped out
+            if "pour" not in self.active:
+                self._dipping(held, self._scooping)
         elif info.capacity > 0:
             capped = rt.capped(held) or info.opening <= 0
             if not capped:
                 self._pouring(held)
-            # a scoop digs, not mixes; an empty container has nothing to mix
-            if "pour" not in self.active and info.asset != "scoop" and rt.ledger.total(held) > 0:
+            # an empty container has nothing to mix
+            if "pour" not in self.active and rt.ledger.total(held) > 0:
                 self._mixing(held, capped)
 
     def state(self) -> MotionState:
@@ -162,7 +175,7 @@ class MotionWatch:
             gained = rt.ledger.total(choice.target or "") > pending.before + 1e-12
             spilled = rt.ledger.spilled.get(choice.object, 0.0) > pending.spilled + 1e-15
             return gained and not spilled
-        if kind == "aspirate":
+        if kind in ("aspirate", "scoop"):  # the tool gained (liquid, m^3; a dose, kg)
             return rt.ledger.total(choice.object) > pending.before + 1e-15
         return rt.ledger.total(choice.target or "") > pending.before + 1e-15
 
@@ -230,6 +243,7 @@ class MotionWatch:
     def _pouring(self, held: str) -> None:
         from lablang.sim.skills.base import object_frame
         from lablang.sim.skills.pouring import lip_of
+        from lablang.sim.skills.scooping import bowl_of
         from lablang.sim.state import tilt
 
         rt = self.rt
@@ -237,7 +251,10 @@ class MotionWatch:
         if "pour" not in self.active and incline > POUR_TILT and rt.ledger.total(held) > 0:
             pos, R = object_frame(rt, held)
             info = rt.infos[held]
-            lip = lip_of(pos, R[:, 2], info.half_height, info.opening)
+            if info.asset == "scoop":  # the dose leaves the bowl, at the handle's far end
+                lip = bowl_of(rt, held)[0]
+            else:
+                lip = lip_of(pos, R[:, 2], info.half_height, info.opening)
             receiver = receiver_at(rt, lip[:2], held, POUR_MARGIN)
             before = rt.ledger.total(receiver) if receiver != "table" else 0.0
             self._start("pour", "pour", held, receiver, before)
@@ -251,22 +268,36 @@ class MotionWatch:
         self.flips.clear()
         self.signs = [0, 0, 0]
 
-    def _pipette(self, pipette: str) -> None:
-        rt = self.rt
-        if not rt.tips.get(pipette, True):
-            self.inside = None
-            return
-        where = dipped_into(rt, pipette, TIP_MARGIN)
+    def _dipping(
+        self, tool: str, operation: Callable[[str, str], tuple[str, float] | None]
+    ) -> None:
+        """A held tool's lower end lowered into a container is the choice `operation`
+        names (with the amount its outcome is read against), if any; lifting it out ends
+        that choice."""
+        where = dipped_into(self.rt, tool, TIP_MARGIN)
         if where == self.inside:
             return
-        if self.inside is not None and "pipette" in self.active:
-            self._end("pipette")
+        if self.inside is not None and "dip" in self.active:
+            self._end("dip")
         self.inside = where
-        if where is not None:
-            holds = rt.ledger.total(pipette)
-            op = "dispense" if holds > 1e-15 else "aspirate"
-            before = holds if op == "aspirate" else rt.ledger.total(where)
-            self._start("pipette", op, pipette, where, before)
+        chosen = operation(tool, where) if where is not None else None
+        if chosen is not None:
+            self._start("dip", chosen[0], tool, where, chosen[1])
+
+    def _pipetting(self, pipette: str, where: str) -> tuple[str, float]:
+        """A tip lowered into `where`: a draw when the pipette holds nothing, else an
+        expulsion."""
+        holds = self.rt.ledger.total(pipette)
+        if holds > 1e-15:
+            return "dispense", self.rt.ledger.total(where)
+        return "aspirate", holds
+
+    def _scooping(self, scoop: str, where: str) -> tuple[str, float] | None:
+        """A bowl lowered into `where`: a draw when `where` holds a powder, else none."""
+        ledger = self.rt.ledger
+        if any(ledger.kinds.get(s) == "powder" for s in ledger.amounts.get(where, {})):
+            return "scoop", ledger.total(scoop)
+        return None
 
 
 def receiver_at(rt: Runtime, point: np.ndarray, exclude: str, margin: float) -> str:
@@ -286,8 +317,9 @@ def receiver_at(rt: Runtime, point: np.ndarray, exclude: str, margin: float) -> 
 
 
 def dipped_into(rt: Runtime, pipette: str, margin: float) -> str | None:
-    """The container (or a plate's well) a held pipette's tip is lowered into: within its
-    radius (a well's) and below its rim and `margin`; None when it is in none."""
+    """The container (or a plate's well) a held pipette's tip (a scoop's bowl: the tool's
+    lower end) is lowered into: within its radius (a well's) and below its rim and
+    `margin`; None when it is in none."""
     from lablang.sim.skills.base import object_frame
     from lablang.sim.state import bottom_depth
 

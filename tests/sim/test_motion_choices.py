@@ -75,6 +75,19 @@ def totals(score: dict[str, Any]) -> tuple[int, int, int]:
     )
 
 
+def scored(task: Any, opportunities: int, *policies: ScriptedProgram) -> list[dict[str, Any]]:
+    """Each policy's score, its totals and its frozen choices checked against its log."""
+    scores = []
+    for policy in policies:
+        score = policy.run(task)
+        assert totals(score) == (opportunities, *expected(policy.log))
+        assert [c["operation"] for c in score["choice"]["frozen"]] == [
+            d.operation for d in policy.log
+        ]
+        scores.append(score)
+    return scores
+
+
 @pytest.fixture(scope="module")
 def vortex_task():  # type: ignore[no-untyped-def]
     tasks, report = load_tasks("examples/suite/vortex_resuspend.lab")
@@ -160,16 +173,10 @@ def test_pour_policies_score_choice_and_execution_from_their_logs(pour_task) -> 
         (("pour(src, small)", "src", False, True), ("transfer(src, table)", "src", True, True)),
         choices={("pour", 1, 1): "small"},
     )
-    statuses = []
-    for policy in (right, wrong):
-        score = policy.run(pour_task)
-        assert totals(score) == (2, *expected(policy.log))
-        assert [c["operation"] for c in score["choice"]["frozen"]] == [
-            d.operation for d in policy.log
-        ]
-        statuses.append(score["completion"]["status"])
+    scores = scored(pour_task, 2, right, wrong)
+    for score in scores:
         jsonschema.validate(score, {"$ref": "#/$defs/score", "$defs": schema["$defs"]})
-    assert statuses == ["clean", "incomplete"]
+    assert [s["completion"]["status"] for s in scores] == ["clean", "incomplete"]
     held = evaluate_hold("examples/suite/pour_medium.lab", 1, "--task", "pour_20ml-beaker")
     assert [held["labference"][k] for k in ("opportunities", "correct", "executed")] == [2, 0, 0]
 
@@ -201,14 +208,77 @@ def test_pipette_policies_score_choice_and_execution_from_their_logs(pipette_tas
         (("aspirate(p, stock)", "p", True, True), ("dispense(p, stock)", "p", False, True)),
         choices={("give", 0, 1): "stock"},
     )
-    for policy in (right, wrong):
-        score = policy.run(pipette_task)
-        assert totals(score) == (2, *expected(policy.log))
-        assert [c["operation"] for c in score["choice"]["frozen"]] == [
-            d.operation for d in policy.log
-        ]
+    scored(pipette_task, 2, right, wrong)
     held = evaluate_hold("examples/tasks/pipette_from_tube.lab", 1)
     assert [held["labference"][k] for k in ("opportunities", "correct", "executed")] == [2, 0, 0]
+
+
+@pytest.fixture(scope="module")
+def scoop_task():  # type: ignore[no-untyped-def]
+    tasks, report = load_tasks("examples/suite/solid_scoop_salt.lab")
+    assert not report.has_errors
+    return tasks["scoop_salt-small"]
+
+
+def test_scoop_and_empty_scoop_are_a_draw_and_a_pour(scoop_task) -> None:
+    """`scoop(spoon, jar, 1 g)` is one draw obligation and `empty_scoop(spoon, vessel)` one
+    pour obligation, between the vessel's and the spoon's transfers and the tare."""
+    assert [o.key for o in obligations(scoop_task)] == [
+        "load:transfer:small",
+        "tare:press:scale.tare",
+        "dose:scoop:spoon",
+        "dose:pour:spoon",
+        "dose:transfer:spoon",
+    ]
+
+
+def test_scoop_policies_score_choice_and_execution_from_their_logs(scoop_task) -> None:
+    """The expert scoops from the jar and empties into the vessel on the scale (5 of 5
+    right, all executed, clean); emptying into `mid` instead is a wrong choice well
+    executed (the task then incomplete); doing nothing scores 0 of 5."""
+    setup = (
+        ("transfer(small, scale)", "small", True, True),
+        ("press(scale.tare)", "scale", True, True),
+        ("scoop(spoon, jar)", "spoon", True, True),
+    )
+    right = ScriptedProgram(
+        (
+            *setup,
+            ("pour(spoon, small)", "spoon", True, True),
+            ("transfer(spoon, table)", "spoon", True, True),
+        )
+    )
+    wrong = ScriptedProgram(
+        (
+            *setup,
+            ("pour(spoon, mid)", "spoon", False, True),
+            ("transfer(spoon, table)", "spoon", True, True),
+        ),
+        choices={("dose", 2, 1): "mid"},
+    )
+    scores = scored(scoop_task, 5, right, wrong)
+    assert [s["completion"]["status"] for s in scores] == ["clean", "incomplete"]
+    held = evaluate_hold("examples/suite/solid_scoop_salt.lab", 1, "--task", "scoop_salt-small")
+    assert [held["labference"][k] for k in ("opportunities", "correct", "executed")] == [5, 0, 0]
+
+
+def test_a_draw_from_the_wrong_jar_is_a_wrong_choice_well_executed() -> None:
+    """Scooping the first dose from `kcl_jar` instead of `salt_jar` is a wrong draw that
+    took a dose (the draw's source is read from where the bowl went down); emptied into
+    the vessel it leaves the `nacl` step failed, so the episode ends there: 3 of 7 right,
+    4 of 7 executed, incomplete."""
+    tasks, _ = load_tasks("examples/suite/solid_two_salts.lab")
+    wrong = ScriptedProgram(
+        (
+            ("transfer(small, scale)", "small", True, True),
+            ("press(scale.tare)", "scale", True, True),
+            ("scoop(spoon, kcl_jar)", "spoon", False, True),
+            ("pour(spoon, small)", "spoon", True, True),
+        ),
+        choices={("nacl", 1, 1): "kcl_jar"},
+    )
+    (score,) = scored(tasks["two_salts-small"], 7, wrong)
+    assert score["completion"]["status"] == "incomplete"
 
 
 # ------------------------------------------------------------ a raw-action pour policy

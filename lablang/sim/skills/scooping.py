@@ -37,7 +37,7 @@ TIP_TILT = 1.9  # rad: how far the wrist tips the bowl (past 90 degrees: the dos
 RELEASE_INCLINE = math.pi / 2  # the bowl's axis this far from vertical: the dose leaves
 
 
-def _bowl(rt: Runtime, scoop: str) -> tuple[np.ndarray, np.ndarray]:
+def bowl_of(rt: Runtime, scoop: str) -> tuple[np.ndarray, np.ndarray]:
     """The centre of the bowl's floor and the scoop's axis, now."""
     _, R = object_frame(rt, scoop)
     return object_bottom(rt, scoop) + R[:, 2] * SCOOP_WALL, R[:, 2]
@@ -87,7 +87,7 @@ def skill_scoop(rt: Runtime, scoop: str, source: Any, mass: float) -> Controller
     if sinfo.opening < info.radius + 0.002:
         return fail(f"the bowl of `{scoop}` does not fit the mouth of `{source}`")
     rim, floor, level = _mouth(rt, source)
-    floor_of_bowl, _ = _bowl(rt, scoop)
+    floor_of_bowl, _ = bowl_of(rt, scoop)
     offset = rt.tcp() - floor_of_bowl
     yield from transit(rt, (rim + offset)[:2], float(rim[2]) + 0.02 + offset[2])
     # the bowl's rim at the surface (it fills as it goes under), never closer than 2 mm to
@@ -96,7 +96,7 @@ def skill_scoop(rt: Runtime, scoop: str, source: Any, mass: float) -> Controller
     yield from move_tcp(
         rt, [rim[0] + offset[0], rim[1] + offset[1], goal + offset[2]], speed=SLOW, settle=0.3
     )
-    floor_of_bowl, _ = _bowl(rt, scoop)
+    floor_of_bowl, _ = bowl_of(rt, scoop)
     rim, floor, level = _mouth(rt, source)
     radial = float(np.hypot(floor_of_bowl[0] - rim[0], floor_of_bowl[1] - rim[1]))
     if radial + info.radius > sinfo.opening or float(floor_of_bowl[2]) >= level:
@@ -122,7 +122,7 @@ def skill_empty_scoop(rt: Runtime, scoop: str, target: Any) -> Controller:
         return fail(f"`{scoop}` holds nothing")
     info, tinfo = rt.infos[scoop], rt.infos[target]
     rim = _mouth(rt, target)[0]
-    floor_of_bowl, _ = _bowl(rt, scoop)
+    floor_of_bowl, _ = bowl_of(rt, scoop)
     offset = rt.tcp() - floor_of_bowl
     above = float(rim[2]) + 0.015
     yield from transit(rt, (rim + offset)[:2], above + offset[2])
@@ -133,7 +133,7 @@ def skill_empty_scoop(rt: Runtime, scoop: str, target: Any) -> Controller:
             min(TIP_TILT, tilt + 0.8 * rt.dt) if released is None else max(0.0, tilt - 1.5 * rt.dt)
         )
         set_tilt(rt, tilt)
-        floor_of_bowl, axis = _bowl(rt, scoop)
+        floor_of_bowl, axis = bowl_of(rt, scoop)
         # closed loop: keep the bowl over the target's centre and above its rim while it
         # swings out with the wrist, at most 5 mm per tick
         err = np.array(
